@@ -1,0 +1,76 @@
+// Lint rules for the whole workspace. The module-boundary rule is the one that
+// keeps the architecture honest: pure libraries never import I/O libraries,
+// apps only boot role modules, and no app imports another app.
+import nx from '@nx/eslint-plugin';
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  ...nx.configs['flat/javascript'],
+  {
+    ignores: ['**/dist', '**/node_modules', '**/generated/**', '**/.nx', '**/tmp'],
+  },
+  {
+    files: ['**/*.ts', '**/*.js', '**/*.mjs', '**/*.cjs'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          banTransitiveDependencies: true,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:role', 'type:runtime'] },
+            {
+              sourceTag: 'type:role',
+              onlyDependOnLibsWithTags: ['type:runtime', 'type:adapter', 'type:domain', 'type:contract'],
+            },
+            { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:adapter', 'type:domain', 'type:contract'] },
+            { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:adapter', 'type:domain', 'type:contract'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contract'] },
+            { sourceTag: 'type:contract', onlyDependOnLibsWithTags: ['type:contract'] },
+            {
+              sourceTag: 'type:tool',
+              onlyDependOnLibsWithTags: ['type:tool', 'type:runtime', 'type:adapter', 'type:domain', 'type:contract'],
+            },
+            // Each role sees only shared libraries; only standalone combines roles.
+            { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:api', 'scope:shared'] },
+            { sourceTag: 'scope:executor', onlyDependOnLibsWithTags: ['scope:executor', 'scope:shared'] },
+            { sourceTag: 'scope:controller', onlyDependOnLibsWithTags: ['scope:controller', 'scope:shared'] },
+            { sourceTag: 'scope:scheduler', onlyDependOnLibsWithTags: ['scope:scheduler', 'scope:shared'] },
+            { sourceTag: 'scope:indexer', onlyDependOnLibsWithTags: ['scope:indexer', 'scope:shared'] },
+            // Workers talk to controllers only: never to the repository or the queue.
+            {
+              sourceTag: 'scope:worker',
+              onlyDependOnLibsWithTags: ['scope:worker', 'scope:shared'],
+              notDependOnLibsWithTags: ['platform:server'],
+            },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name=/^(it|describe|test)$/][callee.property.name='only']", message: 'Focused tests (.only) must not be committed.' },
+        { selector: "CallExpression[callee.object.name=/^(it|describe|test)$/][callee.property.name='skip']", message: 'Skipped tests must not be committed.' },
+        { selector: "CallExpression[callee.name=/^(xit|xdescribe|xtest|fit|fdescribe)$/]", message: 'Focused or skipped tests must not be committed.' },
+      ],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+];
