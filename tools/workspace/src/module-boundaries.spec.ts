@@ -1,0 +1,68 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+// The architecture says pure libraries never reach I/O, roles stay apart and
+// workers never touch the repository or the queue. These specs lint small
+// probe sources as if they lived in a project, through the real ESLint CLI and
+// config, exactly as `npm run lint` does.
+const workspaceRoot = join(__dirname, '..', '..', '..');
+
+interface LintMessage {
+  ruleId: string | null;
+  message: string;
+}
+
+async function boundaryErrors(projectFile: string, source: string): Promise<string[]> {
+  const eslint = spawnSync(
+    process.execPath,
+    [join(workspaceRoot, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--stdin', '--stdin-filename', projectFile, '--format', 'json'],
+    { cwd: workspaceRoot, input: source, encoding: 'utf8', env: { ...process.env, NX_DAEMON: 'false' } },
+  );
+  if (!eslint.stdout) throw new Error(`eslint printed nothing: ${eslint.stderr}`);
+  const [result] = JSON.parse(eslint.stdout) as { messages: LintMessage[] }[];
+  return result.messages
+    .filter((m) => m.ruleId === '@nx/enforce-module-boundaries')
+    .map((m) => m.message);
+}
+
+describe('module boundaries enforced by lint', () => {
+  it('refuses an import from a pure library (capacity) into an I/O library (repository)', async () => {
+    const errors = await boundaryErrors(
+      'libs/capacity/src/boundary-probe.ts',
+      "import { applyMigrations } from '@lanner/repository';\nexport const probe = applyMigrations;\n",
+    );
+    expect(errors).toEqual([expect.stringContaining('type:domain')]);
+  });
+
+  it('refuses the worker role importing the queue', async () => {
+    const errors = await boundaryErrors(
+      'libs/roles/worker/src/boundary-probe.ts',
+      "import type { QueuePort } from '@lanner/queue';\nexport type Probe = QueuePort;\n",
+    );
+    expect(errors).toEqual([expect.stringContaining('platform:server')]);
+  });
+
+  it('refuses one role importing another role', async () => {
+    const errors = await boundaryErrors(
+      'libs/roles/api/src/boundary-probe.ts',
+      "import * as executor from '@lanner/role-executor';\nexport const probe = executor;\n",
+    );
+    expect(errors).toEqual([expect.stringContaining('"type:role" can only depend on')]);
+  });
+
+  it("refuses an app booting another role's module", async () => {
+    const errors = await boundaryErrors(
+      'apps/api/src/boundary-probe.ts',
+      "import * as executor from '@lanner/role-executor';\nexport const probe = executor;\n",
+    );
+    expect(errors).toEqual([expect.stringContaining('"scope:api" can only depend on')]);
+  });
+
+  it('accepts a pure library importing another pure library', async () => {
+    const errors = await boundaryErrors(
+      'libs/capacity/src/boundary-probe.ts',
+      "import * as model from '@lanner/model';\nexport const probe = model;\n",
+    );
+    expect(errors).toEqual([]);
+  });
+});
