@@ -73,4 +73,9 @@ export default [
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // Jest configs share the workspace preset by a relative require.
+    files: ['**/jest.config.js', '**/jest.int.config.js'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
 ];

@@ -1,4 +1,5 @@
 module.exports = {
+  // The shared preset is a workspace file, not a library; the boundary rule does not apply.
   ...require('../../jest.preset.js'),
   displayName: 'frames',
   rootDir: __dirname,

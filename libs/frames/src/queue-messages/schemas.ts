@@ -1,0 +1,287 @@
+import { z } from 'zod';
+import { isWorkerQueueId } from './topics';
+
+/**
+ * The current schema version of every queue message type. Bump a type's
+ * version when a change would be misread by a consumer still running the old
+ * code (a field removed, renamed, retyped or made required). Adding an
+ * optional field needs no bump: older consumers drop fields they do not know.
+ * A consumer meeting a version above its own refuses the message with
+ * NewerSchemaVersionError, so a half-done rolling upgrade is loud, not lossy.
+ */
+export const QUEUE_SCHEMA_VERSIONS = {
+  'execution.created': 1,
+  'task-run.result': 1,
+  'execution.kill': 1,
+  'execution.resume': 1,
+  'timer.fired': 1,
+  'worker.job': 1,
+  'job.result': 1,
+  'log.batch': 1,
+  'metric.batch': 1,
+  'broadcast.kill': 1,
+  'broadcast.subscriptions-changed': 1,
+  'broadcast.token-revoked': 1,
+  'broadcast.maintenance': 1,
+} as const;
+
+export type QueueMessageType = keyof typeof QUEUE_SCHEMA_VERSIONS;
+
+/** The idempotency key of a job and of its result (ARCHITECTURE.md: task-run id + attempt). */
+export function jobMessageId(taskRunId: string, attempt: number): string {
+  return `${taskRunId}:${attempt}`;
+}
+
+// One log line: FLOWS.md "Limits".
+export const MAX_LOG_MESSAGE_BYTES = 64 * 1024;
+
+const id = z.string().min(1);
+const attempt = z.int().min(1);
+/** UTC instants as ISO-8601 strings, e.g. 2026-11-30T01:02:03.456Z. */
+const instant = z.iso.datetime();
+const workerQueueId = z.string().refine(isWorkerQueueId, { message: 'Not an RFC 1123 worker queue id' });
+/** Arbitrary JSON object (task outputs, inputs, definitions). */
+const jsonObject = z.record(z.string(), z.unknown());
+const stringMap = z.record(z.string(), z.string());
+
+function envelope<const T extends QueueMessageType, P extends z.ZodType>(type: T, payload: P) {
+  return z.object({
+    schemaVersion: z.literal(QUEUE_SCHEMA_VERSIONS[type]),
+    /** Consumers are idempotent on it: a redelivered message has the same id. */
+    messageId: id,
+    type: z.literal(type),
+    occurredAt: instant,
+    /** Carried from the API request through every hop, into logs and gRPC metadata. */
+    correlationId: id.optional(),
+    payload,
+  });
+}
+
+/** Jobs and results must be keyed by task-run id + attempt, or deduplication breaks. */
+function requireJobMessageId(message: { messageId: string; payload: { taskRunId: string; attempt: number } }, ctx: z.RefinementCtx) {
+  const expected = jobMessageId(message.payload.taskRunId, message.payload.attempt);
+  if (message.messageId !== expected) {
+    ctx.addIssue({ code: 'custom', path: ['messageId'], message: `Must be '${expected}' (task-run id:attempt)` });
+  }
+}
+
+// --- payloads --------------------------------------------------------------
+
+export const JobStateSchema = z.enum(['SUCCESS', 'WARNING', 'FAILED', 'KILLED']);
+export const LogLevelSchema = z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']);
+export const SubscriptionModeSchema = z.enum(['STRICT', 'ELASTIC']);
+
+/** The outcome of one job, as the controller recorded it from the worker. */
+const jobResultPayload = z.object({
+  tenantId: id,
+  executionId: id,
+  taskRunId: id,
+  attempt,
+  workerQueueId,
+  workerId: id,
+  state: JobStateSchema,
+  outputs: jsonObject,
+  /** For users; never a stack trace or a secret. */
+  errorMessage: z.string().optional(),
+  cacheHit: z.boolean(),
+  startedAt: instant.optional(),
+  endedAt: instant,
+});
+
+const subscription = z.object({
+  workerQueueId,
+  reservedPercent: z.int().min(1).max(100).optional(),
+  mode: SubscriptionModeSchema,
+});
+
+// --- lanner.executor (key: execution id) -----------------------------------
+
+export const ExecutionCreatedSchema = envelope(
+  'execution.created',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    namespace: id,
+    flowId: id,
+    flowRevision: z.int().min(1),
+    inputs: jsonObject,
+    labels: stringMap,
+  }),
+);
+
+export const TaskRunResultSchema = envelope('task-run.result', jobResultPayload).superRefine(requireJobMessageId);
+
+export const ExecutionKillSchema = envelope(
+  'execution.kill',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    /** Who asked (user or API-token id), for the execution's history. */
+    requestedBy: id.optional(),
+  }),
+);
+
+export const ExecutionResumeSchema = envelope(
+  'execution.resume',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    /** Inputs given on resume (a Pause task's onResume inputs). */
+    inputs: jsonObject.optional(),
+  }),
+);
+
+export const TimerFiredSchema = envelope(
+  'timer.fired',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    timerId: id,
+    /** What the timer was set for; decides the state machine's event. */
+    reason: z.enum(['RETRY', 'PAUSE', 'TIMEOUT', 'WAIT_FOR']),
+    /** The task run the timer belongs to; absent for execution-wide timers. */
+    taskRunId: id.optional(),
+    dueAt: instant,
+  }),
+);
+
+export const ExecutorEventSchema = z.discriminatedUnion('type', [
+  ExecutionCreatedSchema,
+  TaskRunResultSchema,
+  ExecutionKillSchema,
+  ExecutionResumeSchema,
+  TimerFiredSchema,
+]);
+
+// --- lanner.worker-jobs.<queueId> (key: task-run id) ------------------------
+
+export const WorkerJobSchema = envelope(
+  'worker.job',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    taskRunId: id,
+    attempt,
+    /** Kept when a job is re-queued, so it goes back to the same queue. */
+    workerQueueId,
+    namespace: id,
+    flowId: id,
+    taskId: id,
+    taskType: id,
+    /** The task with its templates rendered, except `secret()` calls (resolved on the worker). */
+    taskDefinition: jsonObject,
+    /** How long the attempt may run on a worker; absent means no limit. */
+    timeoutMs: z.int().min(1).optional(),
+    /** After this instant the job is not worth starting; absent means none. */
+    deadline: instant.optional(),
+  }),
+).superRefine(requireJobMessageId);
+
+// --- lanner.results (key: execution id) -------------------------------------
+
+export const JobResultSchema = envelope('job.result', jobResultPayload).superRefine(requireJobMessageId);
+
+// --- lanner.logs / lanner.metrics (key: execution id) -----------------------
+
+export const LogBatchSchema = envelope(
+  'log.batch',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    entries: z
+      .array(
+        z.object({
+          taskRunId: id,
+          attempt,
+          level: LogLevelSchema,
+          timestamp: instant,
+          message: z
+            .string()
+            .refine((line) => Buffer.byteLength(line, 'utf8') <= MAX_LOG_MESSAGE_BYTES, {
+              message: `Longer than ${MAX_LOG_MESSAGE_BYTES / 1024} KiB`,
+            }),
+        }),
+      )
+      .min(1),
+  }),
+);
+
+export const MetricBatchSchema = envelope(
+  'metric.batch',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    metrics: z
+      .array(
+        z.object({
+          taskRunId: id,
+          attempt,
+          name: id,
+          type: z.enum(['COUNTER', 'TIMER']),
+          /** A counter's increment, or a timer's span in milliseconds. */
+          value: z.number(),
+          tags: stringMap,
+          timestamp: instant,
+        }),
+      )
+      .min(1),
+  }),
+);
+
+// --- lanner.broadcast (read by every controller) ----------------------------
+
+export const BroadcastKillSchema = envelope(
+  'broadcast.kill',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    taskRunId: id,
+    attempt,
+    /** For the job's log, e.g. "execution killed by alice". */
+    reason: z.string(),
+  }),
+);
+
+export const SubscriptionsChangedSchema = envelope(
+  'broadcast.subscriptions-changed',
+  z.object({
+    workerGroupId: id,
+    /** The group's full subscription list; it replaces the previous one. */
+    subscriptions: z.array(subscription).refine(
+      (list) => list.reduce((sum, s) => sum + (s.reservedPercent ?? 0), 0) <= 100,
+      { message: 'Reserved percentages add up to more than 100' },
+    ),
+  }),
+);
+
+export const TokenRevokedSchema = envelope(
+  'broadcast.token-revoked',
+  z.object({
+    workerGroupId: id,
+    /** The id of the revoked registration token (never its value). */
+    registrationTokenId: id,
+  }),
+);
+
+export const MaintenanceSchema = envelope(
+  'broadcast.maintenance',
+  z.object({
+    /** true: pause every queue subscriber and let in-flight work drain; false: resume. */
+    enabled: z.boolean(),
+  }),
+);
+
+export const BroadcastMessageSchema = z.discriminatedUnion('type', [
+  BroadcastKillSchema,
+  SubscriptionsChangedSchema,
+  TokenRevokedSchema,
+  MaintenanceSchema,
+]);
+
+export type ExecutorEvent = z.infer<typeof ExecutorEventSchema>;
+export type WorkerJobMessage = z.infer<typeof WorkerJobSchema>;
+export type JobResultMessage = z.infer<typeof JobResultSchema>;
+export type JobResultPayload = z.infer<typeof jobResultPayload>;
+export type LogBatchMessage = z.infer<typeof LogBatchSchema>;
+export type MetricBatchMessage = z.infer<typeof MetricBatchSchema>;
+export type BroadcastMessage = z.infer<typeof BroadcastMessageSchema>;

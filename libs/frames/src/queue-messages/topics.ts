@@ -1,0 +1,46 @@
+/** The Kafka topics of ARCHITECTURE.md ("Message flow"). */
+export const QueueTopics = {
+  /** Every event of an execution (key: execution id). */
+  executor: 'lanner.executor',
+  /** Job outcomes from controllers (key: execution id). */
+  results: 'lanner.results',
+  logs: 'lanner.logs',
+  metrics: 'lanner.metrics',
+  audit: 'lanner.audit',
+  executionUpdates: 'lanner.execution-updates',
+  /** Kill signals, capacity reconfiguration, token revocation, maintenance; read by every controller. */
+  broadcast: 'lanner.broadcast',
+} as const;
+
+export type QueueTopic = (typeof QueueTopics)[keyof typeof QueueTopics];
+
+export const WORKER_JOBS_TOPIC_PREFIX = 'lanner.worker-jobs.';
+
+// WORKERS.md: a worker queue id is an RFC 1123 label.
+const rfc1123Label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export function isWorkerQueueId(queueId: string): boolean {
+  return rfc1123Label.test(queueId);
+}
+
+export class InvalidWorkerQueueIdError extends Error {
+  constructor(readonly queueId: string) {
+    super(
+      `'${queueId}' is not a worker queue id: use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit`,
+    );
+    this.name = 'InvalidWorkerQueueIdError';
+  }
+}
+
+/** The topic of one worker queue's jobs (key: task-run id), e.g. `lanner.worker-jobs.gpu`. */
+export function workerJobsTopic(queueId: string): string {
+  if (!isWorkerQueueId(queueId)) throw new InvalidWorkerQueueIdError(queueId);
+  return `${WORKER_JOBS_TOPIC_PREFIX}${queueId}`;
+}
+
+/** The worker queue id of a worker-jobs topic, or undefined for any other topic. */
+export function workerQueueIdOfTopic(topic: string): string | undefined {
+  if (!topic.startsWith(WORKER_JOBS_TOPIC_PREFIX)) return undefined;
+  const queueId = topic.slice(WORKER_JOBS_TOPIC_PREFIX.length);
+  return isWorkerQueueId(queueId) ? queueId : undefined;
+}

@@ -1,0 +1,163 @@
+// Valid example messages for specs: each spec changes only what its scenario is about.
+import type {
+  BroadcastMessage,
+  ExecutorEvent,
+  JobResultMessage,
+  LogBatchMessage,
+  MetricBatchMessage,
+  WorkerJobMessage,
+} from '../queue-messages/schemas';
+
+const occurredAt = '2026-11-30T01:02:03.456Z';
+
+export function exampleJobResult(): JobResultMessage {
+  return {
+    schemaVersion: 1,
+    messageId: 'tr-1:1',
+    type: 'job.result',
+    occurredAt,
+    correlationId: 'corr-1',
+    payload: {
+      tenantId: 'main',
+      executionId: 'ex-1',
+      taskRunId: 'tr-1',
+      attempt: 1,
+      workerQueueId: 'default',
+      workerId: 'w-1',
+      state: 'SUCCESS',
+      outputs: { path: 'lanner://main/reports/out.csv', rows: 42 },
+      cacheHit: false,
+      startedAt: '2026-11-30T01:02:00.000Z',
+      endedAt: occurredAt,
+    },
+  };
+}
+
+export function exampleWorkerJob(): WorkerJobMessage {
+  return {
+    schemaVersion: 1,
+    messageId: 'tr-1:1',
+    type: 'worker.job',
+    occurredAt,
+    payload: {
+      tenantId: 'main',
+      executionId: 'ex-1',
+      taskRunId: 'tr-1',
+      attempt: 1,
+      workerQueueId: 'gpu',
+      namespace: 'company.team',
+      flowId: 'nightly-report',
+      taskId: 'build',
+      taskType: 'io.kestra.plugin.scripts.shell.Commands',
+      taskDefinition: { id: 'build', commands: ['make report REGION=eu'] },
+      timeoutMs: 600_000,
+    },
+  };
+}
+
+export function exampleExecutorEvents(): ExecutorEvent[] {
+  const result = exampleJobResult();
+  return [
+    {
+      schemaVersion: 1,
+      messageId: 'ex-1:created',
+      type: 'execution.created',
+      occurredAt,
+      payload: {
+        tenantId: 'main',
+        executionId: 'ex-1',
+        namespace: 'company.team',
+        flowId: 'nightly-report',
+        flowRevision: 3,
+        inputs: { region: 'eu' },
+        labels: { team: 'data' },
+      },
+    },
+    { ...result, type: 'task-run.result' },
+    {
+      schemaVersion: 1,
+      messageId: 'ex-1:kill',
+      type: 'execution.kill',
+      occurredAt,
+      payload: { tenantId: 'main', executionId: 'ex-1', requestedBy: 'alice' },
+    },
+    {
+      schemaVersion: 1,
+      messageId: 'ex-1:resume',
+      type: 'execution.resume',
+      occurredAt,
+      payload: { tenantId: 'main', executionId: 'ex-1', inputs: { approved: true } },
+    },
+    {
+      schemaVersion: 1,
+      messageId: 'timer-7',
+      type: 'timer.fired',
+      occurredAt,
+      payload: { tenantId: 'main', executionId: 'ex-1', timerId: 'timer-7', reason: 'RETRY', taskRunId: 'tr-1', dueAt: occurredAt },
+    },
+  ];
+}
+
+export function exampleLogBatch(): LogBatchMessage {
+  return {
+    schemaVersion: 1,
+    messageId: 'logs-1',
+    type: 'log.batch',
+    occurredAt,
+    payload: {
+      tenantId: 'main',
+      executionId: 'ex-1',
+      entries: [
+        { taskRunId: 'tr-1', attempt: 1, level: 'INFO', timestamp: occurredAt, message: 'building report' },
+        { taskRunId: 'tr-1', attempt: 1, level: 'WARN', timestamp: occurredAt, message: 'slow disk' },
+      ],
+    },
+  };
+}
+
+export function exampleMetricBatch(): MetricBatchMessage {
+  return {
+    schemaVersion: 1,
+    messageId: 'metrics-1',
+    type: 'metric.batch',
+    occurredAt,
+    payload: {
+      tenantId: 'main',
+      executionId: 'ex-1',
+      metrics: [{ taskRunId: 'tr-1', attempt: 1, name: 'rows', type: 'COUNTER', value: 42, tags: { table: 'sales' }, timestamp: occurredAt }],
+    },
+  };
+}
+
+export function exampleBroadcasts(): BroadcastMessage[] {
+  return [
+    {
+      schemaVersion: 1,
+      messageId: 'kill-tr-1:1',
+      type: 'broadcast.kill',
+      occurredAt,
+      payload: { tenantId: 'main', executionId: 'ex-1', taskRunId: 'tr-1', attempt: 1, reason: 'execution killed by alice' },
+    },
+    {
+      schemaVersion: 1,
+      messageId: 'subs-etl-5',
+      type: 'broadcast.subscriptions-changed',
+      occurredAt,
+      payload: {
+        workerGroupId: 'etl',
+        subscriptions: [
+          { workerQueueId: 'gpu', reservedPercent: 50, mode: 'STRICT' },
+          { workerQueueId: 'default', mode: 'ELASTIC' },
+        ],
+      },
+    },
+    {
+      schemaVersion: 1,
+      messageId: 'revoke-tok-9',
+      type: 'broadcast.token-revoked',
+      occurredAt,
+      payload: { workerGroupId: 'etl', registrationTokenId: 'tok-9' },
+    },
+    { schemaVersion: 1, messageId: 'maint-1', type: 'broadcast.maintenance', occurredAt, payload: { enabled: true } },
+  ];
+}

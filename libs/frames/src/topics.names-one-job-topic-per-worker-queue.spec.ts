@@ -1,0 +1,27 @@
+import { InvalidWorkerQueueIdError, QueueTopics, workerJobsTopic, workerQueueIdOfTopic } from './index';
+
+describe('worker-jobs topics', () => {
+  it('are named after their worker queue, and the queue can be read back from the name', () => {
+    expect(workerJobsTopic('gpu-eu')).toBe('lanner.worker-jobs.gpu-eu');
+    expect(workerQueueIdOfTopic('lanner.worker-jobs.gpu-eu')).toBe('gpu-eu');
+  });
+
+  it('are refused for a queue id that is not an RFC 1123 label', () => {
+    expect(() => workerJobsTopic('GPU_EU')).toThrow(InvalidWorkerQueueIdError);
+    expect(() => workerJobsTopic('-gpu')).toThrow("'-gpu' is not a worker queue id");
+    expect(() => workerJobsTopic('a'.repeat(64))).toThrow(InvalidWorkerQueueIdError);
+  });
+
+  it('are told apart from the fixed topics', () => {
+    for (const topic of Object.values(QueueTopics)) expect(workerQueueIdOfTopic(topic)).toBeUndefined();
+    expect(QueueTopics).toEqual({
+      executor: 'lanner.executor',
+      results: 'lanner.results',
+      logs: 'lanner.logs',
+      metrics: 'lanner.metrics',
+      audit: 'lanner.audit',
+      executionUpdates: 'lanner.execution-updates',
+      broadcast: 'lanner.broadcast',
+    });
+  });
+});
