@@ -1,50 +1,112 @@
 /**
- * The queue port: what every role needs from a message queue. Delivery is at
- * least once: a handler's message is committed only after the handler resolves,
- * so consumers must be idempotent on a message id.
+ * The queue port: what every role needs from a message queue. Both adapters
+ * (Kafka, in-process) implement exactly these semantics; the contract suite in
+ * `testing/queue-contract.ts` is the executable definition.
+ *
+ * Delivery is AT LEAST ONCE: a message is committed only after its handler
+ * resolves, so a crash, a rebalance or a close during a retry delivers it again.
+ * Every consumer must therefore be idempotent on a message id.
+ *
+ * Topics are never created implicitly: create them with `createTopics` before
+ * publishing or subscribing (an unknown topic fails with `UnknownTopicError`).
  */
 export interface QueueRecord {
-  /** Partitioning key: every record with the same key is handled in order. */
+  /**
+   * Partitioning key. Records with the same key land on the same partition and
+   * are handled in the order they were published (within one `publish` call, and
+   * across calls that the publisher awaits one after the other).
+   */
   key: string;
   value: Buffer;
+  /** Carried as strings (correlation ids, schema versions). */
   headers?: Record<string, string>;
 }
 
+/** A record as a handler receives it. */
 export interface QueueMessage extends QueueRecord {
   topic: string;
   partition: number;
+  /** Position in the partition, a decimal string (Kafka offsets exceed 2^53). */
   offset: string;
   headers: Record<string, string>;
 }
 
+/**
+ * Handles one message. Resolving commits the message. Throwing (or rejecting)
+ * leaves it uncommitted: the same member retries the SAME message with
+ * exponential backoff until it succeeds, the partition moves to another member,
+ * or the subscription closes. The message is never skipped, so later messages of
+ * its partition wait behind it (order per key is kept). A handler must therefore
+ * resolve for messages it can never process (bad payload: log it, dead-letter it,
+ * resolve) and throw only for failures worth retrying.
+ */
 export type MessageHandler = (message: QueueMessage) => Promise<void>;
 
 export interface TopicSpec {
+  /** Kafka topic rules: 1-249 characters of `[a-zA-Z0-9._-]`. */
   topic: string;
+  /** Partition count; default: the adapter's default. Ignored when the topic exists. */
   partitions?: number;
 }
 
-export interface SubscribeOptions {
-  /** Consumers sharing a group id split the partitions of the topics between them. */
-  groupId: string;
-  topics: string[];
-  /** Where a group with no committed offset starts; default: the latest message. */
-  fromBeginning?: boolean;
-  handler: MessageHandler;
+export interface RetryBackoff {
+  /** Delay before the first retry of a failed message; default 500 ms. */
+  initialDelayMs?: number;
+  /** The delay doubles per attempt up to this cap; default 30 s. */
+  maxDelayMs?: number;
 }
 
+export interface SubscribeOptions {
+  /**
+   * Members sharing a group id split the partitions of the topics between them
+   * (each message is handled by one member of the group); every group gets every
+   * message.
+   */
+  groupId: string;
+  topics: string[];
+  /**
+   * Where a group with no committed offset on a partition starts: the first
+   * retained message (`true`) or the end of the partition (default).
+   */
+  fromBeginning?: boolean;
+  handler: MessageHandler;
+  /** Backoff between retries of a message whose handler threw. */
+  retry?: RetryBackoff;
+}
+
+/**
+ * One member of a consumer group. `subscribe` resolves once the member has
+ * joined its group and has been given its partitions.
+ */
 export interface QueueSubscription {
+  /**
+   * Stops delivery of `topic` to this member until `resume(topic)`: after this
+   * returns no handler call starts for that topic (a running one finishes and is
+   * committed). Other topics keep flowing. Controllers pause a worker-queue topic
+   * while their workers have no free slot. Throws for a topic not subscribed.
+   */
   pause(topic: string): void;
+  /** Delivers again, starting with what was held while paused. */
   resume(topic: string): void;
   isPaused(topic: string): boolean;
+  /**
+   * Leaves the group gracefully: no new handler call starts, running handlers
+   * finish and are committed, a message still in retry is abandoned uncommitted
+   * (the next member of the group receives it). Idempotent.
+   */
   close(): Promise<void>;
 }
 
 export interface QueuePort {
+  /** Idempotent: existing topics are left as they are. Resolves when the topics are usable. */
   createTopics(topics: TopicSpec[]): Promise<void>;
+  /** Idempotent: unknown topics are ignored. */
+  deleteTopics(topics: string[]): Promise<void>;
+  /** Resolves once every record is durably stored (acknowledged by all in-sync replicas on Kafka). */
   publish(topic: string, records: QueueRecord[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<QueueSubscription>;
   /** Resolves when the queue answers; rejects otherwise (readiness checks). */
   ping(): Promise<void>;
+  /** Closes every subscription (as `QueueSubscription.close`), then the connections. Idempotent. */
   close(): Promise<void>;
 }

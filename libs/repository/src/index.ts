@@ -1,1 +1,18 @@
-export {};
+// @lanner/repository: the Prisma schema, migrations and repositories.
+// Everything returned is an @lanner/model record; no Prisma type leaves this library.
+export { openRepositories, type Repositories, type RepositoryOptions } from './repositories';
+export { applyMigrations, createMigration, type AppliedMigrations, type CreatedMigration, type MigrationLocation } from './migrations';
+export { DATABASE_URL_VARIABLE, redactDatabaseUrl } from './database-url';
+export * from './errors';
+export { FlowRepository } from './repositories/flow.repository';
+export { ExecutionRepository } from './repositories/execution.repository';
+export { WorkerQueueRepository, RESERVED_WORKER_QUEUE_IDS } from './repositories/worker-queue.repository';
+export {
+  WorkerGroupRepository,
+  DEFAULT_WORKER_GROUP_ID,
+  DEFAULT_WORKER_QUEUE_ID,
+  SYSTEM_WORKER_QUEUE_ID,
+} from './repositories/worker-group.repository';
+export { RegistrationTokenRepository } from './repositories/registration-token.repository';
+export { RunningJobStore } from './repositories/running-job.store';
+export { ServiceInstanceRepository } from './repositories/service-instance.repository';
