@@ -1,0 +1,2 @@
+export { applyMigrations, type AppliedMigrations, type MigrationLocation } from './apply-migrations';
+export { createMigration, type CreatedMigration } from './create-migration';

@@ -1,0 +1,67 @@
+import { Pool } from 'pg';
+import { connectClient } from './connection';
+import { describeConnectionFailure, parseDatabaseUrl } from './database-url';
+import { createPrismaClient } from './prisma';
+import { ExecutionRepository } from './repositories/execution.repository';
+import { FlowRepository } from './repositories/flow.repository';
+import { RegistrationTokenRepository } from './repositories/registration-token.repository';
+import { RunningJobStore } from './repositories/running-job.store';
+import { ServiceInstanceRepository } from './repositories/service-instance.repository';
+import { WorkerGroupRepository } from './repositories/worker-group.repository';
+import { WorkerQueueRepository } from './repositories/worker-queue.repository';
+
+export interface Repositories {
+  readonly flows: FlowRepository;
+  readonly executions: ExecutionRepository;
+  readonly workerQueues: WorkerQueueRepository;
+  readonly workerGroups: WorkerGroupRepository;
+  readonly registrationTokens: RegistrationTokenRepository;
+  readonly runningJobs: RunningJobStore;
+  readonly serviceInstances: ServiceInstanceRepository;
+  /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
+  ping(): Promise<void>;
+  /** Closes every connection; the repositories are unusable afterwards. */
+  close(): Promise<void>;
+}
+
+export interface RepositoryOptions {
+  /** Connections in the pool; default 10. */
+  readonly poolSize?: number;
+}
+
+/**
+ * Connects to the database at `databaseUrl` (checking it answers, so a bad
+ * DATABASE_URL fails at start with a clear message) and returns the
+ * repositories. Does not migrate: migrations are their own step.
+ */
+export async function openRepositories(databaseUrl: string | undefined, options: RepositoryOptions = {}): Promise<Repositories> {
+  parseDatabaseUrl(databaseUrl);
+  const url = databaseUrl as string;
+  await (await connectClient(url)).end();
+
+  const pool = new Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // An idle connection dropped by the server must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  const db = createPrismaClient(pool);
+  let closed: Promise<void> | undefined;
+  return {
+    flows: new FlowRepository(db),
+    executions: new ExecutionRepository(db),
+    workerQueues: new WorkerQueueRepository(db),
+    workerGroups: new WorkerGroupRepository(db),
+    registrationTokens: new RegistrationTokenRepository(db),
+    runningJobs: new RunningJobStore(db),
+    serviceInstances: new ServiceInstanceRepository(db),
+    async ping() {
+      try {
+        await pool.query('SELECT 1');
+      } catch (error) {
+        throw describeConnectionFailure(url, error);
+      }
+    },
+    close() {
+      closed ??= db.$disconnect().then(() => pool.end());
+      return closed;
+    },
+  };
+}

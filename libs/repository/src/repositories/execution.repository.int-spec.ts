@@ -1,0 +1,97 @@
+import type { TaskRunRecord } from '@lanner/model';
+import { AlreadyExists, ConcurrentModification, ExecutionNotFound } from '../errors';
+import { openRepositories, type Repositories } from '../repositories';
+import { createTestDatabase, type TestDatabase } from '../testing/test-database';
+
+describe('ExecutionRepository', () => {
+  let database: TestDatabase;
+  let repositories: Repositories;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    repositories = await openRepositories(database.url);
+  });
+  afterAll(async () => {
+    await repositories?.close();
+    await database?.drop();
+  });
+
+  const t0 = new Date('2026-11-30T10:00:00.000Z');
+  const t1 = new Date('2026-11-30T10:00:01.000Z');
+  const newExecution = (id: string) => ({
+    id,
+    namespace: 'company.team',
+    flowId: 'hello',
+    flowRevision: 2,
+    state: 'CREATED' as const,
+    stateHistories: [{ state: 'CREATED' as const, date: t0 }],
+    inputs: { region: 'eu' },
+    labels: { team: 'data' },
+  });
+  const taskRun = (executionId: string): TaskRunRecord => ({
+    id: `${executionId}-say`,
+    executionId,
+    taskId: 'say',
+    parentTaskRunId: null,
+    value: null,
+    state: 'SUBMITTED',
+    stateHistories: [
+      { state: 'CREATED', date: t0 },
+      { state: 'SUBMITTED', date: t1 },
+    ],
+    outputs: null,
+    workerQueueId: 'default',
+    workerSelector: { tags: ['linux'], match: 'ALL', fallback: 'WAIT' },
+    dispatchReason: null,
+    attempts: [{ attempt: 1, workerId: 'worker-1', workerQueueId: 'default', state: 'RUNNING', outputs: null, error: null, startedAt: t1, endedAt: null }],
+  });
+
+  it('creates an execution and reads it back with its task runs and attempts', async () => {
+    const created = await repositories.executions.create('main', newExecution('exec-1'));
+    expect(created).toMatchObject({ id: 'exec-1', tenantId: 'main', state: 'CREATED', version: 0, inputs: { region: 'eu' }, labels: { team: 'data' } });
+    await expect(repositories.executions.create('main', newExecution('exec-1'))).rejects.toBeInstanceOf(AlreadyExists);
+
+    const updated = await repositories.executions.update('main', 'exec-1', 0, {
+      state: 'RUNNING',
+      stateHistories: [...created.stateHistories, { state: 'RUNNING', date: t1 }],
+      startedAt: t1,
+      taskRuns: [taskRun('exec-1')],
+    });
+    expect(updated.version).toBe(1);
+    const read = await repositories.executions.get('main', 'exec-1');
+    expect(read.state).toBe('RUNNING');
+    expect(read.stateHistories).toEqual([
+      { state: 'CREATED', date: t0 },
+      { state: 'RUNNING', date: t1 },
+    ]);
+    expect(read.taskRuns).toEqual([taskRun('exec-1')]);
+  });
+
+  it('refuses an update based on a stale version', async () => {
+    const created = await repositories.executions.create('main', newExecution('exec-2'));
+    await repositories.executions.update('main', 'exec-2', created.version, { state: 'RUNNING' });
+    const stale = repositories.executions.update('main', 'exec-2', created.version, { state: 'CANCELLED' });
+    await expect(stale).rejects.toBeInstanceOf(ConcurrentModification);
+    const read = await repositories.executions.get('main', 'exec-2');
+    expect(read).toMatchObject({ state: 'RUNNING', version: 1 });
+  });
+
+  it('lets exactly one of two concurrent writers of the same version win', async () => {
+    const created = await repositories.executions.create('main', newExecution('exec-3'));
+    const outcomes = await Promise.allSettled([
+      repositories.executions.update('main', 'exec-3', created.version, { state: 'RUNNING' }),
+      repositories.executions.update('main', 'exec-3', created.version, { state: 'CANCELLED' }),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0].reason).toBeInstanceOf(ConcurrentModification);
+  });
+
+  it('scopes executions to their tenant', async () => {
+    await expect(repositories.executions.get('other-tenant', 'exec-1')).rejects.toBeInstanceOf(ExecutionNotFound);
+    await expect(repositories.executions.update('other-tenant', 'exec-1', 1, { state: 'KILLING' })).rejects.toBeInstanceOf(ExecutionNotFound);
+    const page = await repositories.executions.search('main', { flowId: 'hello', page: 1, size: 2 });
+    expect(page.total).toBe(3);
+    expect(page.results).toHaveLength(2);
+  });
+});

@@ -1,0 +1,210 @@
+import type {
+  ExecutionChanges,
+  ExecutionRecord,
+  ExecutionRecordState,
+  ExecutionSearchQuery,
+  ExecutionWithTaskRuns,
+  NewExecution,
+  RecordPage,
+  TaskRunAttemptRecord,
+  TaskRunRecord,
+  TaskRunRecordState,
+  TaskRunWrite,
+} from '@lanner/model';
+import { AlreadyExists, ConcurrentModification, ExecutionNotFound } from '../errors';
+import type { Execution, Prisma, TaskRun, TaskRunAttempt } from '../generated/prisma/client';
+import { type Db, type DbOrTx, historiesColumn, historiesOf, jsonColumn, labelsOf, prismaErrorCode, storedJson, UNIQUE_VIOLATION } from '../prisma';
+
+const WITH_TASK_RUNS = {
+  taskRuns: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], include: { attempts: { orderBy: { attempt: 'asc' } } } },
+} satisfies Prisma.ExecutionInclude;
+
+/** Executions with their task runs and attempts, per tenant, with optimistic versioning. */
+export class ExecutionRepository {
+  constructor(private readonly db: Db) {}
+
+  async create(tenantId: string, execution: NewExecution): Promise<ExecutionRecord> {
+    try {
+      const row = await this.db.execution.create({
+        data: {
+          id: execution.id,
+          tenantId,
+          namespace: execution.namespace,
+          flowId: execution.flowId,
+          flowRevision: execution.flowRevision,
+          state: execution.state,
+          stateHistories: historiesColumn(execution.stateHistories),
+          inputs: jsonColumn(execution.inputs),
+          labels: execution.labels ?? {},
+          trigger: jsonColumn(execution.trigger),
+          parentExecutionId: execution.parentExecutionId ?? null,
+          parentTaskRunId: execution.parentTaskRunId ?? null,
+        },
+      });
+      return toExecutionRecord(row);
+    } catch (error) {
+      if (prismaErrorCode(error) === UNIQUE_VIOLATION) throw new AlreadyExists('execution', execution.id);
+      throw error;
+    }
+  }
+
+  async get(tenantId: string, executionId: string): Promise<ExecutionWithTaskRuns> {
+    const row = await this.db.execution.findFirst({ where: { id: executionId, tenantId }, include: WITH_TASK_RUNS });
+    if (row === null) throw new ExecutionNotFound(executionId);
+    return { ...toExecutionRecord(row), taskRuns: row.taskRuns.map(toTaskRunRecord) };
+  }
+
+  /**
+   * Applies `changes` only if the stored version is still `expectedVersion`,
+   * and bumps it; task runs in `changes` are written in the same transaction.
+   * ConcurrentModification when another writer got there first.
+   */
+  async update(tenantId: string, executionId: string, expectedVersion: number, changes: ExecutionChanges): Promise<ExecutionWithTaskRuns> {
+    return this.db.$transaction(async (tx) => {
+      const { count } = await tx.execution.updateMany({
+        where: { id: executionId, tenantId, version: expectedVersion },
+        data: {
+          version: { increment: 1 },
+          state: changes.state,
+          stateHistories: changes.stateHistories === undefined ? undefined : historiesColumn(changes.stateHistories),
+          outputs: jsonColumn(changes.outputs),
+          labels: changes.labels,
+          startedAt: changes.startedAt,
+          endedAt: changes.endedAt,
+        },
+      });
+      if (count === 0) {
+        const exists = await tx.execution.count({ where: { id: executionId, tenantId } });
+        if (exists === 0) throw new ExecutionNotFound(executionId);
+        throw new ConcurrentModification('execution', executionId, expectedVersion);
+      }
+      for (const taskRun of changes.taskRuns ?? []) await writeTaskRun(tx, tenantId, executionId, taskRun);
+      const row = await tx.execution.findFirstOrThrow({ where: { id: executionId, tenantId }, include: WITH_TASK_RUNS });
+      return { ...toExecutionRecord(row), taskRuns: row.taskRuns.map(toTaskRunRecord) };
+    });
+  }
+
+  async search(tenantId: string, query: ExecutionSearchQuery): Promise<RecordPage<ExecutionRecord>> {
+    const where: Prisma.ExecutionWhereInput = {
+      tenantId,
+      namespace: query.namespace,
+      flowId: query.flowId,
+      state: query.state,
+    };
+    const size = Math.max(1, Math.floor(query.size));
+    const [rows, total] = await Promise.all([
+      this.db.execution.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+        skip: (Math.max(1, Math.floor(query.page)) - 1) * size,
+        take: size,
+      }),
+      this.db.execution.count({ where }),
+    ]);
+    return { results: rows.map(toExecutionRecord), total };
+  }
+
+  /** Executions not yet in a terminal state, for the executor to rebuild its pending work after a restart. */
+  async listUnfinished(tenantId: string): Promise<ExecutionRecord[]> {
+    const rows = await this.db.execution.findMany({
+      where: { tenantId, state: { notIn: TERMINAL_EXECUTION_STATES } },
+      orderBy: { createdAt: 'asc' },
+    });
+    return rows.map(toExecutionRecord);
+  }
+}
+
+const TERMINAL_EXECUTION_STATES: ExecutionRecordState[] = ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED', 'RETRIED'];
+
+async function writeTaskRun(tx: DbOrTx, tenantId: string, executionId: string, taskRun: TaskRunWrite): Promise<void> {
+  const fields = {
+    taskId: taskRun.taskId,
+    parentTaskRunId: taskRun.parentTaskRunId,
+    value: taskRun.value,
+    state: taskRun.state,
+    stateHistories: historiesColumn(taskRun.stateHistories),
+    outputs: jsonColumn(taskRun.outputs),
+    workerQueueId: taskRun.workerQueueId,
+    workerSelector: jsonColumn(taskRun.workerSelector),
+    dispatchReason: taskRun.dispatchReason,
+  };
+  const existing = await tx.taskRun.findUnique({ where: { id: taskRun.id }, select: { executionId: true } });
+  if (existing !== null && existing.executionId !== executionId) {
+    // A task-run id is unique across executions; never move one between them.
+    throw new AlreadyExists('task run', taskRun.id);
+  }
+  await tx.taskRun.upsert({
+    where: { id: taskRun.id },
+    create: { id: taskRun.id, tenantId, executionId, ...fields },
+    update: fields,
+  });
+  for (const attempt of taskRun.attempts) {
+    const attemptFields = {
+      workerId: attempt.workerId,
+      workerQueueId: attempt.workerQueueId,
+      state: attempt.state,
+      outputs: jsonColumn(attempt.outputs),
+      error: jsonColumn(attempt.error),
+      startedAt: attempt.startedAt,
+      endedAt: attempt.endedAt,
+    };
+    await tx.taskRunAttempt.upsert({
+      where: { taskRunId_attempt: { taskRunId: taskRun.id, attempt: attempt.attempt } },
+      create: { taskRunId: taskRun.id, attempt: attempt.attempt, ...attemptFields },
+      update: attemptFields,
+    });
+  }
+}
+
+function toExecutionRecord(row: Execution): ExecutionRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    namespace: row.namespace,
+    flowId: row.flowId,
+    flowRevision: row.flowRevision,
+    state: row.state,
+    stateHistories: historiesOf<ExecutionRecordState>(row.stateHistories),
+    inputs: storedJson(row.inputs),
+    outputs: storedJson(row.outputs),
+    labels: labelsOf(row.labels),
+    trigger: storedJson(row.trigger),
+    version: row.version,
+    parentExecutionId: row.parentExecutionId,
+    parentTaskRunId: row.parentTaskRunId,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
+  };
+}
+
+function toTaskRunRecord(row: TaskRun & { attempts: TaskRunAttempt[] }): TaskRunRecord {
+  return {
+    id: row.id,
+    executionId: row.executionId,
+    taskId: row.taskId,
+    parentTaskRunId: row.parentTaskRunId,
+    value: row.value,
+    state: row.state,
+    stateHistories: historiesOf<TaskRunRecordState>(row.stateHistories),
+    outputs: storedJson(row.outputs),
+    workerQueueId: row.workerQueueId,
+    workerSelector: storedJson(row.workerSelector),
+    dispatchReason: row.dispatchReason,
+    attempts: row.attempts.map(toAttemptRecord),
+  };
+}
+
+function toAttemptRecord(row: TaskRunAttempt): TaskRunAttemptRecord {
+  return {
+    attempt: row.attempt,
+    workerId: row.workerId,
+    workerQueueId: row.workerQueueId,
+    state: row.state,
+    outputs: storedJson(row.outputs),
+    error: storedJson(row.error),
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
+  };
+}

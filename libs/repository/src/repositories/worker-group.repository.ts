@@ -1,0 +1,145 @@
+import type { PutOutcome, SubscriptionRecord, SubscriptionWrite, WorkerGroupRecord, WorkerGroupWrite } from '@lanner/model';
+import { NotFound, ReservedEntity } from '../errors';
+import type { Subscription, WorkerGroup } from '../generated/prisma/client';
+import { type Db, type DbOrTx, FOREIGN_KEY_VIOLATION, prismaErrorCode } from '../prisma';
+
+export const DEFAULT_WORKER_GROUP_ID = 'default';
+export const DEFAULT_WORKER_QUEUE_ID = 'default';
+export const SYSTEM_WORKER_QUEUE_ID = 'system';
+
+const WITH_SUBSCRIPTIONS = { subscriptions: { orderBy: { workerQueueId: 'asc' as const } } };
+
+/** Worker groups and their subscriptions (instance-wide). */
+export class WorkerGroupRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Makes sure the reserved topology exists: the `default` and `system`
+   * queues, and the `default` group subscribed to the `default` queue.
+   * Idempotent; run at every start of `api` and `standalone`.
+   */
+  async seedReserved(): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      for (const [id, description] of [
+        [DEFAULT_WORKER_QUEUE_ID, 'Untagged work'],
+        [SYSTEM_WORKER_QUEUE_ID, 'Platform-internal tasks, served by the in-process system worker'],
+      ] as const) {
+        await tx.workerQueue.upsert({
+          where: { id },
+          create: { id, tags: [], allowedTenants: [], description, reserved: true },
+          update: { reserved: true },
+        });
+      }
+      await tx.workerGroup.upsert({
+        where: { id: DEFAULT_WORKER_GROUP_ID },
+        create: { id: DEFAULT_WORKER_GROUP_ID, name: 'Default', description: 'Workers that serve the default queue', reserved: true },
+        update: { reserved: true },
+      });
+      await tx.subscription.upsert({
+        where: { workerGroupId_workerQueueId: { workerGroupId: DEFAULT_WORKER_GROUP_ID, workerQueueId: DEFAULT_WORKER_QUEUE_ID } },
+        create: { workerGroupId: DEFAULT_WORKER_GROUP_ID, workerQueueId: DEFAULT_WORKER_QUEUE_ID },
+        update: {},
+      });
+    });
+  }
+
+  async list(): Promise<WorkerGroupRecord[]> {
+    const rows = await this.db.workerGroup.findMany({ orderBy: { id: 'asc' }, include: WITH_SUBSCRIPTIONS });
+    return rows.map(toWorkerGroupRecord);
+  }
+
+  async get(id: string): Promise<WorkerGroupRecord> {
+    const row = await this.db.workerGroup.findUnique({ where: { id }, include: WITH_SUBSCRIPTIONS });
+    if (row === null) throw new NotFound('worker group', id);
+    return toWorkerGroupRecord(row);
+  }
+
+  /** The groups subscribed to a queue, e.g. to explain why a job waits. */
+  async listSubscribersOf(workerQueueId: string): Promise<SubscriptionRecord[]> {
+    const rows = await this.db.subscription.findMany({ where: { workerQueueId }, orderBy: { workerGroupId: 'asc' } });
+    return rows.map(toSubscriptionRecord);
+  }
+
+  /**
+   * Idempotent create-or-replace (PUT). When `subscriptions` is given it
+   * replaces the group's set; the `default` group keeps its `default`
+   * subscription whatever is given. NotFound for an unknown queue.
+   */
+  async put(group: WorkerGroupWrite): Promise<PutOutcome<WorkerGroupRecord>> {
+    return this.db.$transaction(async (tx) => {
+      const existing = await tx.workerGroup.findUnique({ where: { id: group.id }, select: { id: true } });
+      const fields = { name: group.name, description: group.description ?? null };
+      await tx.workerGroup.upsert({ where: { id: group.id }, create: { id: group.id, ...fields }, update: fields });
+      if (group.subscriptions !== undefined) {
+        const wanted = new Map(group.subscriptions.map((s) => [s.workerQueueId, s]));
+        if (group.id === DEFAULT_WORKER_GROUP_ID && !wanted.has(DEFAULT_WORKER_QUEUE_ID)) {
+          wanted.set(DEFAULT_WORKER_QUEUE_ID, { workerQueueId: DEFAULT_WORKER_QUEUE_ID });
+        }
+        await tx.subscription.deleteMany({ where: { workerGroupId: group.id, workerQueueId: { notIn: [...wanted.keys()] } } });
+        for (const subscription of wanted.values()) await upsertSubscription(tx, group.id, subscription);
+      }
+      const row = await tx.workerGroup.findUniqueOrThrow({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS });
+      return { record: toWorkerGroupRecord(row), created: existing === null };
+    });
+  }
+
+  /** ReservedEntity for `default`; its subscriptions and tokens go with it. */
+  async delete(id: string): Promise<void> {
+    if (id === DEFAULT_WORKER_GROUP_ID) throw new ReservedEntity('worker group', id);
+    const { count } = await this.db.workerGroup.deleteMany({ where: { id } });
+    if (count === 0) throw new NotFound('worker group', id);
+  }
+
+  async putSubscription(workerGroupId: string, subscription: SubscriptionWrite): Promise<SubscriptionRecord> {
+    return this.db.$transaction(async (tx) => {
+      const group = await tx.workerGroup.findUnique({ where: { id: workerGroupId }, select: { id: true } });
+      if (group === null) throw new NotFound('worker group', workerGroupId);
+      return upsertSubscription(tx, workerGroupId, subscription);
+    });
+  }
+
+  /** Removes the subscription only; the queue stays. The `default` group's `default` subscription is reserved. */
+  async removeSubscription(workerGroupId: string, workerQueueId: string): Promise<void> {
+    if (workerGroupId === DEFAULT_WORKER_GROUP_ID && workerQueueId === DEFAULT_WORKER_QUEUE_ID) {
+      throw new ReservedEntity('subscription', `${workerGroupId}/${workerQueueId}`);
+    }
+    const { count } = await this.db.subscription.deleteMany({ where: { workerGroupId, workerQueueId } });
+    if (count === 0) throw new NotFound('subscription', `${workerGroupId}/${workerQueueId}`);
+  }
+}
+
+async function upsertSubscription(tx: DbOrTx, workerGroupId: string, subscription: SubscriptionWrite): Promise<SubscriptionRecord> {
+  const fields = { reservedPercent: subscription.reservedPercent ?? null, mode: subscription.mode ?? 'STRICT' };
+  try {
+    const row = await tx.subscription.upsert({
+      where: { workerGroupId_workerQueueId: { workerGroupId, workerQueueId: subscription.workerQueueId } },
+      create: { workerGroupId, workerQueueId: subscription.workerQueueId, ...fields },
+      update: fields,
+    });
+    return toSubscriptionRecord(row);
+  } catch (error) {
+    if (prismaErrorCode(error) === FOREIGN_KEY_VIOLATION) throw new NotFound('worker queue', subscription.workerQueueId);
+    throw error;
+  }
+}
+
+function toSubscriptionRecord(row: Subscription): SubscriptionRecord {
+  return {
+    workerGroupId: row.workerGroupId,
+    workerQueueId: row.workerQueueId,
+    reservedPercent: row.reservedPercent,
+    mode: row.mode,
+  };
+}
+
+function toWorkerGroupRecord(row: WorkerGroup & { subscriptions: Subscription[] }): WorkerGroupRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    reserved: row.reserved,
+    subscriptions: row.subscriptions.map(toSubscriptionRecord),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}

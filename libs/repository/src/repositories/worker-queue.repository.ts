@@ -1,0 +1,74 @@
+import type { PutOutcome, WorkerQueueRecord, WorkerQueueWrite } from '@lanner/model';
+import { InUse, NotFound, ReservedEntity } from '../errors';
+import type { WorkerQueue } from '../generated/prisma/client';
+import { type Db, FOREIGN_KEY_VIOLATION, prismaErrorCode } from '../prisma';
+
+/** Queues every tenant may route to; `default` and `system` always exist (see WorkerGroupRepository.seedReserved). */
+export const RESERVED_WORKER_QUEUE_IDS = ['default', 'system'] as const;
+
+/** Worker queues (instance-wide, not tenant-owned). */
+export class WorkerQueueRepository {
+  constructor(private readonly db: Db) {}
+
+  async list(): Promise<WorkerQueueRecord[]> {
+    const rows = await this.db.workerQueue.findMany({ orderBy: { id: 'asc' } });
+    return rows.map(toWorkerQueueRecord);
+  }
+
+  async get(id: string): Promise<WorkerQueueRecord> {
+    const row = await this.db.workerQueue.findUnique({ where: { id } });
+    if (row === null) throw new NotFound('worker queue', id);
+    return toWorkerQueueRecord(row);
+  }
+
+  async find(id: string): Promise<WorkerQueueRecord | null> {
+    const row = await this.db.workerQueue.findUnique({ where: { id } });
+    return row === null ? null : toWorkerQueueRecord(row);
+  }
+
+  /** Idempotent create-or-replace (PUT). ReservedEntity for `default` and `system`. */
+  async put(queue: WorkerQueueWrite): Promise<PutOutcome<WorkerQueueRecord>> {
+    if (isReservedQueue(queue.id)) throw new ReservedEntity('worker queue', queue.id);
+    const fields = {
+      tags: [...queue.tags],
+      allowedTenants: [...(queue.allowedTenants ?? [])],
+      description: queue.description ?? null,
+    };
+    return this.db.$transaction(async (tx) => {
+      const existing = await tx.workerQueue.findUnique({ where: { id: queue.id }, select: { id: true } });
+      const row = await tx.workerQueue.upsert({ where: { id: queue.id }, create: { id: queue.id, ...fields }, update: fields });
+      return { record: toWorkerQueueRecord(row), created: existing === null };
+    });
+  }
+
+  /** ReservedEntity for reserved queues, InUse while a group subscribes to it, NotFound if absent. */
+  async delete(id: string): Promise<void> {
+    if (isReservedQueue(id)) throw new ReservedEntity('worker queue', id);
+    try {
+      const { count } = await this.db.workerQueue.deleteMany({ where: { id } });
+      if (count === 0) throw new NotFound('worker queue', id);
+    } catch (error) {
+      if (prismaErrorCode(error) === FOREIGN_KEY_VIOLATION) {
+        const groups = await this.db.subscription.findMany({ where: { workerQueueId: id }, select: { workerGroupId: true } });
+        throw new InUse('worker queue', id, `worker group(s) ${groups.map((g) => `'${g.workerGroupId}'`).join(', ')}`);
+      }
+      throw error;
+    }
+  }
+}
+
+export function isReservedQueue(id: string): boolean {
+  return (RESERVED_WORKER_QUEUE_IDS as readonly string[]).includes(id);
+}
+
+export function toWorkerQueueRecord(row: WorkerQueue): WorkerQueueRecord {
+  return {
+    id: row.id,
+    tags: row.tags,
+    allowedTenants: row.allowedTenants,
+    description: row.description,
+    reserved: row.reserved,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
