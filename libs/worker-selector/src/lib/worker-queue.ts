@@ -1,0 +1,28 @@
+/** A routing lane: tasks declare tags, the queue whose tags fit receives them. */
+export interface WorkerQueue {
+  /** RFC 1123 label; see `@lanner/topology` for the validation rules. */
+  id: string;
+  /** Non-empty set of tags (validated by `@lanner/topology`). */
+  tags: readonly string[];
+  /** Tenants allowed to route tasks through this queue; empty means unrestricted. */
+  allowedTenants: readonly string[];
+}
+
+/** Untagged work: tasks with no selector, or whose tags all rendered blank. */
+export const DEFAULT_QUEUE_ID = 'default';
+/** Platform-internal tasks, served only by the in-process system worker. */
+export const SYSTEM_QUEUE_ID = 'system';
+export const RESERVED_QUEUE_IDS: readonly string[] = [DEFAULT_QUEUE_ID, SYSTEM_QUEUE_ID];
+
+export function isReservedQueueId(id: string): boolean {
+  return id === DEFAULT_QUEUE_ID || id === SYSTEM_QUEUE_ID;
+}
+
+/** Two queues collide when their tag sets are equal, whatever the order. */
+export function sameTagSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  if (left.size !== right.size) return false;
+  for (const tag of left) if (!right.has(tag)) return false;
+  return true;
+}
