@@ -1,0 +1,4 @@
+import { SchedulerRoleModule } from '@lanner/role-scheduler';
+import { runRole, serverRoleSettings } from '@lanner/runtime';
+
+void runRole('scheduler', (config) => [SchedulerRoleModule.forRoot(serverRoleSettings(config))]);

@@ -1,0 +1,1 @@
+export { ApiRoleModule } from './api-role.module';

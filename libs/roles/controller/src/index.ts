@@ -1,0 +1,1 @@
+export { ControllerRoleModule } from './controller-role.module';

@@ -1,0 +1,1 @@
+export { ExecutorRoleModule } from './executor-role.module';

@@ -1,0 +1,1 @@
+export { IndexerRoleModule } from './indexer-role.module';

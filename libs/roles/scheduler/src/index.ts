@@ -1,0 +1,1 @@
+export { SchedulerRoleModule } from './scheduler-role.module';

@@ -1,0 +1,212 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { ROLES, Role, SERVER_ROLES } from './roles';
+
+/**
+ * Every environment variable a Lanner process reads, in one table: the loader
+ * builds each role's schema from it and docs/CONFIGURATION.md is rendered from
+ * it, so the documentation cannot drift from what the code accepts.
+ */
+export interface ConfigVariable {
+  readonly name: string;
+  readonly roles: readonly Role[];
+  /** Applied when the variable is unset or empty; absent means the variable is required. */
+  readonly defaultFor?: (role: Role) => string;
+  /** The default as the documentation shows it. */
+  readonly defaultText: string;
+  readonly description: string;
+  /** A secret's value never appears in an error message or a log line. */
+  readonly secret: boolean;
+  readonly schema: z.ZodType<unknown, string>;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** One HTTP port per role so that every role can run side by side on one machine. */
+export const DEFAULT_HTTP_PORTS: Readonly<Record<Role, number>> = {
+  api: 8080,
+  executor: 8081,
+  controller: 8082,
+  worker: 8083,
+  scheduler: 8084,
+  indexer: 8085,
+  standalone: 8080,
+};
+
+const NOT_SET = 'required, not set';
+
+/** A string variable whose missing value is reported as such, and any other type problem as `expected`. */
+function text(expected: string) {
+  return z.string({ error: (issue) => (issue.input === undefined ? NOT_SET : expected) });
+}
+
+function integer(min: number, max: number) {
+  const expected = `expected an integer ${min}-${max}`;
+  return text(expected)
+    .refine((value) => /^\d+$/.test(value) && Number(value) >= min && Number(value) <= max, { error: expected })
+    .transform(Number);
+}
+
+const ENDPOINT = /^(\[[0-9A-Fa-f:.]+\]|[^\s:,[\]]+):(\d{1,5})$/;
+
+function parseEndpoint(entry: string): Endpoint | undefined {
+  const match = ENDPOINT.exec(entry);
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port < 1 || port > 65535) return undefined;
+  return { host: match[1].replace(/^\[|\]$/g, ''), port };
+}
+
+function endpointList() {
+  const expected = 'expected a comma-separated list of host:port';
+  const entries = (value: string) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0);
+  return text(expected)
+    .refine((value) => entries(value).length > 0 && entries(value).every((entry) => parseEndpoint(entry) !== undefined), {
+      error: expected,
+    })
+    .transform((value) => entries(value).map((entry) => parseEndpoint(entry) as Endpoint));
+}
+
+function postgresUrl() {
+  const expected = 'expected a postgres:// or postgresql:// URL with a host';
+  return text(expected).refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname.length > 0;
+      } catch {
+        return false;
+      }
+    },
+    { error: expected },
+  );
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  const expected = `expected one of ${values.join(', ')}`;
+  return text(expected).refine((value): value is T[number] => values.includes(value), { error: expected });
+}
+
+function hostName() {
+  const expected = 'expected a host name or IP address';
+  return text(expected).refine((value) => /^[^\s/]+$/.test(value), { error: expected });
+}
+
+function directory() {
+  const expected = 'expected a directory path';
+  // Resolved once at start so that a later chdir cannot move the data.
+  return text(expected).transform((value) => resolve(value));
+}
+
+function kafkaClientId() {
+  const expected = 'expected letters, digits, ".", "_" or "-"';
+  return text(expected).refine((value) => /^[A-Za-z0-9._-]+$/.test(value), { error: expected });
+}
+
+const ALL_ROLES = ROLES;
+
+export const CONFIG_VARIABLES = [
+  {
+    name: 'LANNER_HTTP_PORT',
+    roles: ALL_ROLES,
+    defaultFor: (role: Role) => String(DEFAULT_HTTP_PORTS[role]),
+    defaultText: ROLES.map((role) => `${role} ${DEFAULT_HTTP_PORTS[role]}`).join(', '),
+    description: 'TCP port of the HTTP server (REST API for `api` and `standalone`; health endpoints everywhere).',
+    secret: false,
+    schema: integer(1, 65535),
+  },
+  {
+    name: 'LANNER_HTTP_HOST',
+    roles: ALL_ROLES,
+    defaultFor: (role: Role) => (role === 'standalone' ? '127.0.0.1' : '0.0.0.0'),
+    defaultText: '`127.0.0.1` for standalone (a laptop), `0.0.0.0` otherwise (a container)',
+    description: 'Address the HTTP server listens on.',
+    secret: false,
+    schema: hostName(),
+  },
+  {
+    name: 'LANNER_LOG_LEVEL',
+    roles: ALL_ROLES,
+    defaultFor: () => 'info',
+    defaultText: '`info`',
+    description: `Lowest level written to the JSON log on stdout: ${LOG_LEVELS.join(', ')}.`,
+    secret: false,
+    schema: oneOf(LOG_LEVELS),
+  },
+  {
+    name: 'LANNER_READY_TIMEOUT_MS',
+    roles: ALL_ROLES,
+    defaultFor: () => '2000',
+    defaultText: '`2000`',
+    description: 'How long `/health/ready` waits for each dependency before reporting it down.',
+    secret: false,
+    schema: integer(50, 60000),
+  },
+  {
+    name: 'DATABASE_URL',
+    roles: SERVER_ROLES,
+    defaultText: 'required',
+    description: 'PostgreSQL connection URL (`postgresql://user:password@host:5432/lanner`). Also read by `lanner db migrate`.',
+    secret: true,
+    schema: postgresUrl(),
+  },
+  {
+    name: 'KAFKA_BROKERS',
+    roles: SERVER_ROLES,
+    defaultText: 'required',
+    description: 'Kafka bootstrap brokers, comma-separated `host:port`.',
+    secret: false,
+    schema: endpointList(),
+  },
+  {
+    name: 'LANNER_KAFKA_CLIENT_ID',
+    roles: SERVER_ROLES,
+    defaultFor: (role: Role) => `lanner-${role}`,
+    defaultText: '`lanner-<role>`',
+    description: 'Kafka client id, shown in broker logs and quotas.',
+    secret: false,
+    schema: kafkaClientId(),
+  },
+  {
+    name: 'LANNER_WORKER_CONTROLLERS',
+    roles: ['worker'],
+    defaultText: 'required',
+    description: 'Controllers the worker connects to, comma-separated `host:port`; the worker is ready when one answers.',
+    secret: false,
+    schema: endpointList(),
+  },
+  {
+    name: 'LANNER_DATA_DIR',
+    roles: ['standalone'],
+    defaultFor: () => '.lanner',
+    defaultText: '`.lanner` (relative to the working directory)',
+    description: 'Where standalone keeps its embedded PostgreSQL data and the bootstrap admin token; kept across restarts.',
+    secret: false,
+    schema: directory(),
+  },
+  {
+    name: 'LANNER_EMBEDDED_DB_PORT',
+    roles: ['standalone'],
+    defaultFor: () => '54329',
+    defaultText: '`54329`',
+    description: 'Loopback port of the embedded PostgreSQL that standalone starts.',
+    secret: false,
+    schema: integer(1, 65535),
+  },
+] as const satisfies readonly ConfigVariable[];
+
+export type ConfigVariableName = (typeof CONFIG_VARIABLES)[number]['name'];
+
+export function variablesOf(role: Role): readonly ConfigVariable[] {
+  return CONFIG_VARIABLES.filter((variable) => (variable.roles as readonly Role[]).includes(role));
+}

@@ -1,0 +1,51 @@
+import { resolve } from 'node:path';
+import { DEFAULT_HTTP_PORTS } from './config-variables';
+import { loadRoleConfig } from './load-config';
+import { SERVER_ROLES } from './roles';
+
+const serverEnv = { DATABASE_URL: 'postgresql://lanner:pw@db:5432/lanner', KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9092' };
+
+describe('role config defaults', () => {
+  it.each(SERVER_ROLES)('gives the %s role its own HTTP port, all interfaces and info logging', (role) => {
+    const config = loadRoleConfig(role, serverEnv);
+    expect(config.http).toEqual({ host: '0.0.0.0', port: DEFAULT_HTTP_PORTS[role] });
+    expect(config.logLevel).toBe('info');
+    expect(config.kafka).toEqual({ brokers: ['kafka-1:9092', 'kafka-2:9092'], clientId: `lanner-${role}` });
+    expect(config.databaseUrl).toBe(serverEnv.DATABASE_URL);
+  });
+
+  it('uses ports 8080 to 8085 for the six distributed roles, and 8080 for standalone', () => {
+    expect(DEFAULT_HTTP_PORTS).toEqual({
+      api: 8080,
+      executor: 8081,
+      controller: 8082,
+      worker: 8083,
+      scheduler: 8084,
+      indexer: 8085,
+      standalone: 8080,
+    });
+  });
+
+  it('starts standalone on loopback with its data under ./.lanner', () => {
+    const config = loadRoleConfig('standalone', {});
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(config.dataDir).toBe(resolve('.lanner'));
+    expect(config.embeddedDatabasePort).toBe(54329);
+  });
+
+  it('reads the worker controller list', () => {
+    const config = loadRoleConfig('worker', { LANNER_WORKER_CONTROLLERS: 'controller-0:9090,[::1]:9091' });
+    expect(config.http.port).toBe(8083);
+    expect(config.controllers).toEqual([
+      { host: 'controller-0', port: 9090 },
+      { host: '::1', port: 9091 },
+    ]);
+  });
+
+  it('takes a set variable over the default, and treats an empty one as unset', () => {
+    const config = loadRoleConfig('api', { ...serverEnv, LANNER_HTTP_PORT: '9000', LANNER_LOG_LEVEL: '', LANNER_READY_TIMEOUT_MS: '500' });
+    expect(config.http.port).toBe(9000);
+    expect(config.logLevel).toBe('info');
+    expect(config.readyTimeoutMs).toBe(500);
+  });
+});

@@ -1,0 +1,67 @@
+import { ConfigError, loadRoleConfig } from './load-config';
+import { Role } from './roles';
+
+function problemsOf(role: Role, env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    loadRoleConfig(role, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+const validServerEnv = { DATABASE_URL: 'postgresql://lanner:pw@db:5432/lanner', KAFKA_BROKERS: 'kafka:9092' };
+
+describe('refusing bad config', () => {
+  it('names a non-numeric port, the accepted range and the value given', () => {
+    expect(problemsOf('api', { ...validServerEnv, LANNER_HTTP_PORT: 'abc' })).toEqual([
+      'LANNER_HTTP_PORT: expected an integer 1-65535, got "abc"',
+    ]);
+  });
+
+  it.each(['0', '65536', '80.5', '-1'])('refuses the port %s', (port) => {
+    expect(problemsOf('worker', { LANNER_WORKER_CONTROLLERS: 'c:1', LANNER_HTTP_PORT: port })).toEqual([
+      `LANNER_HTTP_PORT: expected an integer 1-65535, got "${port}"`,
+    ]);
+  });
+
+  it('names every missing required variable of a server role', () => {
+    expect(problemsOf('executor', {})).toEqual(['DATABASE_URL: required, not set', 'KAFKA_BROKERS: required, not set']);
+  });
+
+  it('names the worker controller list when it is missing or malformed', () => {
+    expect(problemsOf('worker', {})).toEqual(['LANNER_WORKER_CONTROLLERS: required, not set']);
+    expect(problemsOf('worker', { LANNER_WORKER_CONTROLLERS: 'controller-0' })).toEqual([
+      'LANNER_WORKER_CONTROLLERS: expected a comma-separated list of host:port, got "controller-0"',
+    ]);
+  });
+
+  it('reports each bad variable on its own line, in table order', () => {
+    const problems = problemsOf('scheduler', {
+      KAFKA_BROKERS: 'kafka:99999',
+      DATABASE_URL: 'postgresql://lanner:pw@db/lanner',
+      LANNER_LOG_LEVEL: 'verbose',
+      LANNER_KAFKA_CLIENT_ID: 'has space',
+    });
+    expect(problems).toEqual([
+      'LANNER_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+      'KAFKA_BROKERS: expected a comma-separated list of host:port, got "kafka:99999"',
+      'LANNER_KAFKA_CLIENT_ID: expected letters, digits, ".", "_" or "-", got "has space"',
+    ]);
+    expect(problems.every((line) => !line.includes('\n'))).toBe(true);
+  });
+
+  it('ignores variables of other roles', () => {
+    expect(() => loadRoleConfig('worker', { LANNER_WORKER_CONTROLLERS: 'c:1', DATABASE_URL: 'not a url' })).not.toThrow();
+  });
+});
+
+describe('secrets in config errors', () => {
+  it('names a bad DATABASE_URL without printing its value', () => {
+    const secretUrl = 'mysql://lanner:hunter2-secret@db/lanner';
+    const problems = problemsOf('indexer', { ...validServerEnv, DATABASE_URL: secretUrl });
+    expect(problems).toEqual(['DATABASE_URL: expected a postgres:// or postgresql:// URL with a host']);
+    expect(problems.join('\n')).not.toContain('hunter2');
+  });
+});

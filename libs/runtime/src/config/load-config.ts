@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { CONFIG_VARIABLES, ConfigVariableName, Endpoint, variablesOf } from './config-variables';
+import { Role, ServerRole } from './roles';
+
+type VariableNamed<N extends ConfigVariableName> = Extract<(typeof CONFIG_VARIABLES)[number], { name: N }>;
+
+function schemaOf<N extends ConfigVariableName>(name: N): VariableNamed<N>['schema'] {
+  const variable = CONFIG_VARIABLES.find((candidate) => candidate.name === name);
+  if (!variable) throw new Error(`no config variable named ${name}`);
+  return variable.schema as VariableNamed<N>['schema'];
+}
+
+const commonVariables = {
+  LANNER_HTTP_PORT: schemaOf('LANNER_HTTP_PORT'),
+  LANNER_HTTP_HOST: schemaOf('LANNER_HTTP_HOST'),
+  LANNER_LOG_LEVEL: schemaOf('LANNER_LOG_LEVEL'),
+  LANNER_READY_TIMEOUT_MS: schemaOf('LANNER_READY_TIMEOUT_MS'),
+};
+
+type CommonEnv = z.output<z.ZodObject<typeof commonVariables>>;
+
+function commonConfig(env: CommonEnv) {
+  return {
+    http: { host: env.LANNER_HTTP_HOST, port: env.LANNER_HTTP_PORT },
+    logLevel: env.LANNER_LOG_LEVEL,
+    readyTimeoutMs: env.LANNER_READY_TIMEOUT_MS,
+  };
+}
+
+function hostPort(endpoint: Endpoint): string {
+  return endpoint.host.includes(':') ? `[${endpoint.host}]:${endpoint.port}` : `${endpoint.host}:${endpoint.port}`;
+}
+
+function serverRoleSchema<R extends ServerRole>(role: R) {
+  return z
+    .object({
+      ...commonVariables,
+      DATABASE_URL: schemaOf('DATABASE_URL'),
+      KAFKA_BROKERS: schemaOf('KAFKA_BROKERS'),
+      LANNER_KAFKA_CLIENT_ID: schemaOf('LANNER_KAFKA_CLIENT_ID'),
+    })
+    .transform((env) => ({
+      role,
+      ...commonConfig(env),
+      databaseUrl: env.DATABASE_URL,
+      kafka: { brokers: env.KAFKA_BROKERS.map(hostPort), clientId: env.LANNER_KAFKA_CLIENT_ID },
+    }));
+}
+
+/** One schema per role, over the environment (after defaults), producing that role's typed config. */
+export const CONFIG_SCHEMAS = {
+  api: serverRoleSchema('api'),
+  executor: serverRoleSchema('executor'),
+  controller: serverRoleSchema('controller'),
+  scheduler: serverRoleSchema('scheduler'),
+  indexer: serverRoleSchema('indexer'),
+  worker: z
+    .object({ ...commonVariables, LANNER_WORKER_CONTROLLERS: schemaOf('LANNER_WORKER_CONTROLLERS') })
+    .transform((env) => ({ role: 'worker' as const, ...commonConfig(env), controllers: env.LANNER_WORKER_CONTROLLERS })),
+  standalone: z
+    .object({
+      ...commonVariables,
+      LANNER_DATA_DIR: schemaOf('LANNER_DATA_DIR'),
+      LANNER_EMBEDDED_DB_PORT: schemaOf('LANNER_EMBEDDED_DB_PORT'),
+    })
+    .transform((env) => ({
+      role: 'standalone' as const,
+      ...commonConfig(env),
+      dataDir: env.LANNER_DATA_DIR,
+      embeddedDatabasePort: env.LANNER_EMBEDDED_DB_PORT,
+    })),
+} satisfies Record<Role, z.ZodType<{ role: Role }>>;
+
+export type RoleConfig<R extends Role> = z.output<(typeof CONFIG_SCHEMAS)[R]>;
+export type ServerRoleConfig = RoleConfig<ServerRole>;
+export type WorkerConfig = RoleConfig<'worker'>;
+export type StandaloneConfig = RoleConfig<'standalone'>;
+/** What every role's config has: HTTP, logging and readiness settings. */
+export type CommonConfig = ReturnType<typeof commonConfig> & { role: Role };
+
+/** The process must not start: one line per bad variable, never a secret's value. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+function valueOf(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  // An empty value is treated as unset: orchestrators often render `NAME=` for an absent setting.
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+export function loadRoleConfig<R extends Role>(role: R, env: NodeJS.ProcessEnv = process.env): RoleConfig<R> {
+  const variables = variablesOf(role);
+  const raw: Record<string, string | undefined> = {};
+  for (const variable of variables) {
+    raw[variable.name] = valueOf(env, variable.name) ?? variable.defaultFor?.(role);
+  }
+  const schema: z.ZodType<RoleConfig<R>> = CONFIG_SCHEMAS[role] as unknown as z.ZodType<RoleConfig<R>>;
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+
+  const messages = new Map<string, string>();
+  for (const issue of result.error.issues) {
+    const name = String(issue.path[0]);
+    if (!messages.has(name)) messages.set(name, issue.message);
+  }
+  const problems = variables
+    .filter((variable) => messages.has(variable.name))
+    .map((variable) => {
+      const value = raw[variable.name];
+      const shown = variable.secret || value === undefined ? '' : `, got ${JSON.stringify(value)}`;
+      return `${variable.name}: ${messages.get(variable.name)}${shown}`;
+    });
+  throw new ConfigError(problems);
+}

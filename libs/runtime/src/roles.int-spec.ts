@@ -1,0 +1,228 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { get } from 'node:http';
+import { createServer, Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// Each role runs as users run it: `node bin/lanner.js server <role>`, a separate
+// process against the real Kafka and PostgreSQL, observed only through its
+// exit code, its output and its health endpoints.
+const workspaceRoot = join(__dirname, '..', '..', '..');
+const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
+const STARTUP_DEADLINE_MS = 45_000;
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+  }
+  return value;
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+interface LannerProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<Exit>;
+  stdout(): string;
+  stderr(): string;
+}
+
+const started: LannerProcess[] = [];
+
+function startLanner(role: string, env: NodeJS.ProcessEnv, cwd = workspaceRoot): LannerProcess {
+  const child = spawn(process.execPath, [lannerBin, 'server', role], {
+    cwd,
+    env: { ...process.env, LANNER_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const process_: LannerProcess = { child, exited, stdout: () => stdout, stderr: () => stderr };
+  started.push(process_);
+  return process_;
+}
+
+function isRunning(lanner: LannerProcess): boolean {
+  return lanner.child.exitCode === null && lanner.child.signalCode === null;
+}
+
+async function stopLanner(lanner: LannerProcess): Promise<Exit> {
+  lanner.child.kill('SIGTERM');
+  return lanner.exited;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface HttpAnswer {
+  status: number;
+  body: string;
+}
+
+function httpGet(port: number, path: string): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = get({ host: '127.0.0.1', port, path, timeout: 5000 }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', reject);
+  });
+}
+
+/** Polls until the endpoint answers `status`; fails early, with the process output, when the process exits. */
+async function waitForStatus(lanner: LannerProcess, port: number, path: string, status: number): Promise<HttpAnswer> {
+  const deadline = Date.now() + STARTUP_DEADLINE_MS;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (!isRunning(lanner)) {
+      throw new Error(`process exited before ${path} answered ${status}\nstdout:\n${lanner.stdout()}\nstderr:\n${lanner.stderr()}`);
+    }
+    try {
+      const answer = await httpGet(port, path);
+      if (answer.status === status) return answer;
+      last = `${answer.status} ${answer.body}`;
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${path} did not answer ${status} (last: ${last})\nstdout:\n${lanner.stdout()}\nstderr:\n${lanner.stderr()}`);
+}
+
+let serviceEnv: { DATABASE_URL: string; KAFKA_BROKERS: string };
+let controllerStandIn: Server;
+let controllerPort: number;
+const temporaryDirs: string[] = [];
+
+beforeAll(async () => {
+  serviceEnv = { DATABASE_URL: requiredEnv('DATABASE_URL'), KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS') };
+  // A TCP listener where the worker expects a controller: its readiness is "a controller answers".
+  controllerStandIn = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => controllerStandIn.listen(0, '127.0.0.1', resolve));
+  const address = controllerStandIn.address();
+  controllerPort = typeof address === 'object' && address ? address.port : 0;
+});
+
+afterAll(async () => {
+  // SIGTERM first so that a standalone stops its PostgreSQL; SIGKILL whatever did not stop.
+  const running = started.filter(isRunning);
+  for (const lanner of running) lanner.child.kill('SIGTERM');
+  await Promise.all(
+    running.map((lanner) =>
+      Promise.race([lanner.exited, new Promise((resolve) => setTimeout(resolve, 15_000))]).then(() => {
+        if (isRunning(lanner)) lanner.child.kill('SIGKILL');
+      }),
+    ),
+  );
+  await new Promise<void>((resolve) => (controllerStandIn ? controllerStandIn.close(() => resolve()) : resolve()));
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('each distributed role as its own process', () => {
+  const roles = ['api', 'executor', 'controller', 'scheduler', 'indexer', 'worker'] as const;
+
+  it.concurrent.each(roles)(
+    '%s becomes live and ready on real services, then exits 0 on SIGTERM',
+    async (role) => {
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv =
+        role === 'worker'
+          ? { LANNER_HTTP_PORT: String(port), LANNER_WORKER_CONTROLLERS: `127.0.0.1:${controllerPort}` }
+          : { ...serviceEnv, LANNER_HTTP_PORT: String(port) };
+      const lanner = startLanner(role, env);
+
+      await waitForStatus(lanner, port, '/health/live', 200);
+      const ready = await waitForStatus(lanner, port, '/health/ready', 200);
+      const dependencies = Object.keys((JSON.parse(ready.body) as { details: Record<string, unknown> }).details);
+      expect(dependencies.sort()).toEqual(role === 'worker' ? ['controllers'] : ['database', 'queue']);
+
+      expect(await stopLanner(lanner)).toEqual({ code: 0, signal: null });
+      expect(lanner.stdout()).toContain(`lanner ${role} stopped`);
+    },
+    90_000,
+  );
+
+  it.concurrent(
+    'refuses to start on a bad variable, naming it without a stack trace',
+    async () => {
+      const lanner = startLanner('api', { ...serviceEnv, LANNER_HTTP_PORT: 'abc' });
+      const exit = await lanner.exited;
+      expect(exit.code).not.toBe(0);
+      expect(lanner.stderr()).toContain('LANNER_HTTP_PORT: expected an integer 1-65535, got "abc"');
+      expect(lanner.stderr()).not.toMatch(/^\s+at /m);
+    },
+    90_000,
+  );
+
+  it.concurrent(
+    'answers 503 on /health/ready naming the database when its port is closed, and stays live',
+    async () => {
+      const [port, closedPort] = await Promise.all([freePort(), freePort()]);
+      const unreachable = new URL(serviceEnv.DATABASE_URL);
+      unreachable.hostname = '127.0.0.1';
+      unreachable.port = String(closedPort);
+      const lanner = startLanner('executor', { ...serviceEnv, DATABASE_URL: unreachable.toString(), LANNER_HTTP_PORT: String(port) });
+
+      await waitForStatus(lanner, port, '/health/live', 200);
+      const notReady = await waitForStatus(lanner, port, '/health/ready', 503);
+      const body = JSON.parse(notReady.body) as { error: Record<string, { status: string; message?: string }> };
+      expect(Object.keys(body.error)).toEqual(['database']);
+      expect(body.error['database'].status).toBe('down');
+      expect(notReady.body).not.toContain('postgresql://');
+      expect(notReady.body).not.toMatch(/\bat .*\.ts:\d+/);
+
+      expect(await stopLanner(lanner)).toEqual({ code: 0, signal: null });
+    },
+    90_000,
+  );
+});
+
+describe('standalone', () => {
+  it('starts every role on embedded PostgreSQL, keeps the admin token private, and reuses its data after a restart', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'lanner-standalone-'));
+    temporaryDirs.push(workDir);
+    // As root, the embedded PostgreSQL runs as the `postgres` user, which must be able to enter the directory.
+    chmodSync(workDir, 0o755);
+    const [httpPort, databasePort] = await Promise.all([freePort(), freePort()]);
+    const env = { LANNER_HTTP_PORT: String(httpPort), LANNER_EMBEDDED_DB_PORT: String(databasePort) };
+    const tokenFile = join(workDir, '.lanner', 'admin-token');
+
+    const first = startLanner('standalone', env, workDir);
+    await waitForStatus(first, httpPort, '/health/ready', 200);
+    expect(first.stdout()).toContain(`API:         http://127.0.0.1:${httpPort}/api/v1`);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    expect(token.length).toBeGreaterThanOrEqual(43); // 256 bits in base64url
+    expect(first.stdout()).toContain(`Admin token: ${token}`);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(first.stdout()).toContain('embedded PostgreSQL initialised and started');
+    expect(await stopLanner(first)).toEqual({ code: 0, signal: null });
+
+    const second = startLanner('standalone', env, workDir);
+    await waitForStatus(second, httpPort, '/health/ready', 200);
+    expect(second.stdout()).toContain('embedded PostgreSQL started, reusing its data');
+    // The schema migrated by the first start is still there.
+    expect(second.stdout()).toContain('schema up to date');
+    expect(second.stdout()).not.toContain(token);
+    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(token);
+    expect(await stopLanner(second)).toEqual({ code: 0, signal: null });
+  }, 120_000);
+});

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export type AdminToken =
+  | { readonly created: true; readonly path: string; readonly token: string }
+  | { readonly created: false; readonly path: string };
+
+const OWNER_ONLY = 0o600;
+
+/**
+ * The bootstrap admin token of a standalone installation: 256 random bits,
+ * created at first start in `<dataDir>/admin-token` (mode 0600). Its value is
+ * returned only when it was just created, so it is shown once.
+ */
+export async function ensureAdminToken(dataDir: string): Promise<AdminToken> {
+  const path = join(dataDir, 'admin-token');
+  const token = `lanner_admin_${randomBytes(32).toString('base64url')}`;
+  try {
+    // `wx` fails when the file exists: a second start never replaces the token.
+    await writeFile(path, `${token}\n`, { mode: OWNER_ONLY, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const existing = await stat(path);
+    if ((existing.mode & 0o777) !== OWNER_ONLY) await chmod(path, OWNER_ONLY);
+    if ((await readFile(path, 'utf8')).trim() === '') throw new Error(`${path} is empty: delete it to create a new admin token`);
+    return { created: false, path };
+  }
+  // The umask may have cleared bits but never adds any; chmod makes the mode exact.
+  await chmod(path, OWNER_ONLY);
+  return { created: true, path, token };
+}
