@@ -1,0 +1,462 @@
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Admin,
+  type Batch,
+  type Consumer,
+  type EachBatchPayload,
+  type IHeaders,
+  type KafkaMessage,
+  type Producer,
+} from 'kafkajs';
+import type {
+  QueueMessage,
+  QueuePort,
+  QueueRecord,
+  QueueSubscription,
+  SubscribeOptions,
+  TopicSpec,
+} from '../queue.port';
+import { NotSubscribedError, QueueClosedError, QueueConfigError, UnknownTopicError } from '../queue.errors';
+import { describeError, silentQueueLogger, type QueueLogger } from '../queue.logger';
+import { assertTopicName } from '../topic-name';
+import { retryDelayMs, sleepUnlessAborted } from '../retry-backoff';
+import { assertKafkaBrokers } from './kafka-brokers';
+import { kafkaLogCreator } from './kafka-log-bridge';
+
+export interface KafkaConsumerTimeouts {
+  /** The broker evicts a member silent for this long; default 30 s (the broker's minimum is usually 6 s). */
+  sessionTimeoutMs?: number;
+  /** default 3 s; also how often a member heartbeats while a handler runs or waits to retry. */
+  heartbeatIntervalMs?: number;
+  /** How long the group waits for members to rejoin during a rebalance; default 60 s. */
+  rebalanceTimeoutMs?: number;
+  /** Longest wait of one fetch; bounds how late a resume or a close takes effect; default 1 s. */
+  maxWaitTimeMs?: number;
+}
+
+export interface KafkaQueueOptions {
+  /** `host:port` addresses; parse `KAFKA_BROKERS` with `parseKafkaBrokers`. */
+  brokers: string[];
+  clientId: string;
+  /** kafkajs' own log lines go here (at `kafkaLogLevel`); without a logger they are dropped. */
+  logger?: QueueLogger;
+  kafkaLogLevel?: 'error' | 'warn' | 'info' | 'debug';
+  consumer?: KafkaConsumerTimeouts;
+  /** Replication factor of topics made by createTopics; default: the broker's default. */
+  replicationFactor?: number;
+  /** default 3 s */
+  connectionTimeoutMs?: number;
+  /** default 30 s */
+  requestTimeoutMs?: number;
+  /** How long `ping` waits for the cluster to answer; default 5 s. */
+  pingTimeoutMs?: number;
+}
+
+const kafkaLogLevels = {
+  error: logLevel.ERROR,
+  warn: logLevel.WARN,
+  info: logLevel.INFO,
+  debug: logLevel.DEBUG,
+} as const;
+
+/** The Kafka adapter of the queue port (kafkajs 2.2.4). */
+export function createKafkaQueue(options: KafkaQueueOptions): QueuePort {
+  assertKafkaBrokers(options.brokers, 'brokers');
+  if (options.clientId.trim() === '') throw new QueueConfigError('clientId must not be empty');
+  return new KafkaQueue(options);
+}
+
+class KafkaQueue implements QueuePort {
+  private readonly kafka: Kafka;
+  private readonly logger: QueueLogger;
+  private readonly subscriptions = new Set<KafkaSubscription>();
+  private producer: Promise<Producer> | undefined;
+  private admin: Promise<Admin> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: KafkaQueueOptions) {
+    this.logger = options.logger ?? silentQueueLogger;
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      logLevel: options.logger ? kafkaLogLevels[options.kafkaLogLevel ?? 'warn'] : logLevel.NOTHING,
+      logCreator: kafkaLogCreator(this.logger),
+    });
+  }
+
+  async createTopics(specs: TopicSpec[]): Promise<void> {
+    this.assertOpen();
+    if (specs.length === 0) return;
+    for (const spec of specs) {
+      assertTopicName(spec.topic);
+      if (spec.partitions !== undefined && (!Number.isInteger(spec.partitions) || spec.partitions < 1)) {
+        throw new QueueConfigError(`Topic "${spec.topic}": partitions must be a positive integer, got ${spec.partitions}`);
+      }
+    }
+    const admin = await this.connectedAdmin();
+    // Resolves `false` when every topic already exists; throws for a mix, which
+    // happens when another process creates one of them at the same time.
+    await admin
+      .createTopics({
+        topics: specs.map((spec) => ({
+          topic: spec.topic,
+          numPartitions: spec.partitions ?? -1,
+          replicationFactor: this.options.replicationFactor ?? -1,
+        })),
+        waitForLeaders: true,
+      })
+      .catch((error: unknown) => {
+        if (!allErrorsOfType(error, 'TOPIC_ALREADY_EXISTS')) throw error;
+      });
+    await this.waitForLeaders(
+      admin,
+      specs.map((spec) => spec.topic),
+    );
+  }
+
+  async deleteTopics(topics: string[]): Promise<void> {
+    this.assertOpen();
+    const admin = await this.connectedAdmin();
+    const existing = new Set(await admin.listTopics());
+    const toDelete = topics.filter((topic) => existing.has(topic));
+    if (toDelete.length === 0) return;
+    await admin.deleteTopics({ topics: toDelete }).catch((error: unknown) => {
+      if (!allErrorsOfType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) throw error;
+    });
+  }
+
+  async publish(topic: string, records: QueueRecord[]): Promise<void> {
+    this.assertOpen();
+    assertTopicName(topic);
+    if (records.length === 0) return;
+    const producer = await this.connectedProducer();
+    try {
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
+      });
+    } catch (error) {
+      if (hasErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) throw new UnknownTopicError(topic);
+      throw error;
+    }
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<QueueSubscription> {
+    this.assertOpen();
+    if (options.groupId.trim() === '') throw new QueueConfigError('groupId must not be empty');
+    if (options.topics.length === 0) throw new QueueConfigError('topics must not be empty');
+    options.topics.forEach(assertTopicName);
+    const timeouts = this.options.consumer ?? {};
+    const heartbeatIntervalMs = timeouts.heartbeatIntervalMs ?? 3_000;
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: timeouts.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: heartbeatIntervalMs,
+      rebalanceTimeout: timeouts.rebalanceTimeoutMs ?? 60_000,
+      maxWaitTimeInMs: timeouts.maxWaitTimeMs ?? 1_000,
+      allowAutoTopicCreation: false,
+    });
+    const subscription = new KafkaSubscription(consumer, options, heartbeatIntervalMs, this.logger);
+    this.subscriptions.add(subscription);
+    try {
+      await subscription.start();
+    } catch (error) {
+      this.subscriptions.delete(subscription);
+      await subscription.close();
+      if (hasErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) {
+        throw new UnknownTopicError(options.topics.join(', '));
+      }
+      throw error;
+    }
+    void subscription.closed.then(() => this.subscriptions.delete(subscription));
+    return subscription;
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+    const timeoutMs = this.options.pingTimeoutMs ?? 5_000;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Kafka did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.connectedAdmin().then((admin) => admin.describeCluster()), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    const clients: Array<Promise<Producer | Admin> | undefined> = [this.producer, this.admin];
+    await Promise.all(
+      clients.map(async (client) => {
+        // A client that never connected has nothing to disconnect.
+        const connected = await client?.catch(() => undefined);
+        await connected?.disconnect();
+      }),
+    );
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new QueueClosedError();
+  }
+
+  private connectedProducer(): Promise<Producer> {
+    if (!this.producer) {
+      const producer = this.kafka.producer({
+        // Java-compatible murmur2 partitioning; naming it also keeps kafkajs from
+        // printing its "default partitioner changed" warning.
+        createPartitioner: Partitioners.DefaultPartitioner,
+        allowAutoTopicCreation: false,
+        // One request in flight per broker so a retried batch cannot overtake the next one.
+        maxInFlightRequests: 1,
+      });
+      this.producer = producer.connect().then(() => producer);
+      // A failed connect is retried by the next publish.
+      this.producer.catch(() => (this.producer = undefined));
+    }
+    return this.producer;
+  }
+
+  private connectedAdmin(): Promise<Admin> {
+    if (!this.admin) {
+      const admin = this.kafka.admin();
+      this.admin = admin.connect().then(() => admin);
+      this.admin.catch(() => (this.admin = undefined));
+    }
+    return this.admin;
+  }
+
+  /** Topics that already existed are not covered by createTopics' own wait. */
+  private async waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      const leaderless = metadata.some((topic) => topic.partitions.some((partition) => partition.leader < 0));
+      if (!leaderless) return;
+      if (attempt >= 50) throw new Error(`Topics ${topics.join(', ')} have no leader yet`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** One kafkajs consumer = one member of the group. */
+class KafkaSubscription implements QueueSubscription {
+  private readonly paused = new Set<string>();
+  private readonly topics: ReadonlySet<string>;
+  /** Cuts a retry backoff short on close. */
+  private readonly abort = new AbortController();
+  private closing: Promise<void> | undefined;
+  private resolveClosed!: () => void;
+  readonly closed = new Promise<void>((resolve) => {
+    this.resolveClosed = resolve;
+  });
+
+  constructor(
+    private readonly consumer: Consumer,
+    private readonly options: SubscribeOptions,
+    private readonly heartbeatIntervalMs: number,
+    private readonly logger: QueueLogger,
+  ) {
+    this.topics = new Set(options.topics);
+  }
+
+  async start(): Promise<void> {
+    const { consumer } = this;
+    // kafkajs resolves where a partition without a committed offset starts (the
+    // latest offset, by default) in the first fetch after joining, not in the join
+    // itself; waiting for that fetch means a record published after `subscribe`
+    // resolves is delivered.
+    const ready = new Promise<void>((resolve, reject) => {
+      let joinedGroup = false;
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        joinedGroup = true;
+        // A consumer restarted after a crash has a fresh group state: pause again.
+        if (this.paused.size > 0) consumer.pause([...this.paused].map((topic) => ({ topic })));
+      });
+      consumer.on(consumer.events.FETCH, () => {
+        if (joinedGroup) resolve();
+      });
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        this.logger.error(
+          { groupId: this.options.groupId, restart: payload.restart, error: describeError(payload.error) },
+          'Kafka consumer crashed',
+        );
+        if (!payload.restart) reject(payload.error);
+      });
+    });
+    // Observed only below; a crash after a failed start must not become an unhandled rejection.
+    ready.catch(() => undefined);
+    await consumer.connect();
+    await consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? false });
+    await consumer.run({
+      autoCommit: false,
+      // Only handled messages are resolved, so a batch left half-way (pause,
+      // close, rebalance) is fetched again from the first unhandled message.
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.handleBatch(payload),
+    });
+    await ready;
+  }
+
+  pause(topic: string): void {
+    this.assertSubscribed(topic);
+    this.paused.add(topic);
+    if (!this.closing) this.consumer.pause([{ topic }]);
+  }
+
+  resume(topic: string): void {
+    this.assertSubscribed(topic);
+    if (!this.paused.delete(topic)) return;
+    if (!this.closing) this.consumer.resume([{ topic }]);
+  }
+
+  isPaused(topic: string): boolean {
+    return this.paused.has(topic);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.abort.abort();
+      // Waits for the running batch: the handler in flight finishes and commits.
+      await this.consumer.disconnect();
+      this.resolveClosed();
+    })();
+    return this.closing;
+  }
+
+  private assertSubscribed(topic: string): void {
+    if (!this.topics.has(topic)) throw new NotSubscribedError(topic);
+  }
+
+  private async handleBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, isRunning, isStale } = payload;
+    for (const message of batch.messages) {
+      if (this.closing || !isRunning() || isStale()) return;
+      if (this.paused.has(batch.topic)) {
+        // The batch was fetched before the pause; what is left of it is fetched again after resume.
+        this.consumer.pause([{ topic: batch.topic }]);
+        return;
+      }
+      const handled = await this.handleWithRetry(batch, message, payload);
+      if (!handled) return;
+      payload.resolveOffset(message.offset);
+      // Commit this one message before taking the next (commit after handling).
+      await payload.commitOffsetsIfNecessary({
+        topics: [
+          {
+            topic: batch.topic,
+            partitions: [{ partition: batch.partition, offset: (BigInt(message.offset) + 1n).toString() }],
+          },
+        ],
+      });
+    }
+  }
+
+  /** Retries the same message until it succeeds; `false` when the member must stop first. */
+  private async handleWithRetry(batch: Batch, raw: KafkaMessage, payload: EachBatchPayload): Promise<boolean> {
+    const mustStop = (): boolean => this.closing !== undefined || !payload.isRunning() || payload.isStale();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.withHeartbeats(payload, () => this.options.handler(toQueueMessage(batch, raw)));
+        return true;
+      } catch (error) {
+        const delayMs = retryDelayMs(attempt, this.options.retry);
+        this.logger.warn(
+          {
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: raw.offset,
+            groupId: this.options.groupId,
+            attempt,
+            retryInMs: delayMs,
+            error: describeError(error),
+          },
+          'queue handler failed; the message will be retried',
+        );
+        if (attempt === 1) {
+          // Pin the group's position on this message: a group that has never
+          // committed on this partition would otherwise start a new member at the
+          // latest offset and skip it.
+          await payload.commitOffsetsIfNecessary({
+            topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }],
+          });
+        }
+        // Sleep in heartbeat-sized steps so a long backoff does not look like a dead member.
+        const wakeAt = Date.now() + delayMs;
+        for (let left = delayMs; left > 0; left = wakeAt - Date.now()) {
+          if (mustStop()) return false;
+          await sleepUnlessAborted(Math.min(left, this.heartbeatIntervalMs), this.abort.signal);
+          if (mustStop()) return false;
+          // Throws when the group rebalances: kafkajs rejoins and the message comes back uncommitted.
+          await payload.heartbeat();
+        }
+        if (mustStop()) return false;
+      }
+    }
+  }
+
+  /** kafkajs heartbeats only between messages; keep the membership alive during a long handler. */
+  private async withHeartbeats(payload: EachBatchPayload, handle: () => Promise<void>): Promise<void> {
+    const timer = setInterval(() => {
+      // A failed heartbeat (rebalance) surfaces again at the next heartbeat after the handler.
+      payload.heartbeat().catch(() => undefined);
+    }, this.heartbeatIntervalMs);
+    try {
+      await handle();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+}
+
+function toQueueMessage(batch: Batch, raw: KafkaMessage): QueueMessage {
+  return {
+    topic: batch.topic,
+    partition: batch.partition,
+    offset: raw.offset,
+    key: raw.key?.toString('utf8') ?? '',
+    value: raw.value ?? Buffer.alloc(0),
+    headers: headersAsStrings(raw.headers),
+  };
+}
+
+function headersAsStrings(headers: IHeaders | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    // Our producers send one string per header; a repeated header from elsewhere is joined.
+    result[name] = Array.isArray(value) ? value.map((part) => part.toString()).join(',') : value.toString();
+  }
+  return result;
+}
+
+/** kafkajs reports broker errors with a `type`, sometimes in `errors[]` or behind `cause`/`originalError`. */
+function errorTypes(error: unknown, seen = new Set<unknown>()): string[] {
+  if (typeof error !== 'object' || error === null || seen.has(error)) return [];
+  seen.add(error);
+  const candidate = error as { type?: unknown; errors?: unknown; cause?: unknown; originalError?: unknown };
+  const own = typeof candidate.type === 'string' ? [candidate.type] : [];
+  const nested = [
+    ...(Array.isArray(candidate.errors) ? candidate.errors : []),
+    candidate.cause,
+    candidate.originalError,
+  ].flatMap((inner) => errorTypes(inner, seen));
+  return [...own, ...nested];
+}
+
+function hasErrorType(error: unknown, type: string): boolean {
+  return errorTypes(error).includes(type);
+}
+
+function allErrorsOfType(error: unknown, type: string): boolean {
+  const types = errorTypes(error);
+  return types.length > 0 && types.every((candidate) => candidate === type);
+}

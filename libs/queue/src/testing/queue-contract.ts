@@ -1,0 +1,320 @@
+import { randomUUID } from 'node:crypto';
+import type { QueueMessage, QueuePort, QueueRecord, QueueSubscription, SubscribeOptions } from '../queue.port';
+import { NotSubscribedError } from '../queue.errors';
+
+/**
+ * The executable definition of the queue port: every adapter must pass this
+ * suite. `openQueue` returns a fresh queue per test; the suite closes it.
+ */
+export function describeQueueContract(
+  adapterName: string,
+  openQueue: () => QueuePort | Promise<QueuePort>,
+  settings: { deliveryDeadlineMs?: number } = {},
+): void {
+  const deadlineMs = settings.deliveryDeadlineMs ?? 5_000;
+
+  describe(`queue contract: ${adapterName}`, () => {
+    let queue: QueuePort;
+    let topicsMade: string[];
+    let subscriptions: QueueSubscription[];
+
+    beforeEach(async () => {
+      queue = await openQueue();
+      topicsMade = [];
+      subscriptions = [];
+    });
+
+    afterEach(async () => {
+      await Promise.all(subscriptions.map((subscription) => subscription.close()));
+      await queue.deleteTopics(topicsMade);
+      await queue.close();
+    });
+
+    const fastRetry = { initialDelayMs: 20, maxDelayMs: 100 };
+
+    async function newTopic(scenario: string, partitions: number): Promise<string> {
+      const topic = `lanner.contract.${scenario}.${randomUUID().slice(0, 8)}`;
+      topicsMade.push(topic);
+      await queue.createTopics([{ topic, partitions }]);
+      return topic;
+    }
+
+    async function subscribe(options: Omit<SubscribeOptions, 'retry'> & Partial<SubscribeOptions>) {
+      const subscription = await queue.subscribe({ retry: fastRetry, fromBeginning: true, ...options });
+      subscriptions.push(subscription);
+      return subscription;
+    }
+
+    const groupId = (scenario: string): string => `lanner-contract-${scenario}-${randomUUID().slice(0, 8)}`;
+    const text = (message: QueueMessage): string => message.value.toString('utf8');
+    const record = (key: string, value: string): QueueRecord => ({ key, value: Buffer.from(value) });
+
+    it('a keyed message published is consumed with its key, value and headers', async () => {
+      const topic = await newTopic('keyed', 2);
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({ groupId: groupId('keyed'), topics: [topic], handler: inbox.handler });
+
+      await queue.publish(topic, [
+        {
+          key: 'execution-42',
+          value: Buffer.from('{"event":"created"}'),
+          headers: { 'lanner-correlation-id': 'corr-7', 'lanner-schema-version': '1' },
+        },
+      ]);
+
+      const [message] = await inbox.waitFor(1, 'the published message');
+      expect(message).toMatchObject({
+        topic,
+        key: 'execution-42',
+        headers: { 'lanner-correlation-id': 'corr-7', 'lanner-schema-version': '1' },
+      });
+      expect(text(message)).toBe('{"event":"created"}');
+      expect([0, 1]).toContain(message.partition);
+      expect(message.offset).toMatch(/^\d+$/);
+    });
+
+    it('a group starting at the latest message gets what is published after subscribe resolves, not before', async () => {
+      const topic = await newTopic('latest', 1);
+      await queue.publish(topic, [record('execution-1', 'before')]);
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({ groupId: groupId('latest'), topics: [topic], fromBeginning: false, handler: inbox.handler });
+
+      await queue.publish(topic, [record('execution-1', 'after')]);
+
+      // Same key, same partition: had "before" been delivered it would come first.
+      const [first] = await inbox.waitFor(1, 'the record published after subscribing');
+      expect(text(first)).toBe('after');
+    });
+
+    it('records with the same key are handled in the order they were published', async () => {
+      const topic = await newTopic('order', 3);
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({ groupId: groupId('order'), topics: [topic], handler: inbox.handler });
+
+      const keys = ['execution-a', 'execution-b', 'execution-c'];
+      const batch = (from: number) =>
+        Array.from({ length: 15 }, (_, i) => record(keys[(from + i) % 3], `${from + i}`));
+      await queue.publish(topic, batch(0));
+      await queue.publish(topic, batch(15));
+
+      const messages = await inbox.waitFor(30, 'all 30 records');
+      for (const key of keys) {
+        const sequence = messages.filter((message) => message.key === key).map((message) => Number(text(message)));
+        expect(sequence).toHaveLength(10);
+        expect(sequence).toEqual([...sequence].sort((a, b) => a - b));
+      }
+    });
+
+    it('two groups each receive every message', async () => {
+      const topic = await newTopic('groups', 2);
+      const indexer = new Inbox(deadlineMs);
+      const api = new Inbox(deadlineMs);
+      await Promise.all([
+        subscribe({ groupId: groupId('indexer'), topics: [topic], handler: indexer.handler }),
+        subscribe({ groupId: groupId('api'), topics: [topic], handler: api.handler }),
+      ]);
+
+      const values = Array.from({ length: 10 }, (_, i) => `update-${i}`);
+      await queue.publish(
+        topic,
+        values.map((value, i) => record(`execution-${i}`, value)),
+      );
+
+      const seenByIndexer = (await indexer.waitFor(10, 'every message in the first group')).map(text);
+      const seenByApi = (await api.waitFor(10, 'every message in the second group')).map(text);
+      expect([...seenByIndexer].sort()).toEqual([...values].sort());
+      expect([...seenByApi].sort()).toEqual([...values].sort());
+    });
+
+    it('two members of one group split the messages, each handled once across the group', async () => {
+      const topic = await newTopic('split', 4);
+      const group = groupId('controllers');
+      const handledBy = new Map<string, string[]>();
+      const both = new Inbox(deadlineMs);
+      const member = (name: string) => async (message: QueueMessage) => {
+        handledBy.set(text(message), [...(handledBy.get(text(message)) ?? []), name]);
+        await both.handler(message);
+      };
+      await subscribe({ groupId: group, topics: [topic], handler: member('controller-1') });
+      await subscribe({ groupId: group, topics: [topic], handler: member('controller-2') });
+
+      const values = Array.from({ length: 20 }, (_, i) => `job-${i}`);
+      await queue.publish(
+        topic,
+        values.map((value, i) => record(`task-run-${i}`, value)),
+      );
+
+      await both.waitFor(20, 'all 20 jobs across the group');
+      expect([...handledBy.keys()].sort()).toEqual([...values].sort());
+      for (const members of handledBy.values()) expect(members).toHaveLength(1);
+      const members = new Set([...handledBy.values()].flat());
+      expect(members).toEqual(new Set(['controller-1', 'controller-2']));
+    });
+
+    it('a handler failure redelivers the message until it succeeds, and nothing is lost or reordered', async () => {
+      const topic = await newTopic('retry', 1);
+      const attempts = new Map<string, number>();
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({
+        groupId: groupId('retry'),
+        topics: [topic],
+        handler: async (message) => {
+          const attempt = (attempts.get(text(message)) ?? 0) + 1;
+          attempts.set(text(message), attempt);
+          if (text(message) === 'result-2' && attempt <= 2) throw new Error('repository unavailable');
+          await inbox.handler(message);
+        },
+      });
+
+      const values = Array.from({ length: 5 }, (_, i) => `result-${i}`);
+      await queue.publish(
+        topic,
+        values.map((value) => record('execution-1', value)),
+      );
+
+      const handled = await inbox.waitFor(5, 'every result, the failing one included');
+      expect(handled.map(text)).toEqual(values);
+      expect(attempts.get('result-2')).toBe(3);
+    });
+
+    it('a message whose handler never succeeded is redelivered to the next member after the first closes', async () => {
+      const topic = await newTopic('handover', 1);
+      const group = groupId('handover');
+      const failed = new Inbox(deadlineMs);
+      const first = await subscribe({
+        groupId: group,
+        topics: [topic],
+        handler: async (message) => {
+          await failed.handler(message);
+          throw new Error('worker stream lost');
+        },
+      });
+      await queue.publish(topic, [record('task-run-1', 'job-1')]);
+      const [attempted] = await failed.waitFor(1, 'the first attempt');
+      await first.close();
+
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({ groupId: group, topics: [topic], handler: inbox.handler });
+      const [redelivered] = await inbox.waitFor(1, 'the uncommitted message');
+      expect(text(redelivered)).toBe('job-1');
+      expect(redelivered.offset).toBe(attempted.offset);
+    });
+
+    it('closing waits for the running handler and commits its message', async () => {
+      const topic = await newTopic('graceful', 1);
+      const group = groupId('graceful');
+      const started = new Inbox(deadlineMs);
+      let finishHandler!: () => void;
+      const handlerMayFinish = new Promise<void>((resolve) => (finishHandler = resolve));
+      let finished = false;
+      const first = await subscribe({
+        groupId: group,
+        topics: [topic],
+        handler: async (message) => {
+          await started.handler(message);
+          await handlerMayFinish;
+          finished = true;
+        },
+      });
+      await queue.publish(topic, [record('task-run-1', 'job-1')]);
+      await started.waitFor(1, 'the handler to start');
+
+      const closing = first.close();
+      finishHandler();
+      await closing;
+      expect(finished).toBe(true);
+
+      // The next member starts after the committed message.
+      await queue.publish(topic, [record('task-run-2', 'job-2')]);
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({ groupId: group, topics: [topic], handler: inbox.handler });
+      const [next] = await inbox.waitFor(1, 'the message after the committed one');
+      expect(text(next)).toBe('job-2');
+    });
+
+    it('pause stops delivery of that topic only, and resume delivers what was held', async () => {
+      const jobs = await newTopic('paused-jobs', 1);
+      const broadcast = await newTopic('broadcast', 1);
+      const inbox = new Inbox(deadlineMs);
+      const subscription = await subscribe({
+        groupId: groupId('pause'),
+        topics: [jobs, broadcast],
+        handler: inbox.handler,
+      });
+
+      subscription.pause(jobs);
+      expect(subscription.isPaused(jobs)).toBe(true);
+      expect(subscription.isPaused(broadcast)).toBe(false);
+      await queue.publish(jobs, [record('task-run-1', 'job-1'), record('task-run-1', 'job-2')]);
+      await queue.publish(broadcast, [record('signal', 'kill-1')]);
+      await inbox.waitFor(1, 'the broadcast while jobs are paused');
+      // A second round trip on the live topic, so held jobs had every chance to leak.
+      await queue.publish(broadcast, [record('signal', 'kill-2')]);
+      await inbox.waitFor(2, 'the second broadcast');
+      expect(inbox.messages.filter((message) => message.topic === jobs)).toEqual([]);
+
+      subscription.resume(jobs);
+      expect(subscription.isPaused(jobs)).toBe(false);
+      await inbox.waitFor(4, 'the held jobs after resume');
+      expect(inbox.messages.filter((message) => message.topic === jobs).map(text)).toEqual(['job-1', 'job-2']);
+      expect(() => subscription.pause('lanner.not-subscribed')).toThrow(NotSubscribedError);
+    });
+
+    it('createTopics is idempotent and keeps the partition count', async () => {
+      const topic = await newTopic('idempotent', 3);
+      await queue.createTopics([{ topic, partitions: 3 }]);
+      await Promise.all([queue.createTopics([{ topic, partitions: 5 }]), queue.createTopics([{ topic }])]);
+
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({ groupId: groupId('idempotent'), topics: [topic], handler: inbox.handler });
+      await queue.publish(
+        topic,
+        Array.from({ length: 24 }, (_, i) => record(`task-run-${i}`, `job-${i}`)),
+      );
+
+      const messages = await inbox.waitFor(24, 'every record of the re-created topic');
+      const partitions = new Set(messages.map((message) => message.partition));
+      expect([...partitions].every((partition) => partition >= 0 && partition < 3)).toBe(true);
+      expect(partitions.size).toBeGreaterThan(1);
+    });
+
+    it('ping answers while the queue is open and fails once it is closed', async () => {
+      await expect(queue.ping()).resolves.toBeUndefined();
+      const other = await openQueue();
+      await other.close();
+      await expect(other.ping()).rejects.toThrow();
+    });
+  });
+}
+
+/** Collects delivered messages and lets a test wait for a count, failing with what was missing. */
+class Inbox {
+  readonly messages: QueueMessage[] = [];
+  private readonly waiters: Array<{ count: number; resolve: () => void }> = [];
+
+  constructor(private readonly deadlineMs: number) {}
+
+  readonly handler = async (message: QueueMessage): Promise<void> => {
+    this.messages.push(message);
+    for (const waiter of [...this.waiters]) {
+      if (this.messages.length >= waiter.count) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+
+  async waitFor(count: number, what: string): Promise<QueueMessage[]> {
+    if (this.messages.length < count) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve, reject) => {
+        this.waiters.push({ count, resolve });
+        timer = setTimeout(
+          () => reject(new Error(`Waited for ${what}: ${count} messages expected, ${this.messages.length} arrived`)),
+          this.deadlineMs,
+        );
+      }).finally(() => clearTimeout(timer));
+    }
+    return this.messages.slice(0, count);
+  }
+}
