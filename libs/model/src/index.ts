@@ -1,2 +1,2 @@
-export {};
+export * from './flow';
 export * from './records';

@@ -1,0 +1,341 @@
+// The typed flow model: what `parseFlow` returns from Kestra-format YAML. Pure
+// data, no behaviour. Durations are ISO-8601 strings in the YAML and
+// milliseconds here; templates (`{{ }}`) are kept as strings and rendered late.
+
+/** A string that may hold `{{ }}` expressions, rendered just before use. */
+export type Template = string;
+
+/** Any JSON-like value whose strings may hold templates (rendered recursively). */
+export type TemplatedValue = null | boolean | number | string | TemplatedValue[] | { [key: string]: TemplatedValue };
+
+export const INPUT_TYPES = ['STRING', 'INT', 'FLOAT', 'BOOLEAN', 'DATETIME', 'DURATION', 'JSON', 'ARRAY', 'SELECT'] as const;
+export type InputType = (typeof INPUT_TYPES)[number];
+
+export interface FlowInput {
+  readonly id: string;
+  readonly type: InputType;
+  readonly description?: string;
+  /** Default true, as in Kestra. */
+  readonly required: boolean;
+  readonly defaults?: unknown;
+  /** STRING: a regular expression the value must match. */
+  readonly validator?: string;
+  /** INT / FLOAT bounds. */
+  readonly min?: number;
+  readonly max?: number;
+  /** SELECT: the allowed values. */
+  readonly values?: readonly string[];
+  /** ARRAY: the type of each item. */
+  readonly itemType?: Exclude<InputType, 'ARRAY' | 'SELECT'>;
+}
+
+export const OUTPUT_TYPES = ['STRING', 'INT', 'FLOAT', 'BOOLEAN', 'DATETIME', 'DURATION', 'JSON', 'ARRAY'] as const;
+export type OutputType = (typeof OUTPUT_TYPES)[number];
+
+export interface FlowOutput {
+  readonly id: string;
+  readonly type: OutputType;
+  readonly value: TemplatedValue;
+  readonly description?: string;
+}
+
+export type SelectorMatch = 'ALL' | 'ANY';
+export type SelectorFallback = 'FAIL' | 'WAIT' | 'CANCEL' | 'IGNORE';
+
+export interface WorkerSelectorSpec {
+  readonly tags: readonly Template[];
+  readonly match: SelectorMatch;
+  /** Only allowed with tags; absent means the default (WAIT). */
+  readonly fallback?: SelectorFallback;
+}
+
+export type RetryBehavior = 'RETRY_FAILED_TASK' | 'CREATE_NEW_EXECUTION';
+
+interface RetryCommon {
+  readonly maxAttempts?: number;
+  readonly maxDurationMs?: number;
+  readonly behavior: RetryBehavior;
+  /** Kestra's `warningOnRetry`: a success after retries ends as WARNING. */
+  readonly warningOnRetry: boolean;
+}
+export interface ConstantRetry extends RetryCommon {
+  readonly type: 'constant';
+  readonly intervalMs: number;
+}
+export interface ExponentialRetry extends RetryCommon {
+  readonly type: 'exponential';
+  readonly intervalMs: number;
+  readonly maxIntervalMs: number;
+  readonly delayFactor?: number;
+}
+export interface RandomRetry extends RetryCommon {
+  readonly type: 'random';
+  readonly minIntervalMs: number;
+  readonly maxIntervalMs: number;
+}
+export type RetryPolicy = ConstantRetry | ExponentialRetry | RandomRetry;
+
+export type ConcurrencyBehavior = 'QUEUE' | 'CANCEL' | 'FAIL';
+export interface FlowConcurrency {
+  readonly limit: number;
+  readonly behavior: ConcurrencyBehavior;
+}
+
+/** Properties every task has, whatever its type. */
+export interface TaskCommon {
+  readonly id: string;
+  readonly type: string;
+  readonly description?: string;
+  readonly disabled: boolean;
+  /** A condition template; the task is SKIPPED when it renders falsy. */
+  readonly runIf?: Template;
+  readonly allowFailure: boolean;
+  readonly allowWarning: boolean;
+  readonly timeoutMs?: number;
+  readonly retry?: RetryPolicy;
+  readonly workerSelector?: WorkerSelectorSpec;
+  /** Task output cache (runnable tasks). */
+  readonly taskCache?: { readonly enabled: boolean; readonly ttlMs?: number };
+}
+
+// ---- Flowable tasks (run in the executor) ---------------------------------
+
+export const TASK_TYPES = {
+  Sequential: 'io.kestra.plugin.core.flow.Sequential',
+  Parallel: 'io.kestra.plugin.core.flow.Parallel',
+  If: 'io.kestra.plugin.core.flow.If',
+  Switch: 'io.kestra.plugin.core.flow.Switch',
+  ForEach: 'io.kestra.plugin.core.flow.ForEach',
+  EachSequential: 'io.kestra.plugin.core.flow.EachSequential',
+  EachParallel: 'io.kestra.plugin.core.flow.EachParallel',
+  Dag: 'io.kestra.plugin.core.flow.Dag',
+  AllowFailure: 'io.kestra.plugin.core.flow.AllowFailure',
+  WaitFor: 'io.kestra.plugin.core.flow.WaitFor',
+  Pause: 'io.kestra.plugin.core.flow.Pause',
+  Subflow: 'io.kestra.plugin.core.flow.Subflow',
+  Fail: 'io.kestra.plugin.core.execution.Fail',
+  Labels: 'io.kestra.plugin.core.execution.Labels',
+  Log: 'io.kestra.plugin.core.log.Log',
+  Echo: 'io.kestra.plugin.core.debug.Echo',
+  Return: 'io.kestra.plugin.core.debug.Return',
+  OutputValues: 'io.kestra.plugin.core.output.OutputValues',
+  Sleep: 'io.kestra.plugin.core.flow.Sleep',
+  HttpRequest: 'io.kestra.plugin.core.http.Request',
+  ShellCommands: 'io.kestra.plugin.scripts.shell.Commands',
+  NodeScript: 'io.kestra.plugin.scripts.node.Script',
+} as const;
+
+/** Branches a flowable may carry besides its main tasks. */
+interface FlowableBranches {
+  readonly errors?: readonly Task[];
+  readonly finally?: readonly Task[];
+}
+
+export interface SequentialTask extends TaskCommon, FlowableBranches {
+  readonly kind: 'Sequential';
+  readonly tasks: readonly Task[];
+}
+export interface ParallelTask extends TaskCommon, FlowableBranches {
+  readonly kind: 'Parallel';
+  readonly tasks: readonly Task[];
+  /** 0 = unlimited. */
+  readonly concurrency: number;
+}
+export interface IfTask extends TaskCommon, FlowableBranches {
+  readonly kind: 'If';
+  readonly condition: Template;
+  readonly then: readonly Task[];
+  readonly else?: readonly Task[];
+}
+export interface SwitchTask extends TaskCommon, FlowableBranches {
+  readonly kind: 'Switch';
+  readonly value: Template;
+  readonly cases: Readonly<Record<string, readonly Task[]>>;
+  readonly defaults?: readonly Task[];
+}
+export interface ForEachTask extends TaskCommon, FlowableBranches {
+  readonly kind: 'ForEach';
+  /** A list, or a template rendering to a JSON list. */
+  readonly values: TemplatedValue;
+  /** 0 = unlimited; EachSequential reads as 1, EachParallel as 0. */
+  readonly concurrencyLimit: number;
+  readonly tasks: readonly Task[];
+}
+export interface DagTask extends TaskCommon, FlowableBranches {
+  readonly kind: 'Dag';
+  readonly tasks: readonly { readonly task: Task; readonly dependsOn: readonly string[] }[];
+  readonly concurrency: number;
+}
+export interface AllowFailureTask extends TaskCommon, FlowableBranches {
+  readonly kind: 'AllowFailure';
+  readonly tasks: readonly Task[];
+}
+export interface WaitForTask extends TaskCommon {
+  readonly kind: 'WaitFor';
+  /** Loop the tasks until this renders true. */
+  readonly condition: Template;
+  readonly tasks: readonly Task[];
+  readonly checkFrequency: { readonly intervalMs: number; readonly maxIterations?: number; readonly maxDurationMs?: number };
+  readonly failOnMaxReached: boolean;
+}
+export interface PauseTask extends TaskCommon {
+  readonly kind: 'Pause';
+  /** Resume by itself after this long; absent = wait for a resume through the API. */
+  readonly pauseDurationMs?: number;
+  /** Fail if not resumed within this long. */
+  readonly pauseTimeoutMs?: number;
+}
+export interface SubflowTask extends TaskCommon {
+  readonly kind: 'Subflow';
+  readonly namespace: string;
+  readonly flowId: string;
+  readonly revision?: number;
+  readonly inputs?: Readonly<Record<string, TemplatedValue>>;
+  readonly labels?: Readonly<Record<string, Template>>;
+  readonly wait: boolean;
+  readonly transmitFailed: boolean;
+}
+export interface FailTask extends TaskCommon {
+  readonly kind: 'Fail';
+  readonly condition?: Template;
+  readonly errorMessage: Template;
+}
+export interface LabelsTask extends TaskCommon {
+  readonly kind: 'Labels';
+  readonly labels: Readonly<Record<string, Template>>;
+}
+
+export type FlowableTask =
+  | SequentialTask
+  | ParallelTask
+  | IfTask
+  | SwitchTask
+  | ForEachTask
+  | DagTask
+  | AllowFailureTask
+  | WaitForTask
+  | PauseTask
+  | SubflowTask
+  | FailTask
+  | LabelsTask;
+
+// ---- Runnable tasks (run on a worker) --------------------------------------
+
+export type LogLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface LogTask extends TaskCommon {
+  readonly kind: 'Log';
+  readonly message: TemplatedValue;
+  readonly level: LogLevel;
+}
+export interface ReturnTask extends TaskCommon {
+  readonly kind: 'Return';
+  readonly format: Template;
+}
+export interface OutputValuesTask extends TaskCommon {
+  readonly kind: 'OutputValues';
+  readonly values: Readonly<Record<string, TemplatedValue>>;
+}
+export interface SleepTask extends TaskCommon {
+  readonly kind: 'Sleep';
+  readonly durationMs: number;
+}
+export interface HttpRequestTask extends TaskCommon {
+  readonly kind: 'HttpRequest';
+  readonly uri: Template;
+  readonly method: string;
+  readonly headers?: Readonly<Record<string, Template>>;
+  readonly body?: TemplatedValue;
+  readonly contentType?: string;
+}
+export interface ShellCommandsTask extends TaskCommon {
+  readonly kind: 'ShellCommands';
+  readonly commands: readonly Template[];
+  readonly env?: Readonly<Record<string, Template>>;
+}
+export interface NodeScriptTask extends TaskCommon {
+  readonly kind: 'NodeScript';
+  readonly script: Template;
+  readonly env?: Readonly<Record<string, Template>>;
+}
+
+export type RunnableTask =
+  | LogTask
+  | ReturnTask
+  | OutputValuesTask
+  | SleepTask
+  | HttpRequestTask
+  | ShellCommandsTask
+  | NodeScriptTask;
+
+export type Task = FlowableTask | RunnableTask;
+export type TaskKind = Task['kind'];
+
+// ---- Triggers ----------------------------------------------------------------
+
+export interface TriggerCommon {
+  readonly id: string;
+  readonly type: string;
+  readonly description?: string;
+  readonly disabled: boolean;
+  readonly inputs?: Readonly<Record<string, TemplatedValue>>;
+}
+export interface ScheduleTrigger extends TriggerCommon {
+  readonly kind: 'Schedule';
+  readonly cron: string;
+  readonly timezone: string;
+}
+export type FlowTriggerCondition =
+  | { readonly kind: 'ExecutionFlow'; readonly namespace: string; readonly flowId: string }
+  | { readonly kind: 'ExecutionStatus'; readonly in?: readonly string[]; readonly notIn?: readonly string[] }
+  | { readonly kind: 'ExecutionNamespace'; readonly namespace: string; readonly prefix: boolean }
+  | { readonly kind: 'Expression'; readonly expression: Template };
+export interface FlowTrigger extends TriggerCommon {
+  readonly kind: 'Flow';
+  readonly conditions: readonly FlowTriggerCondition[];
+}
+export interface WebhookTrigger extends TriggerCommon {
+  readonly kind: 'Webhook';
+  readonly key: string;
+}
+export interface HttpPollingTrigger extends TriggerCommon {
+  readonly kind: 'HttpPolling';
+  readonly uri: Template;
+  readonly method: string;
+  readonly intervalMs: number;
+  readonly responseCondition?: Template;
+}
+export type Trigger = ScheduleTrigger | FlowTrigger | WebhookTrigger | HttpPollingTrigger;
+
+// ---- The flow --------------------------------------------------------------------
+
+export interface Flow {
+  readonly id: string;
+  readonly namespace: string;
+  readonly revision?: number;
+  readonly description?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly inputs: readonly FlowInput[];
+  readonly variables: Readonly<Record<string, TemplatedValue>>;
+  readonly concurrency?: FlowConcurrency;
+  readonly workerSelector?: WorkerSelectorSpec;
+  readonly tasks: readonly Task[];
+  readonly errors: readonly Task[];
+  readonly finally: readonly Task[];
+  readonly outputs: readonly FlowOutput[];
+  readonly triggers: readonly Trigger[];
+  readonly disabled: boolean;
+}
+
+/** One validation problem: where (a YAML path like `tasks[2].retry.maxAttempts`) and what. */
+export interface FlowProblem {
+  readonly path: string;
+  readonly message: string;
+  /** 1-based line in the YAML source, when known. */
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export type ParseFlowResult =
+  | { readonly ok: true; readonly flow: Flow }
+  | { readonly ok: false; readonly problems: readonly FlowProblem[] };
