@@ -1,0 +1,440 @@
+/**
+ * Evaluates the AST from syntax.ts against a context. Pebble's strict variables, as
+ * Kestra configures Pebble: reading a name or member that does not exist fails,
+ * except as the input of `default`, of `??` and of the `defined`/`null`/`empty` tests.
+ * One Evaluation per render call: nothing survives it.
+ */
+import { Arguments, BuiltinError, FILTERS, TESTS, extremum, newDataMap, range } from './builtins';
+import { EvaluationFailure } from './expression-error';
+import { CompareOperator, Expression, Position, Statement } from './syntax';
+import { MISSING, dataEquals, isDataMap, isTruthy, readMember, toText, typeName } from './values';
+
+/**
+ * What a `secret('NAME')` call does in this render:
+ * - `keep`: a `{{ }}` segment calling it is copied to the output for the worker
+ *   (the executor's renderTemplate); anywhere else it is refused;
+ * - `refuse`: it fails (conditions, tags, lists: values the executor needs now);
+ * - `resolve`: it asks the resolver (the worker's renderSecrets).
+ */
+export type SecretPolicy = { readonly mode: 'keep' | 'refuse' } | { readonly mode: 'resolve'; readonly resolve: (name: string) => string | undefined };
+
+export interface EvaluationOptions {
+  readonly context: Readonly<Record<string, unknown>>;
+  /** What now() returns; absent on the worker, which renders no clock. */
+  readonly now?: Date;
+  readonly secrets: SecretPolicy;
+  /** Read every missing name or member as undefined (worker-selector tags: an absent value drops the tag). */
+  readonly lenient?: boolean;
+}
+
+/** A piece of output: rendered text, or a segment copied verbatim for the worker. */
+export type OutputPart = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'kept'; readonly offset: number };
+
+/** Evaluation steps one render may take: bounds what nested loops can cost the executor. */
+const STEP_LIMIT = 200_000;
+
+const SECRET_ELSEWHERE = 'secret() is resolved only on the worker, so it can only be used inside a {{ }} segment of a task property';
+
+class Scope {
+  readonly vars = new Map<string, unknown>();
+  constructor(readonly parent: Scope | null) {}
+
+  find(name: string): { found: true; value: unknown } | { found: false } {
+    if (this.vars.has(name)) return { found: true, value: this.vars.get(name) };
+    return this.parent ? this.parent.find(name) : { found: false };
+  }
+}
+
+export class Evaluation {
+  private steps = 0;
+
+  constructor(private readonly options: EvaluationOptions) {}
+
+  /** Renders statements into parts (text and, with the `keep` policy, kept secret segments). */
+  render(statements: readonly Statement[]): OutputPart[] {
+    const parts: OutputPart[] = [];
+    this.renderInto(statements, new Scope(null), parts, this.options.secrets.mode === 'keep');
+    return parts;
+  }
+
+  /** Evaluates one expression to its value (not its text). */
+  value(expression: Expression): unknown {
+    return this.evaluate(expression, new Scope(null), this.lenient);
+  }
+
+  private get lenient(): boolean {
+    return this.options.lenient === true;
+  }
+
+  private renderInto(statements: readonly Statement[], scope: Scope, parts: OutputPart[], keepSecrets: boolean): void {
+    for (const statement of statements) {
+      this.step(statement.kind === 'text' ? { line: 1, column: 1 } : statement);
+      switch (statement.kind) {
+        case 'text':
+          parts.push({ kind: 'text', text: statement.text });
+          break;
+        case 'output':
+          if (containsSecretCall(statement.expression)) {
+            if (this.options.secrets.mode === 'resolve') {
+              parts.push({ kind: 'text', text: this.print(this.evaluate(statement.expression, scope, this.lenient), statement) });
+            } else if (keepSecrets) {
+              assertWorkerEvaluable(statement.expression);
+              parts.push({ kind: 'kept', offset: statement.offset });
+            } else {
+              throw new EvaluationFailure(SECRET_ELSEWHERE, statement.line, statement.column);
+            }
+          } else {
+            parts.push({ kind: 'text', text: this.print(this.evaluate(statement.expression, scope, this.lenient), statement) });
+          }
+          break;
+        case 'if':
+          this.renderInto(isTruthy(this.evaluate(statement.test, scope, this.lenient)) ? statement.then : statement.otherwise, scope, parts, keepSecrets);
+          break;
+        case 'for':
+          this.renderLoop(statement, scope, parts, keepSecrets);
+          break;
+        case 'set': {
+          let value: unknown;
+          if (statement.value !== null) {
+            value = this.evaluate(statement.value, scope, this.lenient);
+          } else {
+            // A captured block becomes a value; a kept secret segment cannot live in one.
+            const captured: OutputPart[] = [];
+            this.renderInto(statement.body ?? [], new Scope(scope), captured, false);
+            value = captured.map((part) => (part.kind === 'text' ? part.text : '')).join('');
+          }
+          for (const name of statement.names) scope.vars.set(name, value);
+          break;
+        }
+      }
+    }
+  }
+
+  private renderLoop(statement: Extract<Statement, { kind: 'for' }>, scope: Scope, parts: OutputPart[], keepSecrets: boolean): void {
+    const iterable = this.evaluate(statement.iterable, scope, this.lenient) ?? null;
+    let items: unknown[];
+    if (iterable === null) items = [];
+    else if (Array.isArray(iterable)) items = iterable;
+    // Pebble iterates a map as entries with `key` and `value`.
+    else if (isDataMap(iterable)) items = Object.entries(iterable).map(([key, value]) => newDataMap([['key', key], ['value', value]]));
+    else throw new EvaluationFailure(`'for' needs a list or a map, got ${typeName(iterable)}`, statement.iterable.line, statement.iterable.column);
+
+    if (items.length === 0) {
+      this.renderInto(statement.otherwise, scope, parts, keepSecrets);
+      return;
+    }
+    items.forEach((item, index) => {
+      const body = new Scope(scope);
+      if (statement.names.length === 1) {
+        body.vars.set(statement.names[0], item);
+      } else {
+        const values = isDataMap(item) && isDataMap(iterable) ? [item['key'], item['value']] : Array.isArray(item) ? item : [item];
+        statement.names.forEach((name, i) => body.vars.set(name, values[i] ?? null));
+      }
+      // Pebble's loop variable: index counts from 0.
+      body.vars.set(
+        'loop',
+        newDataMap([
+          ['index', index],
+          ['revindex', items.length - index - 1],
+          ['first', index === 0],
+          ['last', index === items.length - 1],
+          ['length', items.length],
+        ]),
+      );
+      this.renderInto(statement.body, body, parts, keepSecrets);
+    });
+  }
+
+  private print(value: unknown, at: Position): string {
+    try {
+      return toText(value);
+    } catch {
+      throw new EvaluationFailure(`cannot print ${typeName(value)}`, at.line, at.column);
+    }
+  }
+
+  private step(at: Position): void {
+    this.steps += 1;
+    if (this.steps > STEP_LIMIT) {
+      throw new EvaluationFailure(`the template does too much work (more than ${STEP_LIMIT} steps)`, at.line, at.column);
+    }
+  }
+
+  /**
+   * `lenient`: a missing name or member yields undefined instead of failing (inside
+   * `default`, `??` and the defined/null/empty tests, as in Pebble's strict mode).
+   */
+  private evaluate(expr: Expression, scope: Scope, lenient: boolean): unknown {
+    this.step(expr);
+    switch (expr.kind) {
+      case 'literal':
+        return expr.value;
+      case 'name': {
+        const local = scope.find(expr.name);
+        if (local.found) return local.value;
+        const value = readMember(this.options.context, expr.name);
+        if (value !== MISSING) return value;
+        if (lenient) return undefined;
+        throw new EvaluationFailure(`'${expr.name}' is undefined`, expr.line, expr.column);
+      }
+      case 'member': {
+        const target = this.evaluate(expr.target, scope, lenient);
+        if (target === undefined && lenient) return undefined;
+        const key = this.evaluate(expr.key, scope, false);
+        const value = readMember(target, key);
+        if (value !== MISSING) return value;
+        if (lenient) return undefined;
+        const root = rootOf(expr);
+        const why = target === null ? ` ('${describe(expr.target)}' is null)` : '';
+        throw new EvaluationFailure(`'${describe(expr)}' is undefined${why}`, root.line, root.column);
+      }
+      case 'list':
+        return expr.items.map((item) => this.evaluate(item, scope, lenient));
+      case 'map':
+        return newDataMap(
+          expr.entries.map(({ key, value }) => {
+            const name = this.evaluate(key, scope, false);
+            if (typeof name !== 'string' && typeof name !== 'number') {
+              throw new EvaluationFailure(`a map key must be text or a number, got ${typeName(name)}`, key.line, key.column);
+            }
+            return [String(name), this.evaluate(value, scope, lenient)];
+          }),
+        );
+      case 'call':
+        return this.call(expr, scope);
+      case 'filter': {
+        const filter = FILTERS.get(expr.name);
+        if (!filter) throw new EvaluationFailure(`unknown filter '${expr.name}'`, expr.line, expr.column);
+        const input = this.evaluate(expr.input, scope, lenient || expr.name === 'default');
+        // Inside a lenient input, a filter of an undefined value stays undefined.
+        if (input === undefined && expr.name !== 'default') return undefined;
+        return this.guard(expr, () => filter(input, this.arguments(expr.args, expr.named, scope)));
+      }
+      case 'test': {
+        const test = TESTS.get(expr.name);
+        if (!test) throw new EvaluationFailure(`unknown test '${expr.name}'`, expr.line, expr.column);
+        const tolerant = ['defined', 'undefined', 'null', 'none', 'empty'].includes(expr.name);
+        const input = this.evaluate(expr.input, scope, lenient || tolerant);
+        const args = expr.args.map((a) => this.evaluate(a, scope, false));
+        return this.guard(expr, () => test(input, args));
+      }
+      case 'not':
+        return !isTruthy(this.evaluate(expr.operand, scope, lenient));
+      case 'negate':
+      case 'plus': {
+        const operand = this.evaluate(expr.operand, scope, lenient);
+        if (typeof operand !== 'number') throw new EvaluationFailure(`unary '${expr.kind === 'negate' ? '-' : '+'}' needs a number, got ${typeName(operand)}`, expr.line, expr.column);
+        return expr.kind === 'negate' ? -operand : operand;
+      }
+      case 'conditional':
+        if (isTruthy(this.evaluate(expr.test, scope, lenient))) return this.evaluate(expr.then, scope, lenient);
+        return expr.otherwise === null ? null : this.evaluate(expr.otherwise, scope, lenient);
+      case 'compare': {
+        let left = this.evaluate(expr.first, scope, lenient);
+        for (const { operator, operand } of expr.rest) {
+          const right = this.evaluate(operand, scope, lenient);
+          if (!compare(operator, left, right, expr)) return false;
+          left = right;
+        }
+        return true;
+      }
+      case 'binary':
+        return this.binary(expr, scope, lenient);
+    }
+  }
+
+  private binary(expr: Extract<Expression, { kind: 'binary' }>, scope: Scope, lenient: boolean): unknown {
+    switch (expr.operator) {
+      // Pebble's and/or yield booleans.
+      case 'and':
+        return isTruthy(this.evaluate(expr.left, scope, lenient)) && isTruthy(this.evaluate(expr.right, scope, lenient));
+      case 'or':
+        return isTruthy(this.evaluate(expr.left, scope, lenient)) || isTruthy(this.evaluate(expr.right, scope, lenient));
+      case '??': {
+        const left = this.evaluate(expr.left, scope, true);
+        return left === undefined || left === null ? this.evaluate(expr.right, scope, lenient) : left;
+      }
+      case '~':
+        return this.print(this.evaluate(expr.left, scope, lenient), expr) + this.print(this.evaluate(expr.right, scope, lenient), expr);
+      case 'in': {
+        const needle = this.evaluate(expr.left, scope, lenient);
+        const haystack = this.evaluate(expr.right, scope, lenient);
+        if (Array.isArray(haystack)) return haystack.some((item) => dataEquals(item, needle));
+        if (typeof haystack === 'string' && typeof needle === 'string') return haystack.includes(needle);
+        if (isDataMap(haystack) && typeof needle === 'string') return Object.prototype.hasOwnProperty.call(haystack, needle);
+        throw new EvaluationFailure(`'in' needs a list, a map or text on its right, got ${typeName(haystack)}`, expr.line, expr.column);
+      }
+      default: {
+        const left = this.evaluate(expr.left, scope, lenient);
+        const right = this.evaluate(expr.right, scope, lenient);
+        return arithmetic(expr.operator, left, right, expr);
+      }
+    }
+  }
+
+  private call(expr: Extract<Expression, { kind: 'call' }>, scope: Scope): unknown {
+    switch (expr.name) {
+      case 'now':
+        if (!this.options.now) throw new EvaluationFailure('now() is not available here', expr.line, expr.column);
+        return this.options.now;
+      case 'secret': {
+        if (this.options.secrets.mode !== 'resolve') throw new EvaluationFailure(SECRET_ELSEWHERE, expr.line, expr.column);
+        const name = this.evaluate(expr.args[0] ?? { kind: 'literal', value: null, line: expr.line, column: expr.column }, scope, false);
+        if (typeof name !== 'string' || name === '') throw new EvaluationFailure('secret() needs a secret name', expr.line, expr.column);
+        const value = this.options.secrets.resolve(name);
+        // The name is what the flow author wrote; the value never appears in a message.
+        if (value === undefined) throw new EvaluationFailure(`the secret '${name}' is not defined on this worker`, expr.line, expr.column);
+        return value;
+      }
+      case 'range':
+        return this.guard(expr, () => range(this.arguments(expr.args, expr.named, scope)));
+      case 'max':
+        return this.guard(expr, () => extremum(this.arguments(expr.args, expr.named, scope), Math.max, 'max'));
+      case 'min':
+        return this.guard(expr, () => extremum(this.arguments(expr.args, expr.named, scope), Math.min, 'min'));
+      default:
+        throw new EvaluationFailure(`unknown function '${expr.name}'`, expr.line, expr.column);
+    }
+  }
+
+  private arguments(args: readonly Expression[], named: readonly { name: string; value: Expression }[], scope: Scope): Arguments {
+    return {
+      args: args.map((a) => this.evaluate(a, scope, false)),
+      named: new Map(named.map((n) => [n.name, this.evaluate(n.value, scope, false)])),
+    };
+  }
+
+  private guard<T>(at: Position, run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (error instanceof BuiltinError) throw new EvaluationFailure(error.message, at.line, at.column);
+      throw error;
+    }
+  }
+}
+
+function arithmetic(operator: string, left: unknown, right: unknown, at: Position): unknown {
+  if (operator === '+' && Array.isArray(left) && Array.isArray(right)) return [...left, ...right];
+  if (typeof left !== 'number' || typeof right !== 'number') {
+    const hint = operator === '+' && (typeof left === 'string' || typeof right === 'string') ? "; use '~' to join text" : '';
+    throw new EvaluationFailure(`'${operator}' needs numbers, got ${typeName(left)} and ${typeName(right)}${hint}`, at.line, at.column);
+  }
+  if ((operator === '/' || operator === '//' || operator === '%') && right === 0) throw new EvaluationFailure('division by zero', at.line, at.column);
+  switch (operator) {
+    case '+':
+      return left + right;
+    case '-':
+      return left - right;
+    case '*':
+      return left * right;
+    case '/':
+      return left / right;
+    case '//':
+      return Math.floor(left / right);
+    case '%':
+      return left % right;
+    default:
+      return left ** right;
+  }
+}
+
+function compare(operator: CompareOperator, left: unknown, right: unknown, at: Position): boolean {
+  switch (operator) {
+    case '==':
+    case '===':
+      return dataEquals(left, right);
+    case '!=':
+    case '!==':
+      return !dataEquals(left, right);
+  }
+  const comparable =
+    (typeof left === 'number' && typeof right === 'number') ||
+    (typeof left === 'string' && typeof right === 'string') ||
+    (left instanceof Date && right instanceof Date);
+  if (!comparable) throw new EvaluationFailure(`'${operator}' cannot compare ${typeName(left)} with ${typeName(right)}`, at.line, at.column);
+  const a = left instanceof Date ? left.getTime() : (left as number | string);
+  const b = right instanceof Date ? right.getTime() : (right as number | string);
+  switch (operator) {
+    case '<':
+      return a < b;
+    case '>':
+      return a > b;
+    case '<=':
+      return a <= b;
+    default:
+      return a >= b;
+  }
+}
+
+function rootOf(expr: Expression): Position {
+  return expr.kind === 'member' ? rootOf(expr.target) : expr;
+}
+
+/** `inputs.region`, `outputs['my-task'].vars`: the path as a flow author reads it. */
+function describe(expr: Expression): string {
+  if (expr.kind === 'name') return expr.name;
+  if (expr.kind === 'member') {
+    const key = expr.key;
+    if (key.kind === 'literal' && typeof key.value === 'string') {
+      return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key.value) ? `${describe(expr.target)}.${key.value}` : `${describe(expr.target)}['${key.value}']`;
+    }
+    if (key.kind === 'literal' && typeof key.value === 'number') return `${describe(expr.target)}[${key.value}]`;
+    return `${describe(expr.target)}[${key.kind === 'name' ? key.name : '...'}]`;
+  }
+  return 'the value';
+}
+
+function children(expr: Expression): Expression[] {
+  switch (expr.kind) {
+    case 'literal':
+    case 'name':
+      return [];
+    case 'member':
+      return [expr.target, expr.key];
+    case 'list':
+      return [...expr.items];
+    case 'map':
+      return expr.entries.flatMap((e) => [e.key, e.value]);
+    case 'call':
+      return [...expr.args, ...expr.named.map((n) => n.value)];
+    case 'filter':
+      return [expr.input, ...expr.args, ...expr.named.map((n) => n.value)];
+    case 'test':
+      return [expr.input, ...expr.args];
+    case 'not':
+    case 'negate':
+    case 'plus':
+      return [expr.operand];
+    case 'binary':
+      return [expr.left, expr.right];
+    case 'compare':
+      return [expr.first, ...expr.rest.map((r) => r.operand)];
+    case 'conditional':
+      return expr.otherwise === null ? [expr.test, expr.then] : [expr.test, expr.then, expr.otherwise];
+  }
+}
+
+export function containsSecretCall(expr: Expression): boolean {
+  return (expr.kind === 'call' && expr.name === 'secret') || children(expr).some(containsSecretCall);
+}
+
+/**
+ * A kept segment is evaluated on the worker without the execution context or a
+ * clock, so it may use literals, filters and secret() only; refuse anything else now,
+ * on the executor, where the error names the task property.
+ */
+function assertWorkerEvaluable(expr: Expression): void {
+  if (expr.kind === 'name') {
+    throw new EvaluationFailure(
+      `a {{ }} segment that calls secret() is evaluated on the worker without the execution context, so it cannot use '${expr.name}'; compute that value in a separate segment`,
+      expr.line,
+      expr.column,
+    );
+  }
+  if (expr.kind === 'call' && expr.name !== 'secret') {
+    throw new EvaluationFailure(`a {{ }} segment that calls secret() cannot call ${expr.name}()`, expr.line, expr.column);
+  }
+  children(expr).forEach(assertWorkerEvaluable);
+}

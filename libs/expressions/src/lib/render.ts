@@ -1,0 +1,189 @@
+/**
+ * The public rendering functions. Each call parses, evaluates and forgets: no cache,
+ * no clock (`options.now` is what now() returns), no I/O.
+ *
+ * Two kinds of result:
+ * - worker text (renderTemplate, renderValue): what the executor sends to a worker.
+ *   A `{{ }}` segment that calls secret() is kept as written, and any `{{`, `{%` or
+ *   `{#` that came out of rendering is written as `{{ '{{' }}`, so that the worker's
+ *   renderSecrets turns the text into the final string and nothing a value carries
+ *   (a webhook body, an input) can become a secret() call on the worker. Text without
+ *   those delimiters (nearly all of it) is already final.
+ * - final values (renderFinal, evaluateCondition, renderTag, renderList): what the executor needs
+ *   itself; secret() is refused there, since secrets never reach the executor.
+ */
+import { EvaluationFailure, ExpressionError } from './expression-error';
+import { Evaluation, EvaluationOptions, OutputPart } from './evaluator';
+import { Statement, parseTemplate, scanSegments, segmentAt } from './syntax';
+import { escapeForWorker, isDataMap, isRenderedTextTruthy, typeName } from './values';
+
+/** The names a template reads: flow, execution, inputs, vars, outputs, taskrun, parents, trigger, labels. */
+export interface ExpressionContext {
+  [name: string]: unknown;
+}
+
+export interface RenderOptions {
+  /** What now() returns: rendering never reads the clock. */
+  now: Date;
+}
+
+/** Resolves a secret by name on the worker; undefined when the worker has no such secret. */
+export type SecretResolver = (name: string) => string | undefined;
+
+/** True when the text contains `{{` or `{%`; anything else renders to itself. */
+export function hasExpression(value: string): boolean {
+  return value.includes('{{') || value.includes('{%');
+}
+
+/** Renders a template to worker text (see the top of this file). */
+export function renderTemplate(template: string, context: ExpressionContext, options: RenderOptions): string {
+  if (!hasExpression(template)) return template;
+  return guarded(template, () => {
+    const parts = new Evaluation({ context, now: options.now, secrets: { mode: 'keep' } }).render(parseTemplate(template));
+    return toWorkerText(template, parts);
+  });
+}
+
+/**
+ * Renders every string inside a value (lists and maps, recursively) with
+ * renderTemplate; other values are returned unchanged. A string stays a string, even
+ * `"{{ inputs.count }}"`, as in Kestra: a task property's type is what its author
+ * wrote, and the plugin converts it. Use renderList where a list is needed.
+ * Map keys are rendered too, as final text (a key cannot hold a secret).
+ */
+export function renderValue(value: unknown, context: ExpressionContext, options: RenderOptions): unknown {
+  if (typeof value === 'string') return renderTemplate(value, context, options);
+  if (Array.isArray(value)) return value.map((item) => renderValue(item, context, options));
+  if (isDataMap(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [renderFinal(key, context, options), renderValue(item, context, options)]));
+  }
+  return value;
+}
+
+/** Renders a condition and applies Kestra's truthiness: "", "false", "0", "-0" and null are false. */
+export function evaluateCondition(template: string, context: ExpressionContext, options: RenderOptions): boolean {
+  return isRenderedTextTruthy(renderFinal(template, context, options));
+}
+
+/**
+ * Renders a worker-selector tag. null when it renders to blank, including when it reads
+ * something absent (an optional input that was not given): such a tag is dropped.
+ */
+export function renderTag(template: string, context: ExpressionContext, options: RenderOptions): string | null {
+  const text = hasExpression(template) ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, lenient: true }) : template;
+  return text.trim() === '' ? null : text;
+}
+
+/**
+ * The list a ForEach iterates: a YAML list (its strings rendered), a template that
+ * yields a list (`"{{ inputs.list }}"`), or text that renders to a JSON array
+ * (`'["a","b"]'`, `"{{ outputs.t.vars.json }}"`). The items are final values.
+ */
+export function renderList(value: unknown, context: ExpressionContext, options: RenderOptions): unknown[] {
+  if (Array.isArray(value)) return value.map((item) => renderFinalValue(item, context, options));
+  if (typeof value !== 'string') {
+    throw new ExpressionError(`expects a list or a template that renders to one, got ${typeName(value)}`, String(value));
+  }
+  return guarded(value, () => {
+    const statements = hasExpression(value) ? parseTemplate(value) : [];
+    const single = singleOutput(statements);
+    const options_: EvaluationOptions = { context, now: options.now, secrets: { mode: 'refuse' } };
+    const result: unknown = single ? new Evaluation(options_).value(single.expression) : hasExpression(value) ? joinText(new Evaluation(options_).render(statements)) : value;
+    if (Array.isArray(result)) return result;
+    if (typeof result === 'string') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(result);
+      } catch {
+        parsed = undefined;
+      }
+      if (Array.isArray(parsed)) return parsed;
+    }
+    throw new EvaluationFailure(`must render to a list or a JSON array, got ${typeof result === 'string' ? 'text' : typeName(result)}`, single?.line ?? 1, single?.column ?? 1);
+  });
+}
+
+/**
+ * The worker's pass over worker text: resolves the kept `{{ secret('NAME') }}`
+ * segments with the worker's own resolver and restores escaped delimiters. Fails on a
+ * secret the resolver does not know, naming it (never printing a value).
+ */
+export function renderSecrets(template: string, resolve: SecretResolver): string {
+  if (!hasExpression(template)) return template;
+  return guarded(template, () => joinText(new Evaluation({ context: {}, secrets: { mode: 'resolve', resolve } }).render(parseTemplate(template))));
+}
+
+/** renderSecrets over every string in a value (lists and maps, recursively). */
+export function renderSecretsInValue(value: unknown, resolve: SecretResolver): unknown {
+  if (typeof value === 'string') return renderSecrets(value, resolve);
+  if (Array.isArray(value)) return value.map((item) => renderSecretsInValue(item, resolve));
+  if (isDataMap(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderSecretsInValue(item, resolve)]));
+  return value;
+}
+
+/**
+ * Final text for a value the executor uses itself (a Switch value, a label, a subflow
+ * input, a flow output): nothing escaped, nothing kept; secret() is refused.
+ */
+export function renderFinal(template: string, context: ExpressionContext, options: RenderOptions): string {
+  return hasExpression(template) ? render(template, { context, now: options.now, secrets: { mode: 'refuse' } }) : template;
+}
+
+// ---- internals ----------------------------------------------------------------
+
+function renderFinalValue(value: unknown, context: ExpressionContext, options: RenderOptions): unknown {
+  if (typeof value === 'string') return renderFinal(value, context, options);
+  if (Array.isArray(value)) return value.map((item) => renderFinalValue(item, context, options));
+  if (isDataMap(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [renderFinal(key, context, options), renderFinalValue(item, context, options)]));
+  }
+  return value;
+}
+
+function render(template: string, options: EvaluationOptions): string {
+  return guarded(template, () => joinText(new Evaluation(options).render(parseTemplate(template))));
+}
+
+function joinText(parts: readonly OutputPart[]): string {
+  return parts.map((part) => (part.kind === 'text' ? part.text : '')).join('');
+}
+
+/** The template is one `{{ expr }}` (whitespace around it aside). */
+function singleOutput(statements: readonly Statement[]): Extract<Statement, { kind: 'output' }> | undefined {
+  const meaningful = statements.filter((s) => !(s.kind === 'text' && s.text.trim() === ''));
+  return meaningful.length === 1 && meaningful[0].kind === 'output' ? meaningful[0] : undefined;
+}
+
+function toWorkerText(template: string, parts: readonly OutputPart[]): string {
+  const segments = new Map(scanSegments(template).map((s) => [s.start, s]));
+  let out = '';
+  let pending = '';
+  for (const part of parts) {
+    if (part.kind === 'text') {
+      pending += part.text;
+      continue;
+    }
+    out += escapeForWorker(pending, true);
+    pending = '';
+    const segment = segments.get(part.offset);
+    const source = segment ? template.slice(segment.start, segment.end) : '';
+    // Whitespace control was applied here already; the worker must not trim again.
+    out += source.replace(/^\{\{-/, '{{ ').replace(/-\}\}$/, ' }}');
+  }
+  return out + escapeForWorker(pending, false);
+}
+
+/** Runs a render step and turns whatever it throws into an ExpressionError naming the segment. */
+function guarded<T>(template: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ExpressionError) throw error;
+    if (error instanceof EvaluationFailure) {
+      throw new ExpressionError(error.reason, segmentAt(template, error.line, error.column), error.line, error.column);
+    }
+    // An internal fault (a bug, a template nested too deep for the stack): the details
+    // are ours, not the flow author's, and may hold values; say only where.
+    throw new ExpressionError('the expression could not be evaluated', template.length > 200 ? `${template.slice(0, 197)}...` : template);
+  }
+}
