@@ -18,6 +18,7 @@ export type {
   WorkerSelector,
 } from './lib/worker-selector';
 export { TagTemplateNotSupported, literalTagRenderer, renderTags } from './lib/tag-renderer';
+export { expressionTagRenderer } from './lib/expression-tag-renderer';
 export type { TagRenderContext, TagRenderer } from './lib/tag-renderer';
 export { DEFAULT_QUEUE_ID, RESERVED_QUEUE_IDS, SYSTEM_QUEUE_ID, isReservedQueueId, sameTagSet } from './lib/worker-queue';
 export type { WorkerQueue } from './lib/worker-queue';
