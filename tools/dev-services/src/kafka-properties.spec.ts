@@ -1,0 +1,51 @@
+import { kafkaServerProperties } from './kafka-properties';
+
+function parse(text: string): Map<string, string> {
+  const entries = text
+    .split('\n')
+    .filter((line) => line.trim() && !line.startsWith('#'))
+    .map((line) => {
+      const at = line.indexOf('=');
+      return [line.slice(0, at), line.slice(at + 1)] as const;
+    });
+  return new Map(entries);
+}
+
+describe('server.properties for the local broker', () => {
+  const properties = parse(kafkaServerProperties({ brokerPort: 40001, controllerPort: 40002, logDir: '/data/kafka' }));
+
+  it('runs one node as both broker and KRaft controller', () => {
+    expect(properties.get('process.roles')).toBe('broker,controller');
+    expect(properties.get('controller.quorum.voters')).toBe('1@127.0.0.1:40002');
+    expect(properties.get('controller.listener.names')).toBe('CONTROLLER');
+  });
+
+  it('listens and advertises on loopback only, on the chosen ports', () => {
+    expect(properties.get('listeners')).toBe('PLAINTEXT://127.0.0.1:40001,CONTROLLER://127.0.0.1:40002');
+    expect(properties.get('advertised.listeners')).toBe('PLAINTEXT://127.0.0.1:40001');
+  });
+
+  it('keeps its data in the given folder', () => {
+    expect(properties.get('log.dirs')).toBe('/data/kafka');
+  });
+
+  it('gives every internal topic a single replica, since there is one broker', () => {
+    for (const key of [
+      'offsets.topic.replication.factor',
+      'transaction.state.log.replication.factor',
+      'transaction.state.log.min.isr',
+      'share.coordinator.state.topic.replication.factor',
+    ]) {
+      expect(properties.get(key)).toBe('1');
+    }
+  });
+
+  it('lets a consumer group start without the default rebalance delay', () => {
+    expect(properties.get('group.initial.rebalance.delay.ms')).toBe('0');
+  });
+
+  it('escapes backslashes in a Windows data path', () => {
+    const windows = parse(kafkaServerProperties({ brokerPort: 1, controllerPort: 2, logDir: 'C:\\kafka\\data' }));
+    expect(windows.get('log.dirs')).toBe('C:\\\\kafka\\\\data');
+  });
+});
