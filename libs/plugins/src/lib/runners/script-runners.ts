@@ -1,0 +1,62 @@
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NodeScriptTask, ShellCommandsTask } from '@lanner/model';
+import { processEnvironment } from '../process/process-environment';
+import { runProcess } from '../process/run-process';
+import type { TaskKindContext, TaskKindRunner } from '../task-runner.port';
+
+export interface ScriptOptions {
+  /** Time between SIGTERM and SIGKILL when a script is killed. Default 5 s. */
+  readonly killGraceMs?: number;
+  /** Lines of stderr quoted in a failed script's error. Default 20. */
+  readonly stderrTailLines?: number;
+  /** The worker's environment, filtered by `processEnvironment`. Default `process.env`. */
+  readonly workerEnv?: NodeJS.ProcessEnv;
+}
+
+function processLimits(options: ScriptOptions): { killGraceMs: number; stderrTailLines: number } {
+  return { killGraceMs: options.killGraceMs ?? 5000, stderrTailLines: options.stderrTailLines ?? 20 };
+}
+
+/**
+ * Kestra's `scripts.shell.Commands` on the process runner: the commands joined by
+ * newlines after `set -e` (the first failing command ends the script, as in Kestra),
+ * run by `/bin/sh -c` in the working directory with the task's `env`.
+ */
+export function shellCommandsRunner(options: ScriptOptions = {}): TaskKindRunner<ShellCommandsTask> {
+  return {
+    async run(task, context) {
+      await requireDirectory(context);
+      const script = ['set -e', ...task.commands].join('\n');
+      return runProcess({ ...processLimits(options), command: '/bin/sh', args: ['-c', script], env: processEnvironment(task.env, options.workerEnv) }, context);
+    },
+  };
+}
+
+/**
+ * Kestra's `scripts.node.Script`: the script is written to a file (CommonJS, `.js`)
+ * outside the working directory and run by the worker's own Node
+ * (`process.execPath`), with the working directory as its current directory, under
+ * the same rules as shell commands.
+ */
+export function nodeScriptRunner(options: ScriptOptions = {}): TaskKindRunner<NodeScriptTask> {
+  return {
+    async run(task, context) {
+      await requireDirectory(context);
+      const folder = await mkdtemp(join(tmpdir(), 'lanner-node-script-'));
+      try {
+        const file = join(folder, 'script.js');
+        await writeFile(file, task.script, { mode: 0o600 });
+        return await runProcess({ ...processLimits(options), command: process.execPath, args: [file], env: processEnvironment(task.env, options.workerEnv) }, context);
+      } finally {
+        await rm(folder, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+async function requireDirectory(context: TaskKindContext): Promise<void> {
+  const found = await stat(context.workingDirectory).catch(() => undefined);
+  if (!found?.isDirectory()) throw new Error(`the working directory ${context.workingDirectory} does not exist on this worker`);
+}
