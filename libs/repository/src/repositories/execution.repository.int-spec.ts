@@ -1,19 +1,9 @@
 import type { TaskRunRecord } from '@lanner/model';
 import { AlreadyExists, ConcurrentModification, ExecutionNotFound } from '../errors';
-import { openRepositories, type Repositories } from '../repositories';
-import { createTestDatabase, type TestDatabase } from '../testing/test-database';
+import { useTestRepositories } from '../testing/test-database';
 
 describe('ExecutionRepository', () => {
-  let database: TestDatabase;
-  let repositories: Repositories;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    repositories = await openRepositories(database.url);
-  });
-  afterAll(async () => {
-    await repositories?.close();
-    await database?.drop();
-  });
+  const fixture = useTestRepositories();
 
   const t0 = new Date('2026-11-30T10:00:00.000Z');
   const t1 = new Date('2026-11-30T10:00:01.000Z');
@@ -46,18 +36,18 @@ describe('ExecutionRepository', () => {
   });
 
   it('creates an execution and reads it back with its task runs and attempts', async () => {
-    const created = await repositories.executions.create('main', newExecution('exec-1'));
+    const created = await fixture.repositories.executions.create('main', newExecution('exec-1'));
     expect(created).toMatchObject({ id: 'exec-1', tenantId: 'main', state: 'CREATED', version: 0, inputs: { region: 'eu' }, labels: { team: 'data' } });
-    await expect(repositories.executions.create('main', newExecution('exec-1'))).rejects.toBeInstanceOf(AlreadyExists);
+    await expect(fixture.repositories.executions.create('main', newExecution('exec-1'))).rejects.toBeInstanceOf(AlreadyExists);
 
-    const updated = await repositories.executions.update('main', 'exec-1', 0, {
+    const updated = await fixture.repositories.executions.update('main', 'exec-1', 0, {
       state: 'RUNNING',
       stateHistories: [...created.stateHistories, { state: 'RUNNING', date: t1 }],
       startedAt: t1,
       taskRuns: [taskRun('exec-1')],
     });
     expect(updated.version).toBe(1);
-    const read = await repositories.executions.get('main', 'exec-1');
+    const read = await fixture.repositories.executions.get('main', 'exec-1');
     expect(read.state).toBe('RUNNING');
     expect(read.stateHistories).toEqual([
       { state: 'CREATED', date: t0 },
@@ -67,19 +57,19 @@ describe('ExecutionRepository', () => {
   });
 
   it('refuses an update based on a stale version', async () => {
-    const created = await repositories.executions.create('main', newExecution('exec-2'));
-    await repositories.executions.update('main', 'exec-2', created.version, { state: 'RUNNING' });
-    const stale = repositories.executions.update('main', 'exec-2', created.version, { state: 'CANCELLED' });
+    const created = await fixture.repositories.executions.create('main', newExecution('exec-2'));
+    await fixture.repositories.executions.update('main', 'exec-2', created.version, { state: 'RUNNING' });
+    const stale = fixture.repositories.executions.update('main', 'exec-2', created.version, { state: 'CANCELLED' });
     await expect(stale).rejects.toBeInstanceOf(ConcurrentModification);
-    const read = await repositories.executions.get('main', 'exec-2');
+    const read = await fixture.repositories.executions.get('main', 'exec-2');
     expect(read).toMatchObject({ state: 'RUNNING', version: 1 });
   });
 
   it('lets exactly one of two concurrent writers of the same version win', async () => {
-    const created = await repositories.executions.create('main', newExecution('exec-3'));
+    const created = await fixture.repositories.executions.create('main', newExecution('exec-3'));
     const outcomes = await Promise.allSettled([
-      repositories.executions.update('main', 'exec-3', created.version, { state: 'RUNNING' }),
-      repositories.executions.update('main', 'exec-3', created.version, { state: 'CANCELLED' }),
+      fixture.repositories.executions.update('main', 'exec-3', created.version, { state: 'RUNNING' }),
+      fixture.repositories.executions.update('main', 'exec-3', created.version, { state: 'CANCELLED' }),
     ]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -88,9 +78,9 @@ describe('ExecutionRepository', () => {
   });
 
   it('scopes executions to their tenant', async () => {
-    await expect(repositories.executions.get('other-tenant', 'exec-1')).rejects.toBeInstanceOf(ExecutionNotFound);
-    await expect(repositories.executions.update('other-tenant', 'exec-1', 1, { state: 'KILLING' })).rejects.toBeInstanceOf(ExecutionNotFound);
-    const page = await repositories.executions.search('main', { flowId: 'hello', page: 1, size: 2 });
+    await expect(fixture.repositories.executions.get('other-tenant', 'exec-1')).rejects.toBeInstanceOf(ExecutionNotFound);
+    await expect(fixture.repositories.executions.update('other-tenant', 'exec-1', 1, { state: 'KILLING' })).rejects.toBeInstanceOf(ExecutionNotFound);
+    const page = await fixture.repositories.executions.search('main', { flowId: 'hello', page: 1, size: 2 });
     expect(page.total).toBe(3);
     expect(page.results).toHaveLength(2);
   });

@@ -1,18 +1,8 @@
 import { FlowNotFound, AlreadyExists } from '../errors';
-import { openRepositories, type Repositories } from '../repositories';
-import { createTestDatabase, type TestDatabase } from '../testing/test-database';
+import { useTestRepositories } from '../testing/test-database';
 
 describe('FlowRepository', () => {
-  let database: TestDatabase;
-  let repositories: Repositories;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    repositories = await openRepositories(database.url);
-  });
-  afterAll(async () => {
-    await repositories?.close();
-    await database?.drop();
-  });
+  const fixture = useTestRepositories();
 
   const yaml = (message: string) => `id: hello\nnamespace: company.team\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: ${message}\n`;
   const flow = (message: string) => ({
@@ -23,45 +13,45 @@ describe('FlowRepository', () => {
   });
 
   it('stores revisions and returns the source and parsed flow as saved', async () => {
-    const first = await repositories.flows.create('main', flow('one'));
+    const first = await fixture.repositories.flows.create('main', flow('one'));
     expect(first).toMatchObject({ tenantId: 'main', namespace: 'company.team', flowId: 'hello', revision: 1, deleted: false, source: yaml('one') });
-    await expect(repositories.flows.create('main', flow('again'))).rejects.toBeInstanceOf(AlreadyExists);
+    await expect(fixture.repositories.flows.create('main', flow('again'))).rejects.toBeInstanceOf(AlreadyExists);
 
-    const second = await repositories.flows.saveRevision('main', flow('two'));
+    const second = await fixture.repositories.flows.saveRevision('main', flow('two'));
     expect(second.revision).toBe(2);
-    expect(await repositories.flows.getLatest('main', 'company.team', 'hello')).toEqual(second);
-    expect((await repositories.flows.getRevision('main', 'company.team', 'hello', 1)).definition).toEqual(flow('one').definition);
-    await expect(repositories.flows.getRevision('main', 'company.team', 'hello', 9)).rejects.toBeInstanceOf(FlowNotFound);
+    expect(await fixture.repositories.flows.getLatest('main', 'company.team', 'hello')).toEqual(second);
+    expect((await fixture.repositories.flows.getRevision('main', 'company.team', 'hello', 1)).definition).toEqual(flow('one').definition);
+    await expect(fixture.repositories.flows.getRevision('main', 'company.team', 'hello', 9)).rejects.toBeInstanceOf(FlowNotFound);
   });
 
   it('keeps tenants apart', async () => {
-    await expect(repositories.flows.getLatest('other-tenant', 'company.team', 'hello')).rejects.toBeInstanceOf(FlowNotFound);
-    expect((await repositories.flows.search('other-tenant', { page: 1, size: 10 })).total).toBe(0);
+    await expect(fixture.repositories.flows.getLatest('other-tenant', 'company.team', 'hello')).rejects.toBeInstanceOf(FlowNotFound);
+    expect((await fixture.repositories.flows.search('other-tenant', { page: 1, size: 10 })).total).toBe(0);
   });
 
   it('searches live flows by namespace prefix and text, with a total', async () => {
-    await repositories.flows.create('main', { ...flow('x'), namespace: 'company.team.etl', flowId: 'load' });
-    await repositories.flows.create('main', { ...flow('x'), namespace: 'company.teams', flowId: 'other' });
-    const inTeam = await repositories.flows.search('main', { namespace: 'company.team', page: 1, size: 10 });
+    await fixture.repositories.flows.create('main', { ...flow('x'), namespace: 'company.team.etl', flowId: 'load' });
+    await fixture.repositories.flows.create('main', { ...flow('x'), namespace: 'company.teams', flowId: 'other' });
+    const inTeam = await fixture.repositories.flows.search('main', { namespace: 'company.team', page: 1, size: 10 });
     expect(inTeam.results.map((f) => `${f.namespace}/${f.flowId}@${f.revision}`)).toEqual(['company.team/hello@2', 'company.team.etl/load@1']);
     expect(inTeam.total).toBe(2);
 
-    const secondPage = await repositories.flows.search('main', { namespace: 'company', page: 2, size: 2 });
+    const secondPage = await fixture.repositories.flows.search('main', { namespace: 'company', page: 2, size: 2 });
     expect(secondPage.results.map((f) => f.flowId)).toEqual(['other']);
     expect(secondPage.total).toBe(3);
-    expect((await repositories.flows.search('main', { page: 9, size: 2 })).total).toBe(3);
-    expect((await repositories.flows.search('main', { text: 'LOA', page: 1, size: 10 })).results.map((f) => f.flowId)).toEqual(['load']);
-    expect((await repositories.flows.search('main', { text: '%', page: 1, size: 10 })).total).toBe(0);
+    expect((await fixture.repositories.flows.search('main', { page: 9, size: 2 })).total).toBe(3);
+    expect((await fixture.repositories.flows.search('main', { text: 'LOA', page: 1, size: 10 })).results.map((f) => f.flowId)).toEqual(['load']);
+    expect((await fixture.repositories.flows.search('main', { text: '%', page: 1, size: 10 })).total).toBe(0);
   });
 
   it('soft-deletes: the flow disappears, its old revisions stay readable, and it can be created again', async () => {
-    await repositories.flows.softDelete('main', 'company.team.etl', 'load');
-    await expect(repositories.flows.getLatest('main', 'company.team.etl', 'load')).rejects.toBeInstanceOf(FlowNotFound);
-    await expect(repositories.flows.softDelete('main', 'company.team.etl', 'load')).rejects.toBeInstanceOf(FlowNotFound);
-    expect((await repositories.flows.getRevision('main', 'company.team.etl', 'load', 1)).source).toBe(yaml('x'));
-    expect((await repositories.flows.search('main', { namespace: 'company.team.etl', page: 1, size: 10 })).total).toBe(0);
+    await fixture.repositories.flows.softDelete('main', 'company.team.etl', 'load');
+    await expect(fixture.repositories.flows.getLatest('main', 'company.team.etl', 'load')).rejects.toBeInstanceOf(FlowNotFound);
+    await expect(fixture.repositories.flows.softDelete('main', 'company.team.etl', 'load')).rejects.toBeInstanceOf(FlowNotFound);
+    expect((await fixture.repositories.flows.getRevision('main', 'company.team.etl', 'load', 1)).source).toBe(yaml('x'));
+    expect((await fixture.repositories.flows.search('main', { namespace: 'company.team.etl', page: 1, size: 10 })).total).toBe(0);
 
-    const recreated = await repositories.flows.create('main', { ...flow('y'), namespace: 'company.team.etl', flowId: 'load' });
+    const recreated = await fixture.repositories.flows.create('main', { ...flow('y'), namespace: 'company.team.etl', flowId: 'load' });
     expect(recreated.revision).toBe(3);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connectClient } from '../connection';
 import { databaseNameOf, DATABASE_URL_VARIABLE, withDatabaseName } from '../database-url';
 import { applyMigrations } from '../migrations/apply-migrations';
+import { openRepositories, type Repositories } from '../repositories';
 
 export interface TestDatabase {
   /** The URL of the fresh, migrated database. */
@@ -44,4 +45,27 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   };
+}
+
+export interface TestRepositories {
+  readonly database: TestDatabase;
+  readonly repositories: Repositories;
+}
+
+/**
+ * Registers Jest hooks that give the enclosing `describe` its own migrated
+ * database and open repositories, closed and dropped after its last test.
+ * Read the fields inside tests (they are set in `beforeAll`).
+ */
+export function useTestRepositories(): TestRepositories {
+  const fixture = {} as { database: TestDatabase; repositories: Repositories };
+  beforeAll(async () => {
+    fixture.database = await createTestDatabase();
+    fixture.repositories = await openRepositories(fixture.database.url);
+  });
+  afterAll(async () => {
+    await fixture.repositories?.close();
+    await fixture.database?.drop();
+  });
+  return fixture;
 }
