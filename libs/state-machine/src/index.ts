@@ -1,1 +1,21 @@
-export {};
+export { next, timerId, isFinalExecution } from './lib/next';
+export { retryDelay } from './lib/retry';
+export {
+  EXECUTION_TRANSITIONS,
+  TASK_RUN_TRANSITIONS,
+  TERMINAL_STATES,
+  IllegalTransition,
+  isAllowedExecutionTransition,
+  isAllowedTaskRunTransition,
+  isTerminal,
+  transition,
+} from './lib/states';
+export type { ExecutionState, TaskRunState } from './lib/states';
+export { createExecution, listTaskRuns, getTaskRun, executionToData, executionFromData } from './lib/execution';
+export type { NewExecution, ExecutionData } from './lib/execution';
+export { renderContextFor } from './lib/render-context';
+export { UnknownTask } from './lib/flow-index';
+export { PersistentMap } from './lib/persistent-map';
+export type * from './lib/types';
+export { simulateFlow } from './simulator/simulator';
+export type { SimulationOptions, SimulationResult, TaskScript, ScriptedOutcome, SimulationLogEntry } from './simulator/simulator';

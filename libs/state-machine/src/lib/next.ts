@@ -1,0 +1,1313 @@
+// next(flow, execution, event, now) -> { execution, actions }: the whole
+// execution state machine. Pure: the clock is `now`, randomness (random retry)
+// is derived from the task run id and attempt.
+//
+// Shape of the work per event: a `Step` holds the changed fields of the
+// execution and writes task runs into persistent maps (structural sharing), so
+// an event costs O(depth of the flow + log32(task runs)), never O(task runs).
+// Flowables keep counters (`ContainerProgress`) instead of child lists; a child
+// finds its siblings by deterministic id.
+import type { Flow, RetryPolicy, RunnableTask, Task } from '@lanner/model';
+import { buildContext, isJsonObject, outputKey } from './context';
+import { isRunnable, taskById } from './flow-index';
+import { hashString, type PersistentMap } from './persistent-map';
+import { realFailures, retryAllowed, retryDelay } from './retry';
+import { copyAttempt, copyRun, withCounters } from './shapes';
+import { renderAny, renderCondition, renderFailure, renderItems, renderText, type RenderContext } from './render';
+import { type ExecutionState, isTerminal, type TaskRunState, transition } from './states';
+import type {
+  ContainerProgress,
+  Execution,
+  ExecutionAction,
+  ExecutionEvent,
+  JsonObject,
+  JsonValue,
+  Millis,
+  NextResult,
+  Outcome,
+  Stage,
+  TaskOutputEntry,
+  TaskRun,
+  TaskRunAttempt,
+  Timer,
+  TimerKind,
+} from './types';
+
+/** The root container (the flow's own tasks/errors/finally) has this id. */
+const ROOT = '';
+
+export function next(flow: Flow, execution: Execution, event: ExecutionEvent, now: Millis): NextResult {
+  const step = new Step(flow, execution, now);
+  step.apply(event);
+  return step.result();
+}
+
+export const EMPTY_PROGRESS: ContainerProgress = {
+  stage: 'main',
+  round: 0,
+  nextLane: 0,
+  running: 0,
+  failed: 0,
+  warned: 0,
+  killed: 0,
+};
+
+interface StageSpec {
+  readonly lanes: number;
+  readonly limit: number;
+  readonly tasksOf: (lane: number) => readonly Task[];
+}
+
+const NO_TASKS: readonly Task[] = [];
+
+/** What ended a lane (or a child, seen from its parent). */
+type LaneEnd = 'live' | 'done' | 'failed' | 'killed';
+
+class Step {
+  private state: ExecutionState;
+  private histories: Execution['histories'];
+  private labels: Execution['labels'];
+  private outputs: Execution['outputs'];
+  private error: string | undefined;
+  private root: ContainerProgress;
+  private halt: Execution['halt'];
+  private nextSeq: number;
+  private taskRuns: PersistentMap<TaskRun>;
+  private live: PersistentMap<true>;
+  private taskOutputs: PersistentMap<TaskOutputEntry>;
+  /**
+   * Task runs written during this event, stored into the persistent maps once
+   * at the end (`flush`): a parent whose counters change three times in one
+   * event costs one trie write, not three.
+   */
+  private readonly dirty: Map<string, TaskRun>;
+  private readonly actions: ExecutionAction[] = [];
+  private changed = false;
+
+  constructor(
+    private readonly flow: Flow,
+    private readonly base: Execution,
+    private readonly now: Millis,
+  ) {
+    this.state = base.state;
+    this.histories = base.histories;
+    this.labels = base.labels;
+    this.outputs = base.outputs;
+    this.error = base.error;
+    this.root = base.root;
+    this.halt = base.halt;
+    this.nextSeq = base.nextSeq;
+    this.taskRuns = base.taskRuns;
+    this.live = base.liveTaskRuns;
+    this.dirty = new Map();
+    this.taskOutputs = base.taskOutputs;
+  }
+
+  result(): NextResult {
+    if (!this.changed) return { execution: this.base, actions: [] };
+    this.flush();
+    const base = this.base;
+    // Written out field by field (not spread) so every execution value has the same shape.
+    const execution: Execution = {
+      id: base.id,
+      tenant: base.tenant,
+      namespace: base.namespace,
+      flowId: base.flowId,
+      flowRevision: base.flowRevision,
+      state: this.state,
+      histories: this.histories,
+      inputs: base.inputs,
+      outputs: this.outputs,
+      labels: this.labels,
+      variables: base.variables,
+      parent: base.parent,
+      retryAttempt: base.retryAttempt,
+      originalExecutionId: base.originalExecutionId,
+      error: this.error,
+      version: base.version + 1,
+      taskRuns: this.taskRuns,
+      liveTaskRuns: this.live,
+      taskOutputs: this.taskOutputs,
+      root: this.root,
+      nextSeq: this.nextSeq,
+      halt: this.halt,
+    };
+    return { execution, actions: this.actions };
+  }
+
+  apply(event: ExecutionEvent): void {
+    switch (event.type) {
+      case 'created':
+        return this.onCreated(event.runningExecutions ?? 0);
+      case 'concurrency-slot-freed':
+        if (this.state === 'QUEUED') this.startExecution();
+        return;
+      case 'task-run-started':
+        return this.onStarted(event.taskRunId, event.attempt, event.workerId, event.workerQueueId);
+      case 'task-run-result':
+        return this.onResult(event.taskRunId, event.attempt, event.state, event.outputs, event.error);
+      case 'task-run-queued':
+        return this.onQueued(event.taskRunId, event.attempt, event.workerQueueId, event.waitingReason);
+      case 'task-run-dispatch-refused':
+        return this.onDispatchRefused(event.taskRunId, event.attempt, event.state, event.reason);
+      case 'worker-lost':
+        return this.onWorkerLost(event.taskRunId, event.attempt);
+      case 'timer-fired':
+        return this.onTimer(event.timer);
+      case 'kill-requested':
+        return this.onKill();
+      case 'resume-requested':
+        return this.onResume(event.taskRunId, event.inputs);
+      case 'restart-requested':
+        if (event.expectedVersion !== undefined && event.expectedVersion !== this.base.version) return;
+        return this.onRestart();
+      case 'subflow-ended':
+        return this.onSubflowEnded(event.taskRunId, event.executionId, event.state, event.outputs);
+    }
+  }
+
+  // ---- Execution lifecycle ----------------------------------------------------------
+
+  private onCreated(runningExecutions: number): void {
+    if (this.state !== 'CREATED') return;
+    const concurrency = this.flow.concurrency;
+    if (concurrency !== undefined && runningExecutions >= concurrency.limit) {
+      if (concurrency.behavior === 'QUEUE') {
+        this.moveExecution('QUEUED');
+      } else if (concurrency.behavior === 'CANCEL') {
+        this.moveExecution('CANCELLED');
+        this.emit({ type: 'end', state: 'CANCELLED' });
+      } else {
+        this.error = `The flow's concurrency limit (${concurrency.limit}) is reached`;
+        this.moveExecution('FAILED');
+        this.emit({ type: 'end', state: 'FAILED' });
+      }
+      return;
+    }
+    this.startExecution();
+  }
+
+  private startExecution(): void {
+    this.moveExecution('RUNNING');
+    this.root = EMPTY_PROGRESS;
+    this.changed = true;
+    this.advance(ROOT);
+  }
+
+  private endExecution(outcome: Outcome): void {
+    if (this.halt?.reason === 'retry') {
+      this.moveExecution('RETRIED');
+      const retryAttempt = this.base.retryAttempt + 1;
+      const originalExecutionId = this.base.originalExecutionId ?? this.base.id;
+      this.emit({
+        type: 'create-retry-execution',
+        executionId: `${originalExecutionId}-retry${retryAttempt}`,
+        at: this.halt.retryAt ?? this.now,
+        retryAttempt,
+        originalExecutionId,
+      });
+      this.emit({ type: 'end', state: 'RETRIED' });
+      return;
+    }
+    if (this.state === 'KILLING' || outcome === 'KILLED') {
+      if (this.state !== 'KILLING') this.moveExecution('KILLING');
+      this.moveExecution('KILLED');
+      this.emit({ type: 'end', state: 'KILLED' });
+      return;
+    }
+    let final: ExecutionState = outcome;
+    if (outcome !== 'FAILED' && this.flow.outputs.length > 0) {
+      try {
+        const context = this.context();
+        const outputs: JsonObject = {};
+        for (const output of this.flow.outputs) {
+          outputs[output.id] = coerceOutput(renderAny(output.value, context, { now: this.now }), output.type);
+        }
+        this.outputs = outputs;
+      } catch (error) {
+        this.error = `Flow outputs: ${renderFailure(error)}`;
+        final = 'FAILED';
+      }
+    }
+    if (this.state === 'PAUSED') this.moveExecution('RUNNING');
+    this.moveExecution(final);
+    this.emit({ type: 'end', state: final });
+  }
+
+  private onKill(): void {
+    if (this.state === 'CREATED' || this.state === 'QUEUED') {
+      this.moveExecution('CANCELLED');
+      this.emit({ type: 'end', state: 'CANCELLED' });
+      return;
+    }
+    if (this.state === 'RETRYING') this.moveExecution('RUNNING');
+    if (this.state !== 'RUNNING' && this.state !== 'PAUSED') return;
+    this.moveExecution('KILLING');
+    this.halt = { reason: 'kill' };
+    this.stopLiveTaskRuns();
+  }
+
+  /** Kill (or stop for a CREATE_NEW_EXECUTION retry) every live task run; the execution ends when none is live. */
+  private stopLiveTaskRuns(): void {
+    const ids: string[] = [];
+    this.flush();
+    this.live.forEach((_, id) => ids.push(id));
+    // Containers first, so their children's ends find them KILLING and do not start siblings.
+    const containers: TaskRun[] = [];
+    const leaves: TaskRun[] = [];
+    for (const id of ids) {
+      const run = this.run(id);
+      if (run.progress !== undefined && run.state === 'RUNNING') containers.push(run);
+      else leaves.push(run);
+    }
+    for (const container of containers) this.moveRun(container, 'KILLING');
+    for (const leaf of leaves) this.stopLeaf(leaf.id);
+    // A container with no running child (a WaitFor between iterations) ends now.
+    for (const container of containers) {
+      const current = this.run(container.id);
+      if (current.state === 'KILLING' && (current.progress?.running ?? 0) === 0 && this.advance(current.id)) {
+        this.childEnded(this.run(current.id));
+      }
+    }
+    if (this.root.running === 0 && !isFinalExecution(this.state)) this.advance(ROOT);
+  }
+
+  private stopLeaf(id: string): void {
+    let run = this.run(id);
+    if (isTerminal(run.state)) return;
+    const task = this.task(run);
+    const attempt = lastAttempt(run);
+    switch (run.state) {
+      case 'CREATED':
+        run = this.moveRun(run, 'CANCELLED');
+        break;
+      case 'SUBMITTED':
+        this.emit({ type: 'kill-job', taskRunId: run.id, attempt: attempt?.attempt ?? 1 });
+        this.cancelTimer(run.id, 'task-timeout', attempt?.attempt ?? 1, task.timeoutMs !== undefined);
+        run = this.moveRun(run, 'KILLED', { attempts: endAttempt(run, 'KILLED', this.now) });
+        break;
+      case 'RESUBMITTED':
+      case 'RETRYING':
+        if (run.state === 'RETRYING') this.cancelTimer(run.id, 'retry', attempt?.attempt ?? 1, true);
+        run = this.moveRun(run, 'SUBMITTED');
+        run = this.moveRun(run, 'KILLED');
+        break;
+      case 'PAUSED':
+        this.cancelPauseTimers(run, task);
+        run = this.moveRun(run, 'RUNNING');
+        run = this.moveRun(run, 'KILLING');
+        run = this.moveRun(run, 'KILLED');
+        break;
+      case 'RUNNING':
+        if (task.kind === 'Subflow') {
+          if (run.subflowExecutionId !== undefined) this.emit({ type: 'kill-subflow', executionId: run.subflowExecutionId });
+          run = this.moveRun(run, 'KILLING');
+          run = this.moveRun(run, 'KILLED');
+        } else if (isRunnable(task)) {
+          this.emit({ type: 'kill-job', taskRunId: run.id, attempt: attempt?.attempt ?? 1 });
+          this.moveRun(run, 'KILLING');
+          return; // the worker answers KILLED
+        } else {
+          this.moveRun(run, 'KILLING');
+          return;
+        }
+        break;
+      default:
+        return;
+    }
+    this.childEnded(run);
+  }
+
+  private onRestart(): void {
+    if (this.state !== 'FAILED' && this.state !== 'KILLED' && this.state !== 'WARNING') return;
+    this.moveExecution('RESTARTED');
+    this.moveExecution('RUNNING');
+    this.halt = undefined;
+    this.outputs = undefined;
+    this.error = undefined;
+    this.restartContainer(ROOT);
+    this.advance(ROOT);
+  }
+
+  // ---- Worker events -------------------------------------------------------------------
+
+  private onStarted(taskRunId: string, attemptNumber: number, workerId: string, workerQueueId: string): void {
+    if (isFinalExecution(this.state)) return;
+    const run = this.find(taskRunId);
+    if (run === undefined || run.state !== 'SUBMITTED') return;
+    const attempt = lastAttempt(run);
+    if (attempt === undefined || attempt.attempt !== attemptNumber) return;
+    this.moveRun(run, 'RUNNING', {
+      workerQueueId,
+      waitingReason: undefined,
+      attempts: replaceLast(run.attempts, copyAttempt(attempt, { state: 'RUNNING', startedAt: this.now, workerId, workerQueueId })),
+    });
+  }
+
+  private onResult(
+    taskRunId: string,
+    attemptNumber: number,
+    resultState: 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED',
+    outputs: JsonObject | undefined,
+    error: string | undefined,
+  ): void {
+    // A result for an ended execution is dropped (WORKERS.md: jobs of ended executions).
+    if (isFinalExecution(this.state)) return;
+    let run = this.find(taskRunId);
+    if (run === undefined) return;
+    const attempt = lastAttempt(run);
+    if (attempt === undefined || attempt.attempt !== attemptNumber) return;
+    if (run.state !== 'SUBMITTED' && run.state !== 'RUNNING' && run.state !== 'KILLING') return;
+    const task = this.task(run);
+    if (!isRunnable(task)) return;
+    if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
+    if (run.state === 'SUBMITTED') {
+      run = this.moveRun(run, 'RUNNING', {
+        attempts: replaceLast(run.attempts, copyAttempt(attempt, { state: 'RUNNING', startedAt: this.now })),
+      });
+    }
+    if (run.state === 'KILLING' || resultState === 'KILLED') {
+      if (run.state !== 'KILLING') run = this.moveRun(run, 'KILLING');
+      run = this.moveRun(run, 'KILLED', { attempts: endAttempt(run, 'KILLED', this.now, { error }) });
+      this.childEnded(run);
+      return;
+    }
+    if (resultState === 'FAILED') {
+      this.failRunnable(run, task, error ?? 'The task failed', outputs);
+      return;
+    }
+    let final: TaskRunState = resultState === 'SUCCESS' && task.retry?.warningOnRetry && attempt.attempt > 1 ? 'WARNING' : resultState;
+    if (final === 'WARNING' && task.allowWarning) final = 'SUCCESS';
+    run = this.moveRun(run, final, {
+      outputs,
+      attempts: endAttempt(run, resultState, this.now, { outputs }),
+    });
+    this.recordOutputs(run);
+    this.childEnded(run);
+  }
+
+  private onQueued(taskRunId: string, attemptNumber: number, workerQueueId: string, waitingReason: string | undefined): void {
+    if (isFinalExecution(this.state)) return;
+    const run = this.find(taskRunId);
+    if (run === undefined || run.state !== 'SUBMITTED' || lastAttempt(run)?.attempt !== attemptNumber) return;
+    if (run.workerQueueId === workerQueueId && run.waitingReason === waitingReason) return;
+    this.putRun(copyRun(run, { workerQueueId, waitingReason }));
+  }
+
+  private onDispatchRefused(taskRunId: string, attemptNumber: number, refused: 'FAILED' | 'CANCELLED', reason: string): void {
+    if (isFinalExecution(this.state)) return;
+    let run = this.find(taskRunId);
+    if (run === undefined || run.state !== 'SUBMITTED' || lastAttempt(run)?.attempt !== attemptNumber) return;
+    const task = this.task(run);
+    if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
+    run = this.moveRun(run, refused, {
+      error: reason,
+      attempts: endAttempt(run, refused, this.now, { error: reason }),
+    });
+    this.childEnded(run);
+  }
+
+  private onWorkerLost(taskRunId: string, attemptNumber: number): void {
+    if (isFinalExecution(this.state)) return;
+    let run = this.find(taskRunId);
+    if (run === undefined || lastAttempt(run)?.attempt !== attemptNumber) return;
+    if (run.state === 'KILLING') {
+      run = this.moveRun(run, 'KILLED', { attempts: endAttempt(run, 'KILLED', this.now, { error: 'The worker was lost' }) });
+      this.childEnded(run);
+      return;
+    }
+    if (run.state !== 'SUBMITTED' && run.state !== 'RUNNING') return;
+    const task = this.task(run);
+    if (!isRunnable(task)) return;
+    if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
+    if (run.state === 'SUBMITTED') run = this.moveRun(run, 'RUNNING');
+    run = this.moveRun(run, 'RESUBMITTED', {
+      attempts: endAttempt(run, 'RESUBMITTED', this.now, { error: 'The worker was lost; the job was put back on its queue' }),
+    });
+    // A re-dispatched job keeps its worker queue and selector (WORKERS.md, Kestra #7730).
+    this.dispatch(run, task, run.workerQueueId);
+  }
+
+  private onTimer(timer: Timer): void {
+    if (isFinalExecution(this.state)) return;
+    const run = this.find(timer.taskRunId);
+    if (run === undefined) return;
+    switch (timer.kind) {
+      case 'task-timeout':
+        return this.onTaskTimeout(run, timer.attempt);
+      case 'retry': {
+        if (run.state !== 'RETRYING' || lastAttempt(run)?.attempt !== timer.attempt) return;
+        const task = this.task(run);
+        if (isRunnable(task)) this.dispatch(run, task, undefined);
+        return;
+      }
+      case 'pause-resume':
+        if (run.state === 'PAUSED') this.resumePaused(run, {});
+        return;
+      case 'pause-timeout': {
+        if (run.state !== 'PAUSED') return;
+        const task = this.task(run);
+        this.cancelPauseTimers(run, task);
+        const message = `The pause timed out after ${formatDuration(task.kind === 'Pause' ? (task.pauseTimeoutMs ?? 0) : 0)}`;
+        let ended: TaskRun;
+        if (task.allowFailure) {
+          ended = this.moveRun(this.moveRun(run, 'RUNNING'), task.allowWarning ? 'SUCCESS' : 'WARNING', { error: message });
+        } else {
+          ended = this.moveRun(run, 'FAILED', { error: message });
+        }
+        this.afterPauseChange();
+        this.childEnded(ended);
+        return;
+      }
+      case 'waitfor-next': {
+        const progress = run.progress;
+        if (run.state !== 'RUNNING' || progress?.waiting !== true || progress.iteration !== timer.attempt) return;
+        this.setProgress(run.id, {
+          ...progress,
+          waiting: false,
+          iteration: timer.attempt + 1,
+          stage: 'main',
+          nextLane: 0,
+          running: 0,
+          failed: 0,
+          warned: 0,
+          killed: 0,
+        });
+        if (this.advance(run.id)) this.childEnded(this.run(run.id));
+        return;
+      }
+    }
+  }
+
+  private onTaskTimeout(run: TaskRun, attemptNumber: number): void {
+    const attempt = lastAttempt(run);
+    if (attempt === undefined || attempt.attempt !== attemptNumber) return;
+    const task = this.task(run);
+    if (!isRunnable(task)) return;
+    if (run.state === 'KILLING') {
+      this.childEnded(this.moveRun(run, 'KILLED', { attempts: endAttempt(run, 'KILLED', this.now) }));
+      return;
+    }
+    if (run.state !== 'SUBMITTED' && run.state !== 'RUNNING') return;
+    this.emit({ type: 'kill-job', taskRunId: run.id, attempt: attemptNumber });
+    const limit = formatDuration(task.timeoutMs ?? 0);
+    // The message says which case holds: a task no worker ever started, or one that ran too long.
+    const message =
+      run.state === 'SUBMITTED'
+        ? `Timed out after ${limit}: no worker started the job${run.workerQueueId ? ` on queue '${run.workerQueueId}'` : ''}` +
+          (run.waitingReason ? ` (${run.waitingReason})` : '')
+        : `Timed out after ${limit} on worker '${attempt.workerId ?? 'unknown'}'`;
+    this.failRunnable(run, task, message, undefined);
+  }
+
+  private onResume(taskRunId: string | undefined, inputs: JsonObject | undefined): void {
+    if (this.state !== 'PAUSED' && this.state !== 'RUNNING') return;
+    if (taskRunId !== undefined) {
+      const run = this.find(taskRunId);
+      if (run !== undefined && run.state === 'PAUSED') this.resumePaused(run, inputs ?? {});
+      return;
+    }
+    for (const run of this.pausedRuns()) {
+      const current = this.run(run.id);
+      if (current.state === 'PAUSED') this.resumePaused(current, inputs ?? {});
+    }
+  }
+
+  private onSubflowEnded(taskRunId: string, executionId: string, childState: ExecutionState, outputs: JsonObject | undefined): void {
+    if (isFinalExecution(this.state)) return;
+    const run = this.find(taskRunId);
+    if (run === undefined || run.state !== 'RUNNING' || run.subflowExecutionId !== executionId) return;
+    const task = this.task(run);
+    if (task.kind !== 'Subflow' || !isFinalExecution(childState)) return;
+    let outcome: Outcome = 'SUCCESS';
+    let error: string | undefined;
+    if (childState === 'WARNING') outcome = 'WARNING';
+    else if (childState !== 'SUCCESS' && task.transmitFailed) {
+      outcome = 'FAILED';
+      error = `The subflow execution '${executionId}' ended ${childState}`;
+    }
+    const ended = this.finishRun(run, task, outcome, { outputs: { executionId, state: childState, ...(outputs ?? {}) }, error });
+    this.recordOutputs(ended);
+    this.childEnded(ended);
+  }
+
+  // ---- Runnable tasks -----------------------------------------------------------------
+
+  private dispatch(run: TaskRun, task: RunnableTask, keepQueue: string | undefined): TaskRun {
+    const number = run.attempts.length + 1;
+    const selector = task.workerSelector ?? this.flow.workerSelector;
+    const submitted = this.moveRun(run, 'SUBMITTED', {
+      selector,
+      attempts: [
+        ...run.attempts,
+        copyAttempt({ attempt: number, state: 'SUBMITTED', submittedAt: this.now }, {}),
+      ],
+    });
+    this.emit({
+      type: 'dispatch',
+      taskRunId: run.id,
+      attempt: number,
+      task,
+      ...(selector !== undefined ? { selector } : {}),
+      ...(keepQueue !== undefined ? { workerQueueId: keepQueue } : {}),
+    });
+    if (task.timeoutMs !== undefined) this.scheduleTimer(run.id, 'task-timeout', number, this.now + task.timeoutMs);
+    return submitted;
+  }
+
+  /** A runnable attempt failed: retry, allow the failure, or fail. */
+  private failRunnable(run: TaskRun, task: RunnableTask, error: string, outputs: JsonObject | undefined): void {
+    const attempts = endAttempt(run, 'FAILED', this.now, { error, outputs });
+    const retry = task.retry;
+    if (retry !== undefined && this.halt === undefined && retryAllowed(retry, run.attempts, this.now)) {
+      if (retry.behavior === 'RETRY_FAILED_TASK') {
+        let failed = this.moveRun(run, 'FAILED', { error, attempts });
+        failed = this.moveRun(failed, 'RETRYING');
+        const number = lastAttempt(failed)?.attempt ?? 1;
+        this.scheduleTimer(run.id, 'retry', number, this.now + retryDelay(retry, realFailures(attempts), `${run.id}#${number}`));
+        return;
+      }
+      if (this.executionRetryAllowed(retry)) {
+        let failed = this.moveRun(run, 'FAILED', { error, attempts });
+        failed = this.moveRun(failed, 'RETRYING');
+        failed = this.moveRun(failed, 'RETRIED');
+        this.startExecutionRetry(this.now + retryDelay(retry, this.base.retryAttempt, `${this.base.id}#${this.base.retryAttempt}`));
+        this.childEnded(failed);
+        return;
+      }
+    }
+    let ended: TaskRun;
+    if (task.allowFailure) {
+      if (run.state === 'SUBMITTED') run = this.moveRun(run, 'RUNNING');
+      ended = this.moveRun(run, task.allowWarning ? 'SUCCESS' : 'WARNING', { error, attempts, outputs });
+    } else {
+      ended = this.moveRun(run, 'FAILED', { error, attempts, outputs });
+    }
+    this.childEnded(ended);
+  }
+
+  private executionRetryAllowed(retry: RetryPolicy): boolean {
+    if (retry.maxAttempts !== undefined && this.base.retryAttempt >= retry.maxAttempts) return false;
+    return true;
+  }
+
+  /** CREATE_NEW_EXECUTION: this execution stops (RETRYING -> RETRIED) and a new one is created later. */
+  private startExecutionRetry(retryAt: Millis): void {
+    if (this.state === 'PAUSED') this.moveExecution('RUNNING');
+    this.moveExecution('RETRYING');
+    this.halt = { reason: 'retry', retryAt };
+    this.stopLiveTaskRuns();
+  }
+
+  // ---- Flowables -----------------------------------------------------------------------
+
+  /** Start a freshly created task run. Returns its state afterwards (terminal if it ended at once). */
+  private startRun(run: TaskRun, task: Task): TaskRunState {
+    if (task.runIf !== undefined) {
+      let proceed: boolean;
+      try {
+        proceed = renderCondition(task.runIf, this.context(run), { now: this.now });
+      } catch (error) {
+        return this.failAtStart(run, task, `runIf: ${renderFailure(error)}`).state;
+      }
+      if (!proceed) return this.moveRun(run, 'SKIPPED').state;
+    }
+    if (isRunnable(task)) return this.dispatch(run, task, undefined).state;
+    return this.startFlowable(run, task);
+  }
+
+  /** A flowable task run from CREATED or RESTARTED: move to RUNNING and run its body. */
+  private startFlowable(run: TaskRun, task: Task): TaskRunState {
+    let progress: ContainerProgress | undefined;
+    try {
+      progress = this.initialProgress(run, task);
+    } catch (error) {
+      return this.failAtStart(run, task, renderFailure(error)).state;
+    }
+    const running = this.moveRun(run, 'RUNNING', progress !== undefined ? { progress } : {});
+    if (progress !== undefined) {
+      this.advance(running.id);
+      return this.run(running.id).state;
+    }
+    return this.runLeafFlowable(running, task);
+  }
+
+  /** The renders a flowable needs before it starts (If condition, Switch value, ForEach values). */
+  private initialProgress(run: TaskRun, task: Task): ContainerProgress | undefined {
+    const options = { now: this.now };
+    switch (task.kind) {
+      case 'Sequential':
+      case 'Parallel':
+      case 'AllowFailure':
+        return EMPTY_PROGRESS;
+      case 'Dag':
+        return { ...EMPTY_PROGRESS, dag: task.tasks.map(() => 0) };
+      case 'WaitFor':
+        return { ...EMPTY_PROGRESS, iteration: 0, startedAt: this.now };
+      case 'If':
+        return { ...EMPTY_PROGRESS, branch: renderCondition(task.condition, this.context(run), options) ? 'then' : 'else' };
+      case 'Switch': {
+        const value = renderText(task.value, this.context(run), options);
+        return { ...EMPTY_PROGRESS, branch: Object.prototype.hasOwnProperty.call(task.cases, value) ? `case:${value}` : '' };
+      }
+      case 'ForEach': {
+        const values = renderItems(task.values, this.context(run), options).map((item) =>
+          typeof item === 'string' ? item : JSON.stringify(item),
+        );
+        return { ...EMPTY_PROGRESS, values };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** Pause, Subflow, Fail, Labels: flowables without children, from RUNNING. */
+  private runLeafFlowable(run: TaskRun, task: Task): TaskRunState {
+    const options = { now: this.now };
+    try {
+      switch (task.kind) {
+        case 'Pause': {
+          const paused = this.moveRun(run, 'PAUSED');
+          if (task.pauseDurationMs !== undefined) this.scheduleTimer(run.id, 'pause-resume', 1, this.now + task.pauseDurationMs);
+          if (task.pauseTimeoutMs !== undefined) this.scheduleTimer(run.id, 'pause-timeout', 1, this.now + task.pauseTimeoutMs);
+          if (this.state === 'RUNNING') this.moveExecution('PAUSED');
+          return paused.state;
+        }
+        case 'Subflow': {
+          const context = this.context(run);
+          const inputs = renderAny(task.inputs ?? {}, context, options) as JsonObject;
+          const labels = renderAny(task.labels ?? {}, context, options) as Record<string, string>;
+          // A restarted Subflow starts a new child execution: the restart count is part of its id.
+          const restarts = run.histories.filter((change) => change.state === 'RESTARTED').length;
+          const executionId = subflowExecutionId(this.base.id, run.id, restarts);
+          const parent = { executionId: this.base.id, taskRunId: run.id, namespace: this.flow.namespace, flowId: this.flow.id };
+          this.emit({
+            type: 'start-subflow',
+            taskRunId: run.id,
+            executionId,
+            namespace: task.namespace,
+            flowId: task.flowId,
+            ...(task.revision !== undefined ? { revision: task.revision } : {}),
+            inputs,
+            labels,
+            parent,
+            wait: task.wait,
+          });
+          const started = this.putRun(copyRun(run, { subflowExecutionId: executionId }));
+          if (task.wait) return started.state;
+          const ended = this.finishRun(started, task, 'SUCCESS', { outputs: { executionId } });
+          this.recordOutputs(ended);
+          return ended.state;
+        }
+        case 'Fail': {
+          const context = this.context(run);
+          if (task.condition !== undefined && !renderCondition(task.condition, context, options)) {
+            return this.finishRun(run, task, 'SUCCESS').state;
+          }
+          return this.finishRun(run, task, 'FAILED', { error: renderText(task.errorMessage, context, options) }).state;
+        }
+        case 'Labels': {
+          const rendered = renderAny(task.labels, this.context(run), options) as Record<string, unknown>;
+          const labels: Record<string, string> = {};
+          for (const [key, value] of Object.entries(rendered)) labels[key] = typeof value === 'string' ? value : JSON.stringify(value);
+          this.labels = { ...this.labels, ...labels };
+          this.emit({ type: 'set-labels', labels });
+          return this.finishRun(run, task, 'SUCCESS').state;
+        }
+        default:
+          return this.finishRun(run, task, 'FAILED', { error: `Task kind '${task.kind}' cannot run in the executor` }).state;
+      }
+    } catch (error) {
+      return this.finishRun(this.run(run.id), task, 'FAILED', { error: renderFailure(error) }).state;
+    }
+  }
+
+  /**
+   * A task run that cannot start (a template did not render): CREATED -> FAILED,
+   * or through RUNNING when it was restarted or its failure is allowed (the
+   * tables have no CREATED -> WARNING).
+   */
+  private failAtStart(run: TaskRun, task: Task, error: string): TaskRun {
+    const allowed = task.allowFailure || task.kind === 'AllowFailure';
+    if (run.state === 'CREATED' && !allowed) return this.moveRun(run, 'FAILED', { error });
+    return this.finishRun(this.moveRun(run, 'RUNNING'), task, 'FAILED', { error });
+  }
+
+  /** Ends a flowable (or Subflow/Fail/Labels) task run from RUNNING or KILLING with allowFailure/allowWarning applied. */
+  private finishRun(run: TaskRun, task: Task, outcome: Outcome, patch: Partial<TaskRun> = {}): TaskRun {
+    if (run.state === 'KILLING' || outcome === 'KILLED') {
+      if (run.state !== 'KILLING') run = this.moveRun(run, 'KILLING');
+      return this.moveRun(run, 'KILLED', patch);
+    }
+    let final: TaskRunState = outcome;
+    if (final === 'FAILED' && (task.allowFailure || task.kind === 'AllowFailure')) final = 'WARNING';
+    if (final === 'WARNING' && task.allowWarning) final = 'SUCCESS';
+    return this.moveRun(run, final, patch);
+  }
+
+  private resumePaused(run: TaskRun, inputs: JsonObject): void {
+    const task = this.task(run);
+    this.cancelPauseTimers(run, task);
+    let resumed = this.moveRun(run, 'RUNNING');
+    resumed = this.moveRun(resumed, 'SUCCESS', { outputs: inputs });
+    this.recordOutputs(resumed);
+    this.afterPauseChange();
+    this.childEnded(resumed);
+  }
+
+  /** The execution is PAUSED while any task run is paused. */
+  private afterPauseChange(): void {
+    if (this.state === 'PAUSED' && this.pausedRuns().length === 0) this.moveExecution('RUNNING');
+  }
+
+  private pausedRuns(): TaskRun[] {
+    // Walks the live task runs only (bounded by concurrency), never the finished ones.
+    const paused: TaskRun[] = [];
+    this.flush();
+    this.live.forEach((_, id) => {
+      const run = this.run(id);
+      if (run.state === 'PAUSED') paused.push(run);
+    });
+    return paused;
+  }
+
+  private cancelPauseTimers(run: TaskRun, task: Task): void {
+    if (task.kind !== 'Pause') return;
+    this.cancelTimer(run.id, 'pause-resume', 1, task.pauseDurationMs !== undefined);
+    this.cancelTimer(run.id, 'pause-timeout', 1, task.pauseTimeoutMs !== undefined);
+  }
+
+  // ---- Containers (the root and every flowable with children) ----------------------------
+
+  private progressOf(containerId: string): ContainerProgress {
+    if (containerId === ROOT) return this.root;
+    const progress = this.run(containerId).progress;
+    if (progress === undefined) throw new Error(`Task run ${containerId} has no progress`);
+    return progress;
+  }
+
+  private setProgress(containerId: string, progress: ContainerProgress): void {
+    if (containerId === ROOT) {
+      this.root = progress;
+      this.changed = true;
+    } else {
+      this.putRun(copyRun(this.run(containerId), { progress }));
+    }
+  }
+
+  private containerTask(containerId: string): Task | undefined {
+    return containerId === ROOT ? undefined : this.task(this.run(containerId));
+  }
+
+  private stageSpec(containerId: string, progress: ContainerProgress): StageSpec {
+    const task = this.containerTask(containerId);
+    const single = (tasks: readonly Task[] | undefined): StageSpec => ({ lanes: 1, limit: 1, tasksOf: () => tasks ?? NO_TASKS });
+    if (progress.stage !== 'main') {
+      const owner = task === undefined ? this.flow : (task as { errors?: readonly Task[]; finally?: readonly Task[] });
+      return single(progress.stage === 'errors' ? owner.errors : owner.finally);
+    }
+    if (task === undefined) return single(this.flow.tasks);
+    switch (task.kind) {
+      case 'Sequential':
+      case 'AllowFailure':
+      case 'WaitFor':
+        return single(task.tasks);
+      case 'Parallel':
+        return { lanes: task.tasks.length, limit: task.concurrency || Infinity, tasksOf: (lane) => [task.tasks[lane] as Task] };
+      case 'Dag':
+        return { lanes: task.tasks.length, limit: task.concurrency || Infinity, tasksOf: (lane) => [task.tasks[lane]?.task as Task] };
+      case 'If':
+        return single(progress.branch === 'then' ? task.then : task.else);
+      case 'Switch':
+        return single(progress.branch ? task.cases[progress.branch.slice('case:'.length)] : task.defaults);
+      case 'ForEach':
+        return { lanes: progress.values?.length ?? 0, limit: task.concurrencyLimit || Infinity, tasksOf: () => task.tasks };
+      default:
+        return single(NO_TASKS);
+    }
+  }
+
+  /** True when the container's errors or finally branch has something to run. */
+  private hasBranch(containerId: string, branch: 'errors' | 'finally'): boolean {
+    const task = this.containerTask(containerId);
+    const owner = task === undefined ? this.flow : (task as { errors?: readonly Task[]; finally?: readonly Task[] });
+    return (owner[branch] ?? NO_TASKS).some((t) => !t.disabled);
+  }
+
+  private stopping(containerId: string): boolean {
+    if (this.halt !== undefined) return true;
+    return containerId !== ROOT && this.run(containerId).state === 'KILLING';
+  }
+
+  /**
+   * Runs a container forward as far as it goes now: starts lanes up to its
+   * limit, moves main -> errors -> finally, ends it. Returns true when it ended
+   * (its task run is terminal, or for the root the execution ended). Never
+   * notifies the parent: callers do, so a child ending inside its own start
+   * does not re-enter the parent's loop.
+   */
+  private advance(containerId: string): boolean {
+    for (;;) {
+      let progress = this.progressOf(containerId);
+      const stopping = this.stopping(containerId);
+      if (progress.waiting && !stopping) return false;
+      if (!stopping) {
+        const spec = this.stageSpec(containerId, progress);
+        for (;;) {
+          progress = this.progressOf(containerId);
+          if (progress.failed > 0 || progress.killed > 0 || progress.running >= spec.limit) break;
+          const lane = this.nextStartableLane(containerId, progress, spec);
+          if (lane === undefined) break;
+          const end = this.runLane(containerId, progress.stage, lane, 0);
+          this.laneEnded(containerId, lane, end, 0, true);
+        }
+        progress = this.progressOf(containerId);
+        if (progress.running > 0) return false;
+        if (progress.failed === 0 && progress.killed === 0 && this.nextStartableLane(containerId, progress, spec) !== undefined) {
+          continue;
+        }
+      } else if (progress.running > 0) {
+        return false;
+      }
+      if (stopping) return this.endContainer(containerId, 'KILLED');
+      const outcome = stageOutcome(progress);
+      const reset = { nextLane: 0, running: 0, failed: 0, warned: 0, killed: 0, dag: undefined };
+      if (progress.stage === 'main') {
+        const task = this.containerTask(containerId);
+        if (task?.kind === 'WaitFor' && (outcome === 'SUCCESS' || outcome === 'WARNING')) {
+          const decision = this.waitForDecision(containerId, task, progress, outcome);
+          if (decision === 'wait') return false;
+          return this.endContainer(containerId, decision);
+        }
+        if (task?.kind === 'Dag' && outcome === 'SUCCESS' && progress.dag?.some((state) => state === 0)) {
+          // Tasks left whose dependencies can never be met (a cycle or an unknown id).
+          return this.endContainer(containerId, 'FAILED', 'Dag: some tasks have dependencies that can never be met');
+        }
+        if (outcome === 'KILLED') return this.endContainer(containerId, 'KILLED');
+        if (outcome === 'FAILED' && this.hasBranch(containerId, 'errors')) {
+          this.setProgress(containerId, { ...progress, ...reset, stage: 'errors', mainOutcome: outcome, mainLanes: progress.nextLane, mainDag: progress.dag });
+          continue;
+        }
+        if (this.hasBranch(containerId, 'finally')) {
+          this.setProgress(containerId, { ...progress, ...reset, stage: 'finally', mainOutcome: outcome, mainLanes: progress.nextLane, mainDag: progress.dag });
+          continue;
+        }
+        return this.endContainer(containerId, outcome);
+      }
+      const mainOutcome = progress.mainOutcome ?? 'SUCCESS';
+      if (progress.stage === 'errors') {
+        if (this.hasBranch(containerId, 'finally')) {
+          this.setProgress(containerId, { ...progress, ...reset, stage: 'finally' });
+          continue;
+        }
+        return this.endContainer(containerId, mainOutcome);
+      }
+      // finally: its failure fails the container; otherwise the main outcome stands.
+      if (outcome === 'FAILED' || outcome === 'KILLED') return this.endContainer(containerId, 'FAILED');
+      return this.endContainer(containerId, mainOutcome === 'SUCCESS' && outcome === 'WARNING' ? 'WARNING' : mainOutcome);
+    }
+  }
+
+  private nextStartableLane(containerId: string, progress: ContainerProgress, spec: StageSpec): number | undefined {
+    if (progress.dag !== undefined && progress.stage === 'main') {
+      const task = this.containerTask(containerId);
+      if (task?.kind !== 'Dag') return undefined;
+      const index = new Map(task.tasks.map((entry, i) => [entry.task.id, i]));
+      for (let lane = 0; lane < task.tasks.length; lane++) {
+        if (progress.dag[lane] !== 0) continue;
+        const ready = (task.tasks[lane]?.dependsOn ?? []).every((dep) => progress.dag?.[index.get(dep) ?? -1] === 2);
+        if (ready) return lane;
+      }
+      return undefined;
+    }
+    return progress.nextLane < spec.lanes ? progress.nextLane : undefined;
+  }
+
+  private waitForDecision(
+    containerId: string,
+    task: Extract<Task, { kind: 'WaitFor' }>,
+    progress: ContainerProgress,
+    outcome: Outcome,
+  ): Outcome | 'wait' {
+    const run = this.run(containerId);
+    let done: boolean;
+    try {
+      done = renderCondition(task.condition, this.context(run), { now: this.now });
+    } catch (error) {
+      this.putRun(copyRun(run, { error: renderFailure(error) }));
+      return 'FAILED';
+    }
+    if (done) return outcome;
+    const iteration = progress.iteration ?? 0;
+    const frequency = task.checkFrequency;
+    const maxIterationsReached = frequency.maxIterations !== undefined && iteration + 1 >= frequency.maxIterations;
+    const maxDurationReached = frequency.maxDurationMs !== undefined && this.now - (progress.startedAt ?? this.now) >= frequency.maxDurationMs;
+    if (maxIterationsReached || maxDurationReached) {
+      if (!task.failOnMaxReached) return outcome;
+      this.putRun(copyRun(this.run(containerId), { error: `WaitFor: the condition was still false after ${iteration + 1} iterations` }));
+      return 'FAILED';
+    }
+    this.setProgress(containerId, { ...progress, waiting: true });
+    this.scheduleTimer(containerId, 'waitfor-next', iteration, this.now + frequency.intervalMs);
+    return 'wait';
+  }
+
+  /** Ends a container with `outcome`. The root ends the execution. */
+  private endContainer(containerId: string, outcome: Outcome, error?: string): boolean {
+    if (containerId === ROOT) {
+      this.endExecution(outcome);
+      return true;
+    }
+    const run = this.run(containerId);
+    this.finishRun(run, this.task(run), outcome, error !== undefined ? { error } : {});
+    return true;
+  }
+
+  /**
+   * Runs the tasks of one lane from `from` on, until one is live (returns
+   * 'live') or the lane ends. Disabled tasks are ignored (no task run).
+   */
+  private runLane(containerId: string, stage: Stage, lane: number, from: number): LaneEnd {
+    const progress = this.progressOf(containerId);
+    const tasks = this.stageSpec(containerId, progress).tasksOf(lane);
+    for (let position = from; position < tasks.length; position++) {
+      const task = tasks[position] as Task;
+      if (task.disabled) continue;
+      const child = this.createRun(containerId, progress, task, stage, lane, position);
+      const state = this.startRun(child, task);
+      if (!isTerminal(state)) return 'live';
+      const end = childEnd(state);
+      if (state === 'WARNING') this.bump(containerId, 'warned');
+      if (end !== 'done') return end;
+    }
+    return 'done';
+  }
+
+  private bump(containerId: string, counter: 'warned'): void {
+    const progress = this.progressOf(containerId);
+    this.setProgress(containerId, { ...progress, [counter]: progress[counter] + 1 });
+  }
+
+  /**
+   * Books a lane in its container's counters, in one write: its start
+   * (`started`: the lane is taken), whether it is now running ('live') or how it
+   * ended, and `runningDelta` (-1 when a running lane ended).
+   */
+  private laneEnded(containerId: string, lane: number, end: LaneEnd, runningDelta: number, started: boolean): void {
+    const progress = this.progressOf(containerId);
+    const isDag = progress.dag !== undefined && progress.stage === 'main';
+    let dag = progress.dag;
+    if (isDag) {
+      const copy = (progress.dag as readonly number[]).slice();
+      copy[lane] = end === 'live' ? 1 : end === 'done' ? 2 : 3;
+      dag = copy;
+    }
+    this.setProgress(
+      containerId,
+      withCounters(
+        progress,
+        started && !isDag ? lane + 1 : progress.nextLane,
+        progress.running + runningDelta + (end === 'live' ? 1 : 0),
+        progress.failed + (end === 'failed' ? 1 : 0),
+        progress.killed + (end === 'killed' ? 1 : 0),
+        dag,
+      ),
+    );
+  }
+
+  /**
+   * A child reached a terminal state through an event: continue its lane or
+   * book the lane's end, then advance the container; repeat upwards while
+   * containers end.
+   */
+  private childEnded(child: TaskRun): void {
+    let current = child;
+    for (;;) {
+      const containerId = current.parentTaskRunId ?? ROOT;
+      if (containerId !== ROOT && isTerminal(this.run(containerId).state)) return;
+      if (containerId === ROOT && isFinalExecution(this.state)) return;
+      if (current.state === 'WARNING') this.bump(containerId, 'warned');
+      let end = childEnd(current.state);
+      if (end === 'done' && !this.stopping(containerId)) {
+        end = this.runLane(containerId, current.stage, current.lane, current.position + 1);
+        if (end === 'live') return;
+      }
+      // The lane ended: one less running.
+      this.laneEnded(containerId, current.lane, end, -1, false);
+      if (!this.advance(containerId) || containerId === ROOT) return;
+      current = this.run(containerId);
+    }
+  }
+
+  private createRun(containerId: string, progress: ContainerProgress, task: Task, stage: Stage, lane: number, position: number): TaskRun {
+    const parent = containerId === ROOT ? undefined : this.run(containerId);
+    const isForEachLane = stage === 'main' && parent !== undefined && this.task(parent).kind === 'ForEach';
+    const value = isForEachLane ? progress.values?.[lane] : undefined;
+    const iteration = stage === 'main' && progress.iteration !== undefined && progress.iteration > 0 ? progress.iteration : undefined;
+    let id = `${parent?.id ?? this.base.id}:${task.id}`;
+    if (isForEachLane) id += `@${lane}`;
+    if (iteration !== undefined) id += `~${iteration}`;
+    if (stage !== 'main' && progress.round > 0) id += `~r${progress.round}`;
+    if (this.find(id) !== undefined) throw new Error(`Task run ${id} already exists`);
+    const forEachValues = value !== undefined ? [...(parent?.forEachValues ?? []), value] : parent?.forEachValues;
+    // Not stored yet: every start path moves it out of CREATED at once, and that write stores it.
+    return {
+      id,
+      executionId: this.base.id,
+      taskId: task.id,
+      parentTaskRunId: parent?.id,
+      seq: this.nextSeq++,
+      stage,
+      lane,
+      position,
+      value,
+      forEachValues: forEachValues !== undefined && forEachValues.length > 0 ? forEachValues : undefined,
+      iteration,
+      state: 'CREATED',
+      histories: [{ state: 'CREATED', at: this.now }],
+      attempts: [],
+      outputs: undefined,
+      error: undefined,
+      workerQueueId: undefined,
+      selector: undefined,
+      waitingReason: undefined,
+      progress: undefined,
+      subflowExecutionId: undefined,
+    };
+  }
+
+  // ---- Restart -----------------------------------------------------------------------
+
+  /**
+   * Re-runs the failed, killed and cancelled task runs of a container's main
+   * branch (recursively) and rewinds it to its main stage. Visits only the
+   * containers on failed paths; a restart is rare, so walking a container's
+   * children by id is fine here.
+   */
+  private restartContainer(containerId: string): void {
+    let progress = this.progressOf(containerId);
+    const mainProgress: ContainerProgress = { ...progress, stage: 'main', dag: progress.mainDag ?? progress.dag };
+    const spec = this.stageSpec(containerId, mainProgress);
+    const lanesStarted = progress.stage === 'main' ? progress.nextLane : (progress.mainLanes ?? spec.lanes);
+    const dag = mainProgress.dag?.slice();
+    let running = 0;
+    let warned = 0;
+    let failed = 0;
+    progress = {
+      ...mainProgress,
+      round: progress.round + 1,
+      nextLane: lanesStarted,
+      running: 0,
+      failed: 0,
+      warned: 0,
+      killed: 0,
+      waiting: false,
+      mainOutcome: undefined,
+      mainLanes: undefined,
+      mainDag: undefined,
+      ...(dag !== undefined ? { dag } : {}),
+    };
+    this.setProgress(containerId, progress);
+    const parent = containerId === ROOT ? undefined : this.run(containerId);
+    const laneCount = dag !== undefined ? dag.length : lanesStarted;
+    for (let lane = 0; lane < laneCount; lane++) {
+      if (dag !== undefined && dag[lane] === 0) continue;
+      const tasks = spec.tasksOf(lane);
+      for (let position = 0; position < tasks.length; position++) {
+        const task = tasks[position] as Task;
+        let id = `${parent?.id ?? this.base.id}:${task.id}`;
+        if (parent !== undefined && this.task(parent).kind === 'ForEach') id += `@${lane}`;
+        if (progress.iteration !== undefined && progress.iteration > 0) id += `~${progress.iteration}`;
+        const child = this.find(id);
+        if (child === undefined) continue;
+        if (child.state === 'WARNING') warned++;
+        if (child.state !== 'FAILED' && child.state !== 'KILLED' && child.state !== 'CANCELLED') continue;
+        const state = this.restartRun(child, task);
+        let end: LaneEnd = isTerminal(state) ? childEnd(state) : 'live';
+        if (state === 'WARNING') warned++;
+        if (end === 'done') end = this.runLane(containerId, 'main', lane, position + 1);
+        if (end === 'live') running++;
+        if (end === 'failed' || end === 'killed') failed++;
+        if (dag !== undefined) dag[lane] = end === 'live' ? 1 : end === 'done' ? 2 : 3;
+        break;
+      }
+    }
+    const current = this.progressOf(containerId);
+    this.setProgress(containerId, { ...current, running, failed, warned: warned + current.warned, ...(dag !== undefined ? { dag } : {}) });
+  }
+
+  private restartRun(run: TaskRun, task: Task): TaskRunState {
+    const restarted = this.moveRun(run, 'RESTARTED', { error: undefined });
+    if (isRunnable(task)) return this.dispatch(restarted, task, undefined).state;
+    if (restarted.progress === undefined) return this.startFlowable(restarted, task);
+    const running = this.moveRun(restarted, 'RUNNING');
+    this.restartContainer(running.id);
+    this.advance(running.id);
+    return this.run(running.id).state;
+  }
+
+  // ---- Small helpers ---------------------------------------------------------------------
+
+  private find(id: string): TaskRun | undefined {
+    return this.dirty.get(id) ?? this.taskRuns.get(id);
+  }
+
+  private run(id: string): TaskRun {
+    const run = this.find(id);
+    if (run === undefined) throw new Error(`Unknown task run ${id}`);
+    return run;
+  }
+
+  private task(run: TaskRun): Task {
+    return taskById(this.flow, run.taskId);
+  }
+
+  private putRun(run: TaskRun): TaskRun {
+    this.dirty.set(run.id, run);
+    this.changed = true;
+    return run;
+  }
+
+  /** Stores the written task runs into the persistent maps and keeps the live set in step. */
+  private flush(): void {
+    for (const run of this.dirty.values()) {
+      this.taskRuns = this.taskRuns.set(run.id, run);
+      if (isTerminal(run.state)) {
+        if (this.live.has(run.id)) this.live = this.live.delete(run.id);
+      } else if (!this.live.has(run.id)) {
+        this.live = this.live.set(run.id, true);
+      }
+    }
+    this.dirty.clear();
+  }
+
+  private moveRun(run: TaskRun, to: TaskRunState, patch: Partial<TaskRun> = {}): TaskRun {
+    transition('task run', run.state, to, run.id);
+    const histories = run.histories.slice();
+    histories.push({ state: to, at: this.now });
+    return this.putRun(copyRun(run, { ...patch, state: to, histories }));
+  }
+
+  private moveExecution(to: ExecutionState): void {
+    this.state = transition('execution', this.state, to, this.base.id);
+    this.histories = [...this.histories, { state: to, at: this.now }];
+    this.changed = true;
+  }
+
+  private recordOutputs(run: TaskRun): void {
+    if (run.outputs === undefined) return;
+    const key = outputKey(run.taskId, run.forEachValues);
+    this.taskOutputs = this.taskOutputs.set(key, { taskId: run.taskId, forEachValues: run.forEachValues ?? [], outputs: run.outputs });
+  }
+
+  private context(run?: TaskRun): RenderContext {
+    return buildContext(
+      { flow: this.flow, execution: { ...this.base, histories: this.histories }, labels: this.labels, taskOutputs: this.taskOutputs },
+      run,
+    );
+  }
+
+  private emit(action: ExecutionAction): void {
+    this.actions.push(action);
+    this.changed = true;
+  }
+
+  private scheduleTimer(taskRunId: string, kind: TimerKind, attempt: number, at: Millis): void {
+    this.emit({ type: 'schedule-timer', timer: { id: timerId(taskRunId, kind, attempt), kind, at, taskRunId, attempt } });
+  }
+
+  private cancelTimer(taskRunId: string, kind: TimerKind, attempt: number, exists: boolean): void {
+    if (exists) this.emit({ type: 'cancel-timer', timerId: timerId(taskRunId, kind, attempt) });
+  }
+}
+
+// ---- Pure helpers ----------------------------------------------------------------------
+
+export function timerId(taskRunId: string, kind: TimerKind, attempt: number): string {
+  return `${taskRunId}|${kind}|${attempt}`;
+}
+
+export function isFinalExecution(state: ExecutionState): boolean {
+  return isTerminal(state);
+}
+
+function childEnd(state: TaskRunState): LaneEnd {
+  switch (state) {
+    case 'SUCCESS':
+    case 'WARNING':
+    case 'SKIPPED':
+      return 'done';
+    case 'FAILED':
+    case 'CANCELLED':
+      return 'failed';
+    case 'KILLED':
+    case 'RETRIED':
+      return 'killed';
+    default:
+      return 'live';
+  }
+}
+
+function stageOutcome(progress: ContainerProgress): Outcome {
+  if (progress.killed > 0) return 'KILLED';
+  if (progress.failed > 0) return 'FAILED';
+  return progress.warned > 0 ? 'WARNING' : 'SUCCESS';
+}
+
+function lastAttempt(run: TaskRun): TaskRunAttempt | undefined {
+  return run.attempts[run.attempts.length - 1];
+}
+
+function replaceLast(attempts: readonly TaskRunAttempt[], attempt: TaskRunAttempt): TaskRunAttempt[] {
+  const copy = attempts.slice();
+  copy[copy.length - 1] = attempt;
+  return copy;
+}
+
+function endAttempt(
+  run: TaskRun,
+  state: TaskRunAttempt['state'],
+  now: Millis,
+  extra: { outputs?: JsonObject | undefined; error?: string | undefined } = {},
+): TaskRunAttempt[] {
+  const attempt = lastAttempt(run);
+  if (attempt === undefined) return run.attempts.slice();
+  return replaceLast(run.attempts, copyAttempt(attempt, { state, endedAt: now, outputs: extra.outputs, error: extra.error }));
+}
+
+function subflowExecutionId(executionId: string, taskRunId: string, attempt: number): string {
+  // Two independent 32-bit hashes keep the id short yet practically unique within one parent.
+  const a = hashString(`${taskRunId}#${attempt}`).toString(36);
+  const b = hashString(`${attempt}#${taskRunId}`).toString(36);
+  return `${executionId}-sub-${a}${b}`;
+}
+
+function coerceOutput(value: unknown, type: string): JsonValue {
+  switch (type) {
+    case 'INT':
+    case 'FLOAT': {
+      const number = Number(value);
+      return Number.isFinite(number) ? number : String(value);
+    }
+    case 'BOOLEAN':
+      return value === true || value === 'true';
+    case 'JSON':
+    case 'ARRAY':
+      if (typeof value === 'string') {
+        try {
+          return JSON.parse(value) as JsonValue;
+        } catch {
+          return value;
+        }
+      }
+      return value as JsonValue;
+    default:
+      return typeof value === 'string' || value === null || isJsonObject(value) ? (value as JsonValue) : JSON.stringify(value);
+  }
+}
+
+/** `PT1M30S`-like text for messages. */
+function formatDuration(ms: number): string {
+  if (ms % 1000 !== 0) return `${ms}ms`;
+  return `PT${ms / 1000}S`;
+}

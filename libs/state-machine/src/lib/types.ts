@@ -1,0 +1,270 @@
+// The values the state machine reads and returns: executions, task runs, the
+// events the executor feeds in and the actions it must carry out.
+import type { RunnableTask, TemplatedValue, WorkerSelectorSpec } from '@lanner/model';
+import type { PersistentMap } from './persistent-map';
+import type { ExecutionState, TaskRunState } from './states';
+
+/** Epoch milliseconds. The state machine never reads a clock: every `now` is an argument. */
+export type Millis = number;
+
+export interface StateChange<S extends string> {
+  readonly state: S;
+  readonly at: Millis;
+}
+
+/** JSON-like data (inputs, outputs, variables). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export type AttemptState = 'SUBMITTED' | 'RUNNING' | 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED' | 'RESUBMITTED' | 'CANCELLED';
+
+/** One try of a runnable task run on a worker (1-based `attempt`). */
+export interface TaskRunAttempt {
+  readonly attempt: number;
+  readonly state: AttemptState;
+  readonly submittedAt: Millis;
+  readonly startedAt?: Millis;
+  readonly endedAt?: Millis;
+  readonly workerId?: string;
+  readonly workerQueueId?: string;
+  readonly outputs?: JsonObject;
+  readonly error?: string;
+}
+
+export type Stage = 'main' | 'errors' | 'finally';
+export type Outcome = 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED';
+
+/**
+ * Where a flowable (or the execution's root) is: which branch runs, how many
+ * lanes are started/running, how the finished ones ended. Counters instead of
+ * child lists, so a child's end is O(1) whatever the number of children.
+ * A lane is a sequence of tasks run one after the other: a Sequential has one,
+ * a Parallel one per task, a ForEach one per value.
+ * Switch branches are stored as `case:<key>` ('' = defaults).
+ */
+export interface ContainerProgress {
+  readonly stage: Stage;
+  /** Incremented by each restart; new errors/finally task runs get fresh ids. */
+  readonly round: number;
+  readonly nextLane: number;
+  readonly running: number;
+  readonly failed: number;
+  readonly warned: number;
+  readonly killed: number;
+  /** The main branch's outcome once it ended (errors/finally keep it). */
+  readonly mainOutcome?: Outcome;
+  /** Lanes started / Dag states of the main branch, kept while errors/finally run (restart needs them). */
+  readonly mainLanes?: number;
+  readonly mainDag?: readonly number[];
+  /** If: 'then' | 'else'; Switch: the matched case key, or '' for defaults. */
+  readonly branch?: string;
+  /** ForEach: the rendered values, one lane each (strings, as Kestra's taskrun.value). */
+  readonly values?: readonly string[];
+  /** Dag: per task 0 = waiting, 1 = running, 2 = succeeded, 3 = failed. */
+  readonly dag?: readonly number[];
+  /** WaitFor: the current iteration (0-based) and when the loop began. */
+  readonly iteration?: number;
+  readonly startedAt?: Millis;
+  /** WaitFor: waiting for its next-iteration timer. */
+  readonly waiting?: boolean;
+}
+
+export interface TaskRun {
+  readonly id: string;
+  readonly executionId: string;
+  readonly taskId: string;
+  /** Absent for tasks of the flow's own `tasks`/`errors`/`finally`. */
+  readonly parentTaskRunId?: string;
+  /** Creation order within the execution (stable listing). */
+  readonly seq: number;
+  readonly stage: Stage;
+  readonly lane: number;
+  /** Index of the task in its lane's task list. */
+  readonly position: number;
+  /** ForEach: the value of this task run's own lane. */
+  readonly value?: string;
+  /** Values of all enclosing ForEach lanes, outermost first (for `outputs.x[v]` and `parents`). */
+  readonly forEachValues?: readonly string[];
+  /** WaitFor iteration of the enclosing loop. */
+  readonly iteration?: number;
+  readonly state: TaskRunState;
+  readonly histories: readonly StateChange<TaskRunState>[];
+  readonly attempts: readonly TaskRunAttempt[];
+  readonly outputs?: JsonObject;
+  readonly error?: string;
+  readonly workerQueueId?: string;
+  readonly selector?: WorkerSelectorSpec;
+  /**
+   * Why the job waits on its queue, as the resolver said (WAIT_AND_DISPATCH): "no
+   * group subscribes to queue X", "no worker of the subscribed groups is connected".
+   */
+  readonly waitingReason?: string;
+  /** Flowables only. */
+  readonly progress?: ContainerProgress;
+  /** Subflow: the child execution's id. */
+  readonly subflowExecutionId?: string;
+}
+
+export interface ParentExecutionRef {
+  readonly executionId: string;
+  readonly taskRunId: string;
+  readonly namespace: string;
+  readonly flowId: string;
+}
+
+export interface Execution {
+  readonly id: string;
+  readonly tenant: string;
+  readonly namespace: string;
+  readonly flowId: string;
+  readonly flowRevision: number;
+  readonly state: ExecutionState;
+  readonly histories: readonly StateChange<ExecutionState>[];
+  readonly inputs: JsonObject;
+  readonly outputs?: JsonObject;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly variables: Readonly<Record<string, TemplatedValue>>;
+  readonly parent?: ParentExecutionRef;
+  /** CREATE_NEW_EXECUTION: 1 for the first execution, +1 per retry execution. */
+  readonly retryAttempt: number;
+  readonly originalExecutionId?: string;
+  readonly error?: string;
+  /** +1 per applied change; the same event applied twice leaves it unchanged. */
+  readonly version: number;
+  /** All task runs by id. Structurally shared between versions (see persistent-map.ts). */
+  readonly taskRuns: PersistentMap<TaskRun>;
+  /** Ids of task runs not in a terminal state (kill and resume walk these, not all). */
+  readonly liveTaskRuns: PersistentMap<true>;
+  /** Outputs per task id and enclosing ForEach values, for `outputs.<taskId>` in templates. */
+  readonly taskOutputs: PersistentMap<TaskOutputEntry>;
+  readonly root: ContainerProgress;
+  readonly nextSeq: number;
+  /** Set when a kill or a CREATE_NEW_EXECUTION retry is stopping the execution. */
+  readonly halt?: { readonly reason: 'kill' | 'retry'; readonly retryAt?: Millis };
+}
+
+export interface TaskOutputEntry {
+  readonly taskId: string;
+  readonly forEachValues: readonly string[];
+  readonly outputs: JsonObject;
+}
+
+// ---- Events ---------------------------------------------------------------------
+
+export type TimerKind = 'retry' | 'pause-resume' | 'pause-timeout' | 'task-timeout' | 'waitfor-next';
+
+export interface Timer {
+  readonly id: string;
+  readonly kind: TimerKind;
+  readonly at: Millis;
+  readonly taskRunId: string;
+  /** The attempt (task-timeout, retry) or iteration (waitfor-next) the timer belongs to. */
+  readonly attempt: number;
+}
+
+export type ExecutionEvent =
+  /** The execution was created. `runningExecutions`: other running executions of the flow (concurrency limit). */
+  | { readonly type: 'created'; readonly runningExecutions?: number }
+  /** A concurrency slot freed: a QUEUED execution may start. */
+  | { readonly type: 'concurrency-slot-freed' }
+  | {
+      readonly type: 'task-run-started';
+      readonly taskRunId: string;
+      readonly attempt: number;
+      readonly workerId: string;
+      readonly workerQueueId: string;
+    }
+  | {
+      readonly type: 'task-run-result';
+      readonly taskRunId: string;
+      readonly attempt: number;
+      readonly state: 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED';
+      readonly outputs?: JsonObject;
+      readonly error?: string;
+    }
+  /**
+   * The executor produced the job on `workerQueueId` (after resolving the selector);
+   * `waitingReason` when no worker can take it now (WAIT_AND_DISPATCH).
+   */
+  | {
+      readonly type: 'task-run-queued';
+      readonly taskRunId: string;
+      readonly attempt: number;
+      readonly workerQueueId: string;
+      readonly waitingReason?: string;
+    }
+  /** The resolver refused the job (selector fallback FAIL or CANCEL), with the reason users see. */
+  | {
+      readonly type: 'task-run-dispatch-refused';
+      readonly taskRunId: string;
+      readonly attempt: number;
+      readonly state: 'FAILED' | 'CANCELLED';
+      readonly reason: string;
+    }
+  | { readonly type: 'worker-lost'; readonly taskRunId: string; readonly attempt: number }
+  | { readonly type: 'timer-fired'; readonly timer: Timer }
+  | { readonly type: 'kill-requested' }
+  /** Resume paused task runs (all, or the one named), with the resume inputs as their outputs. */
+  | { readonly type: 'resume-requested'; readonly taskRunId?: string; readonly inputs?: JsonObject }
+  /**
+   * Restart a FAILED/KILLED/WARNING execution. `expectedVersion` (the version the
+   * requester saw) makes a redelivered restart a no-op even after the execution
+   * ended again; without it, a late duplicate would restart it a second time.
+   */
+  | { readonly type: 'restart-requested'; readonly expectedVersion?: number }
+  | {
+      readonly type: 'subflow-ended';
+      readonly taskRunId: string;
+      readonly executionId: string;
+      readonly state: ExecutionState;
+      readonly outputs?: JsonObject;
+    };
+
+// ---- Actions --------------------------------------------------------------------
+
+export type ExecutionAction =
+  /**
+   * Put a job on a worker queue. The executor renders the task late with
+   * `renderContextFor(flow, execution, taskRunId)` and resolves `selector` with
+   * the worker-queue resolver, unless `workerQueueId` is set (a re-dispatch
+   * keeps the queue it had).
+   */
+  | {
+      readonly type: 'dispatch';
+      readonly taskRunId: string;
+      readonly attempt: number;
+      readonly task: RunnableTask;
+      readonly selector?: WorkerSelectorSpec;
+      readonly workerQueueId?: string;
+    }
+  | { readonly type: 'kill-job'; readonly taskRunId: string; readonly attempt: number }
+  | { readonly type: 'schedule-timer'; readonly timer: Timer }
+  | { readonly type: 'cancel-timer'; readonly timerId: string }
+  | {
+      readonly type: 'start-subflow';
+      readonly taskRunId: string;
+      readonly executionId: string;
+      readonly namespace: string;
+      readonly flowId: string;
+      readonly revision?: number;
+      readonly inputs: JsonObject;
+      readonly labels: Readonly<Record<string, string>>;
+      readonly parent: ParentExecutionRef;
+      readonly wait: boolean;
+    }
+  | { readonly type: 'kill-subflow'; readonly executionId: string }
+  | { readonly type: 'set-labels'; readonly labels: Readonly<Record<string, string>> }
+  /** CREATE_NEW_EXECUTION: create `executionId` (same flow and inputs) at `at`. */
+  | {
+      readonly type: 'create-retry-execution';
+      readonly executionId: string;
+      readonly at: Millis;
+      readonly retryAttempt: number;
+      readonly originalExecutionId: string;
+    }
+  | { readonly type: 'end'; readonly state: ExecutionState };
+
+export interface NextResult {
+  readonly execution: Execution;
+  readonly actions: readonly ExecutionAction[];
+}

@@ -1,0 +1,205 @@
+// A test and documentation harness, not a production path: runs a flow through
+// `next` with scripted worker answers and a virtual clock. Events at the same
+// virtual time are applied in the order they were produced; timers fire in time
+// order; nothing here reads the real clock.
+import type { Flow, Task } from '@lanner/model';
+import { createExecution } from '../lib/execution';
+import { isRunnable, taskById } from '../lib/flow-index';
+import { next } from '../lib/next';
+import { renderAny } from '../lib/render';
+import { renderContextFor } from '../lib/render-context';
+import type { ExecutionState } from '../lib/states';
+import type { Execution, ExecutionAction, ExecutionEvent, JsonObject, Millis } from '../lib/types';
+
+/** What a worker (or the resolver) does with one attempt of a task run. */
+export type ScriptedOutcome =
+  | { readonly state: 'SUCCESS' | 'WARNING'; readonly outputs?: JsonObject; readonly durationMs?: number }
+  | { readonly state: 'FAILED'; readonly error?: string; readonly durationMs?: number }
+  /** Starts and never answers (until killed). */
+  | { readonly state: 'HANG' }
+  /** Never even starts: no worker takes the job. */
+  | { readonly state: 'UNSTARTED' }
+  /** Starts, then its worker dies after `durationMs`. */
+  | { readonly state: 'LOST'; readonly durationMs?: number }
+  /** The resolver refuses the job (selector fallback FAIL/CANCEL). */
+  | { readonly state: 'REFUSED'; readonly as: 'FAILED' | 'CANCELLED'; readonly reason: string };
+
+/**
+ * Per task id: one outcome for every attempt, a list per attempt (the last
+ * repeats: `[FAILED, SUCCESS]` fails once then succeeds), or per ForEach value.
+ */
+export type TaskScript =
+  | ScriptedOutcome
+  | readonly ScriptedOutcome[]
+  | { readonly perValue: Readonly<Record<string, ScriptedOutcome | readonly ScriptedOutcome[]>>; readonly otherwise?: ScriptedOutcome | readonly ScriptedOutcome[] };
+
+export interface SimulationOptions {
+  readonly inputs?: JsonObject;
+  readonly script?: Readonly<Record<string, TaskScript>>;
+  /** Child executions of Subflow tasks, by `namespace.flowId` (default: SUCCESS, no outputs). */
+  readonly subflows?: Readonly<Record<string, { readonly state: ExecutionState; readonly outputs?: JsonObject; readonly durationMs?: number }>>;
+  /** External events at virtual times: kill, resume, restart, concurrency slot freed. */
+  readonly events?: readonly { readonly at: Millis; readonly event: ExecutionEvent }[];
+  /** Virtual start time (default 0). */
+  readonly now?: Millis;
+  readonly maxSteps?: number;
+  readonly executionId?: string;
+  /** Other running executions of the flow when this one is created (concurrency limits). */
+  readonly runningExecutions?: number;
+  /** How long a scripted task takes when its outcome gives no duration (default 1 s). */
+  readonly defaultDurationMs?: number;
+}
+
+export interface SimulationLogEntry {
+  readonly at: Millis;
+  readonly event: ExecutionEvent;
+  readonly actions: readonly ExecutionAction[];
+  readonly state: ExecutionState;
+}
+
+export interface SimulationResult {
+  readonly execution: Execution;
+  readonly log: readonly SimulationLogEntry[];
+  /** Every action `next` produced, in order. */
+  readonly actions: readonly ExecutionAction[];
+  /** Executions a CREATE_NEW_EXECUTION retry asked for. */
+  readonly retryExecutions: readonly Extract<ExecutionAction, { type: 'create-retry-execution' }>[];
+  /** True when `maxSteps` ran out before the queue drained. */
+  readonly exhausted: boolean;
+  readonly now: Millis;
+}
+
+interface Pending {
+  readonly at: Millis;
+  readonly seq: number;
+  readonly event: ExecutionEvent;
+  readonly timerId?: string;
+}
+
+/** Runs `flow` from creation until no event is left (or `maxSteps`). */
+export function simulateFlow(flow: Flow, options: SimulationOptions = {}): SimulationResult {
+  const start = options.now ?? 0;
+  const defaultDuration = options.defaultDurationMs ?? 1000;
+  let execution = createExecution(flow, { id: options.executionId ?? 'exec', tenant: 'main', inputs: options.inputs ?? {} }, start);
+  const queue: Pending[] = [];
+  const cancelled = new Set<string>();
+  const log: SimulationLogEntry[] = [];
+  const allActions: ExecutionAction[] = [];
+  const retryExecutions: Extract<ExecutionAction, { type: 'create-retry-execution' }>[] = [];
+  let seq = 0;
+  const push = (at: Millis, event: ExecutionEvent, timerId?: string): void => {
+    const pending: Pending = { at, seq: seq++, event, ...(timerId !== undefined ? { timerId } : {}) };
+    // Insertion keeps (at, seq) order; the queue stays small in tests.
+    let index = queue.length;
+    while (index > 0 && (queue[index - 1] as Pending).at > at) index--;
+    queue.splice(index, 0, pending);
+  };
+
+  push(start, { type: 'created', runningExecutions: options.runningExecutions ?? 0 });
+  for (const external of options.events ?? []) push(external.at, external.event);
+
+  const maxSteps = options.maxSteps ?? 100_000;
+  let steps = 0;
+  let now = start;
+  while (queue.length > 0 && steps < maxSteps) {
+    const pending = queue.shift() as Pending;
+    if (pending.timerId !== undefined && cancelled.has(pending.timerId)) continue;
+    steps++;
+    now = pending.at;
+    const result = next(flow, execution, pending.event, now);
+    execution = result.execution;
+    log.push({ at: now, event: pending.event, actions: result.actions, state: execution.state });
+    for (const action of result.actions) {
+      allActions.push(action);
+      switch (action.type) {
+        case 'dispatch': {
+          const run = execution.taskRuns.get(action.taskRunId);
+          const outcome = scriptedOutcome(options.script?.[action.task.id], run?.value, action.attempt) ?? defaultOutcome(flow, execution, action.taskRunId, action.task.id, now);
+          const job = { taskRunId: action.taskRunId, attempt: action.attempt };
+          if (outcome.state === 'REFUSED') {
+            push(now, { type: 'task-run-dispatch-refused', ...job, state: outcome.as, reason: outcome.reason });
+            break;
+          }
+          if (outcome.state === 'UNSTARTED') break;
+          push(now, { type: 'task-run-started', ...job, workerId: 'worker-1', workerQueueId: action.workerQueueId ?? 'default' });
+          if (outcome.state === 'HANG') break;
+          if (outcome.state === 'LOST') push(now + (outcome.durationMs ?? defaultDuration), { type: 'worker-lost', ...job });
+          else if (outcome.state === 'FAILED') {
+            push(now + (outcome.durationMs ?? defaultDuration), { type: 'task-run-result', ...job, state: 'FAILED', error: outcome.error ?? 'scripted failure' });
+          } else {
+            push(now + (outcome.durationMs ?? defaultDuration), {
+              type: 'task-run-result',
+              ...job,
+              state: outcome.state,
+              ...(outcome.outputs !== undefined ? { outputs: outcome.outputs } : {}),
+            });
+          }
+          break;
+        }
+        case 'kill-job':
+          // A worker honours a kill: a job it holds answers KILLED at once.
+          push(now, { type: 'task-run-result', taskRunId: action.taskRunId, attempt: action.attempt, state: 'KILLED' });
+          break;
+        case 'schedule-timer':
+          cancelled.delete(action.timer.id);
+          push(action.timer.at, { type: 'timer-fired', timer: action.timer }, action.timer.id);
+          break;
+        case 'cancel-timer':
+          cancelled.add(action.timerId);
+          break;
+        case 'start-subflow': {
+          if (!action.wait) break;
+          const child = options.subflows?.[`${action.namespace}.${action.flowId}`] ?? { state: 'SUCCESS' as const };
+          push(now + (child.durationMs ?? defaultDuration), {
+            type: 'subflow-ended',
+            taskRunId: action.taskRunId,
+            executionId: action.executionId,
+            state: child.state,
+            ...(child.outputs !== undefined ? { outputs: child.outputs } : {}),
+          });
+          break;
+        }
+        case 'create-retry-execution':
+          retryExecutions.push(action);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return { execution, log, actions: allActions, retryExecutions, exhausted: queue.length > 0, now };
+}
+
+function scriptedOutcome(script: TaskScript | undefined, value: string | undefined, attempt: number): ScriptedOutcome | undefined {
+  if (script === undefined) return undefined;
+  if (isPerValue(script)) {
+    const chosen = (value !== undefined ? script.perValue[value] : undefined) ?? script.otherwise;
+    return chosen === undefined ? undefined : pickAttempt(chosen, attempt);
+  }
+  return pickAttempt(script, attempt);
+}
+
+function isPerValue(script: TaskScript): script is Extract<TaskScript, { perValue: unknown }> {
+  return !Array.isArray(script) && 'perValue' in script;
+}
+
+function pickAttempt(script: ScriptedOutcome | readonly ScriptedOutcome[], attempt: number): ScriptedOutcome {
+  if (!Array.isArray(script)) return script as ScriptedOutcome;
+  const list = script as readonly ScriptedOutcome[];
+  return list[Math.min(attempt, list.length) - 1] as ScriptedOutcome;
+}
+
+/** Unscripted tasks succeed; OutputValues and Return produce their rendered outputs, as the real plugins do. */
+function defaultOutcome(flow: Flow, execution: Execution, taskRunId: string, taskId: string, now: Millis): ScriptedOutcome {
+  const task: Task = taskById(flow, taskId);
+  if (!isRunnable(task)) return { state: 'SUCCESS' };
+  if (task.kind === 'Sleep') return { state: 'SUCCESS', durationMs: task.durationMs };
+  try {
+    const context = renderContextFor(flow, execution, taskRunId);
+    if (task.kind === 'OutputValues') return { state: 'SUCCESS', outputs: { values: renderAny(task.values, context, { now }) as JsonObject } };
+    if (task.kind === 'Return') return { state: 'SUCCESS', outputs: { value: renderAny(task.format, context, { now }) as string } };
+  } catch (error) {
+    return { state: 'FAILED', error: error instanceof Error ? error.message : 'rendering failed' };
+  }
+  return { state: 'SUCCESS' };
+}
