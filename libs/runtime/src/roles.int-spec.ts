@@ -109,6 +109,11 @@ async function waitForStatus(lanner: LannerProcess, port: number, path: string, 
 }
 
 let serviceEnv: { DATABASE_URL: string; KAFKA_BROKERS: string };
+// What each server role needs beyond the shared services (see docs/CONFIGURATION.md).
+const roleSpecificEnv: Record<string, NodeJS.ProcessEnv> = {
+  api: { LANNER_ADMIN_TOKEN: 'integration-spec-admin-token-0123456789abcdef' },
+  controller: { LANNER_GRPC_PORT: '0' },
+};
 let controllerStandIn: Server;
 let controllerPort: number;
 const temporaryDirs: string[] = [];
@@ -147,7 +152,7 @@ describe('each distributed role as its own process', () => {
       const env: NodeJS.ProcessEnv =
         role === 'worker'
           ? { LANNER_HTTP_PORT: String(port), LANNER_WORKER_CONTROLLERS: `127.0.0.1:${controllerPort}` }
-          : { ...serviceEnv, LANNER_HTTP_PORT: String(port) };
+          : { ...serviceEnv, ...roleSpecificEnv[role], LANNER_HTTP_PORT: String(port) };
       const lanner = startLanner(role, env);
 
       await waitForStatus(lanner, port, '/health/live', 200);
@@ -164,7 +169,7 @@ describe('each distributed role as its own process', () => {
   it.concurrent(
     'refuses to start on a bad variable, naming it without a stack trace',
     async () => {
-      const lanner = startLanner('api', { ...serviceEnv, LANNER_HTTP_PORT: 'abc' });
+      const lanner = startLanner('api', { ...serviceEnv, ...roleSpecificEnv.api, LANNER_HTTP_PORT: 'abc' });
       const exit = await lanner.exited;
       expect(exit.code).not.toBe(0);
       expect(lanner.stderr()).toContain('LANNER_HTTP_PORT: expected an integer 1-65535, got "abc"');

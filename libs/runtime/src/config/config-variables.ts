@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ROLES, Role, SERVER_ROLES } from './roles';
@@ -113,6 +114,23 @@ function kafkaClientId() {
   return text(expected).refine((value) => /^[A-Za-z0-9._-]+$/.test(value), { error: expected });
 }
 
+function flag() {
+  const expected = 'expected true or false';
+  return text(expected)
+    .refine((value) => value === 'true' || value === 'false', { error: expected })
+    .transform((value) => value === 'true');
+}
+
+function workerName() {
+  const expected = 'expected 1-128 letters, digits, ".", "_" or "-"';
+  return text(expected).refine((value) => /^[A-Za-z0-9._-]{1,128}$/.test(value), { error: expected });
+}
+
+function bootstrapToken() {
+  const expected = 'expected at least 32 characters';
+  return text(expected).refine((value) => value.length >= 32, { error: expected });
+}
+
 const ALL_ROLES = ROLES;
 
 export const CONFIG_VARIABLES = [
@@ -184,6 +202,78 @@ export const CONFIG_VARIABLES = [
     description: 'Controllers the worker connects to, comma-separated `host:port`; the worker is ready when one answers.',
     secret: false,
     schema: endpointList(),
+  },
+  {
+    name: 'LANNER_ADMIN_TOKEN',
+    roles: ['api'],
+    defaultText: 'required',
+    description:
+      'Bootstrap admin API token (at least 32 characters): accepted as `Authorization: Bearer <token>` with instance-admin rights. Stored hashed; standalone generates its own.',
+    secret: true,
+    schema: bootstrapToken(),
+  },
+  {
+    name: 'LANNER_TIMER_INTERVAL_MS',
+    roles: ['executor', 'standalone'],
+    defaultFor: () => '1000',
+    defaultText: '`1000`',
+    description: 'How often the executor fires due timers (retries, pauses, timeouts).',
+    secret: false,
+    schema: integer(50, 60000),
+  },
+  {
+    name: 'LANNER_GRPC_HOST',
+    roles: ['controller', 'standalone'],
+    defaultFor: (role: Role) => (role === 'standalone' ? '127.0.0.1' : '0.0.0.0'),
+    defaultText: '`127.0.0.1` for standalone, `0.0.0.0` otherwise',
+    description: 'Address the controller\'s gRPC server (the endpoint workers connect to) listens on.',
+    secret: false,
+    schema: hostName(),
+  },
+  {
+    name: 'LANNER_GRPC_PORT',
+    roles: ['controller', 'standalone'],
+    defaultFor: () => '9090',
+    defaultText: '`9090`',
+    description: 'TCP port of the controller\'s gRPC server; `0` picks a free port (logged at start).',
+    secret: false,
+    schema: integer(0, 65535),
+  },
+  {
+    name: 'LANNER_ALLOW_ANONYMOUS_WORKERS',
+    roles: ['controller'],
+    defaultFor: () => 'false',
+    defaultText: '`false` (standalone always allows its own local worker)',
+    description: 'Whether a worker that presents no registration token may join the `default` group.',
+    secret: false,
+    schema: flag(),
+  },
+  {
+    name: 'LANNER_WORKER_SLOTS',
+    roles: ['worker', 'standalone'],
+    defaultFor: () => '8',
+    defaultText: '`8`',
+    description: 'How many tasks the worker runs at once (its slots).',
+    secret: false,
+    schema: integer(1, 1024),
+  },
+  {
+    name: 'LANNER_WORKER_NAME',
+    roles: ['worker'],
+    defaultFor: () => hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128) || 'worker',
+    defaultText: 'the host name',
+    description: 'The worker\'s name as the controllers and the API show it.',
+    secret: false,
+    schema: workerName(),
+  },
+  {
+    name: 'LANNER_WORKER_DATA_DIR',
+    roles: ['worker'],
+    defaultFor: () => '.lanner-worker',
+    defaultText: '`.lanner-worker` (relative to the working directory)',
+    description: 'The worker\'s internal storage: task working directories and the task output cache.',
+    secret: false,
+    schema: directory(),
   },
   {
     name: 'LANNER_DATA_DIR',

@@ -3,7 +3,11 @@ import { DEFAULT_HTTP_PORTS } from './config-variables';
 import { loadRoleConfig } from './load-config';
 import { SERVER_ROLES } from './roles';
 
-const serverEnv = { DATABASE_URL: 'postgresql://lanner:pw@db:5432/lanner', KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9092' };
+const serverEnv = {
+  DATABASE_URL: 'postgresql://lanner:pw@db:5432/lanner',
+  KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9092',
+  LANNER_ADMIN_TOKEN: 'a-bootstrap-admin-token-of-32-characters-or-more',
+};
 
 describe('role config defaults', () => {
   it.each(SERVER_ROLES)('gives the %s role its own HTTP port, all interfaces and info logging', (role) => {
@@ -31,11 +35,30 @@ describe('role config defaults', () => {
     expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
     expect(config.dataDir).toBe(resolve('.lanner'));
     expect(config.embeddedDatabasePort).toBe(54329);
+    expect(config.grpc).toEqual({ host: '127.0.0.1', port: 9090 });
+    expect(config.workerSlots).toBe(8);
+    expect(config.timerIntervalMs).toBe(1000);
+  });
+
+  it('serves workers on gRPC port 9090 on all interfaces, refusing anonymous workers unless allowed', () => {
+    const config = loadRoleConfig('controller', serverEnv);
+    expect(config.grpc).toEqual({ host: '0.0.0.0', port: 9090 });
+    expect(config.allowAnonymousWorkers).toBe(false);
+    expect(loadRoleConfig('controller', { ...serverEnv, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' }).allowAnonymousWorkers).toBe(true);
+  });
+
+  it('requires the api bootstrap admin token to be at least 32 characters, without printing it', () => {
+    expect(() => loadRoleConfig('api', { ...serverEnv, LANNER_ADMIN_TOKEN: 'short-secret' })).toThrow(
+      'LANNER_ADMIN_TOKEN: expected at least 32 characters',
+    );
+    expect(() => loadRoleConfig('api', { ...serverEnv, LANNER_ADMIN_TOKEN: 'short-secret' })).not.toThrow(/short-secret/);
   });
 
   it('reads the worker controller list', () => {
     const config = loadRoleConfig('worker', { LANNER_WORKER_CONTROLLERS: 'controller-0:9090,[::1]:9091' });
     expect(config.http.port).toBe(8083);
+    expect(config.slots).toBe(8);
+    expect(config.dataDir).toBe(resolve('.lanner-worker'));
     expect(config.controllers).toEqual([
       { host: 'controller-0', port: 9090 },
       { host: '::1', port: 9091 },

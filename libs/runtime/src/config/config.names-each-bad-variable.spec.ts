@@ -15,7 +15,7 @@ const validServerEnv = { DATABASE_URL: 'postgresql://lanner:pw@db:5432/lanner', 
 
 describe('refusing bad config', () => {
   it('names a non-numeric port, the accepted range and the value given', () => {
-    expect(problemsOf('api', { ...validServerEnv, LANNER_HTTP_PORT: 'abc' })).toEqual([
+    expect(problemsOf('executor', { ...validServerEnv, LANNER_HTTP_PORT: 'abc' })).toEqual([
       'LANNER_HTTP_PORT: expected an integer 1-65535, got "abc"',
     ]);
   });

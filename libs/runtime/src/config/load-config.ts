@@ -31,43 +31,84 @@ function hostPort(endpoint: Endpoint): string {
   return endpoint.host.includes(':') ? `[${endpoint.host}]:${endpoint.port}` : `${endpoint.host}:${endpoint.port}`;
 }
 
+const serverVariables = {
+  ...commonVariables,
+  DATABASE_URL: schemaOf('DATABASE_URL'),
+  KAFKA_BROKERS: schemaOf('KAFKA_BROKERS'),
+  LANNER_KAFKA_CLIENT_ID: schemaOf('LANNER_KAFKA_CLIENT_ID'),
+};
+
+type ServerEnv = z.output<z.ZodObject<typeof serverVariables>>;
+
+function serverConfig<R extends ServerRole>(role: R, env: ServerEnv) {
+  return {
+    role,
+    ...commonConfig(env),
+    databaseUrl: env.DATABASE_URL,
+    kafka: { brokers: env.KAFKA_BROKERS.map(hostPort), clientId: env.LANNER_KAFKA_CLIENT_ID },
+  };
+}
+
 function serverRoleSchema<R extends ServerRole>(role: R) {
-  return z
-    .object({
-      ...commonVariables,
-      DATABASE_URL: schemaOf('DATABASE_URL'),
-      KAFKA_BROKERS: schemaOf('KAFKA_BROKERS'),
-      LANNER_KAFKA_CLIENT_ID: schemaOf('LANNER_KAFKA_CLIENT_ID'),
-    })
-    .transform((env) => ({
-      role,
-      ...commonConfig(env),
-      databaseUrl: env.DATABASE_URL,
-      kafka: { brokers: env.KAFKA_BROKERS.map(hostPort), clientId: env.LANNER_KAFKA_CLIENT_ID },
-    }));
+  return z.object(serverVariables).transform((env) => serverConfig(role, env));
 }
 
 /** One schema per role, over the environment (after defaults), producing that role's typed config. */
 export const CONFIG_SCHEMAS = {
-  api: serverRoleSchema('api'),
-  executor: serverRoleSchema('executor'),
-  controller: serverRoleSchema('controller'),
+  api: z
+    .object({ ...serverVariables, LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN') })
+    .transform((env) => ({ ...serverConfig('api', env), adminToken: env.LANNER_ADMIN_TOKEN })),
+  executor: z
+    .object({ ...serverVariables, LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS') })
+    .transform((env) => ({ ...serverConfig('executor', env), timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS })),
+  controller: z
+    .object({
+      ...serverVariables,
+      LANNER_GRPC_HOST: schemaOf('LANNER_GRPC_HOST'),
+      LANNER_GRPC_PORT: schemaOf('LANNER_GRPC_PORT'),
+      LANNER_ALLOW_ANONYMOUS_WORKERS: schemaOf('LANNER_ALLOW_ANONYMOUS_WORKERS'),
+    })
+    .transform((env) => ({
+      ...serverConfig('controller', env),
+      grpc: { host: env.LANNER_GRPC_HOST, port: env.LANNER_GRPC_PORT },
+      allowAnonymousWorkers: env.LANNER_ALLOW_ANONYMOUS_WORKERS,
+    })),
   scheduler: serverRoleSchema('scheduler'),
   indexer: serverRoleSchema('indexer'),
   worker: z
-    .object({ ...commonVariables, LANNER_WORKER_CONTROLLERS: schemaOf('LANNER_WORKER_CONTROLLERS') })
-    .transform((env) => ({ role: 'worker' as const, ...commonConfig(env), controllers: env.LANNER_WORKER_CONTROLLERS })),
+    .object({
+      ...commonVariables,
+      LANNER_WORKER_CONTROLLERS: schemaOf('LANNER_WORKER_CONTROLLERS'),
+      LANNER_WORKER_SLOTS: schemaOf('LANNER_WORKER_SLOTS'),
+      LANNER_WORKER_NAME: schemaOf('LANNER_WORKER_NAME'),
+      LANNER_WORKER_DATA_DIR: schemaOf('LANNER_WORKER_DATA_DIR'),
+    })
+    .transform((env) => ({
+      role: 'worker' as const,
+      ...commonConfig(env),
+      controllers: env.LANNER_WORKER_CONTROLLERS,
+      slots: env.LANNER_WORKER_SLOTS,
+      name: env.LANNER_WORKER_NAME,
+      dataDir: env.LANNER_WORKER_DATA_DIR,
+    })),
   standalone: z
     .object({
       ...commonVariables,
       LANNER_DATA_DIR: schemaOf('LANNER_DATA_DIR'),
       LANNER_EMBEDDED_DB_PORT: schemaOf('LANNER_EMBEDDED_DB_PORT'),
+      LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS'),
+      LANNER_GRPC_HOST: schemaOf('LANNER_GRPC_HOST'),
+      LANNER_GRPC_PORT: schemaOf('LANNER_GRPC_PORT'),
+      LANNER_WORKER_SLOTS: schemaOf('LANNER_WORKER_SLOTS'),
     })
     .transform((env) => ({
       role: 'standalone' as const,
       ...commonConfig(env),
       dataDir: env.LANNER_DATA_DIR,
       embeddedDatabasePort: env.LANNER_EMBEDDED_DB_PORT,
+      timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS,
+      grpc: { host: env.LANNER_GRPC_HOST, port: env.LANNER_GRPC_PORT },
+      workerSlots: env.LANNER_WORKER_SLOTS,
     })),
 } satisfies Record<Role, z.ZodType<{ role: Role }>>;
 
