@@ -3,6 +3,7 @@ import {
   broadcastCodec,
   decodeQueueMessage,
   encodeQueueMessage,
+  executionUpdateCodec,
   executorEventCodec,
   jobResultCodec,
   logBatchCodec,
@@ -14,6 +15,7 @@ import {
 } from './index';
 import {
   exampleBroadcasts,
+  exampleExecutionUpdate,
   exampleExecutorEvents,
   exampleJobResult,
   exampleLogBatch,
@@ -33,6 +35,7 @@ describe('every queue message type', () => {
     expect(roundTrip(jobResultCodec, exampleJobResult())).toEqual(exampleJobResult());
     expect(roundTrip(logBatchCodec, exampleLogBatch())).toEqual(exampleLogBatch());
     expect(roundTrip(metricBatchCodec, exampleMetricBatch())).toEqual(exampleMetricBatch());
+    expect(roundTrip(executionUpdateCodec, exampleExecutionUpdate())).toEqual(exampleExecutionUpdate());
   });
 
   it('has an example here, so a new type cannot ship untested', () => {
@@ -44,6 +47,7 @@ describe('every queue message type', () => {
         exampleJobResult(),
         exampleLogBatch(),
         exampleMetricBatch(),
+        exampleExecutionUpdate(),
       ].map((message) => message.type),
     );
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import {
   BroadcastMessageSchema,
+  ExecutionUpdatedSchema,
   ExecutorEventSchema,
   JobResultSchema,
   LogBatchSchema,
@@ -8,6 +9,7 @@ import {
   QUEUE_SCHEMA_VERSIONS,
   WorkerJobSchema,
   type BroadcastMessage,
+  type ExecutionUpdatedMessage,
   type ExecutorEvent,
   type JobResultMessage,
   type LogBatchMessage,
@@ -38,7 +40,17 @@ export interface QueueMessageCodec<M extends QueueEnvelope> {
 
 export const executorEventCodec: QueueMessageCodec<ExecutorEvent> = {
   topic: QueueTopics.executor,
-  types: ['execution.created', 'task-run.result', 'execution.kill', 'execution.resume', 'timer.fired'],
+  types: [
+    'execution.created',
+    'task-run.started',
+    'task-run.result',
+    'task-run.worker-lost',
+    'execution.kill',
+    'execution.resume',
+    'execution.restart',
+    'subflow.ended',
+    'timer.fired',
+  ],
   schema: ExecutorEventSchema,
   key: (message) => message.payload.executionId,
 };
@@ -48,6 +60,13 @@ export const workerJobCodec: QueueMessageCodec<WorkerJobMessage> = {
   types: ['worker.job'],
   schema: WorkerJobSchema,
   key: (message) => message.payload.taskRunId,
+};
+
+export const executionUpdateCodec: QueueMessageCodec<ExecutionUpdatedMessage> = {
+  topic: QueueTopics.executionUpdates,
+  types: ['execution.updated'],
+  schema: ExecutionUpdatedSchema,
+  key: (message) => message.payload.executionId,
 };
 
 export const jobResultCodec: QueueMessageCodec<JobResultMessage> = {

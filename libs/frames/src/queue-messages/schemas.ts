@@ -11,7 +11,12 @@ import { isWorkerQueueId } from './topics';
  */
 export const QUEUE_SCHEMA_VERSIONS = {
   'execution.created': 1,
+  'task-run.started': 1,
   'task-run.result': 1,
+  'task-run.worker-lost': 1,
+  'execution.restart': 1,
+  'subflow.ended': 1,
+  'execution.updated': 1,
   'execution.kill': 1,
   'execution.resume': 1,
   'timer.fired': 1,
@@ -109,7 +114,60 @@ export const ExecutionCreatedSchema = envelope(
   }),
 );
 
+/** A worker started the job (relayed by its controller from JobStarted). */
+export const TaskRunStartedSchema = envelope(
+  'task-run.started',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    taskRunId: id,
+    attempt,
+    workerQueueId,
+    workerId: id,
+    startedAt: instant,
+  }),
+).superRefine(requireJobMessageId);
+
 export const TaskRunResultSchema = envelope('task-run.result', jobResultPayload).superRefine(requireJobMessageId);
+
+/** The worker running the job disconnected or died before sending a result. */
+export const TaskRunWorkerLostSchema = envelope(
+  'task-run.worker-lost',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    taskRunId: id,
+    attempt,
+    workerId: id,
+    /** For the task run's history, e.g. "worker w-1 disconnected". */
+    reason: z.string(),
+  }),
+).superRefine(requireJobMessageId);
+
+export const ExecutionRestartSchema = envelope(
+  'execution.restart',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    /** The execution version the requester saw: a late duplicate restart is a no-op. */
+    expectedVersion: z.int().min(0).optional(),
+    requestedBy: id.optional(),
+  }),
+);
+
+/** A child execution started by a Subflow task ended (sent to the parent's partition). */
+export const SubflowEndedSchema = envelope(
+  'subflow.ended',
+  z.object({
+    tenantId: id,
+    /** The parent execution, the one this event is for. */
+    executionId: id,
+    taskRunId: id,
+    childExecutionId: id,
+    state: z.string().min(1),
+    outputs: jsonObject.optional(),
+  }),
+);
 
 export const ExecutionKillSchema = envelope(
   'execution.kill',
@@ -147,9 +205,13 @@ export const TimerFiredSchema = envelope(
 
 export const ExecutorEventSchema = z.discriminatedUnion('type', [
   ExecutionCreatedSchema,
+  TaskRunStartedSchema,
   TaskRunResultSchema,
+  TaskRunWorkerLostSchema,
   ExecutionKillSchema,
   ExecutionResumeSchema,
+  ExecutionRestartSchema,
+  SubflowEndedSchema,
   TimerFiredSchema,
 ]);
 
@@ -180,6 +242,27 @@ export const WorkerJobSchema = envelope(
 // --- lanner.results (key: execution id) -------------------------------------
 
 export const JobResultSchema = envelope('job.result', jobResultPayload).superRefine(requireJobMessageId);
+
+// --- lanner.execution-updates (key: execution id) --------------------------
+
+/**
+ * The executor changed an execution (published after it is stored). The API
+ * follows these for SSE and `?wait=true`; the repository holds the full state.
+ */
+export const ExecutionUpdatedSchema = envelope(
+  'execution.updated',
+  z.object({
+    tenantId: id,
+    executionId: id,
+    namespace: id,
+    flowId: id,
+    state: z.string().min(1),
+    /** The stored version after the change; readers ignore updates older than what they saw. */
+    version: z.int().min(0),
+    /** true once the execution reached a terminal state. */
+    ended: z.boolean(),
+  }),
+);
 
 // --- lanner.logs / lanner.metrics (key: execution id) -----------------------
 
@@ -280,6 +363,7 @@ export const BroadcastMessageSchema = z.discriminatedUnion('type', [
 
 export type ExecutorEvent = z.infer<typeof ExecutorEventSchema>;
 export type WorkerJobMessage = z.infer<typeof WorkerJobSchema>;
+export type ExecutionUpdatedMessage = z.infer<typeof ExecutionUpdatedSchema>;
 export type JobResultMessage = z.infer<typeof JobResultSchema>;
 export type JobResultPayload = z.infer<typeof jobResultPayload>;
 export type LogBatchMessage = z.infer<typeof LogBatchSchema>;

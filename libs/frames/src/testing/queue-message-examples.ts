@@ -1,6 +1,7 @@
 // Valid example messages for specs: each spec changes only what its scenario is about.
 import type {
   BroadcastMessage,
+  ExecutionUpdatedMessage,
   ExecutorEvent,
   JobResultMessage,
   LogBatchMessage,
@@ -73,7 +74,43 @@ export function exampleExecutorEvents(): ExecutorEvent[] {
         labels: { team: 'data' },
       },
     },
+    {
+      schemaVersion: 1,
+      messageId: 'tr-1:1',
+      type: 'task-run.started',
+      occurredAt,
+      payload: {
+        tenantId: 'main',
+        executionId: 'ex-1',
+        taskRunId: 'tr-1',
+        attempt: 1,
+        workerQueueId: 'default',
+        workerId: 'w-1',
+        startedAt: occurredAt,
+      },
+    },
     { ...result, type: 'task-run.result' },
+    {
+      schemaVersion: 1,
+      messageId: 'tr-1:1',
+      type: 'task-run.worker-lost',
+      occurredAt,
+      payload: { tenantId: 'main', executionId: 'ex-1', taskRunId: 'tr-1', attempt: 1, workerId: 'w-1', reason: 'worker w-1 disconnected' },
+    },
+    {
+      schemaVersion: 1,
+      messageId: 'ex-1:restart:4',
+      type: 'execution.restart',
+      occurredAt,
+      payload: { tenantId: 'main', executionId: 'ex-1', expectedVersion: 4, requestedBy: 'alice' },
+    },
+    {
+      schemaVersion: 1,
+      messageId: 'ex-1:subflow:tr-2',
+      type: 'subflow.ended',
+      occurredAt,
+      payload: { tenantId: 'main', executionId: 'ex-1', taskRunId: 'tr-2', childExecutionId: 'ex-2', state: 'SUCCESS', outputs: { rows: 3 } },
+    },
     {
       schemaVersion: 1,
       messageId: 'ex-1:kill',
@@ -96,6 +133,16 @@ export function exampleExecutorEvents(): ExecutorEvent[] {
       payload: { tenantId: 'main', executionId: 'ex-1', timerId: 'timer-7', reason: 'RETRY', taskRunId: 'tr-1', dueAt: occurredAt },
     },
   ];
+}
+
+export function exampleExecutionUpdate(): ExecutionUpdatedMessage {
+  return {
+    schemaVersion: 1,
+    messageId: 'ex-1:v5',
+    type: 'execution.updated',
+    occurredAt,
+    payload: { tenantId: 'main', executionId: 'ex-1', namespace: 'company.team', flowId: 'nightly-report', state: 'SUCCESS', version: 5, ended: true },
+  };
 }
 
 export function exampleLogBatch(): LogBatchMessage {
