@@ -33,6 +33,9 @@ export default [
               sourceTag: 'type:tool',
               onlyDependOnLibsWithTags: ['type:tool', 'type:runtime', 'type:adapter', 'type:domain', 'type:contract'],
             },
+            // The end-to-end suite is a user: it talks to the system over REST and gRPC only.
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:tool'] },
+            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared', 'scope:e2e'] },
             // Each role sees only shared libraries; only standalone combines roles.
             { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:api', 'scope:shared'] },
             { sourceTag: 'scope:executor', onlyDependOnLibsWithTags: ['scope:executor', 'scope:shared'] },
