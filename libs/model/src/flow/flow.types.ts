@@ -15,6 +15,8 @@ export interface FlowInput {
   readonly id: string;
   readonly type: InputType;
   readonly description?: string;
+  /** Kestra's `displayName`: the label a UI shows instead of the id. */
+  readonly displayName?: string;
   /** Default true, as in Kestra. */
   readonly required: boolean;
   readonly defaults?: unknown;
@@ -37,6 +39,8 @@ export interface FlowOutput {
   readonly type: OutputType;
   readonly value: TemplatedValue;
   readonly description?: string;
+  /** Kestra's `displayName`: the label a UI shows instead of the id. */
+  readonly displayName?: string;
 }
 
 export type SelectorMatch = 'ALL' | 'ANY';
@@ -194,6 +198,8 @@ export interface SubflowTask extends TaskCommon {
   readonly labels?: Readonly<Record<string, Template>>;
   readonly wait: boolean;
   readonly transmitFailed: boolean;
+  /** Kestra's `inheritLabels`: the subflow execution gets this execution's labels. */
+  readonly inheritLabels?: boolean;
 }
 export interface FailTask extends TaskCommon {
   readonly kind: 'Fail';

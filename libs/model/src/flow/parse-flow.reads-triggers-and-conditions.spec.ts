@@ -1,0 +1,111 @@
+import { readFlow, messagesOf } from './spec-helpers';
+
+const withTriggers = (triggers: string): string =>
+  `id: f\nnamespace: n\ntasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi }\ntriggers:\n${triggers}`;
+
+describe('parseFlow reads triggers', () => {
+  it('a Schedule, in UTC unless a time zone is given', () => {
+    const flow = readFlow(
+      withTriggers(`  - { id: nightly, type: io.kestra.plugin.core.trigger.Schedule, cron: "0 2 * * *" }
+  - { id: paris, type: io.kestra.plugin.core.trigger.Schedule, cron: "@daily", timezone: Europe/Paris, inputs: { region: eu }, disabled: true }
+`),
+    );
+    expect(flow.triggers).toEqual([
+      { id: 'nightly', type: 'io.kestra.plugin.core.trigger.Schedule', kind: 'Schedule', disabled: false, cron: '0 2 * * *', timezone: 'Etc/UTC' },
+      {
+        id: 'paris',
+        type: 'io.kestra.plugin.core.trigger.Schedule',
+        kind: 'Schedule',
+        disabled: true,
+        cron: '@daily',
+        timezone: 'Europe/Paris',
+        inputs: { region: 'eu' },
+      },
+    ]);
+  });
+
+  it('refuses a bad cron expression or time zone', () => {
+    expect(
+      messagesOf(
+        withTriggers(`  - { id: a, type: io.kestra.plugin.core.trigger.Schedule, cron: "0 2 * *" }
+  - { id: b, type: io.kestra.plugin.core.trigger.Schedule, cron: "61 * * * *" }
+  - { id: c, type: io.kestra.plugin.core.trigger.Schedule, cron: "*/0 * * * MON-XYZ" }
+  - { id: d, type: io.kestra.plugin.core.trigger.Schedule, cron: "0 0 * * 1-5", timezone: Mars/Olympus }
+  - { id: e, type: io.kestra.plugin.core.trigger.Schedule }
+`),
+      ),
+    ).toEqual([
+      'triggers[0].cron: must be a cron expression of 5 fields: minute hour day-of-month month day-of-week',
+      "triggers[1].cron: minute field '61': must hold values from 0 to 59",
+      "triggers[2].cron: minute field '*/0': step must be at least 1",
+      "triggers[3].timezone: unknown time zone 'Mars/Olympus'",
+      'triggers[4].cron: required',
+    ]);
+  });
+
+  it('a Flow trigger with its conditions', () => {
+    const flow = readFlow(
+      withTriggers(`  - id: after-load
+    type: io.kestra.plugin.core.trigger.Flow
+    inputs: { upstream: "{{ trigger.executionId }}" }
+    conditions:
+      - { type: io.kestra.plugin.core.condition.ExecutionFlow, namespace: company.team, flowId: load }
+      - { type: io.kestra.plugin.core.condition.ExecutionStatus, in: [SUCCESS, WARNING] }
+      - { type: io.kestra.plugin.core.condition.ExecutionNamespace, namespace: company, prefix: true }
+      - { type: io.kestra.plugin.core.condition.ExpressionCondition, expression: "{{ trigger.state == 'SUCCESS' }}" }
+`),
+    );
+    expect(flow.triggers[0]).toEqual({
+      id: 'after-load',
+      type: 'io.kestra.plugin.core.trigger.Flow',
+      kind: 'Flow',
+      disabled: false,
+      inputs: { upstream: '{{ trigger.executionId }}' },
+      conditions: [
+        { kind: 'ExecutionFlow', namespace: 'company.team', flowId: 'load' },
+        { kind: 'ExecutionStatus', in: ['SUCCESS', 'WARNING'] },
+        { kind: 'ExecutionNamespace', namespace: 'company', prefix: true },
+        { kind: 'Expression', expression: "{{ trigger.state == 'SUCCESS' }}" },
+      ],
+    });
+  });
+
+  it('refuses an execution state that does not exist', () => {
+    expect(
+      messagesOf(
+        withTriggers(`  - id: t
+    type: io.kestra.plugin.core.trigger.Flow
+    conditions:
+      - { type: io.kestra.plugin.core.condition.ExecutionStatus, notIn: [DONE] }
+`),
+      ),
+    ).toEqual(["triggers[0].conditions[0].notIn[0]: unknown execution state 'DONE'"]);
+  });
+
+  it('a Webhook and an HTTP polling trigger (with Kestra’s defaults)', () => {
+    const flow = readFlow(
+      withTriggers(`  - { id: hook, type: io.kestra.plugin.core.trigger.Webhook, key: 4wjtkzwVGBM9yKnjm3yv8r }
+  - { id: poll, type: io.kestra.plugin.core.http.Trigger, uri: "https://example.com/health" }
+`),
+    );
+    expect(flow.triggers).toEqual([
+      { id: 'hook', type: 'io.kestra.plugin.core.trigger.Webhook', kind: 'Webhook', disabled: false, key: '4wjtkzwVGBM9yKnjm3yv8r' },
+      {
+        id: 'poll',
+        type: 'io.kestra.plugin.core.http.Trigger',
+        kind: 'HttpPolling',
+        disabled: false,
+        uri: 'https://example.com/health',
+        method: 'GET',
+        intervalMs: 60_000,
+        responseCondition: '{{ response.statusCode < 400 }}',
+      },
+    ]);
+  });
+
+  it('requires a Webhook key', () => {
+    expect(messagesOf(withTriggers('  - { id: hook, type: io.kestra.plugin.core.trigger.Webhook }\n'))).toEqual([
+      'triggers[0].key: required',
+    ]);
+  });
+});
