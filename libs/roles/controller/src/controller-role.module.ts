@@ -1,24 +1,48 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
-import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } from '@lanner/runtime';
+import { AdapterLeases, CommonConfig, queueProvider, repositoryProvider, RUNTIME_CONFIG, ServerRoleSettings } from '@lanner/runtime';
+import { CONTROLLER_SETTINGS, ControllerIdentity, controllerSettingsFrom, type ControllerSettings } from './lib/controller-settings';
+import { FrameRelay } from './lib/frame-relay';
+import { JobDispatch } from './lib/job-dispatch';
+import { WorkerFleet } from './lib/worker-fleet';
+import { WorkerGrpcServer } from './lib/worker-grpc.server';
+import { WorkerStreams } from './lib/worker-streams';
 
 /**
- * The controller role: the gRPC endpoint workers connect to, dispatch under each worker's capacity ledger and the durable running-job store. It consumes worker-job topics, writes running jobs to the repository and returns results, logs and metrics to the queue. Its gRPC server arrives in a later issue.
+ * The controller role: the gRPC endpoint workers connect to, dispatch from the
+ * worker-queue topics onto worker streams within each worker's credit, the
+ * durable running-job store, and job progress, results, logs and metrics back
+ * to the queue.
  *
  * Only wiring lives here. The adapters are leased from the process's adapter
  * pool, so standalone's roles share one repository and one in-process queue,
- * and they are closed after the HTTP server, queue first.
+ * and they are closed after the HTTP server, queue first. The gRPC server stops
+ * before them (beforeApplicationShutdown), so lost jobs can still be reported.
  */
 @Module({})
 export class ControllerRoleModule {
-  static forRoot(settings: ServerRoleSettings): DynamicModule {
+  /**
+   * `controller` defaults to the process config: the controller role's gRPC
+   * endpoint and LANNER_ALLOW_ANONYMOUS_WORKERS, or standalone's gRPC endpoint
+   * with anonymous workers allowed.
+   */
+  static forRoot(settings: ServerRoleSettings, controller?: ControllerSettings): DynamicModule {
     return {
       module: ControllerRoleModule,
       providers: [
         AdapterLeases,
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
         queueProvider(settings.queue, { createKafkaQueue, createInProcessQueue }),
+        controller
+          ? { provide: CONTROLLER_SETTINGS, useValue: controller }
+          : { provide: CONTROLLER_SETTINGS, inject: [RUNTIME_CONFIG], useFactory: (config: CommonConfig) => controllerSettingsFrom(config) },
+        ControllerIdentity,
+        WorkerFleet,
+        FrameRelay,
+        JobDispatch,
+        WorkerStreams,
+        WorkerGrpcServer,
       ],
     };
   }

@@ -1,0 +1,557 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import {
+  decodeQueueMessage,
+  encodeQueueMessage,
+  ErrorCode,
+  executorEventCodec,
+  frameSizeChannelOptions,
+  jobMessageId,
+  JobState,
+  LogLevel,
+  logBatchCodec,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  QueueTopics,
+  SubscriptionMode,
+  WorkerControllerServiceClient,
+  workerJobCodec,
+  workerJobsTopic,
+  broadcastCodec,
+  type ControllerFrame,
+  type ExecutorEvent,
+  type Job,
+  type LogBatchMessage,
+  type Welcome,
+  type WorkerFrame,
+} from '@lanner/frames';
+import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
+import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
+import { Client } from 'pg';
+
+// The controller runs as users run it (`node bin/lanner.js server controller`),
+// against the real Kafka and a PostgreSQL database of this spec's own. The spec
+// plays the worker (a grpc-js client on the generated definitions) and the
+// executor (it publishes jobs and reads lanner.executor).
+//
+// Isolation from other suites sharing the broker: the spec's database
+// subscribes the `default` group to a queue of this run only (and not to the
+// shared `default` queue), so the controller consumes only this run's topic.
+
+const workspaceRoot = join(__dirname, '..', '..', '..', '..');
+const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
+const run = randomBytes(4).toString('hex');
+const queueId = `ctl-spec-${run}`;
+const executionPrefix = `ctl-spec-${run}-ex`;
+const WAIT_MS = 30_000;
+/**
+ * How long the spec lets the controller run before checking that it did NOT
+ * send something. A controller that wrongly sends would do so well within it;
+ * nothing is asserted about how long anything takes.
+ */
+const SETTLE_MS = 3_000;
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// --- the controller process --------------------------------------------------
+
+interface ControllerProcess {
+  readonly child: ChildProcess;
+  readonly grpcPort: number;
+  readonly exited: Promise<number | null>;
+  output(): string;
+}
+
+async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProcess> {
+  const httpPort = await freePort();
+  const child = spawn(process.execPath, [lannerBin, 'server', 'controller'], {
+    cwd: workspaceRoot,
+    env: { ...process.env, LANNER_LOG_LEVEL: 'info', LANNER_HTTP_PORT: String(httpPort), LANNER_GRPC_HOST: '127.0.0.1', LANNER_GRPC_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const linesWith = (text: string) =>
+    output
+      .split('\n')
+      .filter((line) => line.includes(text))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  try {
+    // Ready for the spec once it listens and follows broadcasts (a kill published earlier would be missed).
+    const grpcPort = await eventually('the controller to listen and follow broadcasts', () => {
+      if (child.exitCode !== null) throw new Error(`controller exited early:\n${output}`);
+      const listening = linesWith('"controller gRPC listening"')[0];
+      return listening && linesWith('"following broadcasts"').length > 0 ? Number(listening['port']) : undefined;
+    });
+    return { child, grpcPort, exited, output: () => output };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
+
+// --- the spec's worker ----------------------------------------------------------
+
+class SpecWorker {
+  readonly frames: ControllerFrame[] = [];
+  readonly status: Promise<grpc.StatusObject>;
+  private readonly client: WorkerControllerServiceClient;
+  private readonly call: grpc.ClientDuplexStream<WorkerFrame, ControllerFrame>;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(port: number, metadata = new grpc.Metadata()) {
+    this.client = new WorkerControllerServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), frameSizeChannelOptions());
+    this.call = this.client.connect(metadata);
+    this.call.on('data', (frame: ControllerFrame) => this.frames.push(frame));
+    this.call.on('error', () => undefined); // the final status is what the spec checks
+    this.status = new Promise((resolve) => this.call.on('status', resolve));
+    // A real worker heartbeats; without it a long test would look like a silent worker.
+    this.heartbeat = setInterval(() => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: [] } } }), 2_000);
+  }
+
+  send(frame: WorkerFrame): void {
+    if (!this.call.writableEnded && !this.call.destroyed) this.call.write(frame);
+  }
+
+  hello(version = { ...PROTOCOL_VERSION }): void {
+    this.send({
+      frame: {
+        $case: 'hello',
+        value: { protocolVersion: version, workerName: `spec-worker-${run}`, slots: 3, labels: {}, workerVersion: 'spec', runningJobs: [] },
+      },
+    });
+  }
+
+  credit(slots: number): void {
+    this.send({ frame: { $case: 'credit', value: { slots } } });
+  }
+
+  async welcome(): Promise<Welcome> {
+    return eventually('a welcome', () => {
+      const frame = this.frames.find((candidate) => candidate.frame?.$case === 'welcome')?.frame;
+      return frame?.$case === 'welcome' ? frame.value : undefined;
+    });
+  }
+
+  jobs(): Job[] {
+    return this.frames.flatMap((candidate) => (candidate.frame?.$case === 'job' ? [candidate.frame.value] : []));
+  }
+
+  /** Half-closes like a worker that stops; `cancel` drops the stream like one that dies. */
+  close(how: 'end' | 'cancel' = 'end'): void {
+    clearInterval(this.heartbeat);
+    if (how === 'cancel') this.call.cancel();
+    else this.call.end();
+  }
+
+  async closed(): Promise<grpc.StatusObject> {
+    const status = await this.status;
+    clearInterval(this.heartbeat);
+    this.client.close();
+    return status;
+  }
+}
+
+// --- fixture -----------------------------------------------------------------------
+
+let databaseUrl: string;
+let databaseName: string;
+let repositories: Repositories;
+let queue: QueuePort;
+let controller: ControllerProcess;
+let strictController: ControllerProcess;
+const executorEvents: ExecutorEvent[] = [];
+const logBatches: LogBatchMessage[] = [];
+const workers: SpecWorker[] = [];
+let jobCount = 0;
+
+function connectWorker(port = controller.grpcPort, metadata?: grpc.Metadata): SpecWorker {
+  const worker = new SpecWorker(port, metadata);
+  workers.push(worker);
+  return worker;
+}
+
+async function publishJob(): Promise<{ taskRunId: string; executionId: string }> {
+  jobCount += 1;
+  const executionId = `${executionPrefix}-${jobCount}`;
+  const taskRunId = `ctl-spec-${run}-tr-${jobCount}`;
+  const record = encodeQueueMessage(workerJobCodec, {
+    schemaVersion: 1,
+    messageId: jobMessageId(taskRunId, 1),
+    type: 'worker.job',
+    occurredAt: new Date().toISOString(),
+    correlationId: `corr-${jobCount}`,
+    payload: {
+      tenantId: 'main',
+      executionId,
+      taskRunId,
+      attempt: 1,
+      workerQueueId: queueId,
+      namespace: 'company.team',
+      flowId: 'controller-spec',
+      taskId: 'hello',
+      taskType: 'io.kestra.plugin.core.log.Log',
+      taskDefinition: { id: 'hello', type: 'io.kestra.plugin.core.log.Log', message: `job ${jobCount}` },
+      timeoutMs: 60_000,
+    },
+  });
+  await queue.publish(workerJobsTopic(queueId), [record]);
+  return { taskRunId, executionId };
+}
+
+function eventFor(type: ExecutorEvent['type'], taskRunId: string): Promise<ExecutorEvent> {
+  return eventually(`${type} of ${taskRunId}`, () =>
+    executorEvents.find((event) => event.type === type && 'taskRunId' in event.payload && event.payload.taskRunId === taskRunId),
+  );
+}
+
+beforeAll(async () => {
+  const serverUrl = requiredEnv('DATABASE_URL');
+  const brokers = requiredEnv('KAFKA_BROKERS');
+
+  databaseName = `lanner_ctl_spec_${run}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${databaseName}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${databaseName}`;
+  databaseUrl = url.toString();
+  await applyMigrations(databaseUrl);
+  repositories = await openRepositories(databaseUrl);
+  await repositories.workerGroups.seedReserved();
+  await repositories.workerQueues.put({ id: queueId, tags: [queueId] });
+  await repositories.workerGroups.putSubscription('default', { workerQueueId: queueId });
+  // The repository keeps default->default on purpose; this spec's database alone drops it (see the top of the file).
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  await db.query(`DELETE FROM worker_group_subscriptions WHERE worker_group_id = 'default' AND worker_queue_id = 'default'`);
+  await db.end();
+
+  queue = createKafkaQueue({
+    brokers: parseKafkaBrokers(brokers),
+    clientId: `controller-spec-${run}`,
+    consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 5_000, maxWaitTimeMs: 250 },
+  });
+  await queue.createTopics(
+    [QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, workerJobsTopic(queueId)].map((topic) => ({ topic, partitions: 3 })),
+  );
+  await queue.subscribe({
+    groupId: `controller-spec-executor-${run}`,
+    topics: [QueueTopics.executor],
+    handler: async (message) => {
+      const event = decodeQueueMessage(executorEventCodec, message.value);
+      if (event.payload.executionId.startsWith(executionPrefix)) executorEvents.push(event);
+    },
+  });
+  await queue.subscribe({
+    groupId: `controller-spec-logs-${run}`,
+    topics: [QueueTopics.logs],
+    handler: async (message) => {
+      const batch = decodeQueueMessage(logBatchCodec, message.value);
+      if (batch.payload.executionId.startsWith(executionPrefix)) logBatches.push(batch);
+    },
+  });
+
+  const services = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers };
+  [controller, strictController] = await Promise.all([
+    startController({ ...services, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' }),
+    startController({ ...services, LANNER_ALLOW_ANONYMOUS_WORKERS: 'false' }),
+  ]);
+}, 120_000);
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    worker.close('cancel');
+    await worker.closed();
+  }
+});
+
+afterAll(async () => {
+  const exits = await Promise.all(
+    [controller, strictController]
+      .filter((process_) => process_ !== undefined)
+      .map(async (process_) => {
+        process_.child.kill('SIGTERM');
+        // SIGKILL only if it does not stop by itself; the timer must not outlive the exit.
+        const stuck = setTimeout(() => process_.child.kill('SIGKILL'), 20_000);
+        const code = await process_.exited;
+        clearTimeout(stuck);
+        return code;
+      }),
+  );
+  await queue?.deleteTopics([workerJobsTopic(queueId)]);
+  await queue?.close();
+  await repositories?.close();
+  if (databaseName) {
+    const admin = new Client({ connectionString: requiredEnv('DATABASE_URL') });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await admin.end();
+  }
+  expect(exits).toEqual(exits.map(() => 0));
+}, 60_000);
+
+// --- scenarios ------------------------------------------------------------------
+
+describe('controller: the worker stream', () => {
+  it('welcomes a worker that says hello with its id, the default group and the queues that group serves', async () => {
+    const worker = connectWorker();
+    worker.hello();
+
+    const welcome = await worker.welcome();
+    expect(welcome.workerId).toMatch(/^worker-/);
+    expect(welcome.workerGroupId).toBe('default');
+    expect(welcome.subscriptions).toEqual([{ queueId, reservedPercent: 0, mode: SubscriptionMode.STRICT }]);
+    expect(welcome.protocolVersion).toEqual(PROTOCOL_VERSION);
+    expect(welcome.maxFrameBytes).toBe(MAX_FRAME_BYTES);
+    expect(welcome.controllerId).toMatch(/^controller-/);
+  });
+
+  it('refuses a worker speaking another protocol major, saying why', async () => {
+    const worker = connectWorker();
+    worker.hello({ major: PROTOCOL_VERSION.major + 1, minor: 0 });
+
+    const status = await worker.closed();
+    expect(status.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(status.details).toContain('incompatible');
+    const error = worker.frames.find((frame) => frame.frame?.$case === 'error')?.frame;
+    expect(error).toEqual({ $case: 'error', value: expect.objectContaining({ code: ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, fatal: true }) });
+    expect(worker.frames.some((frame) => frame.frame?.$case === 'welcome')).toBe(false);
+  });
+
+  it('refuses an anonymous worker when anonymous workers are not allowed', async () => {
+    const worker = connectWorker(strictController.grpcPort);
+    worker.hello();
+
+    const status = await worker.closed();
+    expect(status.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(status.details).toContain('anonymous workers are not allowed');
+    expect(worker.frames.some((frame) => frame.frame?.$case === 'welcome')).toBe(false);
+  });
+});
+
+describe('controller: dispatch', () => {
+  it('sends a job only against credit, never beyond it, and records each in running_jobs before the worker sees it', async () => {
+    const worker = connectWorker();
+    worker.hello();
+    const welcome = await worker.welcome();
+    const published = [await publishJob(), await publishJob(), await publishJob()];
+
+    await pause(SETTLE_MS);
+    expect(worker.jobs()).toEqual([]);
+
+    worker.credit(1);
+    const [first] = await eventually('the first job', () => (worker.jobs().length > 0 ? worker.jobs() : undefined));
+    // Read as soon as the frame arrived: the row was written before the frame was sent.
+    const row = await repositories.runningJobs.get(first.taskRunId, first.attempt);
+    expect(row).toEqual(
+      expect.objectContaining({ workerId: welcome.workerId, controllerInstanceId: welcome.controllerId, workerQueueId: queueId }),
+    );
+    await pause(SETTLE_MS);
+    expect(worker.jobs()).toHaveLength(1);
+
+    worker.credit(2);
+    const all = await eventually('three jobs', () => (worker.jobs().length >= 3 ? worker.jobs() : undefined));
+    await pause(SETTLE_MS);
+    expect(worker.jobs()).toHaveLength(3);
+    expect(all.map((job) => job.taskRunId).sort()).toEqual(published.map((job) => job.taskRunId).sort());
+    const job = all.find((candidate) => candidate.taskRunId === published[0].taskRunId);
+    expect(job).toEqual(
+      expect.objectContaining({
+        attempt: 1,
+        executionId: published[0].executionId,
+        queueId,
+        taskType: 'io.kestra.plugin.core.log.Log',
+        correlationId: 'corr-1',
+        tenantId: 'main',
+        namespace: 'company.team',
+        flowId: 'controller-spec',
+        taskId: 'hello',
+      }),
+    );
+    expect(JSON.parse(job?.taskDefinitionJson ?? '{}')).toEqual({ id: 'hello', type: 'io.kestra.plugin.core.log.Log', message: 'job 1' });
+  });
+
+  it('sends no new job to a draining worker; the job waits for a worker that takes work', async () => {
+    const draining = connectWorker();
+    draining.hello();
+    await draining.welcome();
+    draining.credit(2);
+    draining.send({ frame: { $case: 'draining', value: { reason: 'SIGTERM', gracePeriod: undefined } } });
+    const { taskRunId } = await publishJob();
+
+    await pause(SETTLE_MS);
+    expect(draining.jobs()).toEqual([]);
+
+    const fresh = connectWorker();
+    fresh.hello();
+    await fresh.welcome();
+    fresh.credit(1);
+    await eventually('the job on the other worker', () => fresh.jobs().find((job) => job.taskRunId === taskRunId));
+    expect(draining.jobs()).toEqual([]);
+  });
+
+  it("relays a job's start, log lines and result to the queue, then forgets the running job", async () => {
+    const worker = connectWorker();
+    worker.hello();
+    const welcome = await worker.welcome();
+    worker.credit(1);
+    const { taskRunId, executionId } = await publishJob();
+    await eventually('the job', () => worker.jobs().find((job) => job.taskRunId === taskRunId));
+
+    const startedAt = new Date();
+    worker.send({ frame: { $case: 'jobStarted', value: { taskRunId, attempt: 1, startedAt } } });
+    const started = await eventFor('task-run.started', taskRunId);
+    expect(started.messageId).toBe(`${taskRunId}:1`);
+    expect(started.correlationId).toBe(`corr-${jobCount}`);
+    expect(started.payload).toEqual({
+      tenantId: 'main',
+      executionId,
+      taskRunId,
+      attempt: 1,
+      workerQueueId: queueId,
+      workerId: welcome.workerId,
+      startedAt: startedAt.toISOString(),
+    });
+
+    const loggedAt = new Date();
+    worker.send({
+      frame: { $case: 'logBatch', value: { entries: [{ taskRunId, attempt: 1, level: LogLevel.INFO, timestamp: loggedAt, message: 'Hello, Lanner' }] } },
+    });
+    const batch = await eventually('the log batch', () => logBatches.find((candidate) => candidate.payload.executionId === executionId));
+    expect(batch.payload).toEqual({
+      tenantId: 'main',
+      executionId,
+      entries: [{ taskRunId, attempt: 1, level: 'INFO', timestamp: loggedAt.toISOString(), message: 'Hello, Lanner' }],
+    });
+
+    const endedAt = new Date();
+    worker.send({
+      frame: {
+        $case: 'jobResult',
+        value: { taskRunId, attempt: 1, state: JobState.SUCCESS, outputsJson: '{"answer":42}', errorMessage: '', cacheHit: false, startedAt, endedAt },
+      },
+    });
+    const result = await eventFor('task-run.result', taskRunId);
+    expect(result.messageId).toBe(`${taskRunId}:1`);
+    expect(result.payload).toEqual({
+      tenantId: 'main',
+      executionId,
+      taskRunId,
+      attempt: 1,
+      workerQueueId: queueId,
+      workerId: welcome.workerId,
+      state: 'SUCCESS',
+      outputs: { answer: 42 },
+      cacheHit: false,
+      startedAt: startedAt.toISOString(),
+      endedAt: endedAt.toISOString(),
+    });
+    await eventually('the running job to be removed', async () =>
+      (await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined,
+    );
+  });
+
+  it('relays a result sent just before the worker closes its stream, instead of reporting the job lost', async () => {
+    const worker = connectWorker();
+    worker.hello();
+    await worker.welcome();
+    worker.credit(1);
+    const { taskRunId } = await publishJob();
+    await eventually('the job', () => worker.jobs().find((job) => job.taskRunId === taskRunId));
+
+    worker.send({
+      frame: {
+        $case: 'jobResult',
+        value: { taskRunId, attempt: 1, state: JobState.FAILED, outputsJson: '{}', errorMessage: 'exit code 3', cacheHit: false, startedAt: undefined, endedAt: new Date() },
+      },
+    });
+    worker.close('end');
+
+    const result = await eventFor('task-run.result', taskRunId);
+    expect(result.payload).toEqual(expect.objectContaining({ state: 'FAILED', errorMessage: 'exit code 3' }));
+    await eventually('the running job to be removed', async () =>
+      (await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined,
+    );
+    await pause(SETTLE_MS);
+    expect(executorEvents.filter((event) => event.type === 'task-run.worker-lost' && event.payload.taskRunId === taskRunId)).toEqual([]);
+  });
+
+  it('passes a broadcast kill to the worker holding the job', async () => {
+    const worker = connectWorker();
+    worker.hello();
+    await worker.welcome();
+    worker.credit(1);
+    const { taskRunId, executionId } = await publishJob();
+    await eventually('the job', () => worker.jobs().find((job) => job.taskRunId === taskRunId));
+
+    await queue.publish(QueueTopics.broadcast, [
+      encodeQueueMessage(broadcastCodec, {
+        schemaVersion: 1,
+        messageId: `kill-${taskRunId}`,
+        type: 'broadcast.kill',
+        occurredAt: new Date().toISOString(),
+        payload: { tenantId: 'main', executionId, taskRunId, attempt: 1, reason: 'execution killed by the spec' },
+      }),
+    ]);
+
+    const kill = await eventually('the kill frame', () => {
+      const frame = worker.frames.find((candidate) => candidate.frame?.$case === 'kill')?.frame;
+      return frame?.$case === 'kill' ? frame.value : undefined;
+    });
+    expect(kill).toEqual({ taskRunId, attempt: 1, reason: 'execution killed by the spec' });
+  });
+
+  it('reports every job a worker held as lost when its stream drops, and removes the running jobs', async () => {
+    const worker = connectWorker();
+    worker.hello();
+    const welcome = await worker.welcome();
+    worker.credit(1);
+    const { taskRunId, executionId } = await publishJob();
+    await eventually('the job', () => worker.jobs().find((job) => job.taskRunId === taskRunId));
+
+    worker.close('cancel');
+    const lost = await eventFor('task-run.worker-lost', taskRunId);
+    expect(lost.messageId).toBe(`${taskRunId}:1`);
+    expect(lost.payload).toEqual(
+      expect.objectContaining({ tenantId: 'main', executionId, taskRunId, attempt: 1, workerId: welcome.workerId }),
+    );
+    await eventually('the running job to be removed', async () =>
+      (await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined,
+    );
+  });
+});

@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  encodeQueueMessage,
+  executorEventCodec,
+  jobMessageId,
+  JobState,
+  LogLevel,
+  logBatchCodec,
+  MAX_LOG_MESSAGE_BYTES,
+  metricBatchCodec,
+  MetricType,
+  QUEUE_SCHEMA_VERSIONS,
+  QueueTopics,
+  type JobResult,
+  type JobStarted,
+  type LogBatchMessage,
+  type LogEntry,
+  type Metric,
+  type MetricBatchMessage,
+  type WorkerJobMessage,
+} from '@lanner/frames';
+import type { QueuePort } from '@lanner/queue';
+import { QUEUE } from '@lanner/runtime';
+import { ControllerIdentity } from './controller-settings';
+import type { HeldJob, WorkerSession } from './worker-fleet';
+
+type JobStateName = 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED';
+type LogLevelName = LogBatchMessage['payload']['entries'][number]['level'];
+
+const JOB_STATES: Partial<Record<JobState, JobStateName>> = {
+  [JobState.SUCCESS]: 'SUCCESS',
+  [JobState.WARNING]: 'WARNING',
+  [JobState.FAILED]: 'FAILED',
+  [JobState.KILLED]: 'KILLED',
+};
+
+const LOG_LEVELS: Partial<Record<LogLevel, LogLevelName>> = {
+  [LogLevel.TRACE]: 'TRACE',
+  [LogLevel.DEBUG]: 'DEBUG',
+  [LogLevel.INFO]: 'INFO',
+  [LogLevel.WARN]: 'WARN',
+  [LogLevel.ERROR]: 'ERROR',
+};
+
+const METRIC_TYPES: Partial<Record<MetricType, 'COUNTER' | 'TIMER'>> = {
+  [MetricType.COUNTER]: 'COUNTER',
+  [MetricType.TIMER]: 'TIMER',
+};
+
+function envelope<T extends keyof typeof QUEUE_SCHEMA_VERSIONS>(type: T, messageId: string, correlationId: string | undefined) {
+  return {
+    schemaVersion: QUEUE_SCHEMA_VERSIONS[type],
+    messageId,
+    type,
+    occurredAt: new Date().toISOString(),
+    ...(correlationId ? { correlationId } : {}),
+  };
+}
+
+function parseOutputs(outputsJson: string): Record<string, unknown> | undefined {
+  if (outputsJson.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(outputsJson);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cuts a line to the log schema's limit on a character boundary (the worker should already have). */
+function withinLogLimit(message: string): string {
+  if (Buffer.byteLength(message, 'utf8') <= MAX_LOG_MESSAGE_BYTES) return message;
+  let cut = message.slice(0, MAX_LOG_MESSAGE_BYTES);
+  while (Buffer.byteLength(cut, 'utf8') > MAX_LOG_MESSAGE_BYTES) cut = cut.slice(0, -1);
+  return cut;
+}
+
+/**
+ * Turns what workers report on their streams into queue messages: job
+ * progress and outcomes on `lanner.executor` (key: execution id, message id:
+ * task-run id:attempt), log lines on `lanner.logs`, metrics on `lanner.metrics`.
+ */
+@Injectable()
+export class FrameRelay {
+  private readonly logger = new Logger(FrameRelay.name);
+
+  constructor(
+    @Inject(QUEUE) private readonly queue: QueuePort,
+    private readonly identity: ControllerIdentity,
+  ) {}
+
+  async started(worker: WorkerSession, job: HeldJob, frame: JobStarted): Promise<void> {
+    const message = {
+      ...envelope('task-run.started', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
+      payload: {
+        tenantId: job.tenantId,
+        executionId: job.executionId,
+        taskRunId: job.taskRunId,
+        attempt: job.attempt,
+        workerQueueId: job.workerQueueId,
+        workerId: worker.workerId,
+        startedAt: (frame.startedAt ?? new Date()).toISOString(),
+      },
+    };
+    await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);
+  }
+
+  async result(worker: WorkerSession, job: HeldJob, frame: JobResult): Promise<void> {
+    const outputs = parseOutputs(frame.outputsJson);
+    let state = JOB_STATES[frame.state];
+    let errorMessage = frame.errorMessage === '' ? undefined : frame.errorMessage;
+    if (outputs === undefined) {
+      state = 'FAILED';
+      errorMessage = 'the worker reported outputs that are not a JSON object';
+    } else if (state === undefined) {
+      state = 'FAILED';
+      errorMessage = 'the worker reported a result without a known state';
+    }
+    await this.publishResult(job, worker.workerId, {
+      state,
+      outputs: outputs ?? {},
+      errorMessage,
+      cacheHit: frame.cacheHit,
+      startedAt: frame.startedAt?.toISOString(),
+      endedAt: (frame.endedAt ?? new Date()).toISOString(),
+    });
+  }
+
+  /**
+   * A job that cannot travel to any worker (its frame would exceed the limit)
+   * fails at once, with the reason the user sees on the task run. The
+   * controller stands in for the worker id: no worker ever held it.
+   */
+  async jobRefused(job: WorkerJobMessage, errorMessage: string): Promise<void> {
+    const { payload } = job;
+    await this.publishResult(
+      {
+        tenantId: payload.tenantId,
+        executionId: payload.executionId,
+        taskRunId: payload.taskRunId,
+        attempt: payload.attempt,
+        workerQueueId: payload.workerQueueId,
+        correlationId: job.correlationId,
+        started: false,
+      },
+      this.identity.id,
+      { state: 'FAILED', outputs: {}, errorMessage, cacheHit: false, endedAt: new Date().toISOString() },
+    );
+  }
+
+  async workerLost(workerId: string, job: HeldJob, reason: string): Promise<void> {
+    const message = {
+      ...envelope('task-run.worker-lost', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
+      payload: {
+        tenantId: job.tenantId,
+        executionId: job.executionId,
+        taskRunId: job.taskRunId,
+        attempt: job.attempt,
+        workerId,
+        reason,
+      },
+    };
+    await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);
+  }
+
+  /** One `log.batch` per execution in the frame; lines of jobs this worker never held are dropped. */
+  async logs(worker: WorkerSession, entries: readonly LogEntry[]): Promise<void> {
+    const byExecution = new Map<string, { job: HeldJob; entries: LogBatchMessage['payload']['entries'] }>();
+    for (const entry of entries) {
+      const known = worker.knownJob(entry.taskRunId, entry.attempt);
+      if (!known) {
+        this.logger.warn({ workerId: worker.workerId, taskRunId: entry.taskRunId, attempt: entry.attempt }, 'log line of a job this worker does not hold dropped');
+        continue;
+      }
+      const group = byExecution.get(known.job.executionId) ?? { job: known.job, entries: [] };
+      group.entries.push({
+        taskRunId: entry.taskRunId,
+        attempt: entry.attempt,
+        level: LOG_LEVELS[entry.level] ?? 'INFO',
+        timestamp: (entry.timestamp ?? new Date()).toISOString(),
+        message: withinLogLimit(entry.message),
+      });
+      byExecution.set(known.job.executionId, group);
+    }
+    const records = [...byExecution.values()].map(({ job, entries: lines }) =>
+      encodeQueueMessage(logBatchCodec, {
+        ...envelope('log.batch', randomUUID(), job.correlationId),
+        payload: { tenantId: job.tenantId, executionId: job.executionId, entries: lines },
+      }),
+    );
+    if (records.length > 0) await this.queue.publish(QueueTopics.logs, records);
+  }
+
+  async metrics(worker: WorkerSession, metrics: readonly Metric[]): Promise<void> {
+    const byExecution = new Map<string, { job: HeldJob; metrics: MetricBatchMessage['payload']['metrics'] }>();
+    for (const metric of metrics) {
+      const known = worker.knownJob(metric.taskRunId, metric.attempt);
+      const type = METRIC_TYPES[metric.type];
+      if (!known || type === undefined || metric.name === '' || !Number.isFinite(metric.value)) {
+        this.logger.warn({ workerId: worker.workerId, taskRunId: metric.taskRunId, attempt: metric.attempt }, 'metric of an unknown job or of no known type dropped');
+        continue;
+      }
+      const group = byExecution.get(known.job.executionId) ?? { job: known.job, metrics: [] };
+      group.metrics.push({
+        taskRunId: metric.taskRunId,
+        attempt: metric.attempt,
+        name: metric.name,
+        type,
+        value: metric.value,
+        tags: { ...metric.tags },
+        timestamp: (metric.timestamp ?? new Date()).toISOString(),
+      });
+      byExecution.set(known.job.executionId, group);
+    }
+    const records = [...byExecution.values()].map(({ job, metrics: points }) =>
+      encodeQueueMessage(metricBatchCodec, {
+        ...envelope('metric.batch', randomUUID(), job.correlationId),
+        payload: { tenantId: job.tenantId, executionId: job.executionId, metrics: points },
+      }),
+    );
+    if (records.length > 0) await this.queue.publish(QueueTopics.metrics, records);
+  }
+
+  private async publishResult(
+    job: HeldJob,
+    workerId: string,
+    outcome: { state: JobStateName; outputs: Record<string, unknown>; errorMessage?: string; cacheHit: boolean; startedAt?: string; endedAt: string },
+  ): Promise<void> {
+    const message = {
+      ...envelope('task-run.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
+      payload: {
+        tenantId: job.tenantId,
+        executionId: job.executionId,
+        taskRunId: job.taskRunId,
+        attempt: job.attempt,
+        workerQueueId: job.workerQueueId,
+        workerId,
+        state: outcome.state,
+        outputs: outcome.outputs,
+        cacheHit: outcome.cacheHit,
+        endedAt: outcome.endedAt,
+        ...(outcome.errorMessage !== undefined ? { errorMessage: outcome.errorMessage } : {}),
+        ...(outcome.startedAt !== undefined ? { startedAt: outcome.startedAt } : {}),
+      },
+    };
+    await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);
+  }
+}
