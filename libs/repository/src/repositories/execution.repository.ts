@@ -1,5 +1,6 @@
 import type {
   ExecutionChanges,
+  StoredJson,
   ExecutionRecord,
   ExecutionRecordState,
   ExecutionSearchQuery,
@@ -11,9 +12,23 @@ import type {
   TaskRunRecordState,
   TaskRunWrite,
 } from '@lanner/model';
-import { AlreadyExists, ConcurrentModification, ExecutionNotFound } from '../errors';
+import { AlreadyExists, ConcurrentModification, ExecutionNotFound, InvalidRecord } from '../errors';
 import type { Execution, Prisma, TaskRun, TaskRunAttempt } from '../generated/prisma/client';
 import { type Db, type DbOrTx, historiesColumn, historiesOf, jsonColumn, labelsOf, prismaErrorCode, storedJson, UNIQUE_VIOLATION } from '../prisma';
+
+/** What the executor reads before applying an event: the row and its state-machine data. */
+export interface ExecutorStateRecord {
+  readonly execution: ExecutionRecord;
+  /** The state machine's whole value as the executor stored it; null until it first handled the execution. */
+  readonly stateData: StoredJson | null;
+}
+
+/** What the executor stores after applying events: the row's changes, the new version and the whole state. */
+export interface ExecutorStateWrite extends ExecutionChanges {
+  /** The state machine's version after the change; must be above the version read. */
+  readonly version: number;
+  readonly stateData: StoredJson;
+}
 
 const WITH_TASK_RUNS = {
   taskRuns: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], include: { attempts: { orderBy: { attempt: 'asc' } } } },
@@ -84,6 +99,47 @@ export class ExecutionRepository {
     });
   }
 
+  /** The executor's read: the row (without task runs) and the stored state-machine data. */
+  async getExecutorState(tenantId: string, executionId: string): Promise<ExecutorStateRecord> {
+    const row = await this.db.execution.findFirst({ where: { id: executionId, tenantId } });
+    if (row === null) throw new ExecutionNotFound(executionId);
+    return { execution: toExecutionRecord(row), stateData: row.stateData === null ? null : storedJson(row.stateData) };
+  }
+
+  /**
+   * The executor's write: only if the stored version is still `expectedVersion`,
+   * sets the row to `write.version` (the state machine's own counter, so the
+   * version the API shows is the one a restart request names), stores the
+   * state-machine data and upserts the task runs given, in one transaction.
+   * ConcurrentModification when another writer got there first.
+   */
+  async storeExecutorState(tenantId: string, executionId: string, expectedVersion: number, write: ExecutorStateWrite): Promise<void> {
+    if (write.version <= expectedVersion) {
+      throw new InvalidRecord(`execution '${executionId}': version ${write.version} must be above the version read (${expectedVersion})`);
+    }
+    await this.db.$transaction(async (tx) => {
+      const { count } = await tx.execution.updateMany({
+        where: { id: executionId, tenantId, version: expectedVersion },
+        data: {
+          version: write.version,
+          state: write.state,
+          stateHistories: write.stateHistories === undefined ? undefined : historiesColumn(write.stateHistories),
+          outputs: jsonColumn(write.outputs),
+          labels: write.labels,
+          startedAt: write.startedAt,
+          endedAt: write.endedAt,
+          stateData: jsonColumn(write.stateData),
+        },
+      });
+      if (count === 0) {
+        const exists = await tx.execution.count({ where: { id: executionId, tenantId } });
+        if (exists === 0) throw new ExecutionNotFound(executionId);
+        throw new ConcurrentModification('execution', executionId, expectedVersion);
+      }
+      for (const taskRun of write.taskRuns ?? []) await writeTaskRun(tx, tenantId, executionId, taskRun);
+    });
+  }
+
   async search(tenantId: string, query: ExecutionSearchQuery): Promise<RecordPage<ExecutionRecord>> {
     const where: Prisma.ExecutionWhereInput = {
       tenantId,
@@ -102,6 +158,17 @@ export class ExecutionRepository {
       this.db.execution.count({ where }),
     ]);
     return { results: rows.map(toExecutionRecord), total };
+  }
+
+  /** The tenants that have executions not yet in a terminal state (ids only), for the executor's rebuild after a restart. */
+  async listTenantsWithUnfinished(): Promise<string[]> {
+    const rows = await this.db.execution.findMany({
+      where: { state: { notIn: TERMINAL_EXECUTION_STATES } },
+      distinct: ['tenantId'],
+      select: { tenantId: true },
+      orderBy: { tenantId: 'asc' },
+    });
+    return rows.map((row) => row.tenantId);
   }
 
   /** Executions not yet in a terminal state, for the executor to rebuild its pending work after a restart. */

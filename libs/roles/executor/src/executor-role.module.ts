@@ -1,7 +1,16 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
-import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } from '@lanner/runtime';
+import { AdapterLeases, queueProvider, repositoryProvider, RUNTIME_CONFIG, ServerRoleSettings } from '@lanner/runtime';
+import { executorOptions, type ExecutorOptions } from './lib/executor-options';
+import { EXECUTOR_OPTIONS, ExecutorService } from './lib/executor.service';
+
+/** The role config's timer interval, when the process's config has one (executor, standalone). */
+function configuredTimerInterval(config: unknown): number | undefined {
+  if (config === null || typeof config !== 'object') return undefined;
+  const interval = (config as { timerIntervalMs?: unknown }).timerIntervalMs;
+  return typeof interval === 'number' ? interval : undefined;
+}
 
 /**
  * The executor role: the execution state machine, the worker-queue resolver call, the delay loop, flow triggers, the liveness coordinator and the system worker. It consumes and produces execution events on the queue and keeps its own execution state in the repository.
@@ -9,17 +18,34 @@ import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } 
  * Only wiring lives here. The adapters are leased from the process's adapter
  * pool, so standalone's roles share one repository and one in-process queue,
  * and they are closed after the HTTP server, queue first.
+ *
+ * `options` override the defaults (the timer interval otherwise comes from the
+ * role's config, LANNER_TIMER_INTERVAL_MS); integration specs also give topic
+ * names and a consumer group of their own.
  */
 @Module({})
 export class ExecutorRoleModule {
-  static forRoot(settings: ServerRoleSettings): DynamicModule {
+  static forRoot(settings: ServerRoleSettings, options: Partial<ExecutorOptions> = {}): DynamicModule {
     return {
       module: ExecutorRoleModule,
       providers: [
         AdapterLeases,
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
         queueProvider(settings.queue, { createKafkaQueue, createInProcessQueue }),
+        {
+          provide: EXECUTOR_OPTIONS,
+          inject: [{ token: RUNTIME_CONFIG, optional: true }],
+          useFactory: (config: unknown): ExecutorOptions =>
+            executorOptions({
+              ...options,
+              timerIntervalMs: options.timerIntervalMs ?? configuredTimerInterval(config),
+              // The in-process queue forgets its messages when the process stops; Kafka keeps them.
+              rebuildPendingWorkAtStart: options.rebuildPendingWorkAtStart ?? settings.queue.kind === 'in-process',
+            }),
+        },
+        ExecutorService,
       ],
+      exports: [ExecutorService],
     };
   }
 }

@@ -1,0 +1,507 @@
+import 'reflect-metadata';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Client } from 'pg';
+import {
+  broadcastCodec,
+  decodeQueueMessage,
+  encodeQueueMessage,
+  executionUpdateCodec,
+  executorEventCodec,
+  jobMessageId,
+  QUEUE_SCHEMA_VERSIONS,
+  workerJobCodec,
+  type ExecutionUpdatedMessage,
+  type ExecutorEvent,
+  type WorkerJobMessage,
+} from '@lanner/frames';
+import { parseFlow, type ExecutionWithTaskRuns, type StoredJson } from '@lanner/model';
+import { createKafkaQueue, type QueuePort, type QueueSubscription } from '@lanner/queue';
+import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
+import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
+import { ExecutorRoleModule, ExecutorService, executorTopics } from './index';
+
+// The executor in-process with its real role module, against the real Kafka and
+// PostgreSQL of the dev services. A stand-in in this file plays the controller
+// and its worker: it consumes the jobs and answers on `lanner.executor` as a
+// controller relays a worker's frames. Topic names carry a prefix of this run,
+// so other processes on the same broker neither see nor take these messages.
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+  return value;
+}
+
+const TENANT = 'main';
+const NAMESPACE = 'company.team';
+const run = randomBytes(4).toString('hex');
+const topics = executorTopics(`test-${run}.`);
+
+type JobPayload = WorkerJobMessage['payload'];
+interface Answers {
+  started(job: JobPayload): Promise<void>;
+  result(job: JobPayload, state: 'SUCCESS' | 'FAILED' | 'KILLED', outputs?: Record<string, StoredJson>, errorMessage?: string): Promise<void>;
+}
+/** How the stand-in answers the jobs of one execution. */
+type JobScript = (job: JobPayload, answers: Answers) => Promise<void>;
+
+let serverUrl: string;
+let databaseName: string;
+let repositories: Repositories;
+let queue: QueuePort;
+let app: INestApplicationContext;
+let standIn: QueueSubscription;
+const scripts = new Map<string, JobScript>();
+const killScripts = new Map<string, (taskRunId: string, attempt: number) => Promise<void>>();
+const jobs: JobPayload[] = [];
+const kills: { executionId: string; taskRunId: string; attempt: number }[] = [];
+const updates: ExecutionUpdatedMessage['payload'][] = [];
+const sentResults = new Map<string, ExecutorEvent>();
+
+async function publishToExecutor(message: ExecutorEvent): Promise<void> {
+  await queue.publish(topics.executor, [encodeQueueMessage(executorEventCodec, message)]);
+}
+
+const answers: Answers = {
+  async started(job) {
+    await publishToExecutor({
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.started'],
+      messageId: jobMessageId(job.taskRunId, job.attempt),
+      type: 'task-run.started',
+      occurredAt: new Date().toISOString(),
+      payload: {
+        tenantId: job.tenantId,
+        executionId: job.executionId,
+        taskRunId: job.taskRunId,
+        attempt: job.attempt,
+        workerQueueId: job.workerQueueId,
+        workerId: 'stand-in-worker',
+        startedAt: new Date().toISOString(),
+      },
+    });
+  },
+  async result(job, state, outputs = {}, errorMessage) {
+    const message: ExecutorEvent = {
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
+      messageId: jobMessageId(job.taskRunId, job.attempt),
+      type: 'task-run.result',
+      occurredAt: new Date().toISOString(),
+      payload: {
+        tenantId: job.tenantId,
+        executionId: job.executionId,
+        taskRunId: job.taskRunId,
+        attempt: job.attempt,
+        workerQueueId: job.workerQueueId,
+        workerId: 'stand-in-worker',
+        state,
+        outputs,
+        ...(errorMessage !== undefined ? { errorMessage } : {}),
+        cacheHit: false,
+        endedAt: new Date().toISOString(),
+      },
+    };
+    sentResults.set(jobMessageId(job.taskRunId, job.attempt), message);
+    await publishToExecutor(message);
+  },
+};
+
+async function createDatabase(): Promise<string> {
+  serverUrl = requiredEnv('DATABASE_URL');
+  databaseName = `lanner_executor_${run}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${databaseName}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${databaseName}`;
+  await applyMigrations(url.toString());
+  return url.toString();
+}
+
+async function dropDatabase(): Promise<void> {
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+let startExecutor: (rebuildPendingWorkAtStart: boolean) => Promise<INestApplicationContext>;
+
+beforeAll(async () => {
+  const brokers = requiredEnv('KAFKA_BROKERS');
+  const databaseUrl = await createDatabase();
+  repositories = await openRepositories(databaseUrl, { poolSize: 4 });
+  await repositories.workerGroups.seedReserved();
+
+  const config = loadRoleConfig('executor', { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers, LANNER_KAFKA_CLIENT_ID: `executor-spec-${run}` });
+  const logger = createProcessLogger('executor', 'warn');
+  startExecutor = async (rebuildPendingWorkAtStart) => {
+    const options = { timerIntervalMs: 200, groupId: `lanner-executor-spec-${run}`, topics, rebuildPendingWorkAtStart };
+    @Module({ imports: [RuntimeModule.forRoot(config, logger), ExecutorRoleModule.forRoot(serverRoleSettings(config), options)] })
+    class ExecutorSpecModule {}
+    const context = await NestFactory.createApplicationContext(ExecutorSpecModule, { logger: false, abortOnError: false });
+    await context.init();
+    await context.get(ExecutorService).whenStarted();
+    return context;
+  };
+  queue = createKafkaQueue({ brokers: config.kafka.brokers, clientId: `executor-spec-stand-in-${run}`, logger });
+
+  app = await startExecutor(false);
+
+  standIn = await queue.subscribe({
+    groupId: `stand-in-${run}`,
+    topics: [topics.workerJobs('default'), topics.broadcast, topics.executionUpdates],
+    fromBeginning: true,
+    handler: async (message) => {
+      if (message.topic === topics.executionUpdates) {
+        updates.push(decodeQueueMessage(executionUpdateCodec, message.value).payload);
+      } else if (message.topic === topics.broadcast) {
+        const broadcast = decodeQueueMessage(broadcastCodec, message.value);
+        if (broadcast.type !== 'broadcast.kill') return;
+        kills.push(broadcast.payload);
+        await killScripts.get(broadcast.payload.executionId)?.(broadcast.payload.taskRunId, broadcast.payload.attempt);
+      } else {
+        const job = decodeQueueMessage(workerJobCodec, message.value).payload;
+        jobs.push(job);
+        // Jobs of executions the executor created itself (subflows) are simply answered.
+        await (scripts.get(job.executionId) ?? answerEverything)(job, answers);
+      }
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await standIn?.close();
+  await app?.close();
+  await queue?.deleteTopics([...topics.ensured]).catch(() => undefined);
+  await queue?.close();
+  await repositories?.close();
+  if (databaseName) await dropDatabase();
+}, 60_000);
+
+async function saveFlow(flowId: string, source: string): Promise<number> {
+  const parsed = parseFlow(source);
+  if (!parsed.ok) throw new Error(`test flow does not parse: ${JSON.stringify(parsed.problems)}`);
+  const record = await repositories.flows.create(TENANT, { namespace: NAMESPACE, flowId, source, definition: JSON.parse(JSON.stringify(parsed.flow)) as StoredJson });
+  return record.revision;
+}
+
+/** Submits as the API does: the row in CREATED, then `execution.created` on the executor topic. */
+async function submit(flowId: string, revision: number, inputs: Record<string, StoredJson>, script: JobScript): Promise<string> {
+  return submitWithId(randomUUID(), flowId, revision, inputs, script);
+}
+
+async function submitWithId(executionId: string, flowId: string, revision: number, inputs: Record<string, StoredJson>, script: JobScript): Promise<string> {
+  scripts.set(executionId, script);
+  await repositories.executions.create(TENANT, {
+    id: executionId,
+    namespace: NAMESPACE,
+    flowId,
+    flowRevision: revision,
+    state: 'CREATED',
+    stateHistories: [{ state: 'CREATED', date: new Date() }],
+    inputs,
+    labels: {},
+  });
+  await publishToExecutor({
+    schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
+    messageId: `${executionId}:created`,
+    type: 'execution.created',
+    occurredAt: new Date().toISOString(),
+    payload: { tenantId: TENANT, executionId, namespace: NAMESPACE, flowId, flowRevision: revision, inputs, labels: {} },
+  });
+  return executionId;
+}
+
+/** Polls the repository until `done` holds; a deadline that passes fails the test (it is not a timing assertion). */
+async function eventually(executionId: string, done: (execution: ExecutionWithTaskRuns) => boolean, what: string): Promise<ExecutionWithTaskRuns> {
+  const deadline = Date.now() + 40_000;
+  let execution = await repositories.executions.get(TENANT, executionId);
+  while (!done(execution)) {
+    if (Date.now() > deadline) throw new Error(`execution ${executionId} never ${what}; it is ${execution.state} (version ${execution.version})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    execution = await repositories.executions.get(TENANT, executionId);
+  }
+  return execution;
+}
+
+const ended = (execution: ExecutionWithTaskRuns) => ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED'].includes(execution.state);
+
+async function untilUpdated(executionId: string, version: number): Promise<ExecutionUpdatedMessage['payload'][]> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const seen = updates.filter((update) => update.executionId === executionId);
+    if (seen.some((update) => update.version === version)) return seen;
+    if (Date.now() > deadline) throw new Error(`no execution.updated for ${executionId} version ${version}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const TWO_TASKS = `
+id: two-tasks
+namespace: ${NAMESPACE}
+inputs:
+  - id: name
+    type: STRING
+tasks:
+  - id: hello
+    type: io.kestra.plugin.core.log.Log
+    message: "hello {{ inputs.name }} with {{ secret('API_TOKEN') }}"
+  - id: answer
+    type: io.kestra.plugin.core.debug.Return
+    format: "{{ inputs.name }} said hi"
+`;
+
+const answerEverything: JobScript = async (job, reply) => {
+  await reply.started(job);
+  await reply.result(job, 'SUCCESS', job.taskType.endsWith('Return') ? { value: String(job.taskDefinition['format']) } : {});
+};
+
+describe('the executor', () => {
+  let twoTasksRevision: number;
+  beforeAll(async () => {
+    twoTasksRevision = await saveFlow('two-tasks', TWO_TASKS);
+  });
+
+  it('runs a Log then a Return task on a worker to SUCCESS and stores the task runs, attempts and outputs', async () => {
+    const executionId = await submit('two-tasks', twoTasksRevision, { name: 'ada' }, answerEverything);
+
+    const execution = await eventually(executionId, ended, 'ended');
+
+    expect(execution.state).toBe('SUCCESS');
+    expect(execution.taskRuns.map((taskRun) => [taskRun.taskId, taskRun.state])).toEqual([
+      ['hello', 'SUCCESS'],
+      ['answer', 'SUCCESS'],
+    ]);
+    const answer = execution.taskRuns[1];
+    expect(answer.outputs).toEqual({ value: 'ada said hi' });
+    expect(answer.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, state: 'SUCCESS', workerId: 'stand-in-worker', workerQueueId: 'default', outputs: { value: 'ada said hi' } }),
+    ]);
+    expect(answer.workerQueueId).toBe('default');
+
+    // The jobs were rendered late: templates filled in, secret() left for the worker.
+    const hello = jobs.find((job) => job.executionId === executionId && job.taskId === 'hello');
+    expect(hello?.taskDefinition['message']).toBe("hello ada with {{ secret('API_TOKEN') }}");
+    expect(hello?.workerQueueId).toBe('default');
+
+    // Every stored change was announced, the last one as ended, with the stored version.
+    const seen = await untilUpdated(executionId, execution.version);
+    expect(seen.map((update) => update.state)).toEqual(expect.arrayContaining(['RUNNING', 'SUCCESS']));
+    expect(seen.find((update) => update.version === execution.version)).toEqual(
+      expect.objectContaining({ tenantId: TENANT, namespace: NAMESPACE, flowId: 'two-tasks', state: 'SUCCESS', ended: true }),
+    );
+  });
+
+  it('skips a message it can never read and goes on with the next one of the same execution', async () => {
+    const executionId = randomUUID();
+    // Same key, so same partition: a poison message that blocked it would stop the execution below.
+    await queue.publish(topics.executor, [{ key: executionId, value: Buffer.from('{"type":"execution.created","payload":') }]);
+    const ghostKill = encodeQueueMessage(executorEventCodec, {
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.kill'],
+      messageId: 'ghost:kill',
+      type: 'execution.kill',
+      occurredAt: new Date().toISOString(),
+      payload: { tenantId: TENANT, executionId: `ghost-${executionId}` },
+    });
+    await queue.publish(topics.executor, [{ ...ghostKill, key: executionId }]);
+    await queue.publish(topics.executor, [{ key: executionId, value: Buffer.from(JSON.stringify({ schemaVersion: 1, type: 'task-run.result', payload: {} })) }]);
+    const submitted = await submitWithId(executionId, 'two-tasks', twoTasksRevision, { name: 'eve' }, answerEverything);
+
+    const execution = await eventually(submitted, ended, 'ended');
+
+    // Neither the unreadable messages nor the kill of an execution that does not exist held the partition.
+    expect(execution.state).toBe('SUCCESS');
+  });
+
+  it('runs a subflow as a child execution and continues the parent when the child ends', async () => {
+    const revision = await saveFlow(
+      'parent',
+      `
+id: parent
+namespace: ${NAMESPACE}
+tasks:
+  - id: call
+    type: io.kestra.plugin.core.flow.Subflow
+    namespace: ${NAMESPACE}
+    flowId: two-tasks
+    inputs:
+      name: child
+    wait: true
+`,
+    );
+    const executionId = await submit('parent', revision, {}, answerEverything);
+
+    const parent = await eventually(executionId, ended, 'ended');
+
+    expect(parent.state).toBe('SUCCESS');
+    expect(parent.taskRuns.map((taskRun) => [taskRun.taskId, taskRun.state])).toEqual([['call', 'SUCCESS']]);
+    const children = (await repositories.executions.search(TENANT, { flowId: 'two-tasks', page: 1, size: 100 })).results.filter(
+      (execution) => execution.parentExecutionId === executionId,
+    );
+    expect(children).toEqual([expect.objectContaining({ state: 'SUCCESS', parentTaskRunId: parent.taskRuns[0].id, inputs: { name: 'child' } })]);
+  });
+
+  it('changes nothing when a task-run result is delivered again', async () => {
+    const executionId = await submit('two-tasks', twoTasksRevision, { name: 'bob' }, async (job, reply) => {
+      await answerEverything(job, reply);
+      // The same result again, as a redelivery after a lost commit would bring it.
+      if (job.taskId === 'hello') await publishToExecutor(sentResults.get(jobMessageId(job.taskRunId, job.attempt)) as ExecutorEvent);
+    });
+
+    const execution = await eventually(executionId, ended, 'ended');
+
+    expect(execution.state).toBe('SUCCESS');
+    expect(execution.taskRuns.map((taskRun) => taskRun.attempts.length)).toEqual([1, 1]);
+    // One job per task run: the duplicate dispatched nothing.
+    expect(jobs.filter((job) => job.executionId === executionId).map((job) => job.taskId)).toEqual(['hello', 'answer']);
+    const versions = (await untilUpdated(executionId, execution.version)).map((update) => update.version);
+    expect(new Set(versions).size).toBe(versions.length);
+  });
+
+  it('retries a failed attempt after its retry interval and succeeds on the second attempt', async () => {
+    const revision = await saveFlow(
+      'flaky',
+      `
+id: flaky
+namespace: ${NAMESPACE}
+tasks:
+  - id: flaky
+    type: io.kestra.plugin.core.debug.Return
+    format: "done"
+    retry:
+      type: constant
+      interval: PT0.5S
+      maxAttempts: 3
+`,
+    );
+    const executionId = await submit('flaky', revision, {}, async (job, reply) => {
+      await reply.started(job);
+      if (job.attempt === 1) await reply.result(job, 'FAILED', {}, 'the service answered 503');
+      else await reply.result(job, 'SUCCESS', { value: 'done' });
+    });
+
+    const execution = await eventually(executionId, ended, 'ended');
+
+    expect(execution.state).toBe('SUCCESS');
+    expect(execution.taskRuns[0].attempts).toEqual([
+      expect.objectContaining({ attempt: 1, state: 'FAILED', error: { message: 'the service answered 503' } }),
+      expect.objectContaining({ attempt: 2, state: 'SUCCESS', outputs: { value: 'done' } }),
+    ]);
+  });
+
+  it('fails a task run whose worker never answers once its timeout passes, and asks to kill the job', async () => {
+    const revision = await saveFlow(
+      'silent',
+      `
+id: silent
+namespace: ${NAMESPACE}
+tasks:
+  - id: wait-forever
+    type: io.kestra.plugin.core.flow.Sleep
+    duration: PT1H
+    timeout: PT2S
+`,
+    );
+    const executionId = await submit('silent', revision, {}, async (job, reply) => {
+      await reply.started(job); // and never a result
+    });
+
+    const execution = await eventually(executionId, ended, 'ended');
+
+    expect(execution.state).toBe('FAILED');
+    expect(execution.taskRuns[0].state).toBe('FAILED');
+    expect(execution.taskRuns[0].attempts[0].error).toEqual({ message: expect.stringContaining('Timed out after') });
+    const taskRunId = execution.taskRuns[0].id;
+    await eventually(executionId, () => kills.some((kill) => kill.taskRunId === taskRunId), 'had its job killed');
+    expect(await repositories.timers.listForExecution(TENANT, executionId)).toEqual([]);
+  });
+
+  it('kills a running execution: broadcasts the kill and ends KILLED once the worker answers', async () => {
+    const revision = await saveFlow(
+      'long',
+      `
+id: long
+namespace: ${NAMESPACE}
+tasks:
+  - id: long
+    type: io.kestra.plugin.core.flow.Sleep
+    duration: PT1H
+`,
+    );
+    const executionId = await submit('long', revision, {}, async (job, reply) => {
+      await reply.started(job);
+      killScripts.set(job.executionId, async (taskRunId, attempt) => {
+        if (taskRunId === job.taskRunId && attempt === job.attempt) await reply.result(job, 'KILLED', {}, 'killed on request');
+      });
+    });
+    await eventually(executionId, (execution) => execution.taskRuns[0]?.state === 'RUNNING', 'ran its task');
+
+    await publishToExecutor({
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.kill'],
+      messageId: `${executionId}:kill`,
+      type: 'execution.kill',
+      occurredAt: new Date().toISOString(),
+      payload: { tenantId: TENANT, executionId },
+    });
+    const execution = await eventually(executionId, ended, 'ended');
+
+    expect(execution.state).toBe('KILLED');
+    expect(execution.taskRuns[0].state).toBe('KILLED');
+    expect(kills.filter((kill) => kill.executionId === executionId)).toEqual([
+      expect.objectContaining({ taskRunId: execution.taskRuns[0].id, attempt: 1 }),
+    ]);
+  });
+
+  it('rebuilds pending work at start for a queue that forgets its messages: unstarted executions and lost jobs', async () => {
+    // Both as a restarted standalone finds them: a row whose execution.created was lost, and a job lost with its worker.
+    const neverStarted = randomUUID();
+    await repositories.executions.create(TENANT, {
+      id: neverStarted,
+      namespace: NAMESPACE,
+      flowId: 'two-tasks',
+      flowRevision: twoTasksRevision,
+      state: 'CREATED',
+      stateHistories: [{ state: 'CREATED', date: new Date() }],
+      inputs: { name: 'zoe' },
+      labels: {},
+    });
+    scripts.set(neverStarted, answerEverything);
+    const revision = await saveFlow(
+      'lost-job',
+      `
+id: lost-job
+namespace: ${NAMESPACE}
+tasks:
+  - id: long
+    type: io.kestra.plugin.core.flow.Sleep
+    duration: PT1H
+`,
+    );
+    const lostJob = await submit('lost-job', revision, {}, async (job, reply) => {
+      await reply.started(job);
+      if (job.attempt > 1) await reply.result(job, 'SUCCESS');
+    });
+    await eventually(lostJob, (execution) => execution.taskRuns[0]?.state === 'RUNNING', 'ran its task');
+
+    const restarted = await startExecutor(true);
+    try {
+      const started = await eventually(neverStarted, ended, 'ended');
+      const resubmitted = await eventually(lostJob, ended, 'ended');
+
+      expect(started.state).toBe('SUCCESS');
+      expect(resubmitted.state).toBe('SUCCESS');
+      expect(resubmitted.taskRuns[0].attempts.map((attempt) => attempt.state)).toEqual(['RESUBMITTED', 'SUCCESS']);
+    } finally {
+      await restarted.close();
+    }
+  });
+});

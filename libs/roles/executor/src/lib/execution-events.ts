@@ -1,0 +1,108 @@
+import type { ExecutorEvent } from '@lanner/frames';
+import { EXECUTION_RECORD_STATES, type ExecutionRecordState } from '@lanner/model';
+import type { ExecutionEvent, JsonObject, Timer, TimerKind } from '@lanner/state-machine';
+
+/** A queue message the state machine cannot take (e.g. a timer id it never issued); logged and skipped. */
+export class UnusableExecutorEvent extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnusableExecutorEvent';
+  }
+}
+
+const TIMER_KINDS: readonly TimerKind[] = ['retry', 'pause-resume', 'pause-timeout', 'task-timeout', 'waitfor-next'];
+
+/** The reason a `timer.fired` message names, per state-machine timer kind. */
+export function timerReason(kind: TimerKind): 'RETRY' | 'PAUSE' | 'TIMEOUT' | 'WAIT_FOR' {
+  switch (kind) {
+    case 'retry':
+      return 'RETRY';
+    case 'pause-resume':
+    case 'pause-timeout':
+      return 'PAUSE';
+    case 'task-timeout':
+      return 'TIMEOUT';
+    case 'waitfor-next':
+      return 'WAIT_FOR';
+  }
+}
+
+export function isTimerKind(kind: string): kind is TimerKind {
+  return (TIMER_KINDS as readonly string[]).includes(kind);
+}
+
+/**
+ * The state machine's timer ids are `<taskRunId>|<kind>|<attempt>` (see its
+ * `timerId`); a task-run id may itself contain `|`, so the id is read from the right.
+ */
+export function timerFromId(timerId: string, at: number): Timer {
+  const attemptAt = timerId.lastIndexOf('|');
+  const kindAt = timerId.lastIndexOf('|', attemptAt - 1);
+  const kind = timerId.slice(kindAt + 1, attemptAt);
+  const attempt = Number(timerId.slice(attemptAt + 1));
+  if (attemptAt <= 0 || kindAt <= 0 || !isTimerKind(kind) || !Number.isInteger(attempt)) {
+    throw new UnusableExecutorEvent(`'${timerId}' is not a timer id of the state machine`);
+  }
+  return { id: timerId, kind, at, taskRunId: timerId.slice(0, kindAt), attempt };
+}
+
+function executionState(state: string): ExecutionRecordState {
+  const known = EXECUTION_RECORD_STATES.find((candidate) => candidate === state);
+  if (known === undefined) throw new UnusableExecutorEvent(`'${state}' is not an execution state`);
+  return known;
+}
+
+/**
+ * Maps a validated `lanner.executor` message to the state machine's event.
+ * `runningExecutions` is only read for `execution.created` (flow concurrency limits).
+ */
+export function toExecutionEvent(message: ExecutorEvent, runningExecutions = 0): ExecutionEvent {
+  switch (message.type) {
+    case 'execution.created':
+      return { type: 'created', runningExecutions };
+    case 'task-run.started':
+      return {
+        type: 'task-run-started',
+        taskRunId: message.payload.taskRunId,
+        attempt: message.payload.attempt,
+        workerId: message.payload.workerId,
+        workerQueueId: message.payload.workerQueueId,
+      };
+    case 'task-run.result': {
+      const { taskRunId, attempt, state, outputs, errorMessage } = message.payload;
+      return {
+        type: 'task-run-result',
+        taskRunId,
+        attempt,
+        state,
+        // The schema checked it is a JSON object (a worker's outputs as JSON).
+        outputs: outputs as JsonObject,
+        ...(errorMessage !== undefined ? { error: errorMessage } : {}),
+      };
+    }
+    case 'task-run.worker-lost':
+      return { type: 'worker-lost', taskRunId: message.payload.taskRunId, attempt: message.payload.attempt };
+    case 'execution.kill':
+      return { type: 'kill-requested' };
+    case 'execution.resume':
+      return {
+        type: 'resume-requested',
+        ...(message.payload.inputs !== undefined ? { inputs: message.payload.inputs as JsonObject } : {}),
+      };
+    case 'execution.restart':
+      return {
+        type: 'restart-requested',
+        ...(message.payload.expectedVersion !== undefined ? { expectedVersion: message.payload.expectedVersion } : {}),
+      };
+    case 'subflow.ended':
+      return {
+        type: 'subflow-ended',
+        taskRunId: message.payload.taskRunId,
+        executionId: message.payload.childExecutionId,
+        state: executionState(message.payload.state),
+        ...(message.payload.outputs !== undefined ? { outputs: message.payload.outputs as JsonObject } : {}),
+      };
+    case 'timer.fired':
+      return { type: 'timer-fired', timer: timerFromId(message.payload.timerId, Date.parse(message.payload.dueAt)) };
+  }
+}

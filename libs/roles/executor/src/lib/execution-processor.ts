@@ -1,0 +1,455 @@
+import { Logger } from '@nestjs/common';
+import { ExpressionError } from '@lanner/expressions';
+import {
+  broadcastCodec,
+  encodeQueueMessage,
+  executionUpdateCodec,
+  executorEventCodec,
+  InvalidQueueMessageError,
+  jobMessageId,
+  QUEUE_SCHEMA_VERSIONS,
+  type EncodedQueueMessage,
+  type ExecutorEvent,
+} from '@lanner/frames';
+import { parseFlow, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
+import type { QueuePort } from '@lanner/queue';
+import { AlreadyExists, ConcurrentModification, FlowNotFound, NotFound, type Repositories } from '@lanner/repository';
+import {
+  createExecution,
+  executionFromData,
+  IllegalTransition,
+  isTerminal,
+  next,
+  renderContextFor,
+  type Execution,
+  type ExecutionAction,
+  type ExecutionData,
+  type ExecutionEvent,
+  type JsonObject,
+  type ParentExecutionRef,
+  UnknownTask,
+} from '@lanner/state-machine';
+import { executorStateWrite } from './execution-records';
+import { toExecutionEvent, UnusableExecutorEvent } from './execution-events';
+import type { ExecutorOptions } from './executor-options';
+import { encodeWorkerJob, JobTooLarge, renderTaskForWorker } from './worker-job';
+import { WorkerQueueRouting } from './worker-queue-routing';
+
+/** A message names an execution or flow this executor cannot load; it is logged and skipped. */
+class MissingExecutionData extends Error {}
+
+/** Guards against a state-machine bug feeding the executor its own events forever. */
+const MAX_EVENTS_PER_MESSAGE = 10_000;
+
+type DispatchAction = Extract<ExecutionAction, { type: 'dispatch' }>;
+
+/** One message's work on one execution: the value read, the value reached, its events. */
+interface Unit {
+  readonly tenantId: string;
+  readonly flow: Flow;
+  readonly stored: Execution;
+  /** The row version read; the write names it (optimistic concurrency). */
+  readonly storedVersion: number;
+  current: Execution;
+  readonly correlationId?: string;
+}
+
+/**
+ * Applies `lanner.executor` messages to executions: load, `next`, carry out
+ * the actions (which may feed events back), store, announce.
+ *
+ * Order, for restart safety: the actions' side effects (jobs, timers, kills,
+ * child executions) happen before the state is stored, and the message is
+ * committed only after both. A crash in between redelivers the message, which
+ * the state machine turns into the same actions again, and every side effect is
+ * idempotent on its id (job `taskRunId:attempt`, timer id, child execution id).
+ */
+export class ExecutionProcessor {
+  private readonly logger = new Logger(ExecutionProcessor.name);
+  private readonly routing: WorkerQueueRouting;
+  private readonly flows = new Map<string, Flow>();
+  private readonly ensuredTopics = new Set<string>();
+
+  constructor(
+    private readonly repositories: Repositories,
+    private readonly queue: QueuePort,
+    private readonly options: ExecutorOptions,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.routing = new WorkerQueueRouting(repositories);
+    for (const topic of options.topics.ensured) this.ensuredTopics.add(topic);
+  }
+
+  /** Handles one validated message; throws only for failures worth retrying (database, queue). */
+  async process(message: ExecutorEvent): Promise<void> {
+    const { tenantId, executionId } = message.payload;
+    try {
+      try {
+        await this.processOnce(message);
+      } catch (error) {
+        if (!(error instanceof ConcurrentModification)) throw error;
+        // Another writer stored the execution in between (rare: one partition owner): apply on what it stored.
+        this.logger.warn({ executionId, messageType: message.type }, 'execution changed concurrently; applying the event again');
+        await this.processOnce(message);
+      }
+    } catch (error) {
+      // Retrying these could never succeed and would hold every later message of the partition:
+      // the execution stops where it is and the log says why. (State-machine errors are bugs to fix.)
+      if (
+        error instanceof MissingExecutionData ||
+        error instanceof NotFound ||
+        error instanceof UnusableExecutorEvent ||
+        error instanceof IllegalTransition ||
+        error instanceof UnknownTask
+      ) {
+        this.logger.error({ tenantId, executionId, messageType: message.type, messageId: message.messageId, reason: error.message }, 'executor event skipped');
+        return;
+      }
+      throw error;
+    }
+  }
+
+  private async processOnce(message: ExecutorEvent): Promise<void> {
+    const unit = await this.load(message);
+    const runningExecutions = message.type === 'execution.created' ? await this.runningExecutionsOf(unit) : 0;
+    const pending: ExecutionEvent[] = [toExecutionEvent(message, runningExecutions)];
+    let applied = 0;
+    while (pending.length > 0) {
+      if (++applied > MAX_EVENTS_PER_MESSAGE) throw new UnusableExecutorEvent(`more than ${MAX_EVENTS_PER_MESSAGE} events for one message of execution ${unit.current.id}`);
+      const event = pending.shift() as ExecutionEvent;
+      const result = next(unit.flow, unit.current, event, this.clock());
+      unit.current = result.execution;
+      for (const action of result.actions) {
+        const feedback = await this.perform(unit, action);
+        if (feedback !== undefined) pending.push(feedback);
+      }
+    }
+    if (unit.current === unit.stored) return; // a redelivered or stale event: nothing changed
+    await this.repositories.executions.storeExecutorState(unit.tenantId, unit.current.id, unit.storedVersion, executorStateWrite(unit.stored, unit.current));
+    await this.announce(unit);
+  }
+
+  // ---- Loading ---------------------------------------------------------------------
+
+  private async load(message: ExecutorEvent): Promise<Unit> {
+    const { tenantId, executionId } = message.payload;
+    const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
+    const flow = await this.flow(tenantId, record.namespace, record.flowId, record.flowRevision);
+    let stored: Execution;
+    if (stateData !== null) {
+      stored = executionFromData(stateData as unknown as ExecutionData);
+    } else {
+      // Created by the API (or as a child by this executor): the state machine's value starts here.
+      stored = createExecution(
+        flow,
+        {
+          id: record.id,
+          tenant: tenantId,
+          inputs: (record.inputs ?? {}) as JsonObject,
+          labels: record.labels,
+          ...(record.parentExecutionId !== null && record.parentTaskRunId !== null
+            ? { parent: await this.parentRef(tenantId, record.parentExecutionId, record.parentTaskRunId) }
+            : {}),
+        },
+        record.createdAt.getTime(),
+      );
+    }
+    // The row's version is the one writes name; should another writer have bumped it, the state machine counts on from there.
+    if (stored.version !== record.version) stored = { ...stored, version: record.version };
+    return {
+      tenantId,
+      flow,
+      stored,
+      storedVersion: record.version,
+      current: stored,
+      ...(message.correlationId !== undefined ? { correlationId: message.correlationId } : {}),
+    };
+  }
+
+  private async parentRef(tenantId: string, parentExecutionId: string, parentTaskRunId: string): Promise<ParentExecutionRef> {
+    const { execution: parent } = await this.repositories.executions.getExecutorState(tenantId, parentExecutionId);
+    return { executionId: parent.id, taskRunId: parentTaskRunId, namespace: parent.namespace, flowId: parent.flowId };
+  }
+
+  /** A stored revision never changes, so parsed flows are kept (bounded). */
+  private async flow(tenantId: string, namespace: string, flowId: string, revision: number): Promise<Flow> {
+    const key = JSON.stringify([tenantId, namespace, flowId, revision]);
+    const cached = this.flows.get(key);
+    if (cached !== undefined) return cached;
+    let record: FlowRevisionRecord;
+    try {
+      record = await this.repositories.flows.getRevision(tenantId, namespace, flowId, revision);
+    } catch (error) {
+      if (error instanceof FlowNotFound) throw new MissingExecutionData(error.message);
+      throw error;
+    }
+    const parsed = parseFlow(record.source);
+    if (!parsed.ok) throw new MissingExecutionData(`flow ${namespace}.${flowId} revision ${revision} no longer parses`);
+    const flow: Flow = { ...parsed.flow, revision: record.revision };
+    if (this.flows.size >= 500) this.flows.delete(this.flows.keys().next().value as string);
+    this.flows.set(key, flow);
+    return flow;
+  }
+
+  private async runningExecutionsOf(unit: Unit): Promise<number> {
+    if (unit.flow.concurrency === undefined) return 0;
+    const page = await this.repositories.executions.search(unit.tenantId, {
+      namespace: unit.current.namespace,
+      flowId: unit.current.flowId,
+      state: 'RUNNING',
+      page: 1,
+      size: 1,
+    });
+    return page.total;
+  }
+
+  // ---- Actions -----------------------------------------------------------------------
+
+  /** Carries out one action; returns the event it feeds back, if any. */
+  private async perform(unit: Unit, action: ExecutionAction): Promise<ExecutionEvent | undefined> {
+    const execution = unit.current;
+    switch (action.type) {
+      case 'dispatch':
+        return this.dispatch(unit, action);
+      case 'kill-job':
+        await this.publish(this.options.topics.broadcast, [
+          encodeQueueMessage(broadcastCodec, {
+            schemaVersion: QUEUE_SCHEMA_VERSIONS['broadcast.kill'],
+            messageId: `${jobMessageId(action.taskRunId, action.attempt)}:kill`,
+            type: 'broadcast.kill',
+            occurredAt: this.nowIso(),
+            ...this.correlation(unit),
+            payload: { tenantId: unit.tenantId, executionId: execution.id, taskRunId: action.taskRunId, attempt: action.attempt, reason: 'execution killed' },
+          }),
+        ]);
+        return undefined;
+      case 'schedule-timer':
+        await this.repositories.timers.schedule({
+          id: action.timer.id,
+          tenantId: unit.tenantId,
+          executionId: execution.id,
+          taskRunId: action.timer.taskRunId,
+          kind: action.timer.kind,
+          attempt: action.timer.attempt,
+          dueAt: new Date(action.timer.at),
+        });
+        return undefined;
+      case 'cancel-timer':
+        await this.repositories.timers.cancel(action.timerId);
+        return undefined;
+      case 'start-subflow':
+        return this.startSubflow(unit, action);
+      case 'kill-subflow':
+        await this.publishExecutorEvent({
+          schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.kill'],
+          messageId: `${action.executionId}:kill-from-parent`,
+          type: 'execution.kill',
+          occurredAt: this.nowIso(),
+          ...this.correlation(unit),
+          payload: { tenantId: unit.tenantId, executionId: action.executionId, requestedBy: execution.id },
+        });
+        return undefined;
+      case 'create-retry-execution':
+        await this.createRetryExecution(unit, action);
+        return undefined;
+      case 'set-labels':
+        // The labels are part of the execution value and stored with it.
+        return undefined;
+      case 'end':
+        if (execution.parent !== undefined) await this.announceEndToParent(unit, execution.parent, action.state);
+        return undefined;
+    }
+  }
+
+  private async dispatch(unit: Unit, action: DispatchAction): Promise<ExecutionEvent> {
+    const execution = unit.current;
+    const now = this.clock();
+    const refused = (reason: string, state: 'FAILED' | 'CANCELLED' = 'FAILED'): ExecutionEvent => ({
+      type: 'task-run-dispatch-refused',
+      taskRunId: action.taskRunId,
+      attempt: action.attempt,
+      state,
+      reason,
+    });
+    try {
+      const context = renderContextFor(unit.flow, execution, action.taskRunId);
+      let workerQueueId = action.workerQueueId;
+      let waitingReason: string | undefined;
+      if (workerQueueId === undefined) {
+        const decision = await this.routing.route(action.selector, unit.tenantId, context, now);
+        if (decision.action === 'FAIL' || decision.action === 'CANCEL' || decision.queueId === null) {
+          return refused(decision.reason, decision.action === 'CANCEL' ? 'CANCELLED' : 'FAILED');
+        }
+        workerQueueId = decision.queueId;
+        if (decision.action === 'WAIT_AND_DISPATCH') waitingReason = decision.reason;
+      }
+      const job = encodeWorkerJob({
+        execution,
+        taskRunId: action.taskRunId,
+        attempt: action.attempt,
+        task: action.task,
+        workerQueueId,
+        taskDefinition: renderTaskForWorker(action.task, context, new Date(now)),
+        now,
+        ...(unit.correlationId !== undefined ? { correlationId: unit.correlationId } : {}),
+      });
+      const topic = this.options.topics.workerJobs(workerQueueId);
+      await this.ensureTopic(topic);
+      await this.publish(topic, [job]);
+      return {
+        type: 'task-run-queued',
+        taskRunId: action.taskRunId,
+        attempt: action.attempt,
+        workerQueueId,
+        ...(waitingReason !== undefined ? { waitingReason } : {}),
+      };
+    } catch (error) {
+      // What the user must fix in the flow fails the task run with a message that says so.
+      if (error instanceof ExpressionError || error instanceof JobTooLarge) return refused(error.message);
+      // A job the contract refuses (its problems name paths, never values) would be refused on every retry.
+      if (error instanceof InvalidQueueMessageError) return refused(`the job could not be produced: ${error.message}`);
+      throw error;
+    }
+  }
+
+  private async startSubflow(unit: Unit, action: Extract<ExecutionAction, { type: 'start-subflow' }>): Promise<ExecutionEvent | undefined> {
+    let child: FlowRevisionRecord;
+    try {
+      child =
+        action.revision === undefined
+          ? await this.repositories.flows.getLatest(unit.tenantId, action.namespace, action.flowId)
+          : await this.repositories.flows.getRevision(unit.tenantId, action.namespace, action.flowId, action.revision);
+    } catch (error) {
+      if (!(error instanceof FlowNotFound)) throw error;
+      this.logger.warn({ executionId: unit.current.id, taskRunId: action.taskRunId, reason: error.message }, 'subflow cannot start');
+      return { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED' };
+    }
+    await this.createExecution(unit, {
+      id: action.executionId,
+      flow: child,
+      inputs: action.inputs,
+      labels: action.labels,
+      parent: { executionId: action.parent.executionId, taskRunId: action.parent.taskRunId },
+    });
+    return undefined;
+  }
+
+  /** CREATE_NEW_EXECUTION: the new execution is created and started at once (its delay is not honoured yet). */
+  private async createRetryExecution(unit: Unit, action: Extract<ExecutionAction, { type: 'create-retry-execution' }>): Promise<void> {
+    const flow = await this.repositories.flows.getRevision(unit.tenantId, unit.current.namespace, unit.current.flowId, unit.current.flowRevision);
+    await this.createExecution(unit, { id: action.executionId, flow, inputs: unit.current.inputs, labels: unit.current.labels });
+  }
+
+  /** Creates the row (idempotent on the id) and announces `execution.created` to its partition. */
+  private async createExecution(
+    unit: Unit,
+    child: {
+      id: string;
+      flow: FlowRevisionRecord;
+      inputs: JsonObject;
+      labels: Readonly<Record<string, string>>;
+      parent?: { executionId: string; taskRunId: string };
+    },
+  ): Promise<void> {
+    const now = this.clock();
+    try {
+      await this.repositories.executions.create(unit.tenantId, {
+        id: child.id,
+        namespace: child.flow.namespace,
+        flowId: child.flow.flowId,
+        flowRevision: child.flow.revision,
+        state: 'CREATED',
+        stateHistories: [{ state: 'CREATED', date: new Date(now) }],
+        inputs: child.inputs as StoredJson,
+        labels: { ...child.labels },
+        parentExecutionId: child.parent?.executionId ?? null,
+        parentTaskRunId: child.parent?.taskRunId ?? null,
+      });
+    } catch (error) {
+      if (!(error instanceof AlreadyExists)) throw error; // created before a redelivery of this message
+    }
+    await this.publishExecutorEvent({
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
+      messageId: `${child.id}:created`,
+      type: 'execution.created',
+      occurredAt: new Date(now).toISOString(),
+      ...this.correlation(unit),
+      payload: {
+        tenantId: unit.tenantId,
+        executionId: child.id,
+        namespace: child.flow.namespace,
+        flowId: child.flow.flowId,
+        flowRevision: child.flow.revision,
+        inputs: child.inputs,
+        labels: { ...child.labels },
+      },
+    });
+  }
+
+  private async announceEndToParent(unit: Unit, parent: ParentExecutionRef, state: string): Promise<void> {
+    const outputs = unit.current.outputs;
+    await this.publishExecutorEvent({
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['subflow.ended'],
+      messageId: `${unit.current.id}:ended:${state}`,
+      type: 'subflow.ended',
+      occurredAt: this.nowIso(),
+      ...this.correlation(unit),
+      payload: {
+        tenantId: unit.tenantId,
+        executionId: parent.executionId,
+        taskRunId: parent.taskRunId,
+        childExecutionId: unit.current.id,
+        state,
+        ...(outputs !== undefined ? { outputs } : {}),
+      },
+    });
+  }
+
+  /** After every stored change: what the API follows for SSE and `?wait=true`. */
+  private async announce(unit: Unit): Promise<void> {
+    const execution = unit.current;
+    await this.publish(this.options.topics.executionUpdates, [
+      encodeQueueMessage(executionUpdateCodec, {
+        schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.updated'],
+        messageId: `${execution.id}:${execution.version}`,
+        type: 'execution.updated',
+        occurredAt: this.nowIso(),
+        ...this.correlation(unit),
+        payload: {
+          tenantId: unit.tenantId,
+          executionId: execution.id,
+          namespace: execution.namespace,
+          flowId: execution.flowId,
+          state: execution.state,
+          version: execution.version,
+          ended: isTerminal(execution.state),
+        },
+      }),
+    ]);
+  }
+
+  // ---- Queue helpers -------------------------------------------------------------------
+
+  private async publishExecutorEvent(message: ExecutorEvent): Promise<void> {
+    await this.publish(this.options.topics.executor, [encodeQueueMessage(executorEventCodec, message)]);
+  }
+
+  private async publish(topic: string, records: EncodedQueueMessage[]): Promise<void> {
+    await this.queue.publish(topic, records);
+  }
+
+  /** Queues other than `default` and `system` get their topic when created; make sure it exists anyway. */
+  private async ensureTopic(topic: string): Promise<void> {
+    if (this.ensuredTopics.has(topic)) return;
+    await this.queue.createTopics([{ topic, partitions: this.options.partitions }]);
+    this.ensuredTopics.add(topic);
+  }
+
+  private correlation(unit: Unit): { correlationId?: string } {
+    return unit.correlationId !== undefined ? { correlationId: unit.correlationId } : {};
+  }
+
+  private nowIso(): string {
+    return new Date(this.clock()).toISOString();
+  }
+}

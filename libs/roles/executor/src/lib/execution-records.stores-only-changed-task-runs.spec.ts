@@ -1,0 +1,49 @@
+import { parseFlow } from '@lanner/model';
+import { createExecution, executionFromData, next, type ExecutionData } from '@lanner/state-machine';
+import { executorStateWrite } from './execution-records';
+
+const NOW = Date.parse('2026-11-30T01:00:00.000Z');
+
+const parsed = parseFlow(`
+id: two
+namespace: company.team
+tasks:
+  - id: first
+    type: io.kestra.plugin.core.debug.Return
+    format: one
+  - id: second
+    type: io.kestra.plugin.core.debug.Return
+    format: two
+`);
+if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+const flow = parsed.flow;
+
+describe('execution records', () => {
+  it('writes the row, the whole state and only the task runs that changed', () => {
+    const created = createExecution(flow, { id: 'exec-1', tenant: 'main' }, NOW);
+    const started = next(flow, created, { type: 'created' }, NOW).execution;
+    const first = started.taskRuns.values()[0];
+    const running = next(flow, started, { type: 'task-run-started', taskRunId: first.id, attempt: 1, workerId: 'w-1', workerQueueId: 'default' }, NOW + 1).execution;
+
+    const write = executorStateWrite(started, running);
+
+    expect(write.version).toBe(running.version);
+    expect(write.state).toBe('RUNNING');
+    expect(write.startedAt).toEqual(new Date(NOW));
+    expect(write.endedAt).toBeNull();
+    expect(write.taskRuns?.map((taskRun) => [taskRun.taskId, taskRun.state])).toEqual([['first', 'RUNNING']]);
+    expect(write.taskRuns?.[0].attempts).toEqual([expect.objectContaining({ attempt: 1, workerId: 'w-1', workerQueueId: 'default', state: 'RUNNING' })]);
+  });
+
+  it('stores a state the executor rebuilds exactly', () => {
+    const created = createExecution(flow, { id: 'exec-1', tenant: 'main', inputs: { a: 1 } }, NOW);
+    const started = next(flow, created, { type: 'created' }, NOW).execution;
+
+    const rebuilt = executionFromData(executorStateWrite(created, started).stateData as unknown as ExecutionData);
+
+    expect(rebuilt.state).toBe(started.state);
+    expect(rebuilt.version).toBe(started.version);
+    expect(rebuilt.inputs).toEqual({ a: 1 });
+    expect(rebuilt.taskRuns.values().map((taskRun) => taskRun.state)).toEqual(started.taskRuns.values().map((taskRun) => taskRun.state));
+  });
+});

@@ -1,0 +1,65 @@
+import type { RecordedStateChange, StoredJson, TaskRunWrite } from '@lanner/model';
+import type { ExecutorStateWrite } from '@lanner/repository';
+import { executionToData, isTerminal, listTaskRuns, type Execution, type StateChange, type TaskRun } from '@lanner/state-machine';
+
+function recorded<S extends string>(histories: readonly StateChange<S>[]): RecordedStateChange<S>[] {
+  return histories.map((change) => ({ state: change.state, date: new Date(change.at) }));
+}
+
+function optionalDate(at: number | undefined): Date | null {
+  return at === undefined ? null : new Date(at);
+}
+
+/** The state-machine values are JSON already; this drops `undefined` fields, which a JSON column refuses. */
+function asStoredJson(value: unknown): StoredJson {
+  return JSON.parse(JSON.stringify(value)) as StoredJson;
+}
+
+export function toTaskRunWrite(run: TaskRun): TaskRunWrite {
+  return {
+    id: run.id,
+    executionId: run.executionId,
+    taskId: run.taskId,
+    parentTaskRunId: run.parentTaskRunId ?? null,
+    value: run.value ?? null,
+    state: run.state,
+    stateHistories: recorded(run.histories),
+    outputs: run.outputs === undefined ? null : asStoredJson(run.outputs),
+    workerQueueId: run.workerQueueId ?? null,
+    workerSelector: run.selector === undefined ? null : asStoredJson(run.selector),
+    // Why it waits on its queue or, for a run that never reached a worker, why it failed there.
+    dispatchReason: run.waitingReason ?? (run.attempts.length === 0 ? run.error : undefined) ?? null,
+    attempts: run.attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      workerId: attempt.workerId ?? null,
+      workerQueueId: attempt.workerQueueId ?? null,
+      state: attempt.state,
+      outputs: attempt.outputs === undefined ? null : asStoredJson(attempt.outputs),
+      error: attempt.error === undefined ? null : { message: attempt.error },
+      startedAt: optionalDate(attempt.startedAt),
+      endedAt: optionalDate(attempt.endedAt),
+    })),
+  };
+}
+
+/**
+ * What to store after `previous` became `current`: the row's fields, the whole
+ * state-machine value, and only the task runs that changed (unchanged task runs
+ * are the very same objects in both values: the state machine shares them).
+ */
+export function executorStateWrite(previous: Execution, current: Execution): ExecutorStateWrite {
+  const changed = listTaskRuns(current).filter((run) => previous.taskRuns.get(run.id) !== run);
+  const started = current.histories.find((change) => change.state === 'RUNNING');
+  const last = current.histories[current.histories.length - 1];
+  return {
+    version: current.version,
+    state: current.state,
+    stateHistories: recorded(current.histories),
+    outputs: current.outputs === undefined ? null : asStoredJson(current.outputs),
+    labels: { ...current.labels },
+    startedAt: optionalDate(started?.at),
+    endedAt: isTerminal(current.state) ? optionalDate(last?.at) : null,
+    taskRuns: changed.map(toTaskRunWrite),
+    stateData: asStoredJson(executionToData(current)),
+  };
+}

@@ -1,0 +1,65 @@
+import { QueueTopics, workerJobsTopic } from '@lanner/frames';
+
+/** The topics the executor produces and consumes (ARCHITECTURE.md "Message flow"). */
+export interface ExecutorTopics {
+  readonly executor: string;
+  readonly executionUpdates: string;
+  readonly broadcast: string;
+  /** Every topic a server role ensures at start (the executor's own and those of the data path). */
+  readonly ensured: readonly string[];
+  workerJobs(queueId: string): string;
+}
+
+export interface ExecutorOptions {
+  /** How often the delay loop looks for due timers (LANNER_TIMER_INTERVAL_MS). */
+  readonly timerIntervalMs: number;
+  /** The consumer group of `lanner.executor`: one partition owner per execution. */
+  readonly groupId: string;
+  readonly topics: ExecutorTopics;
+  /** Partitions of the topics the executor creates when they are missing. */
+  readonly partitions: number;
+  /**
+   * Re-announce pending work from the repository at start (see PendingWork): only
+   * for a queue that loses its messages on restart (the in-process queue).
+   */
+  readonly rebuildPendingWorkAtStart: boolean;
+}
+
+export const EXECUTOR_GROUP_ID = 'lanner-executor';
+export const DEFAULT_TIMER_INTERVAL_MS = 1000;
+export const DEFAULT_TOPIC_PARTITIONS = 3;
+
+/**
+ * The topic names. `prefix` is empty in every deployment; integration specs
+ * give one so that their messages stay apart from other processes sharing the
+ * same Kafka broker.
+ */
+export function executorTopics(prefix = ''): ExecutorTopics {
+  const workerJobs = (queueId: string): string => `${prefix}${workerJobsTopic(queueId)}`;
+  return {
+    executor: `${prefix}${QueueTopics.executor}`,
+    executionUpdates: `${prefix}${QueueTopics.executionUpdates}`,
+    broadcast: `${prefix}${QueueTopics.broadcast}`,
+    ensured: [
+      QueueTopics.executor,
+      QueueTopics.executionUpdates,
+      QueueTopics.logs,
+      QueueTopics.metrics,
+      QueueTopics.results,
+      QueueTopics.broadcast,
+    ]
+      .map((topic) => `${prefix}${topic}`)
+      .concat([workerJobs('default'), workerJobs('system')]),
+    workerJobs,
+  };
+}
+
+export function executorOptions(overrides: Partial<ExecutorOptions> = {}): ExecutorOptions {
+  return {
+    timerIntervalMs: overrides.timerIntervalMs ?? DEFAULT_TIMER_INTERVAL_MS,
+    groupId: overrides.groupId ?? EXECUTOR_GROUP_ID,
+    topics: overrides.topics ?? executorTopics(),
+    partitions: overrides.partitions ?? DEFAULT_TOPIC_PARTITIONS,
+    rebuildPendingWorkAtStart: overrides.rebuildPendingWorkAtStart ?? false,
+  };
+}

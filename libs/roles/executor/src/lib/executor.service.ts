@@ -1,0 +1,108 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { decodeQueueMessage, executorEventCodec, InvalidQueueMessageError, type ExecutorEvent } from '@lanner/frames';
+import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
+import type { Repositories } from '@lanner/repository';
+import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { ExecutionProcessor } from './execution-processor';
+import type { ExecutorOptions } from './executor-options';
+import { PendingWork } from './pending-work';
+import { TimerLoop } from './timer-loop';
+
+export const EXECUTOR_OPTIONS = Symbol('lanner.executor-options');
+
+/** Between attempts to start while Kafka or PostgreSQL is not there yet. */
+const START_RETRY_MS = 2000;
+
+/**
+ * The executor's edges: the `lanner.executor` consumer (decode, hand to the
+ * processor; a message that can never be read is logged without its payload and
+ * committed) and the delay loop. It starts once the application is up and keeps
+ * trying while the queue is down, so the process stays up and reports not-ready
+ * through its health checks instead of exiting.
+ */
+@Injectable()
+export class ExecutorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ExecutorService.name);
+  private readonly processor: ExecutionProcessor;
+  private readonly timerLoop: TimerLoop;
+  private readonly pendingWork: PendingWork;
+  private rebuilt = false;
+  private subscription: QueueSubscription | undefined;
+  private starting: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    @Inject(QUEUE) private readonly queue: QueuePort,
+    @Inject(EXECUTOR_OPTIONS) private readonly options: ExecutorOptions,
+  ) {
+    this.processor = new ExecutionProcessor(repositories, queue, options);
+    this.timerLoop = new TimerLoop(repositories, queue, options.topics.executor, options.timerIntervalMs);
+    this.pendingWork = new PendingWork(repositories, queue, options.topics.executor);
+  }
+
+  onApplicationBootstrap(): void {
+    this.starting = this.startWhenReachable();
+  }
+
+  /** Resolves once the executor consumes its topic (or it was stopped first). */
+  whenStarted(): Promise<void> {
+    return this.starting ?? Promise.resolve();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.starting;
+    await this.timerLoop.stop();
+    await this.subscription?.close();
+  }
+
+  private async startWhenReachable(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.start();
+        return;
+      } catch (error) {
+        this.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, `executor not started; trying again in ${START_RETRY_MS} ms`);
+        await new Promise((resolve) => setTimeout(resolve, START_RETRY_MS));
+      }
+    }
+  }
+
+  private async start(): Promise<void> {
+    const { topics, partitions, groupId } = this.options;
+    await this.queue.createTopics(topics.ensured.map((topic) => ({ topic, partitions })));
+    if (this.stopped) return;
+    // Each step is done once, so a start retried after a failure picks up where it stopped.
+    this.subscription ??= await this.queue.subscribe({
+      groupId,
+      topics: [topics.executor],
+      // A new group must not miss executions submitted before the first executor joined.
+      fromBeginning: true,
+      handler: (message) => this.handle(message),
+    });
+    if (this.stopped) return;
+    if (this.options.rebuildPendingWorkAtStart && !this.rebuilt) {
+      await this.pendingWork.rebuild();
+      this.rebuilt = true;
+    }
+    this.timerLoop.start();
+    this.logger.log({ topic: topics.executor, groupId, timerIntervalMs: this.options.timerIntervalMs }, 'executor consuming');
+  }
+
+  private async handle(message: QueueMessage): Promise<void> {
+    let event: ExecutorEvent;
+    try {
+      event = decodeQueueMessage(executorEventCodec, message.value);
+    } catch (error) {
+      if (error instanceof InvalidQueueMessageError) {
+        // The problems name paths and rules, never values: safe to log.
+        this.logger.error({ topic: message.topic, partition: message.partition, offset: message.offset, reason: error.message }, 'unreadable executor event skipped');
+        return;
+      }
+      // A newer schema version: leave it uncommitted until this process is upgraded.
+      throw error;
+    }
+    await this.processor.process(event);
+  }
+}

@@ -1,0 +1,95 @@
+import { Logger } from '@nestjs/common';
+import { encodeQueueMessage, executorEventCodec, jobMessageId, QUEUE_HEADERS, QUEUE_SCHEMA_VERSIONS, type EncodedQueueMessage } from '@lanner/frames';
+import type { QueuePort } from '@lanner/queue';
+import type { Repositories } from '@lanner/repository';
+import { executionFromData, type ExecutionData } from '@lanner/state-machine';
+
+/** Who lost the job, as the task run's attempt history shows it. */
+const LOST_BY = 'restart';
+
+/**
+ * Rebuilds the executor's pending work from the repository after a restart,
+ * for a queue that forgets its messages when the process stops (the in-process
+ * queue of standalone): an execution the API created but the executor never
+ * started gets its `execution.created` again, and every job that was queued or
+ * running gets `task-run.worker-lost`, which puts it back on its queue with a new
+ * attempt (the worker died with the process). Timers need nothing: they are rows.
+ *
+ * Never for Kafka: its messages survive a restart, and a job still waiting in its
+ * topic would then run twice.
+ */
+export class PendingWork {
+  private readonly logger = new Logger(PendingWork.name);
+
+  constructor(
+    private readonly repositories: Pick<Repositories, 'executions'>,
+    private readonly queue: QueuePort,
+    private readonly executorTopic: string,
+  ) {}
+
+  async rebuild(): Promise<void> {
+    let executions = 0;
+    let jobs = 0;
+    for (const tenantId of await this.repositories.executions.listTenantsWithUnfinished()) {
+      for (const record of await this.repositories.executions.listUnfinished(tenantId)) {
+        const records = await this.messagesFor(tenantId, record.id);
+        if (records.length === 0) continue;
+        await this.queue.publish(this.executorTopic, records);
+        executions += 1;
+        jobs += records.filter((message) => message.headers[QUEUE_HEADERS.type] === 'task-run.worker-lost').length;
+      }
+    }
+    if (executions > 0) this.logger.log({ executions, jobs }, 'pending work rebuilt from the repository');
+  }
+
+  private async messagesFor(tenantId: string, executionId: string): Promise<EncodedQueueMessage[]> {
+    const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
+    const occurredAt = new Date().toISOString();
+    if (stateData === null) {
+      if (record.state !== 'CREATED') return [];
+      return [
+        encodeQueueMessage(executorEventCodec, {
+          schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
+          messageId: `${executionId}:created`,
+          type: 'execution.created',
+          occurredAt,
+          payload: {
+            tenantId,
+            executionId,
+            namespace: record.namespace,
+            flowId: record.flowId,
+            flowRevision: record.flowRevision,
+            inputs: (record.inputs ?? {}) as Record<string, unknown>,
+            labels: record.labels,
+          },
+        }),
+      ];
+    }
+    const execution = executionFromData(stateData as unknown as ExecutionData);
+    const messages: EncodedQueueMessage[] = [];
+    execution.liveTaskRuns.forEach((_, taskRunId) => {
+      const run = execution.taskRuns.get(taskRunId);
+      const attempt = run?.attempts[run.attempts.length - 1];
+      // Only jobs (runnable task runs with an attempt) were out on a queue or a worker; flowables live here.
+      if (run === undefined || attempt === undefined || run.progress !== undefined) return;
+      if (run.state !== 'SUBMITTED' && run.state !== 'RUNNING' && run.state !== 'KILLING') return;
+      messages.push(
+        encodeQueueMessage(executorEventCodec, {
+          schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.worker-lost'],
+          messageId: jobMessageId(taskRunId, attempt.attempt),
+          type: 'task-run.worker-lost',
+          occurredAt,
+          payload: {
+            tenantId,
+            executionId,
+            taskRunId,
+            attempt: attempt.attempt,
+            workerId: attempt.workerId ?? LOST_BY,
+            reason: 'the process restarted before the job ended',
+          },
+        }),
+      );
+    });
+    return messages;
+  }
+}
