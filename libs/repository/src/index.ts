@@ -5,7 +5,8 @@ export { applyMigrations, createMigration, type AppliedMigrations, type CreatedM
 export { DATABASE_URL_VARIABLE, redactDatabaseUrl } from './database-url';
 export * from './errors';
 export { FlowRepository } from './repositories/flow.repository';
-export { ExecutionRepository } from './repositories/execution.repository';
+export { ExecutionRepository, type ExecutorStateRecord, type ExecutorStateWrite } from './repositories/execution.repository';
+export { TimerRepository, type ExecutionTimerRecord } from './repositories/timer.repository';
 export { WorkerQueueRepository, RESERVED_WORKER_QUEUE_IDS } from './repositories/worker-queue.repository';
 export {
   WorkerGroupRepository,
@@ -16,3 +17,6 @@ export {
 export { RegistrationTokenRepository } from './repositories/registration-token.repository';
 export { RunningJobStore } from './repositories/running-job.store';
 export { ServiceInstanceRepository } from './repositories/service-instance.repository';
+export { LogRepository, LOG_LEVELS, levelsFrom, type LogLineLevel, type NewLogLine, type LogLineRecord, type LogQuery } from './repositories/log.repository';
+export { MetricRepository, type MetricKind, type NewMetricPoint, type MetricPointRecord } from './repositories/metric.repository';
+export { ApiTokenRepository, type ApiTokenRecord, type ApiTokenMatch, type ApiTokenGrant, type ApiTokenRoleName } from './repositories/api-token.repository';

@@ -2,11 +2,15 @@ import { Pool } from 'pg';
 import { connectClient } from './connection';
 import { describeConnectionFailure, parseDatabaseUrl } from './database-url';
 import { createPrismaClient } from './prisma';
+import { ApiTokenRepository } from './repositories/api-token.repository';
 import { ExecutionRepository } from './repositories/execution.repository';
 import { FlowRepository } from './repositories/flow.repository';
+import { LogRepository } from './repositories/log.repository';
+import { MetricRepository } from './repositories/metric.repository';
 import { RegistrationTokenRepository } from './repositories/registration-token.repository';
 import { RunningJobStore } from './repositories/running-job.store';
 import { ServiceInstanceRepository } from './repositories/service-instance.repository';
+import { TimerRepository } from './repositories/timer.repository';
 import { WorkerGroupRepository } from './repositories/worker-group.repository';
 import { WorkerQueueRepository } from './repositories/worker-queue.repository';
 
@@ -18,6 +22,11 @@ export interface Repositories {
   readonly registrationTokens: RegistrationTokenRepository;
   readonly runningJobs: RunningJobStore;
   readonly serviceInstances: ServiceInstanceRepository;
+  /** The executor's durable timers. */
+  readonly timers: TimerRepository;
+  readonly logs: LogRepository;
+  readonly metrics: MetricRepository;
+  readonly apiTokens: ApiTokenRepository;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -52,6 +61,10 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     registrationTokens: new RegistrationTokenRepository(db),
     runningJobs: new RunningJobStore(db),
     serviceInstances: new ServiceInstanceRepository(db),
+    timers: new TimerRepository(db),
+    logs: new LogRepository(db),
+    metrics: new MetricRepository(db),
+    apiTokens: new ApiTokenRepository(db),
     async ping() {
       try {
         await pool.query('SELECT 1');

@@ -1,7 +1,21 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } from '@lanner/runtime';
+import { API_ROLE_OPTIONS, type ApiRoleOptions } from './api-role.options';
+import { ApiStartup } from './api-startup';
+import { API_TOPICS, apiTopics } from './api-topics';
+import { ApiTokenAuth } from './auth/api-token-auth';
+import { ApiTokenGuard } from './auth/api-token.guard';
+import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
+import { ExecutionsController } from './executions/executions.controller';
+import { ExecutionsService } from './executions/executions.service';
+import { FlowsController } from './flows/flows.controller';
+import { FlowsService } from './flows/flows.service';
+import { ProblemFilter } from './http/problem.filter';
+import { LogsController } from './logs/logs.controller';
+import { ApiDocs } from './openapi/api-docs';
 
 /**
  * The api role: the REST API (`/api/v1`), the web UI, SSE live updates, authentication and admin of queues, groups and tokens. It reads the repository and writes admin changes to it; it puts submissions, kills and resumes on the queue.
@@ -12,13 +26,30 @@ import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } 
  */
 @Module({})
 export class ApiRoleModule {
-  static forRoot(settings: ServerRoleSettings): DynamicModule {
+  static forRoot(settings: ServerRoleSettings, options: ApiRoleOptions = {}): DynamicModule {
     return {
       module: ApiRoleModule,
+      controllers: [FlowsController, ExecutionsController, LogsController],
       providers: [
         AdapterLeases,
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
         queueProvider(settings.queue, { createKafkaQueue, createInProcessQueue }),
+        { provide: API_ROLE_OPTIONS, useValue: options },
+        { provide: API_TOPICS, useValue: apiTopics(options.topicPrefix) },
+        // Global, because body-parser and unknown-route errors never reach a controller's filters;
+        // it answers only under /api/ and leaves other routes to Nest's default handling.
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        ApiTokenAuth,
+        ApiTokenGuard,
+        ExecutionUpdatesFeed,
+        ExecutionsService,
+        FlowsService,
+        ApiStartup,
+        {
+          provide: ApiDocs,
+          inject: [HttpAdapterHost, ModulesContainer],
+          useFactory: (adapterHost: HttpAdapterHost, modules: ModulesContainer) => new ApiDocs(adapterHost, modules, [ApiRoleModule]),
+        },
       ],
     };
   }

@@ -1,0 +1,24 @@
+/** What the api role needs beyond the shared adapters. */
+export interface ApiRoleOptions {
+  /**
+   * The bootstrap admin token (config `LANNER_ADMIN_TOKEN`; standalone passes the
+   * one it generated in `./.lanner/admin-token`). Stored hashed at start. When
+   * absent, only tokens already stored are accepted.
+   */
+  readonly adminToken?: string;
+  /**
+   * How often `?wait=true` and `/follow` re-read an execution when no update
+   * arrived (a safety net for a missed `execution.updated`); default 5000 ms.
+   */
+  readonly followPollMs?: number;
+  /**
+   * Put before every topic name (e.g. `test-1a2b.`), so that integration specs
+   * on a shared broker neither see nor disturb other processes; empty in production.
+   */
+  readonly topicPrefix?: string;
+}
+
+export const API_ROLE_OPTIONS = Symbol('lanner.api-role-options');
+
+/** The tenant of the bootstrap admin token. */
+export const DEFAULT_TENANT = 'main';

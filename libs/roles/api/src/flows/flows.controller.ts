@@ -1,0 +1,93 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { MAX_FLOW_SOURCE_BYTES } from '@lanner/model';
+import type { HttpRequest, HttpResponse } from '../http/http-types';
+import { z } from 'zod';
+import { ApiTokenGuard } from '../auth/api-token.guard';
+import { PageQuerySchema } from '../http/query';
+import { parseWith, readTextBody } from '../http/request-body';
+import { BearerAuth, ProblemResponses, YAML_BODY } from '../openapi/api-docs.decorators';
+import { flowView } from './flow-view';
+import { FlowsService } from './flows.service';
+
+const FlowSearchQuerySchema = PageQuerySchema.extend({ namespace: z.string().min(1).optional(), q: z.string().optional() });
+const RevisionQuerySchema = z.object({ revision: z.coerce.number().int().min(1).optional() });
+
+@ApiTags('flows')
+@BearerAuth()
+@UseGuards(ApiTokenGuard)
+@Controller('api/v1/:tenant/flows')
+export class FlowsController {
+  constructor(private readonly flows: FlowsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a flow from YAML' })
+  @ApiBody(YAML_BODY)
+  @ApiResponse({ status: 201, description: 'The flow, revision 1 (or the next one after a delete)' })
+  @ProblemResponses(409, 413, 415, 422)
+  async create(@Param('tenant') tenant: string, @Req() request: HttpRequest) {
+    const source = await readTextBody(request, MAX_FLOW_SOURCE_BYTES);
+    return flowView(await this.flows.create(tenant, source));
+  }
+
+  @Post('validate')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Validate a flow without saving it: every problem with its YAML path and line' })
+  @ApiBody(YAML_BODY)
+  @ApiOkResponse({ description: '[{ path, message, line }], empty when valid' })
+  @ProblemResponses(413, 415)
+  async validate(@Req() request: HttpRequest) {
+    return this.flows.validate(await readTextBody(request, MAX_FLOW_SOURCE_BYTES));
+  }
+
+  @Get('search')
+  @ApiOperation({ summary: 'Search live flows' })
+  @ApiQuery({ name: 'namespace', required: false, description: 'This namespace and its children' })
+  @ApiQuery({ name: 'q', required: false, description: 'Text in the flow id or namespace' })
+  @ApiQuery({ name: 'page', required: false })
+  @ApiQuery({ name: 'size', required: false })
+  @ApiOkResponse({ description: '{ results, total }' })
+  @ProblemResponses(400)
+  async search(@Param('tenant') tenant: string, @Query() query: unknown) {
+    const page = await this.flows.search(tenant, parseWith(FlowSearchQuerySchema, query, 'query'));
+    return { results: page.results.map(flowView), total: page.total };
+  }
+
+  @Put(':namespace/:id')
+  @ApiOperation({ summary: 'Save a new revision (revision + 1); creates the flow when absent (201)' })
+  @ApiBody(YAML_BODY)
+  @ApiOkResponse({ description: 'The flow with its new revision' })
+  @ApiResponse({ status: 201, description: 'The flow did not exist and was created' })
+  @ProblemResponses(413, 415, 422)
+  async save(
+    @Param('tenant') tenant: string,
+    @Param('namespace') namespace: string,
+    @Param('id') id: string,
+    @Req() request: HttpRequest,
+    @Res({ passthrough: true }) response: HttpResponse,
+  ) {
+    const source = await readTextBody(request, MAX_FLOW_SOURCE_BYTES);
+    const { flow, created } = await this.flows.save(tenant, namespace, id, source);
+    response.statusCode = created ? 201 : 200;
+    return flowView(flow);
+  }
+
+  @Get(':namespace/:id')
+  @ApiOperation({ summary: 'The live flow, or an older revision with ?revision=N' })
+  @ApiQuery({ name: 'revision', required: false })
+  @ApiOkResponse({ description: 'The flow' })
+  @ProblemResponses(400, 404)
+  async get(@Param('tenant') tenant: string, @Param('namespace') namespace: string, @Param('id') id: string, @Query() query: unknown) {
+    const { revision } = parseWith(RevisionQuerySchema, query, 'query');
+    return flowView(await this.flows.get(tenant, namespace, id, revision));
+  }
+
+  @Delete(':namespace/:id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a flow (its revisions stay in the history)' })
+  @ApiResponse({ status: 204, description: 'Deleted' })
+  @ProblemResponses(404)
+  async delete(@Param('tenant') tenant: string, @Param('namespace') namespace: string, @Param('id') id: string): Promise<void> {
+    await this.flows.delete(tenant, namespace, id);
+  }
+}

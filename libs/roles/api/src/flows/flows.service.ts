@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Flow, type FlowProblem, type FlowRevisionRecord, parseFlow, type RecordPage, type StoredJson } from '@lanner/model';
+import { FlowNotFound, type Repositories } from '@lanner/repository';
+import { REPOSITORIES } from '@lanner/runtime';
+import { InvalidContent, type ProblemEntry } from '../http/api-errors';
+
+export function problemEntries(problems: readonly FlowProblem[]): ProblemEntry[] {
+  return problems.map((p) => ({ path: p.path, message: p.message, ...(p.line === undefined ? {} : { line: p.line }), ...(p.column === undefined ? {} : { column: p.column }) }));
+}
+
+/** Parses a flow or throws InvalidContent (422) listing every problem with its YAML path and line. */
+export function parseFlowOrThrow(source: string): Flow {
+  const result = parseFlow(source);
+  if (!result.ok) throw new InvalidContent('The flow is not valid', problemEntries(result.problems));
+  return result.flow;
+}
+
+/** The parsed flow as stored JSON (undefined fields dropped). */
+function definitionOf(flow: Flow): StoredJson {
+  return JSON.parse(JSON.stringify(flow)) as StoredJson;
+}
+
+@Injectable()
+export class FlowsService {
+  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
+
+  async create(tenantId: string, source: string): Promise<FlowRevisionRecord> {
+    const flow = parseFlowOrThrow(source);
+    return this.repositories.flows.create(tenantId, { namespace: flow.namespace, flowId: flow.id, source, definition: definitionOf(flow) });
+  }
+
+  /** A new revision; `created` when the flow did not exist (or was deleted). */
+  async save(tenantId: string, namespace: string, flowId: string, source: string): Promise<{ flow: FlowRevisionRecord; created: boolean }> {
+    const flow = parseFlowOrThrow(source);
+    const mismatches: ProblemEntry[] = [];
+    if (flow.namespace !== namespace) mismatches.push({ path: 'namespace', message: `must be '${namespace}', the namespace in the URL` });
+    if (flow.id !== flowId) mismatches.push({ path: 'id', message: `must be '${flowId}', the flow id in the URL` });
+    if (mismatches.length > 0) throw new InvalidContent('The flow does not match the URL', mismatches);
+    const existed = await this.repositories.flows.getLatest(tenantId, namespace, flowId).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof FlowNotFound) return false;
+        throw error;
+      },
+    );
+    const saved = await this.repositories.flows.saveRevision(tenantId, { namespace, flowId, source, definition: definitionOf(flow) });
+    return { flow: saved, created: !existed };
+  }
+
+  get(tenantId: string, namespace: string, flowId: string, revision?: number): Promise<FlowRevisionRecord> {
+    return revision === undefined
+      ? this.repositories.flows.getLatest(tenantId, namespace, flowId)
+      : this.repositories.flows.getRevision(tenantId, namespace, flowId, revision);
+  }
+
+  delete(tenantId: string, namespace: string, flowId: string): Promise<void> {
+    return this.repositories.flows.softDelete(tenantId, namespace, flowId);
+  }
+
+  search(tenantId: string, query: { namespace?: string; q?: string; page: number; size: number }): Promise<RecordPage<FlowRevisionRecord>> {
+    return this.repositories.flows.search(tenantId, { namespace: query.namespace, text: query.q, page: query.page, size: query.size });
+  }
+
+  /** Every problem of the flow; empty when it is valid. */
+  validate(source: string): ProblemEntry[] {
+    const result = parseFlow(source);
+    return result.ok ? [] : problemEntries(result.problems);
+  }
+}

@@ -1,0 +1,48 @@
+import type { HttpRequest } from './http-types';
+import type { z } from 'zod';
+import { InvalidRequest, PayloadTooLarge, type ProblemEntry, UnsupportedMediaType } from './api-errors';
+
+/**
+ * Reads a text body (a flow's YAML) from the request stream, refusing more than
+ * `limitBytes`. JSON bodies are parsed by the framework before the route runs,
+ * so a flow sent as JSON is refused here with a clear message.
+ */
+export async function readTextBody(request: HttpRequest, limitBytes: number): Promise<string> {
+  if (/^application\/([\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')) {
+    throw new UnsupportedMediaType('Send the flow as YAML with Content-Type: application/x-yaml');
+  }
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    request.resume();
+    throw new PayloadTooLarge(limitBytes);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer | string>) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > limitBytes) {
+      request.resume();
+      throw new PayloadTooLarge(limitBytes);
+    }
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Validates a parsed JSON body or query against its schema; a mismatch is a 400 naming each path. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems: ProblemEntry[] = parsed.error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.message }));
+  throw new InvalidRequest(`The ${what} is not valid`, problems);
+}
+
+/** `labels.team`, `inputs.files[2]`; `$` for the whole value. */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '$';
+  return path.reduce<string>((text, segment) => {
+    if (typeof segment === 'number') return `${text}[${segment}]`;
+    return text === '' ? String(segment) : `${text}.${String(segment)}`;
+  }, '');
+}

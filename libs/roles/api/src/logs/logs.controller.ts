@@ -1,0 +1,84 @@
+import { Controller, Get, Inject, Logger, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { LOG_LEVELS, type LogLineRecord, type LogQuery, type Repositories } from '@lanner/repository';
+import { REPOSITORIES } from '@lanner/runtime';
+import type { HttpResponse } from '../http/http-types';
+import { z } from 'zod';
+import { ApiTokenGuard } from '../auth/api-token.guard';
+import { hasEnded } from '../executions/execution-view';
+import { parseWith } from '../http/request-body';
+import { openEventStream } from '../http/server-sent-events';
+import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+
+const LogQuerySchema = z.object({ minLevel: z.enum(LOG_LEVELS).optional(), taskRunId: z.string().min(1).optional() });
+
+/** Lines reach the repository through the indexer a little after the execution ended; a follower waits this long for them. */
+const TRAILING_LOGS_MS = 2000;
+const LOG_POLL_MS = 1000;
+
+export function logLineView(line: LogLineRecord) {
+  return {
+    executionId: line.executionId,
+    taskRunId: line.taskRunId,
+    attempt: line.attempt,
+    level: line.level,
+    timestamp: line.timestamp.toISOString(),
+    message: line.message,
+  };
+}
+
+@ApiTags('logs')
+@BearerAuth()
+@UseGuards(ApiTokenGuard)
+@Controller('api/v1/:tenant/logs')
+export class LogsController {
+  private readonly logger = new Logger(LogsController.name);
+
+  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
+
+  @Get(':executionId')
+  @ApiOperation({ summary: 'The log lines of an execution, oldest first' })
+  @ApiQuery({ name: 'minLevel', required: false, enum: LOG_LEVELS })
+  @ApiQuery({ name: 'taskRunId', required: false })
+  @ApiOkResponse({ description: '[{ taskRunId, attempt, level, timestamp, message }]' })
+  @ProblemResponses(400, 404)
+  async list(@Param('tenant') tenant: string, @Param('executionId') executionId: string, @Query() query: unknown) {
+    const filter = parseWith(LogQuerySchema, query, 'query');
+    await this.repositories.executions.get(tenant, executionId);
+    return (await this.repositories.logs.list(tenant, executionId, filter)).map(logLineView);
+  }
+
+  @Get(':executionId/follow')
+  @ApiOperation({ summary: 'Server-sent events: `log` per line (stored ones first), until the execution ended and its last lines arrived' })
+  @ApiQuery({ name: 'minLevel', required: false, enum: LOG_LEVELS })
+  @ApiQuery({ name: 'taskRunId', required: false })
+  @ApiProduces('text/event-stream')
+  @ProblemResponses(400, 404)
+  async follow(@Param('tenant') tenant: string, @Param('executionId') executionId: string, @Query() query: unknown, @Res() response: HttpResponse) {
+    const filter: LogQuery = parseWith(LogQuerySchema, query, 'query');
+    await this.repositories.executions.get(tenant, executionId);
+    const stream = openEventStream(response);
+    let open = true;
+    void stream.closed.then(() => (open = false));
+    let afterId: string | undefined;
+    let endedAt: number | undefined;
+    try {
+      while (open) {
+        // Stored order (timestamp) for the first read, arrival order (id) after it.
+        const lines = await this.repositories.logs.list(tenant, executionId, { ...filter, afterId });
+        for (const line of lines) stream.send({ event: 'log', id: line.id, data: logLineView(line) });
+        // Ids grow with every stored line: the largest one sent is where the next read starts.
+        afterId = lines.reduce<string | undefined>((max, line) => (max === undefined || BigInt(line.id) > BigInt(max) ? line.id : max), afterId);
+        if (endedAt === undefined && hasEnded(await this.repositories.executions.get(tenant, executionId))) endedAt = Date.now();
+        if (endedAt !== undefined && Date.now() - endedAt >= TRAILING_LOGS_MS) break;
+        await new Promise((resolve) => setTimeout(resolve, LOG_POLL_MS));
+      }
+      stream.send({ event: 'end', data: { executionId } });
+    } catch (error) {
+      this.logger.warn({ executionId, err: error }, 'log stream interrupted');
+      stream.send({ event: 'error', data: { detail: 'The stream was interrupted; reconnect to continue' } });
+    } finally {
+      stream.close();
+    }
+  }
+}

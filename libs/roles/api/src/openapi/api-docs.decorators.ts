@@ -1,0 +1,61 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
+import { PROBLEM_MEDIA_TYPE } from '../http/problem';
+
+/** The RFC 9457 problem every error is answered with (components.schemas.Problem). */
+export const PROBLEM_SCHEMA = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail'],
+  properties: {
+    type: { type: 'string', example: 'urn:lanner:problem:invalid-content' },
+    title: { type: 'string', example: 'Unprocessable Content' },
+    status: { type: 'integer', example: 422 },
+    detail: { type: 'string', example: 'The flow is not valid' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: {
+          path: { type: 'string', example: 'tasks[2].workerSelector.fallback' },
+          message: { type: 'string' },
+          line: { type: 'integer', description: 'Line in the YAML source, for flow problems' },
+          column: { type: 'integer' },
+        },
+      },
+    },
+  },
+} as const;
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed request (each problem with its JSON path)',
+  401: 'No or bad API token',
+  403: 'The token may not act on this tenant',
+  404: 'Unknown resource',
+  409: 'Conflict (exists, or wrong state)',
+  413: 'Body too large',
+  415: 'Unsupported media type',
+  422: 'Invalid content (each problem with its path, and its line for YAML)',
+};
+
+/** Documents the problem+json answers of a route; 401 is added to every authenticated route. */
+export function ProblemResponses(...statuses: number[]): MethodDecorator {
+  return applyDecorators(
+    ...[401, ...statuses].map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status] ?? 'Error',
+        content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+      }),
+    ),
+  );
+}
+
+/** Marks a controller as needing `Authorization: Bearer <token>`. */
+export const BearerAuth = () => ApiBearerAuth();
+
+export const YAML_BODY = {
+  required: true,
+  description: 'The flow in YAML (at most 1 MiB)',
+  content: { 'application/x-yaml': { schema: { type: 'string' } } },
+} as const;

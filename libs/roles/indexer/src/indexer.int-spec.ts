@@ -1,0 +1,139 @@
+import 'reflect-metadata';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Client } from 'pg';
+import { encodeQueueMessage, logBatchCodec, type LogBatchMessage, metricBatchCodec, QueueTopics } from '@lanner/frames';
+import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
+import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
+import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
+import { IndexerConsumer, IndexerRoleModule } from './index';
+
+// The indexer role in-process against the real Kafka and PostgreSQL of the dev
+// services, on a database of its own and topics under a prefix of this run.
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+  return value;
+}
+
+const TENANT = 'main';
+const run = randomBytes(4).toString('hex');
+const prefix = `test-${run}.`;
+const databaseName = `lanner_indexer_spec_${run}`;
+let serverUrl: string;
+let repositories: Repositories;
+let queue: QueuePort;
+let app: INestApplicationContext;
+
+async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function logBatch(executionId: string, messages: string[]): LogBatchMessage {
+  return {
+    schemaVersion: 1,
+    messageId: randomUUID(),
+    type: 'log.batch',
+    occurredAt: new Date().toISOString(),
+    payload: {
+      tenantId: TENANT,
+      executionId,
+      entries: messages.map((message, index) => ({
+        taskRunId: 'tr-1',
+        attempt: 1,
+        level: index === 0 ? 'INFO' : 'WARN',
+        timestamp: new Date(Date.parse('2026-11-30T02:00:00.000Z') + index).toISOString(),
+        message,
+      })),
+    },
+  };
+}
+
+async function publishLogs(batch: LogBatchMessage): Promise<void> {
+  await queue.publish(`${prefix}${QueueTopics.logs}`, [encodeQueueMessage(logBatchCodec, batch)]);
+}
+
+beforeAll(async () => {
+  serverUrl = requiredEnv('DATABASE_URL');
+  const brokers = requiredEnv('KAFKA_BROKERS');
+  const config = loadRoleConfig('indexer', { DATABASE_URL: serverUrl, KAFKA_BROKERS: brokers, LANNER_KAFKA_CLIENT_ID: `indexer-spec-${run}`, LANNER_LOG_LEVEL: 'error' });
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${databaseName}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${databaseName}`;
+  await applyMigrations(url.toString());
+  repositories = await openRepositories(url.toString());
+  queue = createKafkaQueue({ brokers: parseKafkaBrokers(brokers), clientId: `indexer-spec-client-${run}` });
+
+  const settings = serverRoleSettings({ ...config, databaseUrl: url.toString() });
+  @Module({ imports: [RuntimeModule.forRoot(config, createProcessLogger('indexer', config.logLevel)), IndexerRoleModule.forRoot(settings, { topicPrefix: prefix, groupId: `indexer-spec-${run}` })] })
+  class IndexerSpecModule {}
+  app = await NestFactory.createApplicationContext(IndexerSpecModule, { logger: false, abortOnError: false });
+  await app.init();
+  await app.get(IndexerConsumer).started;
+}, 120_000);
+
+afterAll(async () => {
+  await app?.close();
+  await queue?.deleteTopics([`${prefix}${QueueTopics.logs}`, `${prefix}${QueueTopics.metrics}`]).catch(() => undefined);
+  await queue?.close();
+  await repositories?.close();
+  const dropper = new Client({ connectionString: serverUrl });
+  await dropper.connect();
+  await dropper.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  await dropper.end();
+}, 60_000);
+
+it('writes the lines of a log.batch once, however often the batch is delivered, past an unreadable message', async () => {
+  const executionId = randomUUID();
+  // A record no schema accepts must be skipped, not retried forever in front of the good ones.
+  await queue.publish(`${prefix}${QueueTopics.logs}`, [{ key: executionId, value: Buffer.from('{"type":"log.batch"}') }]);
+  const batch = logBatch(executionId, ['starting', 'twice', 'twice']);
+  // A line a task really printed twice in the same millisecond is kept twice.
+  batch.payload.entries[2].timestamp = batch.payload.entries[1].timestamp;
+  await publishLogs(batch);
+  await publishLogs(batch);
+  const marker = logBatch(executionId, ['after the redelivery']);
+  marker.payload.entries[0].timestamp = '2026-11-30T03:00:00.000Z';
+  await publishLogs(marker);
+
+  const lines = await eventually('the marker line', async () => {
+    const stored = await repositories.logs.list(TENANT, executionId);
+    return stored.some((line) => line.message === 'after the redelivery') ? stored : undefined;
+  });
+  expect(lines.map((line) => line.message)).toEqual(['starting', 'twice', 'twice', 'after the redelivery']);
+  expect(lines[1]).toMatchObject({ taskRunId: 'tr-1', attempt: 1, level: 'WARN' });
+  expect((await repositories.logs.list(TENANT, executionId, { minLevel: 'WARN' })).map((line) => line.message)).toEqual(['twice', 'twice']);
+});
+
+it('writes the points of a metric.batch', async () => {
+  const executionId = randomUUID();
+  await queue.publish(`${prefix}${QueueTopics.metrics}`, [
+    encodeQueueMessage(metricBatchCodec, {
+      schemaVersion: 1,
+      messageId: randomUUID(),
+      type: 'metric.batch',
+      occurredAt: new Date().toISOString(),
+      payload: {
+        tenantId: TENANT,
+        executionId,
+        metrics: [{ taskRunId: 'tr-1', attempt: 1, name: 'rows', type: 'COUNTER', value: 42, tags: { table: 'orders' }, timestamp: new Date().toISOString() }],
+      },
+    }),
+  ]);
+  const points = await eventually('the metric', async () => {
+    const stored = await repositories.metrics.listForExecution(TENANT, executionId);
+    return stored.length > 0 ? stored : undefined;
+  });
+  expect(points).toEqual([expect.objectContaining({ name: 'rows', type: 'COUNTER', value: 42, tags: { table: 'orders' }, taskRunId: 'tr-1' })]);
+});
