@@ -1,20 +1,28 @@
+import { join } from 'node:path';
 import { ApiRoleModule } from '@lanner/role-api';
 import { ControllerRoleModule } from '@lanner/role-controller';
 import { ExecutorRoleModule } from '@lanner/role-executor';
 import { IndexerRoleModule } from '@lanner/role-indexer';
 import { SchedulerRoleModule } from '@lanner/role-scheduler';
-import { WorkerRoleModule } from '@lanner/role-worker';
+import { DEFAULT_DRAIN_GRACE_MS, WorkerRoleModule } from '@lanner/role-worker';
 import { runRole, startEmbeddedServices } from '@lanner/runtime';
 
 // Every role in one process and one HTTP server, on embedded PostgreSQL and the in-process queue.
+// The local worker reaches the controller over real gRPC on loopback, as a remote worker would.
 void runRole('standalone', async (config, roleProcess) => {
-  const { serverRoles } = await startEmbeddedServices(config, roleProcess);
+  const { serverRoles, adminToken, grpc } = await startEmbeddedServices(config, roleProcess);
   return [
-    ApiRoleModule.forRoot(serverRoles),
-    ExecutorRoleModule.forRoot(serverRoles),
-    ControllerRoleModule.forRoot(serverRoles),
+    ApiRoleModule.forRoot(serverRoles, { adminToken }),
+    ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs }),
+    ControllerRoleModule.forRoot(serverRoles, { grpc: grpc.listen, allowAnonymousWorkers: true }),
     SchedulerRoleModule.forRoot(serverRoles),
     IndexerRoleModule.forRoot(serverRoles),
-    WorkerRoleModule.forRoot({ controllers: [] }),
+    WorkerRoleModule.forRoot({
+      controllers: [grpc.connect],
+      slots: config.workerSlots,
+      name: 'standalone',
+      dataDir: join(config.dataDir, 'worker'),
+      drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
+    }),
   ];
 });

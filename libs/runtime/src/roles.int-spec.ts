@@ -1,9 +1,20 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { get } from 'node:http';
-import { createServer, Server } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import {
+  durationFromMillis,
+  frameSizeChannelOptions,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  WorkerControllerServiceService,
+  type ControllerFrame,
+  type WorkerControllerServiceServer,
+  type WorkerFrame,
+} from '@lanner/frames';
 
 // Each role runs as users run it: `node bin/lanner.js server <role>`, a separate
 // process against the real Kafka and PostgreSQL, observed only through its
@@ -114,17 +125,42 @@ const roleSpecificEnv: Record<string, NodeJS.ProcessEnv> = {
   api: { LANNER_ADMIN_TOKEN: 'integration-spec-admin-token-0123456789abcdef' },
   controller: { LANNER_GRPC_PORT: '0' },
 };
-let controllerStandIn: Server;
+let controllerStandIn: grpc.Server;
 let controllerPort: number;
+
+/** Welcomes any worker that says Hello and sends it nothing else: the worker's readiness is "a controller accepted my stream". */
+function welcomeEveryWorker(call: grpc.ServerDuplexStream<WorkerFrame, ControllerFrame>): void {
+  call.on('data', (frame: WorkerFrame) => {
+    if (frame.frame?.$case !== 'hello') return;
+    call.write({
+      frame: {
+        $case: 'welcome',
+        value: {
+          workerId: 'roles-spec-worker',
+          workerGroupId: 'default',
+          subscriptions: [],
+          heartbeatInterval: durationFromMillis(3000),
+          protocolVersion: { ...PROTOCOL_VERSION },
+          maxFrameBytes: MAX_FRAME_BYTES,
+          controllerId: 'roles-spec-controller',
+        },
+      },
+    });
+  });
+  call.on('end', () => call.end());
+  call.on('error', () => undefined);
+}
 const temporaryDirs: string[] = [];
 
 beforeAll(async () => {
   serviceEnv = { DATABASE_URL: requiredEnv('DATABASE_URL'), KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS') };
-  // A TCP listener where the worker expects a controller: its readiness is "a controller answers".
-  controllerStandIn = createServer((socket) => socket.destroy());
-  await new Promise<void>((resolve) => controllerStandIn.listen(0, '127.0.0.1', resolve));
-  const address = controllerStandIn.address();
-  controllerPort = typeof address === 'object' && address ? address.port : 0;
+  // A gRPC peer where the worker expects a controller (the real controller role needs the queue and more).
+  controllerStandIn = new grpc.Server(frameSizeChannelOptions());
+  const implementation: WorkerControllerServiceServer = { connect: welcomeEveryWorker };
+  controllerStandIn.addService(WorkerControllerServiceService, implementation);
+  controllerPort = await new Promise<number>((resolve, reject) =>
+    controllerStandIn.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+  );
 });
 
 afterAll(async () => {
@@ -138,7 +174,7 @@ afterAll(async () => {
       }),
     ),
   );
-  await new Promise<void>((resolve) => (controllerStandIn ? controllerStandIn.close(() => resolve()) : resolve()));
+  controllerStandIn?.forceShutdown();
   for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -208,7 +244,8 @@ describe('standalone', () => {
     // As root, the embedded PostgreSQL runs as the `postgres` user, which must be able to enter the directory.
     chmodSync(workDir, 0o755);
     const [httpPort, databasePort] = await Promise.all([freePort(), freePort()]);
-    const env = { LANNER_HTTP_PORT: String(httpPort), LANNER_EMBEDDED_DB_PORT: String(databasePort) };
+    // gRPC port 0: standalone picks a free one for its controller and tells its local worker.
+    const env = { LANNER_HTTP_PORT: String(httpPort), LANNER_EMBEDDED_DB_PORT: String(databasePort), LANNER_GRPC_PORT: '0' };
     const tokenFile = join(workDir, '.lanner', 'admin-token');
 
     const first = startLanner('standalone', env, workDir);

@@ -1,3 +1,3 @@
 export { WorkerRoleModule } from './worker-role.module';
-export { workerRoleSettings } from './worker-role.settings';
+export { DEFAULT_DRAIN_GRACE_MS, workerRoleSettings } from './worker-role.settings';
 export type { WorkerRoleSettings } from './worker-role.settings';

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ControllerReachability } from './controller-reachability';
+import { WorkerAgentService } from './worker-agent.service';
 import { WORKER_SETTINGS, WorkerRoleSettings } from './worker-role.settings';
 
 /**
@@ -10,9 +10,10 @@ import { WORKER_SETTINGS, WorkerRoleSettings } from './worker-role.settings';
 @Module({})
 export class WorkerRoleModule {
   static forRoot(settings: WorkerRoleSettings): DynamicModule {
+    if (settings.controllers.length === 0) throw new Error('the worker needs at least one controller endpoint');
     return {
       module: WorkerRoleModule,
-      providers: [{ provide: WORKER_SETTINGS, useValue: settings }, ControllerReachability],
+      providers: [{ provide: WORKER_SETTINGS, useValue: settings }, WorkerAgentService],
     };
   }
 }

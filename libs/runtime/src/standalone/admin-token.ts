@@ -30,3 +30,10 @@ export async function ensureAdminToken(dataDir: string): Promise<AdminToken> {
   await chmod(path, OWNER_ONLY);
   return { created: true, path, token };
 }
+
+/** The stored token, for the api role to accept (it stores only its hash). Never logged. */
+export async function readAdminToken(path: string): Promise<string> {
+  const token = (await readFile(path, 'utf8')).trim();
+  if (token === '') throw new Error(`${path} is empty: delete it to create a new admin token`);
+  return token;
+}

@@ -1,12 +1,21 @@
 import { ServerRoleSettings } from '../adapters/server-adapters';
 import { StandaloneConfig } from '../config/load-config';
 import type { RoleProcess } from '../run-role';
-import { ensureAdminToken } from './admin-token';
+import { ensureAdminToken, readAdminToken } from './admin-token';
 import { startEmbeddedDatabase } from './embedded-database';
+import { freePortOn } from './loopback-port';
 
 export interface EmbeddedServices {
   /** What every server role module of standalone is wired to: the embedded PostgreSQL and one in-process queue. */
   readonly serverRoles: ServerRoleSettings;
+  /** The bootstrap admin token, for the api role (secret: never log it). */
+  readonly adminToken: string;
+  /**
+   * Where the controller's gRPC server listens and the local worker connects:
+   * `config.grpc` with port 0 resolved to a free port, and a wildcard host
+   * reached over loopback.
+   */
+  readonly grpc: { readonly listen: { readonly host: string; readonly port: number }; readonly connect: { readonly host: string; readonly port: number } };
 }
 
 /**
@@ -33,7 +42,11 @@ export async function startEmbeddedServices(config: StandaloneConfig, roleProces
     process.stdout.write(`\nLanner standalone is ready.\n  API:         ${baseUrl}/api/v1\n${tokenLine}\n`);
   });
 
+  const port = config.grpc.port === 0 ? await freePortOn(config.grpc.host) : config.grpc.port;
+  const wildcard = config.grpc.host === '0.0.0.0' || config.grpc.host === '::';
   return {
+    adminToken: await readAdminToken(adminToken.path),
+    grpc: { listen: { host: config.grpc.host, port }, connect: { host: wildcard ? '127.0.0.1' : config.grpc.host, port } },
     serverRoles: {
       database: { url: database.url, migrateAtStart: true },
       queue: { kind: 'in-process' },

@@ -1,0 +1,18 @@
+// The end-to-end suite: ONE cluster of role processes for the whole run (global setup),
+// shared by every spec file, which run in band (the machine has 2 cores).
+// KAFKA_BROKERS / DATABASE_URL come from the environment or from `npm run services:up`;
+// loaded here because the global setup runs before any `setupFiles`.
+/* eslint-disable @nx/enforce-module-boundaries -- a Jest config shares the workspace preset and the int-env loader by path, like jest.int.config.js (exempted in eslint.config.mjs) */
+require('../../tools/jest/int-env.js');
+
+module.exports = {
+  ...require('../../jest.preset.js'),
+  displayName: 'e2e',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/src/**/*.e2e-spec.ts'],
+  globalSetup: '<rootDir>/src/harness/global-setup.ts',
+  globalTeardown: '<rootDir>/src/harness/global-teardown.ts',
+  reporters: ['default', '<rootDir>/src/harness/failure-log-reporter.js'],
+  maxWorkers: 1,
+  testTimeout: 90000,
+};

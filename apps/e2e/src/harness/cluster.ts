@@ -1,0 +1,138 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClusterState } from './cluster-state';
+import { createRunDatabase, dropRunDatabase, runDatabaseUrl } from './database';
+import { lannerBin, RoleProcess, RoleProcessSpec, workspaceRoot } from './role-process';
+
+// Generous: on 2 shared cores, six processes compile their TypeScript at once.
+const READY_DEADLINE_MS = 120_000;
+const STOP_GRACE_MS = 10_000;
+/** Small on purpose: a fan-out of more tasks than one worker's slots must use both workers. */
+export const WORKER_SLOTS = 2;
+export const WORKER_NAMES = ['e2e-worker-a', 'e2e-worker-b'] as const;
+
+function requiredEnv(name: string): string {
+  const value = process.env[name]?.trim();
+  if (!value) {
+    throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the e2e suite`);
+  }
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Everything a running cluster holds, to stop it and clean up after it. */
+export interface Cluster {
+  readonly state: ClusterState;
+  readonly processes: RoleProcess[];
+  readonly serverDatabaseUrl: string;
+}
+
+function migrate(databaseUrl: string): void {
+  const result = spawnSync(process.execPath, [lannerBin, 'db', 'migrate'], {
+    cwd: workspaceRoot,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(`lanner db migrate failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+/**
+ * Starts api, executor, controller, indexer and two workers as separate processes on
+ * the real Kafka and a fresh PostgreSQL database, and waits until every one is ready.
+ * On any failure it stops what it started and drops the database before throwing.
+ */
+export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
+  const serverDatabaseUrl = requiredEnv('DATABASE_URL');
+  const kafkaBrokers = requiredEnv('KAFKA_BROKERS');
+  const workDir = mkdtempSync(join(tmpdir(), 'lanner-e2e-'));
+  const logDir = join(workDir, 'logs');
+  const scratchDir = join(workDir, 'scratch');
+  mkdirSync(logDir);
+  mkdirSync(scratchDir);
+  chmodSync(workDir, 0o755);
+  const databaseName = `lanner_e2e_${process.pid}`;
+  const databaseUrl = runDatabaseUrl(serverDatabaseUrl, databaseName);
+  const adminToken = `e2e-${randomBytes(32).toString('base64url')}`;
+
+  const logFiles: Record<string, string> = {};
+  try {
+    await createRunDatabase(serverDatabaseUrl, databaseName);
+    migrate(databaseUrl);
+    const [apiPort, executorPort, controllerPort, indexerPort, grpcPort, ...workerPorts] = await Promise.all(
+      Array.from({ length: 5 + WORKER_NAMES.length }, () => freePort()),
+    );
+    // Workers get none of the server variables: they talk to controllers only.
+    const { DATABASE_URL: _database, KAFKA_BROKERS: _kafka, ...baseEnv } = process.env;
+    const common: NodeJS.ProcessEnv = { ...baseEnv, LANNER_LOG_LEVEL: process.env['LANNER_E2E_LOG_LEVEL'] ?? 'info', KAFKAJS_NO_PARTITIONER_WARNING: '1' };
+    const server: NodeJS.ProcessEnv = { ...common, DATABASE_URL: databaseUrl, KAFKA_BROKERS: kafkaBrokers };
+    const spec = (name: string, role: RoleProcessSpec['role'], httpPort: number, env: NodeJS.ProcessEnv): RoleProcessSpec => {
+      logFiles[name] = join(logDir, `${name}.log`);
+      return { name, role, httpPort, logFile: logFiles[name], env: { ...env, LANNER_HTTP_PORT: String(httpPort), LANNER_HTTP_HOST: '127.0.0.1' } };
+    };
+    const servers = [
+      spec('api', 'api', apiPort, { ...server, LANNER_ADMIN_TOKEN: adminToken }),
+      spec('executor', 'executor', executorPort, { ...server, LANNER_TIMER_INTERVAL_MS: '200' }),
+      spec('controller', 'controller', controllerPort, {
+        ...server,
+        LANNER_GRPC_HOST: '127.0.0.1',
+        LANNER_GRPC_PORT: String(grpcPort),
+        LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
+      }),
+      spec('indexer', 'indexer', indexerPort, server),
+    ];
+    const workers = WORKER_NAMES.map((name, index) =>
+      spec(name, 'worker', workerPorts[index], {
+        ...common,
+        LANNER_WORKER_CONTROLLERS: `127.0.0.1:${grpcPort}`,
+        LANNER_WORKER_NAME: name,
+        LANNER_WORKER_SLOTS: String(WORKER_SLOTS),
+        LANNER_WORKER_DATA_DIR: join(workDir, name),
+      }),
+    );
+    const state: ClusterState = { apiUrl: `http://127.0.0.1:${apiPort}`, adminToken, scratchDir, workDir, logFiles, databaseName };
+    writeFileSync(join(workDir, 'cluster.json'), JSON.stringify(state, null, 2));
+
+    const serverProcesses = servers.map((one) => new RoleProcess(one));
+    processes.push(...serverProcesses);
+    // Workers start once every server is ready (the api seeds the reserved worker
+    // topology at start), so they do not begin in reconnect backoff.
+    await Promise.all(serverProcesses.map((one) => one.waitUntilReady(READY_DEADLINE_MS)));
+    const workerProcesses = workers.map((one) => new RoleProcess(one));
+    processes.push(...workerProcesses);
+    await Promise.all(workerProcesses.map((one) => one.waitUntilReady(READY_DEADLINE_MS)));
+    return { state, processes, serverDatabaseUrl };
+  } catch (error) {
+    // The failing process's tail is in the error; the others' often say why (a refused stream...).
+    const others = processes.map((one) => one.tail(15)).join('\n');
+    await stopProcesses(processes);
+    await dropRunDatabase(serverDatabaseUrl, databaseName).catch(() => undefined);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`the e2e cluster did not start: ${message}\n\nevery role's last lines (all logs kept in ${logDir}):\n${others}`);
+  }
+}
+
+export async function stopProcesses(processes: readonly RoleProcess[]): Promise<void> {
+  // Workers first: their draining must not race a controller that is already gone.
+  const workers = processes.filter((one) => one.spec.role === 'worker');
+  const servers = processes.filter((one) => one.spec.role !== 'worker');
+  await Promise.all(workers.map((one) => one.stop(STOP_GRACE_MS)));
+  await Promise.all(servers.map((one) => one.stop(STOP_GRACE_MS)));
+}

@@ -1,0 +1,179 @@
+import { describeExecution, Execution, stateOf, TERMINAL_STATES } from './api-types';
+
+export interface ApiAnswer<T = unknown> {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: T;
+  readonly text: string;
+}
+
+export interface RequestOptions {
+  readonly json?: unknown;
+  readonly yaml?: string;
+}
+
+const POLL_INTERVAL_MS = 250;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A failed call, with what the API answered (its problem+json says why). */
+export class UnexpectedAnswer extends Error {
+  constructor(what: string, readonly answer: ApiAnswer) {
+    super(`${what}: HTTP ${answer.status} ${answer.text.slice(0, 2000)}`);
+  }
+}
+
+/**
+ * The suite's only way into Lanner: the REST API with the admin bearer token, as a
+ * user or a CI job would call it (API.md). Tenant `main`.
+ */
+export class LannerClient {
+  constructor(
+    private readonly apiUrl: string,
+    private readonly token: string,
+    private readonly tenant = 'main',
+  ) {}
+
+  url(path: string): string {
+    return `${this.apiUrl}/api/v1/${this.tenant}${path}`;
+  }
+
+  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
+    let body: string | undefined;
+    if (options.yaml !== undefined) {
+      headers['content-type'] = 'application/x-yaml';
+      body = options.yaml;
+    } else if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    const response = await fetch(this.url(path), { method, headers, body, signal: AbortSignal.timeout(30_000) });
+    const text = await response.text();
+    const contentType = response.headers.get('content-type') ?? '';
+    let parsed: unknown = text;
+    if (contentType.includes('json') && text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status: response.status, contentType, body: parsed as T, text };
+  }
+
+  /** POSTs a flow's YAML; expects 201 (each spec uses flow ids of its own on a fresh database). */
+  async createFlow(yaml: string): Promise<void> {
+    const answer = await this.request('POST', '/flows', { yaml });
+    if (answer.status !== 201) throw new UnexpectedAnswer('creating a flow', answer);
+  }
+
+  async execute(namespace: string, flowId: string, inputs?: Record<string, unknown>): Promise<Execution> {
+    const answer = await this.request<Execution>('POST', `/executions/${namespace}/${flowId}`, { json: inputs ? { inputs } : {} });
+    if (answer.status !== 200 || typeof answer.body !== 'object' || !answer.body?.id) {
+      throw new UnexpectedAnswer(`starting ${namespace}.${flowId}`, answer);
+    }
+    return answer.body;
+  }
+
+  async execution(id: string): Promise<Execution> {
+    const answer = await this.request<Execution>('GET', `/executions/${id}`);
+    if (answer.status !== 200) throw new UnexpectedAnswer(`reading execution ${id}`, answer);
+    return answer.body;
+  }
+
+  /**
+   * Polls the execution until `accept` holds. On the deadline it fails with where the
+   * execution stood (states of every task run and attempt): the first broken hop.
+   */
+  async waitFor(id: string, accept: (execution: Execution) => boolean, what: string, timeoutMs = 45_000): Promise<Execution> {
+    const deadline = Date.now() + timeoutMs;
+    let last: Execution | undefined;
+    let lastError = '';
+    while (Date.now() < deadline) {
+      try {
+        last = await this.execution(id);
+        if (accept(last)) return last;
+      } catch (error) {
+        lastError = error instanceof Error ? error.message : String(error);
+      }
+      await delay(POLL_INTERVAL_MS);
+    }
+    const where = last ? describeExecution(last) : `never read it: ${lastError}`;
+    throw new Error(`execution ${id} did not reach "${what}" within ${timeoutMs} ms; last seen:\n${where}`);
+  }
+
+  /** Waits for the execution to end (any terminal state), so a wrong end state is reported as such. */
+  async waitUntilEnded(id: string, timeoutMs?: number): Promise<Execution> {
+    return this.waitFor(id, (execution) => (TERMINAL_STATES as readonly string[]).includes(stateOf(execution)), 'a terminal state', timeoutMs);
+  }
+
+  async waitForState(id: string, state: string, timeoutMs?: number): Promise<Execution> {
+    return this.waitFor(id, (execution) => stateOf(execution) === state, state, timeoutMs);
+  }
+
+  kill(id: string): Promise<ApiAnswer> {
+    return this.request('DELETE', `/executions/${id}/kill`);
+  }
+
+  resume(id: string, inputs?: Record<string, unknown>): Promise<ApiAnswer> {
+    return this.request('POST', `/executions/${id}/resume`, { json: inputs ? { inputs } : {} });
+  }
+
+  logs(executionId: string): Promise<ApiAnswer> {
+    return this.request('GET', `/logs/${executionId}`);
+  }
+
+  /**
+   * Follows an SSE endpoint (`path` under the tenant) and resolves with the `data:`
+   * payloads received up to the first one for which `until` holds. Fails on the
+   * deadline with everything received so far.
+   */
+  async followUntil(path: string, until: (data: string) => boolean, timeoutMs = 45_000): Promise<string[]> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const received: string[] = [];
+    try {
+      const response = await fetch(this.url(path), {
+        headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
+      if (response.status !== 200 || !response.body) {
+        throw new UnexpectedAnswer(`following ${path}`, { status: response.status, contentType: response.headers.get('content-type') ?? '', body: undefined, text: await response.text() });
+      }
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        throw new Error(`following ${path}: content type is ${response.headers.get('content-type')}, not text/event-stream`);
+      }
+      const decoder = new TextDecoder();
+      let buffered = '';
+      for await (const chunk of response.body) {
+        buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+        // Events end with a blank line; a `data:` field may span several lines.
+        let end: number;
+        while ((end = buffered.search(/\r?\n\r?\n/)) >= 0) {
+          const rawEvent = buffered.slice(0, end);
+          buffered = buffered.slice(end).replace(/^\r?\n\r?\n/, '');
+          const data = rawEvent
+            .split(/\r?\n/)
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).replace(/^ /, ''))
+            .join('\n');
+          if (data === '') continue;
+          received.push(data);
+          if (until(data)) return received;
+        }
+      }
+      throw new Error(`following ${path}: the stream ended before the expected event; received:\n${received.join('\n')}`);
+    } catch (error) {
+      if (controller.signal.aborted) {
+        throw new Error(`following ${path}: no expected event within ${timeoutMs} ms; received:\n${received.join('\n') || '(nothing)'}`);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import { readClusterState } from './cluster-state';
+import { LannerClient } from './lanner-client';
+
+export * from './api-types';
+export { LannerClient, UnexpectedAnswer } from './lanner-client';
+
+/** What a spec needs from the running cluster: the API as a user sees it, and a scratch folder. */
+export interface Scenario {
+  readonly lanner: LannerClient;
+  /** A path in the folder shared by the specs and the workers' shell tasks. */
+  scratchFile(name: string): string;
+}
+
+export function scenario(): Scenario {
+  const state = readClusterState();
+  return {
+    lanner: new LannerClient(state.apiUrl, state.adminToken),
+    scratchFile: (name) => join(state.scratchDir, name),
+  };
+}
+
+/**
+ * Polls `check` until it holds (for effects seen outside one API answer: a process that
+ * must stop, a batch that must land); `refresh` fetches fresh facts between checks.
+ */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 20_000, refresh?: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (refresh) await refresh();
+  }
+  throw new Error(`${what}: still not true after ${timeoutMs} ms`);
+}
+
+/** Whether a process with this pid exists (signal 0 only checks). */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

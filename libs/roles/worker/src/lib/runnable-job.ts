@@ -1,0 +1,51 @@
+import type { RunnableTask } from '@lanner/model';
+import { millisFromDuration, type Job } from '@lanner/frames';
+
+/** The kinds a worker runs; flowable kinds run in the executor and never reach a worker. */
+const RUNNABLE_KINDS: ReadonlySet<string> = new Set<RunnableTask['kind']>([
+  'Log',
+  'Return',
+  'OutputValues',
+  'Sleep',
+  'HttpRequest',
+  'ShellCommands',
+  'NodeScript',
+]);
+
+export type RunnableJob = { readonly ok: true; readonly task: RunnableTask } | { readonly ok: false; readonly reason: string };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads a Job's task definition (the task as the executor rendered it, JSON)
+ * into the RunnableTask the plugins run. Only the envelope is checked here
+ * (an object, a string id, a runnable `kind`); each task implementation
+ * validates its own properties and fails the task with a message when one is
+ * wrong. The job's timeout, when set, replaces the task's own: the executor
+ * computed it for this attempt.
+ */
+export function runnableTaskOf(job: Job): RunnableJob {
+  let definition: unknown;
+  try {
+    definition = JSON.parse(job.taskDefinitionJson);
+  } catch {
+    return { ok: false, reason: `the job's task definition is not valid JSON (task run ${job.taskRunId})` };
+  }
+  if (!isObject(definition)) return { ok: false, reason: 'the job\'s task definition is not a JSON object' };
+  if (typeof definition['id'] !== 'string' || definition['id'] === '') {
+    return { ok: false, reason: 'the job\'s task definition has no id' };
+  }
+  const kind = definition['kind'];
+  if (typeof kind !== 'string' || !RUNNABLE_KINDS.has(kind)) {
+    return {
+      ok: false,
+      reason: `task type '${job.taskType}' (kind ${JSON.stringify(kind ?? null)}) cannot run on a worker; runnable kinds: ${[...RUNNABLE_KINDS].join(', ')}`,
+    };
+  }
+  const timeoutMs = millisFromDuration(job.timeout);
+  const withTimeout = timeoutMs !== undefined && timeoutMs > 0 ? { ...definition, timeoutMs } : definition;
+  // The envelope is checked above; the kind-specific properties are checked by the task's implementation.
+  return { ok: true, task: withTimeout as unknown as RunnableTask };
+}

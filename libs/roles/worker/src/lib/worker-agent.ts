@@ -1,0 +1,442 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import {
+  durationFromMillis,
+  JobState,
+  LogLevel as FrameLogLevel,
+  MAX_FRAME_BYTES,
+  millisFromDuration,
+  PROTOCOL_VERSION,
+  WorkerFrame,
+  type ControllerFrame,
+  type Job,
+  type JobRef,
+  type JobResult,
+} from '@lanner/frames';
+import type { LogLevel } from '@lanner/model';
+import { createTaskOutputCache, createTaskRunner, runWithCache, type TaskOutcome, type TaskOutputCache, type TaskRunner } from '@lanner/plugins';
+import type { Endpoint } from '@lanner/runtime';
+import { ControllerSession } from './controller-session';
+import { LogBatcher } from './log-batcher';
+import { HEALTHY_STREAM_MS, reconnectDelayMs } from './reconnect-backoff';
+import { runnableTaskOf } from './runnable-job';
+
+export interface WorkerAgentOptions {
+  readonly controllers: readonly Endpoint[];
+  readonly slots: number;
+  readonly name: string;
+  readonly dataDir: string;
+  readonly logger: Logger;
+  /** Jobs held beyond the running ones, so a freed slot starts the next job without a round trip. */
+  readonly bufferedJobs?: number;
+  readonly welcomeTimeoutMs?: number;
+  readonly random?: () => number;
+}
+
+const WORKER_VERSION = '0.1.0';
+const DEFAULT_HEARTBEAT_MS = 3_000;
+const DEFAULT_BUFFERED_JOBS = 1;
+const DEFAULT_WELCOME_TIMEOUT_MS = 10_000;
+/** How long the last frames of a shutdown may take to reach the controller. */
+const FINAL_FLUSH_MS = 5_000;
+/** After the grace period, how long killed tasks get to report (the plugins kill a process group within 5 s). */
+const KILL_SETTLE_MS = 10_000;
+
+const FRAME_LOG_LEVELS: Record<LogLevel, FrameLogLevel> = {
+  TRACE: FrameLogLevel.TRACE,
+  DEBUG: FrameLogLevel.DEBUG,
+  INFO: FrameLogLevel.INFO,
+  WARN: FrameLogLevel.WARN,
+  ERROR: FrameLogLevel.ERROR,
+};
+
+const JOB_STATES: Record<TaskOutcome['state'], JobState> = {
+  SUCCESS: JobState.SUCCESS,
+  WARNING: JobState.WARNING,
+  FAILED: JobState.FAILED,
+  KILLED: JobState.KILLED,
+};
+
+/** An abort reason the plugins report as KILLED (anything but a timeout). */
+class JobKilled extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'JobKilled';
+  }
+}
+
+interface HeldJob {
+  readonly job: Job;
+  readonly key: string;
+  state: 'buffered' | 'running';
+  readonly abort: AbortController;
+  /** Why the job was stopped, when it was (kill or shutdown), for its result. */
+  stoppedBecause?: string;
+  settled?: Promise<void>;
+}
+
+const jobKey = (taskRunId: string, attempt: number) => `${taskRunId}:${attempt}`;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    if (signal.aborted) return done();
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
+  });
+}
+
+/**
+ * The worker agent: keeps one stream to a controller, runs the jobs it is sent
+ * in a bounded pool (`slots` running + a small buffer), and grants credit only
+ * for free room, so a controller can never hand it more than it can hold.
+ *
+ * Results of jobs that end while no stream is open wait and are sent on the
+ * next stream (the controller is idempotent on task run + attempt, and the
+ * new Hello lists the jobs still running), rather than being dropped.
+ */
+export class WorkerAgent {
+  private readonly jobs = new Map<string, HeldJob>();
+  private readonly unsentResults: JobResult[] = [];
+  private readonly logs: LogBatcher;
+  private readonly runner: TaskRunner = createTaskRunner();
+  private readonly cache: TaskOutputCache;
+  private readonly dataDir: string;
+  private readonly capacity: number;
+  private readonly stopping = new AbortController();
+  private session: ControllerSession | undefined;
+  /** Credit granted on the current stream and not yet used by a Job. */
+  private outstandingCredit = 0;
+  private draining = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private lastProblem = 'not connected yet';
+  private loop: Promise<void> | undefined;
+  private readonly idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly options: WorkerAgentOptions) {
+    this.dataDir = resolve(options.dataDir);
+    this.cache = createTaskOutputCache(this.dataDir);
+    this.capacity = options.slots + (options.bufferedJobs ?? DEFAULT_BUFFERED_JOBS);
+    this.logs = new LogBatcher(
+      (entries) => this.session?.send({ $case: 'logBatch', value: { entries } }) ?? false,
+      (count) => this.options.logger.warn({ dropped: count }, 'log lines dropped while no controller stream was open'),
+    );
+  }
+
+  /** Starts connecting; returns at once. */
+  start(): void {
+    this.loop ??= this.connectLoop();
+  }
+
+  /** Whether a controller accepted this worker's stream (Welcome received) and it is still open. */
+  get connected(): boolean {
+    return this.session?.isOpen ?? false;
+  }
+
+  /** Why the worker has no stream, for readiness. */
+  get problem(): string {
+    return this.lastProblem;
+  }
+
+  /**
+   * Two-phase shutdown: tell the controller (Draining), take no more work, let
+   * running jobs finish for up to `graceMs`, then stop what still runs (KILLED),
+   * flush results and logs, and close the stream.
+   */
+  async drain(reason: string, graceMs: number): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    const log = this.options.logger;
+    log.info({ running: this.jobs.size, graceMs }, 'worker draining: no new jobs, waiting for running ones');
+    this.session?.send({ $case: 'draining', value: { reason, gracePeriod: durationFromMillis(graceMs) } });
+    if (!(await this.whenIdle(graceMs))) {
+      log.warn({ running: this.jobs.size }, 'grace period over: stopping the jobs still running');
+      for (const held of this.jobs.values()) this.stopJob(held, 'the worker shut down before the task ended');
+      await this.whenIdle(KILL_SETTLE_MS);
+    }
+    this.logs.flush();
+    this.stopping.abort();
+    clearInterval(this.heartbeat);
+    const session = this.session;
+    if (session) {
+      this.flushUnsentResults();
+      await session.finish(FINAL_FLUSH_MS);
+    }
+    this.logs.stop();
+    await this.loop;
+    if (this.unsentResults.length > 0) {
+      log.warn({ results: this.unsentResults.length }, 'results not delivered: no controller stream was open at shutdown');
+    }
+  }
+
+  private async connectLoop(): Promise<void> {
+    const { controllers, logger } = this.options;
+    const random = this.options.random ?? Math.random;
+    let failures = 0;
+    let next = 0;
+    while (!this.stopping.signal.aborted) {
+      const endpoint = controllers[next % controllers.length];
+      let reconnectDelay: number | undefined;
+      const closed = new Promise<string>((onClosed) => {
+        ControllerSession.open(endpoint, this.hello(), this.options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS, {
+          onFrame: (frame) => {
+            if (frame.$case === 'reconnect') reconnectDelay = millisFromDuration(frame.value.delay) ?? 0;
+            this.onFrame(frame);
+          },
+          onClosed: (why) => onClosed(why),
+        }).then(
+          (session) => this.onWelcome(session),
+          (error: Error) => onClosed(error.message),
+        );
+      });
+      const openedAt = Date.now();
+      const why = await closed;
+      const wasWelcomed = this.session !== undefined;
+      const healthy = wasWelcomed && Date.now() - openedAt >= HEALTHY_STREAM_MS;
+      this.onStreamClosed(why);
+      if (this.stopping.signal.aborted) break;
+      next += 1; // the next attempt goes to the next controller in the list
+      if (reconnectDelay !== undefined) {
+        logger.info({ delayMs: reconnectDelay }, 'controller asked the worker to reconnect');
+        await sleep(reconnectDelay, this.stopping.signal);
+        continue;
+      }
+      failures = healthy ? 1 : failures + 1;
+      const delay = reconnectDelayMs(failures, random());
+      logger.warn({ reason: why, delayMs: delay, failures }, 'no controller stream; reconnecting');
+      await sleep(delay, this.stopping.signal);
+    }
+  }
+
+  private hello() {
+    const runningJobs: JobRef[] = [...this.jobs.values()].map(({ job }) => ({ taskRunId: job.taskRunId, attempt: job.attempt }));
+    return {
+      protocolVersion: { ...PROTOCOL_VERSION },
+      workerName: this.options.name,
+      slots: this.options.slots,
+      labels: { host: hostname() },
+      workerVersion: WORKER_VERSION,
+      runningJobs,
+    };
+  }
+
+  private onWelcome(session: ControllerSession): void {
+    if (this.stopping.signal.aborted) return session.abandon();
+    this.session = session;
+    this.outstandingCredit = 0;
+    this.lastProblem = '';
+    const { welcome } = session;
+    this.options.logger.info(
+      { workerId: welcome.workerId, group: welcome.workerGroupId, controller: welcome.controllerId, address: session.address },
+      'connected to a controller',
+    );
+    const heartbeatMs = millisFromDuration(welcome.heartbeatInterval) || DEFAULT_HEARTBEAT_MS;
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => {
+      const runningJobs = [...this.jobs.values()].map(({ job }) => ({ taskRunId: job.taskRunId, attempt: job.attempt }));
+      session.send({ $case: 'heartbeat', value: { sentAt: new Date(), runningJobs } });
+    }, heartbeatMs);
+    if (this.draining) {
+      session.send({ $case: 'draining', value: { reason: 'shutting down', gracePeriod: undefined } });
+    }
+    this.flushUnsentResults();
+    this.logs.flush();
+    this.grantCredit();
+  }
+
+  private onStreamClosed(why: string): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    if (this.session) this.options.logger.warn({ reason: why, running: this.jobs.size }, 'controller stream closed');
+    this.session = undefined;
+    this.outstandingCredit = 0;
+    this.lastProblem = why;
+  }
+
+  private onFrame(frame: NonNullable<ControllerFrame['frame']>): void {
+    switch (frame.$case) {
+      case 'job':
+        return this.accept(frame.value);
+      case 'kill': {
+        const held = this.jobs.get(jobKey(frame.value.taskRunId, frame.value.attempt));
+        if (held) this.stopJob(held, frame.value.reason ? `killed: ${frame.value.reason}` : 'killed');
+        return;
+      }
+      case 'reconnect':
+        this.options.logger.info({ reason: frame.value.reason }, 'controller ends the stream');
+        return;
+      case 'error':
+        this.options.logger.warn({ code: frame.value.code, fatal: frame.value.fatal }, `controller refused a frame: ${frame.value.message}`);
+        return;
+      default:
+        // ConfigChanged: the controller's ledger applies subscriptions; nothing changes on this side yet.
+        return;
+    }
+  }
+
+  private accept(job: Job): void {
+    const key = jobKey(job.taskRunId, job.attempt);
+    const log = this.options.logger.child({ taskRunId: job.taskRunId, attempt: job.attempt, executionId: job.executionId });
+    if (this.jobs.has(key)) {
+      log.info('duplicate job ignored: it is already held');
+      return;
+    }
+    if (this.draining || this.outstandingCredit <= 0 || this.jobs.size >= this.capacity) {
+      // A controller that ignores credit would overload the worker; the job is refused, never queued.
+      log.warn('job refused: the worker granted no credit for it');
+      this.sendResult(this.failedWithoutRunning(job, 'the worker refused the job: it had granted no credit for it (it may be draining)'));
+      return;
+    }
+    this.outstandingCredit -= 1;
+    this.jobs.set(key, { job, key, state: 'buffered', abort: new AbortController() });
+    this.startWaitingJobs();
+  }
+
+  private startWaitingJobs(): void {
+    let running = [...this.jobs.values()].filter((held) => held.state === 'running').length;
+    for (const held of this.jobs.values()) {
+      if (running >= this.options.slots) return;
+      if (held.state !== 'buffered') continue;
+      held.state = 'running';
+      running += 1;
+      held.settled = this.run(held);
+    }
+  }
+
+  private async run(held: HeldJob): Promise<void> {
+    const { job } = held;
+    const log = this.options.logger.child({ taskRunId: job.taskRunId, attempt: job.attempt, executionId: job.executionId });
+    let result: JobResult;
+    try {
+      result = await this.outcomeOf(held, log);
+    } catch (error) {
+      // Only the worker's own storage can throw here (the task runner never does); the slot must still free.
+      log.error({ err: error }, 'job could not run on this worker');
+      result = this.failedWithoutRunning(job, 'the worker could not prepare the job (its internal storage failed); see the worker log');
+    }
+    // Logs go before the result, so a reader that sees the result has the task's whole log.
+    this.logs.flush();
+    this.jobs.delete(held.key);
+    this.sendResult(result);
+    this.startWaitingJobs();
+    this.grantCredit();
+    if (this.jobs.size === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
+  }
+
+  private async outcomeOf(held: HeldJob, log: Logger): Promise<JobResult> {
+    const { job } = held;
+    const startedAt = new Date();
+    let result: JobResult;
+    if (held.abort.signal.aborted) {
+      result = { ...this.failedWithoutRunning(job, held.stoppedBecause ?? 'killed'), state: JobState.KILLED };
+    } else if (job.deadline !== undefined && job.deadline.getTime() <= startedAt.getTime()) {
+      result = this.failedWithoutRunning(job, 'the job reached its deadline before a worker could start it');
+    } else {
+      const read = runnableTaskOf(job);
+      if (!read.ok) {
+        result = this.failedWithoutRunning(job, read.reason);
+      } else {
+        this.session?.send({ $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt } });
+        log.info({ taskId: job.taskId }, 'job started');
+        const workingDirectory = join(this.dataDir, 'jobs', `${job.taskRunId.replace(/[^A-Za-z0-9._-]/g, '_')}-${job.attempt}`);
+        await mkdir(workingDirectory, { recursive: true });
+        const outcome = await runWithCache({
+          runner: this.runner,
+          cache: this.cache,
+          task: read.task,
+          scope: { tenantId: job.tenantId || undefined, namespace: job.namespace, flowId: job.flowId },
+          context: {
+            signal: held.abort.signal,
+            workingDirectory,
+            now: () => new Date(),
+            log: (level, message) =>
+              this.logs.add({ taskRunId: job.taskRunId, attempt: job.attempt, level: FRAME_LOG_LEVELS[level], timestamp: new Date(), message }),
+          },
+        });
+        await rm(workingDirectory, { recursive: true, force: true }).catch(() => undefined);
+        const error = outcome.state === 'KILLED' ? (held.stoppedBecause ?? outcome.error ?? 'killed') : (outcome.error ?? '');
+        result = {
+          taskRunId: job.taskRunId,
+          attempt: job.attempt,
+          state: JOB_STATES[outcome.state],
+          outputsJson: JSON.stringify(outcome.outputs),
+          errorMessage: error,
+          cacheHit: outcome.cacheHit,
+          startedAt,
+          endedAt: new Date(),
+        };
+        log.info({ state: outcome.state }, 'job ended');
+      }
+    }
+    return result;
+  }
+
+  private stopJob(held: HeldJob, reason: string): void {
+    if (held.abort.signal.aborted) return;
+    held.stoppedBecause = reason;
+    held.abort.abort(new JobKilled(reason));
+    if (held.state === 'buffered') {
+      // Never started: it ends here, without running.
+      held.state = 'running';
+      held.settled = this.run(held);
+    }
+  }
+
+  private failedWithoutRunning(job: Job, reason: string): JobResult {
+    const now = new Date();
+    return {
+      taskRunId: job.taskRunId,
+      attempt: job.attempt,
+      state: JobState.FAILED,
+      outputsJson: '{}',
+      errorMessage: reason,
+      cacheHit: false,
+      startedAt: now,
+      endedAt: now,
+    };
+  }
+
+  /** A result that would not fit in a frame becomes a FAILED result that says so (the slot must still free). */
+  private fitToFrame(result: JobResult): JobResult {
+    const limit = this.session?.welcome.maxFrameBytes || MAX_FRAME_BYTES;
+    const size = WorkerFrame.encode({ frame: { $case: 'jobResult', value: result } }).finish().byteLength;
+    if (size <= limit) return result;
+    return {
+      ...result,
+      state: JobState.FAILED,
+      outputsJson: '{}',
+      errorMessage: `the task's result (${size} bytes) exceeds the ${limit}-byte frame limit; write large outputs to internal storage and output their URI`,
+      cacheHit: false,
+    };
+  }
+
+  private sendResult(result: JobResult): void {
+    const fitted = this.fitToFrame(result);
+    if (!this.session?.send({ $case: 'jobResult', value: fitted })) this.unsentResults.push(fitted);
+  }
+
+  private flushUnsentResults(): void {
+    while (this.unsentResults.length > 0 && this.session?.isOpen) {
+      const result = this.unsentResults.shift();
+      if (result) this.session.send({ $case: 'jobResult', value: result });
+    }
+  }
+
+  /** Grants the controller credit for the room not yet promised: free room minus credit still outstanding. */
+  private grantCredit(): void {
+    if (!this.session?.isOpen || this.draining) return;
+    const grant = this.capacity - this.jobs.size - this.outstandingCredit;
+    if (grant <= 0) return;
+    this.outstandingCredit += grant;
+    this.session.send({ $case: 'credit', value: { slots: grant } });
+  }
+
+  private whenIdle(timeoutMs: number): Promise<boolean> {
+    if (this.jobs.size === 0) return Promise.resolve(true);
+    return new Promise((done) => {
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.idleWaiters.push(() => (clearTimeout(timer), done(true)));
+    });
+  }
+}
