@@ -78,7 +78,7 @@ export default [
   },
   {
     // Jest configs share the workspace preset by a relative require.
-    files: ['**/jest.config.js', '**/jest.int.config.js'],
+    files: ['**/jest.config.js', '**/jest.int.config.js', '**/jest.e2e.config.js'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
 ];

@@ -2,7 +2,6 @@
 // shared by every spec file, which run in band (the machine has 2 cores).
 // KAFKA_BROKERS / DATABASE_URL come from the environment or from `npm run services:up`;
 // loaded here because the global setup runs before any `setupFiles`.
-/* eslint-disable @nx/enforce-module-boundaries -- a Jest config shares the workspace preset and the int-env loader by path, like jest.int.config.js (exempted in eslint.config.mjs) */
 require('../../tools/jest/int-env.js');
 
 module.exports = {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { QueuePort } from '@lanner/queue';
-import { QUEUE } from '@lanner/runtime';
+import type { Repositories } from '@lanner/repository';
+import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { API_TOPICS, type ApiTopics } from './api-topics';
 import { ApiTokenAuth } from './auth/api-token-auth';
 import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
@@ -10,7 +11,8 @@ const RETRY_MS = 2000;
 
 /**
  * What the api role does once at start: ensure the topics, store the
- * bootstrap admin token, follow execution updates. A dependency that is down
+ * bootstrap admin token, seed the reserved worker queues (`default`, `system`)
+ * and the `default` group (WORKERS.md: they always exist), follow execution updates. A dependency that is down
  * must not stop the process (it reports not ready instead), so each step is
  * retried in the background until it succeeds.
  */
@@ -22,6 +24,7 @@ export class ApiStartup implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(API_TOPICS) private readonly topics: ApiTopics,
     private readonly auth: ApiTokenAuth,
     private readonly updates: ExecutionUpdatesFeed,
@@ -33,6 +36,7 @@ export class ApiStartup implements OnApplicationBootstrap, OnModuleDestroy {
       await this.updates.start();
     });
     await this.untilDone('store the bootstrap admin token', () => this.auth.storeBootstrapToken());
+    await this.untilDone('seed the reserved worker queues and group', () => this.repositories.workerGroups.seedReserved());
   }
 
   /** Runs `step` now; on failure logs it and retries in the background (resolving at once). */

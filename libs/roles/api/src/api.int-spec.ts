@@ -120,6 +120,15 @@ describe('authentication', () => {
   });
 });
 
+describe('reserved worker topology', () => {
+  it('exists after the api starts: the default and system queues, and the default group subscribed to default', async () => {
+    const queues = (await api.repositories.workerQueues.list()).map((queue) => queue.id);
+    expect(queues).toEqual(expect.arrayContaining(['default', 'system']));
+    const group = await api.repositories.workerGroups.get('default');
+    expect(group.subscriptions.map((subscription) => subscription.workerQueueId)).toContain('default');
+  });
+});
+
 describe('flows', () => {
   const yaml = (id: string, message = 'hi') => `id: ${id}\nnamespace: company.crud\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: ${message}\n`;
 
