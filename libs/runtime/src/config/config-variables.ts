@@ -199,7 +199,7 @@ export const CONFIG_VARIABLES = [
     name: 'LANNER_WORKER_CONTROLLERS',
     roles: ['worker'],
     defaultText: 'required',
-    description: 'Controllers the worker connects to, comma-separated `host:port`; the worker is ready when one answers.',
+    description: 'Controllers the worker connects to, comma-separated `host:port`, tried in order; the worker is ready while a controller has accepted its stream.',
     secret: false,
     schema: endpointList(),
   },
