@@ -17,7 +17,6 @@ import {
   type LogBatchMessage,
   type LogEntry,
   type Metric,
-  type MetricBatchMessage,
   type WorkerJobMessage,
 } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
@@ -166,43 +165,27 @@ export class FrameRelay {
 
   /** One `log.batch` per execution in the frame; lines of jobs this worker never held are dropped. */
   async logs(worker: WorkerSession, entries: readonly LogEntry[]): Promise<void> {
-    const byExecution = new Map<string, { job: HeldJob; entries: LogBatchMessage['payload']['entries'] }>();
-    for (const entry of entries) {
-      const known = worker.knownJob(entry.taskRunId, entry.attempt);
-      if (!known) {
-        this.logger.warn({ workerId: worker.workerId, taskRunId: entry.taskRunId, attempt: entry.attempt }, 'log line of a job this worker does not hold dropped');
-        continue;
-      }
-      const group = byExecution.get(known.job.executionId) ?? { job: known.job, entries: [] };
-      group.entries.push({
-        taskRunId: entry.taskRunId,
-        attempt: entry.attempt,
-        level: LOG_LEVELS[entry.level] ?? 'INFO',
-        timestamp: (entry.timestamp ?? new Date()).toISOString(),
-        message: withinLogLimit(entry.message),
-      });
-      byExecution.set(known.job.executionId, group);
-    }
-    const records = [...byExecution.values()].map(({ job, entries: lines }) =>
+    const batches = this.groupByExecution(worker, entries, 'log line', (entry) => ({
+      taskRunId: entry.taskRunId,
+      attempt: entry.attempt,
+      level: LOG_LEVELS[entry.level] ?? 'INFO',
+      timestamp: (entry.timestamp ?? new Date()).toISOString(),
+      message: withinLogLimit(entry.message),
+    }));
+    const records = batches.map(({ job, items }) =>
       encodeQueueMessage(logBatchCodec, {
         ...envelope('log.batch', randomUUID(), job.correlationId),
-        payload: { tenantId: job.tenantId, executionId: job.executionId, entries: lines },
+        payload: { tenantId: job.tenantId, executionId: job.executionId, entries: items },
       }),
     );
     if (records.length > 0) await this.queue.publish(QueueTopics.logs, records);
   }
 
   async metrics(worker: WorkerSession, metrics: readonly Metric[]): Promise<void> {
-    const byExecution = new Map<string, { job: HeldJob; metrics: MetricBatchMessage['payload']['metrics'] }>();
-    for (const metric of metrics) {
-      const known = worker.knownJob(metric.taskRunId, metric.attempt);
+    const batches = this.groupByExecution(worker, metrics, 'metric', (metric) => {
       const type = METRIC_TYPES[metric.type];
-      if (!known || type === undefined || metric.name === '' || !Number.isFinite(metric.value)) {
-        this.logger.warn({ workerId: worker.workerId, taskRunId: metric.taskRunId, attempt: metric.attempt }, 'metric of an unknown job or of no known type dropped');
-        continue;
-      }
-      const group = byExecution.get(known.job.executionId) ?? { job: known.job, metrics: [] };
-      group.metrics.push({
+      if (type === undefined || metric.name === '' || !Number.isFinite(metric.value)) return undefined;
+      return {
         taskRunId: metric.taskRunId,
         attempt: metric.attempt,
         name: metric.name,
@@ -210,16 +193,44 @@ export class FrameRelay {
         value: metric.value,
         tags: { ...metric.tags },
         timestamp: (metric.timestamp ?? new Date()).toISOString(),
-      });
-      byExecution.set(known.job.executionId, group);
-    }
-    const records = [...byExecution.values()].map(({ job, metrics: points }) =>
+      };
+    });
+    const records = batches.map(({ job, items }) =>
       encodeQueueMessage(metricBatchCodec, {
         ...envelope('metric.batch', randomUUID(), job.correlationId),
-        payload: { tenantId: job.tenantId, executionId: job.executionId, metrics: points },
+        payload: { tenantId: job.tenantId, executionId: job.executionId, metrics: items },
       }),
     );
     if (records.length > 0) await this.queue.publish(QueueTopics.metrics, records);
+  }
+
+  /**
+   * Groups a frame's items by the execution of the job each belongs to, keeping
+   * only items of jobs this worker holds that `toMessage` accepts (it returns
+   * undefined for a malformed item); every dropped item is logged.
+   */
+  private groupByExecution<Item extends { taskRunId: string; attempt: number }, Out>(
+    worker: WorkerSession,
+    items: readonly Item[],
+    what: string,
+    toMessage: (item: Item) => Out | undefined,
+  ): { job: HeldJob; items: Out[] }[] {
+    const byExecution = new Map<string, { job: HeldJob; items: Out[] }>();
+    for (const item of items) {
+      const known = worker.knownJob(item.taskRunId, item.attempt);
+      const message = known ? toMessage(item) : undefined;
+      if (!known || message === undefined) {
+        this.logger.warn(
+          { workerId: worker.workerId, taskRunId: item.taskRunId, attempt: item.attempt },
+          `${what} of an unknown job or malformed dropped`,
+        );
+        continue;
+      }
+      const group = byExecution.get(known.job.executionId) ?? { job: known.job, items: [] };
+      group.items.push(message);
+      byExecution.set(known.job.executionId, group);
+    }
+    return [...byExecution.values()];
   }
 
   private async publishResult(
