@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    await cluster.control.close();
     await stopProcesses(processes);
     await dropRunDatabase(cluster.serverDatabaseUrl, state.databaseName);
     process.stdout.write(`stopped; logs kept in ${state.workDir}/logs\n`);

@@ -16,6 +16,8 @@ export interface ClusterState {
   readonly logFiles: Readonly<Record<string, string>>;
   /** The run's own database (dropped at the end). */
   readonly databaseName: string;
+  /** The harness's control endpoint (restart a role process), see control-server.ts. */
+  readonly control: { readonly url: string; readonly token: string };
 }
 
 export const CLUSTER_STATE_VARIABLE = 'LANNER_E2E_STATE_FILE';

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterState } from './cluster-state';
+import { ControlServer } from './control-server';
 import { createRunDatabase, dropRunDatabase, runDatabaseUrl } from './database';
 import { lannerBin, RoleProcess, RoleProcessSpec, workspaceRoot } from './role-process';
 
@@ -40,6 +41,8 @@ export interface Cluster {
   readonly state: ClusterState;
   readonly processes: RoleProcess[];
   readonly serverDatabaseUrl: string;
+  /** Lets specs restart a role process (they cannot reach these child processes themselves). */
+  readonly control: ControlServer;
 }
 
 function migrate(databaseUrl: string): void {
@@ -73,7 +76,9 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
   const adminToken = `e2e-${randomBytes(32).toString('base64url')}`;
 
   const logFiles: Record<string, string> = {};
+  let control: ControlServer | undefined;
   try {
+    control = await ControlServer.listen(processes, READY_DEADLINE_MS);
     await createRunDatabase(serverDatabaseUrl, databaseName);
     migrate(databaseUrl);
     const [apiPort, executorPort, controllerPort, indexerPort, grpcPort, ...workerPorts] = await Promise.all(
@@ -107,7 +112,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
         LANNER_WORKER_DATA_DIR: join(workDir, name),
       }),
     );
-    const state: ClusterState = { apiUrl: `http://127.0.0.1:${apiPort}`, adminToken, scratchDir, workDir, logFiles, databaseName };
+    const state: ClusterState = { apiUrl: `http://127.0.0.1:${apiPort}`, adminToken, scratchDir, workDir, logFiles, databaseName, control: { url: control.url, token: control.token } };
     writeFileSync(join(workDir, 'cluster.json'), JSON.stringify(state, null, 2));
 
     const serverProcesses = servers.map((one) => new RoleProcess(one));
@@ -118,11 +123,12 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
     const workerProcesses = workers.map((one) => new RoleProcess(one));
     processes.push(...workerProcesses);
     await Promise.all(workerProcesses.map((one) => one.waitUntilReady(READY_DEADLINE_MS)));
-    return { state, processes, serverDatabaseUrl };
+    return { state, processes, serverDatabaseUrl, control };
   } catch (error) {
     // The failing process's tail is in the error; the others' often say why (a refused stream...).
     const others = processes.map((one) => one.tail(15)).join('\n');
     await stopProcesses(processes);
+    await control?.close();
     await dropRunDatabase(serverDatabaseUrl, databaseName).catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`the e2e cluster did not start: ${message}\n\nevery role's last lines (all logs kept in ${logDir}):\n${others}`);

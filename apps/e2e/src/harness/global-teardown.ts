@@ -25,8 +25,10 @@ function stopLeftoverTaskProcesses(scratchDir: string): string[] {
 
 export default async function globalTeardown(): Promise<void> {
   const holder = globalThis as ClusterHolder;
-  await stopProcesses(holder.__lannerE2eProcesses ?? []);
   const cluster = holder.__lannerE2eCluster;
+  // Closed first: no spec may start a role again while the cluster stops.
+  await cluster?.control.close();
+  await stopProcesses(holder.__lannerE2eProcesses ?? []);
   if (!cluster) return;
   const { state } = cluster;
   const leftovers = stopLeftoverTaskProcesses(state.scratchDir);

@@ -70,6 +70,12 @@ export class RoleProcess {
     throw new Error(`${this.spec.name} was not ready within ${deadlineMs} ms (last answer: ${last})\n${this.tail()}`);
   }
 
+  /** Sends `signal` (a spec's SIGKILL of a role mid-flight) and resolves once the process is gone. */
+  async signal(signal: NodeJS.Signals): Promise<Exit> {
+    if (this.isRunning()) this.child.kill(signal);
+    return this.exited;
+  }
+
   /** SIGTERM, then SIGKILL after `graceMs`: a role must stop by itself, but never outlive the run. */
   async stop(graceMs: number): Promise<Exit> {
     if (!this.isRunning()) return this.exited;

@@ -1,13 +1,18 @@
 import { join } from 'node:path';
 import { readClusterState } from './cluster-state';
+import { ClusterControl } from './cluster-control';
 import { LannerClient } from './lanner-client';
 
 export * from './api-types';
+export { ClusterControl, type RestartReport } from './cluster-control';
+export { EXECUTOR_GROUP, groupMembers } from './kafka-group';
 export { LannerClient, UnexpectedAnswer } from './lanner-client';
 
 /** What a spec needs from the running cluster: the API as a user sees it, and a scratch folder. */
 export interface Scenario {
   readonly lanner: LannerClient;
+  /** Restarts role processes (a SIGKILL mid-flight); a spec that uses it restores them before it ends. */
+  readonly cluster: ClusterControl;
   /** A path in the folder shared by the specs and the workers' shell tasks. */
   scratchFile(name: string): string;
 }
@@ -16,6 +21,7 @@ export function scenario(): Scenario {
   const state = readClusterState();
   return {
     lanner: new LannerClient(state.apiUrl, state.adminToken),
+    cluster: new ClusterControl(state.control),
     scratchFile: (name) => join(state.scratchDir, name),
   };
 }
