@@ -34,6 +34,13 @@ export interface KafkaConsumerTimeouts {
   rebalanceTimeoutMs?: number;
   /** Longest wait of one fetch; bounds how late a resume or a close takes effect; default 1 s. */
   maxWaitTimeMs?: number;
+  /**
+   * How many partitions this member handles at the same time; default 1 (one message
+   * at a time for the whole member). Messages of one partition are always handled one
+   * after the other, in order, each committed after its handler, so raising this keeps
+   * per-key ordering; it suits a handler whose calls for different keys are independent.
+   */
+  partitionsConsumedConcurrently?: number;
 }
 
 export interface KafkaQueueOptions {
@@ -65,6 +72,10 @@ const kafkaLogLevels = {
 export function createKafkaQueue(options: KafkaQueueOptions): QueuePort {
   assertKafkaBrokers(options.brokers, 'brokers');
   if (options.clientId.trim() === '') throw new QueueConfigError('clientId must not be empty');
+  const concurrently = options.consumer?.partitionsConsumedConcurrently;
+  if (concurrently !== undefined && (!Number.isInteger(concurrently) || concurrently < 1)) {
+    throw new QueueConfigError(`consumer.partitionsConsumedConcurrently must be a positive integer, got ${concurrently}`);
+  }
   return new KafkaQueue(options);
 }
 
@@ -161,7 +172,7 @@ class KafkaQueue implements QueuePort {
       maxWaitTimeInMs: timeouts.maxWaitTimeMs ?? 1_000,
       allowAutoTopicCreation: false,
     });
-    const subscription = new KafkaSubscription(consumer, options, heartbeatIntervalMs, this.logger);
+    const subscription = new KafkaSubscription(consumer, options, heartbeatIntervalMs, timeouts.partitionsConsumedConcurrently ?? 1, this.logger);
     this.subscriptions.add(subscription);
     try {
       await subscription.start();
@@ -263,6 +274,7 @@ class KafkaSubscription implements QueueSubscription {
     private readonly consumer: Consumer,
     private readonly options: SubscribeOptions,
     private readonly heartbeatIntervalMs: number,
+    private readonly partitionsConsumedConcurrently: number,
     private readonly logger: QueueLogger,
   ) {
     this.topics = new Set(options.topics);
@@ -301,6 +313,8 @@ class KafkaSubscription implements QueueSubscription {
       // Only handled messages are resolved, so a batch left half-way (pause,
       // close, rebalance) is fetched again from the first unhandled message.
       eachBatchAutoResolve: false,
+      // kafkajs never runs two batches of one partition at once, so order per partition holds.
+      partitionsConsumedConcurrently: this.partitionsConsumedConcurrently,
       eachBatch: (payload) => this.handleBatch(payload),
     });
     await ready;

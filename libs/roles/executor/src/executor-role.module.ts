@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
+import { createInProcessQueue, createKafkaQueue, type KafkaQueueOptions, type QueuePort } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { AdapterLeases, queueProvider, repositoryProvider, RUNTIME_CONFIG, ServerRoleSettings } from '@lanner/runtime';
-import { executorOptions, type ExecutorOptions } from './lib/executor-options';
+import { DEFAULT_TOPIC_PARTITIONS, executorOptions, type ExecutorOptions } from './lib/executor-options';
 import { EXECUTOR_OPTIONS, ExecutorService } from './lib/executor.service';
 
 /** The role config's timer interval, when the process's config has one (executor, standalone). */
@@ -10,6 +10,17 @@ function configuredTimerInterval(config: unknown): number | undefined {
   if (config === null || typeof config !== 'object') return undefined;
   const interval = (config as { timerIntervalMs?: unknown }).timerIntervalMs;
   return typeof interval === 'number' ? interval : undefined;
+}
+
+/**
+ * The executor's Kafka member handles its partitions side by side: each execution
+ * lives in one partition (key: execution id), so messages of different partitions
+ * touch different executions, while one partition stays in order, stored before
+ * committed. One partition at a time made every execution of the cluster wait on
+ * the repository and Kafka round trips of all the others (docs/BENCHMARKS.md).
+ */
+function createExecutorKafkaQueue(options: Omit<KafkaQueueOptions, 'consumer'>): QueuePort {
+  return createKafkaQueue({ ...options, consumer: { partitionsConsumedConcurrently: DEFAULT_TOPIC_PARTITIONS } });
 }
 
 /**
@@ -31,7 +42,7 @@ export class ExecutorRoleModule {
       providers: [
         AdapterLeases,
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
-        queueProvider(settings.queue, { createKafkaQueue, createInProcessQueue }),
+        queueProvider(settings.queue, { createKafkaQueue: createExecutorKafkaQueue, createInProcessQueue }),
         {
           provide: EXECUTOR_OPTIONS,
           inject: [{ token: RUNTIME_CONFIG, optional: true }],
