@@ -1,4 +1,4 @@
-import { InvalidWorkerQueueIdError, QueueTopics, workerJobsTopic, workerQueueIdOfTopic } from './index';
+import { InvalidWorkerQueueIdError, QueueTopics, spineTopics, workerJobsTopic, workerQueueIdOfTopic } from './index';
 
 describe('worker-jobs topics', () => {
   it('are named after their worker queue, and the queue can be read back from the name', () => {
@@ -23,5 +23,21 @@ describe('worker-jobs topics', () => {
       executionUpdates: 'lanner.execution-updates',
       broadcast: 'lanner.broadcast',
     });
+  });
+});
+
+describe('the spine topics every server role ensures', () => {
+  it('are the shared topics plus the job topics of the reserved queues, under a prefix when given', () => {
+    expect(spineTopics()).toEqual([
+      'lanner.executor',
+      'lanner.execution-updates',
+      'lanner.logs',
+      'lanner.metrics',
+      'lanner.results',
+      'lanner.broadcast',
+      'lanner.worker-jobs.default',
+      'lanner.worker-jobs.system',
+    ]);
+    expect(spineTopics('run-7.').every((topic) => topic.startsWith('run-7.lanner.'))).toBe(true);
   });
 });

@@ -44,3 +44,25 @@ export function workerQueueIdOfTopic(topic: string): string | undefined {
   const queueId = topic.slice(WORKER_JOBS_TOPIC_PREFIX.length);
   return isWorkerQueueId(queueId) ? queueId : undefined;
 }
+
+/** Partitions of a topic Lanner creates (at most this many consumers of a group share it). */
+export const DEFAULT_TOPIC_PARTITIONS = 3;
+
+/**
+ * Every topic of the spine, under an optional prefix (empty in deployments;
+ * integration specs give one to keep apart on a shared broker). Each server role
+ * ensures them at start: `createTopics` is idempotent. The job topics of the
+ * reserved worker queues `default` and `system` always exist.
+ */
+export function spineTopics(prefix = ''): string[] {
+  return [
+    QueueTopics.executor,
+    QueueTopics.executionUpdates,
+    QueueTopics.logs,
+    QueueTopics.metrics,
+    QueueTopics.results,
+    QueueTopics.broadcast,
+    workerJobsTopic('default'),
+    workerJobsTopic('system'),
+  ].map((topic) => `${prefix}${topic}`);
+}

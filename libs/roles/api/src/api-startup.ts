@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { DEFAULT_TOPIC_PARTITIONS } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
@@ -6,7 +7,6 @@ import { API_TOPICS, type ApiTopics } from './api-topics';
 import { ApiTokenAuth } from './auth/api-token-auth';
 import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
 
-const SPINE_TOPIC_PARTITIONS = 3;
 const RETRY_MS = 2000;
 
 /**
@@ -32,7 +32,7 @@ export class ApiStartup implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.untilDone('ensure the topics and follow execution updates', async () => {
-      await this.queue.createTopics(this.topics.ensured.map((topic) => ({ topic, partitions: SPINE_TOPIC_PARTITIONS })));
+      await this.queue.createTopics(this.topics.ensured.map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
       await this.updates.start();
     });
     await this.untilDone('store the bootstrap admin token', () => this.auth.storeBootstrapToken());

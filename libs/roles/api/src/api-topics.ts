@@ -1,5 +1,4 @@
-import { QueueTopics, workerJobsTopic } from '@lanner/frames';
-import { DEFAULT_WORKER_QUEUE_ID, SYSTEM_WORKER_QUEUE_ID } from '@lanner/repository';
+import { QueueTopics, spineTopics } from '@lanner/frames';
 
 /** The topics the api role uses, under an optional prefix (see ApiRoleOptions.topicPrefix). */
 export interface ApiTopics {
@@ -10,20 +9,10 @@ export interface ApiTopics {
 }
 
 export function apiTopics(prefix = ''): ApiTopics {
-  const spine = [
-    QueueTopics.executor,
-    QueueTopics.executionUpdates,
-    QueueTopics.logs,
-    QueueTopics.metrics,
-    QueueTopics.results,
-    QueueTopics.broadcast,
-    workerJobsTopic(DEFAULT_WORKER_QUEUE_ID),
-    workerJobsTopic(SYSTEM_WORKER_QUEUE_ID),
-  ];
   return {
     executor: `${prefix}${QueueTopics.executor}`,
     executionUpdates: `${prefix}${QueueTopics.executionUpdates}`,
-    ensured: spine.map((topic) => `${prefix}${topic}`),
+    ensured: spineTopics(prefix),
   };
 }
 

@@ -2,7 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue, type KafkaQueueOptions, type QueuePort } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { AdapterLeases, queueProvider, repositoryProvider, RUNTIME_CONFIG, ServerRoleSettings } from '@lanner/runtime';
-import { DEFAULT_TOPIC_PARTITIONS, executorOptions, type ExecutorOptions } from './lib/executor-options';
+import { DEFAULT_TOPIC_PARTITIONS } from '@lanner/frames';
+import { executorOptions, type ExecutorOptions } from './lib/executor-options';
 import { EXECUTOR_OPTIONS, ExecutorService } from './lib/executor.service';
 
 /** The role config's timer interval, when the process's config has one (executor, standalone). */

@@ -7,6 +7,7 @@ import {
   type MetricBatchMessage,
   metricBatchCodec,
   QueueTopics,
+  DEFAULT_TOPIC_PARTITIONS,
 } from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
@@ -23,7 +24,6 @@ export interface IndexerRoleOptions {
 }
 
 export const INDEXER_ROLE_OPTIONS = Symbol('lanner.indexer-role-options');
-const TOPIC_PARTITIONS = 3;
 const RETRY_MS = 2000;
 
 /**
@@ -65,7 +65,7 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   // A queue that is down at start must not stop the process: it reports not ready and the indexer keeps trying.
   private async startOrRetry(): Promise<void> {
     try {
-      await this.queue.createTopics([this.logsTopic, this.metricsTopic].map((topic) => ({ topic, partitions: TOPIC_PARTITIONS })));
+      await this.queue.createTopics([this.logsTopic, this.metricsTopic].map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
       const subscription = await this.queue.subscribe({
         groupId: this.groupId,
         topics: [this.logsTopic, this.metricsTopic],

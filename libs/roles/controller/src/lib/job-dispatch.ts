@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   ControllerFrame,
   decodeQueueMessage,
+  DEFAULT_TOPIC_PARTITIONS,
   durationFromMillis,
   MAX_FRAME_BYTES,
   NewerSchemaVersionError,
@@ -19,7 +20,6 @@ import { FrameRelay } from './frame-relay';
 import { WorkerFleet, type WorkerSession } from './worker-fleet';
 
 /** Partitions of a worker-jobs topic this controller creates when it is missing (ARCHITECTURE.md: 3 by default). */
-export const DEFAULT_TOPIC_PARTITIONS = 3;
 const SUBSCRIBE_RETRY_MS = 5_000;
 
 /** A job handler waiting for credit was told to stop: the job stays uncommitted for the next member. */

@@ -3,31 +3,20 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import {
   broadcastCodec,
   decodeQueueMessage,
+  DEFAULT_TOPIC_PARTITIONS,
   frameSizeChannelOptions,
+  spineTopics,
   QueueTopics,
   WorkerControllerServiceService,
-  workerJobsTopic,
   type WorkerControllerServiceServer,
 } from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
-import { DEFAULT_WORKER_QUEUE_ID, SYSTEM_WORKER_QUEUE_ID } from '@lanner/repository';
 import { QUEUE } from '@lanner/runtime';
 import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
-import { DEFAULT_TOPIC_PARTITIONS, JobDispatch } from './job-dispatch';
+import { JobDispatch } from './job-dispatch';
 import { WorkerFleet } from './worker-fleet';
 import { WorkerStreams } from './worker-streams';
 
-/** Every topic the controller produces or consumes, ensured at start (createTopics is idempotent). */
-const CONTROLLER_TOPICS = [
-  QueueTopics.executor,
-  QueueTopics.executionUpdates,
-  QueueTopics.logs,
-  QueueTopics.metrics,
-  QueueTopics.results,
-  QueueTopics.broadcast,
-  workerJobsTopic(DEFAULT_WORKER_QUEUE_ID),
-  workerJobsTopic(SYSTEM_WORKER_QUEUE_ID),
-];
 const QUEUE_SETUP_RETRY_MS = 5_000;
 /** How long open streams get to finish after the controller asked them to go. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -89,7 +78,7 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
   private async prepareQueue(): Promise<void> {
     while (!this.stopping.signal.aborted) {
       try {
-        await this.queue.createTopics(CONTROLLER_TOPICS.map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
+        await this.queue.createTopics(spineTopics().map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
         this.broadcasts = await this.queue.subscribe({
           groupId: `lanner-controller-broadcast-${this.identity.id}`,
           topics: [QueueTopics.broadcast],

@@ -1,4 +1,4 @@
-import { QueueTopics, workerJobsTopic } from '@lanner/frames';
+import { DEFAULT_TOPIC_PARTITIONS, QueueTopics, spineTopics, workerJobsTopic } from '@lanner/frames';
 
 /** The topics the executor produces and consumes (ARCHITECTURE.md "Message flow"). */
 export interface ExecutorTopics {
@@ -27,7 +27,6 @@ export interface ExecutorOptions {
 
 export const EXECUTOR_GROUP_ID = 'lanner-executor';
 export const DEFAULT_TIMER_INTERVAL_MS = 1000;
-export const DEFAULT_TOPIC_PARTITIONS = 3;
 
 /**
  * The topic names. `prefix` is empty in every deployment; integration specs
@@ -40,16 +39,7 @@ export function executorTopics(prefix = ''): ExecutorTopics {
     executor: `${prefix}${QueueTopics.executor}`,
     executionUpdates: `${prefix}${QueueTopics.executionUpdates}`,
     broadcast: `${prefix}${QueueTopics.broadcast}`,
-    ensured: [
-      QueueTopics.executor,
-      QueueTopics.executionUpdates,
-      QueueTopics.logs,
-      QueueTopics.metrics,
-      QueueTopics.results,
-      QueueTopics.broadcast,
-    ]
-      .map((topic) => `${prefix}${topic}`)
-      .concat([workerJobs('default'), workerJobs('system')]),
+    ensured: spineTopics(prefix),
     workerJobs,
   };
 }
