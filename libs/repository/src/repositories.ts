@@ -3,6 +3,7 @@ import { connectClient } from './connection';
 import { describeConnectionFailure, parseDatabaseUrl } from './database-url';
 import { createPrismaClient } from './prisma';
 import { ApiTokenRepository } from './repositories/api-token.repository';
+import { ConnectedWorkerRepository } from './repositories/connected-worker.repository';
 import { ExecutionRepository } from './repositories/execution.repository';
 import { FlowRepository } from './repositories/flow.repository';
 import { LogRepository } from './repositories/log.repository';
@@ -27,6 +28,8 @@ export interface Repositories {
   readonly logs: LogRepository;
   readonly metrics: MetricRepository;
   readonly apiTokens: ApiTokenRepository;
+  /** The live worker registry, written by controllers. */
+  readonly connectedWorkers: ConnectedWorkerRepository;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -65,6 +68,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     logs: new LogRepository(db),
     metrics: new MetricRepository(db),
     apiTokens: new ApiTokenRepository(db),
+    connectedWorkers: new ConnectedWorkerRepository(db),
     async ping() {
       try {
         await pool.query('SELECT 1');

@@ -123,7 +123,7 @@ let serviceEnv: { DATABASE_URL: string; KAFKA_BROKERS: string };
 // What each server role needs beyond the shared services (see docs/CONFIGURATION.md).
 const roleSpecificEnv: Record<string, NodeJS.ProcessEnv> = {
   api: { LANNER_ADMIN_TOKEN: 'integration-spec-admin-token-0123456789abcdef' },
-  controller: { LANNER_GRPC_PORT: '0' },
+  controller: { LANNER_GRPC_PORT: '0', LANNER_JWT_SIGNING_KEY: 'integration-spec-jwt-signing-key-0123456789abcdef' },
 };
 let controllerStandIn: grpc.Server;
 let controllerPort: number;

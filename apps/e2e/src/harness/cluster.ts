@@ -100,6 +100,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
         LANNER_GRPC_HOST: '127.0.0.1',
         LANNER_GRPC_PORT: String(grpcPort),
         LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
+        LANNER_JWT_SIGNING_KEY: `e2e-jwt-signing-key-${randomBytes(24).toString('hex')}`,
       }),
       spec('indexer', 'indexer', indexerPort, server),
     ];

@@ -46,3 +46,26 @@ export interface RunningJobRecord {
   readonly job: StoredJson;
   readonly dispatchedAt: Date;
 }
+
+/**
+ * One open worker stream as its controller publishes it (the live worker
+ * registry). `capacity` is the controller's ledger snapshot for the worker
+ * (a @lanner/capacity CapacitySnapshot, stored as JSON).
+ */
+export interface ConnectedWorkerRecord {
+  readonly workerId: string;
+  readonly workerGroupId: string;
+  readonly workerName: string;
+  readonly controllerInstanceId: string;
+  readonly registrationTokenId: string | null;
+  readonly slots: number;
+  readonly draining: boolean;
+  readonly queueIds: readonly string[];
+  readonly capacity: StoredJson;
+  readonly labels: StoredJson;
+  readonly connectedAt: Date;
+  readonly heartbeatAt: Date;
+}
+
+/** What a controller writes for a stream; `heartbeatAt` is the write time. */
+export type ConnectedWorkerWrite = Omit<ConnectedWorkerRecord, 'heartbeatAt'>;

@@ -97,7 +97,7 @@ async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProces
   const httpPort = await freePort();
   const child = spawn(process.execPath, [lannerBin, 'server', 'controller'], {
     cwd: workspaceRoot,
-    env: { ...process.env, LANNER_LOG_LEVEL: 'info', LANNER_HTTP_PORT: String(httpPort), LANNER_GRPC_HOST: '127.0.0.1', LANNER_GRPC_PORT: '0', ...env },
+    env: { ...process.env, LANNER_LOG_LEVEL: 'info', LANNER_HTTP_PORT: String(httpPort), LANNER_GRPC_HOST: '127.0.0.1', LANNER_GRPC_PORT: '0', LANNER_JWT_SIGNING_KEY: 'controller-spec-jwt-signing-key-0123456789abcdef', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

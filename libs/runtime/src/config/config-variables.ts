@@ -131,6 +131,31 @@ function bootstrapToken() {
   return text(expected).refine((value) => value.length >= 32, { error: expected });
 }
 
+function signingKey() {
+  const expected = 'expected at least 32 bytes (e.g. `openssl rand -base64 48`)';
+  return text(expected).refine((value) => Buffer.byteLength(value, 'utf8') >= 32, { error: expected });
+}
+
+/** An optional file path: empty means unset (undefined). Existence is checked where the file is read, naming the variable. */
+function optionalFile() {
+  return z.string().transform((value) => (value.trim() === '' ? undefined : resolve(value)));
+}
+
+/** An optional secret value: empty means unset (undefined). */
+function optionalSecret() {
+  return z.string().transform((value) => (value.trim() === '' ? undefined : value));
+}
+
+function optionalText(expected: string, pattern: RegExp) {
+  return z
+    .string()
+    .refine((value) => value.trim() === '' || pattern.test(value), { error: expected })
+    .transform((value) => (value.trim() === '' ? undefined : value));
+}
+
+/** Where optional variables default to: unset. */
+const UNSET = () => '';
+
 const ALL_ROLES = ROLES;
 
 export const CONFIG_VARIABLES = [
@@ -292,6 +317,181 @@ export const CONFIG_VARIABLES = [
     description: 'Loopback port of the embedded PostgreSQL that standalone starts.',
     secret: false,
     schema: integer(1, 65535),
+  },
+  {
+    name: 'LANNER_JWT_SIGNING_KEY',
+    roles: ['controller'],
+    defaultText: 'required (standalone generates one under its data directory)',
+    description:
+      'Key that signs and verifies worker access tokens (HS256), at least 32 bytes. Every controller of a cluster needs the same key; the process refuses to start with a shorter one.',
+    secret: true,
+    schema: signingKey(),
+  },
+  {
+    name: 'LANNER_WORKER_ACCESS_TOKEN_TTL_S',
+    roles: ['controller', 'standalone'],
+    defaultFor: () => '300',
+    defaultText: '`300` (5 minutes)',
+    description: 'Lifetime of a worker access token (JWT) in seconds.',
+    secret: false,
+    schema: integer(5, 86400),
+  },
+  {
+    name: 'LANNER_WORKER_REFRESH_TOKEN_TTL_S',
+    roles: ['controller', 'standalone'],
+    defaultFor: () => '604800',
+    defaultText: '`604800` (7 days)',
+    description: 'Lifetime of a worker refresh token in seconds; after it the worker must register again with a registration token.',
+    secret: false,
+    schema: integer(60, 31536000),
+  },
+  {
+    name: 'LANNER_GRPC_TLS_CERT',
+    roles: ['controller'],
+    defaultFor: UNSET,
+    defaultText: 'unset (plaintext gRPC)',
+    description: 'PEM certificate chain of the controller\'s gRPC server. With `LANNER_GRPC_TLS_KEY`, workers must connect with TLS.',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_GRPC_TLS_KEY',
+    roles: ['controller'],
+    defaultFor: UNSET,
+    defaultText: 'unset',
+    description: 'PEM private key of `LANNER_GRPC_TLS_CERT`.',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_GRPC_TLS_CA',
+    roles: ['controller'],
+    defaultFor: UNSET,
+    defaultText: 'unset',
+    description: 'PEM CA bundle that worker client certificates must chain to (mTLS); needed when `LANNER_GRPC_TLS_CLIENT_AUTH` is not `NONE`.',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_GRPC_TLS_CLIENT_AUTH',
+    roles: ['controller'],
+    defaultFor: () => 'NONE',
+    defaultText: '`NONE`',
+    description: 'Client certificates on the gRPC server: `NONE` (not asked), `OPTIONAL` (checked against the CA when presented), `REQUIRE` (a worker without a trusted certificate cannot connect).',
+    secret: false,
+    schema: oneOf(['NONE', 'OPTIONAL', 'REQUIRE'] as const),
+  },
+  {
+    name: 'LANNER_STREAM_RECYCLE_AGE_S',
+    roles: ['controller'],
+    defaultFor: () => '1800',
+    defaultText: '`1800` (30 minutes)',
+    description:
+      'A worker stream older than this (plus up to 10 % jitter) is ended with a Reconnect frame so that new controllers get traffic; `0` never recycles.',
+    secret: false,
+    schema: integer(0, 604800),
+  },
+  {
+    name: 'LANNER_SETUP_FILE',
+    roles: ['api', 'standalone'],
+    defaultFor: UNSET,
+    defaultText: 'unset',
+    description:
+      'YAML file whose `setup` section (worker queues, worker groups, subscriptions, registration tokens) is applied at start as a seed: existing ids are skipped; the whole section is validated first.',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_WORKER_REGISTRATION_TOKEN',
+    roles: ['worker'],
+    defaultFor: UNSET,
+    defaultText: 'unset (the worker joins the `default` group anonymously, where the controller allows it)',
+    description:
+      'Registration token of the worker group to join; presented once, then the credentials in `LANNER_WORKER_CREDENTIALS_PATH` are used and rotated.',
+    secret: true,
+    schema: optionalSecret(),
+  },
+  {
+    name: 'LANNER_WORKER_CREDENTIALS_PATH',
+    roles: ['worker'],
+    defaultFor: UNSET,
+    defaultText: '`<LANNER_WORKER_DATA_DIR>/credentials.json`',
+    description: 'Where the worker keeps its access and refresh tokens (file mode 0600), so a restart does not need the registration token again.',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_WORKER_REFRESH_BUFFER_S',
+    roles: ['worker'],
+    defaultFor: () => '60',
+    defaultText: '`60`',
+    description: 'How long before its access token expires the worker refreshes it.',
+    secret: false,
+    schema: integer(1, 86400),
+  },
+  {
+    name: 'LANNER_WORKER_DISCOVERY',
+    roles: ['worker'],
+    defaultFor: () => 'STATIC',
+    defaultText: '`STATIC`',
+    description:
+      'How `LANNER_WORKER_CONTROLLERS` is read: `STATIC` (the endpoints as given), `DNS` (each host resolved to all its A/AAAA addresses, with the entry\'s port), `SRV` (each host is an SRV name such as `_grpc._tcp.controller.lanner.svc`, whose records give hosts and ports; the entry\'s port is ignored). DNS answers are refreshed every `LANNER_WORKER_DNS_REFRESH_S`.',
+    secret: false,
+    schema: oneOf(['STATIC', 'DNS', 'SRV'] as const),
+  },
+  {
+    name: 'LANNER_WORKER_DNS_REFRESH_S',
+    roles: ['worker'],
+    defaultFor: () => '30',
+    defaultText: '`30`',
+    description: 'How often DNS or SRV discovery resolves the controllers again.',
+    secret: false,
+    schema: integer(1, 3600),
+  },
+  {
+    name: 'LANNER_WORKER_TLS',
+    roles: ['worker'],
+    defaultFor: () => 'false',
+    defaultText: '`false`',
+    description: 'Connect to the controllers with TLS (the server certificate is checked against `LANNER_WORKER_TLS_CA`, or the system roots when unset).',
+    secret: false,
+    schema: flag(),
+  },
+  {
+    name: 'LANNER_WORKER_TLS_CA',
+    roles: ['worker'],
+    defaultFor: UNSET,
+    defaultText: 'unset (system roots)',
+    description: 'PEM CA bundle that the controllers\' certificates must chain to.',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_WORKER_TLS_CERT',
+    roles: ['worker'],
+    defaultFor: UNSET,
+    defaultText: 'unset',
+    description: 'PEM client certificate chain for mTLS (with `LANNER_WORKER_TLS_KEY`).',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_WORKER_TLS_KEY',
+    roles: ['worker'],
+    defaultFor: UNSET,
+    defaultText: 'unset',
+    description: 'PEM private key of `LANNER_WORKER_TLS_CERT`.',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_WORKER_TLS_AUTHORITY',
+    roles: ['worker'],
+    defaultFor: UNSET,
+    defaultText: 'unset (the controller\'s host name)',
+    description: 'Server name expected in the controllers\' certificates, when it differs from the host dialled (e.g. connecting by IP address).',
+    secret: false,
+    schema: optionalText('expected a host name', /^[A-Za-z0-9.-]{1,253}$/),
   },
 ] as const satisfies readonly ConfigVariable[];
 

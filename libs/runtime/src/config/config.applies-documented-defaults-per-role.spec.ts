@@ -7,6 +7,7 @@ const serverEnv = {
   DATABASE_URL: 'postgresql://lanner:pw@db:5432/lanner',
   KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9092',
   LANNER_ADMIN_TOKEN: 'a-bootstrap-admin-token-of-32-characters-or-more',
+  LANNER_JWT_SIGNING_KEY: 'a-worker-jwt-signing-key-of-32-bytes-or-more',
 };
 
 describe('role config defaults', () => {
@@ -42,8 +43,10 @@ describe('role config defaults', () => {
 
   it('serves workers on gRPC port 9090 on all interfaces, refusing anonymous workers unless allowed', () => {
     const config = loadRoleConfig('controller', serverEnv);
-    expect(config.grpc).toEqual({ host: '0.0.0.0', port: 9090 });
+    expect(config.grpc).toEqual({ host: '0.0.0.0', port: 9090, tls: { clientAuth: 'NONE' } });
     expect(config.allowAnonymousWorkers).toBe(false);
+    expect(config.workerAuth).toEqual({ signingKey: serverEnv.LANNER_JWT_SIGNING_KEY, accessTokenTtlS: 300, refreshTokenTtlS: 604800 });
+    expect(config.streamRecycleAgeS).toBe(1800);
     expect(loadRoleConfig('controller', { ...serverEnv, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' }).allowAnonymousWorkers).toBe(true);
   });
 
@@ -52,6 +55,19 @@ describe('role config defaults', () => {
       'LANNER_ADMIN_TOKEN: expected at least 32 characters',
     );
     expect(() => loadRoleConfig('api', { ...serverEnv, LANNER_ADMIN_TOKEN: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+
+  it('refuses a worker JWT signing key shorter than 32 bytes, without printing it', () => {
+    const attempt = () => loadRoleConfig('controller', { ...serverEnv, LANNER_JWT_SIGNING_KEY: 'too-short-signing-key' });
+    expect(attempt).toThrow('LANNER_JWT_SIGNING_KEY: expected at least 32 bytes');
+    expect(attempt).not.toThrow(/too-short-signing-key/);
+  });
+
+  it('gives a worker anonymous, plaintext, static defaults with credentials under its data directory', () => {
+    const config = loadRoleConfig('worker', { LANNER_WORKER_CONTROLLERS: 'controller-0:9090', LANNER_WORKER_DATA_DIR: '/var/lib/lanner' });
+    expect(config.auth).toEqual({ registrationToken: undefined, credentialsPath: '/var/lib/lanner/credentials.json', refreshBufferS: 60 });
+    expect(config.discovery).toEqual({ mode: 'STATIC', refreshS: 30 });
+    expect(config.tls).toEqual({ enabled: false, caFile: undefined, certFile: undefined, keyFile: undefined, authority: undefined });
   });
 
   it('reads the worker controller list', () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_VARIABLES, ConfigVariableName, Endpoint, variablesOf } from './config-variables';
 import { Role, ServerRole } from './roles';
@@ -56,8 +57,8 @@ function serverRoleSchema<R extends ServerRole>(role: R) {
 /** One schema per role, over the environment (after defaults), producing that role's typed config. */
 export const CONFIG_SCHEMAS = {
   api: z
-    .object({ ...serverVariables, LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN') })
-    .transform((env) => ({ ...serverConfig('api', env), adminToken: env.LANNER_ADMIN_TOKEN })),
+    .object({ ...serverVariables, LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN'), LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE') })
+    .transform((env) => ({ ...serverConfig('api', env), adminToken: env.LANNER_ADMIN_TOKEN, setupFile: env.LANNER_SETUP_FILE })),
   executor: z
     .object({ ...serverVariables, LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS') })
     .transform((env) => ({ ...serverConfig('executor', env), timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS })),
@@ -67,11 +68,29 @@ export const CONFIG_SCHEMAS = {
       LANNER_GRPC_HOST: schemaOf('LANNER_GRPC_HOST'),
       LANNER_GRPC_PORT: schemaOf('LANNER_GRPC_PORT'),
       LANNER_ALLOW_ANONYMOUS_WORKERS: schemaOf('LANNER_ALLOW_ANONYMOUS_WORKERS'),
+      LANNER_JWT_SIGNING_KEY: schemaOf('LANNER_JWT_SIGNING_KEY'),
+      LANNER_WORKER_ACCESS_TOKEN_TTL_S: schemaOf('LANNER_WORKER_ACCESS_TOKEN_TTL_S'),
+      LANNER_WORKER_REFRESH_TOKEN_TTL_S: schemaOf('LANNER_WORKER_REFRESH_TOKEN_TTL_S'),
+      LANNER_GRPC_TLS_CERT: schemaOf('LANNER_GRPC_TLS_CERT'),
+      LANNER_GRPC_TLS_KEY: schemaOf('LANNER_GRPC_TLS_KEY'),
+      LANNER_GRPC_TLS_CA: schemaOf('LANNER_GRPC_TLS_CA'),
+      LANNER_GRPC_TLS_CLIENT_AUTH: schemaOf('LANNER_GRPC_TLS_CLIENT_AUTH'),
+      LANNER_STREAM_RECYCLE_AGE_S: schemaOf('LANNER_STREAM_RECYCLE_AGE_S'),
     })
     .transform((env) => ({
       ...serverConfig('controller', env),
-      grpc: { host: env.LANNER_GRPC_HOST, port: env.LANNER_GRPC_PORT },
+      grpc: {
+        host: env.LANNER_GRPC_HOST,
+        port: env.LANNER_GRPC_PORT,
+        tls: { certFile: env.LANNER_GRPC_TLS_CERT, keyFile: env.LANNER_GRPC_TLS_KEY, caFile: env.LANNER_GRPC_TLS_CA, clientAuth: env.LANNER_GRPC_TLS_CLIENT_AUTH },
+      },
       allowAnonymousWorkers: env.LANNER_ALLOW_ANONYMOUS_WORKERS,
+      workerAuth: {
+        signingKey: env.LANNER_JWT_SIGNING_KEY,
+        accessTokenTtlS: env.LANNER_WORKER_ACCESS_TOKEN_TTL_S,
+        refreshTokenTtlS: env.LANNER_WORKER_REFRESH_TOKEN_TTL_S,
+      },
+      streamRecycleAgeS: env.LANNER_STREAM_RECYCLE_AGE_S,
     })),
   scheduler: serverRoleSchema('scheduler'),
   indexer: serverRoleSchema('indexer'),
@@ -82,6 +101,16 @@ export const CONFIG_SCHEMAS = {
       LANNER_WORKER_SLOTS: schemaOf('LANNER_WORKER_SLOTS'),
       LANNER_WORKER_NAME: schemaOf('LANNER_WORKER_NAME'),
       LANNER_WORKER_DATA_DIR: schemaOf('LANNER_WORKER_DATA_DIR'),
+      LANNER_WORKER_REGISTRATION_TOKEN: schemaOf('LANNER_WORKER_REGISTRATION_TOKEN'),
+      LANNER_WORKER_CREDENTIALS_PATH: schemaOf('LANNER_WORKER_CREDENTIALS_PATH'),
+      LANNER_WORKER_REFRESH_BUFFER_S: schemaOf('LANNER_WORKER_REFRESH_BUFFER_S'),
+      LANNER_WORKER_DISCOVERY: schemaOf('LANNER_WORKER_DISCOVERY'),
+      LANNER_WORKER_DNS_REFRESH_S: schemaOf('LANNER_WORKER_DNS_REFRESH_S'),
+      LANNER_WORKER_TLS: schemaOf('LANNER_WORKER_TLS'),
+      LANNER_WORKER_TLS_CA: schemaOf('LANNER_WORKER_TLS_CA'),
+      LANNER_WORKER_TLS_CERT: schemaOf('LANNER_WORKER_TLS_CERT'),
+      LANNER_WORKER_TLS_KEY: schemaOf('LANNER_WORKER_TLS_KEY'),
+      LANNER_WORKER_TLS_AUTHORITY: schemaOf('LANNER_WORKER_TLS_AUTHORITY'),
     })
     .transform((env) => ({
       role: 'worker' as const,
@@ -90,6 +119,19 @@ export const CONFIG_SCHEMAS = {
       slots: env.LANNER_WORKER_SLOTS,
       name: env.LANNER_WORKER_NAME,
       dataDir: env.LANNER_WORKER_DATA_DIR,
+      auth: {
+        registrationToken: env.LANNER_WORKER_REGISTRATION_TOKEN,
+        credentialsPath: env.LANNER_WORKER_CREDENTIALS_PATH ?? join(env.LANNER_WORKER_DATA_DIR, 'credentials.json'),
+        refreshBufferS: env.LANNER_WORKER_REFRESH_BUFFER_S,
+      },
+      discovery: { mode: env.LANNER_WORKER_DISCOVERY, refreshS: env.LANNER_WORKER_DNS_REFRESH_S },
+      tls: {
+        enabled: env.LANNER_WORKER_TLS,
+        caFile: env.LANNER_WORKER_TLS_CA,
+        certFile: env.LANNER_WORKER_TLS_CERT,
+        keyFile: env.LANNER_WORKER_TLS_KEY,
+        authority: env.LANNER_WORKER_TLS_AUTHORITY,
+      },
     })),
   standalone: z
     .object({
@@ -100,9 +142,14 @@ export const CONFIG_SCHEMAS = {
       LANNER_GRPC_HOST: schemaOf('LANNER_GRPC_HOST'),
       LANNER_GRPC_PORT: schemaOf('LANNER_GRPC_PORT'),
       LANNER_WORKER_SLOTS: schemaOf('LANNER_WORKER_SLOTS'),
+      LANNER_WORKER_ACCESS_TOKEN_TTL_S: schemaOf('LANNER_WORKER_ACCESS_TOKEN_TTL_S'),
+      LANNER_WORKER_REFRESH_TOKEN_TTL_S: schemaOf('LANNER_WORKER_REFRESH_TOKEN_TTL_S'),
+      LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
     })
     .transform((env) => ({
       role: 'standalone' as const,
+      setupFile: env.LANNER_SETUP_FILE,
+      workerTokenTtl: { accessTokenTtlS: env.LANNER_WORKER_ACCESS_TOKEN_TTL_S, refreshTokenTtlS: env.LANNER_WORKER_REFRESH_TOKEN_TTL_S },
       ...commonConfig(env),
       dataDir: env.LANNER_DATA_DIR,
       embeddedDatabasePort: env.LANNER_EMBEDDED_DB_PORT,
