@@ -1,1 +1,1 @@
-export {};
+export { TOKEN_BYTES, bearerToken, generateSecretToken, hashToken, sameTokenHash } from './lib/secret-tokens';

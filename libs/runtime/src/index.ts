@@ -19,6 +19,7 @@ export type {
   ServerRoleSettings,
 } from './adapters/server-adapters';
 export { RuntimeModule } from './runtime.module';
+export { MetricsRegistry } from './metrics/metrics-registry';
 export { PROCESS_LOGGER, QUEUE, REPOSITORIES, RUNTIME_CONFIG } from './runtime.tokens';
 export { EXIT_BAD_CONFIG, runRole } from './run-role';
 export type { RoleComposition, RoleProcess } from './run-role';

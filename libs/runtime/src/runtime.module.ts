@@ -6,12 +6,14 @@ import { AdapterPool } from './adapters/adapter-pool';
 import { CommonConfig } from './config/load-config';
 import { HealthController } from './health/health.controller';
 import { ReadinessChecks } from './health/readiness-checks';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsRegistry } from './metrics/metrics-registry';
 import { PROCESS_LOGGER, RUNTIME_CONFIG } from './runtime.tokens';
 
 /**
  * What every role process has, whatever its role: the config, the process
  * logger behind Nest's Logger and HTTP request logging, the health endpoints,
- * the readiness registry and the adapter pool. Global, so role modules inject
+ * the readiness registry, the adapter pool and the metrics registry (`/metrics`). Global, so role modules inject
  * these without importing it.
  */
 @Module({})
@@ -25,20 +27,21 @@ export class RuntimeModule {
           pinoHttp: {
             logger,
             // Probes hit the health endpoints every few seconds; logging them drowns everything else.
-            autoLogging: { ignore: (request) => (request.url ?? '').startsWith('/health/') },
+            autoLogging: { ignore: (request) => (request.url ?? '').startsWith('/health/') || request.url === '/metrics' },
           },
         }),
         // Terminus would log every failed probe at error level; HealthController logs one warning per failing dependency instead.
         TerminusModule.forRoot({ logger: false }),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [
         { provide: RUNTIME_CONFIG, useValue: config },
         { provide: PROCESS_LOGGER, useValue: logger },
         ReadinessChecks,
         AdapterPool,
+        { provide: MetricsRegistry, useValue: new MetricsRegistry(config.role) },
       ],
-      exports: [RUNTIME_CONFIG, PROCESS_LOGGER, ReadinessChecks, AdapterPool],
+      exports: [RUNTIME_CONFIG, PROCESS_LOGGER, ReadinessChecks, AdapterPool, MetricsRegistry],
     };
   }
 }

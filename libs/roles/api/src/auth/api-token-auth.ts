@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { bearerToken, hashToken, sameTokenHash } from '@lanner/auth';
 import type { Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions, DEFAULT_TENANT } from '../api-role.options';
@@ -13,23 +13,6 @@ export interface ApiPrincipal {
 }
 
 export const BOOTSTRAP_TOKEN_NAME = 'bootstrap-admin';
-
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
-
-/** Constant-time comparison of two hex digests of the same algorithm. */
-function sameDigest(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/** The token of an `Authorization: Bearer <token>` header, or undefined. */
-export function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1];
-}
 
 /**
  * API-token authentication: tokens are opaque, stored as SHA-256 hashes and
@@ -45,7 +28,7 @@ export class ApiTokenAuth {
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(API_ROLE_OPTIONS) options: ApiRoleOptions,
   ) {
-    this.bootstrapHash = options.adminToken === undefined || options.adminToken === '' ? undefined : sha256Hex(options.adminToken);
+    this.bootstrapHash = options.adminToken === undefined || options.adminToken === '' ? undefined : hashToken(options.adminToken);
   }
 
   /** Idempotent: a second start changes nothing; a changed admin token replaces the stored hash. */
@@ -63,12 +46,12 @@ export class ApiTokenAuth {
   async authenticate(authorization: string | undefined, now: Date): Promise<ApiPrincipal> {
     const token = bearerToken(authorization);
     if (token === undefined) throw new Unauthenticated('Send an API token as Authorization: Bearer <token>');
-    const presented = sha256Hex(token);
-    if (this.bootstrapHash !== undefined && sameDigest(presented, this.bootstrapHash)) {
+    const presented = hashToken(token);
+    if (this.bootstrapHash !== undefined && sameTokenHash(presented, this.bootstrapHash)) {
       return { tokenId: BOOTSTRAP_TOKEN_NAME, tenantId: DEFAULT_TENANT, instanceAdmin: true };
     }
     const match = await this.repositories.apiTokens.findUsableByHash(presented, now);
-    if (match === null || !sameDigest(presented, match.tokenHash)) throw new Unauthenticated('The API token is unknown, revoked or expired');
+    if (match === null || !sameTokenHash(presented, match.tokenHash)) throw new Unauthenticated('The API token is unknown, revoked or expired');
     return { tokenId: match.token.id, tenantId: match.token.tenantId, instanceAdmin: match.token.instanceAdmin };
   }
 
