@@ -35,8 +35,4 @@ export class MetricsRegistry {
   render(): Promise<string> {
     return this.registry.metrics();
   }
-
-  get contentType(): string {
-    return this.registry.contentType;
-  }
 }

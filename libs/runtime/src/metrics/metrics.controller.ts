@@ -1,5 +1,5 @@
-import { Controller, Get, Header, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Header } from '@nestjs/common';
+import { Registry } from 'prom-client';
 import { MetricsRegistry } from './metrics-registry';
 
 /** `GET /metrics`: Prometheus text format, no token (API.md). */
@@ -8,10 +8,9 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsRegistry) {}
 
   @Get()
+  @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
   @Header('Cache-Control', 'no-store')
-  async scrape(@Res() response: Response): Promise<void> {
-    const body = await this.metrics.render();
-    response.setHeader('Content-Type', this.metrics.contentType);
-    response.send(body);
+  scrape(): Promise<string> {
+    return this.metrics.render();
   }
 }
