@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ApiRoleModule } from '@lanner/role-api';
-import { ControllerRoleModule } from '@lanner/role-controller';
+import { ControllerRoleModule, DEFAULT_STREAM_RECYCLE_AGE_S } from '@lanner/role-controller';
 import { ExecutorRoleModule } from '@lanner/role-executor';
 import { IndexerRoleModule } from '@lanner/role-indexer';
 import { SchedulerRoleModule } from '@lanner/role-scheduler';
@@ -10,11 +10,16 @@ import { runRole, startEmbeddedServices } from '@lanner/runtime';
 // Every role in one process and one HTTP server, on embedded PostgreSQL and the in-process queue.
 // The local worker reaches the controller over real gRPC on loopback, as a remote worker would.
 void runRole('standalone', async (config, roleProcess) => {
-  const { serverRoles, adminToken, grpc } = await startEmbeddedServices(config, roleProcess);
+  const { serverRoles, adminToken, grpc, workerSigningKey } = await startEmbeddedServices(config, roleProcess);
   return [
     ApiRoleModule.forRoot(serverRoles, { adminToken }),
     ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs }),
-    ControllerRoleModule.forRoot(serverRoles, { grpc: grpc.listen, allowAnonymousWorkers: true }),
+    ControllerRoleModule.forRoot(serverRoles, {
+      grpc: grpc.listen,
+      allowAnonymousWorkers: true,
+      workerAuth: { signingKey: workerSigningKey, ...config.workerTokenTtl },
+      streamRecycleAgeS: DEFAULT_STREAM_RECYCLE_AGE_S,
+    }),
     SchedulerRoleModule.forRoot(serverRoles),
     IndexerRoleModule.forRoot(serverRoles),
     WorkerRoleModule.forRoot({

@@ -4,3 +4,4 @@ export type { QueueLogger } from './queue.logger';
 export { createInProcessQueue, type InProcessQueueOptions } from './in-process/in-process-queue';
 export { createKafkaQueue, type KafkaQueueOptions, type KafkaConsumerTimeouts } from './kafka/kafka-queue';
 export { parseKafkaBrokers } from './kafka/kafka-brokers';
+export { namespacedQueue } from './namespaced-queue';

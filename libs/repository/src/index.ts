@@ -17,7 +17,7 @@ export {
 export { RegistrationTokenRepository } from './repositories/registration-token.repository';
 export { RunningJobStore } from './repositories/running-job.store';
 export { ServiceInstanceRepository } from './repositories/service-instance.repository';
-export { ConnectedWorkerRepository } from './repositories/connected-worker.repository';
+export { CONNECTED_WORKER_REFRESH_MS, CONNECTED_WORKER_STALE_MS, ConnectedWorkerRepository } from './repositories/connected-worker.repository';
 export { LogRepository, LOG_LEVELS, levelsFrom, type LogLineLevel, type NewLogLine, type LogLineRecord, type LogQuery } from './repositories/log.repository';
 export { MetricRepository, type MetricKind, type NewMetricPoint, type MetricPointRecord } from './repositories/metric.repository';
 export { ApiTokenRepository, type ApiTokenRecord, type ApiTokenMatch, type ApiTokenGrant, type ApiTokenRoleName } from './repositories/api-token.repository';

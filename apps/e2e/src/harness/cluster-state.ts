@@ -16,6 +16,8 @@ export interface ClusterState {
   readonly logFiles: Readonly<Record<string, string>>;
   /** The run's own database (dropped at the end). */
   readonly databaseName: string;
+  /** Prefix of the run's Kafka topics and consumer groups (LANNER_KAFKA_NAMESPACE). */
+  readonly kafkaNamespace: string;
   /** The harness's control endpoint (restart a role process), see control-server.ts. */
   readonly control: { readonly url: string; readonly token: string };
 }

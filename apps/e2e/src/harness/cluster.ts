@@ -74,6 +74,8 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
   const databaseName = `lanner_e2e_${process.pid}`;
   const databaseUrl = runDatabaseUrl(serverDatabaseUrl, databaseName);
   const adminToken = `e2e-${randomBytes(32).toString('base64url')}`;
+  // The run's own topics and consumer groups: another cluster on this broker (a bench, a second run) cannot touch them.
+  const kafkaNamespace = `e2e-${process.pid}-${randomBytes(4).toString('hex')}.`;
 
   const logFiles: Record<string, string> = {};
   let control: ControlServer | undefined;
@@ -87,7 +89,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
     // Workers get none of the server variables: they talk to controllers only.
     const { DATABASE_URL: _database, KAFKA_BROKERS: _kafka, ...baseEnv } = process.env;
     const common: NodeJS.ProcessEnv = { ...baseEnv, LANNER_LOG_LEVEL: process.env['LANNER_E2E_LOG_LEVEL'] ?? 'info', KAFKAJS_NO_PARTITIONER_WARNING: '1' };
-    const server: NodeJS.ProcessEnv = { ...common, DATABASE_URL: databaseUrl, KAFKA_BROKERS: kafkaBrokers };
+    const server: NodeJS.ProcessEnv = { ...common, DATABASE_URL: databaseUrl, KAFKA_BROKERS: kafkaBrokers, LANNER_KAFKA_NAMESPACE: kafkaNamespace };
     const spec = (name: string, role: RoleProcessSpec['role'], httpPort: number, env: NodeJS.ProcessEnv): RoleProcessSpec => {
       logFiles[name] = join(logDir, `${name}.log`);
       return { name, role, httpPort, logFile: logFiles[name], env: { ...env, LANNER_HTTP_PORT: String(httpPort), LANNER_HTTP_HOST: '127.0.0.1' } };
@@ -113,7 +115,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
         LANNER_WORKER_DATA_DIR: join(workDir, name),
       }),
     );
-    const state: ClusterState = { apiUrl: `http://127.0.0.1:${apiPort}`, adminToken, scratchDir, workDir, logFiles, databaseName, control: { url: control.url, token: control.token } };
+    const state: ClusterState = { apiUrl: `http://127.0.0.1:${apiPort}`, adminToken, scratchDir, workDir, logFiles, databaseName, kafkaNamespace, control: { url: control.url, token: control.token } };
     writeFileSync(join(workDir, 'cluster.json'), JSON.stringify(state, null, 2));
 
     const serverProcesses = servers.map((one) => new RoleProcess(one));

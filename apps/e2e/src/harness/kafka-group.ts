@@ -1,13 +1,11 @@
 import { Kafka, logLevel } from 'kafkajs';
 
-/** The consumer group every executor joins (Lanner's topics and group ids are fixed, not per cluster). */
+/** The consumer group every executor joins, under the cluster's LANNER_KAFKA_NAMESPACE. */
 export const EXECUTOR_GROUP = 'lanner-executor';
 
 /**
- * Who is in a consumer group right now (`clientId@host` per member). Topics and groups
- * are the same for every Lanner cluster on a broker: a second cluster on the dev Kafka
- * (another engineer's e2e run, a bench cluster) shares the executor's partitions and
- * drops this cluster's events as unknown executions. A spec about losses must know.
+ * Who is in a consumer group right now (`clientId@host` per member): a spec about losses
+ * checks that only its own executor holds the run's partitions.
  */
 export async function groupMembers(groupId: string): Promise<string[]> {
   const brokers = process.env['KAFKA_BROKERS']?.trim();

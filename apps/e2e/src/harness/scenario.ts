@@ -15,6 +15,8 @@ export interface Scenario {
   readonly cluster: ClusterControl;
   /** A path in the folder shared by the specs and the workers' shell tasks. */
   scratchFile(name: string): string;
+  /** The run's LANNER_KAFKA_NAMESPACE (prefix of its topics and consumer groups). */
+  readonly kafkaNamespace: string;
 }
 
 export function scenario(): Scenario {
@@ -23,6 +25,7 @@ export function scenario(): Scenario {
     lanner: new LannerClient(state.apiUrl, state.adminToken),
     cluster: new ClusterControl(state.control),
     scratchFile: (name) => join(state.scratchDir, name),
+    kafkaNamespace: state.kafkaNamespace,
   };
 }
 

@@ -20,6 +20,7 @@ import type {
 } from '../queue.port';
 import { NotSubscribedError, QueueClosedError, QueueConfigError, UnknownTopicError } from '../queue.errors';
 import { describeError, silentQueueLogger, type QueueLogger } from '../queue.logger';
+import { namespacedQueue } from '../namespaced-queue';
 import { assertTopicName } from '../topic-name';
 import { retryDelayMs, sleepUnlessAborted } from '../retry-backoff';
 import { assertKafkaBrokers } from './kafka-brokers';
@@ -59,6 +60,8 @@ export interface KafkaQueueOptions {
   requestTimeoutMs?: number;
   /** How long `ping` waits for the cluster to answer; default 5 s. */
   pingTimeoutMs?: number;
+  /** Prefix of every topic and consumer group on the broker, invisible to callers (see namespacedQueue); default none. */
+  namespace?: string;
 }
 
 const kafkaLogLevels = {
@@ -76,7 +79,7 @@ export function createKafkaQueue(options: KafkaQueueOptions): QueuePort {
   if (concurrently !== undefined && (!Number.isInteger(concurrently) || concurrently < 1)) {
     throw new QueueConfigError(`consumer.partitionsConsumedConcurrently must be a positive integer, got ${concurrently}`);
   }
-  return new KafkaQueue(options);
+  return namespacedQueue(new KafkaQueue(options), options.namespace ?? '');
 }
 
 class KafkaQueue implements QueuePort {

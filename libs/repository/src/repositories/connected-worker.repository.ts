@@ -2,6 +2,11 @@ import type { ConnectedWorkerRecord, ConnectedWorkerWrite } from '@lanner/model'
 import type { ConnectedWorker } from '../generated/prisma/client';
 import { type Db, jsonColumn, storedJson } from '../prisma';
 
+/** How often a controller refreshes its rows (touchController). */
+export const CONNECTED_WORKER_REFRESH_MS = 3_000;
+/** A row not refreshed for this long belongs to a dead controller: readers pass `now - CONNECTED_WORKER_STALE_MS` as `freshSince`. */
+export const CONNECTED_WORKER_STALE_MS = 15_000;
+
 /**
  * The live worker registry: one row per open worker stream, owned by the
  * controller holding it. Readers pass a staleness cut-off, so rows left by a

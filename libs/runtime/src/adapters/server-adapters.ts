@@ -12,7 +12,7 @@ export interface DatabaseSettings {
 }
 
 export type QueueSettings =
-  | { readonly kind: 'kafka'; readonly brokers: readonly string[]; readonly clientId: string }
+  | { readonly kind: 'kafka'; readonly brokers: readonly string[]; readonly clientId: string; readonly namespace: string }
   | { readonly kind: 'in-process' };
 
 /** The adapters a server role (api, executor, controller, scheduler, indexer) is wired to. */
@@ -24,7 +24,7 @@ export interface ServerRoleSettings {
 export function serverRoleSettings(config: ServerRoleConfig): ServerRoleSettings {
   return {
     database: { url: config.databaseUrl, migrateAtStart: false },
-    queue: { kind: 'kafka', brokers: config.kafka.brokers, clientId: config.kafka.clientId },
+    queue: { kind: 'kafka', brokers: config.kafka.brokers, clientId: config.kafka.clientId, namespace: config.kafka.namespace },
   };
 }
 
@@ -41,7 +41,7 @@ export interface RepositoryAdapterLibrary<R extends ManagedAdapter> {
 
 /** The shape of @lanner/queue that the runtime uses (see RepositoryAdapterLibrary for why). */
 export interface QueueAdapterLibrary<Q extends ManagedAdapter> {
-  createKafkaQueue(options: { brokers: string[]; clientId: string; logger: PinoLogger }): Q | Promise<Q>;
+  createKafkaQueue(options: { brokers: string[]; clientId: string; namespace: string; logger: PinoLogger }): Q | Promise<Q>;
   createInProcessQueue(options: { logger: PinoLogger }): Q | Promise<Q>;
 }
 
@@ -94,13 +94,13 @@ export function queueProvider<Q extends ManagedAdapter>(settings: QueueSettings,
     useFactory: (leases: AdapterLeases, processLogger: PinoLogger) => {
       const logger = processLogger.child({ component: 'queue' });
       return leases.hold({
-        key: settings.kind === 'kafka' ? `queue:kafka:${settings.brokers.join(',')}:${settings.clientId}` : 'queue:in-process',
+        key: settings.kind === 'kafka' ? `queue:kafka:${settings.brokers.join(',')}:${settings.clientId}:${settings.namespace}` : 'queue:in-process',
         dependency: 'queue',
         closeOrder: 1,
         toleratesDownAtStart: true,
         open: async () =>
           settings.kind === 'kafka'
-            ? library.createKafkaQueue({ brokers: [...settings.brokers], clientId: settings.clientId, logger })
+            ? library.createKafkaQueue({ brokers: [...settings.brokers], clientId: settings.clientId, namespace: settings.namespace, logger })
             : library.createInProcessQueue({ logger }),
       });
     },

@@ -221,6 +221,16 @@ export const CONFIG_VARIABLES = [
     schema: kafkaClientId(),
   },
   {
+    name: 'LANNER_KAFKA_NAMESPACE',
+    roles: SERVER_ROLES,
+    defaultFor: UNSET,
+    defaultText: 'unset (topics are named `lanner.*`)',
+    description:
+      'Prefix of every Kafka topic and consumer group of this cluster (e.g. `staging.`), so that several Lanner clusters can share one Kafka cluster. Every role of a cluster needs the same value.',
+    secret: false,
+    schema: optionalText('expected letters, digits, ".", "_" or "-" (at most 100)', /^[A-Za-z0-9._-]{1,100}$/),
+  },
+  {
     name: 'LANNER_WORKER_CONTROLLERS',
     roles: ['worker'],
     defaultText: 'required',

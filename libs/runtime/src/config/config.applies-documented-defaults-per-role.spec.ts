@@ -15,7 +15,7 @@ describe('role config defaults', () => {
     const config = loadRoleConfig(role, serverEnv);
     expect(config.http).toEqual({ host: '0.0.0.0', port: DEFAULT_HTTP_PORTS[role] });
     expect(config.logLevel).toBe('info');
-    expect(config.kafka).toEqual({ brokers: ['kafka-1:9092', 'kafka-2:9092'], clientId: `lanner-${role}` });
+    expect(config.kafka).toEqual({ brokers: ['kafka-1:9092', 'kafka-2:9092'], clientId: `lanner-${role}`, namespace: '' });
     expect(config.databaseUrl).toBe(serverEnv.DATABASE_URL);
   });
 

@@ -37,6 +37,7 @@ const serverVariables = {
   DATABASE_URL: schemaOf('DATABASE_URL'),
   KAFKA_BROKERS: schemaOf('KAFKA_BROKERS'),
   LANNER_KAFKA_CLIENT_ID: schemaOf('LANNER_KAFKA_CLIENT_ID'),
+  LANNER_KAFKA_NAMESPACE: schemaOf('LANNER_KAFKA_NAMESPACE'),
 };
 
 type ServerEnv = z.output<z.ZodObject<typeof serverVariables>>;
@@ -46,7 +47,7 @@ function serverConfig<R extends ServerRole>(role: R, env: ServerEnv) {
     role,
     ...commonConfig(env),
     databaseUrl: env.DATABASE_URL,
-    kafka: { brokers: env.KAFKA_BROKERS.map(hostPort), clientId: env.LANNER_KAFKA_CLIENT_ID },
+    kafka: { brokers: env.KAFKA_BROKERS.map(hostPort), clientId: env.LANNER_KAFKA_CLIENT_ID, namespace: env.LANNER_KAFKA_NAMESPACE ?? '' },
   };
 }
 

@@ -13,9 +13,22 @@ const OWNER_ONLY = 0o600;
  * created at first start in `<dataDir>/admin-token` (mode 0600). Its value is
  * returned only when it was just created, so it is shown once.
  */
-export async function ensureAdminToken(dataDir: string): Promise<AdminToken> {
-  const path = join(dataDir, 'admin-token');
-  const token = `lanner_admin_${randomBytes(32).toString('base64url')}`;
+export function ensureAdminToken(dataDir: string): Promise<AdminToken> {
+  return ensureSecretFile(join(dataDir, 'admin-token'), 'lanner_admin_', 'admin token');
+}
+
+/**
+ * The key that signs standalone's worker access tokens: 256 random bits in
+ * `<dataDir>/worker-jwt-signing-key` (mode 0600), kept across restarts so that
+ * issued tokens stay valid.
+ */
+export async function ensureWorkerSigningKey(dataDir: string): Promise<string> {
+  const file = await ensureSecretFile(join(dataDir, 'worker-jwt-signing-key'), '', 'worker JWT signing key');
+  return readSecretFile(file.path, 'worker JWT signing key');
+}
+
+async function ensureSecretFile(path: string, prefix: string, what: string): Promise<AdminToken> {
+  const token = `${prefix}${randomBytes(32).toString('base64url')}`;
   try {
     // `wx` fails when the file exists: a second start never replaces the token.
     await writeFile(path, `${token}\n`, { mode: OWNER_ONLY, flag: 'wx' });
@@ -23,7 +36,7 @@ export async function ensureAdminToken(dataDir: string): Promise<AdminToken> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const existing = await stat(path);
     if ((existing.mode & 0o777) !== OWNER_ONLY) await chmod(path, OWNER_ONLY);
-    if ((await readFile(path, 'utf8')).trim() === '') throw new Error(`${path} is empty: delete it to create a new admin token`);
+    if ((await readFile(path, 'utf8')).trim() === '') throw new Error(`${path} is empty: delete it to create a new ${what}`);
     return { created: false, path };
   }
   // The umask may have cleared bits but never adds any; chmod makes the mode exact.
@@ -32,8 +45,12 @@ export async function ensureAdminToken(dataDir: string): Promise<AdminToken> {
 }
 
 /** The stored token, for the api role to accept (it stores only its hash). Never logged. */
-export async function readAdminToken(path: string): Promise<string> {
-  const token = (await readFile(path, 'utf8')).trim();
-  if (token === '') throw new Error(`${path} is empty: delete it to create a new admin token`);
-  return token;
+export function readAdminToken(path: string): Promise<string> {
+  return readSecretFile(path, 'admin token');
+}
+
+async function readSecretFile(path: string, what: string): Promise<string> {
+  const value = (await readFile(path, 'utf8')).trim();
+  if (value === '') throw new Error(`${path} is empty: delete it to create a new ${what}`);
+  return value;
 }

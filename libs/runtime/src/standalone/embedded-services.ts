@@ -1,7 +1,7 @@
 import { ServerRoleSettings } from '../adapters/server-adapters';
 import { StandaloneConfig } from '../config/load-config';
 import type { RoleProcess } from '../run-role';
-import { ensureAdminToken, readAdminToken } from './admin-token';
+import { ensureAdminToken, ensureWorkerSigningKey, readAdminToken } from './admin-token';
 import { startEmbeddedDatabase } from './embedded-database';
 import { freePortOn } from './loopback-port';
 
@@ -16,6 +16,8 @@ export interface EmbeddedServices {
    * reached over loopback.
    */
   readonly grpc: { readonly listen: { readonly host: string; readonly port: number }; readonly connect: { readonly host: string; readonly port: number } };
+  /** The key that signs worker access tokens, kept under the data dir (secret: never log it). */
+  readonly workerSigningKey: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function startEmbeddedServices(config: StandaloneConfig, roleProces
   const wildcard = config.grpc.host === '0.0.0.0' || config.grpc.host === '::';
   return {
     adminToken: await readAdminToken(adminToken.path),
+    workerSigningKey: await ensureWorkerSigningKey(config.dataDir),
     grpc: { listen: { host: config.grpc.host, port }, connect: { host: wildcard ? '127.0.0.1' : config.grpc.host, port } },
     serverRoles: {
       database: { url: database.url, migrateAtStart: true },

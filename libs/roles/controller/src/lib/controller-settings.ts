@@ -2,13 +2,36 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CommonConfig } from '@lanner/runtime';
 
+/** TLS of the gRPC server; absent files mean plaintext. */
+export interface ControllerTlsSettings {
+  readonly certFile?: string;
+  readonly keyFile?: string;
+  /** CA bundle client certificates must chain to (mTLS). */
+  readonly caFile?: string;
+  readonly clientAuth: 'NONE' | 'OPTIONAL' | 'REQUIRE';
+}
+
+/** Worker credentials: the JWT signing key (>= 32 bytes, secret) and token lifetimes. */
+export interface WorkerAuthSettings {
+  readonly signingKey: string;
+  readonly accessTokenTtlS: number;
+  readonly refreshTokenTtlS: number;
+}
+
 /** What the controller role needs beyond its adapters. */
 export interface ControllerSettings {
   /** Where the gRPC server workers connect to listens; port 0 picks a free port (logged at start). */
-  readonly grpc: { readonly host: string; readonly port: number };
+  readonly grpc: { readonly host: string; readonly port: number; readonly tls?: ControllerTlsSettings };
   /** Workers without a registration token join the `default` group only when true. */
   readonly allowAnonymousWorkers: boolean;
+  readonly workerAuth: WorkerAuthSettings;
+  /** Streams older than this (plus jitter) are recycled; 0 never. */
+  readonly streamRecycleAgeS: number;
 }
+
+/** WORKERS.md defaults: access tokens live 5 minutes, refresh tokens 7 days; streams recycle after 30 minutes. */
+export const DEFAULT_WORKER_TOKEN_TTL = { accessTokenTtlS: 300, refreshTokenTtlS: 604_800 } as const;
+export const DEFAULT_STREAM_RECYCLE_AGE_S = 1800;
 
 export const CONTROLLER_SETTINGS = Symbol('lanner.controller-settings');
 
@@ -18,24 +41,29 @@ export class ControllerIdentity {
 }
 
 interface GrpcEndpointConfig {
-  readonly grpc: { readonly host: string; readonly port: number };
+  readonly grpc: { readonly host: string; readonly port: number; readonly tls?: ControllerTlsSettings };
+  readonly workerAuth: WorkerAuthSettings;
+  readonly streamRecycleAgeS: number;
 }
 
-function hasGrpcEndpoint(config: CommonConfig): config is CommonConfig & GrpcEndpointConfig {
-  return 'grpc' in config;
+function isControllerConfig(config: CommonConfig): config is CommonConfig & GrpcEndpointConfig {
+  return config.role === 'controller' && 'grpc' in config && 'workerAuth' in config;
 }
 
 /**
- * Reads the settings from the process's config: the controller role's own
- * variables, or standalone's, where anonymous workers are allowed (WORKERS.md:
- * standalone's local worker has no token).
+ * Reads the settings from the controller role's own variables. Standalone
+ * passes its settings explicitly (loopback endpoint, anonymous local worker,
+ * a signing key kept under its data dir).
  */
 export function controllerSettingsFrom(config: CommonConfig): ControllerSettings {
-  if (!hasGrpcEndpoint(config)) {
-    throw new Error(`the controller role cannot run in a '${config.role}' process: it has no gRPC endpoint configured`);
+  if (!isControllerConfig(config)) {
+    throw new Error(`the controller role reads its settings from a 'controller' process config, not a '${config.role}' one`);
   }
-  const allowAnonymousWorkers =
-    config.role === 'standalone' ||
-    ('allowAnonymousWorkers' in config && (config as { allowAnonymousWorkers: unknown }).allowAnonymousWorkers === true);
-  return { grpc: { host: config.grpc.host, port: config.grpc.port }, allowAnonymousWorkers };
+  const allowAnonymousWorkers = 'allowAnonymousWorkers' in config && (config as { allowAnonymousWorkers: unknown }).allowAnonymousWorkers === true;
+  return {
+    grpc: { host: config.grpc.host, port: config.grpc.port, tls: config.grpc.tls },
+    allowAnonymousWorkers,
+    workerAuth: config.workerAuth,
+    streamRecycleAgeS: config.streamRecycleAgeS,
+  };
 }
