@@ -36,8 +36,10 @@ export default [
             // The end-to-end suite is a user: it talks to the system over REST and gRPC only.
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:tool'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared', 'scope:e2e'] },
-            // Each role sees only shared libraries; only standalone combines roles.
+            // Each role sees only shared libraries; only standalone combines roles, and the api
+            // process embeds the indexer (ARCHITECTURE.md: `--no-indexer` splits it out).
             { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:api', 'scope:shared'] },
+            { sourceTag: 'scope:api-process', onlyDependOnLibsWithTags: ['scope:api', 'scope:indexer', 'scope:shared'] },
             { sourceTag: 'scope:executor', onlyDependOnLibsWithTags: ['scope:executor', 'scope:shared'] },
             { sourceTag: 'scope:controller', onlyDependOnLibsWithTags: ['scope:controller', 'scope:shared'] },
             { sourceTag: 'scope:scheduler', onlyDependOnLibsWithTags: ['scope:scheduler', 'scope:shared'] },

@@ -1,4 +1,10 @@
 import { ApiRoleModule } from '@lanner/role-api';
+import { IndexerRoleModule } from '@lanner/role-indexer';
 import { runRole, serverRoleSettings } from '@lanner/runtime';
 
-void runRole('api', (config) => [ApiRoleModule.forRoot(serverRoleSettings(config), { adminToken: config.adminToken })]);
+// The indexer runs inside the api process unless it is deployed on its own (`--no-indexer`).
+void runRole('api', (config) => {
+  const settings = serverRoleSettings(config);
+  const api = ApiRoleModule.forRoot(settings, { adminToken: config.adminToken, setupFile: config.setupFile });
+  return config.embeddedIndexer ? [api, IndexerRoleModule.forRoot(settings)] : [api];
+});

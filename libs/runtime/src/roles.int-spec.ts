@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { Kafka, logLevel } from 'kafkajs';
 import {
   durationFromMillis,
   frameSizeChannelOptions,
@@ -45,8 +46,8 @@ interface LannerProcess {
 
 const started: LannerProcess[] = [];
 
-function startLanner(role: string, env: NodeJS.ProcessEnv, cwd = workspaceRoot): LannerProcess {
-  const child = spawn(process.execPath, [lannerBin, 'server', role], {
+function startLanner(role: string, env: NodeJS.ProcessEnv, cwd = workspaceRoot, flags: string[] = []): LannerProcess {
+  const child = spawn(process.execPath, [lannerBin, 'server', role, ...flags], {
     cwd,
     env: { ...process.env, LANNER_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -196,10 +197,49 @@ describe('each distributed role as its own process', () => {
       const dependencies = Object.keys((JSON.parse(ready.body) as { details: Record<string, unknown> }).details);
       expect(dependencies.sort()).toEqual(role === 'worker' ? ['controllers'] : ['database', 'queue']);
 
+      const metrics = await httpGet(port, '/metrics');
+      expect(metrics.status).toBe(200);
+      expect(metrics.body).toMatch(new RegExp(`^lanner_process_resident_memory_bytes\\{role="${role}"\\} \\d+`, 'm'));
+
       expect(await stopLanner(lanner)).toEqual({ code: 0, signal: null });
       expect(lanner.stdout()).toContain(`lanner ${role} stopped`);
     },
     90_000,
+  );
+
+  it.concurrent(
+    'runs the indexer inside the api process unless started with --no-indexer',
+    async () => {
+      const members = async (namespace: string) => {
+        const admin = new Kafka({ clientId: 'roles-spec-probe', brokers: serviceEnv.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
+        await admin.connect();
+        try {
+          const { groups } = await admin.describeGroups([`${namespace}lanner-indexer`]);
+          return groups[0]?.members.length ?? 0;
+        } finally {
+          await admin.disconnect();
+        }
+      };
+      const start = async (flags: string[]) => {
+        const port = await freePort();
+        const namespace = `roles-spec-${process.pid}-${port}.`;
+        const lanner = startLanner('api', { ...serviceEnv, ...roleSpecificEnv.api, LANNER_HTTP_PORT: String(port), LANNER_KAFKA_NAMESPACE: namespace }, workspaceRoot, flags);
+        await waitForStatus(lanner, port, '/health/ready', 200);
+        return { lanner, namespace };
+      };
+
+      const embedded = await start([]);
+      const deadline = Date.now() + 30_000;
+      while ((await members(embedded.namespace)) !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(await members(embedded.namespace)).toBe(1);
+      expect(await stopLanner(embedded.lanner)).toEqual({ code: 0, signal: null });
+
+      const split = await start(['--no-indexer']);
+      // Ready means every consumer of the process has joined its group: an indexer would be a member by now.
+      expect(await members(split.namespace)).toBe(0);
+      expect(await stopLanner(split.lanner)).toEqual({ code: 0, signal: null });
+    },
+    120_000,
   );
 
   it.concurrent(

@@ -15,7 +15,8 @@ program
   .command('server')
   .description('start a Lanner process in one role (standalone: every role in one process, on embedded defaults)')
   .argument('<role>', ROLES.join('|'))
-  .action((role: string) => startServer(workspaceRoot, role));
+  .option('--no-indexer', 'api only: do not run the indexer inside the api process (it runs as its own deployment)')
+  .action((role: string, options: { indexer: boolean }) => startServer(workspaceRoot, role, { embeddedIndexer: options.indexer }));
 
 program
   .command('db')

@@ -248,6 +248,16 @@ export const CONFIG_VARIABLES = [
     schema: bootstrapToken(),
   },
   {
+    name: 'LANNER_API_EMBEDDED_INDEXER',
+    roles: ['api'],
+    defaultFor: () => 'true',
+    defaultText: '`true` (`lanner server api --no-indexer` sets `false`)',
+    description:
+      'Whether the api process also runs the indexer (logs, metrics and execution updates into the repository). Set `false` when the indexer runs as its own deployment.',
+    secret: false,
+    schema: flag(),
+  },
+  {
     name: 'LANNER_TIMER_INTERVAL_MS',
     roles: ['executor', 'standalone'],
     defaultFor: () => '1000',

@@ -58,8 +58,18 @@ function serverRoleSchema<R extends ServerRole>(role: R) {
 /** One schema per role, over the environment (after defaults), producing that role's typed config. */
 export const CONFIG_SCHEMAS = {
   api: z
-    .object({ ...serverVariables, LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN'), LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE') })
-    .transform((env) => ({ ...serverConfig('api', env), adminToken: env.LANNER_ADMIN_TOKEN, setupFile: env.LANNER_SETUP_FILE })),
+    .object({
+      ...serverVariables,
+      LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN'),
+      LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
+      LANNER_API_EMBEDDED_INDEXER: schemaOf('LANNER_API_EMBEDDED_INDEXER'),
+    })
+    .transform((env) => ({
+      ...serverConfig('api', env),
+      adminToken: env.LANNER_ADMIN_TOKEN,
+      setupFile: env.LANNER_SETUP_FILE,
+      embeddedIndexer: env.LANNER_API_EMBEDDED_INDEXER,
+    })),
   executor: z
     .object({ ...serverVariables, LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS') })
     .transform((env) => ({ ...serverConfig('executor', env), timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS })),

@@ -16,7 +16,7 @@ export class MetricsRegistry {
 
   constructor(role: Role) {
     this.registry.setDefaultLabels({ role });
-    collectDefaultMetrics({ register: this.registry, prefix: 'lanner_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'lanner_' });
   }
 
   counter<L extends string>(configuration: Omit<CounterConfiguration<L>, 'registers'>): Counter<L> {
