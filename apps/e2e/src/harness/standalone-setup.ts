@@ -40,7 +40,7 @@ export default async function standaloneSetup(): Promise<void> {
   mkdirSync(scratchDir);
   mkdirSync(logDir);
   chmodSync(scratchDir, 0o777);
-  const [httpPort, databasePort] = await Promise.all([freePort(), freePort()]);
+  const [httpPort, databasePort, grpcPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const logFile = join(logDir, 'standalone.log');
   const output = openSync(logFile, 'a');
   const child = spawn(process.execPath, [lannerBin, 'server', 'standalone'], {
@@ -50,7 +50,7 @@ export default async function standaloneSetup(): Promise<void> {
       LANNER_LOG_LEVEL: process.env['LANNER_E2E_LOG_LEVEL'] ?? 'info',
       LANNER_HTTP_PORT: String(httpPort),
       LANNER_EMBEDDED_DB_PORT: String(databasePort),
-      LANNER_GRPC_PORT: '0',
+      LANNER_GRPC_PORT: String(grpcPort),
       LANNER_TIMER_INTERVAL_MS: '200',
     },
     stdio: ['ignore', output, output],
@@ -73,8 +73,9 @@ export default async function standaloneSetup(): Promise<void> {
     logFiles: { standalone: logFile },
     databaseName: 'embedded',
     kafkaNamespace: '',
+    controllerGrpcPort: grpcPort,
     control: { url: '', token: '' },
-  } as ClusterState;
+  };
   const stateFile = join(workDir, 'cluster.json');
   writeFileSync(stateFile, JSON.stringify(state));
   process.env[CLUSTER_STATE_VARIABLE] = stateFile;
