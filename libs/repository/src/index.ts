@@ -5,7 +5,7 @@ export { applyMigrations, createMigration, type AppliedMigrations, type CreatedM
 export { DATABASE_URL_VARIABLE, redactDatabaseUrl } from './database-url';
 export * from './errors';
 export { FlowRepository } from './repositories/flow.repository';
-export { ExecutionRepository, type ExecutorStateRecord, type ExecutorStateWrite } from './repositories/execution.repository';
+export { ExecutionRepository, type ConcurrencyAdmission, type ConcurrencyRelease, type ExecutorStateRecord, type ExecutorStateWrite } from './repositories/execution.repository';
 export { TimerRepository, type ExecutionTimerRecord } from './repositories/timer.repository';
 export { WorkerQueueRepository, RESERVED_WORKER_QUEUE_IDS } from './repositories/worker-queue.repository';
 export {
@@ -14,10 +14,21 @@ export {
   DEFAULT_WORKER_QUEUE_ID,
   SYSTEM_WORKER_QUEUE_ID,
 } from './repositories/worker-group.repository';
-export { RegistrationTokenRepository } from './repositories/registration-token.repository';
+export { RegistrationTokenRepository, type RegistrationTokenMatch } from './repositories/registration-token.repository';
+export {
+  WorkerCredentialRepository,
+  type NewRefreshTokenRecord,
+  type NewWorkerRecord,
+  type PresentedRefreshToken,
+  type RefreshTokenConsumptionRecord,
+  type RefreshTokenRecord,
+  type WorkerRecord,
+} from './repositories/worker-credential.repository';
 export { RunningJobStore } from './repositories/running-job.store';
 export { ServiceInstanceRepository } from './repositories/service-instance.repository';
 export { CONNECTED_WORKER_REFRESH_MS, CONNECTED_WORKER_STALE_MS, ConnectedWorkerRepository } from './repositories/connected-worker.repository';
 export { LogRepository, LOG_LEVELS, levelsFrom, type LogLineLevel, type NewLogLine, type LogLineRecord, type LogQuery } from './repositories/log.repository';
 export { MetricRepository, type MetricKind, type NewMetricPoint, type MetricPointRecord } from './repositories/metric.repository';
 export { ApiTokenRepository, type ApiTokenRecord, type ApiTokenMatch, type ApiTokenGrant, type ApiTokenRoleName } from './repositories/api-token.repository';
+export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repositories/namespace-settings.repository';
+export { TenantRepository } from './repositories/tenant.repository';

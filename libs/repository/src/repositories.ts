@@ -8,10 +8,13 @@ import { ExecutionRepository } from './repositories/execution.repository';
 import { FlowRepository } from './repositories/flow.repository';
 import { LogRepository } from './repositories/log.repository';
 import { MetricRepository } from './repositories/metric.repository';
+import { NamespaceRepository } from './repositories/namespace-settings.repository';
 import { RegistrationTokenRepository } from './repositories/registration-token.repository';
 import { RunningJobStore } from './repositories/running-job.store';
 import { ServiceInstanceRepository } from './repositories/service-instance.repository';
+import { TenantRepository } from './repositories/tenant.repository';
 import { TimerRepository } from './repositories/timer.repository';
+import { WorkerCredentialRepository } from './repositories/worker-credential.repository';
 import { WorkerGroupRepository } from './repositories/worker-group.repository';
 import { WorkerQueueRepository } from './repositories/worker-queue.repository';
 
@@ -30,6 +33,12 @@ export interface Repositories {
   readonly apiTokens: ApiTokenRepository;
   /** The live worker registry, written by controllers. */
   readonly connectedWorkers: ConnectedWorkerRepository;
+  /** Registered workers and their rotating refresh tokens. */
+  readonly workerCredentials: WorkerCredentialRepository;
+  /** Namespace settings (declared worker selectors). */
+  readonly namespaces: NamespaceRepository;
+  /** Tenant settings (the default worker selector). */
+  readonly tenants: TenantRepository;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -69,6 +78,9 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     metrics: new MetricRepository(db),
     apiTokens: new ApiTokenRepository(db),
     connectedWorkers: new ConnectedWorkerRepository(db),
+    workerCredentials: new WorkerCredentialRepository(db),
+    namespaces: new NamespaceRepository(db),
+    tenants: new TenantRepository(db),
     async ping() {
       try {
         await pool.query('SELECT 1');

@@ -84,4 +84,37 @@ describe('ExecutionRepository', () => {
     expect(page.total).toBe(3);
     expect(page.results).toHaveLength(2);
   });
+
+  describe('flow concurrency slots', () => {
+    const limited = (id: string) => ({ ...newExecution(id), flowId: 'limited' });
+    const admission = (executionId: string) => ({ namespace: 'company.team', flowId: 'limited', executionId, limit: 1, queueWhenFull: true });
+    const state = async (id: string) => (await fixture.repositories.executions.get('main', id)).state;
+
+    it('admits one of many executions created at the same moment and queues the others, then hands the slot on in order', async () => {
+      const ids = ['slot-a', 'slot-b', 'slot-c', 'slot-d'];
+      for (const id of ids) await fixture.repositories.executions.create('main', limited(id));
+
+      const admitted = await Promise.all(ids.map((id) => fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(id))));
+
+      expect(admitted.filter(Boolean)).toHaveLength(1);
+      const winner = ids[admitted.indexOf(true)];
+      expect(await state(winner)).toBe('RUNNING');
+      const queued = ids.filter((id) => id !== winner);
+      for (const id of queued) expect(await state(id)).toBe('QUEUED');
+      // Asking again changes nothing: the holder stays admitted, the others stay queued.
+      expect(await fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(winner))).toBe(true);
+      expect(await fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(queued[0]))).toBe(false);
+
+      const release = { namespace: 'company.team', flowId: 'limited', executionId: winner, endState: 'SUCCESS' as const, limit: 1 };
+      const next = await fixture.repositories.executions.releaseConcurrencySlot('main', release);
+      expect(await state(winner)).toBe('SUCCESS');
+      // The oldest queued execution (creation order, then id) is handed the slot; a repeated release names it again.
+      expect(next.map((execution) => execution.id)).toEqual([queued[0]]);
+      expect((await fixture.repositories.executions.releaseConcurrencySlot('main', release)).map((execution) => execution.id)).toEqual([queued[0]]);
+      expect(await fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(queued[0]))).toBe(true);
+      expect(await fixture.repositories.executions.releaseConcurrencySlot('main', release)).toEqual([]);
+      // An ended execution never takes a slot again.
+      expect(await fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(winner))).toBe(false);
+    });
+  });
 });

@@ -160,6 +160,62 @@ export class ExecutionRepository {
     return { results: rows.map(toExecutionRecord), total };
   }
 
+  /**
+   * Flow concurrency (`concurrency.limit`): may this execution take a slot of its
+   * flow? Decided under a per-flow lock against the executions that hold one
+   * (RUNNING, PAUSED, RESTARTED, KILLING, RETRYING), so two executions created at
+   * the same moment on different partitions never both take the last slot. An
+   * admitted execution's row is marked RUNNING at once (the executor stores its
+   * full state right after), so the next decision counts it; a refused one is
+   * marked QUEUED when `queueWhenFull`, so the execution whose end frees a slot
+   * finds it (`releaseConcurrencySlot`). Asking again is harmless: an execution
+   * already holding a slot is admitted, an ended one refused.
+   */
+  async admitUnderConcurrencyLimit(tenantId: string, request: ConcurrencyAdmission): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      await lockFlowConcurrency(tx, tenantId, request.namespace, request.flowId);
+      const own = await tx.execution.findFirst({ where: { id: request.executionId, tenantId }, select: { state: true } });
+      if (own === null) throw new ExecutionNotFound(request.executionId);
+      if (SLOT_HOLDING_STATES.includes(own.state)) return true;
+      if (TERMINAL_EXECUTION_STATES.includes(own.state)) return false;
+      const holders = await countSlotHolders(tx, tenantId, request.namespace, request.flowId, request.executionId);
+      if (holders < request.limit) {
+        await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state: 'RUNNING' } });
+        return true;
+      }
+      if (request.queueWhenFull && own.state !== 'QUEUED') {
+        await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state: 'QUEUED' } });
+      }
+      return false;
+    });
+  }
+
+  /**
+   * An execution of a flow with a concurrency limit ended in `endState`: under
+   * the flow's lock its row is marked ended (so a concurrent admission no longer
+   * counts it), and the oldest QUEUED executions that the free slots admit are
+   * returned, for the executor to ask their admission again. Repeating it (a
+   * redelivered message) returns those still QUEUED, so none is forgotten.
+   */
+  async releaseConcurrencySlot(tenantId: string, release: ConcurrencyRelease): Promise<ExecutionRecord[]> {
+    return this.db.$transaction(async (tx) => {
+      await lockFlowConcurrency(tx, tenantId, release.namespace, release.flowId);
+      await tx.execution.updateMany({
+        where: { id: release.executionId, tenantId, state: { notIn: TERMINAL_EXECUTION_STATES } },
+        data: { state: release.endState },
+      });
+      const holders = await countSlotHolders(tx, tenantId, release.namespace, release.flowId, release.executionId);
+      const free = release.limit - holders;
+      if (free <= 0) return [];
+      const queued = await tx.execution.findMany({
+        where: { tenantId, namespace: release.namespace, flowId: release.flowId, state: 'QUEUED' },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: free,
+      });
+      return queued.map(toExecutionRecord);
+    });
+  }
+
   /** The tenants that have executions not yet in a terminal state (ids only), for the executor's rebuild after a restart. */
   async listTenantsWithUnfinished(): Promise<string[]> {
     const rows = await this.db.execution.findMany({
@@ -182,6 +238,38 @@ export class ExecutionRepository {
 }
 
 const TERMINAL_EXECUTION_STATES: ExecutionRecordState[] = ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED', 'RETRIED'];
+/** The states in which an execution holds one of its flow's concurrency slots. */
+const SLOT_HOLDING_STATES: ExecutionRecordState[] = ['RUNNING', 'PAUSED', 'RESTARTED', 'KILLING', 'RETRYING'];
+
+/** What `admitUnderConcurrencyLimit` decides on. */
+export interface ConcurrencyAdmission {
+  readonly namespace: string;
+  readonly flowId: string;
+  readonly executionId: string;
+  /** The flow's `concurrency.limit`. */
+  readonly limit: number;
+  /** `behavior: QUEUE`: a refused execution waits in QUEUED for a free slot. */
+  readonly queueWhenFull: boolean;
+}
+
+/** What `releaseConcurrencySlot` needs: the execution that ended, how, and its flow's limit. */
+export interface ConcurrencyRelease {
+  readonly namespace: string;
+  readonly flowId: string;
+  readonly executionId: string;
+  readonly endState: ExecutionRecordState;
+  readonly limit: number;
+}
+
+/** One transaction-scoped lock per tenant and flow: admissions and releases of a flow take turns. */
+async function lockFlowConcurrency(tx: DbOrTx, tenantId: string, namespace: string, flowId: string): Promise<void> {
+  const key = JSON.stringify([tenantId, namespace, flowId]);
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('lanner.flow-concurrency'), hashtext(${key}))`;
+}
+
+function countSlotHolders(tx: DbOrTx, tenantId: string, namespace: string, flowId: string, exceptExecutionId: string): Promise<number> {
+  return tx.execution.count({ where: { tenantId, namespace, flowId, state: { in: SLOT_HOLDING_STATES }, id: { not: exceptExecutionId } } });
+}
 
 async function writeTaskRun(tx: DbOrTx, tenantId: string, executionId: string, taskRun: TaskRunWrite): Promise<void> {
   const fields = {

@@ -6,9 +6,19 @@ import { type Db, FOREIGN_KEY_VIOLATION, prismaErrorCode, UNIQUE_VIOLATION } fro
 /** A SHA-256 digest in lowercase hex: the only form of a token this repository accepts. */
 const TOKEN_HASH = /^[0-9a-f]{64}$/;
 
+/** Token ids are UUIDs; anything else cannot name a token (and must not reach the uuid column). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A registration token found by its hash: the stored hash comes along so the caller can compare it in constant time. */
+export interface RegistrationTokenMatch {
+  readonly token: RegistrationTokenRecord;
+  readonly tokenHash: string;
+}
+
 /**
  * Worker registration tokens. Only hashes come in (hashing is the auth
- * library's job) and neither value nor hash ever comes out.
+ * library's job) and the value never comes out; the hash only through
+ * findMatchByHash, for the caller's constant-time comparison.
  */
 export class RegistrationTokenRepository {
   constructor(private readonly db: Db) {}
@@ -35,6 +45,30 @@ export class RegistrationTokenRepository {
     if (!TOKEN_HASH.test(tokenHash)) return null;
     const row = await this.db.registrationToken.findUnique({ where: { tokenHash } });
     return row === null ? null : toRegistrationTokenRecord(row);
+  }
+
+  /**
+   * Like findByHash, with the stored hash, so the caller can compare it with
+   * the presented one in constant time. The hash goes no further than that check.
+   */
+  async findMatchByHash(tokenHash: string): Promise<RegistrationTokenMatch | null> {
+    if (!TOKEN_HASH.test(tokenHash)) return null;
+    const row = await this.db.registrationToken.findUnique({ where: { tokenHash } });
+    return row === null ? null : { token: toRegistrationTokenRecord(row), tokenHash: row.tokenHash };
+  }
+
+  /** The token with this id, revoked or not. */
+  async findById(tokenId: string): Promise<RegistrationTokenRecord | null> {
+    if (!UUID.test(tokenId)) return null;
+    const row = await this.db.registrationToken.findUnique({ where: { id: tokenId } });
+    return row === null ? null : toRegistrationTokenRecord(row);
+  }
+
+  /** Whether the token exists and is not revoked: what a worker's stream and refreshes need at every check. */
+  async isActive(tokenId: string): Promise<boolean> {
+    if (!UUID.test(tokenId)) return false;
+    const row = await this.db.registrationToken.findUnique({ where: { id: tokenId }, select: { revokedAt: true } });
+    return row !== null && row.revokedAt === null;
   }
 
   async listByGroup(workerGroupId: string): Promise<RegistrationTokenRecord[]> {

@@ -1,11 +1,14 @@
 import type { PutOutcome, SubscriptionRecord, SubscriptionWrite, WorkerGroupRecord, WorkerGroupWrite } from '@lanner/model';
-import { NotFound, ReservedEntity } from '../errors';
+import { AlreadyExists, InvalidRecord, NotFound, ReservedEntity } from '../errors';
 import type { Subscription, WorkerGroup } from '../generated/prisma/client';
-import { type Db, type DbOrTx, FOREIGN_KEY_VIOLATION, prismaErrorCode } from '../prisma';
+import { type Db, type DbOrTx, FOREIGN_KEY_VIOLATION, prismaErrorCode, UNIQUE_VIOLATION } from '../prisma';
 
 export const DEFAULT_WORKER_GROUP_ID = 'default';
 export const DEFAULT_WORKER_QUEUE_ID = 'default';
 export const SYSTEM_WORKER_QUEUE_ID = 'system';
+
+/** A SHA-256 digest in lowercase hex: the only form of a registration token stored. */
+const TOKEN_HASH = /^[0-9a-f]{64}$/;
 
 const WITH_SUBSCRIPTIONS = { subscriptions: { orderBy: { workerQueueId: 'asc' as const } } };
 
@@ -64,23 +67,54 @@ export class WorkerGroupRepository {
    * Idempotent create-or-replace (PUT). When `subscriptions` is given it
    * replaces the group's set; the `default` group keeps its `default`
    * subscription whatever is given. NotFound for an unknown queue.
+   * The same PUT again writes nothing (`changed: false`, `updatedAt` kept);
+   * `subscriptionsChanged` tells whether the group's subscription set differs
+   * from before (controllers must then be told).
    */
-  async put(group: WorkerGroupWrite): Promise<PutOutcome<WorkerGroupRecord>> {
+  async put(group: WorkerGroupWrite): Promise<PutOutcome<WorkerGroupRecord> & { readonly changed: boolean; readonly subscriptionsChanged: boolean }> {
     return this.db.$transaction(async (tx) => {
-      const existing = await tx.workerGroup.findUnique({ where: { id: group.id }, select: { id: true } });
+      const existing = await tx.workerGroup.findUnique({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS });
       const fields = { name: group.name, description: group.description ?? null };
-      await tx.workerGroup.upsert({ where: { id: group.id }, create: { id: group.id, ...fields }, update: fields });
-      if (group.subscriptions !== undefined) {
-        const wanted = new Map(group.subscriptions.map((s) => [s.workerQueueId, s]));
-        if (group.id === DEFAULT_WORKER_GROUP_ID && !wanted.has(DEFAULT_WORKER_QUEUE_ID)) {
-          wanted.set(DEFAULT_WORKER_QUEUE_ID, { workerQueueId: DEFAULT_WORKER_QUEUE_ID });
-        }
+      const wanted = group.subscriptions === undefined ? undefined : wantedSubscriptions(group.id, group.subscriptions);
+      const sameFields = existing !== null && existing.name === fields.name && existing.description === fields.description;
+      const sameSubscriptions = existing !== null && (wanted === undefined || sameSubscriptionSet(existing.subscriptions, wanted));
+      if (existing !== null && sameFields && sameSubscriptions) {
+        return { record: toWorkerGroupRecord(existing), created: false, changed: false, subscriptionsChanged: false };
+      }
+      if (!sameFields) await tx.workerGroup.upsert({ where: { id: group.id }, create: { id: group.id, ...fields }, update: fields });
+      if (wanted !== undefined && !sameSubscriptions) {
         await tx.subscription.deleteMany({ where: { workerGroupId: group.id, workerQueueId: { notIn: [...wanted.keys()] } } });
         for (const subscription of wanted.values()) await upsertSubscription(tx, group.id, subscription);
       }
       const row = await tx.workerGroup.findUniqueOrThrow({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS });
-      return { record: toWorkerGroupRecord(row), created: existing === null };
+      return { record: toWorkerGroupRecord(row), created: existing === null, changed: true, subscriptionsChanged: !sameSubscriptions && row.subscriptions.length + (existing?.subscriptions.length ?? 0) > 0 };
     });
+  }
+
+  /**
+   * Creates a new group with its subscriptions and registration tokens (given
+   * as SHA-256 hashes) in one transaction: all of it or nothing. For the
+   * declarative setup, which never touches an existing group: AlreadyExists
+   * when the id or a token hash is taken, NotFound for an unknown queue.
+   */
+  async createWithTokens(group: WorkerGroupWrite, tokens: readonly { name: string; tokenHash: string }[]): Promise<WorkerGroupRecord> {
+    for (const token of tokens) {
+      // Refusing anything else keeps a raw token from being stored by mistake.
+      if (!TOKEN_HASH.test(token.tokenHash)) throw new InvalidRecord('a registration token is stored as its SHA-256 hash (64 lowercase hex characters), never as its value');
+    }
+    try {
+      return await this.db.$transaction(async (tx) => {
+        const existing = await tx.workerGroup.findUnique({ where: { id: group.id }, select: { id: true } });
+        if (existing !== null) throw new AlreadyExists('worker group', group.id);
+        await tx.workerGroup.create({ data: { id: group.id, name: group.name, description: group.description ?? null } });
+        for (const subscription of wantedSubscriptions(group.id, group.subscriptions ?? []).values()) await upsertSubscription(tx, group.id, subscription);
+        for (const token of tokens) await tx.registrationToken.create({ data: { workerGroupId: group.id, name: token.name, tokenHash: token.tokenHash } });
+        return toWorkerGroupRecord(await tx.workerGroup.findUniqueOrThrow({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS }));
+      });
+    } catch (error) {
+      if (prismaErrorCode(error) === UNIQUE_VIOLATION) throw new AlreadyExists('registration token', '(a declared token value)');
+      throw error;
+    }
   }
 
   /** ReservedEntity for `default`; its subscriptions and tokens go with it. */
@@ -106,6 +140,23 @@ export class WorkerGroupRepository {
     const { count } = await this.db.subscription.deleteMany({ where: { workerGroupId, workerQueueId } });
     if (count === 0) throw new NotFound('subscription', `${workerGroupId}/${workerQueueId}`);
   }
+}
+
+/** The subscriptions a write asks for, by queue id; the `default` group always keeps its `default` subscription. */
+function wantedSubscriptions(groupId: string, subscriptions: readonly SubscriptionWrite[]): Map<string, SubscriptionWrite> {
+  const wanted = new Map(subscriptions.map((s) => [s.workerQueueId, s]));
+  if (groupId === DEFAULT_WORKER_GROUP_ID && !wanted.has(DEFAULT_WORKER_QUEUE_ID)) {
+    wanted.set(DEFAULT_WORKER_QUEUE_ID, { workerQueueId: DEFAULT_WORKER_QUEUE_ID });
+  }
+  return wanted;
+}
+
+function sameSubscriptionSet(stored: readonly Subscription[], wanted: ReadonlyMap<string, SubscriptionWrite>): boolean {
+  if (stored.length !== wanted.size) return false;
+  return stored.every((row) => {
+    const other = wanted.get(row.workerQueueId);
+    return other !== undefined && row.reservedPercent === (other.reservedPercent ?? null) && row.mode === (other.mode ?? 'STRICT');
+  });
 }
 
 async function upsertSubscription(tx: DbOrTx, workerGroupId: string, subscription: SubscriptionWrite): Promise<SubscriptionRecord> {

@@ -26,8 +26,11 @@ export class WorkerQueueRepository {
     return row === null ? null : toWorkerQueueRecord(row);
   }
 
-  /** Idempotent create-or-replace (PUT). ReservedEntity for `default` and `system`. */
-  async put(queue: WorkerQueueWrite): Promise<PutOutcome<WorkerQueueRecord>> {
+  /**
+   * Idempotent create-or-replace (PUT). ReservedEntity for `default` and `system`.
+   * `changed` is false when the stored queue already had these fields (nothing written).
+   */
+  async put(queue: WorkerQueueWrite): Promise<PutOutcome<WorkerQueueRecord> & { readonly changed: boolean }> {
     if (isReservedQueue(queue.id)) throw new ReservedEntity('worker queue', queue.id);
     const fields = {
       tags: [...queue.tags],
@@ -35,9 +38,11 @@ export class WorkerQueueRepository {
       description: queue.description ?? null,
     };
     return this.db.$transaction(async (tx) => {
-      const existing = await tx.workerQueue.findUnique({ where: { id: queue.id }, select: { id: true } });
+      const existing = await tx.workerQueue.findUnique({ where: { id: queue.id } });
+      // The same PUT again changes nothing, not even `updatedAt` (infrastructure as code repeats it on every run).
+      if (existing !== null && sameQueueFields(existing, fields)) return { record: toWorkerQueueRecord(existing), created: false, changed: false };
       const row = await tx.workerQueue.upsert({ where: { id: queue.id }, create: { id: queue.id, ...fields }, update: fields });
-      return { record: toWorkerQueueRecord(row), created: existing === null };
+      return { record: toWorkerQueueRecord(row), created: existing === null, changed: true };
     });
   }
 
@@ -55,6 +60,15 @@ export class WorkerQueueRepository {
       throw error;
     }
   }
+}
+
+function sameQueueFields(row: WorkerQueue, fields: { tags: string[]; allowedTenants: string[]; description: string | null }): boolean {
+  return sameList(row.tags, fields.tags) && sameList(row.allowedTenants, fields.allowedTenants) && row.description === fields.description;
+}
+
+/** Tags and tenants are sets: the order they are given in carries no meaning. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
 }
 
 export function isReservedQueue(id: string): boolean {
