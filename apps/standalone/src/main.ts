@@ -12,7 +12,7 @@ import { runRole, startEmbeddedServices } from '@lanner/runtime';
 void runRole('standalone', async (config, roleProcess) => {
   const { serverRoles, adminToken, grpc, workerSigningKey } = await startEmbeddedServices(config, roleProcess);
   return [
-    ApiRoleModule.forRoot(serverRoles, { adminToken }),
+    ApiRoleModule.forRoot(serverRoles, { adminToken, setupFile: config.setupFile }),
     ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs }),
     ControllerRoleModule.forRoot(serverRoles, {
       grpc: grpc.listen,

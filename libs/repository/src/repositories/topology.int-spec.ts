@@ -71,4 +71,48 @@ describe('worker topology: queues, groups, registration tokens', () => {
     expect((await fixture.repositories.registrationTokens.findByHash(tokenHash))?.revokedAt).toEqual(revokedAt);
     await expect(fixture.repositories.registrationTokens.revoke('default', created.id, revokedAt)).rejects.toBeInstanceOf(NotFound);
   });
+
+  it('writes nothing for a PUT that asks for what is stored, and says whether the subscriptions changed', async () => {
+    await fixture.repositories.workerGroups.seedReserved();
+    const reserved = await fixture.repositories.workerQueues.get('default');
+    await fixture.repositories.workerGroups.seedReserved();
+    expect((await fixture.repositories.workerQueues.get('default')).updatedAt).toEqual(reserved.updatedAt);
+
+    const queue = await fixture.repositories.workerQueues.put({ id: 'arm', tags: ['arm', 'linux'] });
+    expect(queue).toMatchObject({ created: true, changed: true });
+    const same = await fixture.repositories.workerQueues.put({ id: 'arm', tags: ['linux', 'arm'], allowedTenants: [] });
+    expect(same).toEqual({ record: queue.record, created: false, changed: false });
+
+    const group = await fixture.repositories.workerGroups.put({ id: 'builds', name: 'Builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40 }] });
+    expect(group).toMatchObject({ created: true, changed: true, subscriptionsChanged: true });
+    const again = await fixture.repositories.workerGroups.put({ id: 'builds', name: 'Builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40, mode: 'STRICT' }] });
+    expect(again).toEqual({ record: group.record, created: false, changed: false, subscriptionsChanged: false });
+    const renamed = await fixture.repositories.workerGroups.put({ id: 'builds', name: 'CI builds' });
+    expect(renamed).toMatchObject({ changed: true, subscriptionsChanged: false, record: { name: 'CI builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40 }] } });
+    const resubscribed = await fixture.repositories.workerGroups.put({ id: 'builds', name: 'CI builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40, mode: 'ELASTIC' }] });
+    expect(resubscribed).toMatchObject({ changed: true, subscriptionsChanged: true });
+  });
+
+  it('creates a seeded group with its subscriptions and token hashes all at once, or nothing', async () => {
+    await fixture.repositories.workerGroups.seedReserved();
+    await fixture.repositories.workerQueues.put({ id: 'batch', tags: ['batch'] });
+    const hash = (value: string) => createHash('sha256').update(value).digest('hex');
+    const token = randomBytes(32).toString('base64url');
+
+    const created = await fixture.repositories.workerGroups.createWithTokens(
+      { id: 'batch-team', name: 'Batch', subscriptions: [{ workerQueueId: 'batch', reservedPercent: 30, mode: 'ELASTIC' }] },
+      [{ name: 'rack', tokenHash: hash(token) }],
+    );
+    expect(created.subscriptions).toEqual([{ workerGroupId: 'batch-team', workerQueueId: 'batch', reservedPercent: 30, mode: 'ELASTIC' }]);
+    expect(await fixture.repositories.registrationTokens.findByHash(hash(token))).toMatchObject({ workerGroupId: 'batch-team', name: 'rack' });
+
+    await expect(fixture.repositories.workerGroups.createWithTokens({ id: 'batch-team', name: 'Again' }, [])).rejects.toBeInstanceOf(AlreadyExists);
+    await expect(fixture.repositories.workerGroups.createWithTokens({ id: 'raw', name: 'Raw' }, [{ name: 'x', tokenHash: token }])).rejects.toBeInstanceOf(InvalidRecord);
+    // A token already registered elsewhere: the group is not created either.
+    await expect(
+      fixture.repositories.workerGroups.createWithTokens({ id: 'copycat', name: 'Copycat', subscriptions: [{ workerQueueId: 'batch' }] }, [{ name: 'same', tokenHash: hash(token) }]),
+    ).rejects.toBeInstanceOf(AlreadyExists);
+    await expect(fixture.repositories.workerGroups.get('copycat')).rejects.toBeInstanceOf(NotFound);
+    await expect(fixture.repositories.workerGroups.get('raw')).rejects.toBeInstanceOf(NotFound);
+  });
 });

@@ -22,27 +22,28 @@ export class WorkerGroupRepository {
    * Idempotent; run at every start of `api` and `standalone`.
    */
   async seedReserved(): Promise<void> {
+    // Writes only what is missing, so a restart leaves every row (and its `updatedAt`) as it was.
     await this.db.$transaction(async (tx) => {
       for (const [id, description] of [
         [DEFAULT_WORKER_QUEUE_ID, 'Untagged work'],
         [SYSTEM_WORKER_QUEUE_ID, 'Platform-internal tasks, served by the in-process system worker'],
       ] as const) {
-        await tx.workerQueue.upsert({
-          where: { id },
-          create: { id, tags: [], allowedTenants: [], description, reserved: true },
-          update: { reserved: true },
-        });
+        const queue = await tx.workerQueue.findUnique({ where: { id }, select: { reserved: true } });
+        if (queue === null) await tx.workerQueue.create({ data: { id, tags: [], allowedTenants: [], description, reserved: true } });
+        else if (!queue.reserved) await tx.workerQueue.update({ where: { id }, data: { reserved: true } });
       }
-      await tx.workerGroup.upsert({
-        where: { id: DEFAULT_WORKER_GROUP_ID },
-        create: { id: DEFAULT_WORKER_GROUP_ID, name: 'Default', description: 'Workers that serve the default queue', reserved: true },
-        update: { reserved: true },
-      });
-      await tx.subscription.upsert({
-        where: { workerGroupId_workerQueueId: { workerGroupId: DEFAULT_WORKER_GROUP_ID, workerQueueId: DEFAULT_WORKER_QUEUE_ID } },
-        create: { workerGroupId: DEFAULT_WORKER_GROUP_ID, workerQueueId: DEFAULT_WORKER_QUEUE_ID },
-        update: {},
-      });
+      const group = await tx.workerGroup.findUnique({ where: { id: DEFAULT_WORKER_GROUP_ID }, select: { reserved: true } });
+      if (group === null) {
+        await tx.workerGroup.create({
+          data: { id: DEFAULT_WORKER_GROUP_ID, name: 'Default', description: 'Workers that serve the default queue', reserved: true },
+        });
+      } else if (!group.reserved) {
+        await tx.workerGroup.update({ where: { id: DEFAULT_WORKER_GROUP_ID }, data: { reserved: true } });
+      }
+      const subscription = { workerGroupId: DEFAULT_WORKER_GROUP_ID, workerQueueId: DEFAULT_WORKER_QUEUE_ID };
+      if ((await tx.subscription.findUnique({ where: { workerGroupId_workerQueueId: subscription }, select: { id: true } })) === null) {
+        await tx.subscription.create({ data: subscription });
+      }
     });
   }
 

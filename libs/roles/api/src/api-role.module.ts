@@ -16,6 +16,15 @@ import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
 import { LogsController } from './logs/logs.controller';
 import { ApiDocs } from './openapi/api-docs';
+import { DeclarativeSetup } from './setup/declarative-setup';
+import { InstanceAdminGuard } from './topology/instance-admin.guard';
+import { InstanceServicesController } from './topology/instance-services.controller';
+import { RegistrationTokensService } from './topology/registration-tokens.service';
+import { TopologyBroadcasts } from './topology/topology-broadcasts';
+import { TopologyService } from './topology/topology.service';
+import { WorkerFleetService } from './topology/worker-fleet.service';
+import { WorkerGroupsController } from './topology/worker-groups.controller';
+import { WorkerQueuesController } from './topology/worker-queues.controller';
 
 /**
  * The api role: the REST API (`/api/v1`), the web UI, SSE live updates, authentication and admin of queues, groups and tokens. It reads the repository and writes admin changes to it; it puts submissions, kills and resumes on the queue.
@@ -29,7 +38,7 @@ export class ApiRoleModule {
   static forRoot(settings: ServerRoleSettings, options: ApiRoleOptions = {}): DynamicModule {
     return {
       module: ApiRoleModule,
-      controllers: [FlowsController, ExecutionsController, LogsController],
+      controllers: [FlowsController, ExecutionsController, LogsController, WorkerQueuesController, WorkerGroupsController, InstanceServicesController],
       providers: [
         AdapterLeases,
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
@@ -44,6 +53,12 @@ export class ApiRoleModule {
         ExecutionUpdatesFeed,
         ExecutionsService,
         FlowsService,
+        InstanceAdminGuard,
+        TopologyBroadcasts,
+        TopologyService,
+        RegistrationTokensService,
+        WorkerFleetService,
+        DeclarativeSetup,
         ApiStartup,
         {
           provide: ApiDocs,

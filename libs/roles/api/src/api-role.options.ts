@@ -16,6 +16,12 @@ export interface ApiRoleOptions {
    * on a shared broker neither see nor disturb other processes; empty in production.
    */
   readonly topicPrefix?: string;
+  /**
+   * The YAML file whose `setup` section (worker queues, groups, subscriptions,
+   * registration tokens) is applied at start as a seed (config
+   * `LANNER_SETUP_FILE`). When it is invalid the role refuses to start.
+   */
+  readonly setupFile?: string;
 }
 
 export const API_ROLE_OPTIONS = Symbol('lanner.api-role-options');

@@ -1,0 +1,144 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { hashToken } from '@lanner/auth';
+import { DEFAULT_TOPIC_PARTITIONS, workerJobsTopic } from '@lanner/frames';
+import type { QueuePort } from '@lanner/queue';
+import { AlreadyExists, type Repositories } from '@lanner/repository';
+import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import {
+  type ExistingTopology,
+  planSetup,
+  type RegisteredTokenLookup,
+  type RegistrationTokenSecret,
+  type SetupPlan,
+  type SetupValidationPorts,
+  type TokenFileReader,
+  validateSetup,
+  type ValidatedSetup,
+} from '@lanner/topology';
+import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
+import { fileTokenReader, readSetupSection, type SetupProblem } from './setup-file';
+
+/**
+ * The declarative setup is invalid: the process must not start. The message
+ * lists every problem with its path; there is no stack trace to show, because
+ * the fault is in the operator's file, not in Lanner.
+ */
+export class InvalidSetup extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: readonly SetupProblem[],
+  ) {
+    super(
+      `the declarative setup in ${file} is invalid, nothing was written (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
+        problems.map((p) => `  ${p.path} ${p.message}`).join('\n'),
+    );
+    this.name = 'InvalidSetup';
+    this.stack = `${this.name}: ${this.message}`;
+  }
+}
+
+export interface SetupOutcome {
+  readonly plan: SetupPlan;
+}
+
+/**
+ * Applies the `setup` section of LANNER_SETUP_FILE at start (api and
+ * standalone; WORKERS.md "Declarative setup"): the whole section is validated
+ * against what exists, and only when every rule holds is anything written,
+ * with seed semantics (an existing id is skipped whole). One log line per
+ * created or skipped entity and a summary; a token value is never logged:
+ * it is hashed on its way to the repository and nowhere else.
+ */
+@Injectable()
+export class DeclarativeSetup {
+  private readonly logger = new Logger(DeclarativeSetup.name);
+  private readonly file: string | undefined;
+  private readonly topicPrefix: string;
+
+  constructor(
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    @Inject(QUEUE) private readonly queue: QueuePort,
+    @Inject(API_ROLE_OPTIONS) options: ApiRoleOptions,
+  ) {
+    this.file = options.setupFile;
+    this.topicPrefix = options.topicPrefix ?? '';
+  }
+
+  get enabled(): boolean {
+    return this.file !== undefined;
+  }
+
+  /** Validates and applies the file; InvalidSetup (nothing written) when any rule fails. Needs the reserved topology seeded. */
+  async apply(env: Readonly<Record<string, string | undefined>> = process.env): Promise<SetupOutcome | undefined> {
+    const file = this.file;
+    if (file === undefined) return undefined;
+    const read = readSetupSection(file, env);
+    if (!read.ok) throw new InvalidSetup(file, read.problems);
+
+    const [queues, groups] = await Promise.all([this.repositories.workerQueues.list(), this.repositories.workerGroups.list()]);
+    const existing: ExistingTopology = { workerQueues: queues, workerGroupIds: groups.map((g) => g.id) };
+    const setup = await this.validate(read.section, existing, fileTokenReader(file), file);
+
+    const plan = planSetup(setup, { workerQueueIds: existing.workerQueues.map((q) => q.id), workerGroupIds: existing.workerGroupIds });
+    await this.write(plan);
+    this.logger.log({ setupFile: file }, plan.summary);
+    return { plan };
+  }
+
+  /**
+   * The validator asks synchronously whether a token is registered on another
+   * group; the repository answers asynchronously. So a first pass collects the
+   * declared tokens, their owners are looked up by hash, and the second pass
+   * (the validator is pure, so the same input gives the same answer) decides.
+   */
+  private async validate(section: unknown, existing: ExistingTopology, tokenFiles: TokenFileReader, file: string): Promise<ValidatedSetup> {
+    const declared: RegistrationTokenSecret[] = [];
+    validateSetup(section, existing, { tokenFiles, registeredTokens: { groupOwning: (secret) => (declared.push(secret), undefined) } });
+    const owners = new Map<string, string>();
+    for (const secret of declared) {
+      const tokenHash = hashToken(secret.reveal());
+      const stored = await this.repositories.registrationTokens.findByHash(tokenHash);
+      if (stored !== null) owners.set(tokenHash, stored.workerGroupId);
+    }
+    const registeredTokens: RegisteredTokenLookup = { groupOwning: (secret) => owners.get(hashToken(secret.reveal())) };
+    const ports: SetupValidationPorts = { tokenFiles, registeredTokens };
+    const validation = validateSetup(section, existing, ports);
+    if (!validation.ok) throw new InvalidSetup(file, validation.problems);
+    return validation.setup;
+  }
+
+  private async write(plan: SetupPlan): Promise<void> {
+    const newQueues = plan.steps.flatMap((step) => (step.action === 'CREATE' && step.kind === 'worker-queue' ? [step.queue] : []));
+    // Topics first: a queue never exists without the topic its jobs go to (createTopics is idempotent).
+    if (newQueues.length > 0) {
+      await this.queue.createTopics(newQueues.map((q) => ({ topic: `${this.topicPrefix}${workerJobsTopic(q.id)}`, partitions: DEFAULT_TOPIC_PARTITIONS })));
+    }
+    for (const step of plan.steps) {
+      if (step.action === 'SKIP') {
+        this.logger.log({ kind: step.kind, id: step.id }, step.logLine);
+      } else if (step.kind === 'worker-queue') {
+        const { id, tags, allowedTenants, description } = step.queue;
+        await this.repositories.workerQueues.put({ id, tags, allowedTenants, description: description ?? null });
+        this.logger.log({ kind: step.kind, id }, step.logLine);
+      } else {
+        const { group } = step;
+        try {
+          await this.repositories.workerGroups.createWithTokens(
+            {
+              id: group.id,
+              name: group.name,
+              description: group.description ?? null,
+              subscriptions: group.subscriptions.map((s) => ({ workerQueueId: s.workerQueueId, mode: s.mode, reservedPercent: s.reservedPercent ?? null })),
+            },
+            group.registrationTokens.map((t) => ({ name: t.name, tokenHash: hashToken(t.secret.reveal()) })),
+          );
+          this.logger.log({ kind: step.kind, id: group.id }, step.logLine);
+        } catch (error) {
+          // Another api replica applying the same setup got there first: seed semantics, so it is a skip.
+          if (!(error instanceof AlreadyExists)) throw error;
+          this.logger.log({ kind: step.kind, id: group.id }, `skipped worker group '${group.id}': it was created meanwhile (${error.entity} already exists)`);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { generateSecretToken, hashToken } from '@lanner/auth';
+import type { RegistrationTokenRecord } from '@lanner/model';
+import { NotFound, type Repositories } from '@lanner/repository';
+import { REPOSITORIES } from '@lanner/runtime';
+import { InvalidContent, type ProblemEntry } from '../http/api-errors';
+import { TopologyBroadcasts } from './topology-broadcasts';
+
+const MAX_TOKEN_NAME_LENGTH = 200;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A new token with its value: the only moment the value exists outside the worker that presents it. */
+export interface MintedRegistrationToken {
+  readonly record: RegistrationTokenRecord;
+  readonly token: string;
+}
+
+/**
+ * Registration tokens of a worker group (WORKERS.md "Worker authentication"):
+ * random (256 bits), shown once, stored only as their SHA-256 hash. Revoking
+ * one tells every controller at once, so its workers get no new work.
+ */
+@Injectable()
+export class RegistrationTokensService {
+  constructor(
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    private readonly broadcasts: TopologyBroadcasts,
+  ) {}
+
+  async mint(groupId: string, body: unknown): Promise<MintedRegistrationToken> {
+    const name = tokenName(body);
+    await this.repositories.workerGroups.get(groupId);
+    const token = generateSecretToken();
+    const record = await this.repositories.registrationTokens.create(groupId, name, hashToken(token));
+    return { record, token };
+  }
+
+  async list(groupId: string): Promise<RegistrationTokenRecord[]> {
+    await this.repositories.workerGroups.get(groupId);
+    return this.repositories.registrationTokens.listByGroup(groupId);
+  }
+
+  async revoke(groupId: string, tokenId: string, correlationId: string): Promise<void> {
+    await this.repositories.workerGroups.get(groupId);
+    // Token ids are UUIDs; anything else names no token (and must not reach the database as one).
+    if (!UUID.test(tokenId)) throw new NotFound('registration token', tokenId);
+    await this.repositories.registrationTokens.revoke(groupId, tokenId, new Date());
+    await this.broadcasts.tokenRevoked(groupId, tokenId, correlationId);
+  }
+}
+
+/** `{ name }`: a non-blank string; every problem with its JSON path (422). */
+function tokenName(body: unknown): string {
+  const problems: ProblemEntry[] = [];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidContent('The registration token is not valid', [{ path: '$', message: 'must be an object describing a registration token' }]);
+  }
+  const fields = body as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (key !== 'name') problems.push({ path: key, message: 'is not a known field of a registration token' });
+  }
+  const name = fields['name'];
+  if (name === undefined || name === null) problems.push({ path: 'name', message: 'is required' });
+  else if (typeof name !== 'string' || name.trim().length === 0) problems.push({ path: 'name', message: 'must be a non-blank string' });
+  else if (name.length > MAX_TOKEN_NAME_LENGTH) problems.push({ path: 'name', message: `must be at most ${MAX_TOKEN_NAME_LENGTH} characters` });
+  if (problems.length > 0) throw new InvalidContent('The registration token is not valid', problems);
+  return name as string;
+}

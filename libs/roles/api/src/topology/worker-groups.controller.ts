@@ -1,0 +1,139 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { correlationIdOf } from '../http/correlation';
+import type { HttpRequest, HttpResponse } from '../http/http-types';
+import { InstanceAdminGuard } from './instance-admin.guard';
+import { RegistrationTokensService } from './registration-tokens.service';
+import {
+  CAPACITY_SCHEMA,
+  InstanceAdminAuth,
+  InstanceProblems,
+  listOf,
+  MINTED_TOKEN_SCHEMA,
+  SUBSCRIPTION_BODY,
+  SUBSCRIPTION_SCHEMA,
+  TOKEN_BODY,
+  TOKEN_SCHEMA,
+  WORKER_GROUP_BODY,
+  WORKER_GROUP_SCHEMA,
+  WORKER_SCHEMA,
+} from './topology-openapi';
+import { connectedWorkerView, registrationTokenView, subscriptionView, workerCapacityView, workerGroupView } from './topology-view';
+import { TopologyService } from './topology.service';
+import { WorkerFleetService } from './worker-fleet.service';
+
+@ApiTags('worker topology')
+@InstanceAdminAuth()
+@UseGuards(InstanceAdminGuard)
+@Controller('api/v1/instance/worker-groups')
+export class WorkerGroupsController {
+  constructor(
+    private readonly topology: TopologyService,
+    private readonly tokens: RegistrationTokensService,
+    private readonly fleet: WorkerFleetService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Every worker group with its subscriptions' })
+  @ApiOkResponse({ schema: listOf(WORKER_GROUP_SCHEMA) })
+  @InstanceProblems()
+  async list() {
+    return (await this.topology.listGroups()).map(workerGroupView);
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Create or replace a worker group (idempotent); a subscription change reaches controllers within seconds' })
+  @ApiBody(WORKER_GROUP_BODY)
+  @ApiResponse({ status: 201, description: 'Created', schema: WORKER_GROUP_SCHEMA })
+  @ApiOkResponse({ description: 'Updated, or already as asked (then nothing changed)', schema: WORKER_GROUP_SCHEMA })
+  @InstanceProblems(400, 404, 422, 503)
+  async put(@Param('id') id: string, @Body() body: unknown, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HttpResponse) {
+    const { record, created } = await this.topology.putGroup(id, body, correlationIdOf(request));
+    response.statusCode = created ? 201 : 200;
+    return workerGroupView(record);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One worker group with its subscriptions' })
+  @ApiOkResponse({ schema: WORKER_GROUP_SCHEMA })
+  @InstanceProblems(404)
+  async get(@Param('id') id: string) {
+    return workerGroupView(await this.topology.getGroup(id));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a worker group with its subscriptions and tokens (its workers get no new work); not `default`' })
+  @ApiResponse({ status: 204, description: 'Deleted' })
+  @InstanceProblems(404, 503)
+  async delete(@Param('id') id: string, @Req() request: HttpRequest): Promise<void> {
+    await this.topology.deleteGroup(id, correlationIdOf(request));
+  }
+
+  @Put(':id/subscriptions/:queueId')
+  @ApiOperation({ summary: 'Subscribe the group to a worker queue, or change the subscription; live within seconds' })
+  @ApiBody(SUBSCRIPTION_BODY)
+  @ApiOkResponse({ schema: SUBSCRIPTION_SCHEMA })
+  @InstanceProblems(400, 404, 422, 503)
+  async putSubscription(@Param('id') id: string, @Param('queueId') queueId: string, @Body() body: unknown, @Req() request: HttpRequest) {
+    return subscriptionView(await this.topology.putSubscription(id, queueId, body, correlationIdOf(request)));
+  }
+
+  @Delete(':id/subscriptions/:queueId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove a subscription (the queue stays); `default` keeps its `default` subscription' })
+  @ApiResponse({ status: 204, description: 'Removed' })
+  @InstanceProblems(404, 503)
+  async deleteSubscription(@Param('id') id: string, @Param('queueId') queueId: string, @Req() request: HttpRequest): Promise<void> {
+    await this.topology.deleteSubscription(id, queueId, correlationIdOf(request));
+  }
+
+  @Post(':id/tokens')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a registration token for the group: its value is in this answer only' })
+  @ApiBody(TOKEN_BODY)
+  @ApiResponse({ status: 201, description: 'The token with its value', schema: MINTED_TOKEN_SCHEMA })
+  @InstanceProblems(400, 404, 409, 422)
+  async mintToken(@Param('id') id: string, @Body() body: unknown) {
+    const { record, token } = await this.tokens.mint(id, body);
+    return { id: record.id, name: record.name, token, createdAt: record.createdAt.toISOString() };
+  }
+
+  @Get(':id/tokens')
+  @ApiOperation({ summary: "The group's registration tokens, without their values" })
+  @ApiOkResponse({ schema: listOf(TOKEN_SCHEMA) })
+  @InstanceProblems(404)
+  async listTokens(@Param('id') id: string) {
+    return (await this.tokens.list(id)).map(registrationTokenView);
+  }
+
+  @Delete(':id/tokens/:tokenId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a registration token at once: controllers stop sending work to its workers' })
+  @ApiResponse({ status: 204, description: 'Revoked (revoking again changes nothing)' })
+  @InstanceProblems(404, 503)
+  async revokeToken(@Param('id') id: string, @Param('tokenId') tokenId: string, @Req() request: HttpRequest): Promise<void> {
+    await this.tokens.revoke(id, tokenId, correlationIdOf(request));
+  }
+
+  @Get(':id/workers')
+  @ApiOperation({ summary: "The group's connected workers (rows their controllers refreshed within the last 15 s)" })
+  @ApiOkResponse({ schema: listOf(WORKER_SCHEMA) })
+  @InstanceProblems(404)
+  async workers(@Param('id') id: string) {
+    return (await this.fleet.connectedWorkers(id)).map(connectedWorkerView);
+  }
+
+  @Get(':id/capacity')
+  @ApiOperation({
+    summary: 'The live capacity ledger of each connected worker, per subscription',
+    description:
+      'From the snapshot each controller writes with its workers\' heartbeats: slots, reserved, used, borrowed, lent and waiting. ' +
+      '`waiting` is reported when the snapshot carries it, otherwise 0.',
+  })
+  @ApiOkResponse({ schema: CAPACITY_SCHEMA })
+  @InstanceProblems(404)
+  async capacity(@Param('id') id: string) {
+    return { workerGroupId: id, workers: (await this.fleet.connectedWorkers(id)).map(workerCapacityView) };
+  }
+}

@@ -1,0 +1,52 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { HttpResponse } from '../http/http-types';
+import { InstanceAdminGuard } from './instance-admin.guard';
+import { InstanceAdminAuth, InstanceProblems, listOf, WORKER_QUEUE_BODY, WORKER_QUEUE_SCHEMA } from './topology-openapi';
+import { workerQueueView } from './topology-view';
+import { TopologyService } from './topology.service';
+
+@ApiTags('worker topology')
+@InstanceAdminAuth()
+@UseGuards(InstanceAdminGuard)
+@Controller('api/v1/instance/worker-queues')
+export class WorkerQueuesController {
+  constructor(private readonly topology: TopologyService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Every worker queue, including the reserved `default` and `system`' })
+  @ApiOkResponse({ schema: listOf(WORKER_QUEUE_SCHEMA) })
+  @InstanceProblems()
+  async list() {
+    return (await this.topology.listQueues()).map(workerQueueView);
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Create or replace a worker queue (idempotent); a new queue gets its job topic' })
+  @ApiBody(WORKER_QUEUE_BODY)
+  @ApiResponse({ status: 201, description: 'Created', schema: WORKER_QUEUE_SCHEMA })
+  @ApiOkResponse({ description: 'Updated, or already as asked (then nothing changed)', schema: WORKER_QUEUE_SCHEMA })
+  @InstanceProblems(400, 422, 503)
+  async put(@Param('id') id: string, @Body() body: unknown, @Res({ passthrough: true }) response: HttpResponse) {
+    const { record, created } = await this.topology.putQueue(id, body);
+    response.statusCode = created ? 201 : 200;
+    return workerQueueView(record);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One worker queue' })
+  @ApiOkResponse({ schema: WORKER_QUEUE_SCHEMA })
+  @InstanceProblems(404)
+  async get(@Param('id') id: string) {
+    return workerQueueView(await this.topology.getQueue(id));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a worker queue no group subscribes to (its topic and the jobs on it stay)' })
+  @ApiResponse({ status: 204, description: 'Deleted' })
+  @InstanceProblems(404, 409)
+  async delete(@Param('id') id: string): Promise<void> {
+    await this.topology.deleteQueue(id);
+  }
+}
