@@ -44,7 +44,10 @@ export class RegistrationTokensService {
     await this.repositories.workerGroups.get(groupId);
     // Token ids are UUIDs; anything else names no token (and must not reach the database as one).
     if (!UUID.test(tokenId)) throw new NotFound('registration token', tokenId);
-    await this.repositories.registrationTokens.revoke(groupId, tokenId, new Date());
+    const now = new Date();
+    await this.repositories.registrationTokens.revoke(groupId, tokenId, now);
+    // Refreshes are refused for a revoked token anyway; ending the families at once leaves nothing usable behind.
+    await this.repositories.workerCredentials.revokeByRegistrationToken(tokenId, now);
     await this.broadcasts.tokenRevoked(groupId, tokenId, correlationId);
   }
 }

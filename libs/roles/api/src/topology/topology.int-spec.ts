@@ -275,8 +275,16 @@ describe('registration tokens', () => {
     expect((await admin('POST', '/worker-groups/nope/tokens', { name: 'x' })).status).toBe(404);
   });
 
-  it('revokes a token at once (204) and tells controllers', async () => {
+  it('revokes a token at once (204), ends the refresh tokens of its workers, and tells controllers', async () => {
+    const familyId = randomUUID();
+    await database.repositories.workerCredentials.createWorker(
+      { id: `worker-${randomUUID()}`, workerGroupId: 'ml', registrationTokenId: token.id, name: 'rack-1-node' },
+      { tokenHash: sha256(randomBytes(32).toString('base64url')), familyId, expiresAt: new Date(Date.now() + 3_600_000) },
+      new Date(),
+    );
     expect((await admin('DELETE', `/worker-groups/ml/tokens/${token.id}`)).status).toBe(204);
+    const [refreshToken] = await database.repositories.workerCredentials.listFamily(familyId);
+    expect(refreshToken.revokedAt).toBeInstanceOf(Date);
     const revoked = await eventually('token-revoked for ml', () => revocationsOf('ml')[0]);
     expect(revoked.payload).toEqual({ workerGroupId: 'ml', registrationTokenId: token.id });
     expect(JSON.stringify(revoked)).not.toContain(token.token);
