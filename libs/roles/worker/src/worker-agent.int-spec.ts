@@ -1,75 +1,13 @@
 // The worker role runs as users run it (`node bin/lanner.js server worker`, its
 // own process) against a real gRPC controller peer in this test process.
-import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { get } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { durationFromMillis, JobState } from '@lanner/frames';
 import { FakeController, jobFor } from './testing/fake-controller';
+import { eventually, readiness, startWorker as startWorkerProcess, stopAllWorkers } from './testing/worker-process';
 
-const workspaceRoot = join(__dirname, '..', '..', '..', '..');
-const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
 const SLOTS = 2;
 
-interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly port: number;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
-const processes: WorkerProcess[] = [];
-const temporaryDirs: string[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function startWorker(controller: FakeController, name: string): Promise<WorkerProcess> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'lanner-worker-'));
-  temporaryDirs.push(dataDir);
-  const child = spawn(process.execPath, [lannerBin, 'server', 'worker'], {
-    cwd: workspaceRoot,
-    env: {
-      ...process.env,
-      LANNER_LOG_LEVEL: 'info',
-      LANNER_HTTP_PORT: String(port),
-      LANNER_WORKER_CONTROLLERS: controller.address,
-      LANNER_WORKER_SLOTS: String(SLOTS),
-      LANNER_WORKER_NAME: name,
-      LANNER_WORKER_DATA_DIR: dataDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const worker = { child, port, exited, output: () => output };
-  processes.push(worker);
-  return worker;
-}
-
-function readiness(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const request = get({ host: '127.0.0.1', port, path: '/health/ready', timeout: 5000 }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    request.on('error', () => resolve(0));
-    request.on('timeout', () => request.destroy());
-  });
-}
+const startWorker = (controller: FakeController, name: string) => startWorkerProcess({ controllers: controller.address, name, slots: SLOTS });
 
 /** Processes whose command line is exactly `argv` (from /proc). */
 function processesRunning(argv: string[]): number[] {
@@ -86,28 +24,14 @@ function processesRunning(argv: string[]): number[] {
     .map(Number);
 }
 
-async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 const resultOf = (controller: FakeController, taskRunId: string) =>
   controller.waitForFrame('jobResult', (result) => result.taskRunId === taskRunId);
 
-afterAll(async () => {
-  for (const worker of processes) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
-  await Promise.all(processes.map((worker) => worker.exited));
-  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopAllWorkers());
 
 describe('the worker process against a gRPC controller', () => {
   let controller: FakeController;
-  let worker: WorkerProcess;
+  let worker: Awaited<ReturnType<typeof startWorker>>;
 
   beforeAll(async () => {
     controller = await FakeController.start();

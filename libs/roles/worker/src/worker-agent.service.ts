@@ -1,8 +1,17 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DependencyDownError, PROCESS_LOGGER, ReadinessChecks } from '@lanner/runtime';
+import { controllerChannel, grpcAuthCalls } from './lib/controller-channel';
 import { WorkerAgent } from './lib/worker-agent';
+import { WorkerCredentials } from './lib/worker-credentials';
 import { WORKER_SETTINGS, WorkerRoleSettings } from './worker-role.settings';
+
+/**
+ * sysexits' EX_NOPERM: the worker stopped because no controller accepts its
+ * credentials any more (refresh refused, registration token refused); a
+ * restart without a new registration token would fail the same way.
+ */
+export const EXIT_CREDENTIALS_REFUSED = 77;
 
 /**
  * Runs the worker agent for the process's lifetime: connects once the
@@ -19,12 +28,29 @@ export class WorkerAgentService implements OnModuleInit, OnApplicationBootstrap,
     @Inject(WORKER_SETTINGS) private readonly settings: WorkerRoleSettings,
     @Inject(PROCESS_LOGGER) logger: Logger,
   ) {
+    const log = logger.child({ component: 'worker-agent' });
+    const channel = controllerChannel(settings.tls);
+    const auth = settings.auth;
     this.agent = new WorkerAgent({
       controllers: settings.controllers,
+      discovery: settings.discovery && { mode: settings.discovery.mode, refreshMs: settings.discovery.refreshS * 1000 },
+      channel,
+      credentials:
+        auth &&
+        new WorkerCredentials({
+          path: auth.credentialsPath,
+          registrationToken: auth.registrationToken,
+          refreshBufferMs: auth.refreshBufferS * 1000,
+          workerName: settings.name,
+          calls: grpcAuthCalls(channel),
+          logger: log,
+        }),
+      // The fatal line is written (synchronously) by the agent; nothing is left to close but the process.
+      onFatal: () => process.exit(EXIT_CREDENTIALS_REFUSED),
       slots: settings.slots,
       name: settings.name,
       dataDir: settings.dataDir,
-      logger: logger.child({ component: 'worker-agent' }),
+      logger: log,
     });
   }
 

@@ -1,7 +1,10 @@
 import { Endpoint, WorkerConfig } from '@lanner/runtime';
+import type { WorkerTlsMaterial } from './lib/controller-channel';
+import type { DiscoveryMode } from './lib/controller-directory';
+import { readTlsMaterial } from './lib/tls-material';
 
 export interface WorkerRoleSettings {
-  /** Controllers to connect to, tried in order; the worker rotates to the next one on a failure. */
+  /** Controllers to connect to, tried in order; the worker moves to the next one on a failure or a Reconnect. */
   readonly controllers: readonly Endpoint[];
   /** How many jobs run at once. */
   readonly slots: number;
@@ -11,6 +14,16 @@ export interface WorkerRoleSettings {
   readonly dataDir: string;
   /** How long a shutdown waits for running jobs before it stops them. */
   readonly drainGraceMs: number;
+  /** Registration and rotating credentials; absent: the worker is anonymous (standalone's local worker). */
+  readonly auth?: {
+    readonly registrationToken?: string;
+    readonly credentialsPath: string;
+    readonly refreshBufferS: number;
+  };
+  /** How `controllers` is resolved; absent: STATIC. */
+  readonly discovery?: { readonly mode: DiscoveryMode; readonly refreshS: number };
+  /** TLS to the controllers, already read from its files; absent: plaintext. */
+  readonly tls?: WorkerTlsMaterial;
 }
 
 export const WORKER_SETTINGS = Symbol('lanner.worker-settings');
@@ -21,6 +34,7 @@ export const WORKER_SETTINGS = Symbol('lanner.worker-settings');
  */
 export const DEFAULT_DRAIN_GRACE_MS = 25_000;
 
+/** The worker process's settings. Reads the TLS files: throws ConfigError naming the variable when one is unusable. */
 export function workerRoleSettings(config: WorkerConfig): WorkerRoleSettings {
   return {
     controllers: config.controllers,
@@ -28,5 +42,8 @@ export function workerRoleSettings(config: WorkerConfig): WorkerRoleSettings {
     name: config.name,
     dataDir: config.dataDir,
     drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
+    auth: config.auth,
+    discovery: config.discovery,
+    tls: readTlsMaterial(config.tls),
   };
 }

@@ -1,7 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import {
   checkPeerProtocolVersion,
-  frameSizeChannelOptions,
   WorkerControllerServiceClient,
   type ControllerFrame,
   type Hello,
@@ -9,23 +8,23 @@ import {
   type WorkerFrame,
 } from '@lanner/frames';
 import type { Endpoint } from '@lanner/runtime';
-
-export function endpointAddress(endpoint: Endpoint): string {
-  return endpoint.host.includes(':') ? `[${endpoint.host}]:${endpoint.port}` : `${endpoint.host}:${endpoint.port}`;
-}
+import { describeFailure, endpointAddress, type ControllerChannel } from './controller-channel';
 
 type ControllerFramePayload = NonNullable<ControllerFrame['frame']>;
 
 export interface SessionHandlers {
   /** Every frame after Welcome. */
   onFrame(frame: ControllerFramePayload): void;
-  /** The stream ended (once), with why, for logs. */
-  onClosed(reason: string): void;
+  /** The stream ended (once), with why, for logs, and its gRPC status when it failed with one. */
+  onClosed(reason: string, code?: grpc.status): void;
 }
 
 /** Why a stream could not be opened, for logs and readiness. Never carries a stack trace. */
 export class SessionRefused extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly code?: grpc.status,
+  ) {
     super(message);
     this.name = 'SessionRefused';
   }
@@ -38,6 +37,8 @@ export class SessionRefused extends Error {
  */
 export class ControllerSession {
   private closed = false;
+  /** Half-closed by the worker: nothing more may be written. */
+  private ending = false;
 
   private constructor(
     readonly address: string,
@@ -47,25 +48,39 @@ export class ControllerSession {
     private readonly handlers: SessionHandlers,
   ) {}
 
-  static open(endpoint: Endpoint, hello: Hello, welcomeTimeoutMs: number, handlers: SessionHandlers): Promise<ControllerSession> {
+  /**
+   * Opens the stream with `authorization: Bearer <accessToken>` metadata when
+   * the worker has a token (the controller checks it at open, so a token that
+   * expires later does not end the stream).
+   */
+  static open(
+    endpoint: Endpoint,
+    channel: ControllerChannel,
+    accessToken: string | undefined,
+    hello: Hello,
+    welcomeTimeoutMs: number,
+    handlers: SessionHandlers,
+  ): Promise<ControllerSession> {
     const address = endpointAddress(endpoint);
-    const client = new WorkerControllerServiceClient(address, grpc.credentials.createInsecure(), frameSizeChannelOptions());
-    const call = client.connect();
+    const client = new WorkerControllerServiceClient(address, channel.credentials, channel.options);
+    const metadata = new grpc.Metadata();
+    if (accessToken) metadata.set('authorization', `Bearer ${accessToken}`);
+    const call = client.connect(metadata);
     return new Promise<ControllerSession>((resolve, reject) => {
       let session: ControllerSession | undefined;
       let settled = false;
-      const fail = (reason: string) => {
+      const fail = (reason: string, code?: grpc.status) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         call.cancel();
         client.close();
-        reject(new SessionRefused(`${address}: ${reason}`));
+        reject(new SessionRefused(`${address}: ${reason}`, code));
       };
       const timer = setTimeout(() => fail(`no Welcome within ${welcomeTimeoutMs} ms`), welcomeTimeoutMs);
-      const end = (reason: string) => {
-        if (!session) return fail(reason);
-        session.markClosed(reason);
+      const end = (reason: string, code?: grpc.status) => {
+        if (!session) return fail(reason, code);
+        session.markClosed(reason, code);
       };
 
       call.on('data', (frame: ControllerFrame) => {
@@ -81,18 +96,18 @@ export class ControllerSession {
         session = new ControllerSession(address, payload.value, client, call, handlers);
         resolve(session);
       });
-      call.on('error', (error: grpc.ServiceError) => end(`stream failed: ${grpc.status[error.code] ?? error.code} ${error.details}`));
+      call.on('error', (error: grpc.ServiceError) => end(`stream failed: ${describeFailure(channel, error)}`, error.code));
       call.on('end', () => end('the controller ended the stream'));
       call.write({ frame: { $case: 'hello', value: hello } });
     });
   }
 
   get isOpen(): boolean {
-    return !this.closed;
+    return !this.closed && !this.ending;
   }
 
   send(frame: NonNullable<WorkerFrame['frame']>): boolean {
-    if (this.closed) return false;
+    if (this.closed || this.ending) return false;
     this.call.write({ frame });
     return true;
   }
@@ -102,7 +117,8 @@ export class ControllerSession {
    * the controller ends it too, so the last results and logs are delivered.
    */
   async finish(waitMs: number): Promise<void> {
-    if (!this.closed) {
+    if (!this.closed && !this.ending) {
+      this.ending = true;
       const ended = new Promise<void>((resolve) => {
         this.call.once('status', () => resolve());
         this.call.once('error', () => resolve());
@@ -119,10 +135,10 @@ export class ControllerSession {
     this.call.cancel();
   }
 
-  private markClosed(reason: string): void {
+  private markClosed(reason: string, code?: grpc.status): void {
     if (this.closed) return;
     this.closed = true;
     this.client.close();
-    this.handlers.onClosed(reason);
+    this.handlers.onClosed(reason, code);
   }
 }

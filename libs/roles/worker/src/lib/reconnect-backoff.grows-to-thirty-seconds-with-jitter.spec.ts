@@ -1,4 +1,4 @@
-import { RECONNECT_MAX_MS, reconnectDelayMs } from './reconnect-backoff';
+import { RECONNECT_MAX_MS, reconnectDelayMs, recycleDelayMs } from './reconnect-backoff';
 
 describe('reconnect backoff', () => {
   it('starts around one second and doubles per failure', () => {
@@ -17,5 +17,12 @@ describe('reconnect backoff', () => {
 
   it('spreads workers that failed the same number of times', () => {
     expect(reconnectDelayMs(4, 0.1)).not.toBe(reconnectDelayMs(4, 0.9));
+  });
+
+  it('obeys a Reconnect delay, never sooner and at most a fifth later; zero means at once', () => {
+    expect(recycleDelayMs(0, 0.7)).toBe(0);
+    expect(recycleDelayMs(5_000, 0)).toBe(5_000);
+    expect(recycleDelayMs(5_000, 0.999999)).toBeLessThanOrEqual(6_000);
+    expect(recycleDelayMs(5_000, 0.2)).not.toBe(recycleDelayMs(5_000, 0.8));
   });
 });

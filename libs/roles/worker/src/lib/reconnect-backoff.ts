@@ -13,3 +13,12 @@ export function reconnectDelayMs(failures: number, random: number): number {
   const step = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** Math.max(0, failures - 1));
   return Math.round(step / 2 + (step / 2) * random);
 }
+
+/**
+ * The wait a Reconnect frame asked for, plus up to a fifth more, so workers
+ * recycled together do not all land on the next controller at the same instant.
+ * Zero stays zero: "at once".
+ */
+export function recycleDelayMs(delayMs: number, random: number): number {
+  return Math.round(delayMs + (delayMs / 5) * random);
+}

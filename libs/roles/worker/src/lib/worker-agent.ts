@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import {
   durationFromMillis,
@@ -18,13 +19,26 @@ import {
 import type { LogLevel } from '@lanner/model';
 import { createTaskOutputCache, createTaskRunner, runWithCache, type TaskOutcome, type TaskOutputCache, type TaskRunner } from '@lanner/plugins';
 import type { Endpoint } from '@lanner/runtime';
-import { ControllerSession } from './controller-session';
+import { controllerChannel, type ControllerChannel } from './controller-channel';
+import { ControllerDirectory, nextController, type ControllerResolver, type DiscoveryMode } from './controller-directory';
+import { ControllerSession, SessionRefused } from './controller-session';
 import { LogBatcher } from './log-batcher';
-import { HEALTHY_STREAM_MS, reconnectDelayMs } from './reconnect-backoff';
+import { HEALTHY_STREAM_MS, reconnectDelayMs, recycleDelayMs } from './reconnect-backoff';
 import { runnableTaskOf } from './runnable-job';
+import { systemResolver } from './system-resolver';
+import { CredentialsLost, type WorkerCredentials } from './worker-credentials';
 
 export interface WorkerAgentOptions {
+  /** LANNER_WORKER_CONTROLLERS, read according to `discovery`. */
   readonly controllers: readonly Endpoint[];
+  /** How the entries are resolved; STATIC when absent. */
+  readonly discovery?: { readonly mode: DiscoveryMode; readonly refreshMs: number; readonly resolver?: ControllerResolver };
+  /** Transport security; plaintext when absent. */
+  readonly channel?: ControllerChannel;
+  /** The worker's identity; anonymous when absent. */
+  readonly credentials?: WorkerCredentials;
+  /** Called once the worker gave up because no controller will accept its credentials (its jobs are stopped by then). */
+  readonly onFatal?: (message: string) => void;
   readonly slots: number;
   readonly name: string;
   readonly dataDir: string;
@@ -43,6 +57,8 @@ const DEFAULT_WELCOME_TIMEOUT_MS = 10_000;
 const FINAL_FLUSH_MS = 5_000;
 /** After the grace period, how long killed tasks get to report (the plugins kill a process group within 5 s). */
 const KILL_SETTLE_MS = 10_000;
+/** A refresh that got no answer is tried again after this long (while the access token is still valid). */
+const REFRESH_RETRY_MS = 5_000;
 
 const FRAME_LOG_LEVELS: Record<LogLevel, FrameLogLevel> = {
   TRACE: FrameLogLevel.TRACE,
@@ -113,8 +129,26 @@ export class WorkerAgent {
   private lastProblem = 'not connected yet';
   private loop: Promise<void> | undefined;
   private readonly idleWaiters: Array<() => void> = [];
+  private readonly channel: ControllerChannel;
+  private readonly directory: ControllerDirectory;
+  private refreshTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: WorkerAgentOptions) {
+    this.channel = options.channel ?? controllerChannel(undefined);
+    const discovery = options.discovery ?? { mode: 'STATIC' as const, refreshMs: 30_000 };
+    this.directory = new ControllerDirectory({
+      mode: discovery.mode,
+      entries: options.controllers,
+      refreshMs: discovery.refreshMs,
+      resolver: discovery.resolver ?? systemResolver,
+      now: Date.now,
+      onChange: (endpoints, problems) => {
+        if (discovery.mode === 'STATIC') return;
+        const addresses = endpoints.map((endpoint) => `${endpoint.host}:${endpoint.port}`);
+        if (problems.length > 0) options.logger.warn({ controllers: addresses, problems }, 'controller discovery: some entries gave no address');
+        else options.logger.info({ controllers: addresses }, 'controller discovery: controller list updated');
+      },
+    });
     this.dataDir = resolve(options.dataDir);
     this.cache = createTaskOutputCache(this.dataDir);
     this.capacity = options.slots + (options.bufferedJobs ?? DEFAULT_BUFFERED_JOBS);
@@ -171,42 +205,130 @@ export class WorkerAgent {
   }
 
   private async connectLoop(): Promise<void> {
-    const { controllers, logger } = this.options;
+    const { logger, credentials } = this.options;
     const random = this.options.random ?? Math.random;
     let failures = 0;
-    let next = 0;
+    let last: Endpoint | undefined;
+    try {
+      await credentials?.load();
+    } catch (error) {
+      if (error instanceof CredentialsLost) return this.failClosed(error.message);
+      throw error;
+    }
     while (!this.stopping.signal.aborted) {
-      const endpoint = controllers[next % controllers.length];
-      let reconnectDelay: number | undefined;
-      const closed = new Promise<string>((onClosed) => {
-        ControllerSession.open(endpoint, this.hello(), this.options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS, {
-          onFrame: (frame) => {
-            if (frame.$case === 'reconnect') reconnectDelay = millisFromDuration(frame.value.delay) ?? 0;
-            this.onFrame(frame);
-          },
-          onClosed: (why) => onClosed(why),
-        }).then(
-          (session) => this.onWelcome(session),
-          (error: Error) => onClosed(error.message),
-        );
-      });
-      const openedAt = Date.now();
-      const why = await closed;
-      const wasWelcomed = this.session !== undefined;
-      const healthy = wasWelcomed && Date.now() - openedAt >= HEALTHY_STREAM_MS;
-      this.onStreamClosed(why);
+      const attempt = await this.attempt(last);
+      last = attempt.endpoint ?? last;
+      if (attempt.fatal !== undefined) return this.failClosed(attempt.fatal);
       if (this.stopping.signal.aborted) break;
-      next += 1; // the next attempt goes to the next controller in the list
-      if (reconnectDelay !== undefined) {
-        logger.info({ delayMs: reconnectDelay }, 'controller asked the worker to reconnect');
-        await sleep(reconnectDelay, this.stopping.signal);
+      // The next attempt goes to the next controller of the list, whatever ended this one.
+      if (attempt.reconnectDelay !== undefined) {
+        if (attempt.healthy) failures = 0;
+        const delay = recycleDelayMs(attempt.reconnectDelay, random());
+        logger.info({ delayMs: delay }, 'controller asked the worker to reconnect: moving to the next controller');
+        await sleep(delay, this.stopping.signal);
         continue;
       }
-      failures = healthy ? 1 : failures + 1;
+      failures = attempt.healthy ? 1 : failures + 1;
       const delay = reconnectDelayMs(failures, random());
-      logger.warn({ reason: why, delayMs: delay, failures }, 'no controller stream; reconnecting');
+      logger.warn({ reason: attempt.why, delayMs: delay, failures }, 'no controller stream; reconnecting');
       await sleep(delay, this.stopping.signal);
     }
+  }
+
+  /** One connection attempt, from choosing the controller to the end of its stream. */
+  private async attempt(last: Endpoint | undefined): Promise<{
+    endpoint?: Endpoint;
+    why: string;
+    healthy: boolean;
+    reconnectDelay?: number;
+    fatal?: string;
+  }> {
+    const { credentials } = this.options;
+    const { endpoints, problems } = await this.directory.current();
+    const endpoint = nextController(endpoints, last);
+    if (!endpoint) {
+      const why = `no controller address: ${problems.join('; ') || 'the controller list is empty'}`;
+      this.lastProblem = why;
+      return { why, healthy: false };
+    }
+    let accessToken: string | undefined;
+    try {
+      accessToken = await credentials?.accessTokenFor(endpoint);
+    } catch (error) {
+      if (error instanceof CredentialsLost) return { endpoint, why: error.message, healthy: false, fatal: error.message };
+      const why = `cannot get credentials: ${error instanceof Error ? error.message : String(error)}`;
+      this.lastProblem = why;
+      return { endpoint, why, healthy: false };
+    }
+    if (this.stopping.signal.aborted) return { endpoint, why: 'stopping', healthy: false };
+
+    let reconnectDelay: number | undefined;
+    let closeCode: grpc.status | undefined;
+    const closed = new Promise<string>((onClosed) => {
+      ControllerSession.open(endpoint, this.channel, accessToken, this.hello(), this.options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS, {
+        onFrame: (frame) => {
+          if (frame.$case === 'reconnect') reconnectDelay = millisFromDuration(frame.value.delay) ?? 0;
+          this.onFrame(frame);
+        },
+        onClosed: (why, code) => {
+          closeCode = code;
+          onClosed(why);
+        },
+      }).then(
+        (session) => this.onWelcome(session, endpoint),
+        (error: Error) => {
+          if (error instanceof SessionRefused) closeCode = error.code;
+          onClosed(error.message);
+        },
+      );
+    });
+    const openedAt = Date.now();
+    const why = await closed;
+    const wasWelcomed = this.session !== undefined;
+    const healthy = wasWelcomed && Date.now() - openedAt >= HEALTHY_STREAM_MS;
+    this.onStreamClosed(why);
+    // A refused or revoked access token: the next open gets a new one first.
+    if (closeCode === grpc.status.UNAUTHENTICATED) credentials?.accessTokenRefused();
+    return { endpoint, why, healthy, reconnectDelay };
+  }
+
+  /**
+   * No controller will accept this worker any more: stop the jobs (their
+   * results could not be delivered), say why once, and let the process end.
+   */
+  private async failClosed(message: string): Promise<void> {
+    const log = this.options.logger;
+    log.fatal(`the worker stops: ${message}`);
+    this.lastProblem = message;
+    this.stopping.abort();
+    for (const held of this.jobs.values()) this.stopJob(held, 'the worker stopped: its credentials were refused');
+    await this.whenIdle(KILL_SETTLE_MS);
+    this.logs.stop();
+    this.options.onFatal?.(message);
+  }
+
+  /** Refreshes the access token while a stream is open, so the next open (and a restart) finds a valid one. */
+  private scheduleRefresh(endpoint: Endpoint): void {
+    clearTimeout(this.refreshTimer);
+    const credentials = this.options.credentials;
+    const wait = credentials?.msUntilRefresh();
+    if (!credentials || wait === undefined) return;
+    this.refreshTimer = setTimeout(() => {
+      credentials.refreshIfDue(endpoint).then(
+        () => {
+          if (this.session?.isOpen) this.scheduleRefresh(endpoint);
+        },
+        (error: Error) => {
+          if (error instanceof CredentialsLost) {
+            this.options.logger.error(`${error.message}; the worker stops at its next reconnect`);
+            return;
+          }
+          this.options.logger.warn({ reason: error.message }, 'could not refresh the access token; trying again');
+          clearTimeout(this.refreshTimer);
+          if (this.session?.isOpen) this.refreshTimer = setTimeout(() => this.scheduleRefresh(endpoint), REFRESH_RETRY_MS);
+        },
+      );
+    }, wait);
   }
 
   private hello() {
@@ -221,7 +343,7 @@ export class WorkerAgent {
     };
   }
 
-  private onWelcome(session: ControllerSession): void {
+  private onWelcome(session: ControllerSession, endpoint: Endpoint): void {
     if (this.stopping.signal.aborted) return session.abandon();
     this.session = session;
     this.outstandingCredit = 0;
@@ -243,11 +365,14 @@ export class WorkerAgent {
     this.flushUnsentResults();
     this.logs.flush();
     this.grantCredit();
+    this.scheduleRefresh(endpoint);
   }
 
   private onStreamClosed(why: string): void {
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
     if (this.session) this.options.logger.warn({ reason: why, running: this.jobs.size }, 'controller stream closed');
     this.session = undefined;
     this.outstandingCredit = 0;
@@ -263,9 +388,16 @@ export class WorkerAgent {
         if (held) this.stopJob(held, frame.value.reason ? `killed: ${frame.value.reason}` : 'killed');
         return;
       }
-      case 'reconnect':
+      case 'reconnect': {
+        // Recycling: no more credit here, what is ready goes out, then the worker half-closes and moves on.
         this.options.logger.info({ reason: frame.value.reason }, 'controller ends the stream');
+        const session = this.session;
+        if (!session) return;
+        this.logs.flush();
+        this.flushUnsentResults();
+        void session.finish(FINAL_FLUSH_MS);
         return;
+      }
       case 'error':
         this.options.logger.warn({ code: frame.value.code, fatal: frame.value.fatal }, `controller refused a frame: ${frame.value.message}`);
         return;

@@ -1,11 +1,17 @@
 /**
  * Test support, not production code: a small controller peer that serves
- * WorkerControllerService.Connect from the generated definitions, so the
- * worker (a separate process) talks real gRPC to it. It welcomes any worker,
- * keeps the credit the worker granted, sends jobs only against that credit,
- * and records every frame it receives, in order.
+ * WorkerControllerService.Connect and WorkerAuthService from the generated
+ * definitions, so the worker (a separate process) talks real gRPC to it,
+ * plaintext or TLS (optionally asking for a client certificate). It welcomes
+ * any worker (or, with `auth.requireToken`, only one with a valid access token
+ * it issued), keeps the credit the worker granted, sends jobs only against
+ * that credit, and records every frame, every Connect's `authorization`
+ * metadata and client certificate, and every Register and Refresh.
  */
+import { randomBytes } from 'node:crypto';
+import type { PeerCertificate } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
+import jwt from 'jsonwebtoken';
 import {
   checkPeerProtocolVersion,
   durationFromMillis,
@@ -13,9 +19,13 @@ import {
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   SubscriptionMode,
+  WorkerAuthServiceService,
   WorkerControllerServiceService,
   type ControllerFrame,
+  type Credentials,
   type Job,
+  type RegisterRequest,
+  type WorkerAuthServiceServer,
   type WorkerControllerServiceServer,
   type WorkerFrame,
 } from '@lanner/frames';
@@ -29,8 +39,47 @@ export interface RecordedFrame {
   readonly frame: WorkerFramePayload;
 }
 
+export interface FakeControllerOptions {
+  /** Serve TLS with this certificate; with `clientCa` and `checkClientCertificate`, require a client certificate. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly clientCa?: Buffer; readonly checkClientCertificate?: boolean };
+  readonly auth?: {
+    /** Registration tokens Register accepts; each registration gets a new worker id in group `gpu-workers`. */
+    readonly registrationTokens: readonly string[];
+    readonly accessTtlMs?: number;
+    readonly refreshTtlMs?: number;
+    /** Refuse a Connect without a valid access token this controller issued (UNAUTHENTICATED). */
+    readonly requireToken?: boolean;
+  };
+}
+
+/** One Connect call, as the controller saw it open. */
+export interface RecordedConnect {
+  readonly stream: number;
+  readonly authorization: string | undefined;
+  readonly peerCertificate: PeerCertificate | undefined;
+  readonly refused: boolean;
+}
+
+export const FAKE_GROUP_ID = 'gpu-workers';
+
+/**
+ * Every fake controller of a test process behaves as one cluster: the same
+ * signing key and the same refresh-token store, so a token issued by one is
+ * accepted by another, as with real controllers sharing their key and database.
+ */
+const clusterSigningKey = randomBytes(32);
+const clusterRefreshTokens = new Map<string, { workerId: string; expiresAt: number }>();
+
 export class FakeController {
   readonly frames: RecordedFrame[] = [];
+  readonly connects: RecordedConnect[] = [];
+  readonly registrations: RegisterRequest[] = [];
+  /** Refresh tokens presented to Refresh, in order. */
+  readonly refreshes: string[] = [];
+  /** Every Credentials answer, in order. */
+  readonly issued: Credentials[] = [];
+  /** When set, Refresh answers UNAUTHENTICATED (a revoked or reused token family). */
+  refuseRefresh = false;
   private server: grpc.Server | undefined;
   private streams = 0;
   private current: { call: WorkerStream; id: number } | undefined;
@@ -38,11 +87,17 @@ export class FakeController {
   /** Jobs waiting for credit, sent in order as the worker grants it. */
   private readonly waitingJobs: Job[] = [];
   private readonly watchers: Array<() => void> = [];
+  private readonly signingKey = clusterSigningKey;
+  private readonly liveRefreshTokens = clusterRefreshTokens;
+  private workerCounter = 0;
 
-  private constructor(public port: number) {}
+  private constructor(
+    public port: number,
+    private readonly options: FakeControllerOptions,
+  ) {}
 
-  static async start(port = 0): Promise<FakeController> {
-    const controller = new FakeController(port);
+  static async start(port = 0, options: FakeControllerOptions = {}): Promise<FakeController> {
+    const controller = new FakeController(port, options);
     await controller.listen();
     return controller;
   }
@@ -51,10 +106,88 @@ export class FakeController {
     const server = new grpc.Server(frameSizeChannelOptions());
     const implementation: WorkerControllerServiceServer = { connect: (call) => this.serve(call) };
     server.addService(WorkerControllerServiceService, implementation);
+    const auth: WorkerAuthServiceServer = {
+      register: (call, done) => this.register(call.request, done),
+      refresh: (call, done) => this.refresh(call.request.refreshToken, done),
+    };
+    server.addService(WorkerAuthServiceService, auth);
+    const tls = this.options.tls;
+    const credentials = tls
+      ? grpc.ServerCredentials.createSsl(tls.clientCa ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.checkClientCertificate ?? false)
+      : grpc.ServerCredentials.createInsecure();
     this.port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${this.port}`, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+      server.bindAsync(`127.0.0.1:${this.port}`, credentials, (error, port) => (error ? reject(error) : resolve(port))),
     );
     this.server = server;
+  }
+
+  /** Ends the current stream the way a recycling controller does: a Reconnect frame, then the worker half-closes. */
+  reconnect(reason: string, delayMs = 0): void {
+    this.current?.call.write({ frame: { $case: 'reconnect', value: { reason, delay: durationFromMillis(delayMs) } } });
+  }
+
+  /** The access token this controller issued last. */
+  get lastAccessToken(): string | undefined {
+    return this.issued.at(-1)?.accessToken;
+  }
+
+  private issue(workerId: string): Credentials {
+    const now = Date.now();
+    const accessTtlMs = this.options.auth?.accessTtlMs ?? 300_000;
+    const refreshTtlMs = this.options.auth?.refreshTtlMs ?? 3_600_000;
+    const accessToken = jwt.sign({ sub: workerId, grp: FAKE_GROUP_ID, jti: randomBytes(8).toString('hex') }, this.signingKey, {
+      algorithm: 'HS256',
+      expiresIn: Math.ceil(accessTtlMs / 1000),
+    });
+    const refreshToken = randomBytes(32).toString('base64url');
+    this.liveRefreshTokens.set(refreshToken, { workerId, expiresAt: now + refreshTtlMs });
+    const credentials: Credentials = {
+      accessToken,
+      accessExpiresAt: new Date(now + accessTtlMs),
+      refreshToken,
+      refreshExpiresAt: new Date(now + refreshTtlMs),
+      workerId,
+      workerGroupId: FAKE_GROUP_ID,
+    };
+    this.issued.push(credentials);
+    return credentials;
+  }
+
+  private register(request: RegisterRequest, done: grpc.sendUnaryData<Credentials>): void {
+    this.registrations.push(request);
+    this.notify();
+    if (!this.options.auth?.registrationTokens.includes(request.registrationToken)) {
+      return done({ code: grpc.status.UNAUTHENTICATED, details: 'unknown, revoked or expired registration token' });
+    }
+    this.workerCounter += 1;
+    done(null, this.issue(`w-${this.port}-${this.workerCounter}`));
+  }
+
+  private refresh(refreshToken: string, done: grpc.sendUnaryData<Credentials>): void {
+    this.refreshes.push(refreshToken);
+    this.notify();
+    const live = this.liveRefreshTokens.get(refreshToken);
+    if (this.refuseRefresh || !live || live.expiresAt <= Date.now()) {
+      return done({ code: grpc.status.UNAUTHENTICATED, details: 'unknown, revoked or expired refresh token' });
+    }
+    this.liveRefreshTokens.delete(refreshToken); // rotating: single use
+    done(null, this.issue(live.workerId));
+  }
+
+  /** The worker id of a valid access token this controller issued, from an `authorization` value. */
+  private workerIdOf(authorization: string | undefined): string | undefined {
+    const token = authorization?.match(/^Bearer (.+)$/)?.[1];
+    if (!token) return undefined;
+    try {
+      const claims = jwt.verify(token, this.signingKey, { algorithms: ['HS256'] });
+      return typeof claims === 'object' && typeof claims.sub === 'string' ? claims.sub : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private notify(): void {
+    this.watchers.splice(0).forEach((look) => look());
   }
 
   /** Drops every stream and stops listening, as a crashed controller would. */
@@ -91,7 +224,7 @@ export class FakeController {
       .map((recorded) => recorded.frame.value as WorkerFrameOf<C>);
   }
 
-  /** Waits until `found` returns a value for the frames received so far. */
+  /** Waits until `found` returns a value; it is asked again after every frame, Connect, Register and Refresh. */
   waitFor<T>(what: string, found: (frames: readonly RecordedFrame[]) => T | undefined, timeoutMs = 30_000): Promise<T> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; frames: ${this.describe()}`)), timeoutMs);
@@ -136,6 +269,16 @@ export class FakeController {
 
   private serve(call: WorkerStream): void {
     const id = ++this.streams;
+    const [value] = call.metadata.get('authorization');
+    const authorization = typeof value === 'string' ? value : undefined;
+    const workerId = this.workerIdOf(authorization);
+    const refused = this.options.auth?.requireToken === true && workerId === undefined;
+    this.connects.push({ stream: id, authorization, peerCertificate: call.getAuthContext()?.sslPeerCertificate, refused });
+    this.notify();
+    if (refused) {
+      call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'missing, invalid or expired access token' });
+      return;
+    }
     let greeted = false;
     call.on('data', (frame: WorkerFrame) => {
       const payload = frame.frame;
@@ -149,8 +292,8 @@ export class FakeController {
           frame: {
             $case: 'welcome',
             value: {
-              workerId: `worker-${payload.value.workerName}`,
-              workerGroupId: 'default',
+              workerId: workerId ?? `worker-${payload.value.workerName}`,
+              workerGroupId: workerId ? FAKE_GROUP_ID : 'default',
               subscriptions: [{ queueId: 'default', reservedPercent: 0, mode: SubscriptionMode.STRICT }],
               heartbeatInterval: durationFromMillis(1000),
               protocolVersion: { ...PROTOCOL_VERSION },
@@ -164,7 +307,7 @@ export class FakeController {
         this.credit += payload.value.slots;
         this.sendAgainstCredit();
       }
-      this.watchers.splice(0).forEach((look) => look());
+      this.notify();
     });
     // The worker half-closes when it shuts down: end our side too so its final flush completes.
     call.on('end', () => call.end());
