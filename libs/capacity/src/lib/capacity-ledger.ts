@@ -187,6 +187,25 @@ export class CapacityLedger {
     return idle > 0 ? idle : 0;
   }
 
+  /**
+   * How many jobs of the subscription `acquire` would grant one after the
+   * other from now on (own idle reserved slots, free shared slots, and for
+   * ELASTIC the idle reserved slots of other ELASTIC subscriptions, capped by
+   * the free slots); 0 if not subscribed. Lets a caller fetch only what the
+   * worker can admit.
+   */
+  takeable(workerQueueId: string): number {
+    const account = this.accounts.get(workerQueueId);
+    if (account === undefined || !account.subscribed) return 0;
+    const free = this.slots - this.used;
+    if (free <= 0) return 0;
+    let slots = Math.max(0, account.idleReserved) + Math.max(0, this.layout.shared - this.sharedOccupied);
+    if (account.elastic) {
+      for (const lender of this.current) if (lender !== account && lender.elastic) slots += Math.max(0, lender.idleReserved);
+    }
+    return Math.min(free, slots);
+  }
+
   /** The kind of slot `acquire` would take now, without taking it; undefined if none (or not subscribed). */
   peek(workerQueueId: string): SlotKind | undefined {
     const account = this.accounts.get(workerQueueId);

@@ -24,11 +24,12 @@ import {
   type ControllerFrame,
   type ExecutorEvent,
   type Job,
+  type JobRef,
   type LogBatchMessage,
   type Welcome,
   type WorkerFrame,
 } from '@lanner/frames';
-import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
+import { createKafkaQueue, namespacedQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { Client } from 'pg';
 
@@ -37,16 +38,20 @@ import { Client } from 'pg';
 // plays the worker (a grpc-js client on the generated definitions) and the
 // executor (it publishes jobs and reads lanner.executor).
 //
-// Isolation from other suites sharing the broker: the spec's database
-// subscribes the `default` group to a queue of this run only (and not to the
-// shared `default` queue), so the controller consumes only this run's topic.
+// Isolation from other suites sharing the broker: the controllers and the spec
+// use a Kafka namespace of this run (LANNER_KAFKA_NAMESPACE), and the spec's
+// database subscribes the `default` group to a queue of this run only.
 
 const workspaceRoot = join(__dirname, '..', '..', '..', '..');
 const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
 const run = randomBytes(4).toString('hex');
 const queueId = `ctl-spec-${run}`;
+/** Every topic and consumer group of this spec's controllers and of the spec itself lives under it. */
+const kafkaNamespace = `ctl-spec-${run}.`;
 const executionPrefix = `ctl-spec-${run}-ex`;
 const WAIT_MS = 30_000;
+/** A loaded machine (other suites share it) can take a while to start a Node process and join a Kafka group. */
+const STARTUP_WAIT_MS = 90_000;
 /**
  * How long the spec lets the controller run before checking that it did NOT
  * send something. A controller that wrongly sends would do so well within it;
@@ -72,8 +77,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
+async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + waitMs;
   for (;;) {
     const found = await probe();
     if (found !== undefined) return found;
@@ -115,7 +120,7 @@ async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProces
       if (child.exitCode !== null) throw new Error(`controller exited early:\n${output}`);
       const listening = linesWith('"controller gRPC listening"')[0];
       return listening && linesWith('"following broadcasts"').length > 0 ? Number(listening['port']) : undefined;
-    });
+    }, STARTUP_WAIT_MS);
     return { child, grpcPort, exited, output: () => output };
   } catch (error) {
     child.kill('SIGKILL');
@@ -128,6 +133,8 @@ async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProces
 class SpecWorker {
   readonly frames: ControllerFrame[] = [];
   readonly status: Promise<grpc.StatusObject>;
+  /** Jobs started and without a result: what a real worker lists in its heartbeats. */
+  private readonly running = new Map<string, JobRef>();
   private readonly client: WorkerControllerServiceClient;
   private readonly call: grpc.ClientDuplexStream<WorkerFrame, ControllerFrame>;
   private readonly heartbeat: NodeJS.Timeout;
@@ -139,10 +146,13 @@ class SpecWorker {
     this.call.on('error', () => undefined); // the final status is what the spec checks
     this.status = new Promise((resolve) => this.call.on('status', resolve));
     // A real worker heartbeats; without it a long test would look like a silent worker.
-    this.heartbeat = setInterval(() => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: [] } } }), 2_000);
+    this.heartbeat = setInterval(() => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: [...this.running.values()] } } }), 2_000);
   }
 
   send(frame: WorkerFrame): void {
+    const sent = frame.frame;
+    if (sent?.$case === 'jobStarted') this.running.set(jobMessageId(sent.value.taskRunId, sent.value.attempt), { taskRunId: sent.value.taskRunId, attempt: sent.value.attempt });
+    if (sent?.$case === 'jobResult') this.running.delete(jobMessageId(sent.value.taskRunId, sent.value.attempt));
     if (!this.call.writableEnded && !this.call.destroyed) this.call.write(frame);
   }
 
@@ -261,11 +271,14 @@ beforeAll(async () => {
   await db.query(`DELETE FROM worker_group_subscriptions WHERE worker_group_id = 'default' AND worker_queue_id = 'default'`);
   await db.end();
 
-  queue = createKafkaQueue({
-    brokers: parseKafkaBrokers(brokers),
-    clientId: `controller-spec-${run}`,
-    consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 5_000, maxWaitTimeMs: 250 },
-  });
+  queue = namespacedQueue(
+    createKafkaQueue({
+      brokers: parseKafkaBrokers(brokers),
+      clientId: `controller-spec-${run}`,
+      consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 5_000, maxWaitTimeMs: 250 },
+    }),
+    kafkaNamespace,
+  );
   await queue.createTopics(
     [QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, workerJobsTopic(queueId)].map((topic) => ({ topic, partitions: 3 })),
   );
@@ -286,12 +299,12 @@ beforeAll(async () => {
     },
   });
 
-  const services = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers };
+  const services = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers, LANNER_KAFKA_NAMESPACE: kafkaNamespace };
   [controller, strictController] = await Promise.all([
     startController({ ...services, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' }),
     startController({ ...services, LANNER_ALLOW_ANONYMOUS_WORKERS: 'false' }),
   ]);
-}, 120_000);
+}, 200_000);
 
 afterEach(async () => {
   for (const worker of workers.splice(0)) {
@@ -313,7 +326,7 @@ afterAll(async () => {
         return code;
       }),
   );
-  await queue?.deleteTopics([workerJobsTopic(queueId)]);
+  await queue?.deleteTopics([workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast]).catch(() => undefined);
   await queue?.close();
   await repositories?.close();
   if (databaseName) {

@@ -3,10 +3,14 @@ import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { AdapterLeases, CommonConfig, queueProvider, repositoryProvider, RUNTIME_CONFIG, ServerRoleSettings } from '@lanner/runtime';
 import { CONTROLLER_SETTINGS, ControllerIdentity, controllerSettingsFrom, type ControllerSettings } from './lib/controller-settings';
+import { BroadcastFollower } from './lib/broadcast-follower';
+import { ControllerMetrics } from './lib/controller-metrics';
 import { FrameRelay } from './lib/frame-relay';
 import { JobDispatch } from './lib/job-dispatch';
+import { WorkerAuthGrpc } from './lib/worker-auth.grpc';
 import { WorkerFleet } from './lib/worker-fleet';
 import { WorkerGrpcServer } from './lib/worker-grpc.server';
+import { WorkerRegistry } from './lib/worker-registry';
 import { WorkerStreams } from './lib/worker-streams';
 
 /**
@@ -39,9 +43,13 @@ export class ControllerRoleModule {
           : { provide: CONTROLLER_SETTINGS, inject: [RUNTIME_CONFIG], useFactory: (config: CommonConfig) => controllerSettingsFrom(config) },
         ControllerIdentity,
         WorkerFleet,
+        ControllerMetrics,
         FrameRelay,
         JobDispatch,
+        WorkerAuthGrpc,
+        WorkerRegistry,
         WorkerStreams,
+        BroadcastFollower,
         WorkerGrpcServer,
       ],
     };

@@ -24,7 +24,7 @@ import { QUEUE } from '@lanner/runtime';
 import { ControllerIdentity } from './controller-settings';
 import type { HeldJob, WorkerSession } from './worker-fleet';
 
-type JobStateName = 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED';
+export type JobStateName = 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED';
 type LogLevelName = LogBatchMessage['payload']['entries'][number]['level'];
 
 const JOB_STATES: Partial<Record<JobState, JobStateName>> = {
@@ -105,7 +105,8 @@ export class FrameRelay {
     await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);
   }
 
-  async result(worker: WorkerSession, job: HeldJob, frame: JobResult): Promise<void> {
+  /** Relays the outcome; returns the state recorded (FAILED when the worker's report was unusable). */
+  async result(worker: WorkerSession, job: HeldJob, frame: JobResult): Promise<JobStateName> {
     const outputs = parseOutputs(frame.outputsJson);
     let state = JOB_STATES[frame.state];
     let errorMessage = frame.errorMessage === '' ? undefined : frame.errorMessage;
@@ -124,6 +125,7 @@ export class FrameRelay {
       startedAt: frame.startedAt?.toISOString(),
       endedAt: (frame.endedAt ?? new Date()).toISOString(),
     });
+    return state;
   }
 
   /**

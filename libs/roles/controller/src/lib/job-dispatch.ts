@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { CapacitySubscription } from '@lanner/capacity';
 import {
   ControllerFrame,
   decodeQueueMessage,
@@ -12,28 +13,28 @@ import {
   type WorkerJobMessage,
 } from '@lanner/frames';
 import type { StoredJson } from '@lanner/model';
-import { UnknownTopicError, type QueueMessage, type QueuePort, type QueueSubscription } from '@lanner/queue';
+import { UnknownTopicError, type QueueMessage, type QueuePort, type QueueSubscription, type SubscribeOptions } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { ControllerIdentity } from './controller-settings';
+import { ControllerMetrics } from './controller-metrics';
 import { FrameRelay } from './frame-relay';
+import { DispatchAbandoned, SlotArbiter, type Placement } from './slot-arbiter';
 import { WorkerFleet, type WorkerSession } from './worker-fleet';
 
-/** Partitions of a worker-jobs topic this controller creates when it is missing (ARCHITECTURE.md: 3 by default). */
 const SUBSCRIBE_RETRY_MS = 5_000;
 
-/** A job handler waiting for credit was told to stop: the job stays uncommitted for the next member. */
-class DispatchAbandoned extends Error {
-  constructor(queueId: string) {
-    super(`dispatch from worker queue '${queueId}' stopped (no worker left, or the controller is shutting down)`);
-    this.name = 'DispatchAbandoned';
-  }
-}
+/**
+ * Jobs of one worker queue handled at the same time by this controller: every
+ * partition of the topic side by side, several jobs of each (different task
+ * runs; a redelivery of the same one waits its turn). Each still has its
+ * running-job row written before its frame leaves and its offset committed
+ * after; offsets are committed in order, so a crash redelivers, never skips.
+ */
+const DISPATCH_CONCURRENCY = { partitionsConsumedConcurrently: DEFAULT_TOPIC_PARTITIONS, messagesPerPartition: 4 } as const;
 
-interface Waiter {
-  resolve(): void;
-  reject(error: Error): void;
-}
+/** What the Kafka adapter reads beyond the port's options (others ignore it). */
+type DispatchSubscribeOptions = SubscribeOptions & { concurrency: typeof DISPATCH_CONCURRENCY };
 
 /** The consumer of one worker queue's topic, alive while at least one connected worker serves the queue. */
 class QueueDispatch {
@@ -41,39 +42,29 @@ class QueueDispatch {
   subscription: QueueSubscription | undefined;
   /** Subscribing and closing run one after the other, so a worker leaving and one arriving cannot interleave them. */
   lifecycle: Promise<void> = Promise.resolve();
-  waiters: Waiter[] = [];
 
   constructor(
     readonly queueId: string,
     readonly topic: string,
   ) {}
-
-  wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const waiter of waiters) waiter.resolve();
-  }
-
-  abandon(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const waiter of waiters) waiter.reject(new DispatchAbandoned(this.queueId));
-  }
 }
 
-type Placement = 'recorded' | 'held-elsewhere';
+type RecordOutcome = 'recorded' | 'held-elsewhere';
 
 /**
  * Takes jobs from `lanner.worker-jobs.<queue>` only when a connected worker
- * has credit for them (the topic is paused otherwise, so a saturated fleet
- * shows as lag), records each in the running-job store BEFORE its Job frame
- * leaves, and lets the handler resolve (commit) only then.
+ * has credit AND a slot of its capacity ledger for them (the topic is paused
+ * otherwise, so a saturated fleet shows as lag), records each in the
+ * running-job store BEFORE its Job frame leaves, and lets the handler resolve
+ * (commit) only then. Which waiting queue gets a freed slot is the
+ * DispatchPolicy's call (SlotArbiter).
  */
 @Injectable()
 export class JobDispatch {
   private readonly logger = new Logger(JobDispatch.name);
   private readonly queues = new Map<string, QueueDispatch>();
   private readonly stopping = new AbortController();
+  private readonly arbiter: SlotArbiter;
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
@@ -81,7 +72,62 @@ export class JobDispatch {
     private readonly fleet: WorkerFleet,
     private readonly identity: ControllerIdentity,
     private readonly relay: FrameRelay,
-  ) {}
+    @Optional() private readonly metrics?: ControllerMetrics,
+  ) {
+    this.arbiter = new SlotArbiter(fleet);
+    this.arbiter.onSettled(() => this.applyFlowAll());
+  }
+
+  /** A worker's session is ready: it joins the fleet and the topics of its queues are consumed. */
+  workerJoined(session: WorkerSession): void {
+    this.fleet.add(session);
+    for (const queueId of session.queueIds) this.retain(queueId);
+    this.arbiter.pump();
+  }
+
+  /** A worker's stream ended: its slots free, and a queue no worker here serves any more is no longer consumed. */
+  workerLeft(session: WorkerSession): void {
+    session.closed = true;
+    this.fleet.remove(session);
+    for (const queueId of session.queueIds) this.release(queueId);
+    this.arbiter.pump();
+  }
+
+  /**
+   * The group's subscriptions changed (broadcast): every worker of the group
+   * here gets the new ledger layout at once; running jobs keep their slots.
+   * Queues gained are consumed, queues lost stop being consumed when no
+   * worker here serves them. An invalid list changes nothing (logged).
+   */
+  subscriptionsChanged(workerGroupId: string, subscriptions: readonly CapacitySubscription[]): void {
+    for (const session of this.fleet.byGroup(workerGroupId)) {
+      let change: { added: string[]; removed: string[] };
+      try {
+        change = session.reconfigure(subscriptions);
+      } catch (error) {
+        this.logger.warn(
+          { workerId: session.workerId, workerGroupId, problem: error instanceof Error ? error.message : String(error) },
+          'subscription change not applied to the worker',
+        );
+        continue;
+      }
+      if (session.closed) continue;
+      for (const queueId of change.added) this.retain(queueId);
+      for (const queueId of change.removed) this.release(queueId);
+    }
+    this.logger.log({ workerGroupId, queues: subscriptions.map((subscription) => subscription.workerQueueId) }, 'worker group subscriptions applied');
+    this.arbiter.pump();
+  }
+
+  /** A worker's credit or draining changed: place waiting jobs, pause or resume topics. */
+  creditChanged(): void {
+    this.arbiter.pump();
+  }
+
+  /** A job result was recorded (metrics). */
+  jobCompleted(workerGroupId: string, queueId: string, state: string): void {
+    this.metrics?.jobCompleted(workerGroupId, queueId, state);
+  }
 
   /** A worker serving the queue connected: consume its topic (from the beginning, so waiting jobs are served). */
   retain(queueId: string): void {
@@ -96,23 +142,15 @@ export class JobDispatch {
     if (!dispatch || dispatch.retained === 0) return;
     dispatch.retained -= 1;
     if (dispatch.retained === 0) {
-      dispatch.abandon();
+      this.arbiter.abandon(queueId);
       dispatch.lifecycle = dispatch.lifecycle.then(() => this.closeSubscription(dispatch));
-    }
-  }
-
-  /** A worker's credit, draining or presence changed: wake waiting jobs, pause or resume topics. */
-  creditChanged(): void {
-    for (const dispatch of this.queues.values()) {
-      if (this.fleet.pickFor(dispatch.queueId)) dispatch.wake();
-      this.applyFlow(dispatch);
     }
   }
 
   async close(): Promise<void> {
     this.stopping.abort();
     for (const dispatch of this.queues.values()) {
-      dispatch.abandon();
+      this.arbiter.abandon(dispatch.queueId);
       dispatch.lifecycle = dispatch.lifecycle.then(() => this.closeSubscription(dispatch));
     }
     await Promise.all([...this.queues.values()].map((dispatch) => dispatch.lifecycle));
@@ -147,11 +185,12 @@ export class JobDispatch {
   }
 
   private async subscribe(dispatch: QueueDispatch): Promise<QueueSubscription> {
-    const options = {
+    const options: DispatchSubscribeOptions = {
       groupId: `lanner-controller-${dispatch.queueId}`,
       topics: [dispatch.topic],
       fromBeginning: true,
       handler: (message: QueueMessage) => this.take(dispatch, message),
+      concurrency: DISPATCH_CONCURRENCY,
     };
     try {
       return await this.queue.subscribe(options);
@@ -175,16 +214,22 @@ export class JobDispatch {
     }
   }
 
+  private applyFlowAll(): void {
+    for (const dispatch of this.queues.values()) this.applyFlow(dispatch);
+  }
+
+  /** Fetch only what free slots admit: the topic flows while no job of it waits and some worker could take one. */
   private applyFlow(dispatch: QueueDispatch): void {
     const subscription = dispatch.subscription;
     if (!subscription) return;
-    const hasCredit = this.fleet.pickFor(dispatch.queueId) !== undefined;
-    if (hasCredit && subscription.isPaused(dispatch.topic)) subscription.resume(dispatch.topic);
-    else if (!hasCredit && !subscription.isPaused(dispatch.topic)) subscription.pause(dispatch.topic);
+    const admits = this.arbiter.admits(dispatch.queueId);
+    if (admits && subscription.isPaused(dispatch.topic)) subscription.resume(dispatch.topic);
+    else if (!admits && !subscription.isPaused(dispatch.topic)) subscription.pause(dispatch.topic);
   }
 
   /** The queue handler: resolves (commits) only once the job is recorded and sent, or can never be. */
   private async take(dispatch: QueueDispatch, message: QueueMessage): Promise<void> {
+    const takenAt = performance.now();
     let job: WorkerJobMessage;
     try {
       job = decodeQueueMessage(workerJobCodec, message.value);
@@ -198,8 +243,10 @@ export class JobDispatch {
       return;
     }
 
-    const frame: ControllerFrame = { frame: { $case: 'job', value: jobFrameOf(job) } };
-    const frameBytes = ControllerFrame.encode(frame).finish().length;
+    const jobFrame = jobFrameOf(job);
+    const frame: ControllerFrame = { frame: { $case: 'job', value: jobFrame } };
+    // Encoding is only needed to measure a frame that may be near the limit; gRPC encodes it again to send it.
+    const frameBytes = frameBytesAtMost(jobFrame) <= MAX_FRAME_BYTES ? 0 : ControllerFrame.encode(frame).finish().length;
     if (frameBytes > MAX_FRAME_BYTES) {
       this.logger.warn({ taskRunId: job.payload.taskRunId, attempt: job.payload.attempt, frameBytes }, 'job too large for a worker stream: failing it');
       await this.relay.jobRefused(
@@ -211,24 +258,25 @@ export class JobDispatch {
     }
 
     for (;;) {
-      const worker = await this.waitForWorker(dispatch);
-      // Taken before the first await, so two handlers never spend the same credit.
-      worker.credit -= 1;
-      let placement: Placement;
+      if (dispatch.retained === 0 || this.stopping.signal.aborted) throw new DispatchAbandoned(dispatch.queueId);
+      // Credit and slot are taken synchronously inside the arbiter, before any await of this handler.
+      const placement: Placement = await this.arbiter.place(dispatch.queueId);
+      const worker = placement.session;
+      let recorded: RecordOutcome;
       try {
-        placement = await this.record(job, worker);
+        recorded = await this.record(job, worker);
       } catch (error) {
-        worker.credit += 1;
+        this.arbiter.giveBack(placement);
         throw error;
       }
-      if (placement === 'held-elsewhere') {
-        worker.credit += 1;
-        this.creditChanged();
+      if (recorded === 'held-elsewhere') {
+        this.arbiter.giveBack(placement);
         this.logger.log({ taskRunId: job.payload.taskRunId, attempt: job.payload.attempt }, 'redelivered job already held by a live worker: not sent again');
         return;
       }
       if (worker.closed) {
         // The worker left while the job was being recorded: its disconnect did not see this job, so undo and pick another.
+        worker.ledger.release(placement.lease);
         await this.repositories.runningJobs.remove(job.payload.taskRunId, job.payload.attempt);
         continue;
       }
@@ -240,24 +288,15 @@ export class JobDispatch {
         workerQueueId: job.payload.workerQueueId,
         correlationId: job.correlationId,
         started: false,
+        lease: placement.lease,
       });
       worker.send(frame);
+      this.metrics?.jobDispatched(worker.workerGroupId, dispatch.queueId, takenAt, job.occurredAt);
       this.logger.log(
         { taskRunId: job.payload.taskRunId, attempt: job.payload.attempt, executionId: job.payload.executionId, workerId: worker.workerId, queue: dispatch.queueId },
         'job sent to worker',
       );
-      this.applyFlow(dispatch);
       return;
-    }
-  }
-
-  private async waitForWorker(dispatch: QueueDispatch): Promise<WorkerSession> {
-    for (;;) {
-      if (dispatch.retained === 0 || this.stopping.signal.aborted) throw new DispatchAbandoned(dispatch.queueId);
-      const worker = this.fleet.pickFor(dispatch.queueId);
-      if (worker) return worker;
-      this.applyFlow(dispatch);
-      await new Promise<void>((resolve, reject) => dispatch.waiters.push({ resolve, reject }));
     }
   }
 
@@ -266,7 +305,7 @@ export class JobDispatch {
    * (task run + attempt already recorded) is a redelivery: it is sent again
    * only when the worker holding it was this controller's and is gone.
    */
-  private async record(job: WorkerJobMessage, worker: WorkerSession): Promise<Placement> {
+  private async record(job: WorkerJobMessage, worker: WorkerSession): Promise<RecordOutcome> {
     const store = this.repositories.runningJobs;
     const { payload } = job;
     const row = {
@@ -294,6 +333,16 @@ export class JobDispatch {
     // Held by a live worker here, or by another controller (which, or the liveness coordinator, answers for it).
     return 'held-elsewhere';
   }
+}
+
+/**
+ * An upper bound of the encoded Job frame: its strings' UTF-8 bytes plus a
+ * generous allowance for tags, lengths, numbers and the two timestamps.
+ */
+function frameBytesAtMost(job: Job): number {
+  let bytes = 256;
+  for (const value of Object.values(job)) if (typeof value === 'string') bytes += Buffer.byteLength(value, 'utf8') + 8;
+  return bytes;
 }
 
 function jobFrameOf(job: WorkerJobMessage): Job {

@@ -4,7 +4,17 @@ import { WorkerFleet, WorkerSession, type WorkerCall } from './worker-fleet';
 /** The fleet only ever writes frames to a stream; the spec records them. */
 function session(workerId: string, queueIds: string[], sent: ControllerFrame[] = []): WorkerSession {
   const stream = { write: (frame: ControllerFrame) => sent.push(frame) } as unknown as WorkerCall;
-  return new WorkerSession(workerId, workerId, 'default', queueIds, stream);
+  return new WorkerSession({
+    workerId,
+    workerName: workerId,
+    workerGroupId: 'default',
+    registrationTokenId: null,
+    slots: 4,
+    subscriptions: queueIds.map((workerQueueId) => ({ workerQueueId, mode: 'STRICT' as const })),
+    labels: {},
+    connectedAt: new Date(),
+    call: stream,
+  });
 }
 
 function job(taskRunId: string) {

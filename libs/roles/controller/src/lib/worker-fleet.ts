@@ -1,4 +1,12 @@
 import type * as grpc from '@grpc/grpc-js';
+import {
+  CapacityLedger,
+  ForeignSlotLease,
+  type CapacitySnapshot,
+  type CapacitySubscription,
+  type SlotLease,
+  type SubscriptionCapacity,
+} from '@lanner/capacity';
 import { jobMessageId, type ControllerFrame, type WorkerFrame } from '@lanner/frames';
 
 export type WorkerCall = grpc.ServerDuplexStream<WorkerFrame, ControllerFrame>;
@@ -12,53 +20,157 @@ export interface HeldJob {
   readonly workerQueueId: string;
   readonly correlationId?: string;
   started: boolean;
+  /** The worker's ledger slot the job occupies; absent for a job adopted over capacity. */
+  lease?: SlotLease;
+}
+
+/** What the stream knows about a worker once its token and Hello are checked. */
+export interface WorkerSessionInit {
+  readonly workerId: string;
+  readonly workerName: string;
+  readonly workerGroupId: string;
+  readonly registrationTokenId: string | null;
+  /** From Hello: how many jobs the worker runs at once. */
+  readonly slots: number;
+  /** The group's subscriptions without `system` (reservedPercent 0 when unset, mode STRICT by default). */
+  readonly subscriptions: readonly CapacitySubscription[];
+  readonly labels: Readonly<Record<string, string>>;
+  readonly connectedAt: Date;
+  readonly call: WorkerCall;
+}
+
+/** One subscription of a connected worker, with the jobs of its queue this controller holds waiting for a slot. */
+export interface WorkerSubscriptionCapacity extends SubscriptionCapacity {
+  /** Jobs of the queue taken from its topic by this controller and not placed on any worker yet. */
+  readonly waiting: number;
+}
+
+export interface WorkerCapacitySnapshot extends CapacitySnapshot {
+  readonly subscriptions: readonly WorkerSubscriptionCapacity[];
 }
 
 // Log lines and metrics may trail a job's result by a frame or two; remember that many finished jobs per worker.
 const RECENTLY_FINISHED_LIMIT = 256;
+/**
+ * Slots of a session built through the pre-ledger constructor, which knows no
+ * slot count: the worker's own credit is then the only bound, as before.
+ */
+const UNKNOWN_SLOTS = 1_000_000;
 
 /**
  * One connected worker on one stream: its identity (from the controller, never
- * from the worker's frames), the queues its group subscribes to, its credit
- * (sum of granted slots minus jobs sent, per the Credit frame) and the jobs it holds.
+ * from the worker's frames), its capacity ledger over its group's
+ * subscriptions, its credit (sum of granted slots minus jobs sent, per the
+ * Credit frame) and the jobs it holds. A job goes to it only when it has
+ * credit AND its ledger grants a slot of the job's queue.
  */
 export class WorkerSession {
+  readonly workerId: string;
+  readonly workerName: string;
+  readonly workerGroupId: string;
+  readonly registrationTokenId: string | null;
+  readonly slots: number;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly connectedAt: Date;
+  /** Pure bookkeeping of this worker's slots (WORKERS.md "Capacity ledger"). */
+  readonly ledger: CapacityLedger;
   credit = 0;
   draining = false;
   closed = false;
   lastHeardAt = Date.now();
   readonly held = new Map<string, HeldJob>();
   private readonly recentlyFinished = new Map<string, HeldJob>();
+  private readonly call: WorkerCall;
+  /** Set by the fleet: told whenever one of this worker's slots frees. */
+  slotFreed: (() => void) | undefined;
+  /** Set by the fleet: jobs of a queue waiting for a slot on this controller. */
+  waitingOf: ((workerQueueId: string) => number) | undefined;
 
+  /** Throws InvalidCapacityConfig (naming `slots` or `subscriptions[i]...`) when the ledger cannot be built. */
+  constructor(init: WorkerSessionInit);
+  /** @deprecated the pre-ledger form: every queue unreserved, bounded only by credit. */
+  constructor(workerId: string, workerName: string, workerGroupId: string, queueIds: readonly string[], call: WorkerCall);
   constructor(
-    readonly workerId: string,
-    readonly workerName: string,
-    readonly workerGroupId: string,
-    readonly queueIds: readonly string[],
-    private readonly call: WorkerCall,
-  ) {}
+    initOrId: WorkerSessionInit | string,
+    workerName?: string,
+    workerGroupId?: string,
+    queueIds?: readonly string[],
+    call?: WorkerCall,
+  ) {
+    const init: WorkerSessionInit =
+      typeof initOrId === 'string'
+        ? {
+            workerId: initOrId,
+            workerName: workerName ?? initOrId,
+            workerGroupId: workerGroupId ?? 'default',
+            registrationTokenId: null,
+            slots: UNKNOWN_SLOTS,
+            subscriptions: (queueIds ?? []).map((workerQueueId) => ({ workerQueueId, mode: 'STRICT' as const })),
+            labels: {},
+            connectedAt: new Date(),
+            call: call as WorkerCall,
+          }
+        : initOrId;
+    this.ledger = new CapacityLedger(init.slots, init.subscriptions);
+    this.workerId = init.workerId;
+    this.workerName = init.workerName;
+    this.workerGroupId = init.workerGroupId;
+    this.registrationTokenId = init.registrationTokenId;
+    this.slots = init.slots;
+    this.labels = init.labels;
+    this.connectedAt = init.connectedAt;
+    this.call = init.call;
+  }
+
+  /** The worker queues this worker serves now. */
+  get queueIds(): readonly string[] {
+    return this.ledger.workerQueueIds;
+  }
+
+  serves(queueId: string): boolean {
+    return this.ledger.isSubscribed(queueId);
+  }
+
+  /** Takes new work at all: open, not draining, with credit. */
+  get acceptsWork(): boolean {
+    return !this.closed && !this.draining && this.credit > 0;
+  }
 
   send(frame: ControllerFrame): void {
     if (!this.closed) this.call.write(frame);
   }
 
+  /** Could take one more job of the queue now (credit and a ledger slot). */
   canTake(queueId: string): boolean {
-    return !this.closed && !this.draining && this.credit > 0 && this.queueIds.includes(queueId);
+    return this.acceptsWork && this.ledger.peek(queueId) !== undefined;
   }
 
   hold(job: HeldJob): void {
     this.held.set(jobMessageId(job.taskRunId, job.attempt), job);
   }
 
-  /** The job's result is recorded: it no longer holds a slot, but its late log lines can still be placed. */
+  /**
+   * A job the worker already runs (listed in its Hello after a reconnect): it
+   * takes a ledger slot without anything being sent. With no slot free (or a
+   * queue no longer subscribed) it is held over capacity: it is running anyway.
+   */
+  adopt(job: HeldJob): void {
+    // A lease copied from the job's previous holder belongs to that worker's ledger, not this one.
+    job.lease = this.ledger.isSubscribed(job.workerQueueId) ? this.ledger.acquire(job.workerQueueId) : undefined;
+    this.hold(job);
+  }
+
+  /** The job's result is recorded: its slot frees, but its late log lines can still be placed. */
   finish(job: HeldJob): void {
     const key = jobMessageId(job.taskRunId, job.attempt);
+    const held = this.held.get(key) ?? job;
     this.held.delete(key);
-    this.recentlyFinished.set(key, job);
+    this.recentlyFinished.set(key, held);
     if (this.recentlyFinished.size > RECENTLY_FINISHED_LIMIT) {
       const oldest = this.recentlyFinished.keys().next().value;
       if (oldest !== undefined) this.recentlyFinished.delete(oldest);
     }
+    if (this.releaseSlotOf(held) || this.releaseSlotOf(job)) this.slotFreed?.();
   }
 
   /** A job this worker holds or held recently (for logs and duplicate results). */
@@ -69,29 +181,106 @@ export class WorkerSession {
     const finished = this.recentlyFinished.get(key);
     return finished ? { job: finished, finished: true } : undefined;
   }
+
+  /**
+   * Applies the group's new subscription list to the ledger; running jobs keep
+   * their slots. Throws InvalidCapacityConfig and changes nothing when invalid.
+   */
+  reconfigure(subscriptions: readonly CapacitySubscription[]): { added: string[]; removed: string[] } {
+    const before = new Set(this.queueIds);
+    this.ledger.reconfigure(subscriptions);
+    const after = new Set(this.queueIds);
+    return {
+      added: [...after].filter((queueId) => !before.has(queueId)),
+      removed: [...before].filter((queueId) => !after.has(queueId)),
+    };
+  }
+
+  /** The stream ended: every slot its jobs held goes back (the jobs themselves are reported lost by the stream). */
+  releaseSlots(): void {
+    for (const job of this.held.values()) this.releaseSlotOf(job);
+  }
+
+  capacitySnapshot(): WorkerCapacitySnapshot {
+    const snapshot = this.ledger.snapshot();
+    const waitingOf = this.waitingOf;
+    return {
+      ...snapshot,
+      subscriptions: snapshot.subscriptions.map((subscription) => ({
+        ...subscription,
+        waiting: subscription.subscribed && waitingOf ? waitingOf(subscription.workerQueueId) : 0,
+      })),
+    };
+  }
+
+  private releaseSlotOf(job: HeldJob): boolean {
+    if (job.lease === undefined) return false;
+    try {
+      return this.ledger.release(job.lease);
+    } catch (error) {
+      // A lease of another worker's ledger: this worker never held that slot.
+      if (error instanceof ForeignSlotLease) return false;
+      throw error;
+    }
+  }
 }
 
-/** The workers connected to this controller. Kept in memory: the repository has no worker registry yet. */
+/** The workers connected to this controller, each with its ledger. */
 export class WorkerFleet {
   private readonly sessions = new Map<string, WorkerSession>();
+  private readonly slotListeners = new Set<() => void>();
+  private waitingSource: (workerQueueId: string) => number = () => 0;
 
   add(session: WorkerSession): void {
     this.sessions.set(session.workerId, session);
+    session.slotFreed = () => this.slotFreed();
+    session.waitingOf = (workerQueueId) => this.waitingSource(workerQueueId);
   }
 
+  /** The worker left: it takes nothing more, and the slots of the jobs it held are freed in its ledger. */
   remove(session: WorkerSession): void {
     if (this.sessions.get(session.workerId) === session) this.sessions.delete(session.workerId);
+    session.releaseSlots();
   }
 
   isConnected(workerId: string): boolean {
     return this.sessions.has(workerId);
   }
 
+  get(workerId: string): WorkerSession | undefined {
+    return this.sessions.get(workerId);
+  }
+
   all(): WorkerSession[] {
     return [...this.sessions.values()];
   }
 
-  /** The worker with the most credit for the queue, so work spreads across the fleet. */
+  byGroup(workerGroupId: string): WorkerSession[] {
+    return this.all().filter((session) => session.workerGroupId === workerGroupId);
+  }
+
+  /** Any worker here subscribed to the queue (whether or not it has a free slot). */
+  serves(queueId: string): boolean {
+    for (const session of this.sessions.values()) if (!session.closed && session.serves(queueId)) return true;
+    return false;
+  }
+
+  /**
+   * How many jobs of the queue the workers here could admit now, credit
+   * aside: per open, non-draining worker, what its ledger would grant, or its
+   * floor shortfall when that is larger (a queue whose reserved slots are out
+   * on loan still fetches the job that claims the next freed slot).
+   */
+  admissible(queueId: string): number {
+    let total = 0;
+    for (const session of this.sessions.values()) {
+      if (session.closed || session.draining) continue;
+      total += Math.max(session.ledger.takeable(queueId), session.ledger.floorShortfall(queueId));
+    }
+    return total;
+  }
+
+  /** The worker with the most credit that can take a job of the queue now (credit and a ledger slot). */
   pickFor(queueId: string): WorkerSession | undefined {
     let best: WorkerSession | undefined;
     for (const session of this.sessions.values()) {
@@ -103,5 +292,25 @@ export class WorkerFleet {
   holderOf(taskRunId: string, attempt: number): WorkerSession | undefined {
     const key = jobMessageId(taskRunId, attempt);
     return this.all().find((session) => session.held.has(key));
+  }
+
+  /** Called (synchronously) whenever a slot of any worker frees. */
+  onSlotFreed(listener: () => void): () => void {
+    this.slotListeners.add(listener);
+    return () => this.slotListeners.delete(listener);
+  }
+
+  /** Jobs of the queue this controller took from its topic that wait for a slot. */
+  waiting(workerQueueId: string): number {
+    return this.waitingSource(workerQueueId);
+  }
+
+  /** Where `waiting` (and `capacitySnapshot().subscriptions[].waiting`) comes from: the dispatch. */
+  setWaitingSource(source: (workerQueueId: string) => number): void {
+    this.waitingSource = source;
+  }
+
+  private slotFreed(): void {
+    for (const listener of this.slotListeners) listener();
   }
 }

@@ -1,20 +1,22 @@
 import * as grpc from '@grpc/grpc-js';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import {
-  broadcastCodec,
-  decodeQueueMessage,
   DEFAULT_TOPIC_PARTITIONS,
   frameSizeChannelOptions,
   spineTopics,
   QueueTopics,
+  WorkerAuthServiceService,
   WorkerControllerServiceService,
   type WorkerControllerServiceServer,
 } from '@lanner/frames';
-import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
+import type { QueuePort, QueueSubscription } from '@lanner/queue';
 import { QUEUE } from '@lanner/runtime';
+import { BroadcastFollower } from './broadcast-follower';
 import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
+import { grpcServerCredentials, GrpcTlsSetupError } from './grpc-credentials';
 import { JobDispatch } from './job-dispatch';
-import { WorkerFleet } from './worker-fleet';
+import { WorkerAuthGrpc } from './worker-auth.grpc';
+import { WorkerRegistry } from './worker-registry';
 import { WorkerStreams } from './worker-streams';
 
 const QUEUE_SETUP_RETRY_MS = 5_000;
@@ -22,10 +24,11 @@ const QUEUE_SETUP_RETRY_MS = 5_000;
 const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
- * The gRPC server workers connect to (`WorkerControllerService.Connect`),
+ * The gRPC server workers connect to (`WorkerControllerService.Connect` and
+ * `WorkerAuthService`, plaintext or TLS/mTLS from `LANNER_GRPC_TLS_*`),
  * started with the application and stopped before the queue and repository
- * close, and the `lanner.broadcast` follower (its own consumer group per
- * controller process, so every controller sees every kill).
+ * close, and the subscription to `lanner.broadcast` (its own consumer group per
+ * controller process, so every controller sees every broadcast).
  */
 @Injectable()
 export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -39,20 +42,29 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
     @Inject(CONTROLLER_SETTINGS) private readonly settings: ControllerSettings,
     @Inject(QUEUE) private readonly queue: QueuePort,
     private readonly identity: ControllerIdentity,
-    private readonly fleet: WorkerFleet,
     private readonly streams: WorkerStreams,
     private readonly dispatch: JobDispatch,
+    private readonly registry: WorkerRegistry,
+    private readonly broadcastFollower: BroadcastFollower,
+    private readonly auth: WorkerAuthGrpc,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const implementation: WorkerControllerServiceServer = { connect: (call) => this.streams.connect(call) };
     this.server.addService(WorkerControllerServiceService, implementation);
-    const { host, port } = this.settings.grpc;
+    this.server.addService(WorkerAuthServiceService, this.auth.implementation());
+    const { host, port, tls } = this.settings.grpc;
+    const credentials = grpcServerCredentials(tls);
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     const boundPort = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-    );
-    this.logger.log({ host, port: boundPort, controllerId: this.identity.id }, 'controller gRPC listening');
+      this.server.bindAsync(address, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
+    ).catch((error: unknown) => {
+      // grpc-js parses the PEM files only here; a bad pair surfaces as a bind failure.
+      if (tls?.certFile) throw new GrpcTlsSetupError([`cannot serve gRPC on ${address} with LANNER_GRPC_TLS_CERT / LANNER_GRPC_TLS_KEY: ${error instanceof Error ? error.message : String(error)}`]);
+      throw error;
+    });
+    this.registry.start();
+    this.logger.log({ host, port: boundPort, tls: tls?.certFile ? tls.clientAuth : 'off', controllerId: this.identity.id }, 'controller gRPC listening');
     // In the background: a queue down at start must not keep the role from starting (it reports not ready instead).
     this.queueSetup = this.prepareQueue();
   }
@@ -61,6 +73,7 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
     this.stopping.abort();
     await this.queueSetup;
     await this.streams.closeAll('the controller is shutting down');
+    await this.registry.close();
     await this.dispatch.close();
     await this.broadcasts?.close();
     await new Promise<void>((resolve) => {
@@ -82,7 +95,7 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
         this.broadcasts = await this.queue.subscribe({
           groupId: `lanner-controller-broadcast-${this.identity.id}`,
           topics: [QueueTopics.broadcast],
-          handler: (message) => this.onBroadcast(message),
+          handler: (message) => this.broadcastFollower.handle(message),
         });
         if (this.stopping.signal.aborted) await this.broadcasts.close();
         else this.logger.log({ controllerId: this.identity.id }, 'following broadcasts');
@@ -101,22 +114,5 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
         });
       }
     }
-  }
-
-  private async onBroadcast(message: QueueMessage): Promise<void> {
-    let broadcast;
-    try {
-      broadcast = decodeQueueMessage(broadcastCodec, message.value);
-    } catch (error) {
-      // A controller cannot hold the broadcast topic for everyone else's messages: log and move on.
-      this.logger.warn({ offset: message.offset, partition: message.partition, problem: error instanceof Error ? error.message : String(error) }, 'broadcast ignored');
-      return;
-    }
-    if (broadcast.type !== 'broadcast.kill') return; // capacity, token and maintenance broadcasts arrive with their issues
-    const { taskRunId, attempt, reason, executionId } = broadcast.payload;
-    const holder = this.fleet.holderOf(taskRunId, attempt);
-    if (!holder) return; // another controller's worker holds it
-    holder.send({ frame: { $case: 'kill', value: { taskRunId, attempt, reason } } });
-    this.logger.log({ workerId: holder.workerId, taskRunId, attempt, executionId }, 'kill sent to worker');
   }
 }

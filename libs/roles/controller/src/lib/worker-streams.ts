@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AccessTokenRejected, bearerToken } from '@lanner/auth';
+import type { CapacitySubscription } from '@lanner/capacity';
 import {
   checkPeerProtocolVersion,
   durationFromMillis,
@@ -9,24 +11,41 @@ import {
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   SubscriptionMode,
+  type Heartbeat,
   type Hello,
+  type JobRef,
   type JobResult,
   type JobStarted,
   type Subscription,
   type WorkerFrame,
 } from '@lanner/frames';
-import type { WorkerGroupRecord } from '@lanner/model';
-import { DEFAULT_WORKER_GROUP_ID, DEFAULT_WORKER_QUEUE_ID, NotFound, SYSTEM_WORKER_QUEUE_ID, type Repositories } from '@lanner/repository';
+import type { RunningJobRecord, StoredJson, SubscriptionRecord } from '@lanner/model';
+import { DEFAULT_WORKER_GROUP_ID, NotFound, SYSTEM_WORKER_QUEUE_ID, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
 import { FrameRelay } from './frame-relay';
 import { JobDispatch } from './job-dispatch';
+import { WorkerAuthGrpc } from './worker-auth.grpc';
 import { WorkerFleet, WorkerSession, type HeldJob, type WorkerCall } from './worker-fleet';
+import { WorkerRegistry } from './worker-registry';
 
 /** How often workers heartbeat (sent in Welcome). */
 export const HEARTBEAT_INTERVAL_MS = 3_000;
 /** A stream silent for this many heartbeat intervals is ended and its jobs reported lost. */
 const SILENT_INTERVALS_BEFORE_END = 5;
+/**
+ * After a stream ends, how long its jobs wait for the worker to reconnect and
+ * adopt them (Hello.running_jobs, on this or another controller) before they
+ * are reported lost: a brief reconnect never causes a second run.
+ */
+export const ADOPTION_GRACE_MS = 10_000;
+/** A started job missing from this many consecutive heartbeats (and without a result) is lost. */
+const MISSED_HEARTBEATS_BEFORE_LOST = 2;
+/** Recycling ages are spread by up to this fraction so streams opened together do not all end together. */
+const RECYCLE_JITTER = 0.1;
+
+export const REVOKED_TOKEN_MESSAGE = 'the registration token of this worker was revoked';
+const UNSEEDED_TOPOLOGY_MESSAGE = 'the worker topology is not seeded; start the api or run lanner db migrate';
 
 type WorkerFrameCase = NonNullable<WorkerFrame['frame']>;
 
@@ -34,16 +53,58 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Who the stream belongs to, from the verified access token (or anonymous), never from the worker's frames. */
+interface StreamIdentity {
+  readonly workerId: string;
+  readonly workerGroupId: string;
+  /** null for an anonymous worker of the `default` group. */
+  readonly registrationTokenId: string | null;
+}
+
+/** The stream may proceed: who it is and what its group serves. */
+interface Admission extends StreamIdentity {
+  subscriptions: CapacitySubscription[];
+}
+
+/** A refusal at admission: the gRPC status and the words the worker's operator reads. */
+class Refusal {
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: grpc.status,
+    readonly reason: string,
+  ) {}
+}
+
+/** The subscriptions a remote worker serves: WORKERS.md reserves the `system` queue for the executor's in-process worker. */
+export function servedSubscriptions(subscriptions: readonly { workerQueueId: string; reservedPercent?: number | null; mode: 'STRICT' | 'ELASTIC' }[]): CapacitySubscription[] {
+  return subscriptions
+    .filter((subscription) => subscription.workerQueueId !== SYSTEM_WORKER_QUEUE_ID)
+    .map((subscription) => ({ workerQueueId: subscription.workerQueueId, reservedPercent: subscription.reservedPercent ?? 0, mode: subscription.mode }));
+}
+
+function subscriptionFrames(subscriptions: readonly CapacitySubscription[]): Subscription[] {
+  return subscriptions.map((subscription) => ({
+    queueId: subscription.workerQueueId,
+    reservedPercent: subscription.reservedPercent ?? 0,
+    mode: subscription.mode === 'ELASTIC' ? SubscriptionMode.ELASTIC : SubscriptionMode.STRICT,
+  }));
+}
+
 /**
  * The conversation on each worker stream (proto/lanner/worker/v1/controller.proto):
- * identity at open, Hello checked, Welcome, then credits, job progress, logs,
- * metrics and draining; when the stream ends, every job the worker still held
- * is reported lost and removed from the running-job store.
+ * identity from the access token at open, Hello checked, Welcome, then credits,
+ * job progress, logs, metrics and draining; live subscription changes and
+ * revocations from broadcasts; recycling of old streams. When a stream ends,
+ * the jobs its worker still held wait ADOPTION_GRACE_MS for a new stream to
+ * adopt them before they are reported lost.
  */
 @Injectable()
 export class WorkerStreams {
   private readonly logger = new Logger(WorkerStreams.name);
   private readonly open = new Set<WorkerConversation>();
+  /** Registration tokens revoked while this controller runs: a stream admitted just before still ends. */
+  readonly revokedTokens = new Set<string>();
+  private readonly lostChecks = new Set<Promise<void>>();
   private closing = false;
 
   constructor(
@@ -53,47 +114,144 @@ export class WorkerStreams {
     readonly fleet: WorkerFleet,
     readonly dispatch: JobDispatch,
     readonly relay: FrameRelay,
+    readonly registry: WorkerRegistry,
+    readonly auth: WorkerAuthGrpc,
   ) {}
 
-  /** The gRPC handler of `Connect`. */
+  /** The gRPC handler of `Connect`: the access token is checked before anything else happens on the stream. */
   connect(call: WorkerCall): void {
     if (this.closing) {
       refuse(call, ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, 'this controller is shutting down; connect to another one');
       return;
     }
-    // Registration tokens arrive with the auth issue; until then a token is refused rather than trusted unchecked.
-    if (call.metadata.get('authorization').length > 0) {
-      refuse(call, ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, 'this controller does not accept worker tokens yet; start the worker without a registration token');
+    const identity = this.authenticate(call);
+    if (identity instanceof Refusal) {
+      refuse(call, identity.code, identity.status, identity.reason);
+      this.logger.warn({ reason: identity.reason }, 'worker stream refused');
       return;
     }
-    if (!this.settings.allowAnonymousWorkers) {
-      refuse(
-        call,
-        ErrorCode.UNAUTHENTICATED,
-        grpc.status.UNAUTHENTICATED,
-        'anonymous workers are not allowed on this controller (LANNER_ALLOW_ANONYMOUS_WORKERS is false); give the worker a registration token',
-      );
-      return;
-    }
-    const conversation = new WorkerConversation(this, call, this.logger);
+    const conversation = new WorkerConversation(this, call, this.logger, this.admit(identity));
     this.open.add(conversation);
     void conversation.ended.then(() => this.open.delete(conversation));
   }
 
-  /** Ends every stream (Reconnect first, so workers move to another controller) and reports their jobs lost. */
+  /** The identity the stream's metadata proves, or why it proves none. Only the verified token counts. */
+  private authenticate(call: WorkerCall): StreamIdentity | Refusal {
+    const presented = call.metadata.get('authorization');
+    if (presented.length === 0) {
+      if (!this.settings.allowAnonymousWorkers) {
+        return new Refusal(
+          ErrorCode.UNAUTHENTICATED,
+          grpc.status.UNAUTHENTICATED,
+          'anonymous workers are not allowed on this controller (LANNER_ALLOW_ANONYMOUS_WORKERS is false); give the worker a registration token',
+        );
+      }
+      return { workerId: `worker-${randomUUID()}`, workerGroupId: DEFAULT_WORKER_GROUP_ID, registrationTokenId: null };
+    }
+    const token = presented.length === 1 && typeof presented[0] === 'string' ? bearerToken(presented[0]) : undefined;
+    if (token === undefined) {
+      return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, "the authorization metadata must be one 'Bearer <access token>' value");
+    }
+    try {
+      const verified = this.auth.accessTokens.verify(token, new Date());
+      return { workerId: verified.workerId, workerGroupId: verified.workerGroupId, registrationTokenId: verified.registrationTokenId };
+    } catch (error) {
+      if (error instanceof AccessTokenRejected) return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, error.message);
+      this.logger.error({ error: message(error) }, 'access token check failed');
+      return new Refusal(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, 'the controller could not check the access token; reconnect later');
+    }
+  }
+
+  /** The repository's word on a verified identity: the token still stands and the group exists. */
+  private async admit(identity: StreamIdentity): Promise<Admission | Refusal> {
+    try {
+      if (identity.registrationTokenId !== null) {
+        const refusal = await this.tokenRefusal(identity.workerGroupId, identity.registrationTokenId);
+        if (refusal) return refusal;
+      }
+      const group = await this.repositories.workerGroups.get(identity.workerGroupId);
+      return { ...identity, subscriptions: servedSubscriptions(group.subscriptions as SubscriptionRecord[]) };
+    } catch (error) {
+      if (error instanceof NotFound) {
+        if (identity.workerGroupId === DEFAULT_WORKER_GROUP_ID) return new Refusal(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, UNSEEDED_TOPOLOGY_MESSAGE);
+        return new Refusal(
+          ErrorCode.UNAUTHENTICATED,
+          grpc.status.UNAUTHENTICATED,
+          `the worker group '${identity.workerGroupId}' of this worker no longer exists; register again with a token of an existing group`,
+        );
+      }
+      this.logger.error({ workerId: identity.workerId, error: message(error) }, 'cannot read the worker group of a connecting worker');
+      return new Refusal(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, 'the controller cannot read its worker groups right now; reconnect later');
+    }
+  }
+
+  private async tokenRefusal(workerGroupId: string, registrationTokenId: string): Promise<Refusal | undefined> {
+    if (this.revokedTokens.has(registrationTokenId)) return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    const tokens = await this.repositories.registrationTokens.listByGroup(workerGroupId);
+    const token = tokens.find((candidate) => candidate.id === registrationTokenId);
+    if (!token) {
+      return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, 'the registration token of this worker was deleted; register again with a new token');
+    }
+    if (token.revokedAt !== null) return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    return undefined;
+  }
+
+  /**
+   * `broadcast.subscriptions-changed`: the group's ledgers are reconfigured
+   * (running jobs keep their slots) and its workers get ConfigChanged.
+   */
+  subscriptionsChanged(workerGroupId: string, subscriptions: CapacitySubscription[]): number {
+    const served = servedSubscriptions(subscriptions);
+    this.dispatch.subscriptionsChanged(workerGroupId, served);
+    let told = 0;
+    for (const conversation of this.open) {
+      if (conversation.reconfigure(workerGroupId, served)) told += 1;
+    }
+    return told;
+  }
+
+  /**
+   * `broadcast.token-revoked`: its workers get no new job from this moment
+   * (synchronously, before any other job handler runs), then their streams end
+   * with UNAUTHENTICATED.
+   */
+  tokenRevoked(registrationTokenId: string): number {
+    this.revokedTokens.add(registrationTokenId);
+    const affected = [...this.open].filter((conversation) => conversation.stopForRevocation(registrationTokenId));
+    if (affected.length > 0) this.dispatch.creditChanged();
+    for (const conversation of affected) conversation.refuseAndEnd(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    return affected.length;
+  }
+
+  /** Ends every stream (Reconnect first, so workers move to another controller); their jobs get the adoption grace. */
   async closeAll(reason: string): Promise<void> {
     this.closing = true;
     await Promise.all([...this.open].map((conversation) => conversation.end(reason, true)));
+    await Promise.all([...this.lostChecks]);
+  }
+
+  /** Keeps shutdown waiting until the ended streams' jobs are adopted or reported lost. */
+  trackLostCheck(check: Promise<void>): void {
+    this.lostChecks.add(check);
+    void check.finally(() => this.lostChecks.delete(check));
   }
 }
 
 class WorkerConversation {
   private session: WorkerSession | undefined;
+  private admission: Admission | undefined;
+  private subscriptions: CapacitySubscription[] = [];
+  /** Counts subscription changes, for the registry fingerprint. */
+  private configVersion = 0;
   /** Frames are handled one after the other, so a result is never relayed before its job's start. */
-  private pending: Promise<void> = Promise.resolve();
+  private pending: Promise<void>;
   private finished = false;
   private refused = false;
   private readonly silenceCheck: NodeJS.Timeout;
+  private recycleTimer: NodeJS.Timeout | undefined;
+  private registration: { forget: () => Promise<void> } | undefined;
+  /** Consecutive heartbeats that did not list a started job, by task run + attempt. */
+  private readonly missedHeartbeats = new Map<string, number>();
   private resolveEnded!: () => void;
   readonly ended = new Promise<void>((resolve) => (this.resolveEnded = resolve));
   private endedOnce: Promise<void> | undefined;
@@ -102,7 +260,20 @@ class WorkerConversation {
     private readonly streams: WorkerStreams,
     private readonly call: WorkerCall,
     private readonly logger: Logger,
+    admission: Promise<Admission | Refusal>,
   ) {
+    // The admission runs while the worker sends Hello; the first frame waits for it.
+    this.pending = admission.then((outcome) => {
+      if (outcome instanceof Refusal) {
+        this.logger.warn({ reason: outcome.reason }, 'worker stream refused');
+        return this.refuseAndEnd(outcome.code, outcome.status, outcome.reason);
+      }
+      if (outcome.registrationTokenId !== null && this.streams.revokedTokens.has(outcome.registrationTokenId)) {
+        return this.refuseAndEnd(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+      }
+      this.admission = outcome;
+      this.subscriptions = outcome.subscriptions;
+    });
     call.on('data', (frame: WorkerFrame) => {
       if (this.session) this.session.lastHeardAt = Date.now();
       this.pending = this.pending
@@ -125,6 +296,29 @@ class WorkerConversation {
     this.silenceCheck.unref();
   }
 
+  /** A subscriptions broadcast for this stream's group: new list kept, ConfigChanged sent. */
+  reconfigure(workerGroupId: string, subscriptions: CapacitySubscription[]): boolean {
+    const session = this.session;
+    if (this.admission?.workerGroupId !== workerGroupId) return false;
+    this.subscriptions = subscriptions;
+    this.configVersion += 1;
+    if (!session || this.finished) return true; // Welcome (still to come) carries the new list
+    session.send({ frame: { $case: 'configChanged', value: { subscriptions: subscriptionFrames(subscriptions) } } });
+    this.logger.log({ workerId: session.workerId, workerGroupId, queues: subscriptions.map((s) => s.workerQueueId) }, 'worker reconfigured');
+    return true;
+  }
+
+  /** True when this stream authenticated with the revoked token; from now on it is sent nothing new. */
+  stopForRevocation(registrationTokenId: string): boolean {
+    if (this.finished || this.refused) return false;
+    if (this.admission === undefined || this.admission.registrationTokenId !== registrationTokenId) return false;
+    if (this.session) {
+      this.session.draining = true;
+      this.session.closed = true;
+    }
+    return true;
+  }
+
   private async handle(frame: WorkerFrame): Promise<void> {
     const received = frame.frame;
     // After a refusal nothing more is read; after an ordinary end, frames already received still count.
@@ -137,7 +331,7 @@ class WorkerConversation {
         this.streams.dispatch.creditChanged();
         return;
       case 'heartbeat':
-        return;
+        return this.reconcile(session, received.value);
       case 'jobStarted':
         return this.jobStarted(session, received.value);
       case 'jobResult':
@@ -158,6 +352,8 @@ class WorkerConversation {
   }
 
   private async greet(first: WorkerFrameCase): Promise<void> {
+    const admission = this.admission;
+    if (!admission || this.finished) return;
     if (first.$case !== 'hello') {
       return this.refuseAndEnd(ErrorCode.INVALID_FRAME, grpc.status.FAILED_PRECONDITION, `the first frame must be hello, got ${first.$case}`);
     }
@@ -166,40 +362,39 @@ class WorkerConversation {
     if (!version.compatible) {
       return this.refuseAndEnd(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, grpc.status.FAILED_PRECONDITION, version.reason);
     }
-    let subscriptions: Subscription[];
-    try {
-      const group = await this.defaultGroup();
-      // WORKERS.md: the system queue is served only by the executor's in-process system worker, never by a remote one.
-      subscriptions = group.subscriptions
-        .filter((subscription) => subscription.workerQueueId !== SYSTEM_WORKER_QUEUE_ID)
-        .map((subscription) => ({
-          queueId: subscription.workerQueueId,
-          reservedPercent: subscription.reservedPercent ?? 0,
-          mode: subscription.mode === 'ELASTIC' ? SubscriptionMode.ELASTIC : SubscriptionMode.STRICT,
-        }));
-    } catch (error) {
-      this.logger.error({ error: message(error) }, "cannot read the default worker group's subscriptions");
-      return this.refuseAndEnd(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, 'the controller cannot read its worker groups right now; reconnect later');
+    if (!Number.isInteger(hello.slots) || hello.slots < 1) {
+      return this.refuseAndEnd(ErrorCode.INVALID_FRAME, grpc.status.INVALID_ARGUMENT, `hello.slots must be at least 1, got ${hello.slots}`);
     }
+
+    const { workerId, workerGroupId, registrationTokenId } = admission;
+    let session: WorkerSession;
+    try {
+      session = new WorkerSession({
+        workerId,
+        workerName: hello.workerName,
+        workerGroupId,
+        registrationTokenId,
+        slots: hello.slots,
+        subscriptions: this.subscriptions,
+        labels: { ...hello.labels },
+        connectedAt: new Date(),
+        call: this.call,
+      });
+    } catch (error) {
+      this.logger.error({ workerId, workerGroupId, error: message(error) }, "the worker group's subscriptions do not fit the worker");
+      return this.refuseAndEnd(ErrorCode.INTERNAL, grpc.status.FAILED_PRECONDITION, `the subscriptions of worker group '${workerGroupId}' cannot be applied to this worker: ${message(error)}`);
+    }
+    this.session = session;
+    const adopted = await this.adopt(session, hello.runningJobs);
     if (this.finished) return;
 
-    const workerId = `worker-${randomUUID()}`;
-    const session = new WorkerSession(
-      workerId,
-      hello.workerName,
-      DEFAULT_WORKER_GROUP_ID,
-      subscriptions.map((subscription) => subscription.queueId),
-      this.call,
-    );
-    this.session = session;
-    this.streams.fleet.add(session);
     session.send({
       frame: {
         $case: 'welcome',
         value: {
           workerId,
-          workerGroupId: DEFAULT_WORKER_GROUP_ID,
-          subscriptions,
+          workerGroupId,
+          subscriptions: subscriptionFrames(this.subscriptions),
           heartbeatInterval: durationFromMillis(HEARTBEAT_INTERVAL_MS),
           protocolVersion: { ...PROTOCOL_VERSION },
           maxFrameBytes: MAX_FRAME_BYTES,
@@ -207,23 +402,110 @@ class WorkerConversation {
         },
       },
     });
+    this.streams.dispatch.workerJoined(session);
+    this.registration = this.streams.registry.track(() => ({
+      workerId,
+      workerGroupId,
+      workerName: session.workerName,
+      registrationTokenId,
+      slots: session.slots,
+      draining: session.draining,
+      queueIds: this.subscriptions.map((subscription) => subscription.workerQueueId),
+      capacity: session.capacitySnapshot() as unknown as StoredJson,
+      labels: session.labels as StoredJson,
+      connectedAt: session.connectedAt,
+    }), () => this.registryFingerprint(session));
+    this.scheduleRecycling();
     this.logger.log(
-      { workerId, workerName: hello.workerName, slots: hello.slots, queues: session.queueIds, workerGroupId: DEFAULT_WORKER_GROUP_ID },
+      {
+        workerId,
+        workerName: hello.workerName,
+        slots: hello.slots,
+        queues: this.subscriptions.map((subscription) => subscription.workerQueueId),
+        workerGroupId,
+        adoptedJobs: adopted,
+      },
       'worker connected',
     );
-    for (const queueId of session.queueIds) this.streams.dispatch.retain(queueId);
   }
 
   /**
-   * The `default` group, or, before anything seeded the reserved topology (the
-   * API does at start), what it always is: subscribed to the `default` queue.
+   * Changes whenever the registry row would: draining, the subscription list,
+   * the set of held jobs (lease ids only grow, so their sum moves with any
+   * change), and the jobs waiting here for the worker's queues.
    */
-  private async defaultGroup(): Promise<Pick<WorkerGroupRecord, 'subscriptions'>> {
-    try {
-      return await this.streams.repositories.workerGroups.get(DEFAULT_WORKER_GROUP_ID);
-    } catch (error) {
-      if (!(error instanceof NotFound)) throw error;
-      return { subscriptions: [{ workerGroupId: DEFAULT_WORKER_GROUP_ID, workerQueueId: DEFAULT_WORKER_QUEUE_ID, reservedPercent: null, mode: 'STRICT' }] };
+  private registryFingerprint(session: WorkerSession): string {
+    let leases = 0;
+    for (const job of session.held.values()) leases += job.lease?.leaseId ?? 0;
+    let waiting = '';
+    for (const queueId of session.queueIds) waiting += `${session.waitingOf?.(queueId) ?? 0},`;
+    return `${session.draining ? 1 : 0}|${this.configVersion}|${session.held.size}|${leases}|${waiting}`;
+  }
+
+  /**
+   * Hello.running_jobs after a reconnect: each job this worker may hold (its
+   * group serves the queue, and an authenticated worker is the one recorded)
+   * is re-pointed to this controller and stream, and holds its slot here.
+   */
+  private async adopt(session: WorkerSession, refs: readonly JobRef[]): Promise<number> {
+    let adopted = 0;
+    const store = this.streams.repositories.runningJobs;
+    const served = new Set(this.subscriptions.map((subscription) => subscription.workerQueueId));
+    for (const ref of refs) {
+      try {
+        const row = await store.get(ref.taskRunId, ref.attempt);
+        if (row === null || !served.has(row.workerQueueId)) continue;
+        if (session.registrationTokenId !== null && row.workerId !== session.workerId) continue;
+        const key = jobMessageId(ref.taskRunId, ref.attempt);
+        // The old stream of this worker may still be open here: it gives the job up.
+        const previous = this.streams.fleet.holderOf(ref.taskRunId, ref.attempt);
+        const earlier = previous?.held.get(key);
+        if (previous && earlier && previous !== session) previous.finish(earlier);
+        // The slot is taken in this worker's ledger, not kept from the old stream's.
+        const { lease: _oldLease, ...job } = earlier ?? heldJobOf(row);
+        if (row.workerId !== session.workerId || row.controllerInstanceId !== this.streams.identity.id) {
+          await store.remove(ref.taskRunId, ref.attempt);
+          await store.insert({ ...row, workerId: session.workerId, controllerInstanceId: this.streams.identity.id });
+        }
+        session.adopt({ ...job, started: true });
+        adopted += 1;
+      } catch (error) {
+        this.logger.warn({ workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, error: message(error) }, 'could not adopt a running job');
+      }
+    }
+    return adopted;
+  }
+
+  private scheduleRecycling(): void {
+    const ageS = this.streams.settings.streamRecycleAgeS;
+    if (ageS <= 0) return;
+    const afterMs = ageS * 1000 * (1 + Math.random() * RECYCLE_JITTER);
+    this.recycleTimer = setTimeout(() => void this.end(`the stream is recycled after ${ageS} s so that every controller gets traffic`, true), afterMs);
+    this.recycleTimer.unref();
+  }
+
+  /**
+   * Heartbeat.running_jobs against the jobs held: a started job the worker
+   * stopped reporting for MISSED_HEARTBEATS_BEFORE_LOST heartbeats, and whose
+   * result never came, frees its slot and is reported lost.
+   */
+  private async reconcile(session: WorkerSession, heartbeat: Heartbeat): Promise<void> {
+    const running = new Set(heartbeat.runningJobs.map((ref) => jobMessageId(ref.taskRunId, ref.attempt)));
+    const vanished: HeldJob[] = [];
+    for (const [key, job] of session.held) {
+      if (!job.started || running.has(key)) {
+        this.missedHeartbeats.delete(key);
+        continue;
+      }
+      const missed = (this.missedHeartbeats.get(key) ?? 0) + 1;
+      if (missed < MISSED_HEARTBEATS_BEFORE_LOST) this.missedHeartbeats.set(key, missed);
+      else vanished.push(job);
+    }
+    for (const job of vanished) {
+      this.missedHeartbeats.delete(jobMessageId(job.taskRunId, job.attempt));
+      session.finish(job);
+      this.streams.dispatch.creditChanged();
+      await this.reportLost(session.workerId, job, `the worker stopped reporting it as running for ${MISSED_HEARTBEATS_BEFORE_LOST} heartbeats and sent no result`);
     }
   }
 
@@ -240,8 +522,11 @@ class WorkerConversation {
     const known = session.knownJob(frame.taskRunId, frame.attempt);
     if (!known) return this.unknownJob(session, frame.taskRunId, frame.attempt);
     if (known.finished) return; // a duplicate result changes nothing
-    await this.streams.relay.result(session, known.job, frame);
+    const state = await this.streams.relay.result(session, known.job, frame);
     session.finish(known.job);
+    this.missedHeartbeats.delete(jobMessageId(frame.taskRunId, frame.attempt));
+    this.streams.dispatch.jobCompleted(session.workerGroupId, known.job.workerQueueId, state);
+    this.streams.dispatch.creditChanged();
     await this.streams.repositories.runningJobs.remove(frame.taskRunId, frame.attempt);
     this.logger.log({ workerId: session.workerId, taskRunId: frame.taskRunId, attempt: frame.attempt, executionId: known.job.executionId }, 'job result relayed');
   }
@@ -255,13 +540,14 @@ class WorkerConversation {
     });
   }
 
-  private refuseAndEnd(code: ErrorCode, status: grpc.status, reason: string): void {
+  refuseAndEnd(code: ErrorCode, status: grpc.status, reason: string): void {
+    if (this.refused || this.finished) return;
     this.refused = true;
     refuse(this.call, code, status, reason);
     void this.end(reason, false);
   }
 
-  /** Idempotent. `byController`: the controller is shutting down, so the worker is told to reconnect elsewhere. */
+  /** Idempotent. `byController`: the controller ends the stream, so the worker is told to reconnect (elsewhere). */
   end(reason: string, byController: boolean): Promise<void> {
     this.endedOnce ??= this.finish(reason, byController);
     return this.endedOnce;
@@ -270,12 +556,12 @@ class WorkerConversation {
   private async finish(reason: string, byController: boolean): Promise<void> {
     this.finished = true;
     clearInterval(this.silenceCheck);
+    clearTimeout(this.recycleTimer);
     const session = this.session;
     if (session) {
-      if (byController) session.send({ frame: { $case: 'reconnect', value: { reason, delay: durationFromMillis(0) } } });
+      if (byController && !this.refused) session.send({ frame: { $case: 'reconnect', value: { reason, delay: durationFromMillis(0) } } });
       session.closed = true;
-      this.streams.fleet.remove(session);
-      for (const queueId of session.queueIds) this.streams.dispatch.release(queueId);
+      this.streams.dispatch.workerLeft(session);
       this.streams.dispatch.creditChanged();
     }
     try {
@@ -283,25 +569,62 @@ class WorkerConversation {
     } catch {
       // Already ended by the peer or by a refusal.
     }
-    // Frames already received (a result just before the end) are recorded before the rest is declared lost.
-    await this.pending;
+    // Frames already received (a result just before the end) are recorded before the rest waits for adoption.
+    await this.pending.catch(() => undefined);
     if (session) {
-      this.logger.log({ workerId: session.workerId, reason, heldJobs: session.held.size }, 'worker stream ended');
-      for (const job of [...session.held.values()]) await this.reportLost(session, job, reason);
+      await this.registration?.forget();
+      const held = [...session.held.values()];
+      this.logger.log({ workerId: session.workerId, reason, heldJobs: held.length }, 'worker stream ended');
+      if (held.length > 0) this.streams.trackLostCheck(this.lostUnlessAdopted(session, held, reason));
     }
     this.resolveEnded();
   }
 
-  private async reportLost(session: WorkerSession, job: HeldJob, reason: string): Promise<void> {
+  /**
+   * After the grace period, a job still recorded for this controller and this
+   * worker, and held by no live stream here, is reported lost. One adopted by
+   * a new stream (here or on another controller), or whose result came, is left alone.
+   */
+  private async lostUnlessAdopted(session: WorkerSession, jobs: HeldJob[], reason: string): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ADOPTION_GRACE_MS));
+    for (const job of jobs) {
+      try {
+        const holder = this.streams.fleet.holderOf(job.taskRunId, job.attempt);
+        if (holder && holder !== session && !holder.closed) continue;
+        const row = await this.streams.repositories.runningJobs.get(job.taskRunId, job.attempt);
+        if (row === null || row.controllerInstanceId !== this.streams.identity.id || row.workerId !== session.workerId) continue;
+        await this.reportLost(session.workerId, job, reason);
+      } catch (error) {
+        // The row stays in the running-job store, where the liveness coordinator finds it.
+        this.logger.error({ workerId: session.workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not check a job of an ended stream');
+      }
+    }
+  }
+
+  private async reportLost(workerId: string, job: HeldJob, reason: string): Promise<void> {
     try {
-      await this.streams.relay.workerLost(session.workerId, job, `worker ${session.workerId} lost: ${reason}`);
-      session.held.delete(jobMessageId(job.taskRunId, job.attempt));
+      await this.streams.relay.workerLost(workerId, job, `worker ${workerId} lost: ${reason}`);
       await this.streams.repositories.runningJobs.remove(job.taskRunId, job.attempt);
     } catch (error) {
       // The row stays in the running-job store, where the liveness coordinator finds it.
-      this.logger.error({ workerId: session.workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not report a lost job');
+      this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not report a lost job');
     }
   }
+}
+
+/** A running job re-held from its running-job row (after a reconnect). */
+function heldJobOf(row: RunningJobRecord): HeldJob {
+  const stored = row.job as { correlationId?: unknown } | null;
+  const correlationId = stored && typeof stored === 'object' && typeof stored.correlationId === 'string' ? stored.correlationId : undefined;
+  return {
+    tenantId: row.tenantId,
+    executionId: row.executionId,
+    taskRunId: row.taskRunId,
+    attempt: row.attempt,
+    workerQueueId: row.workerQueueId,
+    ...(correlationId !== undefined ? { correlationId } : {}),
+    started: true,
+  };
 }
 
 function refuse(call: WorkerCall, code: ErrorCode, status: grpc.status, reason: string): void {

@@ -1,0 +1,381 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import {
+  encodeQueueMessage,
+  frameSizeChannelOptions,
+  jobMessageId,
+  JobState,
+  PROTOCOL_VERSION,
+  WorkerControllerServiceClient,
+  workerJobCodec,
+  workerJobsTopic,
+  type ControllerFrame,
+  type Job,
+  type WorkerFrame,
+} from '@lanner/frames';
+import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
+import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
+import { Client } from 'pg';
+
+// The controller runs as its own process (`node bin/lanner.js server controller`)
+// on the real Kafka (a namespace of this run) and a PostgreSQL database of its
+// own; the spec publishes jobs on two worker queues and plays one worker over
+// real gRPC. What it checks is what an operator sees: which jobs reach the
+// worker, in which order, and the controller's /metrics.
+//
+// The `default` group subscribes to two queues of this run:
+//   urgent: 50 % reserved, ELASTIC     bulk: no reservation, ELASTIC
+// A worker of 4 slots therefore has 2 slots reserved for `urgent` and a shared
+// pool of 2; `bulk` may borrow `urgent`'s idle reserved slots.
+
+const workspaceRoot = join(__dirname, '..', '..', '..', '..');
+const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
+const run = randomBytes(4).toString('hex');
+const namespace = `dl-${run}.`;
+const urgent = `urgent-${run}`;
+const bulk = `bulk-${run}`;
+const WAIT_MS = 30_000;
+/** How long the spec lets the controller run before checking it did NOT send something; nothing is asserted about speed. */
+const SETTLE_MS = 3_000;
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// --- the controller process ----------------------------------------------------
+
+interface ControllerProcess {
+  readonly child: ChildProcess;
+  readonly grpcPort: number;
+  readonly httpPort: number;
+  readonly exited: Promise<number | null>;
+}
+
+async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProcess> {
+  const httpPort = await freePort();
+  const child = spawn(process.execPath, [lannerBin, 'server', 'controller'], {
+    cwd: workspaceRoot,
+    env: {
+      ...process.env,
+      LANNER_LOG_LEVEL: 'info',
+      LANNER_HTTP_PORT: String(httpPort),
+      LANNER_GRPC_HOST: '127.0.0.1',
+      LANNER_GRPC_PORT: '0',
+      LANNER_KAFKA_NAMESPACE: namespace,
+      LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
+      LANNER_JWT_SIGNING_KEY: 'dispatch-ledger-spec-signing-key-0123456789abcdef',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const linesWith = (text: string) =>
+    output
+      .split('\n')
+      .filter((line) => line.includes(text))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  try {
+    const grpcPort = await eventually('the controller to listen', () => {
+      if (child.exitCode !== null) throw new Error(`controller exited early:\n${output}`);
+      const listening = linesWith('"controller gRPC listening"')[0];
+      return listening && linesWith('"following broadcasts"').length > 0 ? Number(listening['port']) : undefined;
+    });
+    return { child, grpcPort, httpPort, exited };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
+
+/** One sample of the controller's Prometheus text, e.g. `lanner_controller_worker_slots_used{...worker_queue="x"...}`. */
+async function metric(name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const text = await (await fetch(`http://127.0.0.1:${controller.httpPort}/metrics`)).text();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    if (Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) return Number(line.split(' ').pop());
+  }
+  return undefined;
+}
+
+// --- the spec's worker -----------------------------------------------------------
+
+class SpecWorker {
+  readonly frames: ControllerFrame[] = [];
+  readonly status: Promise<grpc.StatusObject>;
+  private readonly client: WorkerControllerServiceClient;
+  private readonly call: grpc.ClientDuplexStream<WorkerFrame, ControllerFrame>;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(port: number) {
+    this.client = new WorkerControllerServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), frameSizeChannelOptions());
+    this.call = this.client.connect(new grpc.Metadata());
+    this.call.on('data', (frame: ControllerFrame) => this.frames.push(frame));
+    this.call.on('error', () => undefined); // the final status is what matters
+    this.status = new Promise((resolve) => this.call.on('status', resolve));
+    this.heartbeat = setInterval(() => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: this.running() } } }), 2_000);
+  }
+
+  send(frame: WorkerFrame): void {
+    if (!this.call.writableEnded && !this.call.destroyed) this.call.write(frame);
+  }
+
+  hello(slots: number): void {
+    this.send({
+      frame: { $case: 'hello', value: { protocolVersion: { ...PROTOCOL_VERSION }, workerName: `dl-worker-${run}`, slots, labels: {}, workerVersion: 'spec', runningJobs: [] } },
+    });
+  }
+
+  async welcome(): Promise<void> {
+    await eventually('a welcome', () => (this.frames.some((frame) => frame.frame?.$case === 'welcome') ? true : undefined));
+  }
+
+  credit(slots: number): void {
+    this.send({ frame: { $case: 'credit', value: { slots } } });
+  }
+
+  jobs(): Job[] {
+    return this.frames.flatMap((frame) => (frame.frame?.$case === 'job' ? [frame.frame.value] : []));
+  }
+
+  private readonly done = new Set<string>();
+
+  running(): Array<{ taskRunId: string; attempt: number }> {
+    return this.jobs()
+      .filter((job) => !this.done.has(job.taskRunId))
+      .map((job) => ({ taskRunId: job.taskRunId, attempt: job.attempt }));
+  }
+
+  /** The job ran: its start and result, then the slot is granted again (as a worker's pool does). */
+  complete(job: Job): void {
+    this.done.add(job.taskRunId);
+    const now = new Date();
+    this.send({ frame: { $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt: now } } });
+    this.send({
+      frame: {
+        $case: 'jobResult',
+        value: { taskRunId: job.taskRunId, attempt: job.attempt, state: JobState.SUCCESS, outputsJson: '{}', errorMessage: '', cacheHit: false, startedAt: now, endedAt: now },
+      },
+    });
+    this.credit(1);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    this.call.cancel();
+    await this.status;
+    this.client.close();
+  }
+}
+
+// --- fixture ----------------------------------------------------------------------
+
+let databaseName: string | undefined;
+let databaseUrl: string;
+let repositories: Repositories;
+let queue: QueuePort;
+let controller: ControllerProcess;
+const workers: SpecWorker[] = [];
+let published = 0;
+
+async function publish(queueId: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  const records = Array.from({ length: count }, () => {
+    published += 1;
+    const taskRunId = `dl-${run}-${queueId}-${published}`;
+    ids.push(taskRunId);
+    return encodeQueueMessage(workerJobCodec, {
+      schemaVersion: 1,
+      messageId: jobMessageId(taskRunId, 1),
+      type: 'worker.job',
+      occurredAt: new Date().toISOString(),
+      payload: {
+        tenantId: 'main',
+        executionId: `dl-${run}-ex-${published}`,
+        taskRunId,
+        attempt: 1,
+        workerQueueId: queueId,
+        namespace: 'company.team',
+        flowId: 'dispatch-ledger',
+        taskId: 'step',
+        taskType: 'io.kestra.plugin.core.log.Log',
+        taskDefinition: { id: 'step', type: 'io.kestra.plugin.core.log.Log', message: taskRunId },
+      },
+    });
+  });
+  await queue.publish(workerJobsTopic(queueId), records);
+  return ids;
+}
+
+function connectWorker(): SpecWorker {
+  const worker = new SpecWorker(controller.grpcPort);
+  workers.push(worker);
+  return worker;
+}
+
+const queueOf = (job: Job) => job.queueId;
+
+beforeAll(async () => {
+  const serverUrl = requiredEnv('DATABASE_URL');
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE lanner_dl_spec_${run}`);
+  await admin.end();
+  databaseName = `lanner_dl_spec_${run}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${databaseName}`;
+  databaseUrl = url.toString();
+  await applyMigrations(databaseUrl);
+  repositories = await openRepositories(databaseUrl);
+  await repositories.workerGroups.seedReserved();
+  await repositories.workerQueues.put({ id: urgent, tags: [urgent] });
+  await repositories.workerQueues.put({ id: bulk, tags: [bulk] });
+  await repositories.workerGroups.putSubscription('default', { workerQueueId: urgent, reservedPercent: 50, mode: 'ELASTIC' });
+  await repositories.workerGroups.putSubscription('default', { workerQueueId: bulk, mode: 'ELASTIC' });
+
+  queue = createKafkaQueue({
+    brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')),
+    clientId: `dispatch-ledger-spec-${run}`,
+    namespace,
+  });
+  await queue.createTopics([workerJobsTopic(urgent), workerJobsTopic(bulk)].map((topic) => ({ topic, partitions: 3 })));
+  controller = await startController({ DATABASE_URL: databaseUrl, KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS') });
+}, 120_000);
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.close();
+});
+
+afterAll(async () => {
+  let code: number | null = 0;
+  if (controller) {
+    controller.child.kill('SIGTERM');
+    const stuck = setTimeout(() => controller.child.kill('SIGKILL'), 20_000);
+    code = await controller.exited;
+    clearTimeout(stuck);
+  }
+  await queue?.deleteTopics([workerJobsTopic(urgent), workerJobsTopic(bulk)]);
+  await queue?.close();
+  await repositories?.close();
+  if (databaseName) {
+    const admin = new Client({ connectionString: requiredEnv('DATABASE_URL') });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await admin.end();
+  }
+  expect(code).toBe(0);
+}, 60_000);
+
+// --- scenario ------------------------------------------------------------------------
+
+describe('controller: dispatch under the worker capacity ledger', () => {
+  it('serves the reserved floor of a queue first while another queue floods the worker, then shares the rest', async () => {
+    const worker = connectWorker();
+    worker.hello(4);
+    await worker.welcome();
+
+    // A flood of bulk jobs while the worker grants 2 credits: bulk takes the shared pool.
+    const bulkJobs = await publish(bulk, 30);
+    worker.credit(2);
+    await eventually('two bulk jobs', () => (worker.jobs().length >= 2 ? true : undefined));
+
+    // Urgent work arrives after the flood, while the worker has no credit left.
+    const urgentJobs = await publish(urgent, 2);
+    await eventually('both urgent jobs waiting for a slot at the controller', async () =>
+      (await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: urgent })) === 2 ? true : undefined,
+    );
+    expect((await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: bulk })) ?? 0).toBeGreaterThan(0);
+
+    // Two credits: bulk could borrow urgent's idle reserved slots, and its jobs waited longer, but urgent's floor comes first.
+    worker.credit(2);
+    await eventually('four jobs', () => (worker.jobs().length >= 4 ? true : undefined));
+    await pause(SETTLE_MS);
+    const jobs = worker.jobs();
+    expect(jobs).toHaveLength(4);
+    expect(jobs.slice(0, 2).map(queueOf)).toEqual([bulk, bulk]);
+    expect(jobs.slice(2).map(queueOf)).toEqual([urgent, urgent]);
+    expect(jobs.slice(2).map((job) => job.taskRunId).sort()).toEqual([...urgentJobs].sort());
+    expect(await metric('lanner_controller_worker_slots_used', { worker_queue: urgent })).toBe(2);
+    expect(await metric('lanner_controller_worker_slots_used', { worker_queue: bulk })).toBe(2);
+    expect(await metric('lanner_controller_worker_slots_reserved', { worker_queue: urgent })).toBe(2);
+
+    // Every slot is taken: more credit sends nothing.
+    worker.credit(3);
+    await pause(SETTLE_MS);
+    expect(worker.jobs()).toHaveLength(4);
+
+    // Urgent's jobs end and it has nothing waiting: bulk borrows urgent's idle slots (ELASTIC), one per freed slot.
+    for (const job of jobs.slice(2)) worker.complete(job);
+    await eventually('six jobs', () => (worker.jobs().length >= 6 ? true : undefined));
+    await pause(SETTLE_MS);
+    expect(worker.jobs()).toHaveLength(6);
+    expect(worker.jobs().slice(4).map(queueOf)).toEqual([bulk, bulk]);
+
+    // New urgent work, below its floor while bulk holds its slots, claims the first slot that frees before bulk's backlog.
+    const [late] = await publish(urgent, 1);
+    await eventually('the late urgent job waiting', async () =>
+      (await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: urgent })) === 1 ? true : undefined,
+    );
+    worker.complete(worker.jobs()[0]);
+    const seventh = await eventually('a seventh job', () => worker.jobs()[6]);
+    expect(seventh.taskRunId).toBe(late);
+    expect(bulkJobs).toEqual(expect.arrayContaining(worker.jobs().filter((job) => job.queueId === bulk).map((job) => job.taskRunId)));
+
+    // Each job the worker got was recorded in the running-job store; completed ones are removed.
+    await eventually('the completed jobs to leave the running-job store', async () =>
+      (await repositories.runningJobs.get(jobs[2].taskRunId, 1)) === null ? true : undefined,
+    );
+    expect(await repositories.runningJobs.get(seventh.taskRunId, 1)).toEqual(expect.objectContaining({ workerQueueId: urgent }));
+    expect(await metric('lanner_controller_jobs_dispatched_total', { worker_queue: urgent })).toBe(3);
+  });
+
+  it('frees every slot of a worker whose stream drops, so the next worker gets the whole ledger', async () => {
+    const first = connectWorker();
+    first.hello(2);
+    await first.welcome();
+    first.credit(2);
+    await eventually('the first worker busy', () => (first.jobs().length >= 2 ? true : undefined));
+    await first.close();
+    workers.splice(workers.indexOf(first), 1);
+
+    const second = connectWorker();
+    second.hello(4);
+    await second.welcome();
+    second.credit(4);
+    // Bulk's backlog (and the first worker's jobs, reported lost, are not re-sent by the controller itself) fills all 4 slots.
+    await eventually('four jobs on the second worker', () => (second.jobs().length >= 4 ? true : undefined));
+    expect(await metric('lanner_controller_connected_workers', { worker_group: 'default' })).toBe(1);
+    expect(await metric('lanner_controller_worker_slots_used', { worker_queue: bulk })).toBe(4);
+  });
+});

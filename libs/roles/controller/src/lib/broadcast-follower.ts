@@ -1,0 +1,56 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { broadcastCodec, decodeQueueMessage, type BroadcastMessage } from '@lanner/frames';
+import type { QueueMessage } from '@lanner/queue';
+import { WorkerFleet } from './worker-fleet';
+import { WorkerStreams } from './worker-streams';
+
+/**
+ * What `lanner.broadcast` asks of this controller's workers: kill a job,
+ * apply a group's new subscriptions, drop the workers of a revoked
+ * registration token. Every controller reads every broadcast (a consumer
+ * group of its own); a message about workers held elsewhere changes nothing here.
+ */
+@Injectable()
+export class BroadcastFollower {
+  private readonly logger = new Logger(BroadcastFollower.name);
+
+  constructor(
+    private readonly fleet: WorkerFleet,
+    private readonly streams: WorkerStreams,
+  ) {}
+
+  async handle(message: QueueMessage): Promise<void> {
+    let broadcast: BroadcastMessage;
+    try {
+      broadcast = decodeQueueMessage(broadcastCodec, message.value);
+    } catch (error) {
+      // A controller cannot hold the broadcast topic for everyone else's messages: log and move on.
+      this.logger.warn({ offset: message.offset, partition: message.partition, problem: error instanceof Error ? error.message : String(error) }, 'broadcast ignored');
+      return;
+    }
+    switch (broadcast.type) {
+      case 'broadcast.kill': {
+        const { taskRunId, attempt, reason, executionId } = broadcast.payload;
+        const holder = this.fleet.holderOf(taskRunId, attempt);
+        if (!holder) return; // another controller's worker holds it
+        holder.send({ frame: { $case: 'kill', value: { taskRunId, attempt, reason } } });
+        this.logger.log({ workerId: holder.workerId, taskRunId, attempt, executionId }, 'kill sent to worker');
+        return;
+      }
+      case 'broadcast.subscriptions-changed': {
+        const { workerGroupId, subscriptions } = broadcast.payload;
+        const told = this.streams.subscriptionsChanged(workerGroupId, subscriptions);
+        this.logger.log({ workerGroupId, queues: subscriptions.map((subscription) => subscription.workerQueueId), workers: told }, 'worker group subscriptions changed');
+        return;
+      }
+      case 'broadcast.token-revoked': {
+        const { workerGroupId, registrationTokenId } = broadcast.payload;
+        const ended = this.streams.tokenRevoked(registrationTokenId);
+        this.logger.log({ workerGroupId, registrationTokenId, workers: ended }, 'registration token revoked: its workers get no new job and their streams end');
+        return;
+      }
+      case 'broadcast.maintenance':
+        return; // maintenance mode pauses dispatch through its own issue
+    }
+  }
+}

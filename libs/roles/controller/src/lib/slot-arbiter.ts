@@ -1,0 +1,110 @@
+import { DispatchPolicy, type SlotLease } from '@lanner/capacity';
+import type { WorkerFleet, WorkerSession } from './worker-fleet';
+
+/** Where a job goes: the worker, whose credit is already spent, and the ledger slot it holds. */
+export interface Placement {
+  readonly session: WorkerSession;
+  readonly lease: SlotLease;
+}
+
+/** A job handler gave up waiting for a slot: no worker here serves its queue any more, or the controller stops. */
+export class DispatchAbandoned extends Error {
+  constructor(queueId: string) {
+    super(`dispatch from worker queue '${queueId}' stopped (no worker left, or the controller is shutting down)`);
+    this.name = 'DispatchAbandoned';
+  }
+}
+
+interface Waiter {
+  resolve(placement: Placement): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Hands the slots of this controller's workers to the job handlers waiting
+ * for them. A handler holding a job of queue Q asks `place(Q)`; whenever a
+ * slot or credit may have freed, `pump` asks the DispatchPolicy (reserved
+ * floors first, then deficit round robin over the shared pool) which waiting
+ * queue is served next, on which worker. Credit and the ledger slot are taken
+ * together in one synchronous step, so overlapping handlers never spend the
+ * same credit or slot twice.
+ */
+export class SlotArbiter {
+  private readonly policy = new DispatchPolicy();
+  /** Handlers holding a job they cannot place yet, per worker queue, first come first served. */
+  private readonly waiters = new Map<string, Waiter[]>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly fleet: WorkerFleet) {
+    fleet.onSlotFreed(() => this.pump());
+    fleet.setWaitingSource((queueId) => this.waiting(queueId));
+  }
+
+  /** Resolves once a worker has credit and a ledger slot for a job of the queue; both are then taken. */
+  place(queueId: string): Promise<Placement> {
+    return new Promise<Placement>((resolve, reject) => {
+      let queue = this.waiters.get(queueId);
+      if (!queue) {
+        queue = [];
+        this.waiters.set(queueId, queue);
+      }
+      queue.push({ resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** The placed job was not sent after all (a redelivery, a failed write): credit and slot go back. */
+  giveBack(placement: Placement): void {
+    placement.session.credit += 1;
+    placement.session.ledger.release(placement.lease);
+    this.pump();
+  }
+
+  /** Jobs of the queue held by handlers, waiting for a slot. */
+  waiting(queueId: string): number {
+    return this.waiters.get(queueId)?.length ?? 0;
+  }
+
+  /** Every waiting handler of the queue gives up (its job stays uncommitted for the next consumer). */
+  abandon(queueId: string): void {
+    const queue = this.waiters.get(queueId);
+    this.waiters.delete(queueId);
+    for (const waiter of queue ?? []) waiter.reject(new DispatchAbandoned(queueId));
+  }
+
+  /**
+   * Whether more jobs of the queue should be fetched: fewer of its jobs wait
+   * here than the workers' ledgers could admit (credit aside). A job fetched
+   * while credit is short waits here, so when credit comes the policy sees
+   * every queue with work (floors first), not only those fetched earlier.
+   */
+  admits(queueId: string): boolean {
+    return this.waiting(queueId) < this.fleet.admissible(queueId);
+  }
+
+  /** Told after every pump (to pause or resume topics). */
+  onSettled(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  /** Places as many waiting jobs as credit and slots allow, in the policy's order. */
+  pump(): void {
+    for (;;) {
+      const waiting = new Map<string, number>();
+      for (const [queueId, queue] of this.waiters) if (queue.length > 0) waiting.set(queueId, queue.length);
+      if (waiting.size === 0) break;
+      const candidates: WorkerSession[] = this.fleet.all().filter((session) => session.acceptsWork);
+      if (candidates.length === 0) break;
+      const dispatch = this.policy.next(
+        candidates.map((session) => session.ledger),
+        waiting,
+      );
+      if (!dispatch) break;
+      const session = candidates[dispatch.ledgerIndex];
+      session.credit -= 1;
+      const waiter = this.waiters.get(dispatch.workerQueueId)?.shift() as Waiter;
+      waiter.resolve({ session, lease: dispatch.lease });
+    }
+    for (const listener of this.listeners) listener();
+  }
+}

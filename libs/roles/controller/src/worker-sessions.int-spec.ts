@@ -1,0 +1,771 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { generateSecretToken, hashToken, signingKeyFrom, WorkerAccessTokens } from '@lanner/auth';
+import {
+  broadcastCodec,
+  decodeQueueMessage,
+  encodeQueueMessage,
+  ErrorCode,
+  executorEventCodec,
+  frameSizeChannelOptions,
+  jobMessageId,
+  JobState,
+  PROTOCOL_VERSION,
+  QueueTopics,
+  SubscriptionMode,
+  WorkerAuthServiceClient,
+  WorkerControllerServiceClient,
+  workerJobCodec,
+  workerJobsTopic,
+  type BroadcastMessage,
+  type ControllerFrame,
+  type Credentials,
+  type ExecutorEvent,
+  type Job,
+  type JobRef,
+  type Welcome,
+  type WorkerFrame,
+} from '@lanner/frames';
+import { createKafkaQueue, namespacedQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
+import { applyMigrations, CONNECTED_WORKER_STALE_MS, openRepositories, type Repositories } from '@lanner/repository';
+import jwt from 'jsonwebtoken';
+import { Client } from 'pg';
+
+// Worker sessions as users meet them: the controller runs as its own process
+// (`node bin/lanner.js server controller`) on the real Kafka (under a namespace
+// of this run) and a PostgreSQL database of this spec's own; the spec plays the
+// workers (grpc-js clients on the generated definitions), the API (it writes
+// groups and tokens straight into the database and publishes broadcasts) and
+// the executor (it publishes jobs and reads lanner.executor).
+
+const workspaceRoot = join(__dirname, '..', '..', '..', '..');
+const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
+const run = randomBytes(4).toString('hex');
+const namespace = `ctl-sessions-${run}.`;
+const SIGNING_KEY = `worker-sessions-spec-signing-key-${run}-0123456789`;
+const groupId = `team-${run}`;
+const otherGroupId = `other-${run}`;
+const queueId = `q-team-${run}`;
+const otherQueueId = `q-other-${run}`;
+const anonymousQueueId = `q-anon-${run}`;
+const executionPrefix = `sess-${run}-ex`;
+const WAIT_MS = 30_000;
+/** A loaded machine (other suites share it) can take a while to start a Node process and join a Kafka group. */
+const STARTUP_WAIT_MS = 90_000;
+/** Long enough for a wrong send to happen if the controller were going to make one; nothing is asserted about speed. */
+const SETTLE_MS = 3_000;
+/** The controller waits this long (ADOPTION_GRACE_MS) before reporting the jobs of an ended stream lost. */
+const ADOPTION_GRACE_MS = 10_000;
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// --- controller processes ------------------------------------------------------------
+
+interface ControllerProcess {
+  readonly child: ChildProcess;
+  readonly grpcPort: number;
+  readonly exited: Promise<number | null>;
+  output(): string;
+}
+
+function spawnController(env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
+  const child = spawn(process.execPath, [lannerBin, 'server', 'controller'], {
+    cwd: workspaceRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS'),
+      LANNER_KAFKA_NAMESPACE: namespace,
+      LANNER_LOG_LEVEL: 'info',
+      LANNER_GRPC_HOST: '127.0.0.1',
+      LANNER_GRPC_PORT: '0',
+      LANNER_JWT_SIGNING_KEY: SIGNING_KEY,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+const controllers: ControllerProcess[] = [];
+
+async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProcess> {
+  const { child, exited, output } = spawnController({ LANNER_HTTP_PORT: String(await freePort()), ...env });
+  const linesWith = (text: string) =>
+    output()
+      .split('\n')
+      .filter((line) => line.includes(text))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  try {
+    const grpcPort = await eventually('the controller to listen and follow broadcasts', () => {
+      if (child.exitCode !== null) throw new Error(`controller exited early:\n${output()}`);
+      const listening = linesWith('"controller gRPC listening"')[0];
+      return listening && linesWith('"following broadcasts"').length > 0 ? Number(listening['port']) : undefined;
+    }, STARTUP_WAIT_MS);
+    const controller = { child, grpcPort, exited, output };
+    controllers.push(controller);
+    return controller;
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
+
+// --- the spec's workers -------------------------------------------------------------------
+
+type FrameCase = NonNullable<ControllerFrame['frame']>;
+type FrameValue<C> = Extract<FrameCase, { $case: C }> extends { value: infer V } ? V : never;
+
+interface WorkerOptions {
+  readonly accessToken?: string;
+  readonly credentials?: grpc.ChannelCredentials;
+  readonly runningJobs?: JobRef[];
+}
+
+class SpecWorker {
+  readonly frames: ControllerFrame[] = [];
+  readonly status: Promise<grpc.StatusObject>;
+  /** Jobs started and not finished: what a real worker lists in its heartbeats. */
+  readonly running = new Map<string, JobRef>();
+  private readonly client: WorkerControllerServiceClient;
+  private readonly call: grpc.ClientDuplexStream<WorkerFrame, ControllerFrame>;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(port: number, options: WorkerOptions = {}) {
+    const metadata = new grpc.Metadata();
+    if (options.accessToken !== undefined) metadata.set('authorization', `Bearer ${options.accessToken}`);
+    const address = options.credentials ? `localhost:${port}` : `127.0.0.1:${port}`;
+    this.client = new WorkerControllerServiceClient(address, options.credentials ?? grpc.credentials.createInsecure(), frameSizeChannelOptions());
+    this.call = this.client.connect(metadata);
+    for (const ref of options.runningJobs ?? []) this.running.set(jobMessageId(ref.taskRunId, ref.attempt), ref);
+    this.call.on('data', (frame: ControllerFrame) => this.frames.push(frame));
+    this.call.on('error', () => undefined); // the final status is what the spec checks
+    this.status = new Promise((resolve) => this.call.on('status', resolve));
+    this.heartbeat = setInterval(
+      () => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: [...this.running.values()] } } }),
+      1_000,
+    );
+  }
+
+  send(frame: WorkerFrame): void {
+    if (!this.call.writableEnded && !this.call.destroyed) this.call.write(frame);
+  }
+
+  hello(slots = 2): void {
+    this.send({
+      frame: {
+        $case: 'hello',
+        value: {
+          protocolVersion: { ...PROTOCOL_VERSION },
+          workerName: `sessions-spec-${run}`,
+          slots,
+          labels: { zone: 'spec' },
+          workerVersion: 'spec',
+          runningJobs: [...this.running.values()],
+        },
+      },
+    });
+  }
+
+  credit(slots: number): void {
+    this.send({ frame: { $case: 'credit', value: { slots } } });
+  }
+
+  start(job: Job): void {
+    this.running.set(jobMessageId(job.taskRunId, job.attempt), { taskRunId: job.taskRunId, attempt: job.attempt });
+    this.send({ frame: { $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt: new Date() } } });
+  }
+
+  succeed(ref: JobRef): void {
+    this.running.delete(jobMessageId(ref.taskRunId, ref.attempt));
+    this.send({
+      frame: {
+        $case: 'jobResult',
+        value: { taskRunId: ref.taskRunId, attempt: ref.attempt, state: JobState.SUCCESS, outputsJson: '{}', errorMessage: '', cacheHit: false, startedAt: undefined, endedAt: new Date() },
+      },
+    });
+  }
+
+  async welcome(): Promise<Welcome> {
+    return eventually('a welcome', () => {
+      const frame = this.frames.find((candidate) => candidate.frame?.$case === 'welcome')?.frame;
+      return frame?.$case === 'welcome' ? frame.value : undefined;
+    });
+  }
+
+  frameOf<C extends FrameCase['$case']>(kind: C): FrameValue<C> | undefined {
+    const frame = this.frames.find((candidate) => candidate.frame?.$case === kind)?.frame;
+    return frame?.$case === kind ? ((frame as { value: unknown }).value as FrameValue<C>) : undefined;
+  }
+
+  jobs(): Job[] {
+    return this.frames.flatMap((candidate) => (candidate.frame?.$case === 'job' ? [candidate.frame.value] : []));
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat);
+    this.call.cancel();
+  }
+
+  async closed(): Promise<grpc.StatusObject> {
+    const status = await this.status;
+    clearInterval(this.heartbeat);
+    this.client.close();
+    return status;
+  }
+}
+
+const workers: SpecWorker[] = [];
+
+function connectWorker(port: number, options?: WorkerOptions): SpecWorker {
+  const worker = new SpecWorker(port, options);
+  workers.push(worker);
+  return worker;
+}
+
+function register(port: number, registrationToken: string): Promise<Credentials> {
+  const client = new WorkerAuthServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  return new Promise<Credentials>((resolve, reject) =>
+    client.register({ registrationToken, workerName: `sessions-spec-${run}` }, (error, credentials) => {
+      client.close();
+      if (error) reject(error);
+      else resolve(credentials);
+    }),
+  );
+}
+
+async function refusal(worker: SpecWorker): Promise<{ code: grpc.status; details: string; error: string | undefined }> {
+  const status = await worker.closed();
+  const error = worker.frameOf('error');
+  expect(worker.frameOf('welcome')).toBeUndefined();
+  if (error) expect(error.code).toBe(status.code === grpc.status.UNAUTHENTICATED ? ErrorCode.UNAUTHENTICATED : error.code);
+  return { code: status.code, details: status.details, error: error?.message };
+}
+
+// --- fixture -------------------------------------------------------------------------
+
+interface TestDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** A migrated database of this spec's own on the server DATABASE_URL names. */
+async function createTestDatabase(suffix = 'main'): Promise<TestDatabase> {
+  const serverUrl = requiredEnv('DATABASE_URL');
+  const name = `lanner_ctl_sessions_${run}_${suffix}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await applyMigrations(url.toString());
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+let database: TestDatabase;
+let repositories: Repositories;
+let queue: QueuePort;
+const executorEvents: ExecutorEvent[] = [];
+let jobCount = 0;
+/** Registration tokens of this run (values), by group. */
+const tokens = new Map<string, { value: string; id: string }>();
+
+function tokenOf(workerGroupId: string): string {
+  const token = tokens.get(workerGroupId);
+  if (!token) throw new Error(`no registration token made for ${workerGroupId}`);
+  return token.value;
+}
+
+async function createToken(workerGroupId: string, name: string): Promise<{ value: string; id: string }> {
+  const value = generateSecretToken();
+  const record = await repositories.registrationTokens.create(workerGroupId, name, hashToken(value));
+  return { value, id: record.id };
+}
+
+async function publishJob(onQueue: string): Promise<{ taskRunId: string; executionId: string }> {
+  jobCount += 1;
+  const executionId = `${executionPrefix}-${jobCount}`;
+  const taskRunId = `sess-${run}-tr-${jobCount}`;
+  await queue.publish(workerJobsTopic(onQueue), [
+    encodeQueueMessage(workerJobCodec, {
+      schemaVersion: 1,
+      messageId: jobMessageId(taskRunId, 1),
+      type: 'worker.job',
+      occurredAt: new Date().toISOString(),
+      correlationId: `corr-${jobCount}`,
+      payload: {
+        tenantId: 'main',
+        executionId,
+        taskRunId,
+        attempt: 1,
+        workerQueueId: onQueue,
+        namespace: 'company.team',
+        flowId: 'sessions-spec',
+        taskId: 'hello',
+        taskType: 'io.kestra.plugin.core.log.Log',
+        taskDefinition: { id: 'hello', type: 'io.kestra.plugin.core.log.Log', message: `job ${jobCount}` },
+        timeoutMs: 60_000,
+      },
+    }),
+  ]);
+  return { taskRunId, executionId };
+}
+
+async function publishBroadcast(message: Omit<BroadcastMessage, 'schemaVersion' | 'occurredAt' | 'messageId'>): Promise<void> {
+  await queue.publish(QueueTopics.broadcast, [
+    encodeQueueMessage(broadcastCodec, {
+      schemaVersion: 1,
+      messageId: `spec-${randomBytes(6).toString('hex')}`,
+      occurredAt: new Date().toISOString(),
+      ...message,
+    } as BroadcastMessage),
+  ]);
+}
+
+function eventsFor(type: ExecutorEvent['type'], taskRunId: string): ExecutorEvent[] {
+  return executorEvents.filter((event) => event.type === type && 'taskRunId' in event.payload && event.payload.taskRunId === taskRunId);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  repositories = await openRepositories(database.url);
+  await repositories.workerGroups.seedReserved();
+  for (const id of [queueId, otherQueueId, anonymousQueueId]) await repositories.workerQueues.put({ id, tags: [id] });
+  await repositories.workerGroups.put({ id: groupId, name: 'Team', subscriptions: [{ workerQueueId: queueId }] });
+  await repositories.workerGroups.put({ id: otherGroupId, name: 'Other', subscriptions: [{ workerQueueId: otherQueueId }] });
+  await repositories.workerGroups.putSubscription('default', { workerQueueId: anonymousQueueId });
+  tokens.set(groupId, await createToken(groupId, 'team-token'));
+  tokens.set(otherGroupId, await createToken(otherGroupId, 'other-token'));
+
+  queue = namespacedQueue(
+    createKafkaQueue({
+      brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')),
+      clientId: `sessions-spec-${run}`,
+      consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 5_000, maxWaitTimeMs: 100 },
+    }),
+    namespace,
+  );
+  await queue.createTopics(
+    [QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, ...[queueId, otherQueueId, anonymousQueueId, 'default'].map(workerJobsTopic)].map((topic) => ({
+      topic,
+      partitions: 3,
+    })),
+  );
+  await queue.subscribe({
+    groupId: `sessions-spec-executor-${run}`,
+    topics: [QueueTopics.executor],
+    handler: async (message) => {
+      const event = decodeQueueMessage(executorEventCodec, message.value);
+      if (event.payload.executionId.startsWith(executionPrefix)) executorEvents.push(event);
+    },
+  });
+}, 120_000);
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    worker.close();
+    await worker.closed();
+  }
+});
+
+afterAll(async () => {
+  const exits = await Promise.all(
+    controllers.map(async (controller) => {
+      controller.child.kill('SIGTERM');
+      const stuck = setTimeout(() => controller.child.kill('SIGKILL'), 30_000);
+      const code = await controller.exited;
+      clearTimeout(stuck);
+      return code;
+    }),
+  );
+  await queue?.deleteTopics([QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, ...[queueId, otherQueueId, anonymousQueueId, 'default'].map(workerJobsTopic)]).catch(() => undefined);
+  await queue?.close();
+  await repositories?.close();
+  await database?.drop();
+  expect(exits).toEqual(exits.map(() => 0));
+}, 90_000);
+
+// --- scenarios --------------------------------------------------------------------------
+
+describe('worker sessions: authentication', () => {
+  let controller: ControllerProcess;
+
+  beforeAll(async () => {
+    controller = await startController({ LANNER_ALLOW_ANONYMOUS_WORKERS: 'false', LANNER_STREAM_RECYCLE_AGE_S: '0' });
+  }, 120_000);
+
+  it("registers with a registration token, connects with the access token and is welcomed with its group's subscriptions", async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(groupId));
+    expect(credentials.workerGroupId).toBe(groupId);
+
+    const worker = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken });
+    worker.hello();
+    const welcome = await worker.welcome();
+    expect(welcome.workerId).toBe(credentials.workerId);
+    expect(welcome.workerGroupId).toBe(groupId);
+    expect(welcome.subscriptions).toEqual([{ queueId, reservedPercent: 0, mode: SubscriptionMode.STRICT }]);
+
+    // The live registry shows it, with the group's queues and its capacity.
+    const row = await eventually('the registry row', async () =>
+      (await repositories.connectedWorkers.listLiveByGroup(groupId, new Date(Date.now() - CONNECTED_WORKER_STALE_MS))).find((candidate) => candidate.workerId === welcome.workerId),
+    );
+    expect(row).toEqual(
+      expect.objectContaining({ workerGroupId: groupId, controllerInstanceId: welcome.controllerId, slots: 2, draining: false, queueIds: [queueId], labels: { zone: 'spec' } }),
+    );
+    expect(row.capacity).toEqual(expect.objectContaining({ slots: 2, used: 0 }));
+
+    worker.close();
+    await worker.closed();
+    await eventually('the registry row to go', async () =>
+      (await repositories.connectedWorkers.listLiveByGroup(groupId, new Date(0))).some((candidate) => candidate.workerId === welcome.workerId) ? undefined : true,
+    );
+  });
+
+  it('keeps a worker that reconnects at once (same token, same worker id) in the registry', async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(groupId));
+    const first = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken });
+    first.hello();
+    await first.welcome();
+    first.close();
+    const second = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken });
+    second.hello();
+    expect((await second.welcome()).workerId).toBe(credentials.workerId);
+
+    const liveRow = async () =>
+      (await repositories.connectedWorkers.listLiveByGroup(groupId, new Date(Date.now() - CONNECTED_WORKER_STALE_MS))).find(
+        (candidate) => candidate.workerId === credentials.workerId,
+      );
+    await eventually('the registry row of the new stream', liveRow);
+    await pause(SETTLE_MS);
+    expect(await liveRow()).toEqual(expect.objectContaining({ workerId: credentials.workerId, draining: false }));
+  });
+
+  it('refuses a stream without a token when anonymous workers are not allowed, naming the variable', async () => {
+    const worker = connectWorker(controller.grpcPort);
+    worker.hello();
+    const { code, details } = await refusal(worker);
+    expect(code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(details).toContain('LANNER_ALLOW_ANONYMOUS_WORKERS');
+  });
+
+  it('refuses an expired, a tampered, a foreign-signed and a malformed access token, each with its reason and never echoing it', async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(groupId));
+    const claims = jwt.decode(credentials.accessToken) as Record<string, unknown>;
+    const accessTokens = new WorkerAccessTokens(signingKeyFrom(SIGNING_KEY, 'spec'), 60);
+    const expired = accessTokens.issue(
+      { workerId: credentials.workerId, workerGroupId: groupId, registrationTokenId: String(claims['registration_token_id']) },
+      new Date(Date.now() - 3_600_000),
+    ).token;
+    const [header, payload, signature] = credentials.accessToken.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...claims, worker_group_id: otherGroupId })).toString('base64url');
+    const tampered = [header, forged, signature].join('.');
+    const { iat: _iat, nbf: _nbf, exp: _exp, ...plain } = claims;
+    const foreign = jwt.sign(plain, `another-cluster-signing-key-${run}-0123456789`, { algorithm: 'HS256' });
+
+    const cases: [string, RegExp][] = [
+      [expired, /^the access token expired at \d{4}-\d\d-\d\dT.*; refresh it$/],
+      [tampered, /not signed by this cluster/],
+      [foreign, /not signed by this cluster/],
+      ['not-a-jwt', /not a well-formed JWT/],
+    ];
+    for (const [token, reason] of cases) {
+      const worker = connectWorker(controller.grpcPort, { accessToken: token });
+      worker.hello();
+      const { code, details, error } = await refusal(worker);
+      expect(code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(details).toMatch(reason);
+      expect(error).toBe(details);
+      expect(details).not.toContain(token);
+    }
+    expect(payload).toBeDefined();
+  });
+
+  it('serves a worker only the queues of the group its token belongs to', async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(otherGroupId));
+    const worker = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken });
+    worker.hello();
+    const welcome = await worker.welcome();
+    expect(welcome.workerGroupId).toBe(otherGroupId);
+    expect(welcome.subscriptions.map((subscription) => subscription.queueId)).toEqual([otherQueueId]);
+    worker.credit(2);
+
+    const theirs = await publishJob(queueId);
+    const own = await publishJob(otherQueueId);
+    await eventually('its own job', () => worker.jobs().find((job) => job.taskRunId === own.taskRunId));
+    await pause(SETTLE_MS);
+    expect(worker.jobs().map((job) => job.taskRunId)).toEqual([own.taskRunId]);
+
+    // The other group's job is still waiting for a worker of that group.
+    const teamWorker = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
+    teamWorker.hello();
+    await teamWorker.welcome();
+    teamWorker.credit(1);
+    await eventually('the team job on the team worker', () => teamWorker.jobs().find((job) => job.taskRunId === theirs.taskRunId));
+  });
+
+  it('ends the streams of a revoked registration token at once, sends them nothing more, and refuses the token afterwards', async () => {
+    const revoked = await createToken(groupId, `to-revoke-${run}`);
+    const credentials = await register(controller.grpcPort, revoked.value);
+    const worker = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken });
+    worker.hello();
+    await worker.welcome();
+
+    await repositories.registrationTokens.revoke(groupId, revoked.id, new Date());
+    const broadcastAt = Date.now();
+    await publishBroadcast({ type: 'broadcast.token-revoked', payload: { workerGroupId: groupId, registrationTokenId: revoked.id } });
+    const status = await worker.closed();
+    const endedAfterMs = Date.now() - broadcastAt;
+    expect(status.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(status.details).toBe('the registration token of this worker was revoked');
+    expect(worker.frameOf('error')).toEqual({ code: ErrorCode.UNAUTHENTICATED, message: 'the registration token of this worker was revoked', fatal: true });
+    // The broadcast travels through Kafka; the controller acts on it as soon as it reads it.
+    expect(endedAfterMs).toBeLessThan(5_000);
+
+    // Its (still unexpired) access token no longer opens a stream, and a new job waits for another worker.
+    const again = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken });
+    again.credit(1);
+    again.hello();
+    const { code, details } = await refusal(again);
+    expect(code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(details).toBe('the registration token of this worker was revoked');
+    await expect(register(controller.grpcPort, revoked.value)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+
+    // A job published now waits for a worker whose token still stands.
+    const { taskRunId } = await publishJob(queueId);
+    const valid = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
+    valid.hello();
+    await valid.welcome();
+    valid.credit(1);
+    await eventually('the job on a worker with a valid token', () => valid.jobs().find((job) => job.taskRunId === taskRunId));
+    expect(worker.jobs()).toEqual([]);
+    expect(again.jobs()).toEqual([]);
+  });
+
+  it('applies a subscriptions broadcast to connected workers: ConfigChanged frame, and the registry shows the new capacity', async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(otherGroupId));
+    const worker = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken });
+    worker.hello(4);
+    const welcome = await worker.welcome();
+
+    await publishBroadcast({
+      type: 'broadcast.subscriptions-changed',
+      payload: { workerGroupId: otherGroupId, subscriptions: [{ workerQueueId: otherQueueId, reservedPercent: 50, mode: 'ELASTIC' }] },
+    });
+    const changed = await eventually('the ConfigChanged frame', () => worker.frameOf('configChanged'));
+    expect(changed.subscriptions).toEqual([{ queueId: otherQueueId, reservedPercent: 50, mode: SubscriptionMode.ELASTIC }]);
+
+    const row = await eventually('the registry to show the new reservation', async () => {
+      const found = (await repositories.connectedWorkers.listLiveByGroup(otherGroupId, new Date(Date.now() - CONNECTED_WORKER_STALE_MS))).find(
+        (candidate) => candidate.workerId === welcome.workerId,
+      );
+      const capacity = found?.capacity as { reserved?: number; subscriptions?: { workerQueueId: string; reservedPercent: number; reserved: number; mode: string }[] } | undefined;
+      return capacity?.reserved === 2 ? capacity : undefined;
+    }, 5_000);
+    expect(row.subscriptions).toEqual([expect.objectContaining({ workerQueueId: otherQueueId, reservedPercent: 50, reserved: 2, mode: 'ELASTIC' })]);
+    // The stream was not cut.
+    expect(worker.frameOf('error')).toBeUndefined();
+    expect(worker.frameOf('reconnect')).toBeUndefined();
+  });
+
+  it('never writes a registration token or an access token to its log', async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(groupId));
+    const worker = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken });
+    worker.hello();
+    await worker.welcome();
+    const log = controller.output();
+    expect(log).toContain('"worker connected"');
+    for (const { value } of tokens.values()) expect(log).not.toContain(value);
+    expect(log).not.toContain(credentials.accessToken.split('.')[2]);
+    expect(log).not.toContain(credentials.refreshToken);
+  });
+});
+
+describe('worker sessions: stream recycling and adoption', () => {
+  let controller: ControllerProcess;
+
+  beforeAll(async () => {
+    controller = await startController({ LANNER_ALLOW_ANONYMOUS_WORKERS: 'true', LANNER_STREAM_RECYCLE_AGE_S: '3' });
+  }, 120_000);
+
+  it('recycles an old stream with a Reconnect frame; the job running on the worker is adopted by the next stream, never reported lost', async () => {
+    let worker = connectWorker(controller.grpcPort);
+    worker.hello();
+    await worker.welcome();
+    worker.credit(1);
+    const { taskRunId } = await publishJob(anonymousQueueId);
+    const job = await eventually('the job', () => worker.jobs().find((candidate) => candidate.taskRunId === taskRunId));
+    worker.start(job);
+
+    // The worker follows every Reconnect with a new stream listing the job it still runs, for longer than the adoption grace.
+    const until = Date.now() + ADOPTION_GRACE_MS + SETTLE_MS;
+    let reconnects = 0;
+    while (Date.now() < until) {
+      await eventually('a Reconnect frame', () => worker.frameOf('reconnect'), 10_000);
+      reconnects += 1;
+      const status = await worker.closed();
+      expect(status.code).toBe(grpc.status.OK);
+      worker = connectWorker(controller.grpcPort, { runningJobs: [...worker.running.values()] });
+      worker.hello();
+      await worker.welcome();
+    }
+    expect(reconnects).toBeGreaterThanOrEqual(2);
+    const row = await repositories.runningJobs.get(taskRunId, 1);
+    expect(row?.workerId).toBe((await worker.welcome()).workerId);
+
+    worker.succeed({ taskRunId, attempt: 1 });
+    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
+  }, 120_000);
+
+  it('reports a started job lost when the worker stops listing it in its heartbeats and never sends its result', async () => {
+    const worker = connectWorker(controller.grpcPort);
+    worker.hello();
+    const welcome = await worker.welcome();
+    worker.credit(1);
+    const { taskRunId } = await publishJob(anonymousQueueId);
+    const job = await eventually('the job', () => worker.jobs().find((candidate) => candidate.taskRunId === taskRunId));
+    worker.start(job);
+    worker.running.clear(); // the task vanished on the worker without a result
+
+    const lost = await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', taskRunId)[0]);
+    expect(lost.payload).toEqual(expect.objectContaining({ taskRunId, attempt: 1, workerId: welcome.workerId }));
+    expect((lost.payload as { reason: string }).reason).toContain('heartbeats');
+  }, 60_000);
+});
+
+describe('worker sessions: an unseeded topology', () => {
+  let bare: TestDatabase;
+  let controller: ControllerProcess;
+
+  beforeAll(async () => {
+    bare = await createTestDatabase('bare');
+    controller = await startController({ DATABASE_URL: bare.url, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' });
+  }, 120_000);
+
+  afterAll(async () => {
+    controller.child.kill('SIGTERM');
+    expect(await controller.exited).toBe(0);
+    controllers.splice(controllers.indexOf(controller), 1);
+    await bare.drop();
+  }, 120_000);
+
+  it('refuses workers with UNAVAILABLE, saying how to seed the topology, instead of inventing a default group', async () => {
+    const worker = connectWorker(controller.grpcPort);
+    worker.hello();
+    const { code, details } = await refusal(worker);
+    expect(code).toBe(grpc.status.UNAVAILABLE);
+    expect(details).toBe('the worker topology is not seeded; start the api or run lanner db migrate');
+  });
+});
+
+describe('worker sessions: TLS', () => {
+  let dir: string;
+  let controller: ControllerProcess;
+  const pem = (name: string) => readFileSync(join(dir, name));
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lanner-ctl-tls-'));
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=Lanner spec CA');
+    writeFileSync(join(dir, 'server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'server.ext');
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=spec-worker');
+    openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '1');
+    // A certificate from a CA the controller does not trust.
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'stranger.key', '-out', 'stranger.pem', '-days', '1', '-subj', '/CN=stranger');
+    controller = await startController({
+      LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
+      LANNER_GRPC_TLS_CERT: join(dir, 'server.pem'),
+      LANNER_GRPC_TLS_KEY: join(dir, 'server.key'),
+      LANNER_GRPC_TLS_CA: join(dir, 'ca.pem'),
+      LANNER_GRPC_TLS_CLIENT_AUTH: 'REQUIRE',
+    });
+  }, 120_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('with client auth REQUIRE, welcomes a worker whose certificate the CA signed', async () => {
+    const worker = connectWorker(controller.grpcPort, { credentials: grpc.credentials.createSsl(pem('ca.pem'), pem('client.key'), pem('client.pem')) });
+    worker.hello();
+    const welcome = await worker.welcome();
+    expect(welcome.workerGroupId).toBe('default');
+  });
+
+  it('with client auth REQUIRE, a worker without a certificate, or with an untrusted one, cannot connect', async () => {
+    for (const credentials of [grpc.credentials.createSsl(pem('ca.pem')), grpc.credentials.createSsl(pem('ca.pem'), pem('stranger.key'), pem('stranger.pem'))]) {
+      const worker = connectWorker(controller.grpcPort, { credentials });
+      worker.hello();
+      const status = await worker.closed();
+      expect(status.code).toBe(grpc.status.UNAVAILABLE);
+      expect(worker.frames).toEqual([]);
+    }
+  });
+
+  it('a plaintext client cannot talk to the TLS endpoint', async () => {
+    const worker = connectWorker(controller.grpcPort);
+    worker.hello();
+    const status = await worker.closed();
+    expect(status.code).toBe(grpc.status.UNAVAILABLE);
+    expect(worker.frames).toEqual([]);
+  });
+
+  it('refuses to start when a TLS file cannot be read, naming the variable, without a stack trace', async () => {
+    const missing = join(dir, 'missing.pem');
+    const { exited, output } = spawnController({
+      LANNER_HTTP_PORT: String(await freePort()),
+      LANNER_GRPC_TLS_CERT: missing,
+      LANNER_GRPC_TLS_KEY: join(dir, 'server.key'),
+    });
+    expect(await exited).toBe(78);
+    expect(output()).toContain(`LANNER_GRPC_TLS_CERT: cannot read ${missing} (it does not exist)`);
+    expect(output()).not.toMatch(/\n\s+at /);
+  });
+});
