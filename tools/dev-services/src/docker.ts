@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort } from './processes';
 import { KAFKA_VERSION } from './kafka-local';
+import { KAFKA_MAX_RECORD_BYTES } from './kafka-properties';
 import type { RunningService } from './state';
 
 /**
@@ -65,6 +66,8 @@ export async function startKafkaContainer(): Promise<RunningService> {
       KAFKA_SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR: '1',
       KAFKA_SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR: '1',
       KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+      KAFKA_MESSAGE_MAX_BYTES: String(KAFKA_MAX_RECORD_BYTES),
+      KAFKA_REPLICA_FETCH_MAX_BYTES: String(KAFKA_MAX_RECORD_BYTES),
     })
     .withExposedPorts({ container: port, host: port })
     .withWaitStrategy(Wait.forLogMessage(/Kafka Server started/))

@@ -44,6 +44,11 @@ describe('server.properties for the local broker', () => {
     expect(properties.get('group.initial.rebalance.delay.ms')).toBe('0');
   });
 
+  it('accepts records of a 4 MiB job or result with its envelope (5 MiB), not just the 1 MiB default', () => {
+    expect(properties.get('message.max.bytes')).toBe(String(5 * 1024 * 1024));
+    expect(properties.get('replica.fetch.max.bytes')).toBe(String(5 * 1024 * 1024));
+  });
+
   it('escapes backslashes in a Windows data path', () => {
     const windows = parse(kafkaServerProperties({ brokerPort: 1, controllerPort: 2, logDir: 'C:\\kafka\\data' }));
     expect(windows.get('log.dirs')).toBe('C:\\\\kafka\\\\data');

@@ -1,4 +1,6 @@
 import {
+  ConfigResourceTypes,
+  ConfigSource,
   Kafka,
   Partitioners,
   logLevel,
@@ -42,6 +44,28 @@ export interface KafkaConsumerTimeouts {
    * per-key ordering; it suits a handler whose calls for different keys are independent.
    */
   partitionsConsumedConcurrently?: number;
+  /**
+   * How many messages of one partition this member handles at the same time; default 1.
+   * Above 1, messages with the same key still run one after the other in order, messages
+   * with different keys overlap, and the partition's offset is committed only up to the
+   * first message whose handler has not resolved yet (commits of finished messages are
+   * merged), so a crash redelivers every message not handled, never skips one.
+   */
+  messagesPerPartition?: number;
+}
+
+/**
+ * Kafka-only subscribe settings, read from the options passed to `subscribe`
+ * (other adapters ignore them): the member's concurrency for this subscription
+ * alone, overriding the queue-wide `consumer` settings.
+ */
+export interface KafkaSubscribeConcurrency {
+  partitionsConsumedConcurrently?: number;
+  messagesPerPartition?: number;
+}
+
+export interface KafkaSubscribeOptions extends SubscribeOptions {
+  concurrency?: KafkaSubscribeConcurrency;
 }
 
 export interface KafkaQueueOptions {
@@ -64,6 +88,30 @@ export interface KafkaQueueOptions {
   namespace?: string;
 }
 
+/**
+ * Largest record (and record batch) the topics made by createTopics accept: a 4 MiB
+ * job or result frame plus its envelope. Consumers fetch up to this much per partition.
+ */
+export const MAX_RECORD_BYTES = 5 * 1024 * 1024;
+/** What Kafka adds around a record's key, value and headers (batch header, varints). */
+const RECORD_OVERHEAD_BYTES = 128;
+
+/** A record (or a publish's records together) larger than the topic accepts. */
+export class RecordTooLargeError extends Error {
+  override readonly name = 'RecordTooLargeError';
+  constructor(
+    readonly topic: string,
+    readonly sizeBytes: number,
+    readonly limitBytes: number | undefined,
+  ) {
+    super(
+      limitBytes === undefined
+        ? `A record of ${sizeBytes} bytes is larger than topic "${topic}" accepts (the topic was created with a smaller max.message.bytes)`
+        : `A record of ${sizeBytes} bytes is larger than topic "${topic}" accepts (at most ${limitBytes} bytes)`,
+    );
+  }
+}
+
 const kafkaLogLevels = {
   error: logLevel.ERROR,
   warn: logLevel.WARN,
@@ -75,10 +123,8 @@ const kafkaLogLevels = {
 export function createKafkaQueue(options: KafkaQueueOptions): QueuePort {
   assertKafkaBrokers(options.brokers, 'brokers');
   if (options.clientId.trim() === '') throw new QueueConfigError('clientId must not be empty');
-  const concurrently = options.consumer?.partitionsConsumedConcurrently;
-  if (concurrently !== undefined && (!Number.isInteger(concurrently) || concurrently < 1)) {
-    throw new QueueConfigError(`consumer.partitionsConsumedConcurrently must be a positive integer, got ${concurrently}`);
-  }
+  assertConcurrency(options.consumer?.partitionsConsumedConcurrently, 'consumer.partitionsConsumedConcurrently');
+  assertConcurrency(options.consumer?.messagesPerPartition, 'consumer.messagesPerPartition');
   return namespacedQueue(new KafkaQueue(options), options.namespace ?? '');
 }
 
@@ -120,6 +166,8 @@ class KafkaQueue implements QueuePort {
           topic: spec.topic,
           numPartitions: spec.partitions ?? -1,
           replicationFactor: this.options.replicationFactor ?? -1,
+          // Brokers default to about 1 MiB; a job or a result may be 4 MiB.
+          configEntries: [{ name: 'max.message.bytes', value: String(MAX_RECORD_BYTES) }],
         })),
         waitForLeaders: true,
       })
@@ -127,6 +175,10 @@ class KafkaQueue implements QueuePort {
         if (!allErrorsOfType(error, 'TOPIC_ALREADY_EXISTS')) throw error;
       });
     await this.waitForLeaders(
+      admin,
+      specs.map((spec) => spec.topic),
+    );
+    await this.raiseRecordLimit(
       admin,
       specs.map((spec) => spec.topic),
     );
@@ -147,16 +199,23 @@ class KafkaQueue implements QueuePort {
     this.assertOpen();
     assertTopicName(topic);
     if (records.length === 0) return;
+    const chunks = recordChunks(topic, records);
     const producer = await this.connectedProducer();
-    try {
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
-      });
-    } catch (error) {
-      if (hasErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) throw new UnknownTopicError(topic);
-      throw error;
+    // One send per chunk, in order: a record batch stays within the topic's limit.
+    for (const chunk of chunks) {
+      try {
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: chunk.records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
+        });
+      } catch (error) {
+        if (hasErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) throw new UnknownTopicError(topic);
+        if (hasErrorType(error, 'MESSAGE_TOO_LARGE') || hasErrorType(error, 'RECORD_LIST_TOO_LARGE')) {
+          throw new RecordTooLargeError(topic, chunk.sizeBytes, undefined);
+        }
+        throw error;
+      }
     }
   }
 
@@ -165,6 +224,9 @@ class KafkaQueue implements QueuePort {
     if (options.groupId.trim() === '') throw new QueueConfigError('groupId must not be empty');
     if (options.topics.length === 0) throw new QueueConfigError('topics must not be empty');
     options.topics.forEach(assertTopicName);
+    const concurrency = (options as KafkaSubscribeOptions).concurrency ?? {};
+    assertConcurrency(concurrency.partitionsConsumedConcurrently, 'concurrency.partitionsConsumedConcurrently');
+    assertConcurrency(concurrency.messagesPerPartition, 'concurrency.messagesPerPartition');
     const timeouts = this.options.consumer ?? {};
     const heartbeatIntervalMs = timeouts.heartbeatIntervalMs ?? 3_000;
     const consumer = this.kafka.consumer({
@@ -174,8 +236,18 @@ class KafkaQueue implements QueuePort {
       rebalanceTimeout: timeouts.rebalanceTimeoutMs ?? 60_000,
       maxWaitTimeInMs: timeouts.maxWaitTimeMs ?? 1_000,
       allowAutoTopicCreation: false,
+      // kafkajs fetches 1 MiB per partition by default; a record may be up to MAX_RECORD_BYTES.
+      maxBytesPerPartition: MAX_RECORD_BYTES,
+      maxBytes: 2 * MAX_RECORD_BYTES,
     });
-    const subscription = new KafkaSubscription(consumer, options, heartbeatIntervalMs, timeouts.partitionsConsumedConcurrently ?? 1, this.logger);
+    const subscription = new KafkaSubscription(
+      consumer,
+      options,
+      heartbeatIntervalMs,
+      concurrency.partitionsConsumedConcurrently ?? timeouts.partitionsConsumedConcurrently ?? 1,
+      concurrency.messagesPerPartition ?? timeouts.messagesPerPartition ?? 1,
+      this.logger,
+    );
     this.subscriptions.add(subscription);
     try {
       await subscription.start();
@@ -249,6 +321,43 @@ class KafkaQueue implements QueuePort {
     return this.admin;
   }
 
+  /**
+   * A topic that existed before (made by an older Lanner, or by hand) keeps the
+   * broker's smaller record limit: raise it, keeping the topic's other settings.
+   * Best effort: without the right to alter configs, records over the old limit
+   * are refused by publish with an error naming the topic and the size.
+   */
+  private async raiseRecordLimit(admin: Admin, topics: string[]): Promise<void> {
+    try {
+      const { resources } = await admin.describeConfigs({
+        resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name })),
+        includeSynonyms: false,
+      });
+      const tooSmall = resources.filter((resource) => {
+        const limit = resource.configEntries.find((entry) => entry.configName === 'max.message.bytes');
+        return limit !== undefined && Number(limit.configValue) < MAX_RECORD_BYTES;
+      });
+      if (tooSmall.length === 0) return;
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: tooSmall.map((resource) => ({
+          type: ConfigResourceTypes.TOPIC,
+          name: resource.resourceName,
+          // AlterConfigs replaces all of a topic's own settings: send the ones it has again.
+          configEntries: [
+            ...resource.configEntries
+              .filter((entry) => entry.configSource === ConfigSource.TOPIC_CONFIG && entry.configName !== 'max.message.bytes')
+              .map((entry) => ({ name: entry.configName, value: entry.configValue })),
+            { name: 'max.message.bytes', value: String(MAX_RECORD_BYTES) },
+          ],
+        })),
+      });
+      this.logger.info({ topics: tooSmall.map((resource) => resource.resourceName), maxMessageBytes: MAX_RECORD_BYTES }, 'raised the record limit of existing topics');
+    } catch (error) {
+      this.logger.warn({ topics, error: describeError(error) }, 'could not raise the record limit of existing topics; larger records will be refused');
+    }
+  }
+
   /** Topics that already existed are not covered by createTopics' own wait. */
   private async waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -278,6 +387,7 @@ class KafkaSubscription implements QueueSubscription {
     private readonly options: SubscribeOptions,
     private readonly heartbeatIntervalMs: number,
     private readonly partitionsConsumedConcurrently: number,
+    private readonly messagesPerPartition: number,
     private readonly logger: QueueLogger,
   ) {
     this.topics = new Set(options.topics);
@@ -353,7 +463,11 @@ class KafkaSubscription implements QueueSubscription {
     if (!this.topics.has(topic)) throw new NotSubscribedError(topic);
   }
 
-  private async handleBatch(payload: EachBatchPayload): Promise<void> {
+  private handleBatch(payload: EachBatchPayload): Promise<void> {
+    return this.messagesPerPartition > 1 ? this.handleBatchOverlapping(payload, this.messagesPerPartition) : this.handleBatchInOrder(payload);
+  }
+
+  private async handleBatchInOrder(payload: EachBatchPayload): Promise<void> {
     const { batch, isRunning, isStale } = payload;
     for (const message of batch.messages) {
       if (this.closing || !isRunning() || isStale()) return;
@@ -377,8 +491,103 @@ class KafkaSubscription implements QueueSubscription {
     }
   }
 
+  /**
+   * Up to `limit` messages of the partition at once; same-key messages chained
+   * in order. Offsets advance over the finished prefix only, and commits that
+   * pile up while one is in flight are merged into the next.
+   */
+  private async handleBatchOverlapping(payload: EachBatchPayload, limit: number): Promise<void> {
+    const { batch } = payload;
+    const mustStop = (): boolean => this.closing !== undefined || !payload.isRunning() || payload.isStale();
+    /** Started messages not yet committed, in offset order. */
+    const started: Array<{ offset: string; done: boolean }> = [];
+    const inFlight = new Set<Promise<void>>();
+    const tailByKey = new Map<string, Promise<void>>();
+    let stopped = false;
+    let failure: { error: unknown } | undefined;
+    let wanted: string | undefined;
+    let committer: Promise<void> | undefined;
+    let committedAny = false;
+
+    const commitTo = (offset: string): void => {
+      wanted = offset;
+      committedAny = true;
+      if (committer) return;
+      committer = Promise.resolve().then(async () => {
+        try {
+          while (wanted !== undefined) {
+            const next = wanted;
+            wanted = undefined;
+            await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
+          }
+        } catch (error) {
+          failure ??= { error };
+          stopped = true;
+          wanted = undefined;
+        } finally {
+          committer = undefined;
+        }
+      });
+    };
+    const advance = (): void => {
+      let last: string | undefined;
+      while (started.length > 0 && started[0].done) last = started.shift()?.offset;
+      if (last === undefined) return;
+      payload.resolveOffset(last);
+      commitTo((BigInt(last) + 1n).toString());
+    };
+    // See handleWithRetry: a group with no committed offset must not skip the failing message.
+    const pin = async (): Promise<void> => {
+      if (!committedAny && started.length > 0) commitTo(started[0].offset);
+    };
+
+    for (const message of batch.messages) {
+      while (inFlight.size >= limit && !stopped) await Promise.race(inFlight);
+      if (stopped || mustStop()) break;
+      if (this.paused.has(batch.topic)) {
+        // What is left of the batch is fetched again after resume, from the first message not handled.
+        this.consumer.pause([{ topic: batch.topic }]);
+        break;
+      }
+      const entry = { offset: message.offset, done: false };
+      started.push(entry);
+      const key = message.key?.toString('utf8') ?? '';
+      const task = (tailByKey.get(key) ?? Promise.resolve())
+        .then(() => (stopped || mustStop() ? false : this.handleWithRetry(batch, message, payload, pin)))
+        .then(
+          (handled) => {
+            if (!handled) {
+              stopped = true;
+              return;
+            }
+            entry.done = true;
+            advance();
+          },
+          (error: unknown) => {
+            failure ??= { error };
+            stopped = true;
+          },
+        );
+      tailByKey.set(key, task);
+      inFlight.add(task);
+      void task.then(() => {
+        inFlight.delete(task);
+        if (tailByKey.get(key) === task) tailByKey.delete(key);
+      });
+    }
+    await Promise.all(inFlight);
+    while (committer) await committer;
+    if (failure) throw failure.error;
+  }
+
   /** Retries the same message until it succeeds; `false` when the member must stop first. */
-  private async handleWithRetry(batch: Batch, raw: KafkaMessage, payload: EachBatchPayload): Promise<boolean> {
+  private async handleWithRetry(
+    batch: Batch,
+    raw: KafkaMessage,
+    payload: EachBatchPayload,
+    pin: () => Promise<void> = () =>
+      payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }] }),
+  ): Promise<boolean> {
     const mustStop = (): boolean => this.closing !== undefined || !payload.isRunning() || payload.isStale();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -402,9 +611,7 @@ class KafkaSubscription implements QueueSubscription {
           // Pin the group's position on this message: a group that has never
           // committed on this partition would otherwise start a new member at the
           // latest offset and skip it.
-          await payload.commitOffsetsIfNecessary({
-            topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }],
-          });
+          await pin();
         }
         // Sleep in heartbeat-sized steps so a long backoff does not look like a dead member.
         const wakeAt = Date.now() + delayMs;
@@ -431,6 +638,36 @@ class KafkaSubscription implements QueueSubscription {
     } finally {
       clearInterval(timer);
     }
+  }
+}
+
+/** Approximate size of a record on the wire. */
+function recordBytes(record: QueueRecord): number {
+  let size = RECORD_OVERHEAD_BYTES + Buffer.byteLength(record.key ?? '') + record.value.length;
+  for (const [name, value] of Object.entries(record.headers ?? {})) size += Buffer.byteLength(name) + Buffer.byteLength(value);
+  return size;
+}
+
+/** Consecutive groups of records, each within MAX_RECORD_BYTES; a single record beyond it is refused. */
+function recordChunks(topic: string, records: QueueRecord[]): Array<{ records: QueueRecord[]; sizeBytes: number }> {
+  const chunks: Array<{ records: QueueRecord[]; sizeBytes: number }> = [];
+  let current: { records: QueueRecord[]; sizeBytes: number } | undefined;
+  for (const record of records) {
+    const size = recordBytes(record);
+    if (size > MAX_RECORD_BYTES) throw new RecordTooLargeError(topic, size, MAX_RECORD_BYTES);
+    if (!current || current.sizeBytes + size > MAX_RECORD_BYTES) {
+      current = { records: [], sizeBytes: 0 };
+      chunks.push(current);
+    }
+    current.records.push(record);
+    current.sizeBytes += size;
+  }
+  return chunks;
+}
+
+function assertConcurrency(value: number | undefined, setting: string): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+    throw new QueueConfigError(`${setting} must be a positive integer, got ${value}`);
   }
 }
 

@@ -353,3 +353,117 @@ function readEvents(response: Response): { next(): Promise<ReceivedEvent | undef
     },
   };
 }
+
+describe('executions from a multipart form', () => {
+  const TYPED_FLOW_YAML = `id: typed
+namespace: company.team
+inputs:
+  - { id: name, type: STRING }
+  - { id: count, type: INT }
+  - { id: verbose, type: BOOLEAN, defaults: false }
+tasks:
+  - id: say
+    type: io.kestra.plugin.core.log.Log
+    message: "{{ inputs.name }} x{{ inputs.count }}"
+`;
+  const typedPath = `/api/v1/${TENANT}/executions/company.team/typed`;
+
+  beforeAll(async () => {
+    expect((await postFlow(TYPED_FLOW_YAML)).status).toBe(201);
+  });
+
+  function form(fields: ReadonlyArray<readonly [string, string]>): FormData {
+    const data = new FormData();
+    for (const [name, value] of fields) data.append(name, value);
+    return data;
+  }
+
+  async function postForm(path: string, body: FormData | string, contentType?: string) {
+    const headers: Record<string, string> = { authorization: `Bearer ${api.adminToken}` };
+    // FormData sets its own multipart Content-Type with the boundary.
+    if (contentType !== undefined) headers['content-type'] = contentType;
+    const response = await fetch(`${api.baseUrl}${path}`, { method: 'POST', headers, body });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are inspected field by field in the assertions
+    return { status: response.status, contentType: response.headers.get('content-type') ?? '', json: (await response.json()) as any };
+  }
+
+  it('creates the execution with the inputs coerced to the flow types, labels from fields and the query, and publishes execution.created', async () => {
+    const created = await postForm(
+      `${typedPath}?labels=source:query&labels=team:overridden`,
+      form([
+        ['name', 'multipart'],
+        ['count', '42'],
+        ['verbose', 'TRUE'],
+        ['labels', 'team:qa'],
+        ['labels', 'ticket:LAN-1:b'],
+      ]),
+    );
+    expect(created.status).toBe(200);
+    expect(created.json).toMatchObject({
+      state: { current: 'CREATED' },
+      flowId: 'typed',
+      inputs: { name: 'multipart', count: 42, verbose: true },
+      labels: { team: 'qa', ticket: 'LAN-1:b', source: 'query' },
+    });
+    const stored = await api.repositories.executions.get(TENANT, created.json.id);
+    expect(stored.inputs).toEqual({ name: 'multipart', count: 42, verbose: true });
+    const event = await eventFor('execution.created', created.json.id);
+    expect(event.payload).toMatchObject({ flowId: 'typed', inputs: { name: 'multipart', count: 42, verbose: true }, labels: { team: 'qa' } });
+  });
+
+  it('?wait=true with a form answers once the execution ended', async () => {
+    const run = randomUUID();
+    const waiting = postForm(`${typedPath}?wait=true&waitTimeout=PT50S`, form([['name', 'waiter'], ['count', '1'], ['labels', `run:${run}`]]));
+    const created = await eventually('the waiting execution', () => {
+      const event = executorEvents.find((candidate) => candidate.type === 'execution.created' && candidate.payload.labels?.['run'] === run);
+      return event?.payload.executionId;
+    });
+    await executorMoves(created, 'RUNNING');
+    await executorMoves(created, 'SUCCESS');
+    const answer = await waiting;
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ id: created, state: { current: 'SUCCESS' }, ended: true, inputs: { name: 'waiter', count: 1, verbose: false } });
+  });
+
+  it('refuses a value that does not fit the input type (422 naming the input) and a label without a key (400)', async () => {
+    const wrongType = await postForm(typedPath, form([['name', 'x'], ['count', 'many']]));
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.contentType).toContain('application/problem+json');
+    expect(wrongType.json.errors).toEqual([{ path: 'inputs.count', message: expect.stringContaining('integer') }]);
+    const badLabel = await postForm(typedPath, form([['name', 'x'], ['count', '1'], ['labels', 'no-colon']]));
+    expect(badLabel.status).toBe(400);
+    expect(badLabel.json.errors).toEqual([{ path: 'labels[0]', message: expect.stringContaining('key:value') }]);
+  });
+
+  it('refuses a file part with a 422 naming the input, rather than dropping it', async () => {
+    const data = form([['name', 'x'], ['count', '1']]);
+    data.append('report', new Blob(['a,b\n1,2\n'], { type: 'text/csv' }), 'report.csv');
+    const refused = await postForm(typedPath, data);
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual([{ path: 'inputs.report', message: 'file inputs are not supported yet' }]);
+  });
+
+  it('refuses a malformed form (400 saying what is wrong) and one over the body limit (413)', async () => {
+    const unterminated = await postForm(
+      typedPath,
+      '--b0undary\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--b0undary\r\nContent-Disposition: form-data; name="count"\r\n\r\n1',
+      'multipart/form-data; boundary=b0undary',
+    );
+    expect(unterminated.status).toBe(400);
+    expect(unterminated.json.errors).toEqual([{ path: 'body', message: 'ends before the closing multipart boundary' }]);
+    const noBoundary = await postForm(typedPath, 'name=x', 'multipart/form-data');
+    expect(noBoundary.status).toBe(400);
+    expect(noBoundary.json.errors).toEqual([{ path: 'headers.content-type', message: 'multipart/form-data needs a boundary parameter' }]);
+    const tooLarge = await postForm(typedPath, form([['name', 'x'.repeat(200 * 1024)], ['count', '1']]));
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.json).toMatchObject({ status: 413, detail: expect.stringContaining(`${100 * 1024} bytes`) });
+    // The same limit as a JSON run request.
+    const jsonTooLarge = await call('POST', typedPath, { body: JSON.stringify({ inputs: { name: 'x'.repeat(100 * 1024), count: 1 } }), contentType: 'application/json' });
+    expect(jsonTooLarge.status).toBe(413);
+    const justUnder = await postForm(typedPath, form([['name', 'y'.repeat(90 * 1024)], ['count', '1']]));
+    expect(justUnder.status).toBe(200);
+    // Nothing of the refused requests was created.
+    const page = await api.repositories.executions.search(TENANT, { flowId: 'typed', page: 1, size: 100 });
+    expect(page.results.every((execution) => (execution.inputs as Record<string, unknown>)['name'] !== 'x')).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EXECUTION_RECORD_STATES, parseIsoDuration } from '@lanner/model';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
@@ -8,11 +8,13 @@ import { ApiTokenGuard } from '../auth/api-token.guard';
 import { InvalidRequest } from '../http/api-errors';
 import { correlationIdOf } from '../http/correlation';
 import { PageQuerySchema } from '../http/query';
+import { isMultipartForm, readMultipartForm } from '../http/multipart-body';
 import { parseWith } from '../http/request-body';
 import { openEventStream, SSE_KEEP_ALIVE } from '../http/server-sent-events';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import { executionView } from './execution-view';
-import { ExecutionsService } from './executions.service';
+import { ExecutionsService, type NewExecutionRequest } from './executions.service';
+import { LABELS_FIELD, newExecutionFromForm, parseLabels } from './new-execution-form';
 
 const jsonObject = z.record(z.string(), z.unknown());
 const NewExecutionBodySchema = z
@@ -23,6 +25,8 @@ const ResumeBodySchema = z.object({ inputs: jsonObject.optional() }).strict().op
 const WaitQuerySchema = z.object({
   wait: z.enum(['true', 'false']).optional(),
   waitTimeout: z.string().optional(),
+  // `?labels=team:data&labels=env:dev`, as Kestra's clients send them.
+  [LABELS_FIELD]: z.union([z.string(), z.array(z.string())]).optional(),
 });
 const ExecutionSearchQuerySchema = PageQuerySchema.extend({
   namespace: z.string().min(1).optional(),
@@ -30,6 +34,8 @@ const ExecutionSearchQuerySchema = PageQuerySchema.extend({
   state: z.enum(EXECUTION_RECORD_STATES).optional(),
 });
 
+/** A multipart run request is held to the same limit as a JSON one (the platform's JSON body limit, 100 KiB). */
+const NEW_EXECUTION_BODY_LIMIT_BYTES = 100 * 1024;
 const DEFAULT_WAIT_MS = 60_000;
 const MAX_WAIT_MS = 3_600_000;
 const KEEP_ALIVE_MS = 15_000;
@@ -48,6 +54,11 @@ const NEW_EXECUTION_BODY = {
 /** Nothing (no body sent) reads as an empty object: `{ inputs, labels }` are optional. */
 function bodyOrNothing(body: unknown): unknown {
   return body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0) ? undefined : body;
+}
+
+function jsonRunRequest(body: unknown): NewExecutionRequest {
+  const parsed = parseWith(NewExecutionBodySchema, bodyOrNothing(body), 'body');
+  return { inputs: parsed?.inputs ?? {}, labels: parsed?.labels ?? {} };
 }
 
 function waitTimeoutMs(text: string | undefined): number {
@@ -104,7 +115,9 @@ export class ExecutionsController {
   @Post(':namespace/:flowId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run the latest revision of a flow' })
+  @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody(NEW_EXECUTION_BODY)
+  @ApiQuery({ name: 'labels', required: false, isArray: true, description: 'key:value, repeatable' })
   @ApiQuery({ name: 'wait', required: false, description: 'true: answer when the execution ends' })
   @ApiQuery({ name: 'waitTimeout', required: false, description: 'ISO-8601 duration, default PT60S' })
   @ApiOkResponse({ description: 'The execution (CREATED, or ended with ?wait=true)' })
@@ -117,10 +130,18 @@ export class ExecutionsController {
     @Query() query: unknown,
     @Req() request: HttpRequest,
   ) {
-    const { wait, waitTimeout } = parseWith(WaitQuerySchema, query, 'query');
+    const { wait, waitTimeout, labels } = parseWith(WaitQuerySchema, query, 'query');
     const timeoutMs = waitTimeoutMs(waitTimeout);
-    const parsed = parseWith(NewExecutionBodySchema, bodyOrNothing(body), 'body');
-    const created = await this.executions.create(tenant, namespace, flowId, { inputs: parsed?.inputs ?? {}, labels: parsed?.labels ?? {} }, correlationIdOf(request));
+    const queryLabels = parseLabels(labels === undefined ? [] : [labels].flat(), LABELS_FIELD, 'query');
+    const requested = isMultipartForm(request) ? newExecutionFromForm(await readMultipartForm(request, NEW_EXECUTION_BODY_LIMIT_BYTES)) : jsonRunRequest(body);
+    const created = await this.executions.create(
+      tenant,
+      namespace,
+      flowId,
+      // Labels in the body win over the same key in the query.
+      { ...requested, labels: { ...queryLabels, ...requested.labels } },
+      correlationIdOf(request),
+    );
     if (wait !== 'true') return executionView(created);
     const aborted = new AbortController();
     request.once('close', () => aborted.abort());

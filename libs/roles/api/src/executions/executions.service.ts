@@ -15,6 +15,8 @@ import { hasEnded } from './execution-view';
 export interface NewExecutionRequest {
   readonly inputs: Record<string, unknown>;
   readonly labels: Record<string, string>;
+  /** Inputs sent as file parts of a multipart request. */
+  readonly fileInputs?: readonly string[];
 }
 
 export interface ExecutionSearch {
@@ -54,6 +56,13 @@ export class ExecutionsService {
     // A stored revision was valid when saved; a newer parser may disagree, and the user must see why.
     if (!parsed.ok) throw new InvalidContent(`Flow ${namespace}.${flowId} revision ${revision.revision} is no longer valid`, problemEntries(parsed.problems));
     if (parsed.flow.disabled) throw new WrongState(`Flow ${namespace}.${flowId} is disabled`);
+    // The api has no internal storage yet: a file is refused, never dropped.
+    if (request.fileInputs !== undefined && request.fileInputs.length > 0) {
+      throw new InvalidContent(
+        'File inputs are not supported yet',
+        request.fileInputs.map((name) => ({ path: `inputs.${name}`, message: 'file inputs are not supported yet' })),
+      );
+    }
     const inputs = coerceInputs(parsed.flow.inputs, request.inputs);
     if (!inputs.ok) throw new InvalidContent('The inputs do not match the flow', problemEntries(inputs.problems));
 
