@@ -87,7 +87,7 @@ describe('ExecutionRepository', () => {
 
   describe('flow concurrency slots', () => {
     const limited = (id: string) => ({ ...newExecution(id), flowId: 'limited' });
-    const admission = (executionId: string) => ({ namespace: 'company.team', flowId: 'limited', executionId, limit: 1, queueWhenFull: true });
+    const admission = (executionId: string) => ({ namespace: 'company.team', flowId: 'limited', executionId, limit: 1, queueWhenFull: true, at: t1 });
     const state = async (id: string) => (await fixture.repositories.executions.get('main', id)).state;
 
     it('admits one of many executions created at the same moment and queues the others, then hands the slot on in order', async () => {
@@ -99,15 +99,21 @@ describe('ExecutionRepository', () => {
       expect(admitted.filter(Boolean)).toHaveLength(1);
       const winner = ids[admitted.indexOf(true)];
       expect(await state(winner)).toBe('RUNNING');
+      expect((await fixture.repositories.executions.get('main', winner)).stateHistories).toEqual([
+        { state: 'CREATED', date: t0 },
+        { state: 'RUNNING', date: t1 },
+      ]);
       const queued = ids.filter((id) => id !== winner);
       for (const id of queued) expect(await state(id)).toBe('QUEUED');
       // Asking again changes nothing: the holder stays admitted, the others stay queued.
       expect(await fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(winner))).toBe(true);
       expect(await fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(queued[0]))).toBe(false);
 
-      const release = { namespace: 'company.team', flowId: 'limited', executionId: winner, endState: 'SUCCESS' as const, limit: 1 };
+      // The winner's end is stored (as the executor stores it), then its slot is released.
+      const stored = await fixture.repositories.executions.get('main', winner);
+      await fixture.repositories.executions.update('main', winner, stored.version, { state: 'SUCCESS' });
+      const release = { namespace: 'company.team', flowId: 'limited', executionId: winner, limit: 1 };
       const next = await fixture.repositories.executions.releaseConcurrencySlot('main', release);
-      expect(await state(winner)).toBe('SUCCESS');
       // The oldest queued execution (creation order, then id) is handed the slot; a repeated release names it again.
       expect(next.map((execution) => execution.id)).toEqual([queued[0]]);
       expect((await fixture.repositories.executions.releaseConcurrencySlot('main', release)).map((execution) => execution.id)).toEqual([queued[0]]);

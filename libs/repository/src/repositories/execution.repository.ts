@@ -165,45 +165,44 @@ export class ExecutionRepository {
    * flow? Decided under a per-flow lock against the executions that hold one
    * (RUNNING, PAUSED, RESTARTED, KILLING, RETRYING), so two executions created at
    * the same moment on different partitions never both take the last slot. An
-   * admitted execution's row is marked RUNNING at once (the executor stores its
-   * full state right after), so the next decision counts it; a refused one is
-   * marked QUEUED when `queueWhenFull`, so the execution whose end frees a slot
-   * finds it (`releaseConcurrencySlot`). Asking again is harmless: an execution
-   * already holding a slot is admitted, an ended one refused.
+   * admitted execution's row is moved to RUNNING at once (state and history; the
+   * executor stores its full state right after), so the next decision counts it;
+   * a refused one is moved to QUEUED when `queueWhenFull`, so the end that frees
+   * a slot finds it (`releaseConcurrencySlot`). Asking again is harmless: an
+   * execution already holding a slot is admitted, an ended one refused.
    */
   async admitUnderConcurrencyLimit(tenantId: string, request: ConcurrencyAdmission): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
       await lockFlowConcurrency(tx, tenantId, request.namespace, request.flowId);
-      const own = await tx.execution.findFirst({ where: { id: request.executionId, tenantId }, select: { state: true } });
+      const own = await tx.execution.findFirst({ where: { id: request.executionId, tenantId }, select: { state: true, stateHistories: true } });
       if (own === null) throw new ExecutionNotFound(request.executionId);
       if (SLOT_HOLDING_STATES.includes(own.state)) return true;
       if (TERMINAL_EXECUTION_STATES.includes(own.state)) return false;
+      const move = async (state: ExecutionRecordState): Promise<void> => {
+        const histories = [...historiesOf<ExecutionRecordState>(own.stateHistories), { state, date: request.at }];
+        await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state, stateHistories: historiesColumn(histories) } });
+      };
       const holders = await countSlotHolders(tx, tenantId, request.namespace, request.flowId, request.executionId);
       if (holders < request.limit) {
-        await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state: 'RUNNING' } });
+        await move('RUNNING');
         return true;
       }
-      if (request.queueWhenFull && own.state !== 'QUEUED') {
-        await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state: 'QUEUED' } });
-      }
+      if (request.queueWhenFull && own.state !== 'QUEUED') await move('QUEUED');
       return false;
     });
   }
 
   /**
-   * An execution of a flow with a concurrency limit ended in `endState`: under
-   * the flow's lock its row is marked ended (so a concurrent admission no longer
-   * counts it), and the oldest QUEUED executions that the free slots admit are
-   * returned, for the executor to ask their admission again. Repeating it (a
-   * redelivered message) returns those still QUEUED, so none is forgotten.
+   * An execution of a flow with a concurrency limit ended, and its end is
+   * stored: under the flow's lock, the oldest QUEUED executions that the free
+   * slots admit are returned, for the executor to ask their admission again.
+   * An admission decided before the end was stored left its execution QUEUED, so
+   * this finds it; repeating the call (a redelivered message) returns those
+   * still QUEUED, so none is forgotten.
    */
   async releaseConcurrencySlot(tenantId: string, release: ConcurrencyRelease): Promise<ExecutionRecord[]> {
     return this.db.$transaction(async (tx) => {
       await lockFlowConcurrency(tx, tenantId, release.namespace, release.flowId);
-      await tx.execution.updateMany({
-        where: { id: release.executionId, tenantId, state: { notIn: TERMINAL_EXECUTION_STATES } },
-        data: { state: release.endState },
-      });
       const holders = await countSlotHolders(tx, tenantId, release.namespace, release.flowId, release.executionId);
       const free = release.limit - holders;
       if (free <= 0) return [];
@@ -250,14 +249,15 @@ export interface ConcurrencyAdmission {
   readonly limit: number;
   /** `behavior: QUEUE`: a refused execution waits in QUEUED for a free slot. */
   readonly queueWhenFull: boolean;
+  /** When the decision is made, for the state history. */
+  readonly at: Date;
 }
 
-/** What `releaseConcurrencySlot` needs: the execution that ended, how, and its flow's limit. */
+/** What `releaseConcurrencySlot` needs: the execution that ended and its flow's limit. */
 export interface ConcurrencyRelease {
   readonly namespace: string;
   readonly flowId: string;
   readonly executionId: string;
-  readonly endState: ExecutionRecordState;
   readonly limit: number;
 }
 

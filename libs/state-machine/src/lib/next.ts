@@ -147,7 +147,7 @@ class Step {
       case 'task-run-result':
         return this.onResult(event.taskRunId, event.attempt, event.state, event.outputs, event.error);
       case 'task-run-queued':
-        return this.onQueued(event.taskRunId, event.attempt, event.workerQueueId, event.waitingReason);
+        return this.onQueued(event.taskRunId, event.attempt, event.workerQueueId, event.waitingReason, event.reason);
       case 'task-run-dispatch-refused':
         return this.onDispatchRefused(event.taskRunId, event.attempt, event.state, event.reason);
       case 'worker-lost':
@@ -386,12 +386,18 @@ class Step {
     this.childEnded(run);
   }
 
-  private onQueued(taskRunId: string, attemptNumber: number, workerQueueId: string, waitingReason: string | undefined): void {
+  private onQueued(
+    taskRunId: string,
+    attemptNumber: number,
+    workerQueueId: string,
+    waitingReason: string | undefined,
+    dispatchReason: string | undefined,
+  ): void {
     if (isFinalExecution(this.state)) return;
     const run = this.find(taskRunId);
     if (run === undefined || run.state !== 'SUBMITTED' || lastAttempt(run)?.attempt !== attemptNumber) return;
-    if (run.workerQueueId === workerQueueId && run.waitingReason === waitingReason) return;
-    this.putRun(copyRun(run, { workerQueueId, waitingReason }));
+    if (run.workerQueueId === workerQueueId && run.waitingReason === waitingReason && run.dispatchReason === dispatchReason) return;
+    this.putRun(copyRun(run, { workerQueueId, waitingReason, dispatchReason }));
   }
 
   private onDispatchRefused(taskRunId: string, attemptNumber: number, refused: 'FAILED' | 'CANCELLED', reason: string): void {
@@ -402,6 +408,8 @@ class Step {
     if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
     run = this.moveRun(run, refused, {
       error: reason,
+      waitingReason: undefined,
+      dispatchReason: reason,
       attempts: endAttempt(run, refused, this.now, { error: reason }),
     });
     this.childEnded(run);
@@ -438,7 +446,8 @@ class Step {
       case 'retry': {
         if (run.state !== 'RETRYING' || lastAttempt(run)?.attempt !== timer.attempt) return;
         const task = this.task(run);
-        if (isRunnable(task)) this.dispatch(run, task, undefined);
+        // A retried job goes back to the queue it ran on, not to a re-resolved one (Kestra #7730).
+        if (isRunnable(task)) this.dispatch(run, task, run.workerQueueId);
         return;
       }
       case 'pause-resume':
@@ -1071,6 +1080,7 @@ class Step {
       workerQueueId: undefined,
       selector: undefined,
       waitingReason: undefined,
+      dispatchReason: undefined,
       progress: undefined,
       subflowExecutionId: undefined,
     };
@@ -1138,7 +1148,8 @@ class Step {
 
   private restartRun(run: TaskRun, task: Task): TaskRunState {
     const restarted = this.moveRun(run, 'RESTARTED', { error: undefined });
-    if (isRunnable(task)) return this.dispatch(restarted, task, undefined).state;
+    // Like a retry, a restarted job keeps the queue it had; one that never reached a queue is routed afresh.
+    if (isRunnable(task)) return this.dispatch(restarted, task, restarted.workerQueueId).state;
     if (restarted.progress === undefined) return this.startFlowable(restarted, task);
     const running = this.moveRun(restarted, 'RUNNING');
     this.restartContainer(running.id);

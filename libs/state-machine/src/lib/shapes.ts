@@ -26,6 +26,7 @@ export function copyRun(run: TaskRun, patch: Partial<TaskRun>): TaskRun {
     workerQueueId: patch.workerQueueId ?? run.workerQueueId,
     selector: patch.selector ?? run.selector,
     waitingReason: 'waitingReason' in patch ? patch.waitingReason : run.waitingReason,
+    dispatchReason: 'dispatchReason' in patch ? patch.dispatchReason : run.dispatchReason,
     progress: patch.progress ?? run.progress,
     subflowExecutionId: patch.subflowExecutionId ?? run.subflowExecutionId,
   };

@@ -99,6 +99,12 @@ export interface TaskRun {
    * group subscribes to queue X", "no worker of the subscribed groups is connected".
    */
   readonly waitingReason?: string;
+  /**
+   * Why the resolver sent the last job where it went when that was not a plain
+   * match (fallback IGNORE), or why it refused it (no queue matches, fallback FAIL
+   * or CANCEL). Kept after the job starts; a new attempt replaces it.
+   */
+  readonly dispatchReason?: string;
   /** Flowables only. */
   readonly progress?: ContainerProgress;
   /** Subflow: the child execution's id. */
@@ -192,6 +198,8 @@ export type ExecutionEvent =
       readonly attempt: number;
       readonly workerQueueId: string;
       readonly waitingReason?: string;
+      /** Why the job went to `workerQueueId` when it was not a plain match (fallback IGNORE). */
+      readonly reason?: string;
     }
   /** The resolver refused the job (selector fallback FAIL or CANCEL), with the reason users see. */
   | {

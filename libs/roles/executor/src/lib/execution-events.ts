@@ -32,6 +32,31 @@ export function isTimerKind(kind: string): kind is TimerKind {
 }
 
 /**
+ * The executor's own timer kind (not the state machine's): a CREATE_NEW_EXECUTION
+ * retry is created at once, in CREATED, and starts when this timer fires.
+ */
+export const EXECUTION_START_TIMER_KIND = 'execution-start';
+
+/** The start timer of an execution created to retry another (one per execution). */
+export function executionStartTimerId(executionId: string): string {
+  return `${executionId}|${EXECUTION_START_TIMER_KIND}|1`;
+}
+
+export function isExecutionStartTimer(timerId: string): boolean {
+  return timerId.endsWith(`|${EXECUTION_START_TIMER_KIND}|1`);
+}
+
+/** Every timer kind the delay loop may fire: the state machine's and the executor's own. */
+export function isExecutorTimerKind(kind: string): boolean {
+  return isTimerKind(kind) || kind === EXECUTION_START_TIMER_KIND;
+}
+
+/** The reason a `timer.fired` message names, for any timer kind the delay loop fires. */
+export function executorTimerReason(kind: string): 'RETRY' | 'PAUSE' | 'TIMEOUT' | 'WAIT_FOR' {
+  return kind === EXECUTION_START_TIMER_KIND ? 'RETRY' : timerReason(kind as TimerKind);
+}
+
+/**
  * The state machine's timer ids are `<taskRunId>|<kind>|<attempt>` (see its
  * `timerId`); a task-run id may itself contain `|`, so the id is read from the right.
  */

@@ -11,7 +11,7 @@ import {
   type EncodedQueueMessage,
   type ExecutorEvent,
 } from '@lanner/frames';
-import { parseFlow, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
+import { parseFlow, type ExecutionRecord, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { AlreadyExists, ConcurrentModification, FlowNotFound, NotFound, type Repositories } from '@lanner/repository';
 import {
@@ -30,13 +30,24 @@ import {
   UnknownTask,
 } from '@lanner/state-machine';
 import { executorStateWrite } from './execution-records';
-import { toExecutionEvent, UnusableExecutorEvent } from './execution-events';
+import { EXECUTION_START_TIMER_KIND, executionStartTimerId, isExecutionStartTimer, toExecutionEvent, UnusableExecutorEvent } from './execution-events';
 import type { ExecutorOptions } from './executor-options';
+import { retryOrigin, retryTrigger } from './retry-execution';
 import { encodeWorkerJob, JobTooLarge, renderTaskForWorker } from './worker-job';
 import { WorkerQueueRouting } from './worker-queue-routing';
 
 /** A message names an execution or flow this executor cannot load; it is logged and skipped. */
 class MissingExecutionData extends Error {}
+
+/** An execution the executor creates: a subflow's child or a CREATE_NEW_EXECUTION retry. */
+interface NewChildExecution {
+  readonly id: string;
+  readonly flow: FlowRevisionRecord;
+  readonly inputs: JsonObject;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly trigger?: StoredJson;
+  readonly parent?: { executionId: string; taskRunId: string };
+}
 
 /** Guards against a state-machine bug feeding the executor its own events forever. */
 const MAX_EVENTS_PER_MESSAGE = 10_000;
@@ -76,7 +87,7 @@ export class ExecutionProcessor {
     private readonly options: ExecutorOptions,
     private readonly clock: () => number = Date.now,
   ) {
-    this.routing = new WorkerQueueRouting(repositories);
+    this.routing = new WorkerQueueRouting(repositories, options.routingRefresh, clock);
     for (const topic of options.topics.ensured) this.ensuredTopics.add(topic);
   }
 
@@ -111,8 +122,8 @@ export class ExecutionProcessor {
 
   private async processOnce(message: ExecutorEvent): Promise<void> {
     const unit = await this.load(message);
-    const runningExecutions = message.type === 'execution.created' ? await this.runningExecutionsOf(unit) : 0;
-    const pending: ExecutionEvent[] = [toExecutionEvent(message, runningExecutions)];
+    const first = await this.firstEvent(message, unit);
+    const pending: ExecutionEvent[] = first === undefined ? [] : [first];
     let applied = 0;
     while (pending.length > 0) {
       if (++applied > MAX_EVENTS_PER_MESSAGE) throw new UnusableExecutorEvent(`more than ${MAX_EVENTS_PER_MESSAGE} events for one message of execution ${unit.current.id}`);
@@ -124,9 +135,13 @@ export class ExecutionProcessor {
         if (feedback !== undefined) pending.push(feedback);
       }
     }
-    if (unit.current === unit.stored) return; // a redelivered or stale event: nothing changed
-    await this.repositories.executions.storeExecutorState(unit.tenantId, unit.current.id, unit.storedVersion, executorStateWrite(unit.stored, unit.current));
-    await this.announce(unit);
+    if (unit.current !== unit.stored) {
+      await this.repositories.executions.storeExecutorState(unit.tenantId, unit.current.id, unit.storedVersion, executorStateWrite(unit.stored, unit.current));
+      await this.announce(unit);
+    }
+    // Once an ended execution's end is stored, its concurrency slot is free. Done again for any later
+    // message of the ended execution (a redelivery after a crash right after the store), so no slot is lost.
+    if (isTerminal(unit.current.state) && unit.flow.concurrency !== undefined) await this.releaseConcurrencySlot(unit);
   }
 
   // ---- Loading ---------------------------------------------------------------------
@@ -147,6 +162,7 @@ export class ExecutionProcessor {
           tenant: tenantId,
           inputs: (record.inputs ?? {}) as JsonObject,
           labels: record.labels,
+          ...retryOrigin(record.trigger),
           ...(record.parentExecutionId !== null && record.parentTaskRunId !== null
             ? { parent: await this.parentRef(tenantId, record.parentExecutionId, record.parentTaskRunId) }
             : {}),
@@ -164,6 +180,32 @@ export class ExecutionProcessor {
       current: stored,
       ...(message.correlationId !== undefined ? { correlationId: message.correlationId } : {}),
     };
+  }
+
+  /**
+   * The state machine's event for the message. `execution.created` (and the start
+   * timer of a retry execution) asks for the execution to start: under a flow
+   * concurrency limit it takes a slot first or waits in QUEUED; a QUEUED execution
+   * asked again starts once it gets one (`concurrency-slot-freed`). Undefined
+   * when there is nothing to apply.
+   */
+  private async firstEvent(message: ExecutorEvent, unit: Unit): Promise<ExecutionEvent | undefined> {
+    const startRequest = message.type === 'execution.created' || (message.type === 'timer.fired' && isExecutionStartTimer(message.payload.timerId));
+    if (!startRequest) return toExecutionEvent(message);
+    const state = unit.current.state;
+    const concurrency = unit.flow.concurrency;
+    if (state !== 'CREATED' && state !== 'QUEUED') return undefined; // started already: a redelivery
+    if (concurrency === undefined) return state === 'CREATED' ? { type: 'created' } : { type: 'concurrency-slot-freed' };
+    const admitted = await this.repositories.executions.admitUnderConcurrencyLimit(unit.tenantId, {
+      namespace: unit.current.namespace,
+      flowId: unit.current.flowId,
+      executionId: unit.current.id,
+      limit: concurrency.limit,
+      queueWhenFull: concurrency.behavior === 'QUEUE',
+      at: new Date(this.clock()),
+    });
+    if (state === 'QUEUED') return admitted ? { type: 'concurrency-slot-freed' } : undefined;
+    return { type: 'created', runningExecutions: admitted ? 0 : concurrency.limit };
   }
 
   private async parentRef(tenantId: string, parentExecutionId: string, parentTaskRunId: string): Promise<ParentExecutionRef> {
@@ -189,18 +231,6 @@ export class ExecutionProcessor {
     if (this.flows.size >= 500) this.flows.delete(this.flows.keys().next().value as string);
     this.flows.set(key, flow);
     return flow;
-  }
-
-  private async runningExecutionsOf(unit: Unit): Promise<number> {
-    if (unit.flow.concurrency === undefined) return 0;
-    const page = await this.repositories.executions.search(unit.tenantId, {
-      namespace: unit.current.namespace,
-      flowId: unit.current.flowId,
-      state: 'RUNNING',
-      page: 1,
-      size: 1,
-    });
-    return page.total;
   }
 
   // ---- Actions -----------------------------------------------------------------------
@@ -275,14 +305,25 @@ export class ExecutionProcessor {
       const context = renderContextFor(unit.flow, execution, action.taskRunId);
       let workerQueueId = action.workerQueueId;
       let waitingReason: string | undefined;
+      let reason: string | undefined;
       if (workerQueueId === undefined) {
-        const decision = await this.routing.route(action.selector, unit.tenantId, context, now);
+        const decision = await this.routing.route(
+          { selector: action.selector, namespace: execution.namespace, tenant: unit.tenantId, variables: context },
+          now,
+        );
         if (decision.action === 'FAIL' || decision.action === 'CANCEL' || decision.queueId === null) {
           return refused(decision.reason, decision.action === 'CANCEL' ? 'CANCELLED' : 'FAILED');
         }
         workerQueueId = decision.queueId;
         if (decision.action === 'WAIT_AND_DISPATCH') waitingReason = decision.reason;
+        // A plain match needs no words (the queue says it all); a fallback that routed elsewhere does.
+        else if (decision.cause !== 'SERVED' && decision.cause !== 'NO_TAGS') reason = decision.reason;
+        else if (decision.level === 'NAMESPACE' || decision.level === 'TENANT') reason = decision.reason;
+      } else {
+        // A re-dispatched job keeps its queue (Kestra #7730); it says so when no worker can take it now.
+        waitingReason = await this.routing.waitingReason(workerQueueId, now);
       }
+      const submittedAt = execution.taskRuns.get(action.taskRunId)?.attempts.find((attempt) => attempt.attempt === action.attempt)?.submittedAt ?? now;
       const job = encodeWorkerJob({
         execution,
         taskRunId: action.taskRunId,
@@ -291,6 +332,8 @@ export class ExecutionProcessor {
         workerQueueId,
         taskDefinition: renderTaskForWorker(action.task, context, new Date(now)),
         now,
+        // Once the executor's timeout fired, starting the job is pointless: a worker that takes it later refuses it.
+        ...(action.task.timeoutMs !== undefined ? { deadline: submittedAt + action.task.timeoutMs } : {}),
         ...(unit.correlationId !== undefined ? { correlationId: unit.correlationId } : {}),
       });
       const topic = this.options.topics.workerJobs(workerQueueId);
@@ -302,6 +345,7 @@ export class ExecutionProcessor {
         attempt: action.attempt,
         workerQueueId,
         ...(waitingReason !== undefined ? { waitingReason } : {}),
+        ...(reason !== undefined ? { reason } : {}),
       };
     } catch (error) {
       // What the user must fix in the flow fails the task run with a message that says so.
@@ -334,40 +378,70 @@ export class ExecutionProcessor {
     return undefined;
   }
 
-  /** CREATE_NEW_EXECUTION: the new execution is created and started at once (its delay is not honoured yet). */
+  /**
+   * CREATE_NEW_EXECUTION: the new execution is created at once, in CREATED (users
+   * see it and may kill it), and starts when its durable start timer fires at
+   * the retry delay. Its row names the execution it retries and its attempt.
+   */
   private async createRetryExecution(unit: Unit, action: Extract<ExecutionAction, { type: 'create-retry-execution' }>): Promise<void> {
     const flow = await this.repositories.flows.getRevision(unit.tenantId, unit.current.namespace, unit.current.flowId, unit.current.flowRevision);
-    await this.createExecution(unit, { id: action.executionId, flow, inputs: unit.current.inputs, labels: unit.current.labels });
+    await this.insertExecution(unit.tenantId, {
+      id: action.executionId,
+      flow,
+      inputs: unit.current.inputs,
+      labels: unit.current.labels,
+      trigger: retryTrigger({ retriedExecutionId: unit.current.id, originalExecutionId: action.originalExecutionId, retryAttempt: action.retryAttempt }),
+    });
+    await this.repositories.timers.schedule({
+      id: executionStartTimerId(action.executionId),
+      tenantId: unit.tenantId,
+      executionId: action.executionId,
+      taskRunId: action.executionId,
+      kind: EXECUTION_START_TIMER_KIND,
+      attempt: action.retryAttempt,
+      dueAt: new Date(action.at),
+    });
+  }
+
+  /**
+   * The execution ended: its flow's concurrency slot is free. The oldest QUEUED
+   * executions the free slots admit are asked to start again (`execution.created`
+   * once more: the admission runs under the flow's lock, so one that lost the slot
+   * to a newer execution simply stays QUEUED until the next end).
+   */
+  private async releaseConcurrencySlot(unit: Unit): Promise<void> {
+    const waiting = await this.repositories.executions.releaseConcurrencySlot(unit.tenantId, {
+      namespace: unit.current.namespace,
+      flowId: unit.current.flowId,
+      executionId: unit.current.id,
+      limit: unit.flow.concurrency?.limit ?? 0,
+    });
+    for (const queued of waiting) await this.announceCreated(unit, queued, `${queued.id}:slot-freed-by:${unit.current.id}`);
+  }
+
+  private async announceCreated(unit: Unit, execution: ExecutionRecord, messageId: string): Promise<void> {
+    await this.publishExecutorEvent({
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
+      messageId,
+      type: 'execution.created',
+      occurredAt: this.nowIso(),
+      ...this.correlation(unit),
+      payload: {
+        tenantId: execution.tenantId,
+        executionId: execution.id,
+        namespace: execution.namespace,
+        flowId: execution.flowId,
+        flowRevision: execution.flowRevision,
+        inputs: (execution.inputs ?? {}) as Record<string, unknown>,
+        labels: execution.labels,
+      },
+    });
   }
 
   /** Creates the row (idempotent on the id) and announces `execution.created` to its partition. */
-  private async createExecution(
-    unit: Unit,
-    child: {
-      id: string;
-      flow: FlowRevisionRecord;
-      inputs: JsonObject;
-      labels: Readonly<Record<string, string>>;
-      parent?: { executionId: string; taskRunId: string };
-    },
-  ): Promise<void> {
+  private async createExecution(unit: Unit, child: NewChildExecution): Promise<void> {
     const now = this.clock();
-    try {
-      await this.repositories.executions.create(unit.tenantId, {
-        id: child.id,
-        namespace: child.flow.namespace,
-        flowId: child.flow.flowId,
-        flowRevision: child.flow.revision,
-        state: 'CREATED',
-        stateHistories: [{ state: 'CREATED', date: new Date(now) }],
-        inputs: child.inputs as StoredJson,
-        labels: { ...child.labels },
-        parentExecutionId: child.parent?.executionId ?? null,
-        parentTaskRunId: child.parent?.taskRunId ?? null,
-      });
-    } catch (error) {
-      if (!(error instanceof AlreadyExists)) throw error; // created before a redelivery of this message
-    }
+    await this.insertExecution(unit.tenantId, child);
     await this.publishExecutorEvent({
       schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
       messageId: `${child.id}:created`,
@@ -384,6 +458,27 @@ export class ExecutionProcessor {
         labels: { ...child.labels },
       },
     });
+  }
+
+  /** The row in CREATED; one that exists already was created before a redelivery of this message. */
+  private async insertExecution(tenantId: string, child: NewChildExecution): Promise<void> {
+    try {
+      await this.repositories.executions.create(tenantId, {
+        id: child.id,
+        namespace: child.flow.namespace,
+        flowId: child.flow.flowId,
+        flowRevision: child.flow.revision,
+        state: 'CREATED',
+        stateHistories: [{ state: 'CREATED', date: new Date(this.clock()) }],
+        inputs: child.inputs as StoredJson,
+        labels: { ...child.labels },
+        ...(child.trigger !== undefined ? { trigger: child.trigger } : {}),
+        parentExecutionId: child.parent?.executionId ?? null,
+        parentTaskRunId: child.parent?.taskRunId ?? null,
+      });
+    } catch (error) {
+      if (!(error instanceof AlreadyExists)) throw error;
+    }
   }
 
   private async announceEndToParent(unit: Unit, parent: ParentExecutionRef, state: string): Promise<void> {

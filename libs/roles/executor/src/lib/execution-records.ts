@@ -27,8 +27,8 @@ export function toTaskRunWrite(run: TaskRun): TaskRunWrite {
     outputs: run.outputs === undefined ? null : asStoredJson(run.outputs),
     workerQueueId: run.workerQueueId ?? null,
     workerSelector: run.selector === undefined ? null : asStoredJson(run.selector),
-    // Why it waits on its queue or, for a run that never reached a worker, why it failed there.
-    dispatchReason: run.waitingReason ?? (run.attempts.length === 0 ? run.error : undefined) ?? null,
+    // Why it waits on its queue, else why the resolver refused it or sent it elsewhere than its selector asked.
+    dispatchReason: run.waitingReason ?? run.dispatchReason ?? null,
     attempts: run.attempts.map((attempt) => ({
       attempt: attempt.attempt,
       workerId: attempt.workerId ?? null,

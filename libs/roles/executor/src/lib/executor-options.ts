@@ -1,4 +1,5 @@
 import { DEFAULT_TOPIC_PARTITIONS, QueueTopics, spineTopics, workerJobsTopic } from '@lanner/frames';
+import { DEFAULT_ROUTING_REFRESH, type RoutingRefresh } from './worker-queue-routing';
 
 /** The topics the executor produces and consumes (ARCHITECTURE.md "Message flow"). */
 export interface ExecutorTopics {
@@ -23,6 +24,8 @@ export interface ExecutorOptions {
    * for a queue that loses its messages on restart (the in-process queue).
    */
   readonly rebuildPendingWorkAtStart: boolean;
+  /** How long the routing reuses what it read: the live fleet (~1 s) and the namespace and tenant selectors (a few seconds). */
+  readonly routingRefresh: RoutingRefresh;
 }
 
 export const EXECUTOR_GROUP_ID = 'lanner-executor';
@@ -51,5 +54,6 @@ export function executorOptions(overrides: Partial<ExecutorOptions> = {}): Execu
     topics: overrides.topics ?? executorTopics(),
     partitions: overrides.partitions ?? DEFAULT_TOPIC_PARTITIONS,
     rebuildPendingWorkAtStart: overrides.rebuildPendingWorkAtStart ?? false,
+    routingRefresh: overrides.routingRefresh ?? DEFAULT_ROUTING_REFRESH,
   };
 }

@@ -22,7 +22,7 @@ export class PendingWork {
   private readonly logger = new Logger(PendingWork.name);
 
   constructor(
-    private readonly repositories: Pick<Repositories, 'executions'>,
+    private readonly repositories: Pick<Repositories, 'executions' | 'timers'>,
     private readonly queue: QueuePort,
     private readonly executorTopic: string,
   ) {}
@@ -45,27 +45,31 @@ export class PendingWork {
   private async messagesFor(tenantId: string, executionId: string): Promise<EncodedQueueMessage[]> {
     const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
     const occurredAt = new Date().toISOString();
+    const created = () =>
+      encodeQueueMessage(executorEventCodec, {
+        schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
+        messageId: `${executionId}:created`,
+        type: 'execution.created',
+        occurredAt,
+        payload: {
+          tenantId,
+          executionId,
+          namespace: record.namespace,
+          flowId: record.flowId,
+          flowRevision: record.flowRevision,
+          inputs: (record.inputs ?? {}) as Record<string, unknown>,
+          labels: record.labels,
+        },
+      });
     if (stateData === null) {
-      if (record.state !== 'CREATED') return [];
-      return [
-        encodeQueueMessage(executorEventCodec, {
-          schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
-          messageId: `${executionId}:created`,
-          type: 'execution.created',
-          occurredAt,
-          payload: {
-            tenantId,
-            executionId,
-            namespace: record.namespace,
-            flowId: record.flowId,
-            flowRevision: record.flowRevision,
-            inputs: (record.inputs ?? {}) as Record<string, unknown>,
-            labels: record.labels,
-          },
-        }),
-      ];
+      // A row the executor never stored a state for: CREATED, or QUEUED/RUNNING when only its concurrency admission was recorded.
+      // A CREATE_NEW_EXECUTION retry starts on its timer, at its delay, not now.
+      if ((await this.repositories.timers.listForExecution(tenantId, executionId)).length > 0) return [];
+      return [created()];
     }
     const execution = executionFromData(stateData as unknown as ExecutionData);
+    // Waiting for a concurrency slot: asked again, it starts if one is free (the end that freed it may be lost).
+    if (execution.state === 'QUEUED') return [created()];
     const messages: EncodedQueueMessage[] = [];
     execution.liveTaskRuns.forEach((_, taskRunId) => {
       const run = execution.taskRuns.get(taskRunId);

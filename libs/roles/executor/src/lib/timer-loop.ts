@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { encodeQueueMessage, executorEventCodec, QUEUE_SCHEMA_VERSIONS } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import type { ExecutionTimerRecord, Repositories } from '@lanner/repository';
-import { isTimerKind, timerReason } from './execution-events';
+import { executorTimerReason, isExecutionStartTimer, isExecutorTimerKind } from './execution-events';
 
 /** Timers fired per database transaction; a backlog drains over several rounds of one tick. */
 const TIMERS_PER_ROUND = 200;
@@ -60,7 +60,7 @@ export class TimerLoop {
   private async publish(due: readonly ExecutionTimerRecord[]): Promise<void> {
     const records = [];
     for (const timer of due) {
-      if (!isTimerKind(timer.kind)) {
+      if (!isExecutorTimerKind(timer.kind)) {
         // Written by a newer executor: leave it to that one rather than guess.
         throw new Error(`timer ${timer.id} has unknown kind '${timer.kind}'`);
       }
@@ -74,8 +74,9 @@ export class TimerLoop {
             tenantId: timer.tenantId,
             executionId: timer.executionId,
             timerId: timer.id,
-            reason: timerReason(timer.kind),
-            taskRunId: timer.taskRunId,
+            reason: executorTimerReason(timer.kind),
+            // An execution's start timer belongs to no task run.
+            ...(isExecutionStartTimer(timer.id) ? {} : { taskRunId: timer.taskRunId }),
             dueAt: timer.dueAt.toISOString(),
           },
         }),

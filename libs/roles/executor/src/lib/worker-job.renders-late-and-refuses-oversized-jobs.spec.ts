@@ -45,6 +45,16 @@ describe('worker jobs', () => {
     expect(payload.payload).toEqual(expect.objectContaining({ executionId: 'exec-1', taskId: 'hello', workerQueueId: 'default', timeoutMs: 30_000 }));
   });
 
+  it('carries the deadline after which no worker should start it (its timeout already failed the task run)', () => {
+    const flow = logFlow('hi');
+    const execution = createExecution(flow, { id: 'exec-1', tenant: 'main' }, NOW);
+    const task = flow.tasks[0] as RunnableTask;
+
+    const job = encodeWorkerJob({ execution, taskRunId: 'exec-1:hello', attempt: 1, task, workerQueueId: 'gpu', taskDefinition: {}, now: NOW, deadline: NOW + 30_000 });
+
+    expect(JSON.parse(job.value.toString('utf8')).payload.deadline).toBe('2026-11-30T01:00:30.000Z');
+  });
+
   it('refuses a job larger than one frame with a message that names the task and the limit', () => {
     const flow = logFlow('hi');
     const execution = createExecution(flow, { id: 'exec-1', tenant: 'main' }, NOW);

@@ -46,6 +46,8 @@ export interface WorkerJobInput {
   readonly workerQueueId: string;
   readonly taskDefinition: Record<string, unknown>;
   readonly now: number;
+  /** Epoch ms after which no worker should start the job (its timeout already failed the task run). */
+  readonly deadline?: number;
   readonly correlationId?: string;
 }
 
@@ -69,6 +71,7 @@ export function encodeWorkerJob(input: WorkerJobInput): EncodedQueueMessage {
       taskType: input.task.type,
       taskDefinition: input.taskDefinition,
       ...(input.task.timeoutMs !== undefined ? { timeoutMs: input.task.timeoutMs } : {}),
+      ...(input.deadline !== undefined ? { deadline: new Date(input.deadline).toISOString() } : {}),
     },
   };
   const encoded = encodeQueueMessage(workerJobCodec, message);

@@ -1,60 +1,166 @@
-import type { Repositories } from '@lanner/repository';
-import type { WorkerSelectorSpec } from '@lanner/model';
+import { CONNECTED_WORKER_STALE_MS, type Repositories } from '@lanner/repository';
+import type { StoredJson, WorkerSelectorSpec } from '@lanner/model';
 import {
+  availabilitySnapshot,
   expressionTagRenderer,
+  reasonNoGroupSubscribes,
+  REASON_NO_WORKER_CONNECTED,
+  resolveSelector,
   WorkerQueueIndex,
   WorkerQueueResolver,
   type RoutingDecision,
+  type SelectorLevel,
   type WorkerAvailability,
+  type WorkerSelector,
 } from '@lanner/worker-selector';
 
-/** How long the queues and subscriptions read from the repository are reused. */
-const REFRESH_AFTER_MS = 5000;
+export type RoutingSources = Pick<Repositories, 'workerQueues' | 'workerGroups' | 'connectedWorkers' | 'namespaces' | 'tenants'>;
 
-interface Topology {
+export interface RoutingRefresh {
+  /** How long the queues, subscriptions and connected workers read are reused: a worker that connects is seen within it. */
+  readonly fleetMs: number;
+  /** How long the namespace and tenant selectors read are reused. */
+  readonly selectorsMs: number;
+}
+
+export const DEFAULT_ROUTING_REFRESH: RoutingRefresh = { fleetMs: 1000, selectorsMs: 5000 };
+
+export interface RoutingRequest {
+  /** The task's selector, else its flow's (as the state machine gives it in the dispatch action). */
+  readonly selector: WorkerSelectorSpec | undefined;
+  readonly namespace: string;
+  readonly tenant: string;
+  /** The execution context the selector's tags are rendered against. */
+  readonly variables: Record<string, unknown>;
+}
+
+export interface Routed extends RoutingDecision {
+  /** Which level declared the selector that decided it. */
+  readonly level: SelectorLevel;
+}
+
+interface Fleet {
   readonly index: WorkerQueueIndex;
   readonly availability: WorkerAvailability;
-  readonly readAt: number;
+}
+
+interface TenantSelectors {
+  readonly namespaces: ReadonlyMap<string, WorkerSelector>;
+  readonly tenant: WorkerSelector | undefined;
+}
+
+/** A value read from the repository and reused for a while; concurrent readers share one read. */
+class Cached<T> {
+  private value: { readonly promise: Promise<T>; readonly readAt: number } | undefined;
+
+  constructor(
+    private readonly maxAgeMs: number,
+    private readonly read: () => Promise<T>,
+  ) {}
+
+  get(now: number): Promise<T> {
+    if (this.value !== undefined && now - this.value.readAt < this.maxAgeMs) return this.value.promise;
+    const promise = this.read();
+    const entry = { promise, readAt: now };
+    this.value = entry;
+    // A failed read is not kept: the next caller reads again.
+    promise.catch(() => {
+      if (this.value === entry) this.value = undefined;
+    });
+    return promise;
+  }
 }
 
 /**
- * Routes task runs to worker queues with the resolver of @lanner/worker-selector,
- * over the queues and group subscriptions in the repository (cached briefly).
- * Live availability (connected workers) is the next issue: a queue some group
- * subscribes to counts as served, so only an unsubscribed queue makes a job wait.
+ * Routes task runs to worker queues with the resolver of @lanner/worker-selector:
+ * the selector that applies (task, flow, nearest namespace ancestor, tenant),
+ * the queues, and the live fleet: the group subscriptions and the workers the
+ * controllers registered as connected (rows not refreshed within
+ * CONNECTED_WORKER_STALE_MS belong to a dead controller and do not count; a
+ * draining worker does not count either).
  */
 export class WorkerQueueRouting {
-  private topology: Topology | undefined;
+  private readonly fleet: Cached<Fleet>;
+  private readonly selectors = new Map<string, Cached<TenantSelectors>>();
 
-  constructor(private readonly repositories: Pick<Repositories, 'workerQueues' | 'workerGroups'>) {}
-
-  async route(selector: WorkerSelectorSpec | undefined, tenant: string, context: Record<string, unknown>, now: number): Promise<RoutingDecision> {
-    const { index, availability } = await this.current(now);
-    const resolver = new WorkerQueueResolver(index, expressionTagRenderer(new Date(now)));
-    return resolver.resolve(
-      selector === undefined ? undefined : { tags: [...selector.tags], match: selector.match, ...(selector.fallback ? { fallback: selector.fallback } : {}) },
-      { tenant, variables: context },
-      availability,
-    );
+  constructor(
+    private readonly sources: RoutingSources,
+    private readonly refresh: RoutingRefresh = DEFAULT_ROUTING_REFRESH,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.fleet = new Cached(refresh.fleetMs, () => this.readFleet());
   }
 
-  private async current(now: number): Promise<Topology> {
-    if (this.topology !== undefined && now - this.topology.readAt < REFRESH_AFTER_MS) return this.topology;
-    const [queues, groups] = await Promise.all([this.repositories.workerQueues.list(), this.repositories.workerGroups.list()]);
-    const subscribers = new Map<string, number>();
-    for (const group of groups) {
-      for (const subscription of group.subscriptions) {
-        subscribers.set(subscription.workerQueueId, (subscribers.get(subscription.workerQueueId) ?? 0) + 1);
-      }
-    }
-    this.topology = {
+  async route(request: RoutingRequest, now: number): Promise<Routed> {
+    const [fleet, declared] = await Promise.all([this.fleet.get(now), this.selectorsOf(request.tenant, now)]);
+    const resolved = resolveSelector({
+      task: request.selector === undefined ? null : toWorkerSelector(request.selector),
+      namespace: request.namespace,
+      namespaces: declared.namespaces,
+      tenant: declared.tenant ?? null,
+    });
+    const resolver = new WorkerQueueResolver(fleet.index, expressionTagRenderer(new Date(now)));
+    const decision = resolver.resolve(resolved.selector, { tenant: request.tenant, variables: request.variables }, fleet.availability);
+    const origin =
+      resolved.level === 'NAMESPACE' ? ` (worker selector of namespace '${resolved.namespace}')` : resolved.level === 'TENANT' ? ` (worker selector of tenant '${request.tenant}')` : '';
+    return { ...decision, reason: `${decision.reason}${origin}`, level: resolved.level };
+  }
+
+  /**
+   * For a job that keeps the queue it had (a retry, a restart, a lost worker):
+   * why no worker can take it now, or undefined when one can. The job waits on
+   * its queue either way; it is never routed afresh.
+   */
+  async waitingReason(queueId: string, now: number): Promise<string | undefined> {
+    const { availability } = await this.fleet.get(now);
+    if (availability.subscribedGroups(queueId) === 0) return `${reasonNoGroupSubscribes(queueId)}; the job waits on the queue`;
+    if (availability.connectedWorkers(queueId) === 0) return `${REASON_NO_WORKER_CONNECTED} (queue '${queueId}'); the job waits on the queue`;
+    return undefined;
+  }
+
+  private async readFleet(): Promise<Fleet> {
+    const freshSince = new Date(this.clock() - CONNECTED_WORKER_STALE_MS);
+    const [queues, groups, workers] = await Promise.all([
+      this.sources.workerQueues.list(),
+      this.sources.workerGroups.list(),
+      this.sources.connectedWorkers.listLive(freshSince),
+    ]);
+    return {
       index: WorkerQueueIndex.build(queues.map((queue) => ({ id: queue.id, tags: queue.tags, allowedTenants: queue.allowedTenants }))),
-      availability: {
-        subscribedGroups: (queueId) => subscribers.get(queueId) ?? 0,
-        connectedWorkers: (queueId) => ((subscribers.get(queueId) ?? 0) > 0 ? 1 : 0),
-      },
-      readAt: now,
+      availability: availabilitySnapshot({
+        subscriptions: groups.flatMap((group) => group.subscriptions.map((subscription) => ({ groupId: group.id, workerQueueId: subscription.workerQueueId }))),
+        workers: workers.map((worker) => ({ workerId: worker.workerId, groupId: worker.workerGroupId, draining: worker.draining })),
+      }),
     };
-    return this.topology;
   }
+
+  private selectorsOf(tenant: string, now: number): Promise<TenantSelectors> {
+    let cached = this.selectors.get(tenant);
+    if (cached === undefined) {
+      cached = new Cached(this.refresh.selectorsMs, () => this.readSelectors(tenant));
+      this.selectors.set(tenant, cached);
+    }
+    return cached.get(now);
+  }
+
+  private async readSelectors(tenant: string): Promise<TenantSelectors> {
+    const [namespaces, tenantSelector] = await Promise.all([this.sources.namespaces.listWorkerSelectors(tenant), this.sources.tenants.getWorkerSelector(tenant)]);
+    return {
+      namespaces: new Map(namespaces.map((row) => [row.namespace, storedSelector(row.workerSelector)])),
+      tenant: tenantSelector === null ? undefined : storedSelector(tenantSelector),
+    };
+  }
+}
+
+function toWorkerSelector(spec: WorkerSelectorSpec): WorkerSelector {
+  return { tags: [...spec.tags], match: spec.match, ...(spec.fallback !== undefined ? { fallback: spec.fallback } : {}) };
+}
+
+/**
+ * A selector as stored in namespace or tenant settings. Handed to the resolver
+ * as written: one that breaks a rule is refused there, with its problems and
+ * the level that declared it in the task run's message.
+ */
+function storedSelector(value: StoredJson): WorkerSelector {
+  return value as unknown as WorkerSelector;
 }
