@@ -80,7 +80,7 @@ export default [
   },
   {
     // Jest configs share the workspace preset by a relative require.
-    files: ['**/jest.config.js', '**/jest.int.config.js', '**/jest.e2e.config.js'],
+    files: ['**/jest.config.js', '**/jest.int.config.js', '**/jest.e2e.config.js', '**/jest.standalone.config.js'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
 ];

@@ -5,7 +5,8 @@
 export type StateField = string | { readonly current: string };
 
 export interface Attempt {
-  readonly state: StateField;
+  readonly error?: string | null;
+  readonly state: string | { readonly current: string; readonly startDate?: string | null; readonly endDate?: string | null };
   readonly workerId?: string | null;
   readonly workerQueueId?: string | null;
   readonly outputs?: Record<string, unknown> | null;
@@ -19,6 +20,10 @@ export interface TaskRun {
   readonly state: StateField;
   readonly attempts?: readonly Attempt[] | null;
   readonly outputs?: Record<string, unknown> | null;
+  /** The queue the task run was routed to. */
+  readonly workerQueueId?: string | null;
+  /** Why it waits, or why it was refused (no queue matches, no worker connected...). */
+  readonly dispatchReason?: string | null;
 }
 
 export interface Execution {
@@ -69,3 +74,96 @@ export function describeExecution(execution: Execution): string {
 }
 
 export const TERMINAL_STATES = ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED'] as const;
+
+// Worker topology (API.md "Worker topology").
+
+export interface SubscriptionSpec {
+  readonly workerQueueId: string;
+  readonly reservedPercent?: number;
+  readonly mode?: 'STRICT' | 'ELASTIC';
+}
+
+export interface RegistrationToken {
+  readonly id: string;
+  readonly name: string;
+  /** Shown only in the answer that created it. */
+  readonly token: string;
+}
+
+/** A connected worker as `GET /instance/worker-groups/{id}/workers` lists it. */
+export interface ConnectedWorker {
+  readonly id: string;
+  readonly name: string;
+  /** The controller instance holding its stream. */
+  readonly controller: string;
+  readonly slots: number;
+  /** CONNECTED or DRAINING. */
+  readonly state: string;
+  readonly draining: boolean;
+  readonly queues?: readonly string[];
+}
+
+/** One subscription's share of one worker's slots (the capacity ledger). */
+export interface SubscriptionCapacityView {
+  readonly workerQueueId: string;
+  readonly mode?: string;
+  readonly reservedPercent?: number;
+  readonly reserved: number;
+  readonly used: number;
+  readonly borrowed: number;
+  readonly lent: number;
+  readonly waiting?: number;
+}
+
+/** One worker's live ledger as `GET /instance/worker-groups/{id}/capacity` shows it. */
+export interface WorkerCapacity {
+  readonly workerId: string;
+  readonly name: string;
+  readonly slots: number;
+  /** CONNECTED or DRAINING. */
+  readonly state?: string;
+  readonly reserved?: number;
+  readonly used?: number;
+  readonly borrowed?: number;
+  readonly lent?: number;
+  readonly waiting?: number;
+  readonly subscriptions: readonly SubscriptionCapacityView[];
+}
+
+/** The list in an answer: the body itself, or the first of `keys` (fields of the body) that holds an array. */
+export function listIn<T>(body: unknown, keys: readonly string[]): T[] {
+  if (Array.isArray(body)) return body as T[];
+  if (typeof body === 'object' && body !== null) {
+    for (const key of keys) {
+      const value = (body as Record<string, unknown>)[key];
+      if (Array.isArray(value)) return value as T[];
+    }
+  }
+  throw new Error(`expected a list (or an object with one of ${keys.join(', ')}), got: ${JSON.stringify(body).slice(0, 500)}`);
+}
+
+/** The subscription of `queueId` in a worker's ledger; fails naming what there is. */
+export function subscriptionIn(worker: WorkerCapacity, queueId: string): SubscriptionCapacityView {
+  const found = worker.subscriptions.find((one) => one.workerQueueId === queueId);
+  if (!found) throw new Error(`no subscription to '${queueId}' in the ledger: ${JSON.stringify(worker).slice(0, 1000)}`);
+  return found;
+}
+
+/** The last attempt of a task run (the one that counts), if it has any. */
+export function lastAttempt(run: TaskRun): Attempt | undefined {
+  const attempts = run.attempts ?? [];
+  return attempts[attempts.length - 1];
+}
+
+/** Whether a worker began running the task run: an attempt that has a start date or is past SUBMITTED. */
+export function hasStarted(run: TaskRun): boolean {
+  return (run.attempts ?? []).some((attempt) => {
+    const startDate = typeof attempt.state === 'object' ? attempt.state.startDate : undefined;
+    return Boolean(startDate) || !['CREATED', 'SUBMITTED'].includes(stateOf(attempt));
+  }) || !['CREATED', 'SUBMITTED'].includes(stateOf(run));
+}
+
+/** Everything the API says about why a task run waits or was refused. */
+export function reasonOf(run: TaskRun): string {
+  return [run.dispatchReason, ...(run.attempts ?? []).map((attempt) => attempt.error)].filter((text): text is string => typeof text === 'string' && text !== '').join(' | ');
+}

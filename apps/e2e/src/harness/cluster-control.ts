@@ -1,7 +1,7 @@
 import type { ClusterState } from './cluster-state';
-import type { RestartReport, RestartRequest } from './control-server';
+import type { RestartReport, RestartRequest, StartedProcess, StartRequest, StopReport, StopRequest } from './control-server';
 
-export type { RestartReport } from './control-server';
+export type { RestartReport, StartedProcess, StartRequest, StopReport, StopRequest } from './control-server';
 
 // A restart waits for the new process's /health/ready: on 2 shared cores a role's
 // TypeScript compiles for a while (the start deadline is 120 s).
@@ -23,6 +23,21 @@ export class ClusterControl {
   /** Starts the role again if it is not running; a spec's cleanup, so the next specs find the cluster whole. */
   ensureRunning(name: string): Promise<{ readonly restarted: boolean }> {
     return this.call(name, 'ensure-running', {});
+  }
+
+  /**
+   * Starts an extra worker or controller named `name`, its env copied from the cluster's
+   * own (same database, Kafka namespace, signing key) plus `request.env`; a worker gets
+   * `LANNER_WORKER_NAME=name` and a data dir of its own, a controller a gRPC port of its own.
+   * Resolves when it is ready, unless `waitUntilReady: false`.
+   */
+  start(name: string, request: StartRequest): Promise<StartedProcess> {
+    return this.call<StartedProcess>(name, 'start', request);
+  }
+
+  /** Stops a process a spec started: SIGTERM, then SIGKILL after `graceMs` (10 s by default). */
+  stop(name: string, request: StopRequest = {}): Promise<StopReport> {
+    return this.call<StopReport>(name, 'stop', request);
   }
 
   private async call<T>(name: string, action: string, body: unknown): Promise<T> {

@@ -18,6 +18,8 @@ export interface ClusterState {
   readonly databaseName: string;
   /** Prefix of the run's Kafka topics and consumer groups (LANNER_KAFKA_NAMESPACE). */
   readonly kafkaNamespace: string;
+  /** The gRPC port of the cluster's controller (where workers connect, on 127.0.0.1). */
+  readonly controllerGrpcPort: number;
   /** The harness's control endpoint (restart a role process), see control-server.ts. */
   readonly control: { readonly url: string; readonly token: string };
 }

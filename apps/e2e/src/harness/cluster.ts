@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterState } from './cluster-state';
 import { ControlServer } from './control-server';
 import { createRunDatabase, dropRunDatabase, runDatabaseUrl } from './database';
+import { freePort } from './free-port';
 import { lannerBin, RoleProcess, RoleProcessSpec, workspaceRoot } from './role-process';
 
 // Generous: on 2 shared cores, six processes compile their TypeScript at once.
@@ -22,18 +22,6 @@ function requiredEnv(name: string): string {
     throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the e2e suite`);
   }
   return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Everything a running cluster holds, to stop it and clean up after it. */
@@ -115,8 +103,20 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
         LANNER_WORKER_DATA_DIR: join(workDir, name),
       }),
     );
-    const state: ClusterState = { apiUrl: `http://127.0.0.1:${apiPort}`, adminToken, scratchDir, workDir, logFiles, databaseName, kafkaNamespace, control: { url: control.url, token: control.token } };
-    writeFileSync(join(workDir, 'cluster.json'), JSON.stringify(state, null, 2));
+    const state: ClusterState = {
+      apiUrl: `http://127.0.0.1:${apiPort}`,
+      adminToken,
+      scratchDir,
+      workDir,
+      logFiles,
+      databaseName,
+      kafkaNamespace,
+      controllerGrpcPort: grpcPort,
+      control: { url: control.url, token: control.token },
+    };
+    const stateFile = join(workDir, 'cluster.json');
+    writeFileSync(stateFile, JSON.stringify(state, null, 2));
+    control.attach(state, stateFile);
 
     const serverProcesses = servers.map((one) => new RoleProcess(one));
     processes.push(...serverProcesses);

@@ -1,4 +1,14 @@
-import { describeExecution, Execution, stateOf, TERMINAL_STATES } from './api-types';
+import {
+  ConnectedWorker,
+  describeExecution,
+  Execution,
+  listIn,
+  RegistrationToken,
+  stateOf,
+  SubscriptionSpec,
+  TERMINAL_STATES,
+  WorkerCapacity,
+} from './api-types';
 
 export interface ApiAnswer<T = unknown> {
   readonly status: number;
@@ -40,7 +50,17 @@ export class LannerClient {
     return `${this.apiUrl}/api/v1/${this.tenant}${path}`;
   }
 
-  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
+  /** A tenant-scoped call: `path` is under `/api/v1/{tenant}`. */
+  request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
+    return this.send<T>(method, this.url(path), options);
+  }
+
+  /** An instance-wide call (worker topology): `path` is under `/api/v1/instance`. */
+  instanceRequest<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
+    return this.send<T>(method, `${this.apiUrl}/api/v1/instance${path}`, options);
+  }
+
+  private async send<T>(method: string, url: string, options: RequestOptions): Promise<ApiAnswer<T>> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
     let body: string | undefined;
     if (options.yaml !== undefined) {
@@ -50,7 +70,7 @@ export class LannerClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
     }
-    const response = await fetch(this.url(path), { method, headers, body, signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(30_000) });
     const text = await response.text();
     const contentType = response.headers.get('content-type') ?? '';
     let parsed: unknown = text;
@@ -62,6 +82,54 @@ export class LannerClient {
       }
     }
     return { status: response.status, contentType, body: parsed as T, text };
+  }
+
+  /** `PUT /instance/worker-queues/{id}`: created (201) or updated (200). */
+  async putWorkerQueue(id: string, tags: readonly string[]): Promise<void> {
+    const answer = await this.instanceRequest('PUT', `/worker-queues/${id}`, { json: { tags } });
+    if (answer.status !== 201 && answer.status !== 200) throw new UnexpectedAnswer(`writing worker queue '${id}'`, answer);
+  }
+
+  /** `PUT /instance/worker-groups/{id}` with its subscriptions. */
+  async putWorkerGroup(id: string, subscriptions: readonly SubscriptionSpec[], name = id): Promise<void> {
+    const answer = await this.instanceRequest('PUT', `/worker-groups/${id}`, { json: { name, subscriptions } });
+    if (answer.status !== 201 && answer.status !== 200) throw new UnexpectedAnswer(`writing worker group '${id}'`, answer);
+  }
+
+  /** `PUT /instance/worker-groups/{id}/subscriptions/{queueId}`: live within seconds. */
+  async putSubscription(groupId: string, queueId: string, change: Omit<SubscriptionSpec, 'workerQueueId'>): Promise<void> {
+    const answer = await this.instanceRequest('PUT', `/worker-groups/${groupId}/subscriptions/${queueId}`, { json: change });
+    if (answer.status !== 200) throw new UnexpectedAnswer(`changing the subscription of '${groupId}' to '${queueId}'`, answer);
+  }
+
+  /** `POST /instance/worker-groups/{id}/tokens`: the only answer that shows the token's value. */
+  async createRegistrationToken(groupId: string, name: string): Promise<RegistrationToken> {
+    const answer = await this.instanceRequest<RegistrationToken>('POST', `/worker-groups/${groupId}/tokens`, { json: { name } });
+    const body = answer.body;
+    if (answer.status !== 201 || typeof body !== 'object' || typeof body?.token !== 'string' || typeof body.id !== 'string') {
+      throw new UnexpectedAnswer(`creating a registration token of '${groupId}'`, answer);
+    }
+    return body;
+  }
+
+  /** `DELETE /instance/worker-groups/{id}/tokens/{tokenId}`: revoked at once. */
+  async revokeRegistrationToken(groupId: string, tokenId: string): Promise<void> {
+    const answer = await this.instanceRequest('DELETE', `/worker-groups/${groupId}/tokens/${tokenId}`);
+    if (answer.status !== 204) throw new UnexpectedAnswer(`revoking registration token ${tokenId} of '${groupId}'`, answer);
+  }
+
+  /** `GET /instance/worker-groups/{id}/workers`: the group's connected workers. */
+  async groupWorkers(groupId: string): Promise<ConnectedWorker[]> {
+    const answer = await this.instanceRequest('GET', `/worker-groups/${groupId}/workers`);
+    if (answer.status !== 200) throw new UnexpectedAnswer(`listing the workers of '${groupId}'`, answer);
+    return listIn<ConnectedWorker>(answer.body, []);
+  }
+
+  /** `GET /instance/worker-groups/{id}/capacity` (`{ workerGroupId, workers }`): the live ledger of each connected worker. */
+  async groupCapacity(groupId: string): Promise<WorkerCapacity[]> {
+    const answer = await this.instanceRequest('GET', `/worker-groups/${groupId}/capacity`);
+    if (answer.status !== 200) throw new UnexpectedAnswer(`reading the capacity of '${groupId}'`, answer);
+    return listIn<WorkerCapacity>(answer.body, ['workers']);
   }
 
   /** POSTs a flow's YAML; expects 201 (each spec uses flow ids of its own on a fresh database). */

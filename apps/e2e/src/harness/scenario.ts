@@ -4,7 +4,8 @@ import { ClusterControl } from './cluster-control';
 import { LannerClient } from './lanner-client';
 
 export * from './api-types';
-export { ClusterControl, type RestartReport } from './cluster-control';
+export { ClusterControl, type RestartReport, type StartedProcess } from './cluster-control';
+export { Fleet, type WorkerOptions } from './fleet';
 export { EXECUTOR_GROUP, groupMembers } from './kafka-group';
 export { LannerClient, UnexpectedAnswer } from './lanner-client';
 
@@ -17,6 +18,10 @@ export interface Scenario {
   scratchFile(name: string): string;
   /** The run's LANNER_KAFKA_NAMESPACE (prefix of its topics and consumer groups). */
   readonly kafkaNamespace: string;
+  /** `127.0.0.1:<port>` of the cluster's controller, for workers a spec starts. */
+  readonly controllerEndpoint: string;
+  /** Where the run keeps its files (a spec's certificates go under it). */
+  readonly workDir: string;
 }
 
 export function scenario(): Scenario {
@@ -26,6 +31,8 @@ export function scenario(): Scenario {
     cluster: new ClusterControl(state.control),
     scratchFile: (name) => join(state.scratchDir, name),
     kafkaNamespace: state.kafkaNamespace,
+    controllerEndpoint: `127.0.0.1:${state.controllerGrpcPort}`,
+    workDir: state.workDir,
   };
 }
 
