@@ -64,7 +64,11 @@ export class ExecutionRepository {
   }
 
   async get(tenantId: string, executionId: string): Promise<ExecutionWithTaskRuns> {
-    const row = await this.db.execution.findFirst({ where: { id: executionId, tenantId }, include: WITH_TASK_RUNS });
+    // The row and its task runs are separate queries: one snapshot, so a reader never sees
+    // task runs newer than the execution state (e.g. a restarted attempt under a FAILED row).
+    const row = await this.db.$transaction((tx) => tx.execution.findFirst({ where: { id: executionId, tenantId }, include: WITH_TASK_RUNS }), {
+      isolationLevel: 'RepeatableRead',
+    });
     if (row === null) throw new ExecutionNotFound(executionId);
     return { ...toExecutionRecord(row), taskRuns: row.taskRuns.map(toTaskRunRecord) };
   }
