@@ -49,6 +49,66 @@ export class RunningJobStore {
     return rows.map(toRunningJobRecord);
   }
 
+  /**
+   * Removes the row only while `controllerInstanceId` still owns it: a worker
+   * that reconnected elsewhere re-points its row to its new controller, and that
+   * row must stay. True if it was removed.
+   */
+  async removeOwnedBy(taskRunId: string, attempt: number, controllerInstanceId: string): Promise<boolean> {
+    const { count } = await this.db.runningJob.deleteMany({ where: { taskRunId, attempt, controllerInstanceId } });
+    return count > 0;
+  }
+
+  /**
+   * Moves the row to a new holder (a worker stream that adopted the job) in one
+   * conditional UPDATE: only while it is still held by `from` (`workerId`
+   * optional), or by anyone with 'any'. False when the row is gone (its result
+   * was recorded, or it was reported lost) or another holder has it now.
+   */
+  async reassign(
+    taskRunId: string,
+    attempt: number,
+    from: { workerId?: string; controllerInstanceId: string } | 'any',
+    to: { workerId: string; controllerInstanceId: string },
+  ): Promise<boolean> {
+    const holder = from === 'any' ? {} : { controllerInstanceId: from.controllerInstanceId, ...(from.workerId !== undefined ? { workerId: from.workerId } : {}) };
+    const { count } = await this.db.runningJob.updateMany({
+      where: { taskRunId, attempt, ...holder },
+      data: { workerId: to.workerId, controllerInstanceId: to.controllerInstanceId },
+    });
+    return count === 1;
+  }
+
+  /**
+   * Removes the row in one conditional DELETE, only while that worker on that
+   * controller still holds it: a job adopted by a new stream stays. True if removed.
+   */
+  async removeIfHeldBy(taskRunId: string, attempt: number, holder: { workerId: string; controllerInstanceId: string }): Promise<boolean> {
+    const { count } = await this.db.runningJob.deleteMany({
+      where: { taskRunId, attempt, workerId: holder.workerId, controllerInstanceId: holder.controllerInstanceId },
+    });
+    return count === 1;
+  }
+
+  /**
+   * Jobs recorded by a controller instance that is gone: NOT_RUNNING (declared
+   * dead by the liveness coordinator), or TERMINATED before `terminatedBefore`
+   * (stopped, and its workers had the grace period to re-attach elsewhere).
+   * Oldest first, at most `limit`.
+   */
+  async listOrphaned(terminatedBefore: Date, limit: number): Promise<RunningJobRecord[]> {
+    const found = await this.db.$queryRaw<{ id: string }[]>`
+      SELECT rj.id::text AS id
+      FROM running_jobs rj
+      JOIN service_instances si ON si.id = rj.controller_instance_id
+      WHERE si.state = 'NOT_RUNNING' OR (si.state = 'TERMINATED' AND si.state_changed_at < ${terminatedBefore})
+      ORDER BY rj.dispatched_at
+      LIMIT ${limit}`;
+    if (found.length === 0) return [];
+    const rows = await this.db.runningJob.findMany({ where: { id: { in: found.map((row) => row.id) } }, orderBy: { dispatchedAt: 'asc' } });
+    return rows.map(toRunningJobRecord);
+  }
+
   async listByWorker(workerId: string): Promise<RunningJobRecord[]> {
     const rows = await this.db.runningJob.findMany({ where: { workerId }, orderBy: { dispatchedAt: 'asc' } });
     return rows.map(toRunningJobRecord);

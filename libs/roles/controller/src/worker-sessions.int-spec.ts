@@ -769,3 +769,158 @@ describe('worker sessions: TLS', () => {
     expect(output()).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('worker sessions: adoption after a dropped stream', () => {
+  let controller: ControllerProcess;
+
+  beforeAll(async () => {
+    controller = await startController({ LANNER_ALLOW_ANONYMOUS_WORKERS: 'true', LANNER_STREAM_RECYCLE_AGE_S: '0' });
+  }, 120_000);
+
+  /** A welcomed worker that took one job of the queue and started it (the controller relayed the start). */
+  async function workerRunningJob(onQueue: string, accessToken?: string): Promise<{ worker: SpecWorker; welcome: Welcome; taskRunId: string }> {
+    const worker = connectWorker(controller.grpcPort, accessToken === undefined ? {} : { accessToken });
+    worker.hello();
+    const welcome = await worker.welcome();
+    worker.credit(1);
+    const { taskRunId } = await publishJob(onQueue);
+    const job = await eventually('the job', () => worker.jobs().find((candidate) => candidate.taskRunId === taskRunId));
+    worker.start(job);
+    await eventually('the start relayed', () => eventsFor('task-run.started', taskRunId)[0]);
+    return { worker, welcome, taskRunId };
+  }
+
+  function errorFrames(worker: SpecWorker): { code: ErrorCode; message: string; fatal: boolean }[] {
+    return worker.frames.flatMap((frame) => (frame.frame?.$case === 'error' ? [frame.frame.value] : []));
+  }
+
+  function killFrames(worker: SpecWorker): { taskRunId: string; attempt: number; reason: string }[] {
+    return worker.frames.flatMap((frame) => (frame.frame?.$case === 'kill' ? [frame.frame.value] : []));
+  }
+
+  it('adopts the running job of a worker with a token that reconnects within the grace period: no worker-lost event, and its result is recorded', async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(groupId));
+    const { worker: dropped, welcome, taskRunId } = await workerRunningJob(queueId, credentials.accessToken);
+    dropped.close(); // the network drops; the task keeps running on the worker
+
+    const worker = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken, runningJobs: [...dropped.running.values()] });
+    worker.hello();
+    expect((await worker.welcome()).workerId).toBe(credentials.workerId);
+
+    // Past the grace period of the dropped stream: the job is still the worker's, and nobody reported it lost.
+    await pause(ADOPTION_GRACE_MS + SETTLE_MS);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: credentials.workerId, controllerInstanceId: welcome.controllerId }));
+    expect(errorFrames(worker)).toEqual([]);
+    expect(killFrames(worker)).toEqual([]);
+
+    worker.succeed({ taskRunId, attempt: 1 });
+    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
+    await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    expect(errorFrames(worker)).toEqual([]);
+  }, 90_000);
+
+  it('adopts on another controller: the job moves to it, and the controller of the dropped stream never reports it lost', async () => {
+    const other = await startController({ LANNER_ALLOW_ANONYMOUS_WORKERS: 'true', LANNER_STREAM_RECYCLE_AGE_S: '0' });
+    const credentials = await register(controller.grpcPort, tokenOf(groupId));
+    const { worker: dropped, welcome: first, taskRunId } = await workerRunningJob(queueId, credentials.accessToken);
+    dropped.close();
+
+    const worker = connectWorker(other.grpcPort, { accessToken: credentials.accessToken, runningJobs: [...dropped.running.values()] });
+    worker.hello();
+    const second = await worker.welcome();
+    expect(second.controllerId).not.toBe(first.controllerId);
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: credentials.workerId, controllerInstanceId: second.controllerId }));
+
+    await pause(ADOPTION_GRACE_MS + SETTLE_MS);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ controllerInstanceId: second.controllerId }));
+
+    worker.succeed({ taskRunId, attempt: 1 });
+    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
+    await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+  }, 150_000);
+
+  it('adopts the running job of an anonymous worker (a new worker id per stream) once its dropped stream is gone: no worker-lost event', async () => {
+    const { worker: dropped, welcome: first, taskRunId } = await workerRunningJob(anonymousQueueId);
+    dropped.close();
+
+    const worker = connectWorker(controller.grpcPort, { runningJobs: [...dropped.running.values()] });
+    worker.hello();
+    const second = await worker.welcome();
+    expect(second.workerId).not.toBe(first.workerId);
+
+    await pause(ADOPTION_GRACE_MS + SETTLE_MS);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: second.workerId, controllerInstanceId: second.controllerId }));
+    expect(killFrames(worker)).toEqual([]);
+
+    worker.succeed({ taskRunId, attempt: 1 });
+    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+  }, 90_000);
+
+  it('reports the job of a dropped stream lost once after the grace period; a later reconnect listing it is told UNKNOWN_JOB and the job is killed', async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(groupId));
+    const { worker: dropped, taskRunId } = await workerRunningJob(queueId, credentials.accessToken);
+    const droppedAt = Date.now();
+    dropped.close();
+
+    const lost = await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', taskRunId)[0], ADOPTION_GRACE_MS + WAIT_MS);
+    expect(Date.now() - droppedAt).toBeGreaterThanOrEqual(ADOPTION_GRACE_MS);
+    expect(lost.payload).toEqual(expect.objectContaining({ taskRunId, attempt: 1, workerId: credentials.workerId }));
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toBeNull();
+
+    // Too late: the executor may already run it again, so this worker must stop it rather than hold it.
+    const late = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken, runningJobs: [...dropped.running.values()] });
+    late.hello();
+    await late.welcome();
+    const kill = await eventually('a Kill frame', () => killFrames(late)[0]);
+    expect(kill).toEqual(expect.objectContaining({ taskRunId, attempt: 1 }));
+    expect(kill.reason).toContain('reported lost');
+    expect(errorFrames(late)).toEqual([expect.objectContaining({ code: ErrorCode.UNKNOWN_JOB, fatal: false, message: expect.stringContaining(jobMessageId(taskRunId, 1)) })]);
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toBeNull();
+    await pause(SETTLE_MS);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toHaveLength(1);
+  }, 90_000);
+
+  it('never lets a worker with a token adopt the job of another worker: it is told UNKNOWN_JOB, and the holder keeps the job', async () => {
+    const holderCredentials = await register(controller.grpcPort, tokenOf(groupId));
+    const { worker: holder, taskRunId } = await workerRunningJob(queueId, holderCredentials.accessToken);
+
+    const otherCredentials = await register(controller.grpcPort, tokenOf(groupId));
+    expect(otherCredentials.workerId).not.toBe(holderCredentials.workerId);
+    const claimer = connectWorker(controller.grpcPort, { accessToken: otherCredentials.accessToken, runningJobs: [{ taskRunId, attempt: 1 }] });
+    claimer.hello();
+    await claimer.welcome();
+    const kill = await eventually('a Kill frame to the claimer', () => killFrames(claimer)[0]);
+    expect(kill.reason).toContain('recorded for another worker');
+    expect(errorFrames(claimer)).toEqual([expect.objectContaining({ code: ErrorCode.UNKNOWN_JOB })]);
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: holderCredentials.workerId }));
+
+    holder.succeed({ taskRunId, attempt: 1 });
+    const result = await eventually('the holder\'s result', () => eventsFor('task-run.result', taskRunId)[0]);
+    expect(result.payload).toEqual(expect.objectContaining({ taskRunId, attempt: 1 }));
+    expect(killFrames(holder)).toEqual([]);
+    expect(errorFrames(holder)).toEqual([]);
+  }, 60_000);
+
+  it('never lets an anonymous worker adopt a job whose stream is still connected: it is told UNKNOWN_JOB, and the holder keeps the job', async () => {
+    const { worker: holder, welcome, taskRunId } = await workerRunningJob(anonymousQueueId);
+
+    const claimer = connectWorker(controller.grpcPort, { runningJobs: [{ taskRunId, attempt: 1 }] });
+    claimer.hello();
+    await claimer.welcome();
+    const kill = await eventually('a Kill frame to the claimer', () => killFrames(claimer)[0]);
+    expect(kill.reason).toContain('still connected');
+    expect(errorFrames(claimer)).toEqual([expect.objectContaining({ code: ErrorCode.UNKNOWN_JOB })]);
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: welcome.workerId }));
+
+    holder.succeed({ taskRunId, attempt: 1 });
+    await eventually('the holder\'s result', () => eventsFor('task-run.result', taskRunId)[0]);
+    expect(killFrames(holder)).toEqual([]);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+  }, 60_000);
+});

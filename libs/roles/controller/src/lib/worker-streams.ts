@@ -20,7 +20,7 @@ import {
   type WorkerFrame,
 } from '@lanner/frames';
 import type { RunningJobRecord, StoredJson, SubscriptionRecord } from '@lanner/model';
-import { DEFAULT_WORKER_GROUP_ID, NotFound, SYSTEM_WORKER_QUEUE_ID, type Repositories } from '@lanner/repository';
+import { CONNECTED_WORKER_STALE_MS, DEFAULT_WORKER_GROUP_ID, NotFound, SYSTEM_WORKER_QUEUE_ID, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
 import { FrameRelay } from './frame-relay';
@@ -39,6 +39,13 @@ const SILENT_INTERVALS_BEFORE_END = 5;
  * are reported lost: a brief reconnect never causes a second run.
  */
 export const ADOPTION_GRACE_MS = 10_000;
+/**
+ * An anonymous worker adopts a job only from a worker stream that is no longer
+ * connected; the old stream's end may still be on its way (the worker reconnects
+ * at once), so it is awaited this long, checked every ADOPTION_RECHECK_MS.
+ */
+const ANONYMOUS_ADOPTION_WAIT_MS = 3_000;
+const ADOPTION_RECHECK_MS = 250;
 /** A started job missing from this many consecutive heartbeats (and without a result) is lost. */
 const MISSED_HEARTBEATS_BEFORE_LOST = 2;
 /** Recycling ages are spread by up to this fraction so streams opened together do not all end together. */
@@ -105,6 +112,8 @@ export class WorkerStreams {
   /** Registration tokens revoked while this controller runs: a stream admitted just before still ends. */
   readonly revokedTokens = new Set<string>();
   private readonly lostChecks = new Set<Promise<void>>();
+  /** Per job (task run + attempt): adoption and lost reports of one job on this controller take turns. */
+  private readonly jobTurns = new Map<string, Promise<void>>();
   private closing = false;
 
   constructor(
@@ -187,9 +196,8 @@ export class WorkerStreams {
 
   private async tokenRefusal(workerGroupId: string, registrationTokenId: string): Promise<Refusal | undefined> {
     if (this.revokedTokens.has(registrationTokenId)) return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
-    const tokens = await this.repositories.registrationTokens.listByGroup(workerGroupId);
-    const token = tokens.find((candidate) => candidate.id === registrationTokenId);
-    if (!token) {
+    const token = await this.repositories.registrationTokens.findById(registrationTokenId);
+    if (!token || token.workerGroupId !== workerGroupId) {
       return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, 'the registration token of this worker was deleted; register again with a new token');
     }
     if (token.revokedAt !== null) return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
@@ -228,6 +236,26 @@ export class WorkerStreams {
     this.closing = true;
     await Promise.all([...this.open].map((conversation) => conversation.end(reason, true)));
     await Promise.all([...this.lostChecks]);
+  }
+
+  /**
+   * Runs `work` once every earlier turn of the same job here has settled: the
+   * check "a live stream here holds it" and the store's conditional write then
+   * cannot interleave with another stream's adoption or lost report of that job.
+   * (Between controllers the store's conditional UPDATE / DELETE decides.)
+   */
+  inTurn<T>(jobKey: string, work: () => Promise<T>): Promise<T> {
+    const earlier = this.jobTurns.get(jobKey) ?? Promise.resolve();
+    const result = earlier.then(work);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.jobTurns.set(jobKey, settled);
+    void settled.then(() => {
+      if (this.jobTurns.get(jobKey) === settled) this.jobTurns.delete(jobKey);
+    });
+    return result;
   }
 
   /** Keeps shutdown waiting until the ended streams' jobs are adopted or reported lost. */
@@ -385,7 +413,7 @@ class WorkerConversation {
       return this.refuseAndEnd(ErrorCode.INTERNAL, grpc.status.FAILED_PRECONDITION, `the subscriptions of worker group '${workerGroupId}' cannot be applied to this worker: ${message(error)}`);
     }
     this.session = session;
-    const adopted = await this.adopt(session, hello.runningJobs);
+    const { adopted, notAdopted } = await this.adopt(session, hello.runningJobs);
     if (this.finished) return;
 
     session.send({
@@ -402,6 +430,7 @@ class WorkerConversation {
         },
       },
     });
+    this.stopNotAdopted(session, notAdopted);
     this.streams.dispatch.workerJoined(session);
     this.registration = this.streams.registry.track(() => ({
       workerId,
@@ -443,37 +472,92 @@ class WorkerConversation {
   }
 
   /**
-   * Hello.running_jobs after a reconnect: each job this worker may hold (its
-   * group serves the queue, and an authenticated worker is the one recorded)
-   * is re-pointed to this controller and stream, and holds its slot here.
+   * Hello.running_jobs after a reconnect: each job this worker may hold is
+   * re-pointed to this controller and stream by one conditional UPDATE of its
+   * running-job row (from the holder just read), and holds its slot here. A
+   * worker with a token adopts only rows recorded for its own worker id; an
+   * anonymous one (new id per stream) only rows of its group's queues whose
+   * holder's stream is no longer connected. A job whose row is gone (result
+   * recorded, or reported lost) or that another live stream holds is not adopted.
    */
-  private async adopt(session: WorkerSession, refs: readonly JobRef[]): Promise<number> {
+  private async adopt(session: WorkerSession, refs: readonly JobRef[]): Promise<{ adopted: number; notAdopted: { ref: JobRef; why: string }[] }> {
     let adopted = 0;
+    const notAdopted: { ref: JobRef; why: string }[] = [];
     const store = this.streams.repositories.runningJobs;
     const served = new Set(this.subscriptions.map((subscription) => subscription.workerQueueId));
+    const me = { workerId: session.workerId, controllerInstanceId: this.streams.identity.id };
+    // One wait for all the jobs, so the Welcome is never late by more than that.
+    const waitUntil = Date.now() + ANONYMOUS_ADOPTION_WAIT_MS;
     for (const ref of refs) {
+      const key = jobMessageId(ref.taskRunId, ref.attempt);
+      if (session.held.has(key)) continue; // listed twice: adopted once, one slot
       try {
-        const row = await store.get(ref.taskRunId, ref.attempt);
-        if (row === null || !served.has(row.workerQueueId)) continue;
-        if (session.registrationTokenId !== null && row.workerId !== session.workerId) continue;
-        const key = jobMessageId(ref.taskRunId, ref.attempt);
-        // The old stream of this worker may still be open here: it gives the job up.
-        const previous = this.streams.fleet.holderOf(ref.taskRunId, ref.attempt);
-        const earlier = previous?.held.get(key);
-        if (previous && earlier && previous !== session) previous.finish(earlier);
-        // The slot is taken in this worker's ledger, not kept from the old stream's.
-        const { lease: _oldLease, ...job } = earlier ?? heldJobOf(row);
-        if (row.workerId !== session.workerId || row.controllerInstanceId !== this.streams.identity.id) {
-          await store.remove(ref.taskRunId, ref.attempt);
-          await store.insert({ ...row, workerId: session.workerId, controllerInstanceId: this.streams.identity.id });
-        }
-        session.adopt({ ...job, started: true });
-        adopted += 1;
+        const why = await this.streams.inTurn(key, async (): Promise<string | undefined> => {
+          const row = await store.get(ref.taskRunId, ref.attempt);
+          if (row === null) return 'its result was already recorded or it was reported lost';
+          if (!served.has(row.workerQueueId)) return `its worker queue '${row.workerQueueId}' is not served by worker group '${session.workerGroupId}'`;
+          if (session.registrationTokenId !== null) {
+            if (row.workerId !== session.workerId) return 'it is recorded for another worker';
+          } else if (await this.heldByConnectedStream(session, row, waitUntil)) {
+            return 'the worker stream it is recorded for is still connected';
+          }
+          if (!(await store.reassign(ref.taskRunId, ref.attempt, { workerId: row.workerId, controllerInstanceId: row.controllerInstanceId }, me))) {
+            return 'its result was just recorded, or it was just reported lost or adopted by another stream';
+          }
+          // The old stream of this worker may still be open here: it gives the job up.
+          const previous = this.streams.fleet.holderOf(ref.taskRunId, ref.attempt);
+          const earlier = previous?.held.get(key);
+          if (previous && earlier && previous !== session) previous.finish(earlier);
+          // The slot is taken in this worker's ledger, not kept from the old stream's.
+          const { lease: _oldLease, ...job } = earlier ?? heldJobOf(row);
+          session.adopt({ ...job, started: true });
+          return undefined;
+        });
+        if (why === undefined) adopted += 1;
+        else notAdopted.push({ ref, why });
       } catch (error) {
         this.logger.warn({ workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, error: message(error) }, 'could not adopt a running job');
+        notAdopted.push({ ref, why: 'the controller could not check its running-job record' });
       }
     }
-    return adopted;
+    return { adopted, notAdopted };
+  }
+
+  /**
+   * For an anonymous worker's adoption: whether the stream the row is recorded
+   * for is still connected (here: an open session holding the job or of that
+   * worker id; elsewhere: a fresh row of the live worker registry). An ending
+   * stream has until `deadline` to finish ending.
+   */
+  private async heldByConnectedStream(session: WorkerSession, row: RunningJobRecord, deadline: number): Promise<boolean> {
+    const key = jobMessageId(row.taskRunId, row.attempt);
+    for (;;) {
+      let connected: boolean;
+      if (row.controllerInstanceId === this.streams.identity.id) {
+        connected = this.streams.fleet.all().some((other) => other !== session && !other.closed && (other.workerId === row.workerId || other.held.has(key)));
+      } else {
+        const live = await this.streams.repositories.connectedWorkers.listLive(new Date(Date.now() - CONNECTED_WORKER_STALE_MS));
+        connected = live.some((worker) => worker.workerId === row.workerId);
+      }
+      if (!connected || Date.now() >= deadline || this.finished) return connected;
+      await new Promise((resolve) => setTimeout(resolve, ADOPTION_RECHECK_MS));
+    }
+  }
+
+  /**
+   * A job the worker listed in Hello but does not hold here: the worker is told
+   * (UNKNOWN_JOB) and the job is stopped, since its result is recorded, or it
+   * was reported lost and may run again elsewhere.
+   */
+  private stopNotAdopted(session: WorkerSession, notAdopted: readonly { ref: JobRef; why: string }[]): void {
+    for (const { ref, why } of notAdopted) {
+      const id = jobMessageId(ref.taskRunId, ref.attempt);
+      this.logger.warn({ workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, reason: why }, 'running job not adopted: it is stopped on the worker');
+      session.send({
+        frame: { $case: 'error', value: { code: ErrorCode.UNKNOWN_JOB, message: `job ${id} is not adopted by this stream: ${why}; it is stopped`, fatal: false } },
+      });
+      session.send({ frame: { $case: 'kill', value: { taskRunId: ref.taskRunId, attempt: ref.attempt, reason: `not adopted after the reconnect: ${why}` } } });
+    }
   }
 
   private scheduleRecycling(): void {
@@ -502,10 +586,12 @@ class WorkerConversation {
       else vanished.push(job);
     }
     for (const job of vanished) {
-      this.missedHeartbeats.delete(jobMessageId(job.taskRunId, job.attempt));
+      const key = jobMessageId(job.taskRunId, job.attempt);
+      this.missedHeartbeats.delete(key);
       session.finish(job);
       this.streams.dispatch.creditChanged();
-      await this.reportLost(session.workerId, job, `the worker stopped reporting it as running for ${MISSED_HEARTBEATS_BEFORE_LOST} heartbeats and sent no result`);
+      const reason = `the worker stopped reporting it as running for ${MISSED_HEARTBEATS_BEFORE_LOST} heartbeats and sent no result`;
+      await this.streams.inTurn(key, () => this.reportLost(session.workerId, job, reason));
     }
   }
 
@@ -581,33 +667,47 @@ class WorkerConversation {
   }
 
   /**
-   * After the grace period, a job still recorded for this controller and this
-   * worker, and held by no live stream here, is reported lost. One adopted by
-   * a new stream (here or on another controller), or whose result came, is left alone.
+   * After the grace period, each job is reported lost only if its row is still
+   * held by this worker on this controller and can be removed in one
+   * conditional DELETE: a job adopted by a new stream (here or on another
+   * controller), or whose result came, is left alone and never reported lost.
    */
   private async lostUnlessAdopted(session: WorkerSession, jobs: HeldJob[], reason: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, ADOPTION_GRACE_MS));
     for (const job of jobs) {
-      try {
+      const key = jobMessageId(job.taskRunId, job.attempt);
+      await this.streams.inTurn(key, async () => {
+        // A later stream of this worker id here holds it (a reconnect to this controller keeps the same holder in the store).
         const holder = this.streams.fleet.holderOf(job.taskRunId, job.attempt);
-        if (holder && holder !== session && !holder.closed) continue;
-        const row = await this.streams.repositories.runningJobs.get(job.taskRunId, job.attempt);
-        if (row === null || row.controllerInstanceId !== this.streams.identity.id || row.workerId !== session.workerId) continue;
+        if (holder && holder !== session) return;
         await this.reportLost(session.workerId, job, reason);
-      } catch (error) {
-        // The row stays in the running-job store, where the liveness coordinator finds it.
-        this.logger.error({ workerId: session.workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not check a job of an ended stream');
-      }
+      });
     }
   }
 
+  /** Call within the job's turn. Reports the job lost only if this worker here still held it, then the row is gone. */
   private async reportLost(workerId: string, job: HeldJob, reason: string): Promise<void> {
+    const store = this.streams.repositories.runningJobs;
+    const holder = { workerId, controllerInstanceId: this.streams.identity.id };
+    let row: RunningJobRecord | null;
     try {
-      await this.streams.relay.workerLost(workerId, job, `worker ${workerId} lost: ${reason}`);
-      await this.streams.repositories.runningJobs.remove(job.taskRunId, job.attempt);
+      row = await store.get(job.taskRunId, job.attempt);
+      if (row === null || row.workerId !== holder.workerId || row.controllerInstanceId !== holder.controllerInstanceId) return;
+      // Adopted (or finished) since the read: the conditional DELETE finds nothing and nothing is reported.
+      if (!(await store.removeIfHeldBy(job.taskRunId, job.attempt, holder))) return;
     } catch (error) {
       // The row stays in the running-job store, where the liveness coordinator finds it.
+      this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not check a job of an ended stream');
+      return;
+    }
+    try {
+      await this.streams.relay.workerLost(workerId, job, `worker ${workerId} lost: ${reason}`);
+    } catch (error) {
       this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not report a lost job');
+      // Put back, so the liveness coordinator still finds it once this controller is gone.
+      await store.insert(row).catch((restoreError: unknown) =>
+        this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(restoreError) }, 'could not keep the record of an unreported lost job'),
+      );
     }
   }
 }
