@@ -4,7 +4,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import {
+  broadcastCodec,
   encodeQueueMessage,
+  QueueTopics,
   frameSizeChannelOptions,
   jobMessageId,
   JobState,
@@ -377,5 +379,50 @@ describe('controller: dispatch under the worker capacity ledger', () => {
     await eventually('four jobs on the second worker', () => (second.jobs().length >= 4 ? true : undefined));
     expect(await metric('lanner_controller_connected_workers', { worker_group: 'default' })).toBe(1);
     expect(await metric('lanner_controller_worker_slots_used', { worker_queue: bulk })).toBe(4);
+  });
+
+  it('applies a subscription change of the group live: running jobs are not cut, and the next slots follow the new layout', async () => {
+    const worker = connectWorker();
+    worker.hello(4);
+    await worker.welcome();
+    worker.credit(4);
+    // urgent 50 % ELASTIC lends its 2 idle slots: bulk's backlog fills all 4.
+    await eventually('four bulk jobs', () => (worker.jobs().length >= 4 ? true : undefined));
+    const running = worker.jobs();
+    expect(running.map(queueOf)).toEqual([bulk, bulk, bulk, bulk]);
+
+    // The operator makes urgent 75 % STRICT (as the API does: stored, then broadcast to every controller).
+    const subscriptions = [
+      { workerQueueId: 'default', mode: 'STRICT' as const },
+      { workerQueueId: urgent, reservedPercent: 75, mode: 'STRICT' as const },
+      { workerQueueId: bulk, mode: 'ELASTIC' as const },
+    ];
+    for (const subscription of subscriptions.slice(1)) await repositories.workerGroups.putSubscription('default', subscription);
+    await queue.publish(QueueTopics.broadcast, [
+      encodeQueueMessage(broadcastCodec, {
+        schemaVersion: 1,
+        messageId: `subscriptions-${run}`,
+        type: 'broadcast.subscriptions-changed',
+        occurredAt: new Date().toISOString(),
+        payload: { workerGroupId: 'default', subscriptions },
+      }),
+    ]);
+    await eventually('the new reserved floor', async () =>
+      (await metric('lanner_controller_worker_slots_reserved', { worker_queue: urgent })) === 3 ? true : undefined,
+    );
+    // Nothing running was cut: the four jobs still hold their slots, and no kill frame came.
+    expect(await metric('lanner_controller_worker_slots_used', { worker_queue: bulk })).toBe(4);
+    expect(worker.frames.some((frame) => frame.frame?.$case === 'kill')).toBe(false);
+
+    // When they end, bulk gets only the one shared slot left: urgent's STRICT floor is no longer lent.
+    for (const job of running) worker.complete(job);
+    await eventually('a fifth job', () => (worker.jobs().length >= 5 ? true : undefined));
+    await pause(SETTLE_MS);
+    expect(worker.jobs()).toHaveLength(5);
+    expect(worker.jobs()[4].queueId).toBe(bulk);
+
+    const urgentJobs = await publish(urgent, 3);
+    await eventually('eight jobs', () => (worker.jobs().length >= 8 ? true : undefined));
+    expect(worker.jobs().slice(5).map((job) => job.taskRunId).sort()).toEqual([...urgentJobs].sort());
   });
 });

@@ -52,12 +52,6 @@ export interface WorkerCapacitySnapshot extends CapacitySnapshot {
 // Log lines and metrics may trail a job's result by a frame or two; remember that many finished jobs per worker.
 const RECENTLY_FINISHED_LIMIT = 256;
 /**
- * Slots of a session built through the pre-ledger constructor, which knows no
- * slot count: the worker's own credit is then the only bound, as before.
- */
-const UNKNOWN_SLOTS = 1_000_000;
-
-/**
  * One connected worker on one stream: its identity (from the controller, never
  * from the worker's frames), its capacity ledger over its group's
  * subscriptions, its credit (sum of granted slots minus jobs sent, per the
@@ -87,30 +81,7 @@ export class WorkerSession {
   waitingOf: ((workerQueueId: string) => number) | undefined;
 
   /** Throws InvalidCapacityConfig (naming `slots` or `subscriptions[i]...`) when the ledger cannot be built. */
-  constructor(init: WorkerSessionInit);
-  /** @deprecated the pre-ledger form: every queue unreserved, bounded only by credit. */
-  constructor(workerId: string, workerName: string, workerGroupId: string, queueIds: readonly string[], call: WorkerCall);
-  constructor(
-    initOrId: WorkerSessionInit | string,
-    workerName?: string,
-    workerGroupId?: string,
-    queueIds?: readonly string[],
-    call?: WorkerCall,
-  ) {
-    const init: WorkerSessionInit =
-      typeof initOrId === 'string'
-        ? {
-            workerId: initOrId,
-            workerName: workerName ?? initOrId,
-            workerGroupId: workerGroupId ?? 'default',
-            registrationTokenId: null,
-            slots: UNKNOWN_SLOTS,
-            subscriptions: (queueIds ?? []).map((workerQueueId) => ({ workerQueueId, mode: 'STRICT' as const })),
-            labels: {},
-            connectedAt: new Date(),
-            call: call as WorkerCall,
-          }
-        : initOrId;
+  constructor(init: WorkerSessionInit) {
     this.ledger = new CapacityLedger(init.slots, init.subscriptions);
     this.workerId = init.workerId;
     this.workerName = init.workerName;
