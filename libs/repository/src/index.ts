@@ -32,3 +32,4 @@ export { MetricRepository, type MetricKind, type NewMetricPoint, type MetricPoin
 export { ApiTokenRepository, type ApiTokenRecord, type ApiTokenMatch, type ApiTokenGrant, type ApiTokenRoleName } from './repositories/api-token.repository';
 export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repositories/namespace-settings.repository';
 export { TenantRepository } from './repositories/tenant.repository';
+export { ClusterLockRepository } from './repositories/cluster-lock.repository';

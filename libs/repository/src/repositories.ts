@@ -3,6 +3,7 @@ import { connectClient } from './connection';
 import { describeConnectionFailure, parseDatabaseUrl } from './database-url';
 import { createPrismaClient } from './prisma';
 import { ApiTokenRepository } from './repositories/api-token.repository';
+import { ClusterLockRepository } from './repositories/cluster-lock.repository';
 import { ConnectedWorkerRepository } from './repositories/connected-worker.repository';
 import { ExecutionRepository } from './repositories/execution.repository';
 import { FlowRepository } from './repositories/flow.repository';
@@ -39,6 +40,8 @@ export interface Repositories {
   readonly namespaces: NamespaceRepository;
   /** Tenant settings (the default worker selector). */
   readonly tenants: TenantRepository;
+  /** Named leases among processes (the active liveness coordinator). */
+  readonly clusterLocks: ClusterLockRepository;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -81,6 +84,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     workerCredentials: new WorkerCredentialRepository(db),
     namespaces: new NamespaceRepository(db),
     tenants: new TenantRepository(db),
+    clusterLocks: new ClusterLockRepository(db),
     async ping() {
       try {
         await pool.query('SELECT 1');

@@ -25,3 +25,5 @@ export { EXIT_BAD_CONFIG, runRole } from './run-role';
 export type { RoleComposition, RoleProcess } from './run-role';
 export { startEmbeddedServices } from './standalone/embedded-services';
 export type { EmbeddedServices } from './standalone/embedded-services';
+export { DEFAULT_LIVENESS_TIMINGS, LIVENESS_TIMINGS, ServiceInstanceHeartbeat, ServiceInstanceIdentity } from './liveness';
+export type { LivenessTimings, ServiceInstanceRole, ServiceInstanceStore } from './liveness';

@@ -7,6 +7,7 @@ import { ConfigError, loadRoleConfig, RoleConfig } from './config/load-config';
 import { Role } from './config/roles';
 import { createProcessLogger } from './logging/process-logger';
 import { RuntimeModule } from './runtime.module';
+import { ServiceInstanceHeartbeat } from './liveness/service-instance-heartbeat';
 
 /** sysexits' EX_CONFIG: tells an operator the process refused its configuration, not that it crashed. */
 export const EXIT_BAD_CONFIG = 78;
@@ -107,7 +108,8 @@ export async function runRole<R extends Role>(role: R, compose: RoleComposition<
     const roleModules = await compose(config, roleProcess);
     class LannerProcessModule {}
     app = await NestFactory.create(
-      { module: LannerProcessModule, imports: [RuntimeModule.forRoot(config, logger), ...roleModules] },
+      // The heartbeat sits in the root module: its shutdown hooks run before the role modules' (TERMINATING first, TERMINATED before the repository closes).
+      { module: LannerProcessModule, imports: [RuntimeModule.forRoot(config, logger), ...roleModules], providers: [ServiceInstanceHeartbeat] },
       // abortOnError false: a failing provider must reach the catch below, not abort() with a core dump.
       { bufferLogs: true, abortOnError: false },
     );

@@ -8,6 +8,7 @@ import { HealthController } from './health/health.controller';
 import { ReadinessChecks } from './health/readiness-checks';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsRegistry } from './metrics/metrics-registry';
+import { ServiceInstanceIdentity } from './liveness/service-instance-identity';
 import { PROCESS_LOGGER, RUNTIME_CONFIG } from './runtime.tokens';
 
 /**
@@ -40,8 +41,10 @@ export class RuntimeModule {
         ReadinessChecks,
         AdapterPool,
         { provide: MetricsRegistry, useValue: new MetricsRegistry(config.role) },
+        // One service instance per process (liveness); the controller records its running jobs under its id.
+        { provide: ServiceInstanceIdentity, useValue: new ServiceInstanceIdentity(config.role) },
       ],
-      exports: [RUNTIME_CONFIG, PROCESS_LOGGER, ReadinessChecks, AdapterPool, MetricsRegistry],
+      exports: [RUNTIME_CONFIG, PROCESS_LOGGER, ReadinessChecks, AdapterPool, MetricsRegistry, ServiceInstanceIdentity],
     };
   }
 }

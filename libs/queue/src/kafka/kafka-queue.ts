@@ -172,9 +172,12 @@ class KafkaQueue implements QueuePort {
         waitForLeaders: true,
       })
       .catch((error: unknown) => {
-        if (!allErrorsOfType(error, 'TOPIC_ALREADY_EXISTS')) throw error;
+        // A topic that was just created may not be known to every broker yet:
+        // waitUntilUsable below retries that, and fails naming the topic.
+        const types = errorTypes(error);
+        if (types.length === 0 || !types.every((type) => type === 'TOPIC_ALREADY_EXISTS' || TRANSIENT_TOPIC_ERRORS.has(type))) throw error;
       });
-    await this.waitForLeaders(
+    await this.waitUntilUsable(
       admin,
       specs.map((spec) => spec.topic),
     );
@@ -358,14 +361,38 @@ class KafkaQueue implements QueuePort {
     }
   }
 
-  /** Topics that already existed are not covered by createTopics' own wait. */
-  private async waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
-      const leaderless = metadata.some((topic) => topic.partitions.some((partition) => partition.leader < 0));
-      if (!leaderless) return;
-      if (attempt >= 50) throw new Error(`Topics ${topics.join(', ')} have no leader yet`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  /**
+   * Resolves once every partition of each topic has a leader that serves it
+   * (a ListOffsets answer from the leader), so a publish right after
+   * createTopics succeeds. Right after creation brokers may still answer
+   * "does not host this topic-partition" or "leader not available": that is
+   * retried with a bounded backoff; a topic still not usable after
+   * TOPIC_READY_TIMEOUT_MS fails with an error naming it. Also covers topics
+   * that already existed, which kafkajs' own wait for leaders does not.
+   */
+  private async waitUntilUsable(admin: Admin, topics: string[]): Promise<void> {
+    for (const topic of topics) {
+      const startedAt = Date.now();
+      for (let attempt = 1; ; attempt++) {
+        let reason: string;
+        try {
+          const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [topic] });
+          const partitions = metadata.flatMap((entry) => entry.partitions);
+          if (partitions.length > 0 && partitions.every((partition) => partition.leader >= 0)) {
+            await admin.fetchTopicOffsets(topic);
+            break;
+          }
+          reason = 'a partition has no leader yet';
+        } catch (error) {
+          const types = errorTypes(error);
+          if (types.length === 0 || !types.some((type) => TRANSIENT_TOPIC_ERRORS.has(type))) throw error;
+          reason = types.join(', ');
+        }
+        if (Date.now() - startedAt >= TOPIC_READY_TIMEOUT_MS) {
+          throw new Error(`Topic "${topic}" is not usable ${TOPIC_READY_TIMEOUT_MS} ms after it was created (${reason}); check the Kafka brokers`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** Math.min(attempt - 1, 5))));
+      }
     }
   }
 }
@@ -691,6 +718,16 @@ function headersAsStrings(headers: IHeaders | undefined): Record<string, string>
   }
   return result;
 }
+
+/** Errors a broker answers about a topic it does not know yet, right after its creation. */
+const TRANSIENT_TOPIC_ERRORS: ReadonlySet<string> = new Set([
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'NOT_LEADER_FOR_PARTITION',
+  'NOT_LEADER_OR_FOLLOWER',
+]);
+/** How long createTopics waits for new topics to become usable. */
+const TOPIC_READY_TIMEOUT_MS = 30_000;
 
 /** kafkajs reports broker errors with a `type`, sometimes in `errors[]` or behind `cause`/`originalError`. */
 function errorTypes(error: unknown, seen = new Set<unknown>()): string[] {

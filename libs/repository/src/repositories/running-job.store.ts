@@ -50,16 +50,6 @@ export class RunningJobStore {
   }
 
   /**
-   * Removes the row only while `controllerInstanceId` still owns it: a worker
-   * that reconnected elsewhere re-points its row to its new controller, and that
-   * row must stay. True if it was removed.
-   */
-  async removeOwnedBy(taskRunId: string, attempt: number, controllerInstanceId: string): Promise<boolean> {
-    const { count } = await this.db.runningJob.deleteMany({ where: { taskRunId, attempt, controllerInstanceId } });
-    return count > 0;
-  }
-
-  /**
    * Moves the row to a new holder (a worker stream that adopted the job) in one
    * conditional UPDATE: only while it is still held by `from` (`workerId`
    * optional), or by anyone with 'any'. False when the row is gone (its result

@@ -394,6 +394,9 @@ describe('controller: dispatch', () => {
     expect(row).toEqual(
       expect.objectContaining({ workerId: welcome.workerId, controllerInstanceId: welcome.controllerId, workerQueueId: queueId }),
     );
+    // The jobs are recorded under the controller's service instance: the liveness coordinator re-queues them if it dies.
+    const instance = await repositories.serviceInstances.get(welcome.controllerId);
+    expect(instance).toEqual(expect.objectContaining({ role: 'CONTROLLER', state: 'RUNNING' }));
     await pause(SETTLE_MS);
     expect(worker.jobs()).toHaveLength(1);
 

@@ -5,6 +5,7 @@ import { AdapterLeases, queueProvider, repositoryProvider, RUNTIME_CONFIG, Serve
 import { DEFAULT_TOPIC_PARTITIONS } from '@lanner/frames';
 import { executorOptions, type ExecutorOptions } from './lib/executor-options';
 import { EXECUTOR_OPTIONS, ExecutorService } from './lib/executor.service';
+import { LivenessCoordinator } from './lib/liveness-coordinator';
 
 /** The role config's timer interval, when the process's config has one (executor, standalone). */
 function configuredTimerInterval(config: unknown): number | undefined {
@@ -56,6 +57,7 @@ export class ExecutorRoleModule {
             }),
         },
         ExecutorService,
+        LivenessCoordinator,
       ],
       exports: [ExecutorService],
     };

@@ -198,3 +198,83 @@ describe('a worker whose refresh is refused', () => {
     }
   });
 });
+
+describe('a worker whose access token a controller refuses at stream open (signing key rotated)', () => {
+  async function registeredWorker(controller: FakeController, dataDir: string): Promise<void> {
+    const worker = await startWorker({ controllers: controller.address, name: 'rotated', dataDir, env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
+    await controller.waitForFrame('credit');
+    expect(await stopWorker(worker)).toBe(0);
+  }
+
+  it('refreshes (its refresh token is still valid) and connects with the new access token', async () => {
+    const controller = await FakeController.start(0, { auth: { registrationTokens: [REGISTRATION_TOKEN], requireToken: true } });
+    try {
+      const dataDir = temporaryDir();
+      await registeredWorker(controller, dataDir);
+      const before = stored(dataDir);
+      controller.rotateSigningKey();
+
+      const worker = await startWorker({ controllers: controller.address, name: 'rotated', dataDir, env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
+      await controller.waitFor('an accepted stream', () => (controller.connects.filter((connect) => !connect.refused).length > 1 ? true : undefined));
+      await eventually('readiness', async () => ((await readiness(worker.port)) === 200 ? true : undefined));
+
+      const [, refusedConnect, acceptedConnect] = controller.connects;
+      expect(refusedConnect).toMatchObject({ authorization: `Bearer ${before.accessToken}`, refused: true });
+      expect(controller.refreshes).toEqual([before.refreshToken]);
+      expect(acceptedConnect).toMatchObject({ authorization: `Bearer ${controller.lastAccessToken}`, refused: false });
+      expect(controller.connects).toHaveLength(3);
+      expect(controller.registrations).toHaveLength(1);
+      expect(stored(dataDir).accessToken).toBe(controller.lastAccessToken);
+      expect(worker.output()).toContain('missing, invalid or expired access token');
+      expectNoSecretIn(worker, controller);
+      expect(await stopWorker(worker)).toBe(0);
+    } finally {
+      controller.stop();
+    }
+  });
+
+  it('registers again when the refresh is refused too, and connects', async () => {
+    const controller = await FakeController.start(0, { auth: { registrationTokens: [REGISTRATION_TOKEN], requireToken: true } });
+    try {
+      const dataDir = temporaryDir();
+      await registeredWorker(controller, dataDir);
+      const before = stored(dataDir);
+      controller.rotateSigningKey();
+      controller.refuseRefresh = true;
+
+      const worker = await startWorker({ controllers: controller.address, name: 'rotated', dataDir, env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
+      await controller.waitFor('an accepted stream', () => (controller.connects.filter((connect) => !connect.refused).length > 1 ? true : undefined));
+
+      expect(controller.connects[1]).toMatchObject({ authorization: `Bearer ${before.accessToken}`, refused: true });
+      expect(controller.refreshes).toEqual([before.refreshToken]);
+      expect(controller.registrations).toHaveLength(2);
+      expect(controller.connects.at(-1)).toMatchObject({ authorization: `Bearer ${controller.lastAccessToken}`, refused: false });
+      expect(stored(dataDir).workerId).toBe(controller.issued.at(-1)?.workerId);
+      expect(worker.output()).toContain('registering again with the registration token');
+      expectNoSecretIn(worker, controller);
+      expect(await stopWorker(worker)).toBe(0);
+    } finally {
+      controller.stop();
+    }
+  });
+
+  it('without a registration token and with a refused refresh, exits 77 after one refused stream, not in a loop', async () => {
+    const controller = await FakeController.start(0, { auth: { registrationTokens: [REGISTRATION_TOKEN], requireToken: true } });
+    try {
+      const dataDir = temporaryDir();
+      await registeredWorker(controller, dataDir);
+      controller.rotateSigningKey();
+      controller.refuseRefresh = true;
+
+      const worker = await startWorker({ controllers: controller.address, name: 'rotated', dataDir });
+      expect(await worker.exited).toBe(EXIT_CREDENTIALS_REFUSED);
+      expect(controller.connects).toHaveLength(2);
+      expect(controller.connects[1].refused).toBe(true);
+      expect(controller.refreshes).toHaveLength(1);
+      expect(worker.output()).toContain('the controller refused the refresh token (revoked, expired or already used); the worker has no registration token');
+      expectNoSecretIn(worker, controller);
+    } finally {
+      controller.stop();
+    }
+  });
+});

@@ -34,6 +34,7 @@ beforeAll(() => {
   makeCa('other-ca', 'Some other CA');
   makeCert('server', 'ca', 'controller', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth');
   makeCert('named-server', 'ca', 'controller.lanner.test', 'subjectAltName=DNS:controller.lanner.test\nextendedKeyUsage=serverAuth');
+  makeCert('other-ip-server', 'ca', 'controller', 'subjectAltName=IP:127.0.0.2\nextendedKeyUsage=serverAuth');
   makeCert('client', 'ca', 'gpu-worker-7', 'extendedKeyUsage=clientAuth');
   makeCert('stranger-client', 'other-ca', 'stranger', 'extendedKeyUsage=clientAuth');
 });
@@ -52,6 +53,23 @@ describe('a worker with LANNER_WORKER_TLS', () => {
       await readyWorker(worker.port);
       expect(controller.connects[0].peerCertificate?.subject).toBeUndefined();
       expect(await stopWorker(worker)).toBe(0);
+      // An IP address is not sent as the TLS server name: no DEP0123 warning on stderr.
+      expect(worker.output()).not.toContain('DEP0123');
+      expect(worker.output()).not.toMatch(/ServerName to an IP address/);
+    } finally {
+      controller.stop();
+    }
+  });
+
+  it('refuses a controller whose certificate names another IP address than the one dialled', async () => {
+    const controller = await FakeController.start(0, { tls: { cert: pem('other-ip-server.crt'), key: pem('other-ip-server.key') } });
+    try {
+      const worker = await startWorker({ controllers: controller.address, name: 'tls-ip', env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('ca.crt') } });
+      await eventually('the handshake failure in the log', () => (worker.output().includes('TLS handshake failed') ? true : undefined));
+      expect(worker.output()).toContain("the controller's certificate does not name the host dialled");
+      expect(controller.frames).toEqual([]);
+      expect(worker.output()).not.toContain('DEP0123');
+      await stopWorker(worker);
     } finally {
       controller.stop();
     }

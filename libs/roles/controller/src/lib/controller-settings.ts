@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { CommonConfig } from '@lanner/runtime';
+import { Injectable, Optional } from '@nestjs/common';
+import { ServiceInstanceIdentity, type CommonConfig } from '@lanner/runtime';
 
 /** TLS of the gRPC server; absent files mean plaintext. */
 export interface ControllerTlsSettings {
@@ -35,9 +36,18 @@ export const DEFAULT_STREAM_RECYCLE_AGE_S = 1800;
 
 export const CONTROLLER_SETTINGS = Symbol('lanner.controller-settings');
 
-/** This controller process: running jobs are recorded under its id, and its broadcast group is its own. */
+/**
+ * This controller process: running jobs are recorded under its id, and its broadcast group is its own.
+ * It is the process's service instance id, so the liveness coordinator can tell which running jobs
+ * a dead controller left behind.
+ */
+@Injectable()
 export class ControllerIdentity {
-  readonly id = `controller-${hostname()}-${randomUUID().slice(0, 8)}`;
+  readonly id: string;
+
+  constructor(@Optional() instance?: ServiceInstanceIdentity) {
+    this.id = instance?.id ?? `controller-${hostname()}-${randomUUID().slice(0, 8)}`;
+  }
 }
 
 interface GrpcEndpointConfig {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { frameSizeChannelOptions, WorkerAuthServiceClient, type Credentials } from '@lanner/frames';
 import type { Endpoint } from '@lanner/runtime';
@@ -36,11 +37,30 @@ export function controllerChannel(tls: WorkerTlsMaterial | undefined): Controlle
     options['grpc.default_authority'] = tls.authority;
   }
   return {
-    credentials: grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null),
+    credentials: withoutIpServerName(grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null)),
     options,
     secure: true,
     clientCertificate: tls.cert !== undefined,
   };
+}
+
+/**
+ * TLS server names (SNI) are host names only: gRPC sends the dialled host (or
+ * LANNER_WORKER_TLS_AUTHORITY) as the server name even when it is an IP
+ * address, which Node.js warns about (DEP0123). For an IP address the server
+ * name is left out; the certificate is still checked against that address
+ * (its IP SAN), as the dialled host or through the authority override.
+ */
+function withoutIpServerName(credentials: grpc.ChannelCredentials): grpc.ChannelCredentials {
+  const createConnector = credentials._createSecureConnector.bind(credentials);
+  credentials._createSecureConnector = (target, channelOptions, callCredentials) => {
+    const connector = createConnector(target, channelOptions, callCredentials);
+    // grpc-js keeps the tls.connect options of a secure connector in `connectionOptions`.
+    const connection = (connector as { connectionOptions?: { servername?: string } }).connectionOptions;
+    if (connection?.servername !== undefined && isIP(connection.servername) !== 0) delete connection.servername;
+    return connector;
+  };
+  return credentials;
 }
 
 /** What a TLS failure means for the operator, by what OpenSSL or Node.js said. */

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import {
   checkPeerProtocolVersion,
+  ErrorCode,
   WorkerControllerServiceClient,
   type ControllerFrame,
   type Hello,
@@ -87,7 +88,12 @@ export class ControllerSession {
         const payload = frame.frame;
         if (payload === undefined) return; // a frame type from a newer minor: ignored by contract
         if (session) return handlers.onFrame(payload);
-        if (payload.$case === 'error') return fail(`refused: ${payload.value.message}`);
+        // A controller refuses a stream with an Error frame before the status: its code
+        // says whether the access token was refused (the worker then gets a new one).
+        if (payload.$case === 'error') {
+          const code = payload.value.code === ErrorCode.UNAUTHENTICATED ? grpc.status.UNAUTHENTICATED : undefined;
+          return fail(`refused: ${payload.value.message}`, code);
+        }
         if (payload.$case !== 'welcome') return fail(`expected Welcome first, got ${payload.$case}`);
         const version = checkPeerProtocolVersion(payload.value.protocolVersion);
         if (!version.compatible) return fail(version.reason);

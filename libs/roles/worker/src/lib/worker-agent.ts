@@ -348,6 +348,7 @@ export class WorkerAgent {
     this.session = session;
     this.outstandingCredit = 0;
     this.lastProblem = '';
+    this.options.credentials?.accessTokenAccepted();
     const { welcome } = session;
     this.options.logger.info(
       { workerId: welcome.workerId, group: welcome.workerGroupId, controller: welcome.controllerId, address: session.address },

@@ -152,6 +152,51 @@ describe('worker credentials', () => {
     expect(restarted.msUntilRefresh()).toBeUndefined();
   });
 
+  it('refreshes when a stream refuses the access token, and registers again when it refuses the refreshed one too', async () => {
+    const { calls, log } = fakeCalls(clock);
+    const credentials = make(calls, 'rt-secret');
+    await credentials.load();
+    await credentials.accessTokenFor(endpoint);
+    credentials.accessTokenRefused();
+    expect(await credentials.accessTokenFor(endpoint)).toBe('access-2');
+    credentials.accessTokenRefused();
+    expect(await credentials.accessTokenFor(endpoint)).toBe('access-3');
+    expect(log).toEqual(['register rt-secret gpu-1', 'refresh refresh-1', 'register rt-secret gpu-1']);
+    // The token of the new registration refused too: refresh it (a backoff paces the opens), never a stop.
+    credentials.accessTokenRefused();
+    expect(await credentials.accessTokenFor(endpoint)).toBe('access-4');
+    expect(log.at(-1)).toBe('refresh refresh-3');
+  });
+
+  it('once a stream accepted a refreshed token, a later refusal refreshes again instead of registering', async () => {
+    const { calls, log } = fakeCalls(clock);
+    const credentials = make(calls, 'rt-secret');
+    await credentials.load();
+    await credentials.accessTokenFor(endpoint);
+    credentials.accessTokenRefused();
+    expect(await credentials.accessTokenFor(endpoint)).toBe('access-2');
+    credentials.accessTokenAccepted();
+    credentials.accessTokenRefused();
+    expect(await credentials.accessTokenFor(endpoint)).toBe('access-3');
+    expect(log).toEqual(['register rt-secret gpu-1', 'refresh refresh-1', 'refresh refresh-2']);
+  });
+
+  it('without a registration token, stops once the refreshed access token is refused too', async () => {
+    const { calls, log } = fakeCalls(clock);
+    const first = make(calls, 'rt-secret');
+    await first.load();
+    await first.accessTokenFor(endpoint);
+    const restarted = make(calls);
+    await restarted.load();
+    restarted.accessTokenRefused();
+    expect(await restarted.accessTokenFor(endpoint)).toBe('access-2');
+    restarted.accessTokenRefused();
+    await expect(restarted.accessTokenFor(endpoint)).rejects.toThrow(
+      'the controller refused the refreshed access token too; the worker has no registration token to register again',
+    );
+    expect(log.filter((call) => call.startsWith('refresh'))).toHaveLength(1);
+  });
+
   it('fails closed when the registration token is refused', async () => {
     const { calls, behaviour } = fakeCalls(clock);
     behaviour.register = 'refused';

@@ -49,6 +49,8 @@ interface Held {
   readonly credentials: StoredCredentials;
   /** When this worker got them (for a file read at start: when it was read). */
   readonly obtainedAt: number;
+  /** How: read from the file, from a refresh, or from a registration. */
+  readonly via: 'file' | 'refresh' | 'register';
 }
 
 /**
@@ -66,6 +68,8 @@ export class WorkerCredentials {
   private held: Held | undefined;
   /** The controller refused the access token at stream open: the next open refreshes first. */
   private accessRefused = false;
+  /** The held token came from a refresh made because a stream refused the one before: no stream accepted it yet. */
+  private refreshedAfterRefusal = false;
   private lost: CredentialsLost | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
@@ -80,7 +84,7 @@ export class WorkerCredentials {
     try {
       const stored = await readCredentials(path);
       if (stored) {
-        this.held = { credentials: stored, obtainedAt: this.now() };
+        this.held = { credentials: stored, obtainedAt: this.now(), via: 'file' };
         logger.info({ workerId: stored.workerId, group: stored.workerGroupId, file: path }, 'using the stored worker credentials');
       } else if (registrationToken) {
         logger.info({ file: path }, 'no stored worker credentials: the worker registers with its registration token');
@@ -115,6 +119,11 @@ export class WorkerCredentials {
   /** The controller refused the stream with UNAUTHENTICATED: the next open gets a new access token first. */
   accessTokenRefused(): void {
     if (this.held) this.accessRefused = true;
+  }
+
+  /** A controller welcomed a stream opened with the held access token. */
+  accessTokenAccepted(): void {
+    this.refreshedAfterRefusal = false;
   }
 
   /** Milliseconds until the access token should be refreshed (0: now); undefined when there is nothing to refresh. */
@@ -159,8 +168,16 @@ export class WorkerCredentials {
     if (held.credentials.refreshExpiresAt.getTime() <= now) {
       return (await this.registerInstead(endpoint, 'the stored refresh token has expired')).accessToken;
     }
+    // A controller refused even the token a refresh just gave (e.g. the refresh
+    // token family outlived what the cluster accepts): register again.
+    if (this.accessRefused && this.refreshedAfterRefusal && held.via === 'refresh') {
+      return (await this.registerInstead(endpoint, 'the controller refused the refreshed access token too')).accessToken;
+    }
     try {
-      return (await this.refresh(endpoint, held)).accessToken;
+      const afterRefusal = this.accessRefused;
+      const refreshed = await this.refresh(endpoint, held);
+      this.refreshedAfterRefusal = afterRefusal;
+      return refreshed.accessToken;
     } catch (error) {
       if (error instanceof AuthRefused) {
         return (await this.registerInstead(endpoint, 'the controller refused the refresh token (revoked, expired or already used)')).accessToken;
@@ -198,20 +215,20 @@ export class WorkerCredentials {
       );
       throw this.lost;
     }
-    await this.keep(credentials);
+    await this.keep(credentials, 'register');
     logger.info({ workerId: credentials.workerId, group: credentials.workerGroupId, accessExpiresAt: credentials.accessExpiresAt }, 'worker registered');
     return credentials;
   }
 
   private async refresh(endpoint: Endpoint, held: Held): Promise<StoredCredentials> {
     const credentials = await this.options.calls.refresh(endpoint, held.credentials.refreshToken);
-    await this.keep(credentials);
+    await this.keep(credentials, 'refresh');
     this.options.logger.info({ workerId: credentials.workerId, accessExpiresAt: credentials.accessExpiresAt }, 'worker credentials refreshed');
     return credentials;
   }
 
-  private async keep(credentials: StoredCredentials): Promise<void> {
-    this.held = { credentials, obtainedAt: this.now() };
+  private async keep(credentials: StoredCredentials, via: Held['via']): Promise<void> {
+    this.held = { credentials, obtainedAt: this.now(), via };
     this.accessRefused = false;
     try {
       await writeCredentials(this.options.path, credentials);

@@ -15,6 +15,7 @@ import jwt from 'jsonwebtoken';
 import {
   checkPeerProtocolVersion,
   durationFromMillis,
+  ErrorCode,
   frameSizeChannelOptions,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
@@ -87,7 +88,7 @@ export class FakeController {
   /** Jobs waiting for credit, sent in order as the worker grants it. */
   private readonly waitingJobs: Job[] = [];
   private readonly watchers: Array<() => void> = [];
-  private readonly signingKey = clusterSigningKey;
+  private signingKey = clusterSigningKey;
   private readonly liveRefreshTokens = clusterRefreshTokens;
   private workerCounter = 0;
 
@@ -124,6 +125,15 @@ export class FakeController {
   /** Ends the current stream the way a recycling controller does: a Reconnect frame, then the worker half-closes. */
   reconnect(reason: string, delayMs = 0): void {
     this.current?.call.write({ frame: { $case: 'reconnect', value: { reason, delay: durationFromMillis(delayMs) } } });
+  }
+
+  /**
+   * This controller signs and checks access tokens with a new key from now on,
+   * as after a signing-key rotation: every access token issued before is
+   * refused at Connect, while the refresh tokens (store rows) stay valid.
+   */
+  rotateSigningKey(): void {
+    this.signingKey = randomBytes(32);
   }
 
   /** The access token this controller issued last. */
@@ -276,7 +286,10 @@ export class FakeController {
     this.connects.push({ stream: id, authorization, peerCertificate: call.getAuthContext()?.sslPeerCertificate, refused });
     this.notify();
     if (refused) {
-      call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'missing, invalid or expired access token' });
+      // As a real controller refuses: a fatal Error frame, then the gRPC status.
+      const message = 'missing, invalid or expired access token';
+      call.write({ frame: { $case: 'error', value: { code: ErrorCode.UNAUTHENTICATED, message, fatal: true } } });
+      call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: message });
       return;
     }
     let greeted = false;

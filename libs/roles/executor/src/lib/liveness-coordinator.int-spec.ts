@@ -1,0 +1,252 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { decodeQueueMessage, executorEventCodec, type ExecutorEvent } from '@lanner/frames';
+import type { RunningJobRecord } from '@lanner/model';
+import { createKafkaQueue, type QueuePort, type QueueSubscription } from '@lanner/queue';
+import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
+import { createProcessLogger, ServiceInstanceIdentity } from '@lanner/runtime';
+import { executorOptions, executorTopics } from './executor-options';
+import { DEFAULT_LIVENESS_COORDINATOR_SETTINGS, LIVENESS_COORDINATOR_LOCK, LivenessCoordinator } from './liveness-coordinator';
+
+// Coordinators of two executors against the real PostgreSQL and Kafka of the
+// dev services, each with its own connections, as two executor processes have.
+// Dead and live controllers are rows, as a controller process writes them; the
+// lost jobs are read back from the executor topic (a prefix of this run).
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+  return value;
+}
+
+const run = randomBytes(4).toString('hex');
+const topics = executorTopics(`liveness-${run}.`);
+// The defaults (10 s missed-heartbeat timeout, 30 s grace, 10 s lease): passes are
+// given their time, so the spec checks the real durations without waiting them out.
+const settings = DEFAULT_LIVENESS_COORDINATOR_SETTINGS;
+const { missedHeartbeatTimeoutMs, disconnectedGraceMs } = settings.timings;
+
+let serverUrl: string;
+let databaseName: string;
+let databaseUrl: string;
+let brokers: string[];
+const opened: { repositories: Repositories; queue: QueuePort }[] = [];
+let observer: Repositories;
+let consumer: QueuePort;
+let subscription: QueueSubscription;
+const events: { key: string | null; event: ExecutorEvent }[] = [];
+const logger = createProcessLogger('executor', 'warn');
+
+/** One executor's coordinator with connections of its own. */
+async function executorCoordinator(name: string): Promise<LivenessCoordinator> {
+  const repositories = await openRepositories(databaseUrl, { poolSize: 2 });
+  const queue = createKafkaQueue({ brokers, clientId: `liveness-spec-${run}-${name}`, logger });
+  opened.push({ repositories, queue });
+  return new LivenessCoordinator(repositories, queue, executorOptions({ topics }), new ServiceInstanceIdentity('executor'), settings);
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  serverUrl = requiredEnv('DATABASE_URL');
+  brokers = requiredEnv('KAFKA_BROKERS').split(',');
+  databaseName = `lanner_liveness_${run}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${databaseName}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${databaseName}`;
+  databaseUrl = url.toString();
+  await applyMigrations(databaseUrl);
+  observer = await openRepositories(databaseUrl, { poolSize: 2 });
+
+  consumer = createKafkaQueue({ brokers, clientId: `liveness-spec-${run}-observer`, logger });
+  await consumer.createTopics([{ topic: topics.executor, partitions: 3 }]);
+  subscription = await consumer.subscribe({
+    groupId: `liveness-spec-${run}`,
+    topics: [topics.executor],
+    fromBeginning: true,
+    handler: async (message) => {
+      events.push({ key: message.key === null ? null : message.key.toString(), event: decodeQueueMessage(executorEventCodec, message.value) });
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await subscription?.close();
+  await consumer?.deleteTopics([topics.executor]).catch(() => undefined);
+  await consumer?.close();
+  for (const { repositories, queue } of opened) {
+    await queue.close().catch(() => undefined);
+    await repositories.close().catch(() => undefined);
+  }
+  await observer?.close();
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}, 60_000);
+
+describe('the liveness coordinator', () => {
+  it('is one executor at a time; another takes over when the holder stops renewing, and at once when it stops gracefully', async () => {
+    const first = await executorCoordinator('first');
+    const second = await executorCoordinator('second');
+    const t0 = Date.now();
+    const at = (ms: number) => new Date(t0 + ms);
+    const { leaseTtlMs } = settings;
+
+    expect((await first.pass(at(0))).leader).toBe(true);
+    expect((await second.pass(at(1_000))).leader).toBe(false);
+    // The holder renews every pass: the other one keeps losing, even past the first lease's end.
+    for (let ms = 2_000; ms <= 2 * leaseTtlMs; ms += 2_000) {
+      expect((await first.pass(at(ms))).leader).toBe(true);
+      expect((await second.pass(at(ms + 1_000))).leader).toBe(false);
+    }
+    const lastRenewal = 2 * leaseTtlMs;
+    expect((await observer.clusterLocks.get(LIVENESS_COORDINATOR_LOCK))?.holder).toBe(first.holder);
+
+    // The holder dies (no more renewals): the other takes over once the lease expired, not before.
+    expect((await second.pass(at(lastRenewal + leaseTtlMs - 1))).leader).toBe(false);
+    expect((await second.pass(at(lastRenewal + leaseTtlMs))).leader).toBe(true);
+    expect(second.isLeader).toBe(true);
+    // The old holder, back, cannot take it back while the new one renews.
+    expect((await first.pass(at(lastRenewal + leaseTtlMs + 1_000))).leader).toBe(false);
+    expect(first.isLeader).toBe(false);
+    expect((await observer.clusterLocks.get(LIVENESS_COORDINATOR_LOCK))?.holder).toBe(second.holder);
+
+    // A graceful stop hands the lease over without waiting for it to expire.
+    await second.beforeApplicationShutdown();
+    expect(await observer.clusterLocks.get(LIVENESS_COORDINATOR_LOCK)).toBeNull();
+    expect((await first.pass(at(lastRenewal + leaseTtlMs + 2_000))).leader).toBe(true);
+    await first.beforeApplicationShutdown();
+    expect(await observer.clusterLocks.get(LIVENESS_COORDINATOR_LOCK)).toBeNull();
+  }, 120_000);
+
+  it('declares a silent controller DISCONNECTED, then NOT_RUNNING, reports each of its jobs lost once and leaves a live controller alone', async () => {
+    const t0 = Date.now();
+    const at = (ms: number) => new Date(t0 + ms);
+    const instances = observer.serviceInstances;
+    const dead = `controller-dead-${run}`;
+    const live = `controller-live-${run}`;
+    await instances.register({ id: dead, role: 'CONTROLLER', host: 'node-dead' }, at(0));
+    await instances.register({ id: live, role: 'CONTROLLER', host: 'node-live' }, at(0));
+    // An instance that ended two days ago is purged.
+    await instances.register({ id: `api-old-${run}`, role: 'API', host: 'node-old' }, at(-3 * 86_400_000));
+    await instances.setState(`api-old-${run}`, 'TERMINATED', at(-2 * 86_400_000));
+
+    const job = (controller: 'dead' | 'live', n: number): RunningJobRecord => ({
+      taskRunId: `tr-${controller}-${n}`,
+      attempt: 1,
+      tenantId: 'main',
+      executionId: `exec-${controller}-${n}`,
+      workerQueueId: 'default',
+      workerId: `worker-of-${controller}`,
+      controllerInstanceId: `controller-${controller}-${run}`,
+      job: { correlationId: `corr-${controller}-${n}` },
+      dispatchedAt: at(0),
+    });
+    const deadJobs = [job('dead', 1), job('dead', 2), job('dead', 3)];
+    const liveJobs = [job('live', 1), job('live', 2)];
+    for (const record of [...deadJobs, ...liveJobs]) await observer.runningJobs.insert(record);
+    const worker = (workerId: string, controllerInstanceId: string, heartbeatAt: Date) =>
+      observer.connectedWorkers.upsert(
+        {
+          workerId,
+          workerGroupId: 'default',
+          workerName: workerId,
+          controllerInstanceId,
+          registrationTokenId: null,
+          slots: 4,
+          draining: false,
+          queueIds: ['default'],
+          capacity: {},
+          labels: {},
+          connectedAt: at(0),
+        },
+        heartbeatAt,
+      );
+    await worker('worker-of-dead', dead, at(0));
+    await worker('worker-of-live', live, at(0));
+    /** The live controller's process heartbeats (and refreshes its workers' rows) as its own does. */
+    const liveBeats = async (ms: number) => {
+      await instances.recordHeartbeat(live, at(ms));
+      await observer.connectedWorkers.touchController(live, at(ms));
+    };
+
+    const coordinator = await executorCoordinator('coordinator');
+    const lostReports = () => events.filter(({ event }) => event.type === 'task-run.worker-lost');
+    try {
+      // Within the missed-heartbeat timeout nothing moves; the instance that ended two days ago is purged.
+      await liveBeats(missedHeartbeatTimeoutMs - 1_000);
+      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs - 1))).toMatchObject({ leader: true, disconnected: [], notRunning: [], requeued: [], purgedInstances: 1 });
+
+      // Past it: the silent one is DISCONNECTED; its jobs wait for the grace period (its workers may re-attach elsewhere).
+      await liveBeats(missedHeartbeatTimeoutMs + 500);
+      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs + 1_000))).toMatchObject({ disconnected: [dead], notRunning: [], requeued: [] });
+      expect((await instances.get(dead)).state).toBe('DISCONNECTED');
+      await liveBeats(missedHeartbeatTimeoutMs + disconnectedGraceMs);
+      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs + disconnectedGraceMs))).toMatchObject({ notRunning: [], requeued: [] });
+      expect(await observer.runningJobs.listByController(dead)).toHaveLength(3);
+
+      // After the grace period: NOT_RUNNING, and every job it held is reported lost.
+      const late = missedHeartbeatTimeoutMs + disconnectedGraceMs + 2_000;
+      await liveBeats(late - 500);
+      const pass = await coordinator.pass(at(late));
+      expect(pass).toMatchObject({ disconnected: [], notRunning: [dead] });
+      expect([...pass.requeued].sort()).toEqual(deadJobs.map((record) => `${record.taskRunId}:1`));
+      expect((await instances.get(dead)).state).toBe('NOT_RUNNING');
+      expect(await observer.runningJobs.listByController(dead)).toEqual([]);
+
+      // On the executor topic: one task-run.worker-lost per job, keyed by its execution id.
+      const lost = await eventually('the lost reports', () => (lostReports().length >= deadJobs.length ? lostReports() : undefined));
+      const seen = lost
+        .map(({ key, event }) => ({ key, messageId: event.messageId, correlationId: event.correlationId, payload: event.payload }))
+        .sort((a, b) => a.messageId.localeCompare(b.messageId));
+      expect(seen).toEqual(
+        deadJobs.map((record, i) => ({
+          key: record.executionId,
+          messageId: `${record.taskRunId}:1`,
+          correlationId: `corr-dead-${i + 1}`,
+          payload: {
+            tenantId: 'main',
+            executionId: record.executionId,
+            taskRunId: record.taskRunId,
+            attempt: 1,
+            workerId: 'worker-of-dead',
+            reason: `the controller holding the job (${dead}) stopped`,
+          },
+        })),
+      );
+
+      // Another pass changes nothing: no second report; the live controller and its jobs are untouched.
+      await liveBeats(late + 1_500);
+      expect(await coordinator.pass(at(late + 2_000))).toMatchObject({ leader: true, disconnected: [], notRunning: [], requeued: [] });
+      expect((await instances.get(live)).state).toBe('RUNNING');
+      expect(await observer.runningJobs.listByController(live)).toEqual(liveJobs);
+      // The dead controller's worker row is gone, the live one's stays.
+      expect((await observer.connectedWorkers.listLive(new Date(0))).map((row) => row.workerId)).toEqual(['worker-of-live']);
+      expect((await instances.list()).map((instance) => instance.id).sort()).toEqual([dead, live]);
+      await sleep(2_000);
+      expect(lostReports()).toHaveLength(deadJobs.length);
+    } finally {
+      await coordinator.beforeApplicationShutdown();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,180 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+
+// A server role run as users run it (`node bin/lanner.js server indexer`) against
+// the real PostgreSQL and Kafka: its row in service_instances, read with SQL as
+// an operator would, is RUNNING with fresh heartbeats and TERMINATED after SIGTERM.
+const workspaceRoot = join(__dirname, '..', '..', '..', '..');
+const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface InstanceRow {
+  id: string;
+  role: string;
+  state: string;
+  heartbeat_at: Date;
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('a server process registers itself as a service instance', () => {
+  const serverUrl = requiredEnv('DATABASE_URL');
+  const brokers = requiredEnv('KAFKA_BROKERS');
+  const databaseName = `lanner_liveness_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const databaseUrl = (() => {
+    const url = new URL(serverUrl);
+    url.pathname = `/${databaseName}`;
+    return url.toString();
+  })();
+  let db: Client;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${databaseName}`);
+    await admin.end();
+    await promisify(execFile)(process.execPath, [lannerBin, 'db', 'migrate'], { cwd: workspaceRoot, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await db?.end();
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${databaseName}_late WITH (FORCE)`);
+    await admin.end();
+  });
+
+  const rows = async (): Promise<InstanceRow[]> =>
+    (await db.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances')).rows;
+
+  interface RunningIndexer {
+    readonly exited: Promise<number | null>;
+    output(): string;
+    stop(): Promise<number | null>;
+  }
+
+  async function startIndexer(url: string): Promise<RunningIndexer> {
+    let output = '';
+    const child = spawn(process.execPath, [lannerBin, 'server', 'indexer'], {
+      cwd: workspaceRoot,
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        KAFKA_BROKERS: brokers,
+        LANNER_HTTP_PORT: String(await freePort()),
+        LANNER_KAFKA_NAMESPACE: `liveness-${randomBytes(3).toString('hex')}.`,
+        LANNER_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return {
+      exited,
+      output: () => output,
+      stop: () => {
+        child.kill('SIGTERM');
+        return exited;
+      },
+    };
+  }
+
+  it('is RUNNING with a heartbeat every few seconds, then TERMINATED after SIGTERM', async () => {
+    const indexer = await startIndexer(databaseUrl);
+
+    const registered = await eventually('the indexer to register', async () => (await rows())[0]);
+    expect(registered).toMatchObject({ role: 'INDEXER', state: 'RUNNING' });
+    expect(registered.id).toMatch(/^indexer-/);
+
+    // Two later heartbeats: the row keeps moving while the process lives.
+    const first = registered.heartbeat_at.getTime();
+    const second = await eventually('a heartbeat', async () => {
+      const [row] = await rows();
+      return row.heartbeat_at.getTime() > first ? row.heartbeat_at.getTime() : undefined;
+    }, 10_000);
+    await eventually('another heartbeat', async () => {
+      const [row] = await rows();
+      return row.heartbeat_at.getTime() > second ? row : undefined;
+    }, 10_000);
+    expect((await rows()).map((row) => row.state)).toEqual(['RUNNING']);
+    // Fresh: within the 10 s after which the coordinator would call it disconnected.
+    expect(Date.now() - (await rows())[0].heartbeat_at.getTime()).toBeLessThan(10_000);
+
+    expect(await indexer.stop()).toBe(0);
+    const [stopped] = await rows();
+    expect(stopped).toMatchObject({ id: registered.id, role: 'INDEXER', state: 'TERMINATED' });
+    expect(indexer.output()).toContain('service instance registered');
+    expect(indexer.output()).not.toMatch(/postgres(ql)?:\/\//i);
+  }, 90_000);
+
+  it('keeps running while its database is missing, and registers once the database is there', async () => {
+    const lateUrl = new URL(databaseUrl);
+    lateUrl.pathname = `/${databaseName}_late`;
+    const indexer = await startIndexer(lateUrl.toString());
+    await eventually('the failed heartbeat to be logged', async () =>
+      indexer.output().includes('service instance heartbeat not recorded') ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    // Still up after more beats than one, and said so once, never with the database URL and its password.
+    expect(indexer.output().match(/service instance heartbeat not recorded/g)).toHaveLength(1);
+    expect(indexer.output()).not.toContain(lateUrl.toString());
+
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${databaseName}_late`);
+    await admin.end();
+    await promisify(execFile)(process.execPath, [lannerBin, 'db', 'migrate'], { cwd: workspaceRoot, env: { ...process.env, DATABASE_URL: lateUrl.toString() } });
+
+    const late = new Client({ connectionString: lateUrl.toString() });
+    await late.connect();
+    try {
+      const row = await eventually('the indexer to register', async () => {
+        const { rows: found } = await late.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances');
+        return found[0];
+      });
+      expect(row).toMatchObject({ role: 'INDEXER', state: 'RUNNING' });
+      expect(indexer.output()).toContain('heartbeats recorded again');
+      expect(await indexer.stop()).toBe(0);
+      const { rows: stopped } = await late.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances');
+      expect(stopped.map((instance) => instance.state)).toEqual(['TERMINATED']);
+    } finally {
+      await late.end();
+    }
+  }, 90_000);
+});
