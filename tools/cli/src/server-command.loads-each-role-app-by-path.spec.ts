@@ -17,10 +17,16 @@ describe('lanner server <role>', () => {
     expect(run.stderr).toContain(`unknown role "schedulr"; expected one of: ${ROLES.join(', ')}`);
   });
 
+  it('refuses --no-indexer for any role but api, with exit code 2', () => {
+    const run = spawnSync(process.execPath, [join(workspaceRoot, 'bin', 'lanner.js'), 'server', 'executor', '--no-indexer'], { encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--no-indexer applies to the api role only, not "executor"');
+  });
+
   it('lists its commands under --help', () => {
     const run = spawnSync(process.execPath, [join(workspaceRoot, 'bin', 'lanner.js'), '--help'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/server <role>/);
+    expect(run.stdout).toMatch(/server \[options\] <role>/);
     expect(run.stdout).toMatch(/\bdb\b/);
     expect(run.stdout).toMatch(/\bconfig\b/);
   });
