@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -240,6 +240,25 @@ describe('each distributed role as its own process', () => {
       expect(await stopLanner(split.lanner)).toEqual({ code: 0, signal: null });
     },
     120_000,
+  );
+
+  it.concurrent(
+    'refuses to start on an invalid setup file with exit code 78, one line per problem and its path',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'lanner-setup-'));
+      temporaryDirs.push(dir);
+      const file = join(dir, 'setup.yaml');
+      writeFileSync(file, 'setup:\n  workerQueues:\n    - id: Not_A_Label\n      tags: []\n  workerGroups:\n    - id: etl-team\n      subscriptions:\n        - { workerQueueId: etl }\n');
+      const port = await freePort();
+      const lanner = startLanner('api', { ...serviceEnv, ...roleSpecificEnv.api, LANNER_HTTP_PORT: String(port), LANNER_SETUP_FILE: file, LANNER_KAFKA_NAMESPACE: `roles-spec-setup-${port}.` });
+      const exit = await lanner.exited;
+      expect(exit.code).toBe(78);
+      expect(lanner.stderr()).toContain(`lanner api: the declarative setup in ${file} is invalid, nothing was written`);
+      expect(lanner.stderr()).toMatch(/^lanner api: setup\.workerQueues\[0\]\.id .+/m);
+      expect(lanner.stderr()).toMatch(/^lanner api: setup\.workerGroups\[0\]\.subscriptions\[0\].*'etl'/m);
+      expect(lanner.stderr()).not.toMatch(/^\s+at /m);
+    },
+    90_000,
   );
 
   it.concurrent(

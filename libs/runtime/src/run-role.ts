@@ -3,7 +3,7 @@ import { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
-import { ConfigError, loadRoleConfig, RoleConfig } from './config/load-config';
+import { ConfigError, loadRoleConfig, RoleConfig, StartupRefused } from './config/load-config';
 import { Role } from './config/roles';
 import { createProcessLogger } from './logging/process-logger';
 import { RuntimeModule } from './runtime.module';
@@ -117,8 +117,13 @@ export async function runRole<R extends Role>(role: R, compose: RoleComposition<
     app.flushLogs();
     await app.listen(config.http.port, config.http.host);
   } catch (error) {
-    logger.fatal({ err: error }, `lanner ${role} failed to start`);
     await closeEverything().catch(() => undefined);
+    if (error instanceof StartupRefused) {
+      logger.fatal({ problems: error.problems }, `lanner ${role} refused to start: ${error.message}`);
+      for (const problem of error.problems) process.stderr.write(`lanner ${role}: ${problem}\n`);
+      process.exit(EXIT_BAD_CONFIG);
+    }
+    logger.fatal({ err: error }, `lanner ${role} failed to start`);
     process.exit(1);
   }
   started = true;

@@ -177,6 +177,21 @@ export type StandaloneConfig = RoleConfig<'standalone'>;
 /** What every role's config has: HTTP, logging and readiness settings. */
 export type CommonConfig = ReturnType<typeof commonConfig> & { role: Role };
 
+/**
+ * A role refused to start because of what the operator configured (a bad setup file, an
+ * unreadable certificate): runRole prints one line per problem and exits with
+ * EXIT_BAD_CONFIG, like a bad variable, without a stack trace.
+ */
+export class StartupRefused extends Error {
+  constructor(
+    message: string,
+    readonly problems: readonly string[],
+  ) {
+    super(message);
+    this.name = 'StartupRefused';
+  }
+}
+
 /** The process must not start: one line per bad variable, never a secret's value. */
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {

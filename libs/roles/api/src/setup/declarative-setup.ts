@@ -3,7 +3,7 @@ import { hashToken } from '@lanner/auth';
 import { DEFAULT_TOPIC_PARTITIONS, workerJobsTopic } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import { AlreadyExists, type Repositories } from '@lanner/repository';
-import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { QUEUE, REPOSITORIES, StartupRefused } from '@lanner/runtime';
 import {
   type ExistingTopology,
   planSetup,
@@ -23,14 +23,18 @@ import { fileTokenReader, readSetupSection, type SetupProblem } from './setup-fi
  * lists every problem with its path; there is no stack trace to show, because
  * the fault is in the operator's file, not in Lanner.
  */
-export class InvalidSetup extends Error {
+export class InvalidSetup extends StartupRefused {
   constructor(
     readonly file: string,
-    readonly problems: readonly SetupProblem[],
+    readonly setupProblems: readonly SetupProblem[],
   ) {
     super(
-      `the declarative setup in ${file} is invalid, nothing was written (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
-        problems.map((p) => `  ${p.path} ${p.message}`).join('\n'),
+      `the declarative setup in ${file} is invalid, nothing was written (${setupProblems.length} problem${setupProblems.length === 1 ? '' : 's'}):\n` +
+        setupProblems.map((p) => `  ${p.path} ${p.message}`).join('\n'),
+      [
+        `the declarative setup in ${file} is invalid, nothing was written`,
+        ...setupProblems.map((p) => `${p.path} ${p.message}`),
+      ],
     );
     this.name = 'InvalidSetup';
     this.stack = `${this.name}: ${this.message}`;
