@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+
+/** Resident set size of a process in KB (VmRSS of /proc/<pid>/status). */
+export function rssKb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const line = status.split('\n').find((candidate) => candidate.startsWith('VmRSS:'));
+  if (!line) throw new Error(`/proc/${pid}/status has no VmRSS line`);
+  return Number(line.replace(/[^0-9]/g, ''));
+}
+
+/** User + system CPU time of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis are plain.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state), so field 14 is fields[11] and field 15 is fields[12].
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Clock ticks per second (`getconf CLK_TCK`); 100 on Linux. */
+export const CLOCK_TICKS_PER_SECOND = 100;
+
+/** A process's CPU use between two readings, in percent of one core. */
+export function cpuPercent(ticksBefore: number, ticksAfter: number, wallMs: number): number {
+  return ((ticksAfter - ticksBefore) / CLOCK_TICKS_PER_SECOND / (wallMs / 1000)) * 100;
+}
+
+/** The fleet's load average over 1, 5 and 15 minutes. */
+export function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+/**
+ * Time the process's main thread (the JavaScript event loop) spent runnable but waiting
+ * for a CPU, in ms (second field of /proc/<pid>/schedstat). Growth per wall second shows
+ * how much the machine, not the process's own work, held the event loop back.
+ */
+export function runQueueWaitMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ');
+  return Number(fields[1]) / 1e6;
+}
