@@ -79,7 +79,8 @@ export class SlotArbiter {
    * every queue with work (floors first), not only those fetched earlier.
    */
   admits(queueId: string): boolean {
-    return this.waiting(queueId) < this.fleet.admissible(queueId);
+    const waiting = this.waiting(queueId);
+    return waiting < this.fleet.admissible(queueId, waiting);
   }
 
   /** Told after every pump (to pause or resume topics). */

@@ -240,13 +240,17 @@ export class WorkerFleet {
    * How many jobs of the queue the workers here could admit now, credit
    * aside: per open, non-draining worker, what its ledger would grant, or its
    * floor shortfall when that is larger (a queue whose reserved slots are out
-   * on loan still fetches the job that claims the next freed slot).
+   * on loan still fetches the job that claims the next freed slot). With
+   * `enough`, the count stops as soon as it exceeds that number.
    */
-  admissible(queueId: string): number {
+  admissible(queueId: string, enough = Number.POSITIVE_INFINITY): number {
     let total = 0;
     for (const session of this.sessions.values()) {
       if (session.closed || session.draining) continue;
       total += Math.max(session.ledger.takeable(queueId), session.ledger.floorShortfall(queueId));
+      // Callers that only compare with a number stop as soon as it is exceeded: with thousands of
+      // workers a full sum per queue after every placement would cost workers x queues each time.
+      if (total > enough) return total;
     }
     return total;
   }
