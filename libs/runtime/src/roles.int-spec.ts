@@ -1,7 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -16,71 +14,23 @@ import {
   type WorkerControllerServiceServer,
   type WorkerFrame,
 } from '@lanner/frames';
+import { freePort, requiredEnv, startLanner as startLannerProcess, stopLanner, workspaceRoot, type LannerProcess } from './testing/lanner-process';
 
 // Each role runs as users run it: `node bin/lanner.js server <role>`, a separate
 // process against the real Kafka and PostgreSQL, observed only through its
 // exit code, its output and its health endpoints.
-const workspaceRoot = join(__dirname, '..', '..', '..');
-const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
 const STARTUP_DEADLINE_MS = 45_000;
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) {
-    throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  }
-  return value;
-}
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface LannerProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<Exit>;
-  stdout(): string;
-  stderr(): string;
-}
 
 const started: LannerProcess[] = [];
 
 function startLanner(role: string, env: NodeJS.ProcessEnv, cwd = workspaceRoot, flags: string[] = []): LannerProcess {
-  const child = spawn(process.execPath, [lannerBin, 'server', role, ...flags], {
-    cwd,
-    env: { ...process.env, LANNER_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const process_: LannerProcess = { child, exited, stdout: () => stdout, stderr: () => stderr };
+  const process_ = startLannerProcess(role, env, { cwd, flags });
   started.push(process_);
   return process_;
 }
 
 function isRunning(lanner: LannerProcess): boolean {
   return lanner.child.exitCode === null && lanner.child.signalCode === null;
-}
-
-async function stopLanner(lanner: LannerProcess): Promise<Exit> {
-  lanner.child.kill('SIGTERM');
-  return lanner.exited;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface HttpAnswer {
@@ -155,6 +105,12 @@ const temporaryDirs: string[] = [];
 
 beforeAll(async () => {
   serviceEnv = { DATABASE_URL: requiredEnv('DATABASE_URL'), KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS') };
+  // kafkajs loads its protocol modules on first use; Jest refuses such late requires inside
+  // concurrent tests, so the admin client used by a spec below is exercised once here.
+  const probe = new Kafka({ clientId: 'roles-spec-probe', brokers: serviceEnv.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
+  await probe.connect();
+  await probe.describeGroups(['roles-spec-warm-up']);
+  await probe.disconnect();
   // A gRPC peer where the worker expects a controller (the real controller role needs the queue and more).
   controllerStandIn = new grpc.Server(frameSizeChannelOptions());
   const implementation: WorkerControllerServiceServer = { connect: welcomeEveryWorker };
