@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { WorkerAuthServiceClient, type Credentials } from '@lanner/frames';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Execution, Fleet, hasStarted, lastAttempt, onlyTaskRun, scenario, StartedProcess, stateOf, taskRunsOf, TERMINAL_STATES } from './harness/scenario';
@@ -190,4 +192,28 @@ describe('fleet auth: registration tokens decide who joins which group', () => {
     expect(log).not.toContain(forgedToken);
     expect(log).not.toContain(forgedRefresh);
   }, 120_000);
+  it('rotates refresh tokens: a reused one is refused and revokes its whole family, the newest token included', async () => {
+    // The refresh token the restarted worker keeps, used here as a thief would: outside the worker.
+    const stopped = await fleet.stop(OTHER_WORKER);
+    expect(stopped.exit).toEqual({ code: 0, signal: null });
+    const stored = JSON.parse(readFileSync(join(workDir, OTHER_WORKER, 'credentials.json'), 'utf8')) as Record<string, string>;
+    const client = new WorkerAuthServiceClient(controllerEndpoint, grpc.credentials.createInsecure());
+    const refresh = (refreshToken: string) =>
+      new Promise<{ credentials?: Credentials; code?: grpc.status }>((resolve) =>
+        client.refresh({ refreshToken }, (error, credentials) => resolve(error ? { code: error.code } : { credentials })),
+      );
+    try {
+      const first = await refresh(stored['refreshToken']);
+      expect(first.code).toBeUndefined();
+      expect(first.credentials?.workerGroupId).toBe(OTHER_GROUP);
+      const rotated = first.credentials?.refreshToken ?? '';
+      expect(rotated).not.toBe(stored['refreshToken']);
+
+      expect((await refresh(stored['refreshToken'])).code).toBe(grpc.status.UNAUTHENTICATED);
+      // The reuse revoked the family: the token issued a moment ago is dead too.
+      expect((await refresh(rotated)).code).toBe(grpc.status.UNAUTHENTICATED);
+    } finally {
+      client.close();
+    }
+  }, 60_000);
 });
