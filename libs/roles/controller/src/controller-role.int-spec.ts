@@ -1,15 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import {
   decodeQueueMessage,
   encodeQueueMessage,
   ErrorCode,
   executorEventCodec,
-  frameSizeChannelOptions,
-  jobMessageId,
   JobState,
   LogLevel,
   logBatchCodec,
@@ -17,21 +12,19 @@ import {
   PROTOCOL_VERSION,
   QueueTopics,
   SubscriptionMode,
-  WorkerControllerServiceClient,
-  workerJobCodec,
   workerJobsTopic,
   broadcastCodec,
-  type ControllerFrame,
   type ExecutorEvent,
-  type Job,
-  type JobRef,
   type LogBatchMessage,
-  type Welcome,
-  type WorkerFrame,
 } from '@lanner/frames';
 import { createKafkaQueue, namespacedQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
-import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
+import { openRepositories, type Repositories } from '@lanner/repository';
 import { Client } from 'pg';
+import { startController as startSharedController, stopController, type ControllerProcess } from './testing/controller-process';
+import { FakeWorker } from './testing/fake-worker';
+import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
+import { workerJobRecord } from './testing/spec-jobs';
+import { eventually as eventuallyWithin, pause, requiredEnv } from './testing/spec-helpers';
 
 // The controller runs as users run it (`node bin/lanner.js server controller`),
 // against the real Kafka and a PostgreSQL database of this spec's own. The spec
@@ -42,8 +35,6 @@ import { Client } from 'pg';
 // use a Kafka namespace of this run (LANNER_KAFKA_NAMESPACE), and the spec's
 // database subscribes the `default` group to a queue of this run only.
 
-const workspaceRoot = join(__dirname, '..', '..', '..', '..');
-const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
 const run = randomBytes(4).toString('hex');
 const queueId = `ctl-spec-${run}`;
 /** Every topic and consumer group of this spec's controllers and of the spec itself lives under it. */
@@ -59,146 +50,36 @@ const STARTUP_WAIT_MS = 90_000;
  */
 const SETTLE_MS = 3_000;
 
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS) =>
+  eventuallyWithin(what, probe, { waitMs, pollMs: 100 });
 
 // --- the controller process --------------------------------------------------
 
-interface ControllerProcess {
-  readonly child: ChildProcess;
-  readonly grpcPort: number;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
-async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProcess> {
-  const httpPort = await freePort();
-  const child = spawn(process.execPath, [lannerBin, 'server', 'controller'], {
-    cwd: workspaceRoot,
-    env: { ...process.env, LANNER_LOG_LEVEL: 'info', LANNER_HTTP_PORT: String(httpPort), LANNER_GRPC_HOST: '127.0.0.1', LANNER_GRPC_PORT: '0', LANNER_JWT_SIGNING_KEY: 'controller-spec-jwt-signing-key-0123456789abcdef', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const linesWith = (text: string) =>
-    output
-      .split('\n')
-      .filter((line) => line.includes(text))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  try {
-    // Ready for the spec once it listens and follows broadcasts (a kill published earlier would be missed).
-    const grpcPort = await eventually('the controller to listen and follow broadcasts', () => {
-      if (child.exitCode !== null) throw new Error(`controller exited early:\n${output}`);
-      const listening = linesWith('"controller gRPC listening"')[0];
-      return listening && linesWith('"following broadcasts"').length > 0 ? Number(listening['port']) : undefined;
-    }, STARTUP_WAIT_MS);
-    return { child, grpcPort, exited, output: () => output };
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-}
+const startController = (env: NodeJS.ProcessEnv) =>
+  startSharedController({ LANNER_JWT_SIGNING_KEY: 'controller-spec-jwt-signing-key-0123456789abcdef', ...env }, { startupWaitMs: STARTUP_WAIT_MS, pollMs: 100 });
 
 // --- the spec's worker ----------------------------------------------------------
 
-class SpecWorker {
-  readonly frames: ControllerFrame[] = [];
-  readonly status: Promise<grpc.StatusObject>;
-  /** Jobs started and without a result: what a real worker lists in its heartbeats. */
-  private readonly running = new Map<string, JobRef>();
-  private readonly client: WorkerControllerServiceClient;
-  private readonly call: grpc.ClientDuplexStream<WorkerFrame, ControllerFrame>;
-  private readonly heartbeat: NodeJS.Timeout;
-
+class SpecWorker extends FakeWorker {
   constructor(port: number, metadata = new grpc.Metadata()) {
-    this.client = new WorkerControllerServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), frameSizeChannelOptions());
-    this.call = this.client.connect(metadata);
-    this.call.on('data', (frame: ControllerFrame) => this.frames.push(frame));
-    this.call.on('error', () => undefined); // the final status is what the spec checks
-    this.status = new Promise((resolve) => this.call.on('status', resolve));
-    // A real worker heartbeats; without it a long test would look like a silent worker.
-    this.heartbeat = setInterval(() => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: [...this.running.values()] } } }), 2_000);
-  }
-
-  send(frame: WorkerFrame): void {
-    const sent = frame.frame;
-    if (sent?.$case === 'jobStarted') this.running.set(jobMessageId(sent.value.taskRunId, sent.value.attempt), { taskRunId: sent.value.taskRunId, attempt: sent.value.attempt });
-    if (sent?.$case === 'jobResult') this.running.delete(jobMessageId(sent.value.taskRunId, sent.value.attempt));
-    if (!this.call.writableEnded && !this.call.destroyed) this.call.write(frame);
+    super(port, { metadata, heartbeatMs: 2_000, wait: { waitMs: WAIT_MS, pollMs: 100 } });
   }
 
   hello(version = { ...PROTOCOL_VERSION }): void {
-    this.send({
-      frame: {
-        $case: 'hello',
-        value: { protocolVersion: version, workerName: `spec-worker-${run}`, slots: 3, labels: {}, workerVersion: 'spec', runningJobs: [] },
-      },
-    });
-  }
-
-  credit(slots: number): void {
-    this.send({ frame: { $case: 'credit', value: { slots } } });
-  }
-
-  async welcome(): Promise<Welcome> {
-    return eventually('a welcome', () => {
-      const frame = this.frames.find((candidate) => candidate.frame?.$case === 'welcome')?.frame;
-      return frame?.$case === 'welcome' ? frame.value : undefined;
-    });
-  }
-
-  jobs(): Job[] {
-    return this.frames.flatMap((candidate) => (candidate.frame?.$case === 'job' ? [candidate.frame.value] : []));
+    this.sendHello({ protocolVersion: version, workerName: `spec-worker-${run}`, slots: 3 });
   }
 
   /** Half-closes like a worker that stops; `cancel` drops the stream like one that dies. */
   close(how: 'end' | 'cancel' = 'end'): void {
-    clearInterval(this.heartbeat);
-    if (how === 'cancel') this.call.cancel();
-    else this.call.end();
-  }
-
-  async closed(): Promise<grpc.StatusObject> {
-    const status = await this.status;
-    clearInterval(this.heartbeat);
-    this.client.close();
-    return status;
+    if (how === 'cancel') this.cancel();
+    else this.end();
   }
 }
 
 // --- fixture -----------------------------------------------------------------------
 
+let database: SpecDatabase | undefined;
 let databaseUrl: string;
-let databaseName: string;
 let repositories: Repositories;
 let queue: QueuePort;
 let controller: ControllerProcess;
@@ -218,25 +99,15 @@ async function publishJob(): Promise<{ taskRunId: string; executionId: string }>
   jobCount += 1;
   const executionId = `${executionPrefix}-${jobCount}`;
   const taskRunId = `ctl-spec-${run}-tr-${jobCount}`;
-  const record = encodeQueueMessage(workerJobCodec, {
-    schemaVersion: 1,
-    messageId: jobMessageId(taskRunId, 1),
-    type: 'worker.job',
-    occurredAt: new Date().toISOString(),
+  const record = workerJobRecord({
+    taskRunId,
+    executionId,
+    workerQueueId: queueId,
+    flowId: 'controller-spec',
+    taskId: 'hello',
+    message: `job ${jobCount}`,
     correlationId: `corr-${jobCount}`,
-    payload: {
-      tenantId: 'main',
-      executionId,
-      taskRunId,
-      attempt: 1,
-      workerQueueId: queueId,
-      namespace: 'company.team',
-      flowId: 'controller-spec',
-      taskId: 'hello',
-      taskType: 'io.kestra.plugin.core.log.Log',
-      taskDefinition: { id: 'hello', type: 'io.kestra.plugin.core.log.Log', message: `job ${jobCount}` },
-      timeoutMs: 60_000,
-    },
+    timeoutMs: 60_000,
   });
   await queue.publish(workerJobsTopic(queueId), [record]);
   return { taskRunId, executionId };
@@ -249,18 +120,10 @@ function eventFor(type: ExecutorEvent['type'], taskRunId: string): Promise<Execu
 }
 
 beforeAll(async () => {
-  const serverUrl = requiredEnv('DATABASE_URL');
   const brokers = requiredEnv('KAFKA_BROKERS');
 
-  databaseName = `lanner_ctl_spec_${run}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${databaseName}`;
-  databaseUrl = url.toString();
-  await applyMigrations(databaseUrl);
+  database = await createSpecDatabase(`lanner_ctl_spec_${run}`);
+  databaseUrl = database.url;
   repositories = await openRepositories(databaseUrl);
   await repositories.workerGroups.seedReserved();
   await repositories.workerQueues.put({ id: queueId, tags: [queueId] });
@@ -317,24 +180,13 @@ afterAll(async () => {
   const exits = await Promise.all(
     [controller, strictController]
       .filter((process_) => process_ !== undefined)
-      .map(async (process_) => {
-        process_.child.kill('SIGTERM');
-        // SIGKILL only if it does not stop by itself; the timer must not outlive the exit.
-        const stuck = setTimeout(() => process_.child.kill('SIGKILL'), 20_000);
-        const code = await process_.exited;
-        clearTimeout(stuck);
-        return code;
-      }),
+      // SIGKILL only if it does not stop by itself.
+      .map((process_) => stopController(process_, 20_000)),
   );
   await queue?.deleteTopics([workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast]).catch(() => undefined);
   await queue?.close();
   await repositories?.close();
-  if (databaseName) {
-    const admin = new Client({ connectionString: requiredEnv('DATABASE_URL') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
-  }
+  await database?.drop();
   expect(exits).toEqual(exits.map(() => 0));
 }, 60_000);
 

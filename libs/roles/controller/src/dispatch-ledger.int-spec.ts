@@ -1,26 +1,20 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
-import * as grpc from '@grpc/grpc-js';
 import {
   broadcastCodec,
   encodeQueueMessage,
   QueueTopics,
-  frameSizeChannelOptions,
-  jobMessageId,
   JobState,
-  PROTOCOL_VERSION,
-  WorkerControllerServiceClient,
-  workerJobCodec,
   workerJobsTopic,
-  type ControllerFrame,
   type Job,
-  type WorkerFrame,
+  type JobRef,
 } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
-import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
-import { Client } from 'pg';
+import { openRepositories, type Repositories } from '@lanner/repository';
+import { startController as startSharedController, stopController, type ControllerProcess } from './testing/controller-process';
+import { FakeWorker } from './testing/fake-worker';
+import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
+import { workerJobRecord } from './testing/spec-jobs';
+import { eventually as eventuallyWithin, pause, requiredEnv } from './testing/spec-helpers';
 
 // The controller runs as its own process (`node bin/lanner.js server controller`)
 // on the real Kafka (a namespace of this run) and a PostgreSQL database of its
@@ -33,8 +27,6 @@ import { Client } from 'pg';
 // A worker of 4 slots therefore has 2 slots reserved for `urgent` and a shared
 // pool of 2; `bulk` may borrow `urgent`'s idle reserved slots.
 
-const workspaceRoot = join(__dirname, '..', '..', '..', '..');
-const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
 const run = randomBytes(4).toString('hex');
 const namespace = `dl-${run}.`;
 const urgent = `urgent-${run}`;
@@ -43,83 +35,20 @@ const WAIT_MS = 30_000;
 /** How long the spec lets the controller run before checking it did NOT send something; nothing is asserted about speed. */
 const SETTLE_MS = 3_000;
 
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) => eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 100 });
 
 // --- the controller process ----------------------------------------------------
 
-interface ControllerProcess {
-  readonly child: ChildProcess;
-  readonly grpcPort: number;
-  readonly httpPort: number;
-  readonly exited: Promise<number | null>;
-}
-
-async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProcess> {
-  const httpPort = await freePort();
-  const child = spawn(process.execPath, [lannerBin, 'server', 'controller'], {
-    cwd: workspaceRoot,
-    env: {
-      ...process.env,
-      LANNER_LOG_LEVEL: 'info',
-      LANNER_HTTP_PORT: String(httpPort),
-      LANNER_GRPC_HOST: '127.0.0.1',
-      LANNER_GRPC_PORT: '0',
+const startController = (env: NodeJS.ProcessEnv) =>
+  startSharedController(
+    {
       LANNER_KAFKA_NAMESPACE: namespace,
       LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
       LANNER_JWT_SIGNING_KEY: 'dispatch-ledger-spec-signing-key-0123456789abcdef',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const linesWith = (text: string) =>
-    output
-      .split('\n')
-      .filter((line) => line.includes(text))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  try {
-    const grpcPort = await eventually('the controller to listen', () => {
-      if (child.exitCode !== null) throw new Error(`controller exited early:\n${output}`);
-      const listening = linesWith('"controller gRPC listening"')[0];
-      return listening && linesWith('"following broadcasts"').length > 0 ? Number(listening['port']) : undefined;
-    });
-    return { child, grpcPort, httpPort, exited };
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-}
+    { startupWaitMs: WAIT_MS, pollMs: 100 },
+  );
 
 /** One sample of the controller's Prometheus text, e.g. `lanner_controller_worker_slots_used{...worker_queue="x"...}`. */
 async function metric(name: string, labels: Record<string, string>): Promise<number | undefined> {
@@ -133,47 +62,19 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
 
 // --- the spec's worker -----------------------------------------------------------
 
-class SpecWorker {
-  readonly frames: ControllerFrame[] = [];
-  readonly status: Promise<grpc.StatusObject>;
-  private readonly client: WorkerControllerServiceClient;
-  private readonly call: grpc.ClientDuplexStream<WorkerFrame, ControllerFrame>;
-  private readonly heartbeat: NodeJS.Timeout;
+class SpecWorker extends FakeWorker {
+  private readonly done = new Set<string>();
 
   constructor(port: number) {
-    this.client = new WorkerControllerServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), frameSizeChannelOptions());
-    this.call = this.client.connect(new grpc.Metadata());
-    this.call.on('data', (frame: ControllerFrame) => this.frames.push(frame));
-    this.call.on('error', () => undefined); // the final status is what matters
-    this.status = new Promise((resolve) => this.call.on('status', resolve));
-    this.heartbeat = setInterval(() => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: this.running() } } }), 2_000);
-  }
-
-  send(frame: WorkerFrame): void {
-    if (!this.call.writableEnded && !this.call.destroyed) this.call.write(frame);
+    super(port, { heartbeatMs: 2_000, wait: { waitMs: WAIT_MS, pollMs: 100 } });
   }
 
   hello(slots: number): void {
-    this.send({
-      frame: { $case: 'hello', value: { protocolVersion: { ...PROTOCOL_VERSION }, workerName: `dl-worker-${run}`, slots, labels: {}, workerVersion: 'spec', runningJobs: [] } },
-    });
+    this.sendHello({ workerName: `dl-worker-${run}`, slots });
   }
 
-  async welcome(): Promise<void> {
-    await eventually('a welcome', () => (this.frames.some((frame) => frame.frame?.$case === 'welcome') ? true : undefined));
-  }
-
-  credit(slots: number): void {
-    this.send({ frame: { $case: 'credit', value: { slots } } });
-  }
-
-  jobs(): Job[] {
-    return this.frames.flatMap((frame) => (frame.frame?.$case === 'job' ? [frame.frame.value] : []));
-  }
-
-  private readonly done = new Set<string>();
-
-  running(): Array<{ taskRunId: string; attempt: number }> {
+  /** Its heartbeats list every job it received and has not completed. */
+  protected override runningJobs(): JobRef[] {
     return this.jobs()
       .filter((job) => !this.done.has(job.taskRunId))
       .map((job) => ({ taskRunId: job.taskRunId, attempt: job.attempt }));
@@ -194,16 +95,14 @@ class SpecWorker {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.heartbeat);
-    this.call.cancel();
-    await this.status;
-    this.client.close();
+    this.cancel();
+    await this.closed();
   }
 }
 
 // --- fixture ----------------------------------------------------------------------
 
-let databaseName: string | undefined;
+let database: SpecDatabase | undefined;
 let databaseUrl: string;
 let repositories: Repositories;
 let queue: QueuePort;
@@ -217,24 +116,7 @@ async function publish(queueId: string, count: number): Promise<string[]> {
     published += 1;
     const taskRunId = `dl-${run}-${queueId}-${published}`;
     ids.push(taskRunId);
-    return encodeQueueMessage(workerJobCodec, {
-      schemaVersion: 1,
-      messageId: jobMessageId(taskRunId, 1),
-      type: 'worker.job',
-      occurredAt: new Date().toISOString(),
-      payload: {
-        tenantId: 'main',
-        executionId: `dl-${run}-ex-${published}`,
-        taskRunId,
-        attempt: 1,
-        workerQueueId: queueId,
-        namespace: 'company.team',
-        flowId: 'dispatch-ledger',
-        taskId: 'step',
-        taskType: 'io.kestra.plugin.core.log.Log',
-        taskDefinition: { id: 'step', type: 'io.kestra.plugin.core.log.Log', message: taskRunId },
-      },
-    });
+    return workerJobRecord({ taskRunId, executionId: `dl-${run}-ex-${published}`, workerQueueId: queueId, flowId: 'dispatch-ledger', taskId: 'step', message: taskRunId });
   });
   await queue.publish(workerJobsTopic(queueId), records);
   return ids;
@@ -249,16 +131,8 @@ function connectWorker(): SpecWorker {
 const queueOf = (job: Job) => job.queueId;
 
 beforeAll(async () => {
-  const serverUrl = requiredEnv('DATABASE_URL');
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE lanner_dl_spec_${run}`);
-  await admin.end();
-  databaseName = `lanner_dl_spec_${run}`;
-  const url = new URL(serverUrl);
-  url.pathname = `/${databaseName}`;
-  databaseUrl = url.toString();
-  await applyMigrations(databaseUrl);
+  database = await createSpecDatabase(`lanner_dl_spec_${run}`);
+  databaseUrl = database.url;
   repositories = await openRepositories(databaseUrl);
   await repositories.workerGroups.seedReserved();
   await repositories.workerQueues.put({ id: urgent, tags: [urgent] });
@@ -282,20 +156,12 @@ afterEach(async () => {
 afterAll(async () => {
   let code: number | null = 0;
   if (controller) {
-    controller.child.kill('SIGTERM');
-    const stuck = setTimeout(() => controller.child.kill('SIGKILL'), 20_000);
-    code = await controller.exited;
-    clearTimeout(stuck);
+    code = await stopController(controller, 20_000);
   }
   await queue?.deleteTopics([workerJobsTopic(urgent), workerJobsTopic(bulk)]);
   await queue?.close();
   await repositories?.close();
-  if (databaseName) {
-    const admin = new Client({ connectionString: requiredEnv('DATABASE_URL') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
-  }
+  await database?.drop();
   expect(code).toBe(0);
 }, 60_000);
 

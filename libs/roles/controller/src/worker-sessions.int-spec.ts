@@ -1,7 +1,6 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -12,29 +11,27 @@ import {
   encodeQueueMessage,
   ErrorCode,
   executorEventCodec,
-  frameSizeChannelOptions,
   jobMessageId,
   JobState,
-  PROTOCOL_VERSION,
   QueueTopics,
   SubscriptionMode,
   WorkerAuthServiceClient,
-  WorkerControllerServiceClient,
-  workerJobCodec,
   workerJobsTopic,
   type BroadcastMessage,
-  type ControllerFrame,
   type Credentials,
   type ExecutorEvent,
   type Job,
   type JobRef,
   type Welcome,
-  type WorkerFrame,
 } from '@lanner/frames';
 import { createKafkaQueue, namespacedQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
-import { applyMigrations, CONNECTED_WORKER_STALE_MS, openRepositories, type Repositories } from '@lanner/repository';
+import { CONNECTED_WORKER_STALE_MS, openRepositories, type Repositories } from '@lanner/repository';
 import jwt from 'jsonwebtoken';
-import { Client } from 'pg';
+import { spawnController as spawnSharedController, startController as startSharedController, stopController, type ControllerProcess } from './testing/controller-process';
+import { FakeWorker } from './testing/fake-worker';
+import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
+import { workerJobRecord } from './testing/spec-jobs';
+import { eventually as eventuallyWithin, freePort, pause, requiredEnv } from './testing/spec-helpers';
 
 // Worker sessions as users meet them: the controller runs as its own process
 // (`node bin/lanner.js server controller`) on the real Kafka (under a namespace
@@ -43,8 +40,6 @@ import { Client } from 'pg';
 // groups and tokens straight into the database and publishes broadcasts) and
 // the executor (it publishes jobs and reads lanner.executor).
 
-const workspaceRoot = join(__dirname, '..', '..', '..', '..');
-const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
 const run = randomBytes(4).toString('hex');
 const namespace = `ctl-sessions-${run}.`;
 const SIGNING_KEY = `worker-sessions-spec-signing-key-${run}-0123456789`;
@@ -62,96 +57,33 @@ const SETTLE_MS = 3_000;
 /** The controller waits this long (ADOPTION_GRACE_MS) before reporting the jobs of an ended stream lost. */
 const ADOPTION_GRACE_MS = 10_000;
 
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS) =>
+  eventuallyWithin(what, probe, { waitMs, pollMs: 50 });
 
 // --- controller processes ------------------------------------------------------------
 
-interface ControllerProcess {
-  readonly child: ChildProcess;
-  readonly grpcPort: number;
-  readonly exited: Promise<number | null>;
-  output(): string;
+/** This spec's database, Kafka namespace and signing key; `env` adds to them. */
+function controllerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: database.url,
+    KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS'),
+    LANNER_KAFKA_NAMESPACE: namespace,
+    LANNER_JWT_SIGNING_KEY: SIGNING_KEY,
+    ...env,
+  };
 }
 
-function spawnController(env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
-  const child = spawn(process.execPath, [lannerBin, 'server', 'controller'], {
-    cwd: workspaceRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS'),
-      LANNER_KAFKA_NAMESPACE: namespace,
-      LANNER_LOG_LEVEL: 'info',
-      LANNER_GRPC_HOST: '127.0.0.1',
-      LANNER_GRPC_PORT: '0',
-      LANNER_JWT_SIGNING_KEY: SIGNING_KEY,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
+const spawnController = (env: NodeJS.ProcessEnv) => spawnSharedController(controllerEnv(env));
 
 const controllers: ControllerProcess[] = [];
 
 async function startController(env: NodeJS.ProcessEnv): Promise<ControllerProcess> {
-  const { child, exited, output } = spawnController({ LANNER_HTTP_PORT: String(await freePort()), ...env });
-  const linesWith = (text: string) =>
-    output()
-      .split('\n')
-      .filter((line) => line.includes(text))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  try {
-    const grpcPort = await eventually('the controller to listen and follow broadcasts', () => {
-      if (child.exitCode !== null) throw new Error(`controller exited early:\n${output()}`);
-      const listening = linesWith('"controller gRPC listening"')[0];
-      return listening && linesWith('"following broadcasts"').length > 0 ? Number(listening['port']) : undefined;
-    }, STARTUP_WAIT_MS);
-    const controller = { child, grpcPort, exited, output };
-    controllers.push(controller);
-    return controller;
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
+  const controller = await startSharedController(controllerEnv(env), { startupWaitMs: STARTUP_WAIT_MS, pollMs: 50 });
+  controllers.push(controller);
+  return controller;
 }
 
 // --- the spec's workers -------------------------------------------------------------------
-
-type FrameCase = NonNullable<ControllerFrame['frame']>;
-type FrameValue<C> = Extract<FrameCase, { $case: C }> extends { value: infer V } ? V : never;
 
 interface WorkerOptions {
   readonly accessToken?: string;
@@ -159,62 +91,32 @@ interface WorkerOptions {
   readonly runningJobs?: JobRef[];
 }
 
-class SpecWorker {
-  readonly frames: ControllerFrame[] = [];
-  readonly status: Promise<grpc.StatusObject>;
-  /** Jobs started and not finished: what a real worker lists in its heartbeats. */
-  readonly running = new Map<string, JobRef>();
-  private readonly client: WorkerControllerServiceClient;
-  private readonly call: grpc.ClientDuplexStream<WorkerFrame, ControllerFrame>;
-  private readonly heartbeat: NodeJS.Timeout;
+function metadataWith(accessToken: string | undefined): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  if (accessToken !== undefined) metadata.set('authorization', `Bearer ${accessToken}`);
+  return metadata;
+}
 
+class SpecWorker extends FakeWorker {
   constructor(port: number, options: WorkerOptions = {}) {
-    const metadata = new grpc.Metadata();
-    if (options.accessToken !== undefined) metadata.set('authorization', `Bearer ${options.accessToken}`);
-    const address = options.credentials ? `localhost:${port}` : `127.0.0.1:${port}`;
-    this.client = new WorkerControllerServiceClient(address, options.credentials ?? grpc.credentials.createInsecure(), frameSizeChannelOptions());
-    this.call = this.client.connect(metadata);
-    for (const ref of options.runningJobs ?? []) this.running.set(jobMessageId(ref.taskRunId, ref.attempt), ref);
-    this.call.on('data', (frame: ControllerFrame) => this.frames.push(frame));
-    this.call.on('error', () => undefined); // the final status is what the spec checks
-    this.status = new Promise((resolve) => this.call.on('status', resolve));
-    this.heartbeat = setInterval(
-      () => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: [...this.running.values()] } } }),
-      1_000,
-    );
-  }
-
-  send(frame: WorkerFrame): void {
-    if (!this.call.writableEnded && !this.call.destroyed) this.call.write(frame);
-  }
-
-  hello(slots = 2): void {
-    this.send({
-      frame: {
-        $case: 'hello',
-        value: {
-          protocolVersion: { ...PROTOCOL_VERSION },
-          workerName: `sessions-spec-${run}`,
-          slots,
-          labels: { zone: 'spec' },
-          workerVersion: 'spec',
-          runningJobs: [...this.running.values()],
-        },
-      },
+    super(port, {
+      metadata: metadataWith(options.accessToken),
+      credentials: options.credentials,
+      runningJobs: options.runningJobs,
+      heartbeatMs: 1_000,
+      wait: { waitMs: WAIT_MS, pollMs: 50 },
     });
   }
 
-  credit(slots: number): void {
-    this.send({ frame: { $case: 'credit', value: { slots } } });
+  hello(slots = 2): void {
+    this.sendHello({ workerName: `sessions-spec-${run}`, slots, labels: { zone: 'spec' }, runningJobs: [...this.running.values()] });
   }
 
   start(job: Job): void {
-    this.running.set(jobMessageId(job.taskRunId, job.attempt), { taskRunId: job.taskRunId, attempt: job.attempt });
     this.send({ frame: { $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt: new Date() } } });
   }
 
   succeed(ref: JobRef): void {
-    this.running.delete(jobMessageId(ref.taskRunId, ref.attempt));
     this.send({
       frame: {
         $case: 'jobResult',
@@ -223,32 +125,8 @@ class SpecWorker {
     });
   }
 
-  async welcome(): Promise<Welcome> {
-    return eventually('a welcome', () => {
-      const frame = this.frames.find((candidate) => candidate.frame?.$case === 'welcome')?.frame;
-      return frame?.$case === 'welcome' ? frame.value : undefined;
-    });
-  }
-
-  frameOf<C extends FrameCase['$case']>(kind: C): FrameValue<C> | undefined {
-    const frame = this.frames.find((candidate) => candidate.frame?.$case === kind)?.frame;
-    return frame?.$case === kind ? ((frame as { value: unknown }).value as FrameValue<C>) : undefined;
-  }
-
-  jobs(): Job[] {
-    return this.frames.flatMap((candidate) => (candidate.frame?.$case === 'job' ? [candidate.frame.value] : []));
-  }
-
   close(): void {
-    clearInterval(this.heartbeat);
-    this.call.cancel();
-  }
-
-  async closed(): Promise<grpc.StatusObject> {
-    const status = await this.status;
-    clearInterval(this.heartbeat);
-    this.client.close();
-    return status;
+    this.cancel();
   }
 }
 
@@ -281,34 +159,12 @@ async function refusal(worker: SpecWorker): Promise<{ code: grpc.status; details
 
 // --- fixture -------------------------------------------------------------------------
 
-interface TestDatabase {
-  readonly url: string;
-  drop(): Promise<void>;
-}
-
 /** A migrated database of this spec's own on the server DATABASE_URL names. */
-async function createTestDatabase(suffix = 'main'): Promise<TestDatabase> {
-  const serverUrl = requiredEnv('DATABASE_URL');
-  const name = `lanner_ctl_sessions_${run}_${suffix}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  await applyMigrations(url.toString());
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
+function createTestDatabase(suffix = 'main'): Promise<SpecDatabase> {
+  return createSpecDatabase(`lanner_ctl_sessions_${run}_${suffix}`);
 }
 
-let database: TestDatabase;
+let database: SpecDatabase;
 let repositories: Repositories;
 let queue: QueuePort;
 const executorEvents: ExecutorEvent[] = [];
@@ -333,25 +189,15 @@ async function publishJob(onQueue: string): Promise<{ taskRunId: string; executi
   const executionId = `${executionPrefix}-${jobCount}`;
   const taskRunId = `sess-${run}-tr-${jobCount}`;
   await queue.publish(workerJobsTopic(onQueue), [
-    encodeQueueMessage(workerJobCodec, {
-      schemaVersion: 1,
-      messageId: jobMessageId(taskRunId, 1),
-      type: 'worker.job',
-      occurredAt: new Date().toISOString(),
+    workerJobRecord({
+      taskRunId,
+      executionId,
+      workerQueueId: onQueue,
+      flowId: 'sessions-spec',
+      taskId: 'hello',
+      message: `job ${jobCount}`,
       correlationId: `corr-${jobCount}`,
-      payload: {
-        tenantId: 'main',
-        executionId,
-        taskRunId,
-        attempt: 1,
-        workerQueueId: onQueue,
-        namespace: 'company.team',
-        flowId: 'sessions-spec',
-        taskId: 'hello',
-        taskType: 'io.kestra.plugin.core.log.Log',
-        taskDefinition: { id: 'hello', type: 'io.kestra.plugin.core.log.Log', message: `job ${jobCount}` },
-        timeoutMs: 60_000,
-      },
+      timeoutMs: 60_000,
     }),
   ]);
   return { taskRunId, executionId };
@@ -416,13 +262,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   const exits = await Promise.all(
-    controllers.map(async (controller) => {
-      controller.child.kill('SIGTERM');
-      const stuck = setTimeout(() => controller.child.kill('SIGKILL'), 30_000);
-      const code = await controller.exited;
-      clearTimeout(stuck);
-      return code;
-    }),
+    controllers.map((controller) => stopController(controller, 30_000)),
   );
   await queue?.deleteTopics([QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, ...[queueId, otherQueueId, anonymousQueueId, 'default'].map(workerJobsTopic)]).catch(() => undefined);
   await queue?.close();
@@ -681,7 +521,7 @@ describe('worker sessions: stream recycling and adoption', () => {
 });
 
 describe('worker sessions: an unseeded topology', () => {
-  let bare: TestDatabase;
+  let bare: SpecDatabase;
   let controller: ControllerProcess;
 
   beforeAll(async () => {

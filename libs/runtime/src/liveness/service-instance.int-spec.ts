@@ -1,33 +1,12 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { ChildProcess, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { freePort, lannerBin, requiredEnv, startLanner, workspaceRoot } from '../testing/lanner-process';
 
 // A server role run as users run it (`node bin/lanner.js server indexer`) against
 // the real PostgreSQL and Kafka: its row in service_instances, read with SQL as
 // an operator would, is RUNNING with fresh heartbeats and TERMINATED after SIGTERM.
-const workspaceRoot = join(__dirname, '..', '..', '..', '..');
-const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface InstanceRow {
   id: string;
@@ -88,26 +67,18 @@ describe('a server process registers itself as a service instance', () => {
   }
 
   async function startIndexer(url: string): Promise<RunningIndexer> {
-    let output = '';
-    const child = spawn(process.execPath, [lannerBin, 'server', 'indexer'], {
-      cwd: workspaceRoot,
-      env: {
-        ...process.env,
-        DATABASE_URL: url,
-        KAFKA_BROKERS: brokers,
-        LANNER_HTTP_PORT: String(await freePort()),
-        LANNER_KAFKA_NAMESPACE: `liveness-${randomBytes(3).toString('hex')}.`,
-        LANNER_LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const lanner = startLanner('indexer', {
+      DATABASE_URL: url,
+      KAFKA_BROKERS: brokers,
+      LANNER_HTTP_PORT: String(await freePort()),
+      LANNER_KAFKA_NAMESPACE: `liveness-${randomBytes(3).toString('hex')}.`,
     });
+    const child = lanner.child;
     children.push(child);
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = lanner.exited.then((exit) => exit.code);
     return {
       exited,
-      output: () => output,
+      output: lanner.output,
       stop: () => {
         child.kill('SIGTERM');
         return exited;
@@ -169,7 +140,8 @@ describe('a server process registers itself as a service instance', () => {
         return found[0];
       });
       expect(row).toMatchObject({ role: 'INDEXER', state: 'RUNNING' });
-      expect(indexer.output()).toContain('heartbeats recorded again');
+      // The log line follows the write that registered the row: wait for it rather than race it.
+      await eventually('the log to say heartbeats are recorded again', async () => (indexer.output().includes('heartbeats recorded again') ? true : undefined));
       expect(await indexer.stop()).toBe(0);
       const { rows: stopped } = await late.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances');
       expect(stopped.map((instance) => instance.state)).toEqual(['TERMINATED']);
