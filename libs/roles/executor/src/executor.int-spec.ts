@@ -14,13 +14,13 @@ import {
   workerJobCodec,
   type ExecutionUpdatedMessage,
   type ExecutorEvent,
-  type WorkerJobMessage,
 } from '@lanner/frames';
 import { parseFlow, type ExecutionWithTaskRuns, type StoredJson } from '@lanner/model';
 import { createKafkaQueue, type QueuePort, type QueueSubscription } from '@lanner/queue';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
 import { ExecutorRoleModule, ExecutorService, executorTopics } from './index';
+import { resultEvent, startedEvent, type Answers, type JobPayload, type JobScript } from './testing/executor-harness';
 
 // The executor in-process with its real role module, against the real Kafka and
 // PostgreSQL of the dev services. A stand-in in this file plays the controller
@@ -39,13 +39,6 @@ const NAMESPACE = 'company.team';
 const run = randomBytes(4).toString('hex');
 const topics = executorTopics(`test-${run}.`);
 
-type JobPayload = WorkerJobMessage['payload'];
-interface Answers {
-  started(job: JobPayload): Promise<void>;
-  result(job: JobPayload, state: 'SUCCESS' | 'FAILED' | 'KILLED', outputs?: Record<string, StoredJson>, errorMessage?: string): Promise<void>;
-}
-/** How the stand-in answers the jobs of one execution. */
-type JobScript = (job: JobPayload, answers: Answers) => Promise<void>;
 
 let serverUrl: string;
 let databaseName: string;
@@ -65,43 +58,9 @@ async function publishToExecutor(message: ExecutorEvent): Promise<void> {
 }
 
 const answers: Answers = {
-  async started(job) {
-    await publishToExecutor({
-      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.started'],
-      messageId: jobMessageId(job.taskRunId, job.attempt),
-      type: 'task-run.started',
-      occurredAt: new Date().toISOString(),
-      payload: {
-        tenantId: job.tenantId,
-        executionId: job.executionId,
-        taskRunId: job.taskRunId,
-        attempt: job.attempt,
-        workerQueueId: job.workerQueueId,
-        workerId: 'stand-in-worker',
-        startedAt: new Date().toISOString(),
-      },
-    });
-  },
+  started: (job) => publishToExecutor(startedEvent(job)),
   async result(job, state, outputs = {}, errorMessage) {
-    const message: ExecutorEvent = {
-      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
-      messageId: jobMessageId(job.taskRunId, job.attempt),
-      type: 'task-run.result',
-      occurredAt: new Date().toISOString(),
-      payload: {
-        tenantId: job.tenantId,
-        executionId: job.executionId,
-        taskRunId: job.taskRunId,
-        attempt: job.attempt,
-        workerQueueId: job.workerQueueId,
-        workerId: 'stand-in-worker',
-        state,
-        outputs,
-        ...(errorMessage !== undefined ? { errorMessage } : {}),
-        cacheHit: false,
-        endedAt: new Date().toISOString(),
-      },
-    };
+    const message = resultEvent(job, state, outputs, errorMessage);
     sentResults.set(jobMessageId(job.taskRunId, job.attempt), message);
     await publishToExecutor(message);
   },

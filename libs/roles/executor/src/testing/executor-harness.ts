@@ -115,6 +115,48 @@ function requiredEnv(name: string): string {
  * Starts the executor and the stand-in. `jobQueues`: the worker queues whose
  * topics the stand-in consumes (their topics are created first).
  */
+/** The `task-run.started` event a stand-in worker would cause for a job. */
+export function startedEvent(job: JobPayload): ExecutorEvent {
+  return {
+    schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.started'],
+    messageId: jobMessageId(job.taskRunId, job.attempt),
+    type: 'task-run.started',
+    occurredAt: new Date().toISOString(),
+    payload: {
+      tenantId: job.tenantId,
+      executionId: job.executionId,
+      taskRunId: job.taskRunId,
+      attempt: job.attempt,
+      workerQueueId: job.workerQueueId,
+      workerId: 'stand-in-worker',
+      startedAt: new Date().toISOString(),
+    },
+  };
+}
+
+/** The `task-run.result` event a stand-in worker would cause for a job. */
+export function resultEvent(job: JobPayload, state: 'SUCCESS' | 'FAILED' | 'KILLED', outputs: Record<string, StoredJson> = {}, errorMessage?: string): ExecutorEvent {
+  return {
+    schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
+    messageId: jobMessageId(job.taskRunId, job.attempt),
+    type: 'task-run.result',
+    occurredAt: new Date().toISOString(),
+    payload: {
+      tenantId: job.tenantId,
+      executionId: job.executionId,
+      taskRunId: job.taskRunId,
+      attempt: job.attempt,
+      workerQueueId: job.workerQueueId,
+      workerId: 'stand-in-worker',
+      state,
+      outputs,
+      ...(errorMessage !== undefined ? { errorMessage } : {}),
+      cacheHit: false,
+      endedAt: new Date().toISOString(),
+    },
+  };
+}
+
 export async function startExecutorHarness(options: { jobQueues: string[]; executor?: Partial<ExecutorOptions> }): Promise<ExecutorHarness> {
   const brokers = requiredEnv('KAFKA_BROKERS');
   const run = randomBytes(4).toString('hex');
@@ -147,45 +189,10 @@ export async function startExecutorHarness(options: { jobQueues: string[]; execu
     await queue.publish(topics.executor, [encodeQueueMessage(executorEventCodec, message)]);
   };
   const answers: Answers = {
-    async started(job) {
-      await publishToExecutor({
-        schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.started'],
-        messageId: jobMessageId(job.taskRunId, job.attempt),
-        type: 'task-run.started',
-        occurredAt: new Date().toISOString(),
-        payload: {
-          tenantId: job.tenantId,
-          executionId: job.executionId,
-          taskRunId: job.taskRunId,
-          attempt: job.attempt,
-          workerQueueId: job.workerQueueId,
-          workerId: 'stand-in-worker',
-          startedAt: new Date().toISOString(),
-        },
-      });
-    },
-    async result(job, state, outputs = {}, errorMessage) {
-      await publishToExecutor({
-        schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
-        messageId: jobMessageId(job.taskRunId, job.attempt),
-        type: 'task-run.result',
-        occurredAt: new Date().toISOString(),
-        payload: {
-          tenantId: job.tenantId,
-          executionId: job.executionId,
-          taskRunId: job.taskRunId,
-          attempt: job.attempt,
-          workerQueueId: job.workerQueueId,
-          workerId: 'stand-in-worker',
-          state,
-          outputs,
-          ...(errorMessage !== undefined ? { errorMessage } : {}),
-          cacheHit: false,
-          endedAt: new Date().toISOString(),
-        },
-      });
-    },
+    started: (job) => publishToExecutor(startedEvent(job)),
+    result: (job, state, outputs = {}, errorMessage) => publishToExecutor(resultEvent(job, state, outputs, errorMessage)),
   };
+
 
   const standIn: QueueSubscription = await queue.subscribe({
     groupId: `stand-in-${run}`,
