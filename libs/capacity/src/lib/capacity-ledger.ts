@@ -146,6 +146,7 @@ export class CapacityLedger {
   private retired: Account[] = [];
   private readonly accounts = new Map<string, Account>();
   private queueIds: readonly string[] = [];
+  private reservedQueueIds: readonly string[] = [];
   private used = 0;
   private sharedOccupied = 0;
   private nextLeaseId = 1;
@@ -161,6 +162,15 @@ export class CapacityLedger {
   /** Subscribed worker queue ids, in configuration order. */
   get workerQueueIds(): readonly string[] {
     return this.queueIds;
+  }
+
+  /**
+   * Subscribed worker queues with at least one reserved slot, in configuration
+   * order: the only ones `floorShortfall` can be above 0 for, so a caller
+   * looking for floors can skip the rest (and a ledger without any).
+   */
+  get workerQueueIdsWithFloor(): readonly string[] {
+    return this.reservedQueueIds;
   }
 
   get freeSlots(): number {
@@ -347,6 +357,7 @@ export class CapacityLedger {
     this.layout = layout;
     this.current = current;
     this.queueIds = Object.freeze(current.map((account) => account.workerQueueId));
+    this.reservedQueueIds = Object.freeze(current.filter((account) => account.reserved > 0).map((account) => account.workerQueueId));
   }
 
   private choose(account: Account): number {

@@ -31,6 +31,15 @@ const JOB_COST = 1;
 const KIND_RANK: Readonly<Record<SlotKind, number>> = { RESERVED: 0, SHARED: 1, BORROWED: 2 };
 
 /**
+ * Which of the ledgers passed to `next` may take a job now (e.g. the worker
+ * has credit and is not draining). Lets a caller with thousands of workers
+ * pass the same array every time instead of building a filtered copy.
+ */
+export type Eligible = (ledgerIndex: number) => boolean;
+
+const everyLedger: Eligible = () => true;
+
+/**
  * Decides which queue a controller serves next when slots free, over the
  * ledgers of the workers it holds:
  * 1. reserved floors first: a subscription with waiting work and fewer running
@@ -52,13 +61,14 @@ export class DispatchPolicy {
   /**
    * Takes a slot for the next job and returns where it goes, or undefined when
    * no waiting job can take any slot. The caller dispatches the job and lowers
-   * its waiting count before asking again.
+   * its waiting count before asking again. Ledgers that are not `eligible` are
+   * treated as absent.
    */
-  next(ledgers: readonly CapacityLedger[], waiting: WaitingWork): Dispatch | undefined {
-    return this.serveFloor(ledgers, waiting) ?? this.serveRoundRobin(ledgers, waiting);
+  next(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible = everyLedger): Dispatch | undefined {
+    return this.serveFloor(ledgers, waiting, eligible) ?? this.serveRoundRobin(ledgers, waiting, eligible);
   }
 
-  private serveFloor(ledgers: readonly CapacityLedger[], waiting: WaitingWork): Dispatch | undefined {
+  private serveFloor(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible): Dispatch | undefined {
     let bestLedger = -1;
     let bestQueue = '';
     let bestRank = Number.POSITIVE_INFINITY;
@@ -66,7 +76,10 @@ export class DispatchPolicy {
     for (let offset = 0; offset < ledgers.length; offset++) {
       const ledgerIndex = (this.workerCursor + offset) % ledgers.length;
       const ledger = ledgers[ledgerIndex];
-      for (const workerQueueId of ledger.workerQueueIds) {
+      // Only subscriptions with reserved slots can be short of their floor: most ledgers have none.
+      const withFloor = ledger.workerQueueIdsWithFloor;
+      if (withFloor.length === 0 || !eligible(ledgerIndex)) continue;
+      for (const workerQueueId of withFloor) {
         if (!((waiting.get(workerQueueId) ?? 0) > 0)) continue;
         const shortfall = ledger.floorShortfall(workerQueueId);
         if (shortfall === 0) continue;
@@ -86,15 +99,15 @@ export class DispatchPolicy {
     return this.take(ledgers, bestLedger, bestQueue, 'FLOOR');
   }
 
-  private serveRoundRobin(ledgers: readonly CapacityLedger[], waiting: WaitingWork): Dispatch | undefined {
-    this.syncRing(ledgers, waiting);
+  private serveRoundRobin(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible): Dispatch | undefined {
+    this.syncRing(ledgers, waiting, eligible);
     const turns = this.ring.length;
     for (let turn = 0; turn < turns; turn++) {
       const workerQueueId = this.ring[this.cursor];
       let credit = this.deficit.get(workerQueueId) ?? 0;
       // A queue that could not take a slot on its last turn keeps the credit it earned then.
       if (credit < JOB_COST) credit += QUANTUM;
-      const ledgerIndex = this.bestLedgerFor(ledgers, workerQueueId);
+      const ledgerIndex = this.bestLedgerFor(ledgers, workerQueueId, eligible);
       if (ledgerIndex >= 0) {
         credit -= JOB_COST;
         this.deficit.set(workerQueueId, credit);
@@ -108,15 +121,18 @@ export class DispatchPolicy {
   }
 
   /** The worker where the queue takes the least contended slot: own reserved, then shared, then borrowed. */
-  private bestLedgerFor(ledgers: readonly CapacityLedger[], workerQueueId: string): number {
+  private bestLedgerFor(ledgers: readonly CapacityLedger[], workerQueueId: string, eligible: Eligible): number {
     let best = -1;
     let bestRank = Number.POSITIVE_INFINITY;
     for (let offset = 0; offset < ledgers.length; offset++) {
       const ledgerIndex = (this.workerCursor + offset) % ledgers.length;
+      if (!eligible(ledgerIndex)) continue;
       const kind = ledgers[ledgerIndex].peek(workerQueueId);
       if (kind !== undefined && KIND_RANK[kind] < bestRank) {
         best = ledgerIndex;
         bestRank = KIND_RANK[kind];
+        // Nothing ranks above an own reserved slot: the first one found is the answer.
+        if (bestRank === 0) break;
       }
     }
     return best;
@@ -138,9 +154,9 @@ export class DispatchPolicy {
    * DRR's active list: a queue leaves it (and forgets its credit) when its
    * waiting work runs out, and joins at the end when work arrives.
    */
-  private syncRing(ledgers: readonly CapacityLedger[], waiting: WaitingWork): void {
+  private syncRing(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible): void {
     const isActive = (workerQueueId: string): boolean =>
-      (waiting.get(workerQueueId) ?? 0) > 0 && ledgers.some((ledger) => ledger.isSubscribed(workerQueueId));
+      (waiting.get(workerQueueId) ?? 0) > 0 && ledgers.some((ledger, ledgerIndex) => eligible(ledgerIndex) && ledger.isSubscribed(workerQueueId));
     if (this.ring.some((workerQueueId) => !isActive(workerQueueId))) {
       const kept: string[] = [];
       let cursor = 0;

@@ -90,18 +90,15 @@ export class SlotArbiter {
 
   /** Places as many waiting jobs as credit and slots allow, in the policy's order. */
   pump(): void {
+    const { sessions, ledgers } = this.fleet.dispatchView();
+    const eligible = (ledgerIndex: number): boolean => sessions[ledgerIndex].acceptsWork;
     for (;;) {
       const waiting = new Map<string, number>();
       for (const [queueId, queue] of this.waiters) if (queue.length > 0) waiting.set(queueId, queue.length);
       if (waiting.size === 0) break;
-      const candidates: WorkerSession[] = this.fleet.all().filter((session) => session.acceptsWork);
-      if (candidates.length === 0) break;
-      const dispatch = this.policy.next(
-        candidates.map((session) => session.ledger),
-        waiting,
-      );
+      const dispatch = this.policy.next(ledgers, waiting, eligible);
       if (!dispatch) break;
-      const session = candidates[dispatch.ledgerIndex];
+      const session = sessions[dispatch.ledgerIndex];
       session.credit -= 1;
       const waiter = this.waiters.get(dispatch.workerQueueId)?.shift() as Waiter;
       waiter.resolve({ session, lease: dispatch.lease });

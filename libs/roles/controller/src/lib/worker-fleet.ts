@@ -196,21 +196,33 @@ export class WorkerSession {
   }
 }
 
+/** The fleet as parallel arrays: `ledgers[i]` is `sessions[i].ledger`. */
+export interface DispatchView {
+  readonly sessions: readonly WorkerSession[];
+  readonly ledgers: readonly CapacityLedger[];
+}
+
 /** The workers connected to this controller, each with its ledger. */
 export class WorkerFleet {
   private readonly sessions = new Map<string, WorkerSession>();
   private readonly slotListeners = new Set<() => void>();
   private waitingSource: (workerQueueId: string) => number = () => 0;
+  /** The sessions and their ledgers as arrays, rebuilt only when a worker joins or leaves (dispatch reads them per placement). */
+  private view: DispatchView | undefined;
 
   add(session: WorkerSession): void {
     this.sessions.set(session.workerId, session);
+    this.view = undefined;
     session.slotFreed = () => this.slotFreed();
     session.waitingOf = (workerQueueId) => this.waitingSource(workerQueueId);
   }
 
   /** The worker left: it takes nothing more, and the slots of the jobs it held are freed in its ledger. */
   remove(session: WorkerSession): void {
-    if (this.sessions.get(session.workerId) === session) this.sessions.delete(session.workerId);
+    if (this.sessions.get(session.workerId) === session) {
+      this.sessions.delete(session.workerId);
+      this.view = undefined;
+    }
     session.releaseSlots();
   }
 
@@ -222,8 +234,18 @@ export class WorkerFleet {
     return this.sessions.get(workerId);
   }
 
-  all(): WorkerSession[] {
-    return [...this.sessions.values()];
+  /** Every connected worker (a shared array: read it, do not change it). */
+  all(): readonly WorkerSession[] {
+    return this.dispatchView().sessions;
+  }
+
+  /** The connected workers and, at the same index, their ledgers: the same arrays until a worker joins or leaves. */
+  dispatchView(): DispatchView {
+    if (this.view === undefined) {
+      const sessions = [...this.sessions.values()];
+      this.view = { sessions, ledgers: sessions.map((session) => session.ledger) };
+    }
+    return this.view;
   }
 
   byGroup(workerGroupId: string): WorkerSession[] {
