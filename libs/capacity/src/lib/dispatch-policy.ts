@@ -127,7 +127,10 @@ export class DispatchPolicy {
     for (let offset = 0; offset < ledgers.length; offset++) {
       const ledgerIndex = (this.workerCursor + offset) % ledgers.length;
       if (!eligible(ledgerIndex)) continue;
-      const kind = ledgers[ledgerIndex].peek(workerQueueId);
+      const ledger = ledgers[ledgerIndex];
+      // Once a shared slot is found only an own reserved slot beats it, and only a ledger with a floor for the queue has one.
+      if (bestRank <= KIND_RANK.SHARED && !ledger.workerQueueIdsWithFloor.includes(workerQueueId)) continue;
+      const kind = ledger.peek(workerQueueId);
       if (kind !== undefined && KIND_RANK[kind] < bestRank) {
         best = ledgerIndex;
         bestRank = KIND_RANK[kind];

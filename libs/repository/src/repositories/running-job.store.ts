@@ -1,42 +1,70 @@
 import type { RunningJobRecord } from '@lanner/model';
-import type { RunningJob } from '../generated/prisma/client';
+import { BatchedCalls } from '../batched-calls';
+import { Prisma, type RunningJob } from '../generated/prisma/client';
 import { type Db, storedJson } from '../prisma';
-import type { Prisma } from '../generated/prisma/client';
+
+interface JobKey {
+  readonly taskRunId: string;
+  readonly attempt: number;
+}
+
+const keyOf = (job: JobKey): string => `${job.attempt}:${job.taskRunId}`;
 
 /**
  * The durable running-job store: a controller records a job here before it
  * sends it to a worker and removes it when the result is recorded. Unique on
  * task-run id + attempt, so a redelivered job is recorded once.
+ *
+ * Inserts and removals that arrive while an earlier one is in flight go
+ * together in one statement (a controller dispatching hundreds of jobs a
+ * second makes a few round trips instead of hundreds); each caller still gets
+ * its own answer.
  */
 export class RunningJobStore {
+  private readonly inserts = new BatchedCalls<RunningJobRecord, boolean>((jobs) => this.insertAll(jobs));
+  private readonly removals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys));
+
   constructor(private readonly db: Db) {}
 
   /** True if recorded now, false if that task run's attempt was already recorded (a redelivery). */
-  async insert(job: RunningJobRecord): Promise<boolean> {
-    const { count } = await this.db.runningJob.createMany({
-      data: [
-        {
-          taskRunId: job.taskRunId,
-          attempt: job.attempt,
-          tenantId: job.tenantId,
-          executionId: job.executionId,
-          workerQueueId: job.workerQueueId,
-          workerId: job.workerId,
-          controllerInstanceId: job.controllerInstanceId,
-          job: (job.job ?? {}) as Prisma.InputJsonValue,
-          dispatchedAt: job.dispatchedAt,
-        },
-      ],
-      // ON CONFLICT DO NOTHING: the unique key makes a redelivery a no-op.
-      skipDuplicates: true,
-    });
-    return count === 1;
+  insert(job: RunningJobRecord): Promise<boolean> {
+    return this.inserts.call(job);
   }
 
   /** True if it was there. */
-  async remove(taskRunId: string, attempt: number): Promise<boolean> {
-    const { count } = await this.db.runningJob.deleteMany({ where: { taskRunId, attempt } });
-    return count > 0;
+  remove(taskRunId: string, attempt: number): Promise<boolean> {
+    return this.removals.call({ taskRunId, attempt });
+  }
+
+  private async insertAll(jobs: readonly RunningJobRecord[]): Promise<boolean[]> {
+    const created = await this.db.runningJob.createManyAndReturn({
+      data: jobs.map((job) => ({
+        taskRunId: job.taskRunId,
+        attempt: job.attempt,
+        tenantId: job.tenantId,
+        executionId: job.executionId,
+        workerQueueId: job.workerQueueId,
+        workerId: job.workerId,
+        controllerInstanceId: job.controllerInstanceId,
+        job: (job.job ?? {}) as Prisma.InputJsonValue,
+        dispatchedAt: job.dispatchedAt,
+      })),
+      // ON CONFLICT DO NOTHING: the unique key makes a redelivery a no-op.
+      skipDuplicates: true,
+      select: { taskRunId: true, attempt: true },
+    });
+    const recorded = new Set(created.map(keyOf));
+    // The same job twice in one batch is recorded once: the first caller gets true.
+    return jobs.map((job) => recorded.delete(keyOf(job)));
+  }
+
+  private async removeAll(keys: readonly JobKey[]): Promise<boolean[]> {
+    const pairs = Prisma.join(keys.map((key) => Prisma.sql`(${key.taskRunId}, ${key.attempt})`));
+    const removed = await this.db.$queryRaw<{ task_run_id: string; attempt: number }[]>`
+      DELETE FROM running_jobs WHERE (task_run_id, attempt) IN (${pairs})
+      RETURNING task_run_id, attempt`;
+    const gone = new Set(removed.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
+    return keys.map((key) => gone.delete(keyOf(key)));
   }
 
   async get(taskRunId: string, attempt: number): Promise<RunningJobRecord | null> {

@@ -1,0 +1,63 @@
+import { BatchedCalls } from './batched-calls';
+
+/** A batch function whose round trips the test finishes by hand. */
+function manualRoundTrips() {
+  const batches: { inputs: readonly number[]; finish: (outputs: readonly string[]) => void; fail: (error: Error) => void }[] = [];
+  const run = (inputs: readonly number[]) =>
+    new Promise<readonly string[]>((resolve, reject) => batches.push({ inputs, finish: resolve, fail: reject }));
+  return { batches, run };
+}
+
+describe('calls batched while a round trip is in flight', () => {
+  it('sends a call at once when nothing is in flight, and everything that queued behind it as one batch', async () => {
+    const { batches, run } = manualRoundTrips();
+    const calls = new BatchedCalls(run);
+
+    const first = calls.call(1);
+    expect(batches.map((batch) => batch.inputs)).toEqual([[1]]);
+    const queued = [calls.call(2), calls.call(3), calls.call(4)];
+    expect(batches).toHaveLength(1);
+
+    batches[0].finish(['one']);
+    await expect(first).resolves.toBe('one');
+    await Promise.resolve();
+    expect(batches.map((batch) => batch.inputs)).toEqual([[1], [2, 3, 4]]);
+    batches[1].finish(['two', 'three', 'four']);
+    await expect(Promise.all(queued)).resolves.toEqual(['two', 'three', 'four']);
+  });
+
+  it('splits a long queue into batches of at most the limit', async () => {
+    const { batches, run } = manualRoundTrips();
+    const calls = new BatchedCalls(run, 2);
+    const first = calls.call(0);
+    const rest = [1, 2, 3].map((input) => calls.call(input));
+    batches[0].finish(['0']);
+    await first;
+    await Promise.resolve();
+    batches[1].finish(['1', '2']);
+    await Promise.all(rest.slice(0, 2));
+    await Promise.resolve();
+    expect(batches.map((batch) => batch.inputs)).toEqual([[0], [1, 2], [3]]);
+    batches[2].finish(['3']);
+    await expect(Promise.all(rest)).resolves.toEqual(['1', '2', '3']);
+  });
+
+  it('fails every call of a failed batch with its error, and later calls still go through', async () => {
+    const { batches, run } = manualRoundTrips();
+    const calls = new BatchedCalls(run);
+    const first = calls.call(1);
+    const second = calls.call(2);
+    const third = calls.call(3);
+    batches[0].finish(['one']);
+    await first;
+    await Promise.resolve();
+    batches[1].fail(new Error('database unavailable'));
+    await expect(second).rejects.toThrow('database unavailable');
+    await expect(third).rejects.toThrow('database unavailable');
+
+    const later = calls.call(4);
+    expect(batches[2].inputs).toEqual([4]);
+    batches[2].finish(['four']);
+    await expect(later).resolves.toBe('four');
+  });
+});

@@ -1,0 +1,55 @@
+import type { RunningJobRecord } from '@lanner/model';
+import { useTestRepositories } from '../testing/test-database';
+
+const holder = { workerId: 'w-batch', controllerInstanceId: 'controller-batch' };
+
+function job(taskRunId: string, attempt = 1, controllerInstanceId = holder.controllerInstanceId): RunningJobRecord {
+  return {
+    taskRunId,
+    attempt,
+    tenantId: 'main',
+    executionId: `ex-${taskRunId}`,
+    workerQueueId: 'default',
+    workerId: holder.workerId,
+    controllerInstanceId,
+    job: { correlationId: `c-${taskRunId}` },
+    dispatchedAt: new Date(Date.UTC(2026, 10, 30, 12, 0, 0)),
+  };
+}
+
+describe('running-job store under concurrent writes (a controller dispatching many jobs at once)', () => {
+  const fixture = useTestRepositories();
+
+  it('records each of many concurrent inserts once and tells every caller whether its job was new', async () => {
+    const { runningJobs } = fixture.repositories;
+    await runningJobs.insert(job('tr-already', 1));
+
+    const jobs = Array.from({ length: 60 }, (_, index) => job(`tr-${index}`));
+    // A redelivery racing the first delivery, and a job recorded before: both answer false.
+    const outcomes = await Promise.all([...jobs, job('tr-7'), job('tr-already', 1), job('tr-already', 2)].map((record) => runningJobs.insert(record)));
+
+    expect(outcomes.slice(0, 60)).toEqual(jobs.map(() => true));
+    expect(outcomes.slice(60)).toEqual([false, false, true]);
+    const rows = await runningJobs.listByController(holder.controllerInstanceId);
+    expect(rows).toHaveLength(62);
+    expect(await runningJobs.get('tr-42', 1)).toEqual(job('tr-42'));
+  });
+
+  it('removes each of many concurrent removals once, and says false for a row that was not there', async () => {
+    const { runningJobs } = fixture.repositories;
+    const controller = 'controller-removing';
+    await Promise.all(Array.from({ length: 40 }, (_, index) => runningJobs.insert(job(`rm-${index}`, 1, controller))));
+    expect(await runningJobs.listByController(controller)).toHaveLength(40);
+
+    const outcomes = await Promise.all([
+      ...Array.from({ length: 40 }, (_, index) => runningJobs.remove(`rm-${index}`, 1)),
+      runningJobs.remove('rm-3', 1),
+      runningJobs.remove('rm-never', 1),
+      runningJobs.remove('rm-5', 2),
+    ]);
+
+    expect(outcomes.slice(0, 40)).toEqual(Array.from({ length: 40 }, () => true));
+    expect(outcomes.slice(40)).toEqual([false, false, false]);
+    expect(await runningJobs.listByController(controller)).toEqual([]);
+  });
+});
