@@ -46,3 +46,38 @@ describe('connected worker registry', () => {
     expect(await connectedWorkers.listLiveByGroup('gpu', at(0))).toEqual([]);
   });
 });
+
+describe('connected worker registry under many concurrent writes (a controller with thousands of busy workers)', () => {
+  const fixture = useTestRepositories();
+
+  it('writes every row, each exactly as given, and the later of two writes of one worker wins', async () => {
+    const { connectedWorkers } = fixture.repositories;
+    const tokenId = '7d0c7b1e-3a52-4a55-9a53-0d7f0b2c1a11';
+    const writes = Array.from({ length: 120 }, (_, index) => ({
+      ...stream(`busy-${String(index).padStart(3, '0')}`, 'controller-busy', 'busy'),
+      queueIds: ['q-a', `q-${index}`],
+      capacity: { slots: 8, used: index % 8, subscriptions: [{ workerQueueId: 'q-a', waiting: index }] },
+    }));
+    await Promise.all([
+      ...writes.map((write) => connectedWorkers.upsert(write, at(5))),
+      connectedWorkers.upsert({ ...stream('busy-007', 'controller-busy', 'busy'), registrationTokenId: tokenId, draining: true, labels: null }, at(6)),
+    ]);
+
+    const rows = await connectedWorkers.listLiveByGroup('busy', at(0));
+    expect(rows).toHaveLength(120);
+    expect(rows[42]).toMatchObject({
+      workerId: 'busy-042',
+      workerName: 'busy-042-host',
+      controllerInstanceId: 'controller-busy',
+      registrationTokenId: null,
+      slots: 8,
+      draining: false,
+      queueIds: ['q-a', 'q-42'],
+      capacity: { slots: 8, used: 2, subscriptions: [{ workerQueueId: 'q-a', waiting: 42 }] },
+      labels: { zone: 'eu-1' },
+      connectedAt: at(0),
+      heartbeatAt: at(5),
+    });
+    expect(rows[7]).toMatchObject({ workerId: 'busy-007', registrationTokenId: tokenId, draining: true, labels: null, queueIds: ['gpu-queue'], heartbeatAt: at(6) });
+  });
+});

@@ -1,6 +1,7 @@
-import type { ConnectedWorkerRecord, ConnectedWorkerWrite } from '@lanner/model';
-import type { ConnectedWorker } from '../generated/prisma/client';
-import { type Db, jsonColumn, storedJson } from '../prisma';
+import type { ConnectedWorkerRecord, ConnectedWorkerWrite, StoredJson } from '@lanner/model';
+import { BatchedCalls } from '../batched-calls';
+import { Prisma, type ConnectedWorker } from '../generated/prisma/client';
+import { type Db, storedJson } from '../prisma';
 
 /** How often a controller refreshes its rows (touchController). */
 export const CONNECTED_WORKER_REFRESH_MS = 3_000;
@@ -13,24 +14,46 @@ export const CONNECTED_WORKER_STALE_MS = 15_000;
  * controller that died (and never removed them) stop counting on their own.
  */
 export class ConnectedWorkerRepository {
+  /**
+   * Row writes that arrive while one is in flight go together in one
+   * statement: a controller with thousands of busy workers rewrites many rows
+   * a second, and one statement per row would cost as many round trips.
+   */
+  private readonly upserts = new BatchedCalls<{ worker: ConnectedWorkerWrite; at: Date }, void>(async (writes) => {
+    await this.upsertAll(writes);
+    return writes.map(() => undefined);
+  });
+
   constructor(private readonly db: Db) {}
 
   /** Writes the stream's row (insert or replace) with `heartbeatAt = at`. */
-  async upsert(worker: ConnectedWorkerWrite, at: Date): Promise<void> {
-    const fields = {
-      workerGroupId: worker.workerGroupId,
-      workerName: worker.workerName,
-      controllerInstanceId: worker.controllerInstanceId,
-      registrationTokenId: worker.registrationTokenId,
-      slots: worker.slots,
-      draining: worker.draining,
-      queueIds: [...worker.queueIds],
-      capacity: jsonColumn(worker.capacity),
-      labels: jsonColumn(worker.labels),
-      connectedAt: worker.connectedAt,
-      heartbeatAt: at,
-    };
-    await this.db.connectedWorker.upsert({ where: { workerId: worker.workerId }, create: { workerId: worker.workerId, ...fields }, update: fields });
+  upsert(worker: ConnectedWorkerWrite, at: Date): Promise<void> {
+    return this.upserts.call({ worker, at });
+  }
+
+  private async upsertAll(writes: readonly { worker: ConnectedWorkerWrite; at: Date }[]): Promise<void> {
+    // One row per worker per statement (PostgreSQL refuses to update a row twice in one INSERT): the last write wins.
+    const latest = new Map<string, { worker: ConnectedWorkerWrite; at: Date }>();
+    for (const write of writes) latest.set(write.worker.workerId, write);
+    const json = (value: StoredJson | undefined) => (value === undefined || value === null ? null : JSON.stringify(value));
+    const rows = [...latest.values()].map(
+      ({ worker, at }) => Prisma.sql`(
+        ${worker.workerId}, ${worker.workerGroupId}, ${worker.workerName}, ${worker.controllerInstanceId},
+        ${worker.registrationTokenId}::uuid, ${worker.slots}, ${worker.draining}, ${[...worker.queueIds]}::text[],
+        ${json(worker.capacity)}::jsonb, ${json(worker.labels)}::jsonb, ${worker.connectedAt}::timestamptz, ${at}::timestamptz)`,
+    );
+    await this.db.$executeRaw`
+      INSERT INTO connected_workers (
+        worker_id, worker_group_id, worker_name, controller_instance_id,
+        registration_token_id, slots, draining, queue_ids,
+        capacity, labels, connected_at, heartbeat_at)
+      VALUES ${Prisma.join(rows)}
+      ON CONFLICT (worker_id) DO UPDATE SET
+        worker_group_id = EXCLUDED.worker_group_id, worker_name = EXCLUDED.worker_name,
+        controller_instance_id = EXCLUDED.controller_instance_id, registration_token_id = EXCLUDED.registration_token_id,
+        slots = EXCLUDED.slots, draining = EXCLUDED.draining, queue_ids = EXCLUDED.queue_ids,
+        capacity = EXCLUDED.capacity, labels = EXCLUDED.labels,
+        connected_at = EXCLUDED.connected_at, heartbeat_at = EXCLUDED.heartbeat_at`;
   }
 
   /** Marks every row of the controller as alive at `at` (its periodic refresh). */
