@@ -8,6 +8,12 @@ import { ControllerIdentity } from './controller-settings';
 export const REGISTRY_WRITE_INTERVAL_MS = 1_000;
 /** How often the registry looks for rows whose content changed. */
 const REGISTRY_SCAN_MS = 250;
+/**
+ * How often a row is rebuilt even though its fingerprint did not move, which
+ * brings figures outside the fingerprint (the jobs waiting on this controller
+ * for the worker's queues) up to date without a write per fetch.
+ */
+export const REGISTRY_FULL_CHECK_MS = 5_000;
 /** Row writes in flight at once, so thousands of streams never take every database connection. */
 const WRITE_CONCURRENCY = 8;
 
@@ -20,6 +26,8 @@ class Entry {
   /** The cheap fingerprint when the row was last built; the full row is only built when it changes. */
   seen: string | undefined;
   writtenAt = 0;
+  /** When the full row was last built and compared (written or not). */
+  checkedAt = 0;
   forgotten = false;
   /** Writes and the final removal of one row run one after the other, never out of order. */
   chain: Promise<void> = Promise.resolve();
@@ -128,7 +136,11 @@ export class WorkerRegistry {
       const seen = entry.fingerprint();
       const row = entry.describe();
       const content = JSON.stringify(row);
-      if (content === entry.written) return;
+      entry.checkedAt = Date.now();
+      if (content === entry.written) {
+        entry.seen = seen;
+        return;
+      }
       entry.writtenAt = Date.now();
       try {
         await this.limited(() => this.repositories.connectedWorkers.upsert({ ...row, controllerInstanceId: this.identity.id }, new Date()));
@@ -155,12 +167,19 @@ export class WorkerRegistry {
     }
   }
 
-  /** Rewrites rows whose content changed and that were not written within the last second. */
+  /**
+   * Rewrites rows that were not written within the last second and whose
+   * fingerprint moved, or that were not checked in full for REGISTRY_FULL_CHECK_MS.
+   */
   private scan(): Promise<void> {
     if (this.scanning) return this.scanning;
     const run = async () => {
       const now = Date.now();
-      const due = [...this.entries].filter((entry) => now - entry.writtenAt >= REGISTRY_WRITE_INTERVAL_MS && (entry.written === undefined || entry.fingerprint() !== entry.seen));
+      const due = [...this.entries].filter(
+        (entry) =>
+          now - entry.writtenAt >= REGISTRY_WRITE_INTERVAL_MS &&
+          (entry.written === undefined || now - entry.checkedAt >= REGISTRY_FULL_CHECK_MS || entry.fingerprint() !== entry.seen),
+      );
       await Promise.all(due.map((entry) => this.write(entry)));
     };
     this.scanning = run()

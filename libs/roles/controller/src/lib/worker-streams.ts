@@ -459,16 +459,16 @@ class WorkerConversation {
   }
 
   /**
-   * Changes whenever the registry row would: draining, the subscription list,
-   * the set of held jobs (lease ids only grow, so their sum moves with any
-   * change), and the jobs waiting here for the worker's queues.
+   * Changes whenever the worker's own part of its registry row does: draining,
+   * the subscription list, the set of held jobs (lease ids only grow, so their
+   * sum moves with any change). The jobs waiting here for its queues are the
+   * controller's figure, moving with every fetch under load: the registry
+   * refreshes those on its slower cadence, not on every change.
    */
   private registryFingerprint(session: WorkerSession): string {
     let leases = 0;
     for (const job of session.held.values()) leases += job.lease?.leaseId ?? 0;
-    let waiting = '';
-    for (const queueId of session.queueIds) waiting += `${session.waitingOf?.(queueId) ?? 0},`;
-    return `${session.draining ? 1 : 0}|${this.configVersion}|${session.held.size}|${leases}|${waiting}`;
+    return `${session.draining ? 1 : 0}|${this.configVersion}|${session.held.size}|${leases}`;
   }
 
   /**
