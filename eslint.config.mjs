@@ -23,18 +23,20 @@ export default [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:role', 'type:runtime'] },
             {
               sourceTag: 'type:role',
-              onlyDependOnLibsWithTags: ['type:runtime', 'type:adapter', 'type:domain', 'type:contract'],
+              onlyDependOnLibsWithTags: ['type:runtime', 'type:adapter', 'type:domain', 'type:contract', 'type:testing'],
             },
-            { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:adapter', 'type:domain', 'type:contract'] },
+            { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:adapter', 'type:domain', 'type:contract', 'type:testing'] },
             { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:adapter', 'type:domain', 'type:contract'] },
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contract'] },
             { sourceTag: 'type:contract', onlyDependOnLibsWithTags: ['type:contract'] },
             {
               sourceTag: 'type:tool',
-              onlyDependOnLibsWithTags: ['type:tool', 'type:runtime', 'type:adapter', 'type:domain', 'type:contract'],
+              onlyDependOnLibsWithTags: ['type:tool', 'type:runtime', 'type:adapter', 'type:domain', 'type:contract', 'type:testing'],
             },
             // The end-to-end suite is a user: it talks to the system over REST and gRPC only.
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:tool'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:tool', 'type:testing'] },
+            // Test support (@lanner/testing) stands alone; which files may import it is ruled below.
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared', 'scope:e2e'] },
             // Each role sees only shared libraries; only standalone combines roles, and the api
             // process embeds the indexer (ARCHITECTURE.md: `--no-indexer` splits it out).
@@ -71,6 +73,17 @@ export default [
         { selector: "CallExpression[callee.object.name=/^(it|describe|test)$/][callee.property.name='only']", message: 'Focused tests (.only) must not be committed.' },
         { selector: "CallExpression[callee.object.name=/^(it|describe|test)$/][callee.property.name='skip']", message: 'Skipped tests must not be committed.' },
         { selector: "CallExpression[callee.name=/^(xit|xdescribe|xtest|fit|fdescribe)$/]", message: 'Focused or skipped tests must not be committed.' },
+      ],
+    },
+  },
+  {
+    // @lanner/testing is test support: specs, testing folders, the e2e suite and the benchmarks only.
+    files: ['**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/testing/**', 'apps/e2e/**', 'tools/bench/**', 'libs/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@lanner/testing', message: 'Test support: import it only from specs, a testing/ folder, apps/e2e or tools/bench.' }] },
       ],
     },
   },

@@ -20,7 +20,6 @@
 import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -36,6 +35,7 @@ import {
 } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { CONNECTED_WORKER_STALE_MS, DEFAULT_WORKER_GROUP_ID, openRepositories, type Repositories } from '@lanner/repository';
+import { freePort } from '@lanner/testing';
 import { Kafka, logLevel, Partitioners, type Consumer, type Message, type Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { summariseProfile, type ProfileSummary } from './cpu-profile';
@@ -171,18 +171,6 @@ function service(variable: 'KAFKA_BROKERS' | 'DATABASE_URL'): string {
     // Falls through to the error below.
   }
   throw new Error(`${variable} is not set and ${STATE_FILE} has no ${variable === 'KAFKA_BROKERS' ? 'kafka' : 'postgres'} connection: start the dev services (\`npm run services:up\`) or export ${variable}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function percentile(sorted: readonly number[], p: number): number {

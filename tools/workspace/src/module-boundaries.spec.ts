@@ -13,6 +13,11 @@ interface LintMessage {
 }
 
 async function boundaryErrors(projectFile: string, source: string): Promise<string[]> {
+  return lintErrors(projectFile, source, ['@nx/enforce-module-boundaries']);
+}
+
+/** The messages of the given rules for `source` linted as if it were `projectFile`. */
+async function lintErrors(projectFile: string, source: string, rules: readonly string[]): Promise<string[]> {
   const eslint = spawnSync(
     process.execPath,
     [join(workspaceRoot, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--stdin', '--stdin-filename', projectFile, '--format', 'json'],
@@ -20,9 +25,7 @@ async function boundaryErrors(projectFile: string, source: string): Promise<stri
   );
   if (!eslint.stdout) throw new Error(`eslint printed nothing: ${eslint.stderr}`);
   const [result] = JSON.parse(eslint.stdout) as { messages: LintMessage[] }[];
-  return result.messages
-    .filter((m) => m.ruleId === '@nx/enforce-module-boundaries')
-    .map((m) => m.message);
+  return result.messages.filter((m) => m.ruleId !== null && rules.includes(m.ruleId)).map((m) => m.message);
 }
 
 describe('module boundaries enforced by lint', () => {
@@ -64,5 +67,36 @@ describe('module boundaries enforced by lint', () => {
       "import * as model from '@lanner/model';\nexport const probe = model;\n",
     );
     expect(errors).toEqual([]);
+  });
+});
+
+describe('test support (@lanner/testing) is for test code only', () => {
+  const importRules = ['@nx/enforce-module-boundaries', 'no-restricted-imports'];
+  const probe = "import { freePort } from '@lanner/testing';\nexport const probe = freePort;\n";
+
+  it('refuses it in the code a role ships', async () => {
+    const errors = await lintErrors('libs/roles/controller/src/lib/boundary-probe.ts', probe, importRules);
+    expect(errors).toEqual([expect.stringContaining('Test support: import it only from specs')]);
+  });
+
+  it('refuses it in the runtime and the tools users run', async () => {
+    expect(await lintErrors('libs/runtime/src/standalone/boundary-probe.ts', probe, importRules)).toEqual([expect.stringContaining('Test support')]);
+    expect(await lintErrors('tools/dev-services/src/boundary-probe.ts', probe, importRules)).toEqual([expect.stringContaining('Test support')]);
+  });
+
+  it.each([
+    'libs/roles/controller/src/boundary-probe.int-spec.ts',
+    'libs/roles/worker/src/testing/boundary-probe.ts',
+    'libs/runtime/src/testing/boundary-probe.ts',
+    'libs/roles/executor/src/lib/boundary-probe.spec.ts',
+    'apps/e2e/src/harness/boundary-probe.ts',
+    'tools/bench/fleet/boundary-probe.ts',
+  ])('accepts it in %s', async (file) => {
+    expect(await lintErrors(file, probe, importRules)).toEqual([]);
+  });
+
+  it('keeps it free of Lanner libraries', async () => {
+    const errors = await boundaryErrors('libs/testing/src/boundary-probe.ts', "import * as model from '@lanner/model';\nexport const probe = model;\n");
+    expect(errors).toEqual([expect.stringContaining('"type:testing" cannot depend on any libs')]);
   });
 });

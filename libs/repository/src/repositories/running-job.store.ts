@@ -78,6 +78,14 @@ export class RunningJobStore {
   }
 
   /**
+   * Which jobs a controller instance holds, without their job payloads (a
+   * cheap listing for the controller's periodic ledger reconciliation).
+   */
+  async listHeldByController(controllerInstanceId: string): Promise<{ taskRunId: string; attempt: number; workerId: string }[]> {
+    return this.db.runningJob.findMany({ where: { controllerInstanceId }, select: { taskRunId: true, attempt: true, workerId: true } });
+  }
+
+  /**
    * Moves the row to a new holder (a worker stream that adopted the job) in one
    * conditional UPDATE: only while it is still held by `from` (`workerId`
    * optional), or by anyone with 'any'. False when the row is gone (its result

@@ -7,6 +7,8 @@ import { BroadcastFollower } from './lib/broadcast-follower';
 import { ControllerMetrics } from './lib/controller-metrics';
 import { FrameRelay } from './lib/frame-relay';
 import { JobDispatch } from './lib/job-dispatch';
+import { KilledJobs } from './lib/killed-jobs';
+import { LedgerReconciler } from './lib/ledger-reconciler';
 import { WorkerAuthGrpc } from './lib/worker-auth.grpc';
 import { WorkerFleet } from './lib/worker-fleet';
 import { WorkerGrpcServer } from './lib/worker-grpc.server';
@@ -45,12 +47,14 @@ export class ControllerRoleModule {
         WorkerFleet,
         ControllerMetrics,
         FrameRelay,
+        KilledJobs,
         JobDispatch,
         WorkerAuthGrpc,
         WorkerRegistry,
         WorkerStreams,
         BroadcastFollower,
         WorkerGrpcServer,
+        LedgerReconciler,
       ],
     };
   }

@@ -412,6 +412,16 @@ export const CONFIG_VARIABLES = [
     schema: integer(0, 604800),
   },
   {
+    name: 'LANNER_LEDGER_RECONCILE_INTERVAL_MS',
+    roles: ['controller'],
+    defaultFor: () => '30000',
+    defaultText: '`30000` (30 seconds)',
+    description:
+      "How often the controller compares the jobs its workers hold with its rows of the running-job store; a held job whose row is gone (its result was recorded elsewhere, or it was put back on its queue) frees its worker's slot.",
+    secret: false,
+    schema: integer(100, 3600000),
+  },
+  {
     name: 'LANNER_SETUP_FILE',
     roles: ['api', 'standalone'],
     defaultFor: UNSET,

@@ -87,6 +87,7 @@ export const CONFIG_SCHEMAS = {
       LANNER_GRPC_TLS_CA: schemaOf('LANNER_GRPC_TLS_CA'),
       LANNER_GRPC_TLS_CLIENT_AUTH: schemaOf('LANNER_GRPC_TLS_CLIENT_AUTH'),
       LANNER_STREAM_RECYCLE_AGE_S: schemaOf('LANNER_STREAM_RECYCLE_AGE_S'),
+      LANNER_LEDGER_RECONCILE_INTERVAL_MS: schemaOf('LANNER_LEDGER_RECONCILE_INTERVAL_MS'),
     })
     .transform((env) => ({
       ...serverConfig('controller', env),
@@ -102,6 +103,7 @@ export const CONFIG_SCHEMAS = {
         refreshTokenTtlS: env.LANNER_WORKER_REFRESH_TOKEN_TTL_S,
       },
       streamRecycleAgeS: env.LANNER_STREAM_RECYCLE_AGE_S,
+      ledgerReconcileIntervalMs: env.LANNER_LEDGER_RECONCILE_INTERVAL_MS,
     })),
   scheduler: serverRoleSchema('scheduler'),
   indexer: serverRoleSchema('indexer'),

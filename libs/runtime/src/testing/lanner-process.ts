@@ -1,5 +1,4 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 // Lanner as users run it (`node bin/lanner.js ...`), for the runtime's
@@ -9,25 +8,8 @@ import { join } from 'node:path';
 export const workspaceRoot = join(__dirname, '..', '..', '..', '..');
 export const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
 
-/** A variable the integration specs need from the dev services (tools/jest/int-env.js sets them). */
-export function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
-
-/** A TCP port nothing listens on right now (on 127.0.0.1). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+// The runtime specs import everything from here; the common helpers live in @lanner/testing.
+export { freePort, requiredEnv } from '@lanner/testing';
 
 export interface Exit {
   code: number | null;

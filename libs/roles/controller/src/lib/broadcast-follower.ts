@@ -1,11 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { broadcastCodec, decodeQueueMessage, type BroadcastMessage } from '@lanner/frames';
 import type { QueueMessage } from '@lanner/queue';
+import { KilledJobs } from './killed-jobs';
 import { WorkerFleet } from './worker-fleet';
 import { WorkerStreams } from './worker-streams';
 
 /**
- * What `lanner.broadcast` asks of this controller's workers: kill a job,
+ * What `lanner.broadcast` asks of this controller's workers: kill a job (and
+ * remember the kill, so the job is never sent if it still waits on its topic),
  * apply a group's new subscriptions, drop the workers of a revoked
  * registration token. Every controller reads every broadcast (a consumer
  * group of its own); a message about workers held elsewhere changes nothing here.
@@ -17,6 +19,7 @@ export class BroadcastFollower {
   constructor(
     private readonly fleet: WorkerFleet,
     private readonly streams: WorkerStreams,
+    private readonly killedJobs: KilledJobs,
   ) {}
 
   async handle(message: QueueMessage): Promise<void> {
@@ -32,7 +35,13 @@ export class BroadcastFollower {
       case 'broadcast.kill': {
         const { taskRunId, attempt, reason, executionId } = broadcast.payload;
         const holder = this.fleet.holderOf(taskRunId, attempt);
-        if (!holder) return; // another controller's worker holds it
+        // Remembered even when a worker here holds it: a redelivery of the job is then not sent again.
+        this.killedJobs.killed(taskRunId, attempt, reason, holder !== undefined);
+        if (!holder) {
+          // Another controller's worker holds it, or its job still waits on a topic: it will not be sent from here.
+          this.logger.log({ taskRunId, attempt, executionId }, 'kill remembered: no worker here holds the job');
+          return;
+        }
         holder.send({ frame: { $case: 'kill', value: { taskRunId, attempt, reason } } });
         this.logger.log({ workerId: holder.workerId, taskRunId, attempt, executionId }, 'kill sent to worker');
         return;

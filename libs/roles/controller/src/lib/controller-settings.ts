@@ -28,11 +28,15 @@ export interface ControllerSettings {
   readonly workerAuth: WorkerAuthSettings;
   /** Streams older than this (plus jitter) are recycled; 0 never. */
   readonly streamRecycleAgeS: number;
+  /** How often held jobs are checked against the running-job store; DEFAULT_LEDGER_RECONCILE_INTERVAL_MS when unset. */
+  readonly ledgerReconcileIntervalMs?: number;
 }
 
 /** WORKERS.md defaults: access tokens live 5 minutes, refresh tokens 7 days; streams recycle after 30 minutes. */
 export const DEFAULT_WORKER_TOKEN_TTL = { accessTokenTtlS: 300, refreshTokenTtlS: 604_800 } as const;
 export const DEFAULT_STREAM_RECYCLE_AGE_S = 1800;
+/** WORKERS.md: controllers reconcile their ledgers with the running-job store periodically. */
+export const DEFAULT_LEDGER_RECONCILE_INTERVAL_MS = 30_000;
 
 export const CONTROLLER_SETTINGS = Symbol('lanner.controller-settings');
 
@@ -54,6 +58,7 @@ interface GrpcEndpointConfig {
   readonly grpc: { readonly host: string; readonly port: number; readonly tls?: ControllerTlsSettings };
   readonly workerAuth: WorkerAuthSettings;
   readonly streamRecycleAgeS: number;
+  readonly ledgerReconcileIntervalMs?: number;
 }
 
 function isControllerConfig(config: CommonConfig): config is CommonConfig & GrpcEndpointConfig {
@@ -75,5 +80,6 @@ export function controllerSettingsFrom(config: CommonConfig): ControllerSettings
     allowAnonymousWorkers,
     workerAuth: config.workerAuth,
     streamRecycleAgeS: config.streamRecycleAgeS,
+    ledgerReconcileIntervalMs: config.ledgerReconcileIntervalMs ?? DEFAULT_LEDGER_RECONCILE_INTERVAL_MS,
   };
 }

@@ -28,8 +28,10 @@ describe('gRPC server credentials from LANNER_GRPC_TLS_*', () => {
     expect(grpcServerCredentials(undefined)._isSecure()).toBe(false);
   });
 
-  it('serves TLS with a certificate and its key', () => {
-    expect(grpcServerCredentials({ certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem'), clientAuth: 'NONE' })._isSecure()).toBe(true);
+  it('serves TLS with a certificate and its key, whatever the client certificates asked', () => {
+    for (const clientAuth of ['NONE', 'OPTIONAL', 'REQUIRE'] as const) {
+      expect(grpcServerCredentials({ certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem'), caFile: join(dir, 'cert.pem'), clientAuth })._isSecure()).toBe(true);
+    }
   });
 
   it('names the variable of a file that does not exist or is empty', () => {

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
+import { type ClientCertificateEvents, optionalClientCertificateCredentials } from './client-certificate';
 import type { ControllerTlsSettings } from './controller-settings';
+
+/** For callers that log refusals elsewhere (the refused worker is told why all the same). */
+const IGNORE_CLIENT_CERTIFICATE_EVENTS: ClientCertificateEvents = { onRefused: () => undefined, onUnchecked: () => undefined };
 
 /** The TLS settings cannot be used: one line per problem, each naming its variable (never a key's content). */
 export class GrpcTlsSetupError extends Error {
@@ -28,15 +32,17 @@ function readPem(file: string, variable: string, problems: string[]): Buffer | u
 
 /**
  * The gRPC server's credentials from `LANNER_GRPC_TLS_*`: plaintext when no
- * certificate is set; TLS with the certificate and key; with a CA, client
- * certificates are asked and must chain to it (`REQUIRE`: a client without a
- * trusted certificate cannot complete the handshake).
- *
- * `OPTIONAL` serves TLS with the CA loaded but does not ask for a client
- * certificate (grpc-js cannot ask without also requiring one); identity still
- * comes from the worker's access token.
+ * certificate is set; TLS with the certificate and key. `LANNER_GRPC_TLS_CLIENT_AUTH`:
+ * - `NONE`: no client certificate is asked;
+ * - `OPTIONAL`: one is asked; a worker without one is let in (identity from its
+ *   access token), a worker that presents one that does not chain to
+ *   `LANNER_GRPC_TLS_CA` (or is out of its validity) finishes the handshake but every
+ *   call it makes is refused with UNAUTHENTICATED saying why, and `events.onRefused`
+ *   gets the certificate's subject and fingerprint (`client-certificate.ts`);
+ * - `REQUIRE`: a client without a certificate signed by that CA cannot finish the
+ *   handshake.
  */
-export function grpcServerCredentials(tls: ControllerTlsSettings | undefined): grpc.ServerCredentials {
+export function grpcServerCredentials(tls: ControllerTlsSettings | undefined, events: ClientCertificateEvents = IGNORE_CLIENT_CERTIFICATE_EVENTS): grpc.ServerCredentials {
   const clientAuth = tls?.clientAuth ?? 'NONE';
   if (!tls?.certFile && !tls?.keyFile) {
     if (clientAuth !== 'NONE') {
@@ -57,6 +63,7 @@ export function grpcServerCredentials(tls: ControllerTlsSettings | undefined): g
   const ca = tls.caFile ? readPem(tls.caFile, 'LANNER_GRPC_TLS_CA', problems) : undefined;
   if (problems.length > 0 || !cert || !key) throw new GrpcTlsSetupError(problems);
   try {
+    if (clientAuth === 'OPTIONAL' && ca) return optionalClientCertificateCredentials({ ca, cert, key }, events);
     return grpc.ServerCredentials.createSsl(ca ?? null, [{ cert_chain: cert, private_key: key }], clientAuth === 'REQUIRE');
   } catch {
     throw new GrpcTlsSetupError(['LANNER_GRPC_TLS_CERT / LANNER_GRPC_TLS_KEY: the files are not a usable PEM certificate chain and private key']);

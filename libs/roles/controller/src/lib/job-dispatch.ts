@@ -19,6 +19,7 @@ import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { ControllerIdentity } from './controller-settings';
 import { ControllerMetrics } from './controller-metrics';
 import { FrameRelay } from './frame-relay';
+import { KilledJobs } from './killed-jobs';
 import { DispatchAbandoned, SlotArbiter, type Placement } from './slot-arbiter';
 import { WorkerFleet, type WorkerSession } from './worker-fleet';
 
@@ -72,6 +73,7 @@ export class JobDispatch {
     private readonly fleet: WorkerFleet,
     private readonly identity: ControllerIdentity,
     private readonly relay: FrameRelay,
+    private readonly killedJobs: KilledJobs,
     @Optional() private readonly metrics?: ControllerMetrics,
   ) {
     this.arbiter = new SlotArbiter(fleet);
@@ -147,9 +149,17 @@ export class JobDispatch {
     }
   }
 
+  /**
+   * Shutdown, quick even with a backlog: nothing more is fetched (each topic
+   * paused), the handlers waiting for a slot give their jobs up uncommitted
+   * (the group's next consumer takes them), then the consumers close, which
+   * waits only for handlers already placing a job. Streams close after this.
+   */
   async close(): Promise<void> {
     this.stopping.abort();
     for (const dispatch of this.queues.values()) {
+      const subscription = dispatch.subscription;
+      if (subscription && !subscription.isPaused(dispatch.topic)) subscription.pause(dispatch.topic);
       this.arbiter.abandon(dispatch.queueId);
       dispatch.lifecycle = dispatch.lifecycle.then(() => this.closeSubscription(dispatch));
     }
@@ -242,6 +252,8 @@ export class JobDispatch {
       );
       return;
     }
+    // A killed task run's job, or one past its deadline, is worth no slot: its outcome is reported and it is committed unsent.
+    if (await this.killedJobs.dropIfEnded(job, dispatch.queueId)) return;
 
     const jobFrame = jobFrameOf(job);
     const frame: ControllerFrame = { frame: { $case: 'job', value: jobFrame } };

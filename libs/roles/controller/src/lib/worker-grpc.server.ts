@@ -54,7 +54,11 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
     this.server.addService(WorkerControllerServiceService, implementation);
     this.server.addService(WorkerAuthServiceService, this.auth.implementation());
     const { host, port, tls } = this.settings.grpc;
-    const credentials = grpcServerCredentials(tls);
+    const credentials = grpcServerCredentials(tls, {
+      onRefused: (refused) => this.logger.warn(refused, "refused a worker's client certificate: it does not chain to LANNER_GRPC_TLS_CA or is out of its validity"),
+      onUnchecked: (method, peer) =>
+        this.logger.error({ method, peer }, 'cannot read the TLS connection of a call to check its client certificate; the call is refused (is @grpc/grpc-js at the version Lanner was tested with?)'),
+    });
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     const boundPort = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(address, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
@@ -72,9 +76,10 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort();
     await this.queueSetup;
+    // Dispatch first (no more fetching; jobs waiting for a slot go back to their topics), then the streams.
+    await this.dispatch.close();
     await this.streams.closeAll('the controller is shutting down');
     await this.registry.close();
-    await this.dispatch.close();
     await this.broadcasts?.close();
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {

@@ -231,11 +231,17 @@ export class WorkerStreams {
     return affected.length;
   }
 
-  /** Ends every stream (Reconnect first, so workers move to another controller); their jobs get the adoption grace. */
+  /**
+   * Ends every stream (Reconnect first, so workers move to another controller).
+   * Shutdown does not wait out the adoption grace: the jobs still held keep
+   * their running-job rows under this controller, so a worker that reconnects
+   * anywhere adopts them, and the liveness coordinator reports the others lost
+   * once this instance is gone (with thousands of held jobs, waiting and
+   * checking each here kept a controller from stopping for many seconds).
+   */
   async closeAll(reason: string): Promise<void> {
     this.closing = true;
     await Promise.all([...this.open].map((conversation) => conversation.end(reason, true)));
-    await Promise.all([...this.lostChecks]);
   }
 
   /**

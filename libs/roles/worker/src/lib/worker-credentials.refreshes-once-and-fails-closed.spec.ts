@@ -202,7 +202,7 @@ describe('worker credentials', () => {
     behaviour.register = 'refused';
     const credentials = make(calls, 'rt-revoked');
     await credentials.load();
-    await expect(credentials.accessTokenFor(endpoint)).rejects.toThrow(/refused the registration token/);
+    await expect(credentials.accessTokenFor(endpoint)).rejects.toThrow('the controller refused the registration (Register: UNAUTHENTICATED); when it names the registration token');
   });
 
   it('replaces a broken credentials file by registering, or names it when it cannot', async () => {

@@ -210,8 +210,9 @@ export class WorkerCredentials {
       credentials = await calls.register(endpoint, registrationToken as string, workerName);
     } catch (error) {
       if (!(error instanceof AuthRefused)) throw error;
+      // The controller's own words come first: a refusal may be about the client certificate, not the token.
       this.lost = new CredentialsLost(
-        'the controller refused the registration token (unknown, revoked or expired): create a new registration token for the worker group and set LANNER_WORKER_REGISTRATION_TOKEN',
+        `the controller refused the registration (${error.message}); when it names the registration token (unknown, revoked or expired), create a new registration token for the worker group and set LANNER_WORKER_REGISTRATION_TOKEN`,
       );
       throw this.lost;
     }

@@ -6,9 +6,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@lanner/testing';
+
+export { eventually, freePort } from '@lanner/testing';
 
 const workspaceRoot = join(__dirname, '..', '..', '..', '..', '..');
 const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
@@ -23,17 +25,6 @@ export interface WorkerProcess {
 
 const processes: WorkerProcess[] = [];
 const temporaryDirs: string[] = [];
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** A directory removed by `stopAllWorkers`. */
 export function temporaryDir(prefix = 'lanner-worker-'): string {
@@ -101,16 +92,6 @@ export function readiness(port: number): Promise<number> {
     request.on('error', () => resolve(0));
     request.on('timeout', () => request.destroy());
   });
-}
-
-export async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 /** The JSON log lines a worker wrote, parsed (other output is skipped). */
