@@ -11,7 +11,9 @@ export type Db = PrismaClient;
 export type DbOrTx = Prisma.TransactionClient;
 
 export function createPrismaClient(pool: Pool): Db {
-  return new PrismaClient({ adapter: new PrismaPg(pool) });
+  // 'minimal': no call-site capture per query (a stack trace taken, and source-mapped on an error, for a
+  // message Lanner never shows: repository errors are mapped before they reach a user or a log).
+  return new PrismaClient({ adapter: new PrismaPg(pool), errorFormat: 'minimal' });
 }
 
 /** For a nullable Json column: null is SQL NULL, undefined leaves the column as is. */

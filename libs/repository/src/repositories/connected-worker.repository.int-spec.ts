@@ -81,3 +81,25 @@ describe('connected worker registry under many concurrent writes (a controller w
     expect(rows[7]).toMatchObject({ workerId: 'busy-007', registrationTokenId: tokenId, draining: true, labels: null, queueIds: ['gpu-queue'], heartbeatAt: at(6) });
   });
 });
+
+describe('connected worker registry: row writes racing the controller-wide refresh', () => {
+  const fixture = useTestRepositories();
+
+  it('never deadlocks: batches of row writes in any order and touchController run side by side, all succeed', async () => {
+    const { connectedWorkers } = fixture.repositories;
+    const ids = Array.from({ length: 1000 }, (_, index) => `race-${String(index).padStart(4, '0')}`);
+    await Promise.all(ids.map((id) => connectedWorkers.upsert(stream(id, 'controller-race', 'race'), at(0))));
+    for (let round = 1; round <= 10; round++) {
+      // Writes arrive in reverse and shuffled orders while the refresh walks every row of the controller.
+      const order = round % 2 === 0 ? [...ids].reverse() : ids.filter((_, index) => index % 3 === round % 3).concat(ids.filter((_, index) => index % 3 !== round % 3));
+      await Promise.all([
+        ...order.map((id) => connectedWorkers.upsert({ ...stream(id, 'controller-race', 'race'), draining: round % 2 === 0 }, at(round))),
+        connectedWorkers.touchController('controller-race', at(round)),
+        connectedWorkers.touchController('controller-race', at(round)),
+      ]);
+    }
+    const rows = await connectedWorkers.listLiveByGroup('race', at(10));
+    expect(rows).toHaveLength(1000);
+    expect(rows.every((row) => row.draining)).toBe(true);
+  });
+});

@@ -36,7 +36,9 @@ export class ConnectedWorkerRepository {
     const latest = new Map<string, { worker: ConnectedWorkerWrite; at: Date }>();
     for (const write of writes) latest.set(write.worker.workerId, write);
     const json = (value: StoredJson | undefined) => (value === undefined || value === null ? null : JSON.stringify(value));
-    const rows = [...latest.values()].map(
+    // Rows are locked in worker id order, as touchController locks them, so the two never deadlock.
+    const ordered = [...latest.values()].sort((a, b) => (a.worker.workerId < b.worker.workerId ? -1 : a.worker.workerId > b.worker.workerId ? 1 : 0));
+    const rows = ordered.map(
       ({ worker, at }) => Prisma.sql`(
         ${worker.workerId}, ${worker.workerGroupId}, ${worker.workerName}, ${worker.controllerInstanceId},
         ${worker.registrationTokenId}::uuid, ${worker.slots}, ${worker.draining}, ${[...worker.queueIds]}::text[],
@@ -58,8 +60,12 @@ export class ConnectedWorkerRepository {
 
   /** Marks every row of the controller as alive at `at` (its periodic refresh). */
   async touchController(controllerInstanceId: string, at: Date): Promise<number> {
-    const { count } = await this.db.connectedWorker.updateMany({ where: { controllerInstanceId }, data: { heartbeatAt: at } });
-    return count;
+    // Locks the rows in worker id order, as the batched upserts do, so a refresh and a batch of row writes never deadlock.
+    return this.db.$executeRaw`
+      UPDATE connected_workers SET heartbeat_at = ${at}::timestamptz
+      WHERE worker_id IN (
+        SELECT worker_id FROM connected_workers WHERE controller_instance_id = ${controllerInstanceId}
+        ORDER BY worker_id FOR UPDATE)`;
   }
 
   /** Removes the stream's row, only if this controller still owns it (the worker may have reconnected elsewhere). */
