@@ -133,7 +133,12 @@ export class FrameRelay {
    * fails at once, with the reason the user sees on the task run. The
    * controller stands in for the worker id: no worker ever held it.
    */
-  async jobRefused(job: WorkerJobMessage, errorMessage: string): Promise<void> {
+  /**
+   * A job that no worker will run (too large, killed before it was sent, past
+   * its deadline): its outcome is reported with the controller standing in for
+   * the worker id, since no worker ever held it.
+   */
+  async jobRefused(job: WorkerJobMessage, errorMessage: string, state: 'FAILED' | 'KILLED' = 'FAILED'): Promise<void> {
     const { payload } = job;
     await this.publishResult(
       {
@@ -146,7 +151,7 @@ export class FrameRelay {
         started: false,
       },
       this.identity.id,
-      { state: 'FAILED', outputs: {}, errorMessage, cacheHit: false, endedAt: new Date().toISOString() },
+      { state, outputs: {}, errorMessage, cacheHit: false, endedAt: new Date().toISOString() },
     );
   }
 

@@ -1,15 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  encodeQueueMessage,
-  executorEventCodec,
-  jobMessageId,
-  QUEUE_SCHEMA_VERSIONS,
-  QueueTopics,
-  type WorkerJobMessage,
-} from '@lanner/frames';
-import type { QueuePort } from '@lanner/queue';
-import { QUEUE } from '@lanner/runtime';
-import { ControllerIdentity } from './controller-settings';
+import { Injectable, Logger } from '@nestjs/common';
+import { jobMessageId, type WorkerJobMessage } from '@lanner/frames';
 import { FrameRelay } from './frame-relay';
 
 /**
@@ -123,11 +113,7 @@ export class KilledJobs {
   private readonly logger = new Logger(KilledJobs.name);
   readonly memory = new KilledJobMemory();
 
-  constructor(
-    @Inject(QUEUE) private readonly queue: QueuePort,
-    private readonly identity: ControllerIdentity,
-    private readonly relay: FrameRelay,
-  ) {}
+  constructor(private readonly relay: FrameRelay) {}
 
   /** A `broadcast.kill` was read; `sent`: a worker here holds the job and got a Kill frame. */
   killed(taskRunId: string, attempt: number, reason: string, sent: boolean): void {
@@ -147,38 +133,11 @@ export class KilledJobs {
     const ended = endedJob(job, this.memory, Date.now());
     if (ended === undefined) return false;
     const { taskRunId, attempt, executionId } = job.payload;
-    if (ended.outcome === 'FAILED') await this.relay.jobRefused(job, ended.errorMessage);
-    else await this.reportKilled(job, ended.errorMessage);
+    await this.relay.jobRefused(job, ended.errorMessage, ended.outcome);
     this.logger.log(
       { taskRunId, attempt, executionId, queue: queueId, outcome: ended.outcome },
       ended.outcome === 'KILLED' ? 'job of a killed task run dropped: not sent to any worker' : 'job past its deadline dropped: not sent to any worker',
     );
     return true;
-  }
-
-  /** The controller stands in for the worker id, as for a refused job: no worker ever held it. */
-  private async reportKilled(job: WorkerJobMessage, errorMessage: string): Promise<void> {
-    const { payload } = job;
-    const message = {
-      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
-      messageId: jobMessageId(payload.taskRunId, payload.attempt),
-      type: 'task-run.result' as const,
-      occurredAt: new Date().toISOString(),
-      ...(job.correlationId ? { correlationId: job.correlationId } : {}),
-      payload: {
-        tenantId: payload.tenantId,
-        executionId: payload.executionId,
-        taskRunId: payload.taskRunId,
-        attempt: payload.attempt,
-        workerQueueId: payload.workerQueueId,
-        workerId: this.identity.id,
-        state: 'KILLED' as const,
-        outputs: {},
-        cacheHit: false,
-        endedAt: new Date().toISOString(),
-        errorMessage,
-      },
-    };
-    await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);
   }
 }

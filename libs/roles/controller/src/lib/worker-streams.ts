@@ -239,6 +239,11 @@ export class WorkerStreams {
    * once this instance is gone (with thousands of held jobs, waiting and
    * checking each here kept a controller from stopping for many seconds).
    */
+  /** Shutdown has begun: streams are refused and ended, and pending lost-job checks stand down. */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
   async closeAll(reason: string): Promise<void> {
     this.closing = true;
     await Promise.all([...this.open].map((conversation) => conversation.end(reason, true)));
@@ -679,7 +684,9 @@ class WorkerConversation {
    * controller), or whose result came, is left alone and never reported lost.
    */
   private async lostUnlessAdopted(session: WorkerSession, jobs: HeldJob[], reason: string): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, ADOPTION_GRACE_MS));
+    // Never keeps a stopping process alive; after a shutdown the liveness coordinator answers for the rows.
+    await new Promise((resolve) => setTimeout(resolve, ADOPTION_GRACE_MS).unref());
+    if (this.streams.isClosing) return;
     for (const job of jobs) {
       const key = jobMessageId(job.taskRunId, job.attempt);
       await this.streams.inTurn(key, async () => {
