@@ -37,23 +37,19 @@ export class RunningJobStore {
   }
 
   private async insertAll(jobs: readonly RunningJobRecord[]): Promise<boolean[]> {
-    const created = await this.db.runningJob.createManyAndReturn({
-      data: jobs.map((job) => ({
-        taskRunId: job.taskRunId,
-        attempt: job.attempt,
-        tenantId: job.tenantId,
-        executionId: job.executionId,
-        workerQueueId: job.workerQueueId,
-        workerId: job.workerId,
-        controllerInstanceId: job.controllerInstanceId,
-        job: (job.job ?? {}) as Prisma.InputJsonValue,
-        dispatchedAt: job.dispatchedAt,
-      })),
-      // ON CONFLICT DO NOTHING: the unique key makes a redelivery a no-op.
-      skipDuplicates: true,
-      select: { taskRunId: true, attempt: true },
-    });
-    const recorded = new Set(created.map(keyOf));
+    // Plain SQL: one statement whatever the batch size (no query plan per size to build), and
+    // ON CONFLICT DO NOTHING on the unique key makes a redelivery a no-op.
+    const rows = jobs.map(
+      (job) => Prisma.sql`(
+        gen_random_uuid(), ${job.tenantId}, ${job.executionId}, ${job.taskRunId}, ${job.attempt}, ${job.workerQueueId},
+        ${job.workerId}, ${job.controllerInstanceId}, ${JSON.stringify(job.job ?? {})}::jsonb, ${job.dispatchedAt}::timestamptz)`,
+    );
+    const created = await this.db.$queryRaw<{ task_run_id: string; attempt: number }[]>`
+      INSERT INTO running_jobs (id, tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
+      VALUES ${Prisma.join(rows)}
+      ON CONFLICT (task_run_id, attempt) DO NOTHING
+      RETURNING task_run_id, attempt`;
+    const recorded = new Set(created.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
     // The same job twice in one batch is recorded once: the first caller gets true.
     return jobs.map((job) => recorded.delete(keyOf(job)));
   }

@@ -175,11 +175,18 @@ export class WorkerRegistry {
     if (this.scanning) return this.scanning;
     const run = async () => {
       const now = Date.now();
-      const due = [...this.entries].filter(
-        (entry) =>
-          now - entry.writtenAt >= REGISTRY_WRITE_INTERVAL_MS &&
-          (entry.written === undefined || now - entry.checkedAt >= REGISTRY_FULL_CHECK_MS || entry.fingerprint() !== entry.seen),
-      );
+      // Full checks are spread over the scans: streams welcomed together would otherwise all be
+      // rebuilt in the same scan every REGISTRY_FULL_CHECK_MS, a pause of the event loop with thousands.
+      let fullChecks = Math.ceil((this.entries.size * REGISTRY_SCAN_MS) / REGISTRY_FULL_CHECK_MS);
+      const due: Entry[] = [];
+      for (const entry of this.entries) {
+        if (now - entry.writtenAt < REGISTRY_WRITE_INTERVAL_MS) continue;
+        if (entry.written === undefined || entry.fingerprint() !== entry.seen) due.push(entry);
+        else if (now - entry.checkedAt >= REGISTRY_FULL_CHECK_MS && fullChecks > 0) {
+          fullChecks -= 1;
+          due.push(entry);
+        }
+      }
       await Promise.all(due.map((entry) => this.write(entry)));
     };
     this.scanning = run()
