@@ -1,5 +1,7 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -14,6 +16,7 @@ import {
   type WorkerControllerServiceServer,
   type WorkerFrame,
 } from '@lanner/frames';
+import { pause } from '@lanner/testing';
 import { freePort, requiredEnv, startLanner as startLannerProcess, stopLanner, workspaceRoot, type LannerProcess } from './testing/lanner-process';
 
 // Each role runs as users run it: `node bin/lanner.js server <role>`, a separate
@@ -65,7 +68,7 @@ async function waitForStatus(lanner: LannerProcess, port: number, path: string, 
     } catch (error) {
       last = String(error);
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await pause(250);
   }
   throw new Error(`${path} did not answer ${status} (last: ${last})\nstdout:\n${lanner.stdout()}\nstderr:\n${lanner.stderr()}`);
 }
@@ -186,7 +189,7 @@ describe('each distributed role as its own process', () => {
 
       const embedded = await start([]);
       const deadline = Date.now() + 30_000;
-      while ((await members(embedded.namespace)) !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+      while ((await members(embedded.namespace)) !== 1 && Date.now() < deadline) await pause(250);
       expect(await members(embedded.namespace)).toBe(1);
       expect(await stopLanner(embedded.lanner)).toEqual({ code: 0, signal: null });
 
@@ -230,6 +233,37 @@ describe('each distributed role as its own process', () => {
   );
 
   it.concurrent(
+    'exits 1 when its HTTP port is taken, saying so in one log line without a stack trace',
+    async () => {
+      const port = await freePort();
+      const squatter = createServer();
+      await new Promise<void>((resolve, reject) => {
+        squatter.once('error', reject);
+        squatter.listen(port, '0.0.0.0', resolve);
+      });
+      try {
+        const lanner = startLanner('indexer', { ...serviceEnv, LANNER_HTTP_PORT: String(port), LANNER_KAFKA_NAMESPACE: `roles-spec-taken-${port}.` });
+        const exit = await lanner.exited;
+        expect(exit.code).toBe(1);
+        const fatal = lanner
+          .stdout()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { level: string; msg: string; code?: string })
+          .filter((entry) => entry.level === 'fatal');
+        expect(fatal).toHaveLength(1);
+        expect(fatal[0].msg).toMatch(new RegExp(`^lanner indexer failed to start: listen EADDRINUSE: address already in use .*${port}$`));
+        expect(fatal[0].code).toBe('EADDRINUSE');
+        expect(lanner.output()).not.toMatch(/^\s+at /m);
+        expect(lanner.output()).not.toContain('"stack"');
+      } finally {
+        await new Promise((resolve) => squatter.close(resolve));
+      }
+    },
+    90_000,
+  );
+
+  it.concurrent(
     'answers 503 on /health/ready naming the database when its port is closed, and stays live',
     async () => {
       const [port, closedPort] = await Promise.all([freePort(), freePort()]);
@@ -254,10 +288,15 @@ describe('each distributed role as its own process', () => {
 
 describe('standalone', () => {
   it('starts every role on embedded PostgreSQL, keeps the admin token private, and reuses its data after a restart', async () => {
+    // Mode 0700, as `mktemp -d` makes it: as root, the `postgres` user that PostgreSQL runs as cannot
+    // pass, so the cluster goes to the system folder the docs name for this data dir.
     const workDir = mkdtempSync(join(tmpdir(), 'lanner-standalone-'));
     temporaryDirs.push(workDir);
-    // As root, the embedded PostgreSQL runs as the `postgres` user, which must be able to enter the directory.
-    chmodSync(workDir, 0o755);
+    const dataDir = join(workDir, '.lanner');
+    const asRoot = process.getuid?.() === 0;
+    const clusterHome = join('/var/lib/lanner', `standalone-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+    if (asRoot) temporaryDirs.push(clusterHome);
+    const clusterDir = asRoot ? join(clusterHome, 'postgres') : join(dataDir, 'postgres');
     const [httpPort, databasePort] = await Promise.all([freePort(), freePort()]);
     // gRPC port 0: standalone picks a free one for its controller and tells its local worker.
     const env = { LANNER_HTTP_PORT: String(httpPort), LANNER_EMBEDDED_DB_PORT: String(databasePort), LANNER_GRPC_PORT: '0' };
@@ -271,6 +310,8 @@ describe('standalone', () => {
     expect(first.stdout()).toContain(`Admin token: ${token}`);
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     expect(first.stdout()).toContain('embedded PostgreSQL initialised and started');
+    expect(existsSync(join(clusterDir, 'PG_VERSION'))).toBe(true);
+    expect(existsSync(join(dataDir, 'postgres-password'))).toBe(true);
     expect(await stopLanner(first)).toEqual({ code: 0, signal: null });
 
     const second = startLanner('standalone', env, workDir);

@@ -26,6 +26,19 @@ export type RoleComposition<R extends Role> = (
   process: RoleProcess,
 ) => DynamicModule[] | Promise<DynamicModule[]>;
 
+/**
+ * What a log line may say about an error: its first line, with the password of any
+ * URL in it masked. Never the stack, nor the code frame or query some clients add
+ * on the lines below; the error's code (EADDRINUSE, 28P01, ...) goes in a field.
+ */
+export function describeProcessFailure(error: unknown): { message: string; code?: string } {
+  const text = error instanceof Error ? error.message : String(error);
+  const firstLine = text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  const message = firstLine.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1[redacted]@') || (error instanceof Error ? error.name : 'unknown error');
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[A-Za-z0-9_]{2,40}$/.test(code) ? { message, code } : { message };
+}
+
 function baseUrl(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${port}`;
@@ -63,13 +76,15 @@ export async function runRole<R extends Role>(role: R, compose: RoleComposition<
     if (app) {
       await app.close().catch((error: unknown) => {
         failed = true;
-        logger.error({ err: error }, 'application did not close cleanly');
+        const { message, code } = describeProcessFailure(error);
+        logger.error({ code }, `application did not close cleanly: ${message}`);
       });
     }
     for (const step of closeSteps.reverse()) {
       await step().catch((error: unknown) => {
         failed = true;
-        logger.error({ err: error }, 'shutdown step failed');
+        const { message, code } = describeProcessFailure(error);
+        logger.error({ code }, `shutdown step failed: ${message}`);
       });
     }
     if (failed) throw new Error('shutdown incomplete');
@@ -123,7 +138,8 @@ export async function runRole<R extends Role>(role: R, compose: RoleComposition<
       for (const problem of error.problems) process.stderr.write(`lanner ${role}: ${problem}\n`);
       process.exit(EXIT_BAD_CONFIG);
     }
-    logger.fatal({ err: error }, `lanner ${role} failed to start`);
+    const { message, code } = describeProcessFailure(error);
+    logger.fatal({ code }, `lanner ${role} failed to start: ${message}`);
     process.exit(1);
   }
   started = true;

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, requiredEnv } from '@lanner/testing';
 import { ClusterState } from './cluster-state';
 import { ControlServer } from './control-server';
 import { createRunDatabase, dropRunDatabase, runDatabaseUrl } from './database';
-import { freePort } from './free-port';
 import { lannerBin, RoleProcess, RoleProcessSpec, workspaceRoot } from './role-process';
 
 // Generous: on 2 shared cores, six processes compile their TypeScript at once.
@@ -15,14 +15,6 @@ const STOP_GRACE_MS = 10_000;
 /** Small on purpose: a fan-out of more tasks than one worker's slots must use both workers. */
 export const WORKER_SLOTS = 2;
 export const WORKER_NAMES = ['e2e-worker-a', 'e2e-worker-b'] as const;
-
-function requiredEnv(name: string): string {
-  const value = process.env[name]?.trim();
-  if (!value) {
-    throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the e2e suite`);
-  }
-  return value;
-}
 
 /** Everything a running cluster holds, to stop it and clean up after it. */
 export interface Cluster {
@@ -51,8 +43,8 @@ function migrate(databaseUrl: string): void {
  * On any failure it stops what it started and drops the database before throwing.
  */
 export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
-  const serverDatabaseUrl = requiredEnv('DATABASE_URL');
-  const kafkaBrokers = requiredEnv('KAFKA_BROKERS');
+  const serverDatabaseUrl = requiredEnv('DATABASE_URL', 'the e2e suite');
+  const kafkaBrokers = requiredEnv('KAFKA_BROKERS', 'the e2e suite');
   const workDir = mkdtempSync(join(tmpdir(), 'lanner-e2e-'));
   const logDir = join(workDir, 'logs');
   const scratchDir = join(workDir, 'scratch');

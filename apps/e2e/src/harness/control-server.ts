@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@lanner/testing';
 import type { ClusterState } from './cluster-state';
-import { freePort } from './free-port';
 import { RoleProcess, RoleProcessSpec } from './role-process';
 
 /** What a restart did, for the spec's failure messages. */

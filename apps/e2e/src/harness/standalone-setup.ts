@@ -3,8 +3,8 @@ import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, w
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@lanner/testing';
 import { CLUSTER_STATE_VARIABLE, type ClusterState } from './cluster-state';
-import { freePort } from './free-port';
 import { lannerBin } from './role-process';
 
 const READY_DEADLINE_MS = 120_000;
@@ -33,7 +33,8 @@ function ready(port: number): Promise<boolean> {
  */
 export default async function standaloneSetup(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'lanner-e2e-standalone-'));
-  // The embedded PostgreSQL runs as the `postgres` user when we are root: it must enter the folder.
+  // As root, the embedded PostgreSQL runs as the `postgres` user: when it can pass this folder, its cluster
+  // stays inside it (and goes with it), rather than under /var/lib/lanner where it would outlive the run.
   chmodSync(workDir, 0o755);
   const scratchDir = join(workDir, 'scratch');
   const logDir = join(workDir, 'logs');

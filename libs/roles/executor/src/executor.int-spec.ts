@@ -19,6 +19,7 @@ import { parseFlow, type ExecutionWithTaskRuns, type StoredJson } from '@lanner/
 import { createKafkaQueue, type QueuePort, type QueueSubscription } from '@lanner/queue';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
+import { pause, requiredEnv } from '@lanner/testing';
 import { ExecutorRoleModule, ExecutorService, executorTopics } from './index';
 import { resultEvent, startedEvent, type Answers, type JobPayload, type JobScript } from './testing/executor-harness';
 
@@ -27,12 +28,6 @@ import { resultEvent, startedEvent, type Answers, type JobPayload, type JobScrip
 // and its worker: it consumes the jobs and answers on `lanner.executor` as a
 // controller relays a worker's frames. Topic names carry a prefix of this run,
 // so other processes on the same broker neither see nor take these messages.
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
 
 const TENANT = 'main';
 const NAMESPACE = 'company.team';
@@ -186,7 +181,7 @@ async function eventually(executionId: string, done: (execution: ExecutionWithTa
   let execution = await repositories.executions.get(TENANT, executionId);
   while (!done(execution)) {
     if (Date.now() > deadline) throw new Error(`execution ${executionId} never ${what}; it is ${execution.state} (version ${execution.version})`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await pause(200);
     execution = await repositories.executions.get(TENANT, executionId);
   }
   return execution;
@@ -200,7 +195,7 @@ async function untilUpdated(executionId: string, version: number): Promise<Execu
     const seen = updates.filter((update) => update.executionId === executionId);
     if (seen.some((update) => update.version === version)) return seen;
     if (Date.now() > deadline) throw new Error(`no execution.updated for ${executionId} version ${version}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await pause(100);
   }
 }
 

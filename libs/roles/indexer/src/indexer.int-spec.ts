@@ -7,16 +7,11 @@ import { encodeQueueMessage, logBatchCodec, type LogBatchMessage, metricBatchCod
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
+import { eventually, requiredEnv } from '@lanner/testing';
 import { IndexerConsumer, IndexerRoleModule } from './index';
 
 // The indexer role in-process against the real Kafka and PostgreSQL of the dev
 // services, on a database of its own and topics under a prefix of this run.
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
 
 const TENANT = 'main';
 const run = randomBytes(4).toString('hex');
@@ -26,16 +21,6 @@ let serverUrl: string;
 let repositories: Repositories;
 let queue: QueuePort;
 let app: INestApplicationContext;
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function logBatch(executionId: string, messages: string[]): LogBatchMessage {
   return {

@@ -325,7 +325,11 @@ export const CONFIG_VARIABLES = [
     roles: ['standalone'],
     defaultFor: () => '.lanner',
     defaultText: '`.lanner` (relative to the working directory)',
-    description: 'Where standalone keeps its embedded PostgreSQL data and the bootstrap admin token; kept across restarts.',
+    description:
+      "Where standalone keeps its embedded PostgreSQL data, that database's generated password and the bootstrap admin token; kept across restarts. " +
+      'As root, PostgreSQL runs as the `postgres` user: when a folder above this one does not let that user pass (a working directory under /root, a `mktemp -d` folder), ' +
+      "the cluster goes to `/var/lib/lanner/standalone-<key>/postgres` instead, `<key>` being the first 12 hex digits of the SHA-256 of this folder's absolute path, " +
+      'so two data dirs never share a cluster; the password and the admin token stay here. Delete both folders to start afresh.',
     secret: false,
     schema: directory(),
   },

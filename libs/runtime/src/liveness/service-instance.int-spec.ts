@@ -2,6 +2,7 @@ import { ChildProcess, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { eventually, pause } from '@lanner/testing';
 import { freePort, lannerBin, requiredEnv, startLanner, workspaceRoot } from '../testing/lanner-process';
 
 // A server role run as users run it (`node bin/lanner.js server indexer`) against
@@ -15,15 +16,8 @@ interface InstanceRow {
   heartbeat_at: Date;
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+// Generous: the indexer compiles its TypeScript at start, on cores shared with other specs.
+const START_WAIT_MS = 45_000;
 
 describe('a server process registers itself as a service instance', () => {
   const serverUrl = requiredEnv('DATABASE_URL');
@@ -89,7 +83,7 @@ describe('a server process registers itself as a service instance', () => {
   it('is RUNNING with a heartbeat every few seconds, then TERMINATED after SIGTERM', async () => {
     const indexer = await startIndexer(databaseUrl);
 
-    const registered = await eventually('the indexer to register', async () => (await rows())[0]);
+    const registered = await eventually('the indexer to register', async () => (await rows())[0], START_WAIT_MS);
     expect(registered).toMatchObject({ role: 'INDEXER', state: 'RUNNING' });
     expect(registered.id).toMatch(/^indexer-/);
 
@@ -118,10 +112,12 @@ describe('a server process registers itself as a service instance', () => {
     const lateUrl = new URL(databaseUrl);
     lateUrl.pathname = `/${databaseName}_late`;
     const indexer = await startIndexer(lateUrl.toString());
-    await eventually('the failed heartbeat to be logged', async () =>
-      indexer.output().includes('service instance heartbeat not recorded') ? true : undefined,
+    await eventually(
+      'the failed heartbeat to be logged',
+      async () => (indexer.output().includes('service instance heartbeat not recorded') ? true : undefined),
+      START_WAIT_MS,
     );
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    await pause(3_500);
     // Still up after more beats than one, and said so once, never with the database URL and its password.
     expect(indexer.output().match(/service instance heartbeat not recorded/g)).toHaveLength(1);
     expect(indexer.output()).not.toContain(lateUrl.toString());
@@ -138,10 +134,10 @@ describe('a server process registers itself as a service instance', () => {
       const row = await eventually('the indexer to register', async () => {
         const { rows: found } = await late.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances');
         return found[0];
-      });
+      }, START_WAIT_MS);
       expect(row).toMatchObject({ role: 'INDEXER', state: 'RUNNING' });
       // The log line follows the write that registered the row: wait for it rather than race it.
-      await eventually('the log to say heartbeats are recorded again', async () => (indexer.output().includes('heartbeats recorded again') ? true : undefined));
+      await eventually('the log to say heartbeats are recorded again', async () => (indexer.output().includes('heartbeats recorded again') ? true : undefined), START_WAIT_MS);
       expect(await indexer.stop()).toBe(0);
       const { rows: stopped } = await late.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances');
       expect(stopped.map((instance) => instance.state)).toEqual(['TERMINATED']);

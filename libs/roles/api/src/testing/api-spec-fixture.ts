@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
+import { eventually, requiredEnv } from '@lanner/testing';
 import { ApiRoleModule } from '../api-role.module';
 import { apiTopics } from '../api-topics';
 import { ExecutionUpdatesFeed } from '../executions/execution-updates.feed';
@@ -15,11 +16,8 @@ import { ExecutionUpdatesFeed } from '../executions/execution-updates.feed';
 // the dev services' PostgreSQL, and on their Kafka under a topic prefix of this
 // run, so that other processes on the broker are neither seen nor disturbed.
 
-export function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
+// The api role's specs take these from here with the fixture; they live in @lanner/testing.
+export { eventually, requiredEnv };
 
 export interface ApiSpecFixture {
   readonly baseUrl: string;
@@ -86,15 +84,4 @@ export async function startApiForSpec(): Promise<ApiSpecFixture> {
       await dropper.end();
     },
   };
-}
-
-/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs` naming what it waited for. */
-export async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

@@ -6,6 +6,7 @@ import { generateSecretToken, hashToken, signingKeyFrom, WeakSigningKey, WorkerA
 import { WorkerAuthServiceClient, WorkerAuthServiceService, type Credentials } from '@lanner/frames';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { MetricsRegistry, REPOSITORIES } from '@lanner/runtime';
+import { requiredEnv } from '@lanner/testing';
 import { Client } from 'pg';
 import { CONTROLLER_SETTINGS, type ControllerSettings } from './controller-settings';
 import { WorkerAuthGrpc } from './worker-auth.grpc';
@@ -24,12 +25,6 @@ function settings(signingKey = SIGNING_KEY): ControllerSettings {
     workerAuth: { signingKey, accessTokenTtlS: 300, refreshTokenTtlS: 604_800 },
     streamRecycleAgeS: 0,
   };
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
 }
 
 async function createDatabase(name: string): Promise<string> {

@@ -5,6 +5,7 @@ import type { RunningJobRecord } from '@lanner/model';
 import { createKafkaQueue, type QueuePort, type QueueSubscription } from '@lanner/queue';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, ServiceInstanceIdentity } from '@lanner/runtime';
+import { eventually, pause, requiredEnv } from '@lanner/testing';
 import { executorOptions, executorTopics } from './executor-options';
 import { DEFAULT_LIVENESS_COORDINATOR_SETTINGS, LIVENESS_COORDINATOR_LOCK, LivenessCoordinator } from './liveness-coordinator';
 
@@ -12,12 +13,6 @@ import { DEFAULT_LIVENESS_COORDINATOR_SETTINGS, LIVENESS_COORDINATOR_LOCK, Liven
 // dev services, each with its own connections, as two executor processes have.
 // Dead and live controllers are rows, as a controller process writes them; the
 // lost jobs are read back from the executor topic (a prefix of this run).
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
-}
 
 const run = randomBytes(4).toString('hex');
 const topics = executorTopics(`liveness-${run}.`);
@@ -44,18 +39,6 @@ async function executorCoordinator(name: string): Promise<LivenessCoordinator> {
   opened.push({ repositories, queue });
   return new LivenessCoordinator(repositories, queue, executorOptions({ topics }), new ServiceInstanceIdentity('executor'), settings);
 }
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   serverUrl = requiredEnv('DATABASE_URL');
@@ -215,7 +198,7 @@ describe('the liveness coordinator', () => {
       expect(await observer.runningJobs.listByController(dead)).toEqual([]);
 
       // On the executor topic: one task-run.worker-lost per job, keyed by its execution id.
-      const lost = await eventually('the lost reports', () => (lostReports().length >= deadJobs.length ? lostReports() : undefined));
+      const lost = await eventually('the lost reports', () => (lostReports().length >= deadJobs.length ? lostReports() : undefined), 60_000);
       const seen = lost
         .map(({ key, event }) => ({ key, messageId: event.messageId, correlationId: event.correlationId, payload: event.payload }))
         .sort((a, b) => a.messageId.localeCompare(b.messageId));
@@ -243,7 +226,7 @@ describe('the liveness coordinator', () => {
       // The dead controller's worker row is gone, the live one's stays.
       expect((await observer.connectedWorkers.listLive(new Date(0))).map((row) => row.workerId)).toEqual(['worker-of-live']);
       expect((await instances.list()).map((instance) => instance.id).sort()).toEqual([dead, live]);
-      await sleep(2_000);
+      await pause(2_000);
       expect(lostReports()).toHaveLength(deadJobs.length);
     } finally {
       await coordinator.beforeApplicationShutdown();

@@ -18,6 +18,7 @@ import { createKafkaQueue, type QueuePort, type QueueSubscription } from '@lanne
 import { Client } from 'pg';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
+import { pause, requiredEnv } from '@lanner/testing';
 import { ExecutorRoleModule, ExecutorService, executorTopics, type ExecutorOptions, type ExecutorTopics } from '../index';
 
 // For the executor's integration specs: the executor in-process with its real
@@ -103,12 +104,6 @@ async function createTestDatabase(run: string): Promise<TestDatabase> {
       }
     },
   };
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
-  return value;
 }
 
 /**
@@ -264,7 +259,7 @@ export async function startExecutorHarness(options: { jobQueues: string[]; execu
       let execution = await repositories.executions.get(tenantId, executionId);
       while (!done(execution)) {
         if (Date.now() > deadline) throw new Error(`execution ${executionId} never ${what}; it is ${execution.state} (version ${execution.version})`);
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        await pause(150);
         execution = await repositories.executions.get(tenantId, executionId);
       }
       return execution;
