@@ -10,6 +10,7 @@ import {
   type EachBatchPayload,
   type IHeaders,
   type KafkaMessage,
+  type Message,
   type Producer,
 } from 'kafkajs';
 import type {
@@ -27,6 +28,10 @@ import { assertTopicName } from '../topic-name';
 import { retryDelayMs, sleepUnlessAborted } from '../retry-backoff';
 import { assertKafkaBrokers } from './kafka-brokers';
 import { kafkaLogCreator } from './kafka-log-bridge';
+import { SendLane, type LaneSend } from './send-lane';
+
+/** Errors of a merged produce request that may concern only some of its topics (SendLane retries those one by one). */
+const PER_TOPIC_SEND_ERRORS = ['UNKNOWN_TOPIC_OR_PARTITION', 'MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE'] as const;
 
 export interface KafkaConsumerTimeouts {
   /** The broker evicts a member silent for this long; default 30 s (the broker's minimum is usually 6 s). */
@@ -133,6 +138,23 @@ class KafkaQueue implements QueuePort {
   private readonly logger: QueueLogger;
   private readonly subscriptions = new Set<KafkaSubscription>();
   private producer: Promise<Producer> | undefined;
+  /** Publishes of one record batch made while a produce request is in flight go out together in the next. */
+  private readonly lane = new SendLane({
+    sendAll: async (sends) => {
+      const producer = await this.connectedProducer();
+      const byTopic = new Map<string, Message[]>();
+      for (const send of sends) {
+        let messages = byTopic.get(send.topic);
+        if (!messages) byTopic.set(send.topic, (messages = []));
+        for (const record of send.records) messages.push({ key: record.key, value: record.value, headers: record.headers });
+      }
+      await producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+    },
+    sendOne: (send) => this.sendOne(send),
+    isPerTopicError: (error) =>
+      error instanceof UnknownTopicError || error instanceof RecordTooLargeError || PER_TOPIC_SEND_ERRORS.some((type) => hasErrorType(error, type)),
+    maxTopicBytes: MAX_RECORD_BYTES,
+  });
   private admin: Promise<Admin> | undefined;
   private closed = false;
 
@@ -203,22 +225,26 @@ class KafkaQueue implements QueuePort {
     assertTopicName(topic);
     if (records.length === 0) return;
     const chunks = recordChunks(topic, records);
-    const producer = await this.connectedProducer();
+    // A publish of one record batch shares a produce request with those made meanwhile (SendLane).
+    if (chunks.length === 1) return this.lane.send({ topic, records: chunks[0].records, sizeBytes: chunks[0].sizeBytes });
     // One send per chunk, in order: a record batch stays within the topic's limit.
-    for (const chunk of chunks) {
-      try {
-        await producer.send({
-          topic,
-          acks: -1,
-          messages: chunk.records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
-        });
-      } catch (error) {
-        if (hasErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) throw new UnknownTopicError(topic);
-        if (hasErrorType(error, 'MESSAGE_TOO_LARGE') || hasErrorType(error, 'RECORD_LIST_TOO_LARGE')) {
-          throw new RecordTooLargeError(topic, chunk.sizeBytes, undefined);
-        }
-        throw error;
+    for (const chunk of chunks) await this.sendOne({ topic, records: chunk.records, sizeBytes: chunk.sizeBytes });
+  }
+
+  private async sendOne(send: LaneSend): Promise<void> {
+    const producer = await this.connectedProducer();
+    try {
+      await producer.send({
+        topic: send.topic,
+        acks: -1,
+        messages: send.records.map((record) => ({ key: record.key, value: record.value, headers: record.headers })),
+      });
+    } catch (error) {
+      if (hasErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) throw new UnknownTopicError(send.topic);
+      if (hasErrorType(error, 'MESSAGE_TOO_LARGE') || hasErrorType(error, 'RECORD_LIST_TOO_LARGE')) {
+        throw new RecordTooLargeError(send.topic, send.sizeBytes, undefined);
       }
+      throw error;
     }
   }
 
