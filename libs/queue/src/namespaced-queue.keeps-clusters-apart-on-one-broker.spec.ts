@@ -54,6 +54,27 @@ describe('namespacedQueue', () => {
     await broker.close();
   });
 
+  it("reads a group's lag by the role's names: the namespace's own group and topic, never the neighbour's", async () => {
+    const broker = createInProcessQueue();
+    const blue = namespacedQueue(broker, 'blue.');
+    const green = namespacedQueue(broker, 'green.');
+    await blue.createTopics([{ topic: 'lanner.worker-jobs.gpu' }]);
+    await green.createTopics([{ topic: 'lanner.worker-jobs.gpu' }]);
+    await blue.publish('lanner.worker-jobs.gpu', [
+      { key: 't-1', value: Buffer.from('job 1') },
+      { key: 't-2', value: Buffer.from('job 2') },
+    ]);
+    await green.publish('lanner.worker-jobs.gpu', [{ key: 't-1', value: Buffer.from('job 1') }]);
+    const seen = collector();
+    await green.subscribe({ groupId: 'lanner-controller-gpu', topics: ['lanner.worker-jobs.gpu'], fromBeginning: true, handler: seen.handler });
+    await settle();
+
+    expect(await blue.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.gpu'])).toEqual(new Map([['lanner.worker-jobs.gpu', 2]]));
+    expect(await green.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.gpu'])).toEqual(new Map([['lanner.worker-jobs.gpu', 0]]));
+    await expect(blue.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.etl'])).rejects.toThrow('Topic "lanner.worker-jobs.etl" does not exist');
+    await broker.close();
+  });
+
   it('is the queue itself without a namespace', () => {
     const broker = createInProcessQueue();
     expect(namespacedQueue(broker, '')).toBe(broker);

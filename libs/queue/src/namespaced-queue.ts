@@ -1,4 +1,5 @@
 import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions, TopicSpec } from './queue.port';
+import { UnknownTopicError } from './queue.errors';
 
 /**
  * A view of a queue where every topic name and consumer group id carries
@@ -28,6 +29,13 @@ export function namespacedQueue(queue: QueuePort, namespace: string): QueuePort 
         isPaused: (topic) => subscription.isPaused(outer(topic)),
         close: () => subscription.close(),
       };
+    },
+    async consumerLag(groupId: string, topics: readonly string[]): Promise<ReadonlyMap<string, number>> {
+      const lag = await queue.consumerLag(outer(groupId), topics.map(outer)).catch((error: unknown) => {
+        // The caller named the topic without the namespace: so does the error.
+        throw error instanceof UnknownTopicError ? new UnknownTopicError(inner(error.topic)) : error;
+      });
+      return new Map([...lag].map(([topic, records]) => [inner(topic), records]));
     },
     ping: () => queue.ping(),
     close: () => queue.close(),

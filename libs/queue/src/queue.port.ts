@@ -105,6 +105,21 @@ export interface QueuePort {
   /** Resolves once every record is durably stored (acknowledged by all in-sync replicas on Kafka). */
   publish(topic: string, records: QueueRecord[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<QueueSubscription>;
+  /**
+   * How many records of each topic the consumer group has not consumed yet (its
+   * lag), keyed by topic name: per partition, the end offset minus the group's
+   * committed offset, summed over the topic's partitions. A partition the group
+   * has never committed on counts from its first retained record (as a group
+   * subscribed `fromBeginning` would start), so a group that never consumed the
+   * topic lags by everything retained. A committed offset below the first retained
+   * record counts from that record; the answer is never negative.
+   *
+   * Reading the lag does not join the group or move its offsets. An unknown topic
+   * fails with `UnknownTopicError` (as `publish` and `subscribe` do): a caller that
+   * reads the lag of topics that may not exist yet treats that as "nothing waits".
+   * An empty `topics` answers an empty map.
+   */
+  consumerLag(groupId: string, topics: readonly string[]): Promise<ReadonlyMap<string, number>>;
   /** Resolves when the queue answers; rejects otherwise (readiness checks). */
   ping(): Promise<void>;
   /** Closes every subscription (as `QueueSubscription.close`), then the connections. Idempotent. */

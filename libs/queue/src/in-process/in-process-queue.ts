@@ -211,6 +211,23 @@ class InProcessQueue implements QueuePort {
     return subscription;
   }
 
+  async consumerLag(groupId: string, topics: readonly string[]): Promise<ReadonlyMap<string, number>> {
+    this.assertOpen();
+    if (groupId.length === 0) throw new QueueConfigError('groupId must not be empty');
+    const group = this.groups.get(groupId);
+    const lag = new Map<string, number>();
+    for (const topic of topics) {
+      let records = 0;
+      this.topicLog(topic).forEach((log, partition) => {
+        // A partition never committed on counts from its first retained record.
+        const committed = Math.max(group?.committed.get(partitionRef(topic, partition)) ?? log.baseOffset, log.baseOffset);
+        records += Math.max(0, log.endOffset - committed);
+      });
+      lag.set(topic, records);
+    }
+    return lag;
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
   }

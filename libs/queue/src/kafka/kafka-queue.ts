@@ -156,6 +156,7 @@ class KafkaQueue implements QueuePort {
     maxTopicBytes: MAX_RECORD_BYTES,
   });
   private admin: Promise<Admin> | undefined;
+  private lagAdmin: Promise<Admin> | undefined;
   private closed = false;
 
   constructor(private readonly options: KafkaQueueOptions) {
@@ -292,6 +293,32 @@ class KafkaQueue implements QueuePort {
     return subscription;
   }
 
+  async consumerLag(groupId: string, topics: readonly string[]): Promise<ReadonlyMap<string, number>> {
+    this.assertOpen();
+    if (groupId.trim() === '') throw new QueueConfigError('groupId must not be empty');
+    topics.forEach(assertTopicName);
+    const wanted = [...new Set(topics)];
+    if (wanted.length === 0) return new Map();
+    try {
+      return await this.readLag(groupId, wanted);
+    } catch (error) {
+      if (error instanceof UnknownTopicError) throw error;
+      // kafkajs keeps asking about every topic an admin client has looked at, and fails
+      // once one is deleted: start again from a fresh client (see connectedLagAdmin).
+      await this.dropLagAdmin();
+      if (!hasErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) throw error;
+    }
+    try {
+      return await this.readLag(groupId, wanted);
+    } catch (error) {
+      if (error instanceof UnknownTopicError) throw error;
+      await this.dropLagAdmin();
+      // A topic deleted while its offsets were being read.
+      if (hasErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION')) throw new UnknownTopicError(wanted.join(', '));
+      throw error;
+    }
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
     const timeoutMs = this.options.pingTimeoutMs ?? 5_000;
@@ -310,7 +337,7 @@ class KafkaQueue implements QueuePort {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
-    const clients: Array<Promise<Producer | Admin> | undefined> = [this.producer, this.admin];
+    const clients: Array<Promise<Producer | Admin> | undefined> = [this.producer, this.admin, this.lagAdmin];
     await Promise.all(
       clients.map(async (client) => {
         // A client that never connected has nothing to disconnect.
@@ -339,6 +366,57 @@ class KafkaQueue implements QueuePort {
       this.producer.catch(() => (this.producer = undefined));
     }
     return this.producer;
+  }
+
+  private async readLag(groupId: string, topics: string[]): Promise<Map<string, number>> {
+    const admin = await this.connectedLagAdmin();
+    const existing = new Set(await admin.listTopics());
+    const unknown = topics.find((topic) => !existing.has(topic));
+    if (unknown !== undefined) throw new UnknownTopicError(unknown);
+    // Settled together: no request of this read is still retrying once it fails.
+    const [ends, committed] = await allSettledOrThrow([
+      allSettledOrThrow(topics.map((topic) => admin.fetchTopicOffsets(topic))),
+      admin.fetchOffsets({ groupId, topics }),
+    ] as const);
+    const lag = new Map<string, number>();
+    topics.forEach((topic, index) => {
+      const committedByPartition = new Map(
+        (committed.find((entry) => entry.topic === topic)?.partitions ?? []).map((entry) => [entry.partition, BigInt(entry.offset)]),
+      );
+      let records = 0n;
+      for (const partition of ends[index]) {
+        const low = BigInt(partition.low);
+        const high = BigInt(partition.high);
+        // -1: the group never committed here; it starts from the first retained record.
+        const from = committedByPartition.get(partition.partition) ?? -1n;
+        const position = from < low ? low : from;
+        if (high > position) records += high - position;
+      }
+      lag.set(topic, Number(records));
+    });
+    return lag;
+  }
+
+  /**
+   * An admin client of its own for lag reads: they look at topics other processes
+   * may delete, and a kafkajs admin client that has looked at a deleted topic fails
+   * its next metadata refresh; this one is replaced then, the shared one never is.
+   */
+  private connectedLagAdmin(): Promise<Admin> {
+    if (!this.lagAdmin) {
+      // Few retries: a lag read is repeated at the next scrape anyway.
+      const admin = this.kafka.admin({ retry: { retries: 2 } });
+      this.lagAdmin = admin.connect().then(() => admin);
+      this.lagAdmin.catch(() => (this.lagAdmin = undefined));
+    }
+    return this.lagAdmin;
+  }
+
+  private async dropLagAdmin(): Promise<void> {
+    const lagAdmin = this.lagAdmin;
+    this.lagAdmin = undefined;
+    const connected = await lagAdmin?.catch(() => undefined);
+    await connected?.disconnect().catch(() => undefined);
   }
 
   private connectedAdmin(): Promise<Admin> {
@@ -692,6 +770,14 @@ class KafkaSubscription implements QueueSubscription {
       clearInterval(timer);
     }
   }
+}
+
+/** Promise.all that waits for every promise to settle before it rejects with the first failure. */
+async function allSettledOrThrow<T extends readonly unknown[]>(promises: { readonly [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** Approximate size of a record on the wire. */

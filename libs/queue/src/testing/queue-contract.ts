@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { QueueMessage, QueuePort, QueueRecord, QueueSubscription, SubscribeOptions } from '../queue.port';
-import { NotSubscribedError } from '../queue.errors';
+import { NotSubscribedError, UnknownTopicError } from '../queue.errors';
 
 /**
  * The executable definition of the queue port: every adapter must pass this
@@ -276,6 +276,81 @@ export function describeQueueContract(
       const partitions = new Set(messages.map((message) => message.partition));
       expect([...partitions].every((partition) => partition >= 0 && partition < 3)).toBe(true);
       expect(partitions.size).toBeGreaterThan(1);
+    });
+
+    /** The group's lag on the topic once it reads `expected`, or the last figure read when the deadline passes. */
+    async function lagOnceSettled(group: string, topic: string, expected: number): Promise<number | undefined> {
+      const deadline = Date.now() + deadlineMs;
+      for (;;) {
+        const lag = (await queue.consumerLag(group, [topic])).get(topic);
+        if (lag === expected || Date.now() > deadline) return lag;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+
+    it('the lag of a group is what it has not committed: N published, M handled, N - M left', async () => {
+      const topic = await newTopic('lag', 1);
+      const group = groupId('lag');
+      await queue.publish(
+        topic,
+        Array.from({ length: 6 }, (_, i) => record('task-run-1', `job-${i}`)),
+      );
+      // A group that never consumed lags by everything on the topic.
+      expect(await queue.consumerLag(group, [topic])).toEqual(new Map([[topic, 6]]));
+
+      // The fifth job's handler does not finish: four are committed, two wait.
+      const started = new Inbox(deadlineMs);
+      let finishFifth!: () => void;
+      const fifthMayFinish = new Promise<void>((resolve) => (finishFifth = resolve));
+      await subscribe({
+        groupId: group,
+        topics: [topic],
+        handler: async (message) => {
+          await started.handler(message);
+          if (text(message) === 'job-4') await fifthMayFinish;
+        },
+      });
+      await started.waitFor(5, 'the first five jobs to start');
+      expect(await lagOnceSettled(group, topic, 2)).toBe(2);
+
+      finishFifth();
+      await started.waitFor(6, 'the sixth job');
+      expect(await lagOnceSettled(group, topic, 0)).toBe(0);
+      await queue.publish(topic, [record('task-run-1', 'job-6')]);
+      await started.waitFor(7, 'a job published later');
+      expect(await lagOnceSettled(group, topic, 0)).toBe(0);
+    });
+
+    it('the lag sums the partitions, is kept per group and per topic, and names an unknown topic', async () => {
+      const jobs = await newTopic('lag-partitions', 3);
+      const other = await newTopic('lag-other', 2);
+      const consumed = groupId('lag-consumed');
+      const idle = groupId('lag-idle');
+      await queue.publish(
+        jobs,
+        Array.from({ length: 12 }, (_, i) => record(`task-run-${i}`, `job-${i}`)),
+      );
+      await queue.publish(other, [record('task-run-x', 'other-job')]);
+      expect(await queue.consumerLag(idle, [jobs, other])).toEqual(
+        new Map([
+          [jobs, 12],
+          [other, 1],
+        ]),
+      );
+
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({ groupId: consumed, topics: [jobs], handler: inbox.handler });
+      const partitions = new Set((await inbox.waitFor(12, 'all twelve jobs')).map((message) => message.partition));
+      expect(partitions.size).toBeGreaterThan(1);
+      expect(await lagOnceSettled(consumed, jobs, 0)).toBe(0);
+      // The consuming group never read `other`: it lags there by all of it.
+      expect((await queue.consumerLag(consumed, [other])).get(other)).toBe(1);
+      expect(await queue.consumerLag(idle, [])).toEqual(new Map());
+
+      const missing = `lanner.contract.lag-missing.${randomUUID().slice(0, 8)}`;
+      await expect(queue.consumerLag(idle, [jobs, missing])).rejects.toThrow(UnknownTopicError);
+      await expect(queue.consumerLag(idle, [missing])).rejects.toThrow(`Topic "${missing}" does not exist`);
+      await expect(queue.consumerLag('', [jobs])).rejects.toThrow('groupId must not be empty');
     });
 
     it('ping answers while the queue is open and fails once it is closed', async () => {

@@ -9,6 +9,7 @@ import { FrameRelay } from './lib/frame-relay';
 import { JobDispatch } from './lib/job-dispatch';
 import { KilledJobs } from './lib/killed-jobs';
 import { LedgerReconciler } from './lib/ledger-reconciler';
+import { QueueLag } from './lib/queue-lag';
 import { WorkerAuthGrpc } from './lib/worker-auth.grpc';
 import { WorkerFleet } from './lib/worker-fleet';
 import { WorkerGrpcServer } from './lib/worker-grpc.server';
@@ -46,6 +47,7 @@ export class ControllerRoleModule {
         ControllerIdentity,
         WorkerFleet,
         ControllerMetrics,
+        QueueLag,
         FrameRelay,
         KilledJobs,
         JobDispatch,

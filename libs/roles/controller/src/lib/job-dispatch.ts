@@ -24,6 +24,7 @@ import { DispatchAbandoned, SlotArbiter, type Placement } from './slot-arbiter';
 import { WorkerFleet, type WorkerSession } from './worker-fleet';
 
 const SUBSCRIBE_RETRY_MS = 5_000;
+export const dispatchGroupId = (queueId: string): string => `lanner-controller-${queueId}`;
 
 /**
  * Jobs of one worker queue handled at the same time by this controller: every
@@ -196,7 +197,7 @@ export class JobDispatch {
 
   private async subscribe(dispatch: QueueDispatch): Promise<QueueSubscription> {
     const options: DispatchSubscribeOptions = {
-      groupId: `lanner-controller-${dispatch.queueId}`,
+      groupId: dispatchGroupId(dispatch.queueId),
       topics: [dispatch.topic],
       fromBeginning: true,
       handler: (message: QueueMessage) => this.take(dispatch, message),
