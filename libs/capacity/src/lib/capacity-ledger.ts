@@ -307,6 +307,16 @@ export class CapacityLedger {
     this.retired = this.retired.filter((account) => !account.subscribed);
   }
 
+  /**
+   * Each subscription's slot figures, current ones in configuration order then
+   * unsubscribed ones still holding slots, without building a snapshot: for
+   * callers that sum thousands of ledgers (metrics).
+   */
+  forEachSubscription(visit: (workerQueueId: string, subscribed: boolean, used: number, reserved: number) => void): void {
+    for (const account of this.current) visit(account.workerQueueId, account.subscribed, account.used, account.reserved);
+    for (const account of this.retired) visit(account.workerQueueId, account.subscribed, account.used, account.reserved);
+  }
+
   snapshot(): CapacitySnapshot {
     const subscriptions = [...this.current, ...this.retired].map(
       (account): SubscriptionCapacity => ({
