@@ -343,7 +343,8 @@ class WorkerConversation {
     this.configVersion += 1;
     if (!session || this.finished) return true; // Welcome (still to come) carries the new list
     session.send({ frame: { $case: 'configChanged', value: { subscriptions: subscriptionFrames(subscriptions) } } });
-    this.logger.log({ workerId: session.workerId, workerGroupId, queues: subscriptions.map((s) => s.workerQueueId) }, 'worker reconfigured');
+    // Debug: a group change reaches thousands of workers at once; the broadcast follower logs one line for all of them.
+    this.logger.debug({ workerId: session.workerId, workerGroupId, queues: subscriptions.map((s) => s.workerQueueId) }, 'worker reconfigured');
     return true;
   }
 
