@@ -363,6 +363,43 @@ async function eventLoopLag(role: RoleChild): Promise<{ p99Ms?: number; maxMs?: 
   }
 }
 
+/**
+ * The controller's own share of the dispatch latency: its histogram
+ * `lanner_controller_dispatch_latency_seconds{since="taken"}` (taken off the
+ * topic -> Job frame written), cumulative counts per bucket bound in seconds,
+ * summed over every worker group and queue.
+ */
+async function takenLatencyBuckets(role: RoleChild): Promise<Map<number, number> | undefined> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${role.httpPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    const buckets = new Map<number, number>();
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('lanner_controller_dispatch_latency_seconds_bucket{') || !line.includes('since="taken"')) continue;
+      const bound = /le="([^"]+)"/.exec(line)?.[1];
+      if (bound === undefined) continue;
+      const le = bound === '+Inf' ? Number.POSITIVE_INFINITY : Number(bound);
+      buckets.set(le, (buckets.get(le) ?? 0) + Number(line.trim().split(' ').pop()));
+    }
+    return buckets;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Over a phase (bucket counts after minus before): the share sent within 25 ms, and the bucket bound p99 falls under. */
+function takenLatencySummary(before: Map<number, number> | undefined, after: Map<number, number> | undefined): { within25MsPercent?: number; p99AtMostMs?: number } {
+  if (!before || !after) return {};
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const count = (le: number) => (after.get(le) ?? 0) - (before.get(le) ?? 0);
+  const total = count(Number.POSITIVE_INFINITY);
+  if (total <= 0) return {};
+  const p99Bound = bounds.find((le) => count(le) >= total * 0.99);
+  return {
+    within25MsPercent: round1((count(0.025) / total) * 100),
+    p99AtMostMs: p99Bound === undefined || !Number.isFinite(p99Bound) ? undefined : p99Bound * 1000,
+  };
+}
+
 /** V8 heap in use, from the role's /metrics (prom-client default metrics). */
 async function heapUsedKb(role: RoleChild): Promise<number | undefined> {
   try {
@@ -562,6 +599,10 @@ interface DispatchResult {
   /** The controller's event-loop delay over the phase (prom-client's histogram, reset at the phase start). */
   readonly controllerEventLoopLagP99Ms?: number;
   readonly controllerEventLoopLagMaxMs?: number;
+  /** The controller's own part (taken off the topic -> Job frame written), from its histogram: share within 25 ms. */
+  readonly controllerTakenToSentWithin25MsPercent?: number;
+  /** ...and the histogram bucket bound (ms) under which 99 % of the phase's jobs were sent. */
+  readonly controllerTakenToSentP99AtMostMs?: number;
   /** The machine's load average at the start and at the end of the phase. */
   readonly loadAverage: string;
   /** Epoch ms of the phase's first publish and of its end (for the CPU profile). */
@@ -638,6 +679,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const controllerTicks = cpuTicks(controllerPid);
   const controllerWaitMs = runQueueWaitMs(controllerPid);
   await eventLoopLag(controller); // resets the controller's event-loop histogram
+  const takenBefore = await takenLatencyBuckets(controller);
   const loadAtStart = loadAverage();
   const startedAt = Date.now();
   const total = Math.round(rate * options.duration);
@@ -705,6 +747,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const controllerCpu = cpuPercent(controllerTicks, cpuTicks(controllerPid), wallMs);
   const waitedMsPerSecond = (runQueueWaitMs(controllerPid) - controllerWaitMs) / (wallMs / 1000);
   const lag = await eventLoopLag(controller);
+  const taken = takenLatencySummary(takenBefore, await takenLatencyBuckets(controller));
   const loadCpu = cpuPercent(before.cpuTicks, after.cpuTicks, wallMs);
   const withLatencies = await load.stats(true);
   const arrival = withLatencies.latenciesMs ?? [];
@@ -737,6 +780,8 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     controllerRunQueueWaitMsPerSecond: round1(waitedMsPerSecond),
     controllerEventLoopLagP99Ms: lag.p99Ms,
     controllerEventLoopLagMaxMs: lag.maxMs,
+    controllerTakenToSentWithin25MsPercent: taken.within25MsPercent,
+    controllerTakenToSentP99AtMostMs: taken.p99AtMostMs,
     loadAverage: `${loadAtStart} -> ${loadAverage()}`,
     windowFromMs: startedAt,
     windowToMs: startedAt + wallMs,
@@ -1032,7 +1077,7 @@ async function main(): Promise<void> {
     log(
       `dispatch: ${dispatch.received}/${dispatch.published} jobs at ${dispatch.achievedRatePerSecond}/s; publish -> Job frame p50 ${dispatch.p50Ms} ms, p95 ${dispatch.p95Ms} ms, ` +
         `p99 ${dispatch.p99Ms} ms (after the first 5 s: ${dispatch.p99AfterFirst5sMs} ms), max ${dispatch.maxMs} ms; controller CPU ${dispatch.controllerCpuPercent}%, load process CPU ${dispatch.loadCpuPercent}%; ` +
-        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
+        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
     );
     await pause(2_000);
   }
