@@ -6,7 +6,7 @@ import { WorkerFleet } from './worker-fleet';
 type SlotLabels = 'worker_group' | 'worker_queue';
 
 /** Seconds; dispatch is normally milliseconds, a job waiting for a slot can take minutes. */
-const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const LATENCY_BUCKETS = [0.005, 0.01, 0.015, 0.02, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /**
  * The controller's Prometheus metrics. Slot gauges are computed at scrape time
