@@ -12,7 +12,7 @@ import {
 } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
-import { startController, stopController, type ControllerProcess } from './testing/controller-process';
+import { startController, tearDownControllerSpec, type ControllerProcess } from './testing/controller-process';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
@@ -159,11 +159,10 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const code = controller ? await stopController(controller, 30_000) : 0;
-  await queue?.deleteTopics([workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast]).catch(() => undefined);
-  await queue?.close();
-  await repositories?.close();
-  await database?.drop();
+  const code = await tearDownControllerSpec(
+    { controller, queue, topics: [workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast], repositories, database },
+    30_000,
+  );
   expect(code).toBe(0);
 }, 60_000);
 

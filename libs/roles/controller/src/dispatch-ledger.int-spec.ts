@@ -10,7 +10,7 @@ import {
 } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
-import { startController as startSharedController, stopController, type ControllerProcess } from './testing/controller-process';
+import { startController as startSharedController, tearDownControllerSpec, type ControllerProcess } from './testing/controller-process';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
@@ -154,14 +154,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  let code: number | null = 0;
-  if (controller) {
-    code = await stopController(controller, 20_000);
-  }
-  await queue?.deleteTopics([workerJobsTopic(urgent), workerJobsTopic(bulk)]);
-  await queue?.close();
-  await repositories?.close();
-  await database?.drop();
+  const code = await tearDownControllerSpec({ controller, queue, topics: [workerJobsTopic(urgent), workerJobsTopic(bulk)], repositories, database });
   expect(code).toBe(0);
 }, 60_000);
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { workerJobsTopic } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
-import { startController, stopController, type ControllerProcess } from './testing/controller-process';
+import { startController, tearDownControllerSpec, type ControllerProcess } from './testing/controller-process';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
@@ -79,11 +79,7 @@ afterAll(async () => {
     worker.cancel();
     await worker.closed();
   }
-  const code = controller ? await stopController(controller, 20_000) : 0;
-  await queue?.deleteTopics([workerJobsTopic(waiting), workerJobsTopic(untouched)]);
-  await queue?.close();
-  await repositories?.close();
-  await database?.drop();
+  const code = await tearDownControllerSpec({ controller, queue, topics: [workerJobsTopic(waiting), workerJobsTopic(untouched)], repositories, database });
   expect(code).toBe(0);
 }, 60_000);
 

@@ -1,5 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { QueuePort } from '@lanner/queue';
+import type { Repositories } from '@lanner/repository';
+import type { SpecDatabase } from './spec-database';
 import { eventually, freePort } from './spec-helpers';
 
 // The controller as users run it: `node bin/lanner.js server controller`, as
@@ -87,5 +90,30 @@ export async function stopController(controller: SpawnedController, killAfterMs:
   const stuck = setTimeout(() => controller.child.kill('SIGKILL'), killAfterMs);
   const code = await controller.exited;
   clearTimeout(stuck);
+  return code;
+}
+
+/** What a controller spec starts in its beforeAll (any of it may be missing when the set-up failed part way). */
+export interface ControllerSpecResources {
+  readonly controller?: SpawnedController;
+  readonly queue?: QueuePort;
+  /** The spec's topics, deleted at the end (already missing ones are fine). */
+  readonly topics: readonly string[];
+  readonly repositories?: Repositories;
+  readonly database?: SpecDatabase;
+}
+
+/**
+ * The end of a controller spec, in the order that leaves nothing behind: the
+ * controller stopped (SIGTERM, killed after `killAfterMs`), the spec's topics
+ * deleted, its adapters closed, its database dropped. Returns the controller's
+ * exit code (0 when none was started), for the spec to check.
+ */
+export async function tearDownControllerSpec(resources: ControllerSpecResources, killAfterMs = 20_000): Promise<number | null> {
+  const code = resources.controller ? await stopController(resources.controller, killAfterMs) : 0;
+  await resources.queue?.deleteTopics([...resources.topics]).catch(() => undefined);
+  await resources.queue?.close();
+  await resources.repositories?.close();
+  await resources.database?.drop();
   return code;
 }
