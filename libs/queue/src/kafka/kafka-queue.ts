@@ -725,6 +725,12 @@ class KafkaSubscription implements QueueSubscription {
         await this.withHeartbeats(payload, () => this.options.handler(toQueueMessage(batch, raw)));
         return true;
       } catch (error) {
+        if (mustStop()) {
+          // The member is stopping (closed, or its partitions are moving): the message stays
+          // uncommitted for the next member, and a failure of a handler given up on is not news.
+          if (attempt === 1) await pin();
+          return false;
+        }
         const delayMs = retryDelayMs(attempt, this.options.retry);
         this.logger.warn(
           {

@@ -161,6 +161,8 @@ export class JobDispatch {
     for (const dispatch of this.queues.values()) {
       const subscription = dispatch.subscription;
       if (subscription && !subscription.isPaused(dispatch.topic)) subscription.pause(dispatch.topic);
+      // The consumer starts closing before its waiting handlers are given up on, so their jobs go back quietly.
+      void subscription?.close().catch(() => undefined);
       this.arbiter.abandon(dispatch.queueId);
       dispatch.lifecycle = dispatch.lifecycle.then(() => this.closeSubscription(dispatch));
     }
