@@ -8,6 +8,7 @@ import {
   resolveSelector,
   WorkerQueueIndex,
   WorkerQueueResolver,
+  type RoutingCause,
   type RoutingDecision,
   type SelectorLevel,
   type WorkerAvailability,
@@ -49,6 +50,11 @@ interface TenantSelectors {
   readonly tenant: WorkerSelector | undefined;
 }
 
+/** Causes a newer view of the fleet could change: the decision is made again on a fresh read. */
+const FLEET_CHANGE_MAY_SERVE: ReadonlySet<RoutingCause> = new Set<RoutingCause>(['NO_QUEUE_MATCHES', 'NO_GROUP_SUBSCRIBES', 'NO_WORKER_CONNECTED']);
+/** A view read this recently is as fresh as a second look can ask (decisions of one moment share it). */
+const FLEET_REREAD_MIN_AGE_MS = 20;
+
 /** A value read from the repository and reused for a while; concurrent readers share one read. */
 class Cached<T> {
   private value: { readonly promise: Promise<T>; readonly readAt: number } | undefined;
@@ -59,7 +65,12 @@ class Cached<T> {
   ) {}
 
   get(now: number): Promise<T> {
-    if (this.value !== undefined && now - this.value.readAt < this.maxAgeMs) return this.value.promise;
+    return this.youngerThan(this.maxAgeMs, now);
+  }
+
+  /** The value read again unless it was read less than `ageMs` ago. */
+  youngerThan(ageMs: number, now: number): Promise<T> {
+    if (this.value !== undefined && now - this.value.readAt < ageMs) return this.value.promise;
     const promise = this.read();
     const entry = { promise, readAt: now };
     this.value = entry;
@@ -92,7 +103,16 @@ export class WorkerQueueRouting {
   }
 
   async route(request: RoutingRequest, now: number): Promise<Routed> {
-    const [fleet, declared] = await Promise.all([this.fleet.get(now), this.selectorsOf(request.tenant, now)]);
+    const routed = await this.routeWith(await this.fleet.get(now), request, now);
+    if (!FLEET_CHANGE_MAY_SERVE.has(routed.cause)) return routed;
+    // A queue, group or subscription made moments ago (a topology applied, then a flow run at
+    // once) may be missing from the view read before it: such a decision is made again on a
+    // fresh read of the fleet (shared by the decisions of the same moment).
+    return this.routeWith(await this.fleet.youngerThan(FLEET_REREAD_MIN_AGE_MS, now), request, now);
+  }
+
+  private async routeWith(fleet: Fleet, request: RoutingRequest, now: number): Promise<Routed> {
+    const declared = await this.selectorsOf(request.tenant, now);
     const resolved = resolveSelector({
       task: request.selector === undefined ? null : toWorkerSelector(request.selector),
       namespace: request.namespace,
