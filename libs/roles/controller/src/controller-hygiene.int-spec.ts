@@ -13,6 +13,7 @@ import {
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
 import { startController, tearDownControllerSpec, type ControllerProcess } from './testing/controller-process';
+import { metricSample } from './testing/metrics-text';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
@@ -106,12 +107,7 @@ function resultOf(taskRunId: string): Extract<ExecutorEvent, { type: 'task-run.r
 
 /** One sample of the controller's Prometheus text, e.g. `lanner_controller_jobs_waiting_for_slot{...worker_queue="x"...}`. */
 async function metric(name: string, labels: Record<string, string>): Promise<number | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${controller.httpPort}/metrics`)).text();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    if (Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) return Number(line.split(' ').pop());
-  }
-  return undefined;
+  return metricSample(await (await fetch(`http://127.0.0.1:${controller.httpPort}/metrics`)).text(), name, labels);
 }
 
 function logLines(text: string): Record<string, unknown>[] {

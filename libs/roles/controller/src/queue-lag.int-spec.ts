@@ -3,6 +3,7 @@ import { workerJobsTopic } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
 import { startController, tearDownControllerSpec, type ControllerProcess } from './testing/controller-process';
+import { metricSample } from './testing/metrics-text';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
@@ -41,10 +42,7 @@ async function scrape(): Promise<string> {
 
 /** The sample of `metric` with these labels, or undefined when the controller shows none. */
 async function sample(metric: string, labels: Record<string, string>): Promise<number | undefined> {
-  const line = (await scrape())
-    .split('\n')
-    .find((candidate) => candidate.startsWith(`${metric}{`) && Object.entries(labels).every(([name, value]) => candidate.includes(`${name}="${value}"`)));
-  return line === undefined ? undefined : Number(line.split(' ').pop());
+  return metricSample(await scrape(), metric, labels);
 }
 
 const lagOf = (queueId: string) => sample(LAG, { worker_queue: queueId });

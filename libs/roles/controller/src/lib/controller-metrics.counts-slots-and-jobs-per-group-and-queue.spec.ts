@@ -1,15 +1,7 @@
 import { MetricsRegistry } from '@lanner/runtime';
 import { ControllerMetrics } from './controller-metrics';
+import { metricSample as sample } from '../testing/metrics-text';
 import { SpecDispatch, settle, worker } from './dispatch.spec-support';
-
-/** The sample of `name` whose labels include all of `labels`, from the text a scrape returns. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    if (Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) return Number(line.split(' ').pop());
-  }
-  return undefined;
-}
 
 describe('controller metrics', () => {
   it('reports slots per worker group and queue from the live ledgers at scrape, and counts dispatched and completed jobs', async () => {
