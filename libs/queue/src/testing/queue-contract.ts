@@ -232,6 +232,31 @@ export function describeQueueContract(
       expect(text(next)).toBe('job-2');
     });
 
+    // The second setting is read by the Kafka adapter only (several messages of a partition at once); others ignore it.
+    it.each([
+      ['one message at a time', {}],
+      ['several messages of each partition at once', { concurrency: { partitionsConsumedConcurrently: 3, messagesPerPartition: 4 } }],
+    ])('a member closed right after handling a burst (%s) leaves nothing to hand out again', async (_setting, extra) => {
+      const topic = await newTopic('burst-then-close', 3);
+      const group = groupId('burst-then-close');
+      const burst = Array.from({ length: 60 }, (_, i) => record(`task-run-${i % 7}`, `job-${i}`));
+      await queue.publish(topic, burst);
+      const inbox = new Inbox(deadlineMs);
+      const first = await subscribe({ groupId: group, topics: [topic], handler: inbox.handler, ...extra });
+      await inbox.waitFor(burst.length, 'the burst to be handled');
+      // Closed the moment the last handler resolved: its commit may still be on its way.
+      await first.close();
+
+      await queue.publish(topic, [record('task-run-0', 'after-close')]);
+      const next = new Inbox(deadlineMs);
+      await subscribe({ groupId: group, topics: [topic], handler: next.handler });
+      const [message] = await next.waitFor(1, 'the message published after the close');
+      expect(text(message)).toBe('after-close');
+      // Nothing of the burst comes back, even a little later.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(next.messages.map(text)).toEqual(['after-close']);
+    });
+
     it('pause stops delivery of that topic only, and resume delivers what was held', async () => {
       const jobs = await newTopic('paused-jobs', 1);
       const broadcast = await newTopic('broadcast', 1);
