@@ -31,6 +31,9 @@ import { kafkaLogCreator } from './kafka-log-bridge';
 import { SendLane, type LaneSend } from './send-lane';
 import { OffsetCommitter, type CommitRequest } from './offset-committer';
 
+/** A replaced producer's sends in flight have this long to land before it is disconnected. */
+const RETIRED_PRODUCER_GRACE_MS = 30_000;
+
 /** Errors of a merged produce request that may concern only some of its topics (SendLane retries those one by one). */
 const PER_TOPIC_SEND_ERRORS = ['UNKNOWN_TOPIC_OR_PARTITION', 'MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE'] as const;
 
@@ -139,6 +142,8 @@ class KafkaQueue implements QueuePort {
   private readonly logger: QueueLogger;
   private readonly subscriptions = new Set<KafkaSubscription>();
   private producer: Promise<Producer> | undefined;
+  /** Producers replaced after a metadata failure, disconnected after RETIRED_PRODUCER_GRACE_MS (or at close). */
+  private readonly retiredProducers = new Map<Producer, NodeJS.Timeout>();
   /** Publishes of one record batch made while a produce request is in flight go out together in the next. */
   private readonly lane = new SendLane({
     sendAll: async (sends) => {
@@ -236,6 +241,19 @@ class KafkaQueue implements QueuePort {
   private async sendOne(send: LaneSend): Promise<void> {
     const producer = await this.connectedProducer();
     try {
+      await this.sendWith(producer, send);
+    } catch (error) {
+      if (!(error instanceof UnknownTopicError) || !(await this.topicExists(send.topic))) throw error;
+      // The topic exists, yet the producer cannot see it: a kafkajs client that has
+      // published to a topic deleted since (a worker queue removed through the API)
+      // fails every later metadata refresh. A new producer starts from a clean slate.
+      this.logger.warn({ topic: send.topic }, 'Kafka producer replaced: it could no longer read topic metadata (a topic it published to was deleted)');
+      await this.sendWith(await this.replaceProducer(producer), send);
+    }
+  }
+
+  private async sendWith(producer: Producer, send: LaneSend): Promise<void> {
+    try {
       await producer.send({
         topic: send.topic,
         acks: -1,
@@ -248,6 +266,33 @@ class KafkaQueue implements QueuePort {
       }
       throw error;
     }
+  }
+
+  /** Whether the broker lists the topic (the shared admin client only lists topics, so deletions never confuse it). */
+  private async topicExists(topic: string): Promise<boolean> {
+    try {
+      return (await (await this.connectedAdmin()).listTopics()).includes(topic);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Swaps `stale` for a new producer (once, however many publishes found it
+   * stale) and disconnects it once what it still sends has had time to land.
+   */
+  private async replaceProducer(stale: Producer): Promise<Producer> {
+    const current = await this.producer?.catch(() => undefined);
+    if (current === stale) {
+      this.producer = undefined;
+      const timer = setTimeout(() => {
+        this.retiredProducers.delete(stale);
+        void stale.disconnect().catch(() => undefined);
+      }, RETIRED_PRODUCER_GRACE_MS);
+      timer.unref();
+      this.retiredProducers.set(stale, timer);
+    }
+    return this.connectedProducer();
   }
 
   async subscribe(options: SubscribeOptions): Promise<QueueSubscription> {
@@ -338,7 +383,10 @@ class KafkaQueue implements QueuePort {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
-    const clients: Array<Promise<Producer | Admin> | undefined> = [this.producer, this.admin, this.lagAdmin];
+    for (const timer of this.retiredProducers.values()) clearTimeout(timer);
+    const retired = [...this.retiredProducers.keys()].map((producer) => Promise.resolve(producer));
+    this.retiredProducers.clear();
+    const clients: Array<Promise<Producer | Admin> | undefined> = [this.producer, this.admin, this.lagAdmin, ...retired];
     await Promise.all(
       clients.map(async (client) => {
         // A client that never connected has nothing to disconnect.
@@ -654,7 +702,6 @@ class KafkaSubscription implements QueueSubscription {
     const tailByKey = new Map<string, Promise<void>>();
     let stopped = false;
     let failure: { error: unknown } | undefined;
-    let wanted: string | undefined;
     let committedAny = false;
 
     const commitTo = (offset: string): void => {
