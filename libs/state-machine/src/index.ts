@@ -1,4 +1,4 @@
-export { next, timerId, isFinalExecution } from './lib/next';
+export { next, timerId, isFinalExecution, acceptsRestart } from './lib/next';
 export { retryDelay } from './lib/retry';
 export {
   EXECUTION_TRANSITIONS,

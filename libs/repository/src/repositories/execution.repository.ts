@@ -197,6 +197,37 @@ export class ExecutionRepository {
   }
 
   /**
+   * Flow concurrency for a restart: may this ended (FAILED, KILLED, WARNING)
+   * execution take a slot of its flow to run again? Decided like a new
+   * execution's admission, under the same per-flow lock and count: admitted,
+   * the row is moved to RUNNING at once; refused with `queueWhenFull`, to QUEUED,
+   * so the end that frees a slot finds it. The executor stores the restarted
+   * state right after. Asking again (a redelivered restart) is harmless: a row
+   * already moved to RUNNING is admitted, one already QUEUED is decided anew.
+   * The caller checks first that the restart applies (state and version).
+   */
+  async admitRestartUnderConcurrencyLimit(tenantId: string, request: ConcurrencyAdmission): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      await lockFlowConcurrency(tx, tenantId, request.namespace, request.flowId);
+      const own = await tx.execution.findFirst({ where: { id: request.executionId, tenantId }, select: { state: true, stateHistories: true } });
+      if (own === null) throw new ExecutionNotFound(request.executionId);
+      if (SLOT_HOLDING_STATES.includes(own.state)) return true;
+      if (!RESTARTABLE_OR_QUEUED_STATES.includes(own.state)) return false;
+      const move = async (state: ExecutionRecordState): Promise<void> => {
+        const histories = [...historiesOf<ExecutionRecordState>(own.stateHistories), { state, date: request.at }];
+        await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state, stateHistories: historiesColumn(histories) } });
+      };
+      const holders = await countSlotHolders(tx, tenantId, request.namespace, request.flowId, request.executionId);
+      if (holders < request.limit) {
+        await move('RUNNING');
+        return true;
+      }
+      if (request.queueWhenFull && own.state !== 'QUEUED') await move('QUEUED');
+      return false;
+    });
+  }
+
+  /**
    * An execution of a flow with a concurrency limit ended, and its end is
    * stored: under the flow's lock, the oldest QUEUED executions that the free
    * slots admit are returned, for the executor to ask their admission again.
@@ -243,6 +274,9 @@ export class ExecutionRepository {
 const TERMINAL_EXECUTION_STATES: ExecutionRecordState[] = ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED', 'RETRIED'];
 /** The states in which an execution holds one of its flow's concurrency slots. */
 const SLOT_HOLDING_STATES: ExecutionRecordState[] = ['RUNNING', 'PAUSED', 'RESTARTED', 'KILLING', 'RETRYING'];
+
+/** A restart is decided from these: the ended states a restart applies to, or QUEUED once it waits for a slot. */
+const RESTARTABLE_OR_QUEUED_STATES: ExecutionRecordState[] = ['FAILED', 'KILLED', 'WARNING', 'QUEUED'];
 
 /** What `admitUnderConcurrencyLimit` decides on. */
 export interface ConcurrencyAdmission {

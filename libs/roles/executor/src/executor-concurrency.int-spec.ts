@@ -1,5 +1,6 @@
 import { QUEUE_SCHEMA_VERSIONS } from '@lanner/frames';
 import type { ExecutionWithTaskRuns } from '@lanner/model';
+import { PendingWork } from './lib/pending-work';
 import { ended, startExecutorHarness, type ExecutorHarness } from './testing/executor-harness';
 
 // Flow concurrency limits and CREATE_NEW_EXECUTION retries, on the real Kafka
@@ -149,6 +150,236 @@ tasks:
     expect(cancelled.stateHistories.map((change) => change.state)).toEqual(['CREATED', 'QUEUED', 'CANCELLED']);
     expect(cancelled.taskRuns).toEqual([]);
     expect((await harness.eventually(TENANT, holder, ended, 'ended')).state).toBe('SUCCESS');
+  });
+});
+
+describe('a restarted execution', () => {
+  it('with limit 1, waits QUEUED while another execution runs, then re-runs its failed task once that one ended', async () => {
+    const flowId = 'restart-takes-a-slot';
+    const revision = await harness.saveFlow(
+      TENANT,
+      `
+id: ${flowId}
+namespace: ${NAMESPACE}
+concurrency:
+  limit: 1
+  behavior: QUEUE
+tasks:
+  - id: work
+    type: io.kestra.plugin.core.debug.Return
+    format: done
+`,
+    );
+    let first: string | undefined;
+    let releaseOther: () => void = () => undefined;
+    const otherReleased = new Promise<void>((resolve) => (releaseOther = resolve));
+    harness.scripts.set(flowId, async (job, reply) => {
+      await reply.started(job);
+      if (job.executionId === first && job.attempt === 1) return reply.result(job, 'FAILED', {}, 'the disk was full');
+      if (job.executionId !== first) await otherReleased;
+      // Long enough that two executions running side by side would be seen doing so.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await reply.result(job, 'SUCCESS', { value: 'done' });
+    });
+    // What a user watching the flow's executions sees: how many run at once.
+    let mostRunning = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const running = await harness.repositories.executions.search(TENANT, { namespace: NAMESPACE, flowId, state: 'RUNNING', page: 1, size: 10 });
+        mostRunning = Math.max(mostRunning, running.total);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    })();
+
+    try {
+      first = await harness.submit(TENANT, NAMESPACE, flowId, revision);
+      const failed = await harness.eventually(TENANT, first, ended, 'ended');
+      expect(failed.state).toBe('FAILED');
+      const other = await harness.submit(TENANT, NAMESPACE, flowId, revision);
+      await harness.eventually(TENANT, other, (execution) => execution.taskRuns[0]?.state === 'RUNNING', 'ran its task');
+
+      // As the API restarts it: the version the user saw, on the execution's partition.
+      await harness.publishToExecutor({
+        schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.restart'],
+        messageId: `${first}:restart:${failed.version}`,
+        type: 'execution.restart',
+        occurredAt: new Date().toISOString(),
+        payload: { tenantId: TENANT, executionId: first, expectedVersion: failed.version, requestedBy: 'spec' },
+      });
+      const restarted = await harness.eventually(TENANT, first, (execution) => execution.version > failed.version, 'changed after the restart');
+      expect(restarted.state).toBe('QUEUED');
+      // It keeps waiting while the other runs: its failed task is not sent again.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const stillWaiting = await harness.repositories.executions.get(TENANT, first);
+      expect(stillWaiting.state).toBe('QUEUED');
+      expect(stillWaiting.taskRuns.map((taskRun) => [taskRun.state, taskRun.attempts.length])).toEqual([['FAILED', 1]]);
+      expect(harness.jobs.filter((received) => received.job.executionId === first).map((received) => received.job.attempt)).toEqual([1]);
+
+      releaseOther();
+      const otherEnded = await harness.eventually(TENANT, other, ended, 'ended');
+      const rerun = await harness.eventually(TENANT, first, ended, 'ended');
+
+      expect(otherEnded.state).toBe('SUCCESS');
+      expect(rerun.state).toBe('SUCCESS');
+      expect(rerun.stateHistories.map((change) => change.state)).toEqual(['CREATED', 'RUNNING', 'FAILED', 'RESTARTED', 'QUEUED', 'RUNNING', 'SUCCESS']);
+      // It ran again only once the other had ended, and only its failed task, as a second attempt.
+      const rerunStart = rerun.stateHistories[5]?.date.getTime() ?? 0;
+      expect(rerunStart).toBeGreaterThanOrEqual(stateAt(otherEnded, 'SUCCESS'));
+      expect(rerun.taskRuns[0].attempts.map((attempt) => attempt.state)).toEqual(['FAILED', 'SUCCESS']);
+    } finally {
+      releaseOther();
+      sampling = false;
+      await sampler;
+    }
+    expect(mostRunning).toBe(1);
+  });
+
+  it('holds the slot while it runs again and frees it when it ends: an execution submitted meanwhile waits QUEUED', async () => {
+    const flowId = 'restart-holds-the-slot';
+    const revision = await harness.saveFlow(
+      TENANT,
+      `
+id: ${flowId}
+namespace: ${NAMESPACE}
+concurrency:
+  limit: 1
+  behavior: QUEUE
+tasks:
+  - id: work
+    type: io.kestra.plugin.core.debug.Return
+    format: done
+`,
+    );
+    let first: string | undefined;
+    let releaseRerun: () => void = () => undefined;
+    const rerunReleased = new Promise<void>((resolve) => (releaseRerun = resolve));
+    harness.scripts.set(flowId, async (job, reply) => {
+      await reply.started(job);
+      if (job.executionId === first && job.attempt === 1) return reply.result(job, 'FAILED', {}, 'the disk was full');
+      if (job.executionId === first) await rerunReleased;
+      await reply.result(job, 'SUCCESS', { value: 'done' });
+    });
+
+    try {
+      first = await harness.submit(TENANT, NAMESPACE, flowId, revision);
+      const failed = await harness.eventually(TENANT, first, ended, 'ended');
+      await harness.publishToExecutor({
+        schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.restart'],
+        messageId: `${first}:restart:${failed.version}`,
+        type: 'execution.restart',
+        occurredAt: new Date().toISOString(),
+        payload: { tenantId: TENANT, executionId: first, expectedVersion: failed.version, requestedBy: 'spec' },
+      });
+      // The slot was free: it runs again at once.
+      await harness.eventually(TENANT, first, (execution) => execution.taskRuns[0]?.attempts.length === 2 && execution.state === 'RUNNING', 'ran again');
+      const later = await harness.submit(TENANT, NAMESPACE, flowId, revision);
+      expect((await harness.eventually(TENANT, later, (execution) => execution.state !== 'CREATED', 'was admitted or queued')).state).toBe('QUEUED');
+
+      releaseRerun();
+      const rerun = await harness.eventually(TENANT, first, ended, 'ended');
+      const admitted = await harness.eventually(TENANT, later, ended, 'ended');
+      expect(rerun.state).toBe('SUCCESS');
+      expect(rerun.stateHistories.map((change) => change.state)).toEqual(['CREATED', 'RUNNING', 'FAILED', 'RESTARTED', 'RUNNING', 'SUCCESS']);
+      expect(admitted.state).toBe('SUCCESS');
+      expect(stateAt(admitted, 'RUNNING')).toBeGreaterThanOrEqual(stateAt(rerun, 'SUCCESS'));
+    } finally {
+      releaseRerun();
+    }
+  });
+
+  it('with behavior CANCEL, is CANCELLED when restarted while the slot is taken, and its failed task is not run again', async () => {
+    const flowId = 'restart-cancelled-when-busy';
+    const revision = await harness.saveFlow(
+      TENANT,
+      `
+id: ${flowId}
+namespace: ${NAMESPACE}
+concurrency:
+  limit: 1
+  behavior: CANCEL
+tasks:
+  - id: work
+    type: io.kestra.plugin.core.debug.Return
+    format: done
+`,
+    );
+    let first: string | undefined;
+    let releaseOther: () => void = () => undefined;
+    const otherReleased = new Promise<void>((resolve) => (releaseOther = resolve));
+    harness.scripts.set(flowId, async (job, reply) => {
+      await reply.started(job);
+      if (job.executionId === first) return reply.result(job, 'FAILED', {}, 'the disk was full');
+      await otherReleased;
+      await reply.result(job, 'SUCCESS', { value: 'done' });
+    });
+
+    try {
+      first = await harness.submit(TENANT, NAMESPACE, flowId, revision);
+      const failed = await harness.eventually(TENANT, first, ended, 'ended');
+      const other = await harness.submit(TENANT, NAMESPACE, flowId, revision);
+      await harness.eventually(TENANT, other, (execution) => execution.taskRuns[0]?.state === 'RUNNING', 'ran its task');
+      await harness.publishToExecutor({
+        schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.restart'],
+        messageId: `${first}:restart:${failed.version}`,
+        type: 'execution.restart',
+        occurredAt: new Date().toISOString(),
+        payload: { tenantId: TENANT, executionId: first, expectedVersion: failed.version, requestedBy: 'spec' },
+      });
+      const cancelled = await harness.eventually(TENANT, first, (execution) => execution.version > failed.version, 'changed after the restart');
+      releaseOther();
+
+      expect(cancelled.state).toBe('CANCELLED');
+      expect(cancelled.stateHistories.map((change) => change.state)).toEqual(['CREATED', 'RUNNING', 'FAILED', 'RESTARTED', 'CANCELLED']);
+      expect(cancelled.taskRuns.map((taskRun) => [taskRun.state, taskRun.attempts.length])).toEqual([['FAILED', 1]]);
+      expect((await harness.eventually(TENANT, other, ended, 'ended')).state).toBe('SUCCESS');
+    } finally {
+      releaseOther();
+    }
+  });
+});
+
+describe('a restart admitted but lost before its state was stored', () => {
+  it('runs once the pending work is rebuilt (standalone start), and frees the slot it was given when it ends', async () => {
+    const flowId = 'restart-lost-after-admission';
+    const revision = await harness.saveFlow(
+      TENANT,
+      `
+id: ${flowId}
+namespace: ${NAMESPACE}
+concurrency:
+  limit: 1
+  behavior: QUEUE
+tasks:
+  - id: work
+    type: io.kestra.plugin.core.debug.Return
+    format: done
+`,
+    );
+    const failing = new Set<string>();
+    harness.scripts.set(flowId, async (job, reply) => {
+      await reply.started(job);
+      if (failing.has(job.executionId) && job.attempt === 1) return reply.result(job, 'FAILED', {}, 'the disk was full');
+      await reply.result(job, 'SUCCESS', { value: 'done' });
+    });
+    const first = await harness.submit(TENANT, NAMESPACE, flowId, revision);
+    failing.add(first);
+    const failed = await harness.eventually(TENANT, first, ended, 'ended');
+    // What the executor recorded for the restart before its process stopped: the slot, not the restarted state.
+    const admission = { namespace: NAMESPACE, flowId, executionId: first, limit: 1, queueWhenFull: true, at: new Date() };
+    expect(await harness.repositories.executions.admitRestartUnderConcurrencyLimit(TENANT, admission)).toBe(true);
+    const later = await harness.submit(TENANT, NAMESPACE, flowId, revision);
+    expect((await harness.eventually(TENANT, later, (execution) => execution.state !== 'CREATED', 'was admitted or queued')).state).toBe('QUEUED');
+
+    // As a standalone executor starting on an in-process queue (which forgot the restart message) rebuilds its work.
+    await new PendingWork(harness.repositories, harness.queue, harness.topics.executor).rebuild();
+
+    const rerun = await harness.eventually(TENANT, first, (execution) => ended(execution) && execution.version > failed.version, 'ended again');
+    const admitted = await harness.eventually(TENANT, later, ended, 'ended');
+    expect(rerun.state).toBe('SUCCESS');
+    expect(rerun.taskRuns[0].attempts.map((attempt) => attempt.state)).toEqual(['FAILED', 'SUCCESS']);
+    expect(admitted.state).toBe('SUCCESS');
+    expect(stateAt(admitted, 'RUNNING')).toBeGreaterThanOrEqual(rerun.stateHistories[rerun.stateHistories.length - 1]?.date.getTime() ?? 0);
   });
 });
 

@@ -140,7 +140,10 @@ class Step {
       case 'created':
         return this.onCreated(event.runningExecutions ?? 0);
       case 'concurrency-slot-freed':
-        if (this.state === 'QUEUED') this.startExecution();
+        if (this.state !== 'QUEUED') return;
+        // A restart waiting for its slot re-runs what failed; a new execution starts from the top.
+        if (this.queuedByRestart()) this.rerunExecution();
+        else this.startExecution();
         return;
       case 'task-run-started':
         return this.onStarted(event.taskRunId, event.attempt, event.workerId, event.workerQueueId);
@@ -159,8 +162,8 @@ class Step {
       case 'resume-requested':
         return this.onResume(event.taskRunId, event.inputs);
       case 'restart-requested':
-        if (event.expectedVersion !== undefined && event.expectedVersion !== this.base.version) return;
-        return this.onRestart();
+        if (!acceptsRestart(this.base, event.expectedVersion)) return;
+        return this.onRestart(event.runningExecutions ?? 0);
       case 'subflow-ended':
         return this.onSubflowEnded(event.taskRunId, event.executionId, event.state, event.outputs);
     }
@@ -170,21 +173,35 @@ class Step {
 
   private onCreated(runningExecutions: number): void {
     if (this.state !== 'CREATED') return;
-    const concurrency = this.flow.concurrency;
-    if (concurrency !== undefined && runningExecutions >= concurrency.limit) {
-      if (concurrency.behavior === 'QUEUE') {
-        this.moveExecution('QUEUED');
-      } else if (concurrency.behavior === 'CANCEL') {
-        this.moveExecution('CANCELLED');
-        this.emit({ type: 'end', state: 'CANCELLED' });
-      } else {
-        this.error = `The flow's concurrency limit (${concurrency.limit}) is reached`;
-        this.moveExecution('FAILED');
-        this.emit({ type: 'end', state: 'FAILED' });
-      }
-      return;
-    }
+    if (this.refusedByConcurrencyLimit(runningExecutions)) return;
     this.startExecution();
+  }
+
+  /**
+   * The flow's concurrency limit, for an execution about to run (new, from
+   * CREATED, or restarted, from RESTARTED): with `runningExecutions` other
+   * executions holding a slot and the limit reached, it waits in QUEUED
+   * (behavior QUEUE) or ends CANCELLED / FAILED, and true is returned.
+   */
+  private refusedByConcurrencyLimit(runningExecutions: number): boolean {
+    const concurrency = this.flow.concurrency;
+    if (concurrency === undefined || runningExecutions < concurrency.limit) return false;
+    if (concurrency.behavior === 'QUEUE') {
+      this.moveExecution('QUEUED');
+    } else if (concurrency.behavior === 'CANCEL') {
+      this.moveExecution('CANCELLED');
+      this.emit({ type: 'end', state: 'CANCELLED' });
+    } else {
+      this.error = `The flow's concurrency limit (${concurrency.limit}) is reached`;
+      this.moveExecution('FAILED');
+      this.emit({ type: 'end', state: 'FAILED' });
+    }
+    return true;
+  }
+
+  /** QUEUED straight after RESTARTED: a restart waiting for a concurrency slot. */
+  private queuedByRestart(): boolean {
+    return this.state === 'QUEUED' && this.histories[this.histories.length - 2]?.state === 'RESTARTED';
   }
 
   private startExecution(): void {
@@ -318,13 +335,23 @@ class Step {
     this.childEnded(run);
   }
 
-  private onRestart(): void {
-    if (this.state !== 'FAILED' && this.state !== 'KILLED' && this.state !== 'WARNING') return;
+  /**
+   * A restart asks for a slot of the flow's concurrency limit as a new execution
+   * does: refused, it waits in QUEUED (its failed task runs stay as they are
+   * until `concurrency-slot-freed`) or ends CANCELLED / FAILED.
+   */
+  private onRestart(runningExecutions: number): void {
     this.moveExecution('RESTARTED');
-    this.moveExecution('RUNNING');
     this.halt = undefined;
     this.outputs = undefined;
     this.error = undefined;
+    if (this.refusedByConcurrencyLimit(runningExecutions)) return;
+    this.rerunExecution();
+  }
+
+  /** From RESTARTED (or QUEUED after it): re-run the failed, killed and cancelled task runs. */
+  private rerunExecution(): void {
+    this.moveExecution('RUNNING');
     this.restartContainer(ROOT);
     this.advance(ROOT);
   }
@@ -1240,6 +1267,17 @@ export function timerId(taskRunId: string, kind: TimerKind, attempt: number): st
 
 export function isFinalExecution(state: ExecutionState): boolean {
   return isTerminal(state);
+}
+
+/**
+ * Whether a `restart-requested` restarts `execution`: it must be FAILED, KILLED
+ * or WARNING, and still at `expectedVersion` when the requester named one (a late
+ * duplicate of a restart changes nothing). The executor asks before it takes a
+ * concurrency slot for the restart.
+ */
+export function acceptsRestart(execution: Pick<Execution, 'state' | 'version'>, expectedVersion?: number): boolean {
+  if (execution.state !== 'FAILED' && execution.state !== 'KILLED' && execution.state !== 'WARNING') return false;
+  return expectedVersion === undefined || expectedVersion === execution.version;
 }
 
 function childEnd(state: TaskRunState): LaneEnd {

@@ -23,14 +23,16 @@ export function isTerminal(state: TaskRunState): boolean {
 /**
  * Execution transitions. The FLOWS.md core, plus where FLOWS.md is silent
  * (following Kestra): RETRYING -> KILLING is not allowed, a kill of a retrying
- * execution goes RETRYING -> RUNNING -> KILLING.
+ * execution goes RETRYING -> RUNNING -> KILLING. A restart asks for a slot of the
+ * flow's concurrency limit as a new execution does, so RESTARTED leads where
+ * CREATED does: QUEUED (then RUNNING once admitted), CANCELLED or FAILED.
  */
 export const EXECUTION_TRANSITIONS: Readonly<Record<ExecutionState, readonly ExecutionState[]>> = {
   CREATED: ['QUEUED', 'RUNNING', 'CANCELLED', 'FAILED'],
   QUEUED: ['RUNNING', 'CANCELLED'],
   RUNNING: ['PAUSED', 'KILLING', 'RETRYING', 'SUCCESS', 'WARNING', 'FAILED'],
   PAUSED: ['RUNNING', 'KILLING', 'FAILED'],
-  RESTARTED: ['RUNNING'],
+  RESTARTED: ['RUNNING', 'QUEUED', 'CANCELLED', 'FAILED'],
   KILLING: ['KILLED'],
   RETRYING: ['RUNNING', 'RETRIED'],
   RETRIED: [],

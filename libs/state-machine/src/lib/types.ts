@@ -218,8 +218,11 @@ export type ExecutionEvent =
    * Restart a FAILED/KILLED/WARNING execution. `expectedVersion` (the version the
    * requester saw) makes a redelivered restart a no-op even after the execution
    * ended again; without it, a late duplicate would restart it a second time.
+   * `runningExecutions`: other executions of the flow holding a concurrency slot;
+   * at the flow's limit the restart waits QUEUED, or is CANCELLED / FAILED, as a
+   * new execution would be.
    */
-  | { readonly type: 'restart-requested'; readonly expectedVersion?: number }
+  | { readonly type: 'restart-requested'; readonly expectedVersion?: number; readonly runningExecutions?: number }
   | {
       readonly type: 'subflow-ended';
       readonly taskRunId: string;

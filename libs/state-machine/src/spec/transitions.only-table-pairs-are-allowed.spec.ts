@@ -41,6 +41,8 @@ describe('transition tables', () => {
   it('holds the core of FLOWS.md', () => {
     expect(EXECUTION_TRANSITIONS.CREATED).toEqual(expect.arrayContaining(['QUEUED', 'RUNNING', 'CANCELLED', 'FAILED']));
     expect(EXECUTION_TRANSITIONS.KILLING).toEqual(['KILLED']);
+    // A restart goes through the flow's concurrency limit as a new execution does.
+    expect(EXECUTION_TRANSITIONS.RESTARTED).toEqual(expect.arrayContaining(['RUNNING', 'QUEUED', 'CANCELLED', 'FAILED']));
     expect(TASK_RUN_TRANSITIONS.RESUBMITTED).toEqual(expect.arrayContaining(['SUBMITTED', 'FAILED']));
     expect(TASK_RUN_TRANSITIONS.FAILED).toContain('RETRYING');
     expect(TASK_RUN_TRANSITIONS.RETRYING).toEqual(expect.arrayContaining(['SUBMITTED', 'RETRIED']));

@@ -15,6 +15,7 @@ import { parseFlow, type ExecutionRecord, type Flow, type FlowRevisionRecord, ty
 import type { QueuePort } from '@lanner/queue';
 import { AlreadyExists, ConcurrentModification, FlowNotFound, NotFound, type Repositories } from '@lanner/repository';
 import {
+  acceptsRestart,
   createExecution,
   executionFromData,
   IllegalTransition,
@@ -190,6 +191,7 @@ export class ExecutionProcessor {
    * when there is nothing to apply.
    */
   private async firstEvent(message: ExecutorEvent, unit: Unit): Promise<ExecutionEvent | undefined> {
+    if (message.type === 'execution.restart') return this.restartEvent(message, unit);
     const startRequest = message.type === 'execution.created' || (message.type === 'timer.fired' && isExecutionStartTimer(message.payload.timerId));
     if (!startRequest) return toExecutionEvent(message);
     const state = unit.current.state;
@@ -206,6 +208,30 @@ export class ExecutionProcessor {
     });
     if (state === 'QUEUED') return admitted ? { type: 'concurrency-slot-freed' } : undefined;
     return { type: 'created', runningExecutions: admitted ? 0 : concurrency.limit };
+  }
+
+  /**
+   * A restart under a flow concurrency limit asks for a slot as a new execution
+   * does (same admission, same lock and count), so a restarted execution never
+   * runs beside the limit's worth of others: refused, the state machine queues,
+   * cancels or fails it per `behavior`. A restart that does not apply (not ended,
+   * or a late duplicate) goes to the state machine as it is, which ignores it,
+   * and never touches a slot.
+   */
+  private async restartEvent(message: Extract<ExecutorEvent, { type: 'execution.restart' }>, unit: Unit): Promise<ExecutionEvent> {
+    const expectedVersion = message.payload.expectedVersion;
+    const event: ExecutionEvent = { type: 'restart-requested', ...(expectedVersion !== undefined ? { expectedVersion } : {}) };
+    const concurrency = unit.flow.concurrency;
+    if (concurrency === undefined || !acceptsRestart(unit.current, expectedVersion)) return event;
+    const admitted = await this.repositories.executions.admitRestartUnderConcurrencyLimit(unit.tenantId, {
+      namespace: unit.current.namespace,
+      flowId: unit.current.flowId,
+      executionId: unit.current.id,
+      limit: concurrency.limit,
+      queueWhenFull: concurrency.behavior === 'QUEUE',
+      at: new Date(this.clock()),
+    });
+    return { ...event, runningExecutions: admitted ? 0 : concurrency.limit };
   }
 
   private async parentRef(tenantId: string, parentExecutionId: string, parentTaskRunId: string): Promise<ParentExecutionRef> {

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { encodeQueueMessage, executorEventCodec, jobMessageId, QUEUE_HEADERS, QUEUE_SCHEMA_VERSIONS, type EncodedQueueMessage } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { executionFromData, type ExecutionData } from '@lanner/state-machine';
+import { executionFromData, isTerminal, type ExecutionData } from '@lanner/state-machine';
 
 /** Who lost the job, as the task run's attempt history shows it. */
 const LOST_BY = 'restart';
@@ -13,7 +13,10 @@ const LOST_BY = 'restart';
  * queue of standalone): an execution the API created but the executor never
  * started gets its `execution.created` again, and every job that was queued or
  * running gets `task-run.worker-lost`, which puts it back on its queue with a new
- * attempt (the worker died with the process). Timers need nothing: they are rows.
+ * attempt (the worker died with the process). A restart whose concurrency
+ * admission was recorded but whose state was not gets its `execution.restart`
+ * again, so its slot is never held by an execution that does not run. Timers
+ * need nothing: they are rows.
  *
  * Never for Kafka: its messages survive a restart, and a job still waiting in its
  * topic would then run twice.
@@ -70,6 +73,19 @@ export class PendingWork {
     const execution = executionFromData(stateData as unknown as ExecutionData);
     // Waiting for a concurrency slot: asked again, it starts if one is free (the end that freed it may be lost).
     if (execution.state === 'QUEUED') return [created()];
+    // Ended, yet its row holds or waits for a slot: a restart was admitted, then lost before its state was stored.
+    // Asked again (at the version the requester saw, which the admission left unchanged), it runs or waits as admitted.
+    if (isTerminal(execution.state)) {
+      return [
+        encodeQueueMessage(executorEventCodec, {
+          schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.restart'],
+          messageId: `${executionId}:restart:${record.version}`,
+          type: 'execution.restart',
+          occurredAt,
+          payload: { tenantId, executionId, expectedVersion: record.version },
+        }),
+      ];
+    }
     const messages: EncodedQueueMessage[] = [];
     execution.liveTaskRuns.forEach((_, taskRunId) => {
       const run = execution.taskRuns.get(taskRunId);
