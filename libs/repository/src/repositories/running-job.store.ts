@@ -10,6 +10,11 @@ interface JobKey {
 
 const keyOf = (job: JobKey): string => `${job.attempt}:${job.taskRunId}`;
 
+/** A job as its worker-queue message names it: the tenant, the task run and the attempt. */
+export interface TenantJobKey extends JobKey {
+  readonly tenantId: string;
+}
+
 /**
  * The durable running-job store: a controller records a job here before it
  * sends it to a worker and removes it when the result is recorded. Unique on
@@ -23,6 +28,7 @@ const keyOf = (job: JobKey): string => `${job.attempt}:${job.taskRunId}`;
 export class RunningJobStore {
   private readonly inserts = new BatchedCalls<RunningJobRecord, boolean>((jobs) => this.insertAll(jobs));
   private readonly removals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys));
+  private readonly killChecks = new BatchedCalls<TenantJobKey, boolean>((keys) => this.killedAll(keys));
 
   constructor(private readonly db: Db) {}
 
@@ -34,6 +40,28 @@ export class RunningJobStore {
   /** True if it was there. */
   remove(taskRunId: string, attempt: number): Promise<boolean> {
     return this.removals.call({ taskRunId, attempt });
+  }
+
+  /**
+   * Whether the executor recorded this attempt of the task run as KILLED (its
+   * task_run_attempts row, under the job's tenant): such a job must never be
+   * sent to a worker, even by a controller that did not read the kill's
+   * broadcast. False when the attempt is not recorded (yet) or in any other
+   * state. Concurrent checks share one statement.
+   */
+  isAttemptKilled(job: TenantJobKey): Promise<boolean> {
+    return this.killChecks.call({ tenantId: job.tenantId, taskRunId: job.taskRunId, attempt: job.attempt });
+  }
+
+  private async killedAll(keys: readonly TenantJobKey[]): Promise<boolean[]> {
+    const triples = Prisma.join(keys.map((key) => Prisma.sql`(${key.tenantId}, ${key.taskRunId}, ${key.attempt}::int)`));
+    const killed = await this.db.$queryRaw<{ tenant_id: string; task_run_id: string; attempt: number }[]>`
+      SELECT t.tenant_id, a.task_run_id, a.attempt
+      FROM task_run_attempts a
+      JOIN task_runs t ON t.id = a.task_run_id
+      WHERE a.state = 'KILLED' AND (t.tenant_id, a.task_run_id, a.attempt) IN (${triples})`;
+    const found = new Set(killed.map((row) => `${row.tenant_id}\u0000${keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })}`));
+    return keys.map((key) => found.has(`${key.tenantId}\u0000${keyOf(key)}`));
   }
 
   private async insertAll(jobs: readonly RunningJobRecord[]): Promise<boolean[]> {

@@ -22,7 +22,17 @@ export class BroadcastFollower {
     private readonly killedJobs: KilledJobs,
   ) {}
 
+  /**
+   * This controller's broadcast consumer is in its group: kills published from
+   * now on are read here, so only jobs queued before need the execution store's word.
+   */
+  following(at = Date.now()): void {
+    this.killedJobs.followingKills(at);
+  }
+
   async handle(message: QueueMessage): Promise<void> {
+    // A message read proves the consumer follows the topic (a safe, later bound when `following` was not called).
+    this.killedJobs.followingKills();
     let broadcast: BroadcastMessage;
     try {
       broadcast = decodeQueueMessage(broadcastCodec, message.value);

@@ -1,5 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { jobMessageId, type WorkerJobMessage } from '@lanner/frames';
+import type { Repositories } from '@lanner/repository';
+import { REPOSITORIES } from '@lanner/runtime';
 import { FrameRelay } from './frame-relay';
 
 /**
@@ -79,6 +81,28 @@ export class KilledJobMemory {
   }
 }
 
+/**
+ * How far the executor's clock (a job's `occurredAt`) may run ahead of this
+ * controller's: a job stamped up to this long after this controller began
+ * following kills is still checked against the execution store.
+ */
+export const KILL_CHECK_CLOCK_MARGIN_MS = 60_000;
+
+/**
+ * Whether a job's kill may have been broadcast before this controller read
+ * broadcasts (a controller's broadcast group starts at the end of the topic,
+ * so a kill published earlier never reaches it): true for a job queued before
+ * `followingSince` (with the clock margin), for every job while broadcasts are
+ * not followed yet (`followingSince` undefined), and for a job whose
+ * `occurredAt` cannot be read. A kill always comes after its job was queued,
+ * so a job queued later has its kill, if any, read from the broadcast. Pure.
+ */
+export function mayHaveMissedKill(occurredAt: string, followingSince: number | undefined, marginMs = KILL_CHECK_CLOCK_MARGIN_MS): boolean {
+  if (followingSince === undefined) return true;
+  const queuedAt = Date.parse(occurredAt);
+  return Number.isNaN(queuedAt) || queuedAt < followingSince + marginMs;
+}
+
 /** Why a job taken from its topic is not sent to any worker, and the outcome reported for it. */
 export type EndedJob =
   | { readonly outcome: 'KILLED'; readonly errorMessage: string }
@@ -107,13 +131,34 @@ export function endedJob(job: WorkerJobMessage, memory: KilledJobMemory, now: nu
  * or FAILED with the deadline, as a worker would report it), so the task run
  * ends even when the executor did not end it already. A kill read after its
  * job was sent reaches the worker as a Kill frame instead (BroadcastFollower).
+ *
+ * Kills survive a controller restart: a job queued before this controller
+ * followed broadcasts (`mayHaveMissedKill`) is also checked against the
+ * execution store, where the executor records the killed attempt (KILLED) when
+ * it broadcasts the kill. That costs one indexed lookup per such job (shared
+ * by concurrent jobs) and nothing at start, holds for any number of
+ * controllers, and covers kills made while no controller ran.
  */
 @Injectable()
 export class KilledJobs {
   private readonly logger = new Logger(KilledJobs.name);
   readonly memory = new KilledJobMemory();
+  /** When this controller began reading `lanner.broadcast` (from its end); undefined until then. */
+  private followingSince: number | undefined;
 
-  constructor(private readonly relay: FrameRelay) {}
+  constructor(
+    private readonly relay: FrameRelay,
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+  ) {}
+
+  /**
+   * The broadcast consumer of this controller is in its group: every kill
+   * published from now on is read. Jobs queued before (with the clock margin)
+   * are still checked against the execution store.
+   */
+  followingKills(at = Date.now()): void {
+    this.followingSince ??= at;
+  }
 
   /** A `broadcast.kill` was read; `sent`: a worker here holds the job and got a Kill frame. */
   killed(taskRunId: string, attempt: number, reason: string, sent: boolean): void {
@@ -130,9 +175,16 @@ export class KilledJobs {
    * failed publish throws, so the job stays uncommitted and comes back).
    */
   async dropIfEnded(job: WorkerJobMessage, queueId: string): Promise<boolean> {
+    const { taskRunId, attempt, executionId, tenantId } = job.payload;
+    const unknownKill = this.memory.killReason(taskRunId, attempt, Date.now()) === undefined;
+    // A failed lookup throws: the job stays uncommitted and comes back, it is never sent unchecked.
+    if (unknownKill && mayHaveMissedKill(job.occurredAt, this.followingSince) && (await this.repositories.runningJobs.isAttemptKilled({ tenantId, taskRunId, attempt }))) {
+      // Remembered like a broadcast kill: a redelivery is refused without asking the store again.
+      this.memory.remember(taskRunId, attempt, '', Date.now());
+      this.logger.log({ taskRunId, attempt, executionId, queue: queueId }, 'kill of a queued job found in the execution store');
+    }
     const ended = endedJob(job, this.memory, Date.now());
     if (ended === undefined) return false;
-    const { taskRunId, attempt, executionId } = job.payload;
     await this.relay.jobRefused(job, ended.errorMessage, ended.outcome);
     this.logger.log(
       { taskRunId, attempt, executionId, queue: queueId, outcome: ended.outcome },

@@ -3,8 +3,18 @@ import { jobMessageId } from '@lanner/frames';
 import type { Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { CONTROLLER_SETTINGS, ControllerIdentity, DEFAULT_LEDGER_RECONCILE_INTERVAL_MS, type ControllerSettings } from './controller-settings';
+import { FrameRelay } from './frame-relay';
 import { KilledJobs } from './killed-jobs';
+import { heldJobOfRow, UnreportedLostJobs, type RunningJobOfController } from './unreported-lost-jobs';
 import { WorkerFleet, type HeldJob, type WorkerSession } from './worker-fleet';
+import { ADOPTION_GRACE_MS, WorkerStreams } from './worker-streams';
+
+/**
+ * How long a row of this controller must stay without a stream here holding it
+ * before it is reported lost again: beyond the adoption grace, so the ended
+ * stream's own check (and any adoption) goes first.
+ */
+export const UNHELD_ROW_QUIET_MS = ADOPTION_GRACE_MS + 5_000;
 
 /** A job one of this controller's workers held when the reconciliation began. */
 export interface HeldJobOfWorker {
@@ -34,14 +44,17 @@ export function staleHeldJobs(held: readonly HeldJobOfWorker[], rows: readonly R
  * controller's workers hold with its rows of the running-job store (one query)
  * and frees the ledger slot of each held job whose row is gone, so no slot
  * leaks (WORKERS.md, "The ledger never leaks a slot"). Rows without a holder
- * here are left to the result path and the liveness coordinator. The same
- * pass sends the Kill frame of a held job killed before it was sent.
+ * here are reported lost again once no stream here has held them for
+ * UNHELD_ROW_QUIET_MS (a lost report whose publish failed put its row back,
+ * and the liveness coordinator only answers for controllers that are gone).
+ * The same pass sends the Kill frame of a held job killed before it was sent.
  */
 @Injectable()
 export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LedgerReconciler.name);
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private readonly unreported = new UnreportedLostJobs(UNHELD_ROW_QUIET_MS);
 
   constructor(
     @Inject(CONTROLLER_SETTINGS) private readonly settings: ControllerSettings,
@@ -49,6 +62,8 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
     private readonly identity: ControllerIdentity,
     private readonly fleet: WorkerFleet,
     private readonly killedJobs: KilledJobs,
+    private readonly streams: WorkerStreams,
+    private readonly relay: FrameRelay,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -76,8 +91,8 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
   async reconcile(): Promise<number> {
     const held: HeldJobOfWorker[] = [];
     for (const session of this.fleet.all()) for (const job of session.held.values()) held.push({ session, job });
-    if (held.length === 0) return 0;
     this.sendLateKills(held);
+    // Read even with no held job: rows without a stream here are what the lost-report retry looks for.
     const rows = await this.repositories.runningJobs.listHeldByController(this.identity.id);
     let freed = 0;
     for (const { session, job } of staleHeldJobs(held, rows)) {
@@ -90,7 +105,45 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
         'held job has no running-job row any more: its slot is freed',
       );
     }
+    const heldKeys = new Set(held.map(({ job }) => jobMessageId(job.taskRunId, job.attempt)));
+    for (const row of this.unreported.due(rows, heldKeys, Date.now())) {
+      if (this.streams.isClosing) break;
+      // In the job's turn: an adoption of it on this controller and this report never interleave.
+      await this.streams.inTurn(jobMessageId(row.taskRunId, row.attempt), () => this.reportLostAgain(row)).catch((error: unknown) =>
+        this.logger.error(
+          { workerId: row.workerId, taskRunId: row.taskRunId, attempt: row.attempt, error: errorText(error) },
+          'could not report a lost job; the next reconciliation tries again',
+        ),
+      );
+    }
     return freed;
+  }
+
+  /**
+   * Reports a job lost whose row this controller still holds for a worker no
+   * stream here holds it for: one conditional DELETE for that holder, then
+   * `task-run.worker-lost`; if that publish fails the row is put back and the
+   * next pass tries again. Call within the job's turn.
+   */
+  private async reportLostAgain(listed: RunningJobOfController): Promise<void> {
+    const { taskRunId, attempt, workerId } = listed;
+    // Adopted since the rows were read.
+    if (this.fleet.holderOf(taskRunId, attempt)) return;
+    const store = this.repositories.runningJobs;
+    const holder = { workerId, controllerInstanceId: this.identity.id };
+    const row = await store.get(taskRunId, attempt);
+    if (row === null || row.workerId !== workerId || row.controllerInstanceId !== this.identity.id) return;
+    if (!(await store.removeIfHeldBy(taskRunId, attempt, holder))) return;
+    const job = heldJobOfRow(row);
+    try {
+      await this.relay.workerLost(workerId, job, `worker ${workerId} lost: its stream ended and no stream took the job back`);
+    } catch (error) {
+      await store.insert(row).catch((restoreError: unknown) =>
+        this.logger.error({ workerId, taskRunId, attempt, error: errorText(restoreError) }, 'could not keep the record of an unreported lost job'),
+      );
+      throw error;
+    }
+    this.logger.warn({ workerId, taskRunId, attempt, executionId: job.executionId, queue: job.workerQueueId }, 'lost job reported: no stream here held it after its stream ended');
   }
 
   /**
@@ -106,4 +159,8 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
       this.logger.log({ taskRunId: job.taskRunId, attempt: job.attempt, executionId: job.executionId, workerId: session.workerId }, 'kill sent to worker: its job was sent after the kill was read');
     }
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -103,7 +103,11 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
           handler: (message) => this.broadcastFollower.handle(message),
         });
         if (this.stopping.signal.aborted) await this.broadcasts.close();
-        else this.logger.log({ controllerId: this.identity.id }, 'following broadcasts');
+        else {
+          // Kills published from now on reach this controller; jobs queued before are checked against the store.
+          this.broadcastFollower.following();
+          this.logger.log({ controllerId: this.identity.id }, 'following broadcasts');
+        }
         return;
       } catch (error) {
         this.logger.warn(
