@@ -400,14 +400,16 @@ function takenLatencySummary(before: Map<number, number> | undefined, after: Map
   };
 }
 
-/** V8 heap in use, from the role's /metrics (prom-client default metrics). */
-async function heapUsedKb(role: RoleChild): Promise<number | undefined> {
+/** V8 heap in use, from the role's /metrics (prom-client default metrics), and how long that scrape took (ms). */
+async function heapUsedKb(role: RoleChild): Promise<{ kb: number | undefined; scrapeMs: number | undefined }> {
   try {
+    const startedAt = performance.now();
     const text = await (await fetch(`http://127.0.0.1:${role.httpPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    const scrapeMs = round1(performance.now() - startedAt);
     const line = text.split('\n').find((candidate) => /^\w*nodejs_heap_size_used_bytes[{ ]/.test(candidate));
-    return line ? Math.round(Number(line.trim().split(' ').pop()) / 1024) : undefined;
+    return { kb: line ? Math.round(Number(line.trim().split(' ').pop()) / 1024) : undefined, scrapeMs };
   } catch {
-    return undefined;
+    return { kb: undefined, scrapeMs: undefined };
   }
 }
 
@@ -559,19 +561,23 @@ interface MemoryStep {
   readonly controllerCpuPercentIdle: number;
   readonly loadCpuPercentIdle: number;
   readonly connectSeconds: number;
+  /** Median time of a GET /metrics of the controller at this size (a Prometheus scrape pauses dispatch that long). */
+  readonly metricsScrapeMs: number | undefined;
 }
 
 /** Median of a few readings, `everyMs` apart, of the controller's RSS and heap. */
-async function sampleController(controller: RoleChild, pid: number, samples = 5, everyMs = 500): Promise<{ rssKb: number; heapUsedKb: number | undefined }> {
+async function sampleController(controller: RoleChild, pid: number, samples = 5, everyMs = 500): Promise<{ rssKb: number; heapUsedKb: number | undefined; scrapeMs: number | undefined }> {
   const rss: number[] = [];
   const heap: number[] = [];
+  const scrapes: number[] = [];
   for (let i = 0; i < samples; i++) {
     rss.push(rssKb(pid));
     const used = await heapUsedKb(controller);
-    if (used !== undefined) heap.push(used);
+    if (used.kb !== undefined) heap.push(used.kb);
+    if (used.scrapeMs !== undefined) scrapes.push(used.scrapeMs);
     await pause(everyMs);
   }
-  return { rssKb: median(rss), heapUsedKb: heap.length > 0 ? median(heap) : undefined };
+  return { rssKb: median(rss), heapUsedKb: heap.length > 0 ? median(heap) : undefined, scrapeMs: scrapes.length > 0 ? median(scrapes) : undefined };
 }
 
 interface DispatchResult {
@@ -1057,11 +1063,12 @@ async function main(): Promise<void> {
       controllerCpuPercentIdle: round1(cpuPercent(idleTicks, cpuTicks(controllerPid), idleMs)),
       loadCpuPercentIdle: round1(cpuPercent(loadIdle.cpuTicks, loadNow.cpuTicks, idleMs)),
       connectSeconds: round1(connectSeconds),
+      metricsScrapeMs: sample.scrapeMs,
     };
     memory.push(entry);
     log(
       `${step} idle streams (up in ${entry.connectSeconds} s): controller RSS ${entry.controllerRssKb} KB = ${entry.kbPerStreamRss} KB per stream over the warm baseline (${entry.kbPerStreamRssFromEmpty} from empty), ` +
-        `heap ${entry.kbPerStreamHeap ?? '?'} KB/stream; controller CPU idle ${entry.controllerCpuPercentIdle}%; load process RSS ${entry.loadRssKb} KB, CPU ${entry.loadCpuPercentIdle}%`,
+        `heap ${entry.kbPerStreamHeap ?? '?'} KB/stream; GET /metrics ${entry.metricsScrapeMs ?? '?'} ms; controller CPU idle ${entry.controllerCpuPercentIdle}%; load process RSS ${entry.loadRssKb} KB, CPU ${entry.loadCpuPercentIdle}%`,
     );
     if (loadNow.ended > 0) log(`  ${loadNow.ended} stream(s) ended: ${JSON.stringify(loadNow.endReasons)}`);
     if (loadNow.connectRetries > 0) log(`  ${loadNow.connectRetries} connect attempt(s) failed before a Welcome and were retried: ${JSON.stringify(loadNow.connectRetryReasons)}`);
@@ -1135,13 +1142,13 @@ async function main(): Promise<void> {
 function printTable(memory: readonly MemoryStep[], dispatches: readonly DispatchResult[], reconfig: readonly ReconfigRound[], emptyRssKb: number, warm: number, warmRssKb: number): void {
   const rows: string[] = [];
   rows.push('');
-  rows.push(`| idle streams | controller RSS | KB/stream (RSS, over ${warm} warm) | KB/stream (heap) | KB/stream (RSS, from empty) | controller CPU idle | load RSS | load CPU idle | connect time |`);
-  rows.push(`| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
-  rows.push(`| 0 | ${Math.round(emptyRssKb / 1024)} MB | | | | | | | |`);
-  if (warm > 0) rows.push(`| ${warm} | ${Math.round(warmRssKb / 1024)} MB | | | | | | | |`);
+  rows.push(`| idle streams | controller RSS | KB/stream (RSS, over ${warm} warm) | KB/stream (heap) | KB/stream (RSS, from empty) | controller CPU idle | load RSS | load CPU idle | connect time | GET /metrics |`);
+  rows.push(`| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
+  rows.push(`| 0 | ${Math.round(emptyRssKb / 1024)} MB | | | | | | | | |`);
+  if (warm > 0) rows.push(`| ${warm} | ${Math.round(warmRssKb / 1024)} MB | | | | | | | | |`);
   for (const step of memory) {
     rows.push(
-      `| ${step.workers} | ${Math.round(step.controllerRssKb / 1024)} MB | ${step.kbPerStreamRss} | ${step.kbPerStreamHeap ?? '?'} | ${step.kbPerStreamRssFromEmpty} | ${step.controllerCpuPercentIdle}% | ${Math.round(step.loadRssKb / 1024)} MB | ${step.loadCpuPercentIdle}% | ${step.connectSeconds} s |`,
+      `| ${step.workers} | ${Math.round(step.controllerRssKb / 1024)} MB | ${step.kbPerStreamRss} | ${step.kbPerStreamHeap ?? '?'} | ${step.kbPerStreamRssFromEmpty} | ${step.controllerCpuPercentIdle}% | ${Math.round(step.loadRssKb / 1024)} MB | ${step.loadCpuPercentIdle}% | ${step.connectSeconds} s | ${step.metricsScrapeMs ?? '?'} ms |`,
     );
   }
   rows.push('');

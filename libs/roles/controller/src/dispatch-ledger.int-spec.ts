@@ -56,6 +56,13 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
   return metricSample(await (await fetch(`http://127.0.0.1:${controller.httpPort}/metrics`)).text(), name, labels);
 }
 
+/** `waiting` of the queue in the capacity the controller wrote to the live worker registry for the one connected worker. */
+async function registryWaiting(queueId: string): Promise<number | undefined> {
+  const [row] = await repositories.connectedWorkers.listLive(new Date(Date.now() - 15_000));
+  const capacity = row?.capacity as { subscriptions?: { workerQueueId: string; waiting: number }[] } | null | undefined;
+  return capacity?.subscriptions?.find((subscription) => subscription.workerQueueId === queueId)?.waiting;
+}
+
 // --- the spec's worker -----------------------------------------------------------
 
 class SpecWorker extends FakeWorker {
@@ -173,6 +180,8 @@ describe('controller: dispatch under the worker capacity ledger', () => {
       (await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: urgent })) === 2 ? true : undefined,
     );
     expect((await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: bulk })) ?? 0).toBeGreaterThan(0);
+    // The live worker registry (read by the API's capacity endpoint) shows them too, within its full-check period.
+    await eventually('the registry row to show both urgent jobs waiting', async () => ((await registryWaiting(urgent)) === 2 ? true : undefined));
 
     // Two credits: bulk could borrow urgent's idle reserved slots, and its jobs waited longer, but urgent's floor comes first.
     worker.credit(2);
@@ -183,6 +192,7 @@ describe('controller: dispatch under the worker capacity ledger', () => {
     expect(jobs.slice(0, 2).map(queueOf)).toEqual([bulk, bulk]);
     expect(jobs.slice(2).map(queueOf)).toEqual([urgent, urgent]);
     expect(jobs.slice(2).map((job) => job.taskRunId).sort()).toEqual([...urgentJobs].sort());
+    await eventually('the registry row to show nothing of urgent waiting', async () => ((await registryWaiting(urgent)) === 0 ? true : undefined));
     expect(await metric('lanner_controller_worker_slots_used', { worker_queue: urgent })).toBe(2);
     expect(await metric('lanner_controller_worker_slots_used', { worker_queue: bulk })).toBe(2);
     expect(await metric('lanner_controller_worker_slots_reserved', { worker_queue: urgent })).toBe(2);
@@ -204,6 +214,8 @@ describe('controller: dispatch under the worker capacity ledger', () => {
     await eventually('the late urgent job waiting', async () =>
       (await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: urgent })) === 1 ? true : undefined,
     );
+    // Nothing else about the worker changed since its last row write: only the registry's periodic check can carry this.
+    await eventually('the registry row to show the late urgent job waiting', async () => ((await registryWaiting(urgent)) === 1 ? true : undefined));
     worker.complete(worker.jobs()[0]);
     const seventh = await eventually('a seventh job', () => worker.jobs()[6]);
     expect(seventh.taskRunId).toBe(late);

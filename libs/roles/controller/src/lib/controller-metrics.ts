@@ -18,6 +18,7 @@ export class ControllerMetrics {
   private readonly dispatchedJobs: Counter<SlotLabels>;
   private readonly completedJobs: Counter<SlotLabels | 'state'>;
   private readonly latency: Histogram<SlotLabels | 'since'>;
+  private slotCache: SlotEntry[] | undefined;
 
   constructor(
     registry: MetricsRegistry,
@@ -31,7 +32,7 @@ export class ControllerMetrics {
         collect: () => {
           const gauge = registry.registry.getSingleMetric(name) as Gauge<SlotLabels>;
           gauge.reset();
-          for (const [labels, figures] of this.slotFigures()) gauge.set(labels, pick(figures));
+          for (const { labels, figures } of this.slotFiguresOfScrape()) gauge.set(labels, pick(figures));
         },
       });
     slotGauge('lanner_controller_worker_slots', 'Slots of the connected workers serving the worker queue (each worker counts all its slots).', (figures) => figures.total);
@@ -56,7 +57,8 @@ export class ControllerMetrics {
       collect: () => {
         const gauge = registry.registry.getSingleMetric('lanner_controller_jobs_waiting_for_slot') as Gauge<'worker_queue'>;
         gauge.reset();
-        const queueIds = new Set(this.fleet.all().flatMap((session) => session.queueIds));
+        const queueIds = new Set<string>();
+        for (const { labels, figures } of this.slotFiguresOfScrape()) if (figures.subscribers > 0) queueIds.add(labels.worker_queue);
         for (const queueId of queueIds) gauge.set({ worker_queue: queueId }, this.fleet.waiting(queueId));
       },
     });
@@ -92,28 +94,57 @@ export class ControllerMetrics {
     this.completedJobs.inc({ worker_group: workerGroupId, worker_queue: queueId, state });
   }
 
-  private slotFigures(): Map<Record<SlotLabels, string>, SlotFigures> {
-    const byKey = new Map<string, { labels: Record<SlotLabels, string>; figures: SlotFigures }>();
+  /**
+   * The slot figures of the scrape under way: prom-client calls the three slot
+   * gauges' `collect` one after the other in the same turn of the event loop, so
+   * the sum of every subscription of thousands of workers is made once per scrape,
+   * not three times, and forgotten before anything else runs.
+   */
+  private slotFiguresOfScrape(): SlotEntry[] {
+    if (this.slotCache === undefined) {
+      this.slotCache = this.slotFigures();
+      queueMicrotask(() => (this.slotCache = undefined));
+    }
+    return this.slotCache;
+  }
+
+  private slotFigures(): SlotEntry[] {
+    const entries: SlotEntry[] = [];
+    const byGroup = new Map<string, Map<string, SlotFigures>>();
     for (const session of this.fleet.all()) {
-      // Visited rather than snapshotted: a scrape sums every ledger, thousands of them, three times.
+      let byQueue = byGroup.get(session.workerGroupId);
+      if (!byQueue) byGroup.set(session.workerGroupId, (byQueue = new Map()));
+      const queues = byQueue;
+      const slots = session.ledger.slots;
+      // Visited rather than snapshotted: a scrape sums every ledger, thousands of them.
       session.ledger.forEachSubscription((workerQueueId, subscribed, used, reserved) => {
-        const key = `${session.workerGroupId}\u0000${workerQueueId}`;
-        let entry = byKey.get(key);
-        if (!entry) {
-          entry = { labels: { worker_group: session.workerGroupId, worker_queue: workerQueueId }, figures: { total: 0, used: 0, reserved: 0 } };
-          byKey.set(key, entry);
+        let figures = queues.get(workerQueueId);
+        if (!figures) {
+          figures = { total: 0, used: 0, reserved: 0, subscribers: 0 };
+          queues.set(workerQueueId, figures);
+          entries.push({ labels: { worker_group: session.workerGroupId, worker_queue: workerQueueId }, figures });
         }
-        if (subscribed) entry.figures.total += session.ledger.slots;
-        entry.figures.used += used;
-        entry.figures.reserved += reserved;
+        if (subscribed) {
+          figures.total += slots;
+          figures.subscribers += 1;
+        }
+        figures.used += used;
+        figures.reserved += reserved;
       });
     }
-    return new Map([...byKey.values()].map((entry) => [entry.labels, entry.figures]));
+    return entries;
   }
+}
+
+interface SlotEntry {
+  readonly labels: Record<SlotLabels, string>;
+  readonly figures: SlotFigures;
 }
 
 interface SlotFigures {
   total: number;
   used: number;
   reserved: number;
+  /** Workers subscribed to the queue (a worker whose subscription ended may still hold its jobs). */
+  subscribers: number;
 }

@@ -184,6 +184,15 @@ export class WorkerSession {
     };
   }
 
+  /** The `waiting` figures of `capacitySnapshot`, as a string that changes whenever one of them does. */
+  waitingFigures(): string {
+    const waitingOf = this.waitingOf;
+    if (!waitingOf) return '';
+    let figures = '';
+    for (const workerQueueId of this.queueIds) figures += `${waitingOf(workerQueueId)},`;
+    return figures;
+  }
+
   private releaseSlotOf(job: HeldJob): boolean {
     if (job.lease === undefined) return false;
     try {

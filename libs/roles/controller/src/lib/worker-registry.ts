@@ -9,9 +9,9 @@ export const REGISTRY_WRITE_INTERVAL_MS = 1_000;
 /** How often the registry looks for rows whose content changed. */
 const REGISTRY_SCAN_MS = 250;
 /**
- * How often a row is rebuilt even though its fingerprint did not move, which
- * brings figures outside the fingerprint (the jobs waiting on this controller
- * for the worker's queues) up to date without a write per fetch.
+ * How often figures outside the fingerprint (the jobs waiting on this
+ * controller for the worker's queues) are compared, so they reach the row
+ * without a write per fetch; the row is rebuilt only when they moved.
  */
 export const REGISTRY_FULL_CHECK_MS = 5_000;
 /** Row writes in flight at once, so thousands of streams never take every database connection. */
@@ -26,8 +26,10 @@ class Entry {
   /** The cheap fingerprint when the row was last built; the full row is only built when it changes. */
   seen: string | undefined;
   writtenAt = 0;
-  /** When the full row was last built and compared (written or not). */
+  /** When the full row was last built and compared (written or not), or its slow figures found unchanged. */
   checkedAt = 0;
+  /** The slow figures when the row was last built. */
+  slowSeen: string | undefined;
   forgotten = false;
   /** Writes and the final removal of one row run one after the other, never out of order. */
   chain: Promise<void> = Promise.resolve();
@@ -35,6 +37,7 @@ class Entry {
   constructor(
     readonly describe: () => RegistryRow,
     readonly fingerprint: () => string,
+    readonly slowFigures: () => string,
   ) {}
 }
 
@@ -83,11 +86,13 @@ export class WorkerRegistry {
 
   /**
    * A welcomed stream: its row is written now. `fingerprint` must change
-   * whenever the row would (it is read for every stream several times a
-   * second, so it must be far cheaper than `describe`).
+   * whenever the row would, except for figures that move with every fetch
+   * (it is read for every stream several times a second, so it must be far
+   * cheaper than `describe`); `slowFigures` must change when those do, and is
+   * read every REGISTRY_FULL_CHECK_MS.
    */
-  track(describe: () => RegistryRow, fingerprint: () => string): { forget: () => Promise<void>; written: Promise<void> } {
-    const entry = new Entry(describe, fingerprint);
+  track(describe: () => RegistryRow, fingerprint: () => string, slowFigures: () => string): { forget: () => Promise<void>; written: Promise<void> } {
+    const entry = new Entry(describe, fingerprint, slowFigures);
     const { workerId } = describe();
     const previous = this.newest.get(workerId);
     if (previous) entry.chain = previous.chain;
@@ -134,6 +139,7 @@ export class WorkerRegistry {
     entry.chain = entry.chain.then(async () => {
       if (entry.forgotten) return;
       const seen = entry.fingerprint();
+      entry.slowSeen = entry.slowFigures();
       const row = entry.describe();
       const content = JSON.stringify(row);
       entry.checkedAt = Date.now();
@@ -184,7 +190,9 @@ export class WorkerRegistry {
         if (entry.written === undefined || entry.fingerprint() !== entry.seen) due.push(entry);
         else if (now - entry.checkedAt >= REGISTRY_FULL_CHECK_MS && fullChecks > 0) {
           fullChecks -= 1;
-          due.push(entry);
+          // An idle worker's figures rarely move: comparing them costs far less than rebuilding its row.
+          if (entry.slowFigures() === entry.slowSeen) entry.checkedAt = now;
+          else due.push(entry);
         }
       }
       await Promise.all(due.map((entry) => this.write(entry)));

@@ -455,7 +455,7 @@ class WorkerConversation {
       capacity: session.capacitySnapshot() as unknown as StoredJson,
       labels: session.labels as StoredJson,
       connectedAt: session.connectedAt,
-    }), () => this.registryFingerprint(session));
+    }), () => this.registryFingerprint(session), () => session.waitingFigures());
     this.scheduleRecycling();
     this.logger.log(
       {
