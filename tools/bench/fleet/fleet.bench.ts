@@ -369,12 +369,12 @@ async function eventLoopLag(role: RoleChild): Promise<{ p99Ms?: number; maxMs?: 
  * topic -> Job frame written), cumulative counts per bucket bound in seconds,
  * summed over every worker group and queue.
  */
-async function takenLatencyBuckets(role: RoleChild): Promise<Map<number, number> | undefined> {
+async function takenLatencyBuckets(role: RoleChild, since: 'taken' | 'queued' = 'taken'): Promise<Map<number, number> | undefined> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${role.httpPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
     const buckets = new Map<number, number>();
     for (const line of text.split('\n')) {
-      if (!line.startsWith('lanner_controller_dispatch_latency_seconds_bucket{') || !line.includes('since="taken"')) continue;
+      if (!line.startsWith('lanner_controller_dispatch_latency_seconds_bucket{') || !line.includes(`since="${since}"`)) continue;
       const bound = /le="([^"]+)"/.exec(line)?.[1];
       if (bound === undefined) continue;
       const le = bound === '+Inf' ? Number.POSITIVE_INFINITY : Number(bound);
@@ -599,6 +599,9 @@ interface DispatchResult {
   readonly p99AfterFirst5sMs: number;
   readonly controllerCpuPercent: number;
   readonly loadCpuPercent: number;
+  /** The load process's own event-loop delay over the phase: how late it may have read a Job frame. */
+  readonly loadEventLoopDelayP99Ms: number;
+  readonly loadEventLoopDelayMaxMs: number;
   readonly controllerRssKbAfter: number;
   /** ms per wall second the controller's event-loop thread waited for a CPU (schedstat). */
   readonly controllerRunQueueWaitMsPerSecond: number;
@@ -609,6 +612,9 @@ interface DispatchResult {
   readonly controllerTakenToSentWithin25MsPercent?: number;
   /** ...and the histogram bucket bound (ms) under which 99 % of the phase's jobs were sent. */
   readonly controllerTakenToSentP99AtMostMs?: number;
+  /** Published (the job message's time) -> Job frame written, from the controller's histogram (since="queued"): Kafka delivery included, the worker's side not. */
+  readonly controllerPublishedToSentWithin25MsPercent?: number;
+  readonly controllerPublishedToSentP99AtMostMs?: number;
   /** The machine's load average at the start and at the end of the phase. */
   readonly loadAverage: string;
   /** Epoch ms of the phase's first publish and of its end (for the CPU profile). */
@@ -686,6 +692,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const controllerWaitMs = runQueueWaitMs(controllerPid);
   await eventLoopLag(controller); // resets the controller's event-loop histogram
   const takenBefore = await takenLatencyBuckets(controller);
+  const queuedBefore = await takenLatencyBuckets(controller, 'queued');
   const loadAtStart = loadAverage();
   const startedAt = Date.now();
   const total = Math.round(rate * options.duration);
@@ -754,6 +761,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const waitedMsPerSecond = (runQueueWaitMs(controllerPid) - controllerWaitMs) / (wallMs / 1000);
   const lag = await eventLoopLag(controller);
   const taken = takenLatencySummary(takenBefore, await takenLatencyBuckets(controller));
+  const queued = takenLatencySummary(queuedBefore, await takenLatencyBuckets(controller, 'queued'));
   const loadCpu = cpuPercent(before.cpuTicks, after.cpuTicks, wallMs);
   const withLatencies = await load.stats(true);
   const arrival = withLatencies.latenciesMs ?? [];
@@ -782,12 +790,16 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     p99AfterFirst5sMs: round1(percentile(steady, 99)),
     controllerCpuPercent: round1(controllerCpu),
     loadCpuPercent: round1(loadCpu),
+    loadEventLoopDelayP99Ms: after.eventLoopDelayP99Ms,
+    loadEventLoopDelayMaxMs: after.eventLoopDelayMaxMs,
     controllerRssKbAfter: rssKb(controllerPid),
     controllerRunQueueWaitMsPerSecond: round1(waitedMsPerSecond),
     controllerEventLoopLagP99Ms: lag.p99Ms,
     controllerEventLoopLagMaxMs: lag.maxMs,
     controllerTakenToSentWithin25MsPercent: taken.within25MsPercent,
     controllerTakenToSentP99AtMostMs: taken.p99AtMostMs,
+    controllerPublishedToSentWithin25MsPercent: queued.within25MsPercent,
+    controllerPublishedToSentP99AtMostMs: queued.p99AtMostMs,
     loadAverage: `${loadAtStart} -> ${loadAverage()}`,
     windowFromMs: startedAt,
     windowToMs: startedAt + wallMs,
@@ -1084,7 +1096,7 @@ async function main(): Promise<void> {
     log(
       `dispatch: ${dispatch.received}/${dispatch.published} jobs at ${dispatch.achievedRatePerSecond}/s; publish -> Job frame p50 ${dispatch.p50Ms} ms, p95 ${dispatch.p95Ms} ms, ` +
         `p99 ${dispatch.p99Ms} ms (after the first 5 s: ${dispatch.p99AfterFirst5sMs} ms), max ${dispatch.maxMs} ms; controller CPU ${dispatch.controllerCpuPercent}%, load process CPU ${dispatch.loadCpuPercent}%; ` +
-        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
+        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
     );
     await pause(2_000);
   }

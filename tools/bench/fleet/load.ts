@@ -8,6 +8,7 @@
  * Job and ConfigChanged frame arrived. Driven by the bench over IPC
  * (protocol.ts); started by fleet.bench.ts, not by hand.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import {
   frameSizeChannelOptions,
@@ -49,6 +50,9 @@ const endReasons: Record<string, number> = {};
 const streamErrors: Record<string, number> = {};
 let heartbeatIntervalMs: number | undefined;
 let lastConfigChanged: unknown;
+/** How late this process's own event loop ran since the last latency reset: a Job frame is timed only when it is read. */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 
 function count(into: Record<string, number>, key: string): void {
   into[key] = (into[key] ?? 0) + 1;
@@ -239,6 +243,8 @@ function stats(withLatencies: boolean): LoadStats {
     heartbeatIntervalMs,
     rssKb: rssKb(process.pid),
     cpuTicks: cpuTicks(process.pid),
+    eventLoopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e5) / 10,
+    eventLoopDelayMaxMs: Math.round(loopDelay.max / 1e5) / 10,
   };
 }
 
@@ -255,6 +261,7 @@ process.on('message', (message: ToLoad) => {
           return;
         case 'reset-latencies':
           latencies = [];
+          loopDelay.reset();
           return;
         case 'reset-config-changed':
           for (const worker of workers) worker.configChangedAt = undefined;

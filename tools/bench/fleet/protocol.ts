@@ -49,6 +49,9 @@ export interface LoadStats {
   readonly heartbeatIntervalMs: number | undefined;
   readonly rssKb: number;
   readonly cpuTicks: number;
+  /** The load process's own event-loop delay since the last latency reset (p99, max), in ms. */
+  readonly eventLoopDelayP99Ms: number;
+  readonly eventLoopDelayMaxMs: number;
 }
 
 export type FromLoad =
