@@ -86,7 +86,7 @@ export class KilledJobMemory {
  * controller's: a job stamped up to this long after this controller began
  * following kills is still checked against the execution store.
  */
-export const KILL_CHECK_CLOCK_MARGIN_MS = 60_000;
+export const KILL_CHECK_CLOCK_MARGIN_MS = 10_000;
 
 /**
  * Whether a job's kill may have been broadcast before this controller read
