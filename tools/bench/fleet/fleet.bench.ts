@@ -264,6 +264,22 @@ async function withAdmin<T>(serverUrl: string, work: (client: Client) => Promise
   }
 }
 
+/** The bench database's counters (transactions, rows written), to tell how much database work a job costs. */
+async function databaseCounters(): Promise<{ transactions: number; rowsWritten: number } | undefined> {
+  if (!resources.serverUrl) return undefined;
+  try {
+    return await withAdmin(resources.serverUrl, async (client) => {
+      const { rows } = await client.query<{ xact_commit: string; written: string }>(
+        'SELECT xact_commit, tup_inserted + tup_updated + tup_deleted AS written FROM pg_stat_database WHERE datname = $1',
+        [databaseName],
+      );
+      return rows[0] ? { transactions: Number(rows[0].xact_commit), rowsWritten: Number(rows[0].written) } : undefined;
+    });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The consumer groups the run's roles made, all under its namespace. */
 async function deleteConsumerGroups(): Promise<void> {
   const admin = new Kafka({ clientId: `bench-fleet-${run}-admin`, brokers: parseKafkaBrokers(service('KAFKA_BROKERS')), logLevel: logLevel.NOTHING }).admin();
@@ -615,6 +631,8 @@ interface DispatchResult {
   /** Published (the job message's time) -> Job frame written, from the controller's histogram (since="queued"): Kafka delivery included, the worker's side not. */
   readonly controllerPublishedToSentWithin25MsPercent?: number;
   readonly controllerPublishedToSentP99AtMostMs?: number;
+  /** The run's database over the phase (every role's statements; the controller's are most of them): per job received. */
+  readonly database?: { readonly transactionsPerJob: number; readonly rowsWrittenPerJob: number };
   /** The machine's load average at the start and at the end of the phase. */
   readonly loadAverage: string;
   /** Epoch ms of the phase's first publish and of its end (for the CPU profile). */
@@ -691,6 +709,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const controllerTicks = cpuTicks(controllerPid);
   const controllerWaitMs = runQueueWaitMs(controllerPid);
   await eventLoopLag(controller); // resets the controller's event-loop histogram
+  const databaseBefore = await databaseCounters();
   const takenBefore = await takenLatencyBuckets(controller);
   const queuedBefore = await takenLatencyBuckets(controller, 'queued');
   const loadAtStart = loadAverage();
@@ -762,6 +781,17 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const lag = await eventLoopLag(controller);
   const taken = takenLatencySummary(takenBefore, await takenLatencyBuckets(controller));
   const queued = takenLatencySummary(queuedBefore, await takenLatencyBuckets(controller, 'queued'));
+  // PostgreSQL publishes its counters within a second or so of each transaction.
+  await pause(1_000);
+  const databaseAfter = await databaseCounters();
+  const received = after.jobsReceived - before.jobsReceived;
+  const database =
+    databaseBefore && databaseAfter && received > 0
+      ? {
+          transactionsPerJob: round1((databaseAfter.transactions - databaseBefore.transactions) / received),
+          rowsWrittenPerJob: round1((databaseAfter.rowsWritten - databaseBefore.rowsWritten) / received),
+        }
+      : undefined;
   const loadCpu = cpuPercent(before.cpuTicks, after.cpuTicks, wallMs);
   const withLatencies = await load.stats(true);
   const arrival = withLatencies.latenciesMs ?? [];
@@ -800,6 +830,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     controllerTakenToSentP99AtMostMs: taken.p99AtMostMs,
     controllerPublishedToSentWithin25MsPercent: queued.within25MsPercent,
     controllerPublishedToSentP99AtMostMs: queued.p99AtMostMs,
+    database,
     loadAverage: `${loadAtStart} -> ${loadAverage()}`,
     windowFromMs: startedAt,
     windowToMs: startedAt + wallMs,
@@ -1096,7 +1127,7 @@ async function main(): Promise<void> {
     log(
       `dispatch: ${dispatch.received}/${dispatch.published} jobs at ${dispatch.achievedRatePerSecond}/s; publish -> Job frame p50 ${dispatch.p50Ms} ms, p95 ${dispatch.p95Ms} ms, ` +
         `p99 ${dispatch.p99Ms} ms (after the first 5 s: ${dispatch.p99AfterFirst5sMs} ms), max ${dispatch.maxMs} ms; controller CPU ${dispatch.controllerCpuPercent}%, load process CPU ${dispatch.loadCpuPercent}%; ` +
-        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
+        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
     );
     await pause(2_000);
   }
