@@ -26,13 +26,36 @@ describe('connected worker registry', () => {
     const { connectedWorkers } = fixture.repositories;
     await connectedWorkers.upsert(stream('w-1', 'controller-a'), at(0));
     await connectedWorkers.upsert(stream('w-2', 'controller-b'), at(0));
-    expect(await connectedWorkers.touchController('controller-a', at(20))).toBe(1);
+    await connectedWorkers.touchController('controller-a', at(20));
 
     const live = await connectedWorkers.listLive(at(10));
     expect(live.map((worker) => worker.workerId)).toEqual(['w-1']);
     expect(live[0]).toMatchObject({ workerGroupId: 'gpu', slots: 8, queueIds: ['gpu-queue'], capacity: { slots: 8, used: 0 }, labels: { zone: 'eu-1' } });
     expect(await connectedWorkers.purgeStale(at(10))).toBe(1);
     expect((await connectedWorkers.listLive(at(0))).map((worker) => worker.workerId)).toEqual(['w-1']);
+  });
+
+  it("one refresh of a controller keeps every one of its rows live, shows as their heartbeat, and outlives the rows' own write time", async () => {
+    const { connectedWorkers } = fixture.repositories;
+    for (const id of ['w-1', 'w-2', 'w-3']) await connectedWorkers.upsert(stream(id, 'controller-a'), at(0));
+    await connectedWorkers.upsert(stream('w-4', 'controller-b'), at(25));
+    await connectedWorkers.touchController('controller-a', at(20));
+    await connectedWorkers.touchController('controller-a', at(30));
+    await connectedWorkers.touchController('controller-b', at(5));
+
+    const live = await connectedWorkers.listLive(at(15));
+    expect(live.map((worker) => [worker.workerId, worker.heartbeatAt])).toEqual([
+      ['w-1', at(30)],
+      ['w-2', at(30)],
+      ['w-3', at(30)],
+      // Written after its controller's last refresh: its own write time counts.
+      ['w-4', at(25)],
+    ]);
+    // Nothing is purged while its controller refreshes, however old the row's own write.
+    expect(await connectedWorkers.purgeStale(at(15))).toBe(0);
+    expect(await connectedWorkers.listLiveByGroup('gpu', at(26))).toHaveLength(3);
+    expect(await connectedWorkers.purgeStale(at(31))).toBe(4);
+    expect(await connectedWorkers.listLive(at(0))).toEqual([]);
   });
 
   it('replaces a row on reconnect, and a controller removes only rows it still owns', async () => {
@@ -82,10 +105,10 @@ describe('connected worker registry under many concurrent writes (a controller w
   });
 });
 
-describe('connected worker registry: row writes racing the controller-wide refresh', () => {
+describe('connected worker registry: row writes racing the controller refresh', () => {
   const fixture = useTestRepositories();
 
-  it('never deadlocks: batches of row writes in any order and touchController run side by side, all succeed', async () => {
+  it('never deadlocks: batches of row writes in any order and refreshes run side by side, all succeed', async () => {
     const { connectedWorkers } = fixture.repositories;
     const ids = Array.from({ length: 1000 }, (_, index) => `race-${String(index).padStart(4, '0')}`);
     await Promise.all(ids.map((id) => connectedWorkers.upsert(stream(id, 'controller-race', 'race'), at(0))));

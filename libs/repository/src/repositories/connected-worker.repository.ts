@@ -3,7 +3,7 @@ import { BatchedCalls } from '../batched-calls';
 import { Prisma, type ConnectedWorker } from '../generated/prisma/client';
 import { type Db, storedJson } from '../prisma';
 
-/** How often a controller refreshes its rows (touchController). */
+/** How often a controller refreshes its heartbeat, which keeps all its rows live (touchController). */
 export const CONNECTED_WORKER_REFRESH_MS = 3_000;
 /** A row not refreshed for this long belongs to a dead controller: readers pass `now - CONNECTED_WORKER_STALE_MS` as `freshSince`. */
 export const CONNECTED_WORKER_STALE_MS = 15_000;
@@ -36,7 +36,7 @@ export class ConnectedWorkerRepository {
     const latest = new Map<string, { worker: ConnectedWorkerWrite; at: Date }>();
     for (const write of writes) latest.set(write.worker.workerId, write);
     const json = (value: StoredJson | undefined) => (value === undefined || value === null ? null : JSON.stringify(value));
-    // Rows are locked in worker id order, as touchController locks them, so the two never deadlock.
+    // Rows are locked in worker id order, so two batches touching the same workers never deadlock.
     const ordered = [...latest.values()].sort((a, b) => (a.worker.workerId < b.worker.workerId ? -1 : a.worker.workerId > b.worker.workerId ? 1 : 0));
     const rows = ordered.map(
       ({ worker, at }) => Prisma.sql`(
@@ -58,14 +58,16 @@ export class ConnectedWorkerRepository {
         connected_at = EXCLUDED.connected_at, heartbeat_at = EXCLUDED.heartbeat_at`;
   }
 
-  /** Marks every row of the controller as alive at `at` (its periodic refresh). */
-  async touchController(controllerInstanceId: string, at: Date): Promise<number> {
-    // Locks the rows in worker id order, as the batched upserts do, so a refresh and a batch of row writes never deadlock.
-    return this.db.$executeRaw`
-      UPDATE connected_workers SET heartbeat_at = ${at}::timestamptz
-      WHERE worker_id IN (
-        SELECT worker_id FROM connected_workers WHERE controller_instance_id = ${controllerInstanceId}
-        ORDER BY worker_id FOR UPDATE)`;
+  /**
+   * Marks every row of the controller as alive at `at` (its periodic refresh):
+   * one row of `controller_heartbeats`, however many workers it holds.
+   */
+  async touchController(controllerInstanceId: string, at: Date): Promise<void> {
+    await this.db.controllerHeartbeat.upsert({
+      where: { controllerInstanceId },
+      create: { controllerInstanceId, heartbeatAt: at },
+      update: { heartbeatAt: at },
+    });
   }
 
   /** Removes the stream's row, only if this controller still owns it (the worker may have reconnected elsewhere). */
@@ -73,33 +75,53 @@ export class ConnectedWorkerRepository {
     await this.db.connectedWorker.deleteMany({ where: { workerId, controllerInstanceId } });
   }
 
-  /** Removes every row of a controller (at its shutdown). */
+  /** Removes every row of a controller, and its heartbeat (at its shutdown, or once it is known dead). */
   async removeController(controllerInstanceId: string): Promise<void> {
-    await this.db.connectedWorker.deleteMany({ where: { controllerInstanceId } });
+    await this.db.$transaction([
+      this.db.connectedWorker.deleteMany({ where: { controllerInstanceId } }),
+      this.db.controllerHeartbeat.deleteMany({ where: { controllerInstanceId } }),
+    ]);
   }
 
-  /** Every row refreshed at or after `freshSince`, by group then worker id. */
+  /**
+   * Every live row (written, or its controller refreshed, at or after
+   * `freshSince`), by group then worker id; `heartbeatAt` is the later of the two.
+   */
   async listLive(freshSince: Date): Promise<ConnectedWorkerRecord[]> {
+    return this.listLiveWhere({}, freshSince);
+  }
+
+  /** The group's live rows (as `listLive`), by worker id. */
+  async listLiveByGroup(workerGroupId: string, freshSince: Date): Promise<ConnectedWorkerRecord[]> {
+    return this.listLiveWhere({ workerGroupId }, freshSince);
+  }
+
+  /** Deletes rows older than `before` whose controller did not refresh since either (left by dead controllers), and those controllers' heartbeats. */
+  async purgeStale(before: Date): Promise<number> {
+    const alive = await this.freshControllers(before);
+    const { count } = await this.db.connectedWorker.deleteMany({
+      where: { heartbeatAt: { lt: before }, controllerInstanceId: { notIn: [...alive.keys()] } },
+    });
+    await this.db.controllerHeartbeat.deleteMany({ where: { heartbeatAt: { lt: before } } });
+    return count;
+  }
+
+  private async listLiveWhere(where: Prisma.ConnectedWorkerWhereInput, freshSince: Date): Promise<ConnectedWorkerRecord[]> {
+    const alive = await this.freshControllers(freshSince);
     const rows = await this.db.connectedWorker.findMany({
-      where: { heartbeatAt: { gte: freshSince } },
+      where: { ...where, OR: [{ heartbeatAt: { gte: freshSince } }, { controllerInstanceId: { in: [...alive.keys()] } }] },
       orderBy: [{ workerGroupId: 'asc' }, { workerId: 'asc' }],
     });
-    return rows.map(toConnectedWorkerRecord);
-  }
-
-  /** The group's rows refreshed at or after `freshSince`, by worker id. */
-  async listLiveByGroup(workerGroupId: string, freshSince: Date): Promise<ConnectedWorkerRecord[]> {
-    const rows = await this.db.connectedWorker.findMany({
-      where: { workerGroupId, heartbeatAt: { gte: freshSince } },
-      orderBy: { workerId: 'asc' },
+    return rows.map((row) => {
+      const refreshedAt = alive.get(row.controllerInstanceId);
+      return toConnectedWorkerRecord(refreshedAt !== undefined && refreshedAt > row.heartbeatAt ? { ...row, heartbeatAt: refreshedAt } : row);
     });
-    return rows.map(toConnectedWorkerRecord);
   }
 
-  /** Deletes rows older than `before` (left by dead controllers). */
-  async purgeStale(before: Date): Promise<number> {
-    const { count } = await this.db.connectedWorker.deleteMany({ where: { heartbeatAt: { lt: before } } });
-    return count;
+  /** Controllers refreshed at or after `since`, with when. */
+  private async freshControllers(since: Date): Promise<Map<string, Date>> {
+    const rows = await this.db.controllerHeartbeat.findMany({ where: { heartbeatAt: { gte: since } } });
+    return new Map(rows.map((row) => [row.controllerInstanceId, row.heartbeatAt]));
   }
 }
 
