@@ -39,7 +39,7 @@ import { freePort } from '@lanner/testing';
 import { Kafka, logLevel, Partitioners, type Consumer, type Message, type Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { summariseProfile, type ProfileSummary } from './cpu-profile';
-import { cpuPercent, cpuTicks, loadAverage, rssKb, runQueueWaitMs } from './proc';
+import { busyCores, cpuPercent, cpuTicks, loadAverage, machineTicks, rssKb, runQueueWaitMs } from './proc';
 import { PUBLISHED_AT_FIELD, type FromLoad, type LoadSettings, type LoadStats, type ToLoad } from './protocol';
 
 const workspaceRoot = join(__dirname, '..', '..', '..');
@@ -157,6 +157,18 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 function log(line: string): void {
   process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+/** The pid of the Kafka broker the dev services run on this machine, if they do (and KAFKA_BROKERS is not set elsewhere). */
+function localBrokerPid(): number | undefined {
+  if (process.env['KAFKA_BROKERS']?.trim()) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as { services?: Record<string, { handle?: { kind?: string; pid?: number } }> };
+    const handle = state.services?.['kafka']?.handle;
+    return handle?.kind === 'process' && typeof handle.pid === 'number' ? handle.pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** KAFKA_BROKERS / DATABASE_URL from the environment, else from the dev services' state file. */
@@ -615,6 +627,10 @@ interface DispatchResult {
   readonly p99AfterFirst5sMs: number;
   readonly controllerCpuPercent: number;
   readonly loadCpuPercent: number;
+  /** Cores the whole machine kept busy over the phase (every process: the controller, Kafka, PostgreSQL, the load, the bench). */
+  readonly machineBusyCores: number;
+  /** The local Kafka broker's CPU over the phase, when the dev services run it here. */
+  readonly brokerCpuPercent?: number;
   /** The load process's own event-loop delay over the phase: how late it may have read a Job frame. */
   readonly loadEventLoopDelayP99Ms: number;
   readonly loadEventLoopDelayMaxMs: number;
@@ -710,6 +726,9 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const controllerWaitMs = runQueueWaitMs(controllerPid);
   await eventLoopLag(controller); // resets the controller's event-loop histogram
   const databaseBefore = await databaseCounters();
+  const machineBefore = machineTicks();
+  const brokerPid = localBrokerPid();
+  const brokerTicks = brokerPid === undefined ? undefined : cpuTicks(brokerPid);
   const takenBefore = await takenLatencyBuckets(controller);
   const queuedBefore = await takenLatencyBuckets(controller, 'queued');
   const loadAtStart = loadAverage();
@@ -776,6 +795,8 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     after = await load.stats();
   }
   const wallMs = Date.now() - startedAt;
+  const machineCores = busyCores(machineBefore, machineTicks(), cpus().length);
+  const brokerCpu = brokerPid === undefined || brokerTicks === undefined ? undefined : cpuPercent(brokerTicks, cpuTicks(brokerPid), wallMs);
   const controllerCpu = cpuPercent(controllerTicks, cpuTicks(controllerPid), wallMs);
   const waitedMsPerSecond = (runQueueWaitMs(controllerPid) - controllerWaitMs) / (wallMs / 1000);
   const lag = await eventLoopLag(controller);
@@ -821,6 +842,8 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     controllerCpuPercent: round1(controllerCpu),
     loadCpuPercent: round1(loadCpu),
     loadEventLoopDelayP99Ms: after.eventLoopDelayP99Ms,
+    machineBusyCores: Math.round(machineCores * 100) / 100,
+    brokerCpuPercent: brokerCpu === undefined ? undefined : round1(brokerCpu),
     loadEventLoopDelayMaxMs: after.eventLoopDelayMaxMs,
     controllerRssKbAfter: rssKb(controllerPid),
     controllerRunQueueWaitMsPerSecond: round1(waitedMsPerSecond),
@@ -1127,7 +1150,7 @@ async function main(): Promise<void> {
     log(
       `dispatch: ${dispatch.received}/${dispatch.published} jobs at ${dispatch.achievedRatePerSecond}/s; publish -> Job frame p50 ${dispatch.p50Ms} ms, p95 ${dispatch.p95Ms} ms, ` +
         `p99 ${dispatch.p99Ms} ms (after the first 5 s: ${dispatch.p99AfterFirst5sMs} ms), max ${dispatch.maxMs} ms; controller CPU ${dispatch.controllerCpuPercent}%, load process CPU ${dispatch.loadCpuPercent}%; ` +
-        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
+        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; machine ${dispatch.machineBusyCores} of ${cpus().length} cores busy, Kafka broker CPU ${dispatch.brokerCpuPercent ?? '?'}%; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
     );
     await pause(2_000);
   }

@@ -39,3 +39,18 @@ export function runQueueWaitMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ');
   return Number(fields[1]) / 1e6;
 }
+
+/** The whole machine's CPU time so far, in clock ticks: busy (everything but idle and iowait) and total (the `cpu` line of /proc/stat). */
+export function machineTicks(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  const values = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user).
+  const total = values.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { busy: total - values[3] - values[4], total };
+}
+
+/** Cores kept busy between two readings (2.0 = both cores of a 2-core machine all the time). */
+export function busyCores(before: { busy: number; total: number }, after: { busy: number; total: number }, cores: number): number {
+  const total = after.total - before.total;
+  return total > 0 ? ((after.busy - before.busy) / total) * cores : 0;
+}
