@@ -21,6 +21,7 @@ import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
+import { parse as parseYaml } from 'yaml';
 import { join } from 'node:path';
 import {
   broadcastCodec,
@@ -317,6 +318,13 @@ async function deleteConsumerGroups(): Promise<void> {
 }
 
 // --- role processes ---------------------------------------------------------------
+
+/** `roles.<role>.nodeOptions` of the Helm chart: the bench runs a role as the chart deploys it. */
+function helmNodeOptions(root: string, role: string): string | undefined {
+  const values = parseYaml(readFileSync(join(root, 'deploy', 'helm', 'lanner', 'values.yaml'), 'utf8')) as { roles?: Record<string, { nodeOptions?: unknown }> };
+  const nodeOptions = values.roles?.[role]?.nodeOptions;
+  return typeof nodeOptions === 'string' && nodeOptions.trim() !== '' ? nodeOptions : undefined;
+}
 
 function startRole(name: string, role: 'controller' | 'api', httpPort: number, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): RoleChild {
   const logFile = join(workDir, `${name}.log`);
@@ -1067,7 +1075,9 @@ async function main(): Promise<void> {
   for (const id of queues) await topology.putQueue(id);
   for (const id of queues) await topology.putSubscription(id, 0);
 
-  // The controller.
+  // The controller, with the Node.js options the Helm chart gives it.
+  const controllerNodeOptions = helmNodeOptions(lannerRoot, 'controller');
+  log(`controller NODE_OPTIONS (deploy/helm/lanner/values.yaml): ${controllerNodeOptions ?? '(none)'}`);
   const profileDir = join(workDir, 'controller-profile');
   if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
   const controllerHttpPort = await freePort();
@@ -1077,6 +1087,7 @@ async function main(): Promise<void> {
     LANNER_GRPC_PORT: '0',
     LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
     LANNER_JWT_SIGNING_KEY: `bench-fleet-jwt-signing-key-${randomBytes(24).toString('hex')}`,
+    ...(controllerNodeOptions ? { NODE_OPTIONS: controllerNodeOptions } : {}),
   }, options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
   await waitReady(controller);
   const grpcPort = await waitUntil('the controller to listen and follow broadcasts', READY_DEADLINE_MS, () => {
