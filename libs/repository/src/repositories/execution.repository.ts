@@ -176,24 +176,7 @@ export class ExecutionRepository {
    * execution already holding a slot is admitted, an ended one refused.
    */
   async admitUnderConcurrencyLimit(tenantId: string, request: ConcurrencyAdmission): Promise<boolean> {
-    return this.db.$transaction(async (tx) => {
-      await lockFlowConcurrency(tx, tenantId, request.namespace, request.flowId);
-      const own = await tx.execution.findFirst({ where: { id: request.executionId, tenantId }, select: { state: true, stateHistories: true } });
-      if (own === null) throw new ExecutionNotFound(request.executionId);
-      if (SLOT_HOLDING_STATES.includes(own.state)) return true;
-      if (TERMINAL_EXECUTION_STATES.includes(own.state)) return false;
-      const move = async (state: ExecutionRecordState): Promise<void> => {
-        const histories = [...historiesOf<ExecutionRecordState>(own.stateHistories), { state, date: request.at }];
-        await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state, stateHistories: historiesColumn(histories) } });
-      };
-      const holders = await countSlotHolders(tx, tenantId, request.namespace, request.flowId, request.executionId);
-      if (holders < request.limit) {
-        await move('RUNNING');
-        return true;
-      }
-      if (request.queueWhenFull && own.state !== 'QUEUED') await move('QUEUED');
-      return false;
-    });
+    return this.admitUnderLimit(tenantId, request, (state) => !TERMINAL_EXECUTION_STATES.includes(state));
   }
 
   /**
@@ -207,12 +190,21 @@ export class ExecutionRepository {
    * The caller checks first that the restart applies (state and version).
    */
   async admitRestartUnderConcurrencyLimit(tenantId: string, request: ConcurrencyAdmission): Promise<boolean> {
+    return this.admitUnderLimit(tenantId, request, (state) => RESTARTABLE_OR_QUEUED_STATES.includes(state));
+  }
+
+  /**
+   * The admission both share: under the flow's lock, an execution already holding a
+   * slot is admitted, one whose state `mayAsk` refuses is not, and the others take a
+   * free slot (moved to RUNNING) or, refused with `queueWhenFull`, wait in QUEUED.
+   */
+  private async admitUnderLimit(tenantId: string, request: ConcurrencyAdmission, mayAsk: (state: ExecutionRecordState) => boolean): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
       await lockFlowConcurrency(tx, tenantId, request.namespace, request.flowId);
       const own = await tx.execution.findFirst({ where: { id: request.executionId, tenantId }, select: { state: true, stateHistories: true } });
       if (own === null) throw new ExecutionNotFound(request.executionId);
       if (SLOT_HOLDING_STATES.includes(own.state)) return true;
-      if (!RESTARTABLE_OR_QUEUED_STATES.includes(own.state)) return false;
+      if (!mayAsk(own.state)) return false;
       const move = async (state: ExecutionRecordState): Promise<void> => {
         const histories = [...historiesOf<ExecutionRecordState>(own.stateHistories), { state, date: request.at }];
         await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state, stateHistories: historiesColumn(histories) } });

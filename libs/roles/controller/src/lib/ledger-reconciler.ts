@@ -5,8 +5,8 @@ import { REPOSITORIES } from '@lanner/runtime';
 import { CONTROLLER_SETTINGS, ControllerIdentity, DEFAULT_LEDGER_RECONCILE_INTERVAL_MS, type ControllerSettings } from './controller-settings';
 import { FrameRelay } from './frame-relay';
 import { KilledJobs } from './killed-jobs';
-import { heldJobOfRow, UnreportedLostJobs, type RunningJobOfController } from './unreported-lost-jobs';
-import { WorkerFleet, type HeldJob, type WorkerSession } from './worker-fleet';
+import { UnreportedLostJobs, type RunningJobOfController } from './unreported-lost-jobs';
+import { heldJobOfRow, WorkerFleet, type HeldJob, type WorkerSession } from './worker-fleet';
 import { ADOPTION_GRACE_MS, WorkerStreams } from './worker-streams';
 
 /**

@@ -1,5 +1,6 @@
 import type { RunningJobRecord } from '@lanner/model';
-import { heldJobOfRow, UnreportedLostJobs } from './unreported-lost-jobs';
+import { heldJobOfRow } from './worker-fleet';
+import { UnreportedLostJobs } from './unreported-lost-jobs';
 
 const QUIET_MS = 15_000;
 const row = (taskRunId: string, attempt = 1, workerId = 'worker-gone') => ({ taskRunId, attempt, workerId });

@@ -1,6 +1,4 @@
 import { jobMessageId } from '@lanner/frames';
-import type { RunningJobRecord } from '@lanner/model';
-import type { HeldJob } from './worker-fleet';
 
 /** A running-job row of this controller, as the periodic listing gives it (no payload). */
 export interface RunningJobOfController {
@@ -51,19 +49,4 @@ export class UnreportedLostJobs {
   get tracked(): number {
     return this.unheldSince.size;
   }
-}
-
-/** The job of a running-job row, as a lost report needs it (correlation id from the stored job). */
-export function heldJobOfRow(row: RunningJobRecord): HeldJob {
-  const stored = row.job as { correlationId?: unknown } | null;
-  const correlationId = stored && typeof stored === 'object' && typeof stored.correlationId === 'string' ? stored.correlationId : undefined;
-  return {
-    tenantId: row.tenantId,
-    executionId: row.executionId,
-    taskRunId: row.taskRunId,
-    attempt: row.attempt,
-    workerQueueId: row.workerQueueId,
-    ...(correlationId !== undefined ? { correlationId } : {}),
-    started: true,
-  };
 }

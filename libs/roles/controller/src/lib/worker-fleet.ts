@@ -8,6 +8,7 @@ import {
   type SubscriptionCapacity,
 } from '@lanner/capacity';
 import { jobMessageId, type ControllerFrame, type WorkerFrame } from '@lanner/frames';
+import type { RunningJobRecord } from '@lanner/model';
 
 export type WorkerCall = grpc.ServerDuplexStream<WorkerFrame, ControllerFrame>;
 
@@ -319,4 +320,19 @@ export class WorkerFleet {
   private slotFreed(): void {
     for (const listener of this.slotListeners) listener();
   }
+}
+
+/** The job of a running-job row (after a reconnect, or for a lost report); its correlation id comes from the stored job. */
+export function heldJobOfRow(row: RunningJobRecord): HeldJob {
+  const stored = row.job as { correlationId?: unknown } | null;
+  const correlationId = stored && typeof stored === 'object' && typeof stored.correlationId === 'string' ? stored.correlationId : undefined;
+  return {
+    tenantId: row.tenantId,
+    executionId: row.executionId,
+    taskRunId: row.taskRunId,
+    attempt: row.attempt,
+    workerQueueId: row.workerQueueId,
+    ...(correlationId !== undefined ? { correlationId } : {}),
+    started: true,
+  };
 }

@@ -26,7 +26,7 @@ import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from
 import { FrameRelay } from './frame-relay';
 import { JobDispatch } from './job-dispatch';
 import { WorkerAuthGrpc } from './worker-auth.grpc';
-import { WorkerFleet, WorkerSession, type HeldJob, type WorkerCall } from './worker-fleet';
+import { heldJobOfRow, WorkerFleet, WorkerSession, type HeldJob, type WorkerCall } from './worker-fleet';
 import { WorkerRegistry } from './worker-registry';
 
 /** How often workers heartbeat (sent in Welcome). */
@@ -521,7 +521,7 @@ class WorkerConversation {
           const earlier = previous?.held.get(key);
           if (previous && earlier && previous !== session) previous.finish(earlier);
           // The slot is taken in this worker's ledger, not kept from the old stream's.
-          const { lease: _oldLease, ...job } = earlier ?? heldJobOf(row);
+          const { lease: _oldLease, ...job } = earlier ?? heldJobOfRow(row);
           session.adopt({ ...job, started: true });
           return undefined;
         });
@@ -724,21 +724,6 @@ class WorkerConversation {
       );
     }
   }
-}
-
-/** A running job re-held from its running-job row (after a reconnect). */
-function heldJobOf(row: RunningJobRecord): HeldJob {
-  const stored = row.job as { correlationId?: unknown } | null;
-  const correlationId = stored && typeof stored === 'object' && typeof stored.correlationId === 'string' ? stored.correlationId : undefined;
-  return {
-    tenantId: row.tenantId,
-    executionId: row.executionId,
-    taskRunId: row.taskRunId,
-    attempt: row.attempt,
-    workerQueueId: row.workerQueueId,
-    ...(correlationId !== undefined ? { correlationId } : {}),
-    started: true,
-  };
 }
 
 function refuse(call: WorkerCall, code: ErrorCode, status: grpc.status, reason: string): void {

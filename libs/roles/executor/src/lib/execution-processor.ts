@@ -13,7 +13,7 @@ import {
 } from '@lanner/frames';
 import { parseFlow, type ExecutionRecord, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
-import { AlreadyExists, ConcurrentModification, FlowNotFound, NotFound, type Repositories } from '@lanner/repository';
+import { AlreadyExists, ConcurrentModification, FlowNotFound, NotFound, type ConcurrencyAdmission, type Repositories } from '@lanner/repository';
 import {
   acceptsRestart,
   createExecution,
@@ -198,14 +198,7 @@ export class ExecutionProcessor {
     const concurrency = unit.flow.concurrency;
     if (state !== 'CREATED' && state !== 'QUEUED') return undefined; // started already: a redelivery
     if (concurrency === undefined) return state === 'CREATED' ? { type: 'created' } : { type: 'concurrency-slot-freed' };
-    const admitted = await this.repositories.executions.admitUnderConcurrencyLimit(unit.tenantId, {
-      namespace: unit.current.namespace,
-      flowId: unit.current.flowId,
-      executionId: unit.current.id,
-      limit: concurrency.limit,
-      queueWhenFull: concurrency.behavior === 'QUEUE',
-      at: new Date(this.clock()),
-    });
+    const admitted = await this.repositories.executions.admitUnderConcurrencyLimit(unit.tenantId, this.admission(unit, concurrency));
     if (state === 'QUEUED') return admitted ? { type: 'concurrency-slot-freed' } : undefined;
     return { type: 'created', runningExecutions: admitted ? 0 : concurrency.limit };
   }
@@ -223,15 +216,20 @@ export class ExecutionProcessor {
     const event: ExecutionEvent = { type: 'restart-requested', ...(expectedVersion !== undefined ? { expectedVersion } : {}) };
     const concurrency = unit.flow.concurrency;
     if (concurrency === undefined || !acceptsRestart(unit.current, expectedVersion)) return event;
-    const admitted = await this.repositories.executions.admitRestartUnderConcurrencyLimit(unit.tenantId, {
+    const admitted = await this.repositories.executions.admitRestartUnderConcurrencyLimit(unit.tenantId, this.admission(unit, concurrency));
+    return { ...event, runningExecutions: admitted ? 0 : concurrency.limit };
+  }
+
+  /** What the repository needs to decide a slot of the flow's concurrency limit for this execution, now. */
+  private admission(unit: Unit, concurrency: NonNullable<Flow['concurrency']>): ConcurrencyAdmission {
+    return {
       namespace: unit.current.namespace,
       flowId: unit.current.flowId,
       executionId: unit.current.id,
       limit: concurrency.limit,
       queueWhenFull: concurrency.behavior === 'QUEUE',
       at: new Date(this.clock()),
-    });
-    return { ...event, runningExecutions: admitted ? 0 : concurrency.limit };
+    };
   }
 
   private async parentRef(tenantId: string, parentExecutionId: string, parentTaskRunId: string): Promise<ParentExecutionRef> {
