@@ -29,7 +29,6 @@ import { retryDelayMs, sleepUnlessAborted } from '../retry-backoff';
 import { assertKafkaBrokers } from './kafka-brokers';
 import { kafkaLogCreator } from './kafka-log-bridge';
 import { SendLane, type LaneSend } from './send-lane';
-import { OffsetCommitter, type CommitRequest } from './offset-committer';
 
 /** A replaced producer's sends in flight have this long to land before it is disconnected. */
 const RETIRED_PRODUCER_GRACE_MS = 30_000;
@@ -556,7 +555,6 @@ class KafkaSubscription implements QueueSubscription {
   private readonly topics: ReadonlySet<string>;
   /** Cuts a retry backoff short on close. */
   private readonly abort = new AbortController();
-  private readonly committer = new OffsetCommitter();
   private closing: Promise<void> | undefined;
   private resolveClosed!: () => void;
   readonly closed = new Promise<void>((resolve) => {
@@ -584,8 +582,6 @@ class KafkaSubscription implements QueueSubscription {
       let joinedGroup = false;
       consumer.on(consumer.events.GROUP_JOIN, () => {
         joinedGroup = true;
-        // Offsets of the previous generation not sent yet may concern partitions another member has now.
-        this.committer.discardPending(new Error('the member rejoined its group before the commit was sent'));
         // A consumer restarted after a crash has a fresh group state: pause again.
         if (this.paused.size > 0) consumer.pause([...this.paused].map((topic) => ({ topic })));
       });
@@ -635,9 +631,7 @@ class KafkaSubscription implements QueueSubscription {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.abort.abort();
-      // Commits asked for by batches that already returned land before the member leaves.
-      await this.committer.flush();
-      // Waits for the running batch: the handler in flight finishes and its batch flushes its commits.
+      // Waits for the running batch: the handler in flight finishes and commits.
       await this.consumer.disconnect();
       this.resolveClosed();
     })();
@@ -654,38 +648,26 @@ class KafkaSubscription implements QueueSubscription {
 
   private async handleBatchInOrder(payload: EachBatchPayload): Promise<void> {
     const { batch, isRunning, isStale } = payload;
-    try {
-      for (const message of batch.messages) {
-        if (this.closing || !isRunning() || isStale()) return;
-        if (this.paused.has(batch.topic)) {
-          // The batch was fetched before the pause; what is left of it is fetched again after resume.
-          this.consumer.pause([{ topic: batch.topic }]);
-          return;
-        }
-        const handled = await this.handleWithRetry(batch, message, payload);
-        if (!handled) return;
-        payload.resolveOffset(message.offset);
-        // Committed after handling, without waiting for the broker before the next message.
-        this.commitInBackground(payload, batch, (BigInt(message.offset) + 1n).toString());
+    for (const message of batch.messages) {
+      if (this.closing || !isRunning() || isStale()) return;
+      if (this.paused.has(batch.topic)) {
+        // The batch was fetched before the pause; what is left of it is fetched again after resume.
+        this.consumer.pause([{ topic: batch.topic }]);
+        return;
       }
-    } finally {
-      await this.flushIfLeaving(payload);
+      const handled = await this.handleWithRetry(batch, message, payload);
+      if (!handled) return;
+      payload.resolveOffset(message.offset);
+      // Commit this one message before taking the next (commit after handling).
+      await payload.commitOffsetsIfNecessary({
+        topics: [
+          {
+            topic: batch.topic,
+            partitions: [{ partition: batch.partition, offset: (BigInt(message.offset) + 1n).toString() }],
+          },
+        ],
+      });
     }
-  }
-
-  /** Asks for a commit and moves on; a failure only means redelivery, logged at debug. */
-  private commitInBackground(payload: EachBatchPayload, batch: Batch, offset: string): void {
-    this.committer.commit(commitRequestOf(payload), batch.topic, batch.partition, offset).catch((error: unknown) => {
-      this.logger.debug(
-        { topic: batch.topic, partition: batch.partition, offset, groupId: this.options.groupId, error: describeError(error) },
-        'offset commit failed; messages after the last committed offset will be delivered again',
-      );
-    });
-  }
-
-  /** A batch ending because the member stops sends its commits first: the member may leave its group right after. */
-  private async flushIfLeaving(payload: EachBatchPayload): Promise<void> {
-    if (this.closing || !payload.isRunning()) await this.committer.flush();
   }
 
   /**
@@ -702,11 +684,29 @@ class KafkaSubscription implements QueueSubscription {
     const tailByKey = new Map<string, Promise<void>>();
     let stopped = false;
     let failure: { error: unknown } | undefined;
+    let wanted: string | undefined;
+    let committer: Promise<void> | undefined;
     let committedAny = false;
 
     const commitTo = (offset: string): void => {
+      wanted = offset;
       committedAny = true;
-      this.commitInBackground(payload, batch, offset);
+      if (committer) return;
+      committer = Promise.resolve().then(async () => {
+        try {
+          while (wanted !== undefined) {
+            const next = wanted;
+            wanted = undefined;
+            await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
+          }
+        } catch (error) {
+          failure ??= { error };
+          stopped = true;
+          wanted = undefined;
+        } finally {
+          committer = undefined;
+        }
+      });
     };
     const advance = (): void => {
       let last: string | undefined;
@@ -755,7 +755,7 @@ class KafkaSubscription implements QueueSubscription {
       });
     }
     await Promise.all(inFlight);
-    await this.flushIfLeaving(payload);
+    while (committer) await committer;
     if (failure) throw failure.error;
   }
 
@@ -764,7 +764,8 @@ class KafkaSubscription implements QueueSubscription {
     batch: Batch,
     raw: KafkaMessage,
     payload: EachBatchPayload,
-    pin: () => Promise<void> = () => this.committer.commit(commitRequestOf(payload), batch.topic, batch.partition, raw.offset),
+    pin: () => Promise<void> = () =>
+      payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }] }),
   ): Promise<boolean> {
     const mustStop = (): boolean => this.closing !== undefined || !payload.isRunning() || payload.isStale();
     for (let attempt = 1; ; attempt++) {
@@ -823,11 +824,6 @@ class KafkaSubscription implements QueueSubscription {
       clearInterval(timer);
     }
   }
-}
-
-/** The OffsetCommit request of the batch's member (the consumer's own `commitOffsets` refuses while it stops). */
-function commitRequestOf(payload: EachBatchPayload): CommitRequest {
-  return (topics) => payload.commitOffsetsIfNecessary({ topics: topics.map(({ topic, partitions }) => ({ topic, partitions: [...partitions] })) });
 }
 
 /** Promise.all that waits for every promise to settle before it rejects with the first failure. */
