@@ -43,7 +43,7 @@ export interface KafkaConsumerTimeouts {
   heartbeatIntervalMs?: number;
   /** How long the group waits for members to rejoin during a rebalance; default 60 s. */
   rebalanceTimeoutMs?: number;
-  /** Longest wait of one fetch; bounds how late a resume or a close takes effect; default 1 s. */
+  /** Longest wait of one fetch; bounds how late a close, or a resume while other topics flow, takes effect; default 1 s. */
   maxWaitTimeMs?: number;
   /**
    * How many partitions this member handles at the same time; default 1 (one message
@@ -552,6 +552,16 @@ class KafkaQueue implements QueuePort {
 /** One kafkajs consumer = one member of the group. */
 class KafkaSubscription implements QueueSubscription {
   private readonly paused = new Set<string>();
+  /**
+   * The paused topic kafkajs still fetches: the last one paused, once every
+   * topic is. A kafkajs consumer with every partition paused sleeps its whole
+   * `maxWaitTime` before each fetch and does not notice a resume during that
+   * sleep, so a member that pauses and resumes often would take work late. The
+   * batches of this topic wait in `admitted` instead, where a resume wakes them.
+   */
+  private gated: string | undefined;
+  /** Batches waiting at the gate, woken by any pause, resume or close. */
+  private readonly gateWaiters = new Set<() => void>();
   private readonly topics: ReadonlySet<string>;
   /** Cuts a retry backoff short on close. */
   private readonly abort = new AbortController();
@@ -583,7 +593,8 @@ class KafkaSubscription implements QueueSubscription {
       consumer.on(consumer.events.GROUP_JOIN, () => {
         joinedGroup = true;
         // A consumer restarted after a crash has a fresh group state: pause again.
-        if (this.paused.size > 0) consumer.pause([...this.paused].map((topic) => ({ topic })));
+        const held = [...this.paused].filter((topic) => topic !== this.gated);
+        if (held.length > 0) consumer.pause(held.map((topic) => ({ topic })));
       });
       consumer.on(consumer.events.FETCH, () => {
         if (joinedGroup) resolve();
@@ -614,14 +625,26 @@ class KafkaSubscription implements QueueSubscription {
 
   pause(topic: string): void {
     this.assertSubscribed(topic);
+    if (this.paused.has(topic)) return;
     this.paused.add(topic);
-    if (!this.closing) this.consumer.pause([{ topic }]);
+    if (this.closing) return;
+    // The last topic still flowing stays fetched; its batches wait at the gate (see `gated`).
+    if (this.paused.size === this.topics.size) this.gated = topic;
+    else this.consumer.pause([{ topic }]);
   }
 
   resume(topic: string): void {
     this.assertSubscribed(topic);
     if (!this.paused.delete(topic)) return;
-    if (!this.closing) this.consumer.resume([{ topic }]);
+    if (this.closing) return;
+    const gated = this.gated;
+    this.gated = undefined;
+    if (topic !== gated) {
+      this.consumer.resume([{ topic }]);
+      // Another topic flows again, so the gated one is paused like the rest (its waiting batches end).
+      if (gated !== undefined) this.consumer.pause([{ topic: gated }]);
+    }
+    this.wakeGateWaiters();
   }
 
   isPaused(topic: string): boolean {
@@ -631,6 +654,7 @@ class KafkaSubscription implements QueueSubscription {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.abort.abort();
+      this.wakeGateWaiters();
       // Waits for the running batch: the handler in flight finishes and commits.
       await this.consumer.disconnect();
       this.resolveClosed();
@@ -642,6 +666,44 @@ class KafkaSubscription implements QueueSubscription {
     if (!this.topics.has(topic)) throw new NotSubscribedError(topic);
   }
 
+  private wakeGateWaiters(): void {
+    for (const wake of this.gateWaiters) wake();
+    this.gateWaiters.clear();
+  }
+
+  /**
+   * Whether the batch may go on with its next message. A batch of the gated
+   * topic waits here for its resume, heartbeating; a batch of a topic paused in
+   * kafkajs ends, and what is left of it is fetched again after the resume.
+   */
+  private async admitted(topic: string, payload: EachBatchPayload): Promise<boolean> {
+    const mustStop = (): boolean => this.closing !== undefined || !payload.isRunning() || payload.isStale();
+    while (this.gated === topic && !mustStop()) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(wake, this.heartbeatIntervalMs);
+        const waiters = this.gateWaiters;
+        function wake(): void {
+          clearTimeout(timer);
+          waiters.delete(wake);
+          resolve();
+        }
+        waiters.add(wake);
+      });
+      if (this.gated !== topic || mustStop()) break;
+      try {
+        // Throws when the group rebalances: the batch ends and its messages come back uncommitted.
+        await payload.heartbeat();
+      } catch {
+        return false;
+      }
+    }
+    if (mustStop()) return false;
+    if (!this.paused.has(topic)) return true;
+    // Paused in kafkajs (by pause, or by resume of another topic while this one was gated).
+    this.consumer.pause([{ topic }]);
+    return false;
+  }
+
   private handleBatch(payload: EachBatchPayload): Promise<void> {
     return this.messagesPerPartition > 1 ? this.handleBatchOverlapping(payload, this.messagesPerPartition) : this.handleBatchInOrder(payload);
   }
@@ -650,11 +712,7 @@ class KafkaSubscription implements QueueSubscription {
     const { batch, isRunning, isStale } = payload;
     for (const message of batch.messages) {
       if (this.closing || !isRunning() || isStale()) return;
-      if (this.paused.has(batch.topic)) {
-        // The batch was fetched before the pause; what is left of it is fetched again after resume.
-        this.consumer.pause([{ topic: batch.topic }]);
-        return;
-      }
+      if (this.paused.has(batch.topic) && !(await this.admitted(batch.topic, payload))) return;
       const handled = await this.handleWithRetry(batch, message, payload);
       if (!handled) return;
       payload.resolveOffset(message.offset);
@@ -723,11 +781,8 @@ class KafkaSubscription implements QueueSubscription {
     for (const message of batch.messages) {
       while (inFlight.size >= limit && !stopped) await Promise.race(inFlight);
       if (stopped || mustStop()) break;
-      if (this.paused.has(batch.topic)) {
-        // What is left of the batch is fetched again after resume, from the first message not handled.
-        this.consumer.pause([{ topic: batch.topic }]);
-        break;
-      }
+      // What is left of a batch that ends here is fetched again after resume, from the first message not handled.
+      if (this.paused.has(batch.topic) && !(await this.admitted(batch.topic, payload))) break;
       const entry = { offset: message.offset, done: false };
       started.push(entry);
       const key = message.key?.toString('utf8') ?? '';

@@ -285,6 +285,47 @@ export function describeQueueContract(
       expect(() => subscription.pause('lanner.not-subscribed')).toThrow(NotSubscribedError);
     });
 
+    it('with every topic paused nothing is delivered; each resume delivers its own topic only', async () => {
+      const jobs = await newTopic('all-paused-jobs', 2);
+      const other = await newTopic('all-paused-other', 1);
+      const inbox = new Inbox(deadlineMs);
+      const subscription = await subscribe({ groupId: groupId('all-paused'), topics: [jobs, other], handler: inbox.handler });
+      // Another group reads the same topics unpaused: once it has everything, the paused member had it within reach.
+      const witness = new Inbox(deadlineMs);
+      await subscribe({ groupId: groupId('all-paused-witness'), topics: [jobs, other], handler: witness.handler });
+
+      subscription.pause(jobs);
+      subscription.pause(other);
+      await queue.publish(jobs, [record('task-run-1', 'job-1'), record('task-run-2', 'job-2'), record('task-run-1', 'job-3')]);
+      await queue.publish(other, [record('signal', 'other-1')]);
+      await witness.waitFor(4, 'every record, by the unpaused group');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(inbox.messages).toEqual([]);
+
+      // Resuming the topic paused first, while the other stays paused.
+      subscription.resume(jobs);
+      await inbox.waitFor(3, 'the held jobs after their resume');
+      await queue.publish(jobs, [record('task-run-3', 'job-4')]);
+      await inbox.waitFor(4, 'a job published after the resume');
+      expect(inbox.messages.map((message) => message.topic)).toEqual([jobs, jobs, jobs, jobs]);
+      const jobsOf = (taskRun: string): string[] => inbox.messages.filter((message) => message.key === taskRun).map(text);
+      expect(jobsOf('task-run-1')).toEqual(['job-1', 'job-3']);
+
+      // Pausing every topic again, then resuming the one paused last.
+      subscription.pause(jobs);
+      await queue.publish(jobs, [record('task-run-4', 'job-5')]);
+      await witness.waitFor(6, 'the job published while both topics are paused again');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(inbox.messages).toHaveLength(4);
+      subscription.resume(jobs);
+      await inbox.waitFor(5, 'the job held by the second pause');
+      expect(text(inbox.messages[4])).toBe('job-5');
+
+      subscription.resume(other);
+      await inbox.waitFor(6, 'the other topic after its resume');
+      expect(text(inbox.messages[5])).toBe('other-1');
+    });
+
     it('createTopics is idempotent and keeps the partition count', async () => {
       const topic = await newTopic('idempotent', 3);
       await queue.createTopics([{ topic, partitions: 3 }]);
