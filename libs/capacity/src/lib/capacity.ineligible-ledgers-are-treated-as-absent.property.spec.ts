@@ -1,29 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CapacitySubscription } from './capacity-config';
 import { CapacityLedger } from './capacity-ledger';
 import { Dispatch, DispatchPolicy } from './dispatch-policy';
-
-const QUEUES = ['q0', 'q1', 'q2'] as const;
-
-const subscriptionsArb: fc.Arbitrary<CapacitySubscription[]> = fc
-  .shuffledSubarray([...QUEUES], { minLength: 1, maxLength: QUEUES.length })
-  .chain((queueIds) =>
-    fc
-      .array(fc.record({ reservedPercent: fc.constantFrom(undefined, 25, 50), mode: fc.constantFrom('STRICT' as const, 'ELASTIC' as const) }), {
-        minLength: queueIds.length,
-        maxLength: queueIds.length,
-      })
-      .map((settings) => {
-        let left = 100;
-        return queueIds.map((workerQueueId, index) => {
-          const wanted = settings[index].reservedPercent ?? 0;
-          const reservedPercent = wanted <= left ? wanted : 0;
-          left -= reservedPercent;
-          return { workerQueueId, reservedPercent: reservedPercent === 0 ? undefined : reservedPercent, mode: settings[index].mode };
-        });
-      }),
-  );
+import { subscriptionsArb } from './capacity.spec-support';
 
 const workerArb = fc.record({ slots: fc.integer({ min: 1, max: 8 }), subscriptions: subscriptionsArb, eligible: fc.boolean() });
 

@@ -1,4 +1,6 @@
 // Helpers shared by the capacity specs (not exported from the library).
+import fc from 'fast-check';
+import { CapacitySubscription } from './capacity-config';
 import { CapacityLedger, SubscriptionCapacity } from './capacity-ledger';
 import { Dispatch, DispatchPolicy } from './dispatch-policy';
 
@@ -27,3 +29,25 @@ export function drain(policy: DispatchPolicy, ledgers: readonly CapacityLedger[]
     dispatches.push(dispatch);
   }
 }
+
+export const QUEUES = ['q0', 'q1', 'q2'] as const;
+
+/** One to three of QUEUES, each with no floor, 25 % or 50 % (at most 100 % in all), STRICT or ELASTIC. */
+export const subscriptionsArb: fc.Arbitrary<CapacitySubscription[]> = fc
+  .shuffledSubarray([...QUEUES], { minLength: 1, maxLength: QUEUES.length })
+  .chain((queueIds) =>
+    fc
+      .array(fc.record({ reservedPercent: fc.constantFrom(undefined, 25, 50), mode: fc.constantFrom('STRICT' as const, 'ELASTIC' as const) }), {
+        minLength: queueIds.length,
+        maxLength: queueIds.length,
+      })
+      .map((settings) => {
+        let left = 100;
+        return queueIds.map((workerQueueId, index) => {
+          const wanted = settings[index].reservedPercent ?? 0;
+          const reservedPercent = wanted <= left ? wanted : 0;
+          left -= reservedPercent;
+          return { workerQueueId, reservedPercent: reservedPercent === 0 ? undefined : reservedPercent, mode: settings[index].mode };
+        });
+      }),
+  );

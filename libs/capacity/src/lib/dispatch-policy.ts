@@ -1,4 +1,4 @@
-import { CapacityLedger, SlotKind, SlotLease } from './capacity-ledger';
+import { CapacityLedger, SlotLease } from './capacity-ledger';
 
 /** Jobs waiting per worker queue (e.g. the lag the controller sees on each queue's topic). */
 export type WaitingWork = ReadonlyMap<string, number>;
@@ -28,7 +28,6 @@ export interface Dispatch {
 const QUANTUM = 1;
 const JOB_COST = 1;
 
-const KIND_RANK: Readonly<Record<SlotKind, number>> = { RESERVED: 0, SHARED: 1, BORROWED: 2 };
 
 /**
  * Which of the ledgers passed to `next` may take a job now (e.g. the worker
@@ -38,6 +37,25 @@ const KIND_RANK: Readonly<Record<SlotKind, number>> = { RESERVED: 0, SHARED: 1, 
 export type Eligible = (ledgerIndex: number) => boolean;
 
 const everyLedger: Eligible = () => true;
+
+/**
+ * Visits ledger indices in rotation order starting at `start`: every index
+ * below `count`, or only those listed in `among` (ascending). Stops as soon as
+ * `visit` returns true.
+ */
+function visitInRotation(count: number, start: number, among: readonly number[] | undefined, visit: (ledgerIndex: number) => boolean): void {
+  if (count === 0) return;
+  const first = start % count;
+  if (among === undefined) {
+    for (let offset = 0; offset < count; offset++) if (visit((first + offset) % count)) return;
+    return;
+  }
+  for (const ledgerIndex of among) if (ledgerIndex >= first && ledgerIndex < count && visit(ledgerIndex)) return;
+  for (const ledgerIndex of among) {
+    if (ledgerIndex >= first) return;
+    if (visit(ledgerIndex)) return;
+  }
+}
 
 /**
  * Decides which queue a controller serves next when slots free, over the
@@ -63,23 +81,27 @@ export class DispatchPolicy {
    * no waiting job can take any slot. The caller dispatches the job and lowers
    * its waiting count before asking again. Ledgers that are not `eligible` are
    * treated as absent.
+   *
+   * `withFloor`, when given, lists in ascending order the index of every ledger
+   * with a reserved floor (a non-empty `workerQueueIdsWithFloor`). The answers
+   * are the same; only floors are looked for among those ledgers alone instead
+   * of the whole fleet, which matters with thousands of workers and few floors.
    */
-  next(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible = everyLedger): Dispatch | undefined {
-    return this.serveFloor(ledgers, waiting, eligible) ?? this.serveRoundRobin(ledgers, waiting, eligible);
+  next(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible = everyLedger, withFloor?: readonly number[]): Dispatch | undefined {
+    return this.serveFloor(ledgers, waiting, eligible, withFloor) ?? this.serveRoundRobin(ledgers, waiting, eligible, withFloor);
   }
 
-  private serveFloor(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible): Dispatch | undefined {
+  private serveFloor(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible, withFloor: readonly number[] | undefined): Dispatch | undefined {
     let bestLedger = -1;
     let bestQueue = '';
     let bestRank = Number.POSITIVE_INFINITY;
     let bestShortfall = 0;
-    for (let offset = 0; offset < ledgers.length; offset++) {
-      const ledgerIndex = (this.workerCursor + offset) % ledgers.length;
+    visitInRotation(ledgers.length, this.workerCursor, withFloor, (ledgerIndex) => {
       const ledger = ledgers[ledgerIndex];
       // Only subscriptions with reserved slots can be short of their floor: most ledgers have none.
-      const withFloor = ledger.workerQueueIdsWithFloor;
-      if (withFloor.length === 0 || !eligible(ledgerIndex)) continue;
-      for (const workerQueueId of withFloor) {
+      const queuesWithFloor = ledger.workerQueueIdsWithFloor;
+      if (queuesWithFloor.length === 0 || !eligible(ledgerIndex)) return false;
+      for (const workerQueueId of queuesWithFloor) {
         if (!((waiting.get(workerQueueId) ?? 0) > 0)) continue;
         const shortfall = ledger.floorShortfall(workerQueueId);
         if (shortfall === 0) continue;
@@ -94,12 +116,18 @@ export class DispatchPolicy {
           bestShortfall = shortfall;
         }
       }
-    }
+      return false;
+    });
     if (bestLedger < 0) return undefined;
     return this.take(ledgers, bestLedger, bestQueue, 'FLOOR');
   }
 
-  private serveRoundRobin(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible): Dispatch | undefined {
+  private serveRoundRobin(
+    ledgers: readonly CapacityLedger[],
+    waiting: WaitingWork,
+    eligible: Eligible,
+    withFloor: readonly number[] | undefined,
+  ): Dispatch | undefined {
     this.syncRing(ledgers, waiting, eligible);
     const turns = this.ring.length;
     for (let turn = 0; turn < turns; turn++) {
@@ -107,7 +135,7 @@ export class DispatchPolicy {
       let credit = this.deficit.get(workerQueueId) ?? 0;
       // A queue that could not take a slot on its last turn keeps the credit it earned then.
       if (credit < JOB_COST) credit += QUANTUM;
-      const ledgerIndex = this.bestLedgerFor(ledgers, workerQueueId, eligible);
+      const ledgerIndex = this.bestLedgerFor(ledgers, workerQueueId, eligible, withFloor);
       if (ledgerIndex >= 0) {
         credit -= JOB_COST;
         this.deficit.set(workerQueueId, credit);
@@ -120,25 +148,33 @@ export class DispatchPolicy {
     return undefined;
   }
 
-  /** The worker where the queue takes the least contended slot: own reserved, then shared, then borrowed. */
-  private bestLedgerFor(ledgers: readonly CapacityLedger[], workerQueueId: string, eligible: Eligible): number {
-    let best = -1;
-    let bestRank = Number.POSITIVE_INFINITY;
-    for (let offset = 0; offset < ledgers.length; offset++) {
-      const ledgerIndex = (this.workerCursor + offset) % ledgers.length;
-      if (!eligible(ledgerIndex)) continue;
+  /**
+   * The worker where the queue takes the least contended slot, each the first
+   * in rotation order: an own reserved slot (only a ledger with a floor for the
+   * queue has one), else a shared slot, else a borrowed one.
+   */
+  private bestLedgerFor(ledgers: readonly CapacityLedger[], workerQueueId: string, eligible: Eligible, withFloor: readonly number[] | undefined): number {
+    let reserved = -1;
+    visitInRotation(ledgers.length, this.workerCursor, withFloor, (ledgerIndex) => {
       const ledger = ledgers[ledgerIndex];
-      // Once a shared slot is found only an own reserved slot beats it, and only a ledger with a floor for the queue has one.
-      if (bestRank <= KIND_RANK.SHARED && !ledger.workerQueueIdsWithFloor.includes(workerQueueId)) continue;
-      const kind = ledger.peek(workerQueueId);
-      if (kind !== undefined && KIND_RANK[kind] < bestRank) {
-        best = ledgerIndex;
-        bestRank = KIND_RANK[kind];
-        // Nothing ranks above an own reserved slot: the first one found is the answer.
-        if (bestRank === 0) break;
-      }
-    }
-    return best;
+      if (!ledger.workerQueueIdsWithFloor.includes(workerQueueId) || !eligible(ledgerIndex)) return false;
+      if (ledger.peek(workerQueueId) !== 'RESERVED') return false;
+      reserved = ledgerIndex;
+      return true;
+    });
+    if (reserved >= 0) return reserved;
+    let shared = -1;
+    let borrowed = -1;
+    visitInRotation(ledgers.length, this.workerCursor, undefined, (ledgerIndex) => {
+      if (!eligible(ledgerIndex)) return false;
+      const kind = ledgers[ledgerIndex].peek(workerQueueId);
+      // The first shared slot is the answer: no own reserved slot is left anywhere (one
+      // missing from `withFloor` is still taken rather than passed over).
+      if (kind === 'SHARED' || kind === 'RESERVED') shared = ledgerIndex;
+      else if (kind === 'BORROWED' && borrowed < 0) borrowed = ledgerIndex;
+      return shared >= 0;
+    });
+    return shared >= 0 ? shared : borrowed;
   }
 
   private take(

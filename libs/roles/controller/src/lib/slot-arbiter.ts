@@ -90,13 +90,13 @@ export class SlotArbiter {
 
   /** Places as many waiting jobs as credit and slots allow, in the policy's order. */
   pump(): void {
-    const { sessions, ledgers } = this.fleet.dispatchView();
+    const { sessions, ledgers, withFloor } = this.fleet.dispatchView();
     const eligible = (ledgerIndex: number): boolean => sessions[ledgerIndex].acceptsWork;
     for (;;) {
       const waiting = new Map<string, number>();
       for (const [queueId, queue] of this.waiters) if (queue.length > 0) waiting.set(queueId, queue.length);
       if (waiting.size === 0) break;
-      const dispatch = this.policy.next(ledgers, waiting, eligible);
+      const dispatch = this.policy.next(ledgers, waiting, eligible, withFloor);
       if (!dispatch) break;
       const session = sessions[dispatch.ledgerIndex];
       session.credit -= 1;

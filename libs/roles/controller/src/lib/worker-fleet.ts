@@ -80,6 +80,8 @@ export class WorkerSession {
   slotFreed: (() => void) | undefined;
   /** Set by the fleet: jobs of a queue waiting for a slot on this controller. */
   waitingOf: ((workerQueueId: string) => number) | undefined;
+  /** Set by the fleet: told when the ledger's layout (which queues, which floors) changed. */
+  layoutChanged: (() => void) | undefined;
 
   /** Throws InvalidCapacityConfig (naming `slots` or `subscriptions[i]...`) when the ledger cannot be built. */
   constructor(init: WorkerSessionInit) {
@@ -161,6 +163,7 @@ export class WorkerSession {
   reconfigure(subscriptions: readonly CapacitySubscription[]): { added: string[]; removed: string[] } {
     const before = new Set(this.queueIds);
     this.ledger.reconfigure(subscriptions);
+    this.layoutChanged?.();
     const after = new Set(this.queueIds);
     return {
       added: [...after].filter((queueId) => !before.has(queueId)),
@@ -210,6 +213,8 @@ export class WorkerSession {
 export interface DispatchView {
   readonly sessions: readonly WorkerSession[];
   readonly ledgers: readonly CapacityLedger[];
+  /** The indexes, ascending, of the ledgers with a reserved floor (what DispatchPolicy.next takes as `withFloor`). */
+  readonly withFloor: readonly number[];
 }
 
 /** The workers connected to this controller, each with its ledger. */
@@ -217,7 +222,7 @@ export class WorkerFleet {
   private readonly sessions = new Map<string, WorkerSession>();
   private readonly slotListeners = new Set<() => void>();
   private waitingSource: (workerQueueId: string) => number = () => 0;
-  /** The sessions and their ledgers as arrays, rebuilt only when a worker joins or leaves (dispatch reads them per placement). */
+  /** The sessions and their ledgers as arrays, rebuilt only when a worker joins, leaves or is reconfigured (dispatch reads them per placement). */
   private view: DispatchView | undefined;
 
   add(session: WorkerSession): void {
@@ -225,6 +230,9 @@ export class WorkerFleet {
     this.view = undefined;
     session.slotFreed = () => this.slotFreed();
     session.waitingOf = (workerQueueId) => this.waitingSource(workerQueueId);
+    session.layoutChanged = () => {
+      if (this.sessions.get(session.workerId) === session) this.view = undefined;
+    };
   }
 
   /** The worker left: it takes nothing more, and the slots of the jobs it held are freed in its ledger. */
@@ -249,11 +257,13 @@ export class WorkerFleet {
     return this.dispatchView().sessions;
   }
 
-  /** The connected workers and, at the same index, their ledgers: the same arrays until a worker joins or leaves. */
+  /** The connected workers and, at the same index, their ledgers: the same arrays until a worker joins, leaves or is reconfigured. */
   dispatchView(): DispatchView {
     if (this.view === undefined) {
       const sessions = [...this.sessions.values()];
-      this.view = { sessions, ledgers: sessions.map((session) => session.ledger) };
+      const ledgers = sessions.map((session) => session.ledger);
+      const withFloor = ledgers.flatMap((ledger, index) => (ledger.workerQueueIdsWithFloor.length > 0 ? [index] : []));
+      this.view = { sessions, ledgers, withFloor };
     }
     return this.view;
   }
