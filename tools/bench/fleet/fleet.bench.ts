@@ -687,9 +687,11 @@ async function jobProducer(brokers: string): Promise<Producer> {
 
 /**
  * A plain kafkajs consumer of the same job topics in a group of its own (the queue
- * adapter's fetch wait of 1 s, one partition at a time), recording publish -> message
- * consumed: the Kafka leg of the dispatch latency on this machine right now, without
- * the controller's work.
+ * adapter's fetch wait of 1 s), recording publish -> message consumed: the Kafka leg of
+ * the dispatch latency on this machine right now, without the controller's work. Every
+ * partition is handled at once and nothing is committed: one partition at a time with a
+ * commit after each batch made the probe itself the bottleneck at 200 jobs/s (p50 over
+ * 200 ms while the controller took 97 % of the jobs within 25 ms of their publish).
  */
 async function kafkaProbe(brokers: string, queues: readonly string[]): Promise<{ latencies: number[]; close(): Promise<void> }> {
   const latencies: number[] = [];
@@ -703,6 +705,8 @@ async function kafkaProbe(brokers: string, queues: readonly string[]): Promise<{
   await consumer.connect();
   await consumer.subscribe({ topics: queues.map((id) => `${kafkaNamespace}${workerJobsTopic(id)}`), fromBeginning: false });
   await consumer.run({
+    autoCommit: false,
+    partitionsConsumedConcurrently: queues.length * DEFAULT_TOPIC_PARTITIONS,
     eachMessage: async ({ message }) => {
       const now = Date.now();
       try {
