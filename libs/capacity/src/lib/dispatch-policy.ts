@@ -28,7 +28,6 @@ export interface Dispatch {
 const QUANTUM = 1;
 const JOB_COST = 1;
 
-
 /**
  * Which of the ledgers passed to `next` may take a job now (e.g. the worker
  * has credit and is not draining). Lets a caller with thousands of workers

@@ -666,6 +666,11 @@ class KafkaSubscription implements QueueSubscription {
     if (!this.topics.has(topic)) throw new NotSubscribedError(topic);
   }
 
+  /** The member is closing, or its partitions are moving (rebalance): the batch must end, leaving the rest uncommitted. */
+  private mustStop(payload: EachBatchPayload): boolean {
+    return this.closing !== undefined || !payload.isRunning() || payload.isStale();
+  }
+
   private wakeGateWaiters(): void {
     for (const wake of this.gateWaiters) wake();
     this.gateWaiters.clear();
@@ -677,8 +682,7 @@ class KafkaSubscription implements QueueSubscription {
    * kafkajs ends, and what is left of it is fetched again after the resume.
    */
   private async admitted(topic: string, payload: EachBatchPayload): Promise<boolean> {
-    const mustStop = (): boolean => this.closing !== undefined || !payload.isRunning() || payload.isStale();
-    while (this.gated === topic && !mustStop()) {
+    while (this.gated === topic && !this.mustStop(payload)) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(wake, this.heartbeatIntervalMs);
         const waiters = this.gateWaiters;
@@ -689,7 +693,7 @@ class KafkaSubscription implements QueueSubscription {
         }
         waiters.add(wake);
       });
-      if (this.gated !== topic || mustStop()) break;
+      if (this.gated !== topic || this.mustStop(payload)) break;
       try {
         // Throws when the group rebalances: the batch ends and its messages come back uncommitted.
         await payload.heartbeat();
@@ -697,7 +701,7 @@ class KafkaSubscription implements QueueSubscription {
         return false;
       }
     }
-    if (mustStop()) return false;
+    if (this.mustStop(payload)) return false;
     if (!this.paused.has(topic)) return true;
     // Paused in kafkajs (by pause, or by resume of another topic while this one was gated).
     this.consumer.pause([{ topic }]);
@@ -709,9 +713,9 @@ class KafkaSubscription implements QueueSubscription {
   }
 
   private async handleBatchInOrder(payload: EachBatchPayload): Promise<void> {
-    const { batch, isRunning, isStale } = payload;
+    const { batch } = payload;
     for (const message of batch.messages) {
-      if (this.closing || !isRunning() || isStale()) return;
+      if (this.mustStop(payload)) return;
       if (this.paused.has(batch.topic) && !(await this.admitted(batch.topic, payload))) return;
       const handled = await this.handleWithRetry(batch, message, payload);
       if (!handled) return;
@@ -735,7 +739,6 @@ class KafkaSubscription implements QueueSubscription {
    */
   private async handleBatchOverlapping(payload: EachBatchPayload, limit: number): Promise<void> {
     const { batch } = payload;
-    const mustStop = (): boolean => this.closing !== undefined || !payload.isRunning() || payload.isStale();
     /** Started messages not yet committed, in offset order. */
     const started: Array<{ offset: string; done: boolean }> = [];
     const inFlight = new Set<Promise<void>>();
@@ -780,14 +783,14 @@ class KafkaSubscription implements QueueSubscription {
 
     for (const message of batch.messages) {
       while (inFlight.size >= limit && !stopped) await Promise.race(inFlight);
-      if (stopped || mustStop()) break;
+      if (stopped || this.mustStop(payload)) break;
       // What is left of a batch that ends here is fetched again after resume, from the first message not handled.
       if (this.paused.has(batch.topic) && !(await this.admitted(batch.topic, payload))) break;
       const entry = { offset: message.offset, done: false };
       started.push(entry);
       const key = message.key?.toString('utf8') ?? '';
       const task = (tailByKey.get(key) ?? Promise.resolve())
-        .then(() => (stopped || mustStop() ? false : this.handleWithRetry(batch, message, payload, pin)))
+        .then(() => (stopped || this.mustStop(payload) ? false : this.handleWithRetry(batch, message, payload, pin)))
         .then(
           (handled) => {
             if (!handled) {
@@ -822,13 +825,12 @@ class KafkaSubscription implements QueueSubscription {
     pin: () => Promise<void> = () =>
       payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }] }),
   ): Promise<boolean> {
-    const mustStop = (): boolean => this.closing !== undefined || !payload.isRunning() || payload.isStale();
     for (let attempt = 1; ; attempt++) {
       try {
         await this.withHeartbeats(payload, () => this.options.handler(toQueueMessage(batch, raw)));
         return true;
       } catch (error) {
-        if (mustStop()) {
+        if (this.mustStop(payload)) {
           // The member is stopping (closed, or its partitions are moving): the message stays
           // uncommitted for the next member, and a failure of a handler given up on is not news.
           if (attempt === 1) await pin();
@@ -856,13 +858,13 @@ class KafkaSubscription implements QueueSubscription {
         // Sleep in heartbeat-sized steps so a long backoff does not look like a dead member.
         const wakeAt = Date.now() + delayMs;
         for (let left = delayMs; left > 0; left = wakeAt - Date.now()) {
-          if (mustStop()) return false;
+          if (this.mustStop(payload)) return false;
           await sleepUnlessAborted(Math.min(left, this.heartbeatIntervalMs), this.abort.signal);
-          if (mustStop()) return false;
+          if (this.mustStop(payload)) return false;
           // Throws when the group rebalances: kafkajs rejoins and the message comes back uncommitted.
           await payload.heartbeat();
         }
-        if (mustStop()) return false;
+        if (this.mustStop(payload)) return false;
       }
     }
   }
