@@ -171,6 +171,7 @@ describe('a worker stream between two processes', () => {
         outputsJson: JSON.stringify({ greeting: 'Hello, Lanner' }),
         errorMessage: '',
         cacheHit: false,
+        deadlinePassed: false,
         startedAt,
         endedAt,
       },
@@ -207,7 +208,7 @@ describe('a worker stream between two processes', () => {
     expect(refusal.code).toBe(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION);
     expect(refusal.fatal).toBe(true);
     expect(refusal.message).toBe(
-      'protocol 2.0 is incompatible with protocol 1.0 spoken here (major versions differ); upgrade this side so workers and controllers share major version 2',
+      'protocol 2.0 is incompatible with protocol 1.1 spoken here (major versions differ); upgrade this side so workers and controllers share major version 2',
     );
     const status = await worker.status;
     expect(status.code).toBe(grpc.status.FAILED_PRECONDITION);

@@ -179,7 +179,7 @@ class SimulatedWorker {
     this.write({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId, attempt, state, outputsJson: '{}', errorMessage: '', cacheHit: false, startedAt, endedAt: new Date() },
+        value: { taskRunId, attempt, state, outputsJson: '{}', errorMessage: '', cacheHit: false, deadlinePassed: false, startedAt, endedAt: new Date() },
       },
     });
     this.write({ frame: { $case: 'credit', value: { slots: 1 } } });

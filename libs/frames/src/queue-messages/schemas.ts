@@ -91,6 +91,11 @@ const jobResultPayload = z.object({
   cacheHit: z.boolean(),
   startedAt: instant.optional(),
   endedAt: instant,
+  /**
+   * True when no worker started the job because its deadline had passed first
+   * (state FAILED): the executor ends the attempt as its own timeout does.
+   */
+  deadlinePassed: z.boolean().optional(),
 });
 
 const subscription = z.object({

@@ -183,7 +183,9 @@ describe('controller hygiene: killed jobs, deadlines and leaked slots', () => {
 
     expect(jobIds(worker)).toEqual([live]);
     expect(killedResult.payload).toMatchObject({ state: 'KILLED', errorMessage: 'killed before any worker started it: execution killed by alice', attempt: 1 });
-    expect(expiredResult.payload).toMatchObject({ state: 'FAILED', attempt: 1 });
+    // Flagged, so the executor words it as its own timeout whether its timer or this report comes first.
+    expect(expiredResult.payload).toMatchObject({ state: 'FAILED', attempt: 1, deadlinePassed: true });
+    expect(killedResult.payload.deadlinePassed).toBeUndefined();
     expect(expiredResult.payload.errorMessage).toMatch(/^the job reached its deadline \(.+\) before a worker could start it$/);
     // Neither took a running-job row, so nothing is left for the liveness coordinator to re-queue.
     expect(await repositories.runningJobs.get(killed, 1)).toBeNull();

@@ -331,7 +331,7 @@ describe('controller: dispatch', () => {
     worker.send({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId, attempt: 1, state: JobState.SUCCESS, outputsJson: '{"answer":42}', errorMessage: '', cacheHit: false, startedAt, endedAt },
+        value: { taskRunId, attempt: 1, state: JobState.SUCCESS, outputsJson: '{"answer":42}', errorMessage: '', cacheHit: false, deadlinePassed: false, startedAt, endedAt },
       },
     });
     const result = await eventFor('task-run.result', taskRunId);
@@ -365,7 +365,7 @@ describe('controller: dispatch', () => {
     worker.send({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId, attempt: 1, state: JobState.FAILED, outputsJson: '{}', errorMessage: 'exit code 3', cacheHit: false, startedAt: undefined, endedAt: new Date() },
+        value: { taskRunId, attempt: 1, state: JobState.FAILED, outputsJson: '{}', errorMessage: 'exit code 3', cacheHit: false, deadlinePassed: false, startedAt: undefined, endedAt: new Date() },
       },
     });
     worker.close('end');

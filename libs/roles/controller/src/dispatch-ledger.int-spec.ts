@@ -91,7 +91,7 @@ class SpecWorker extends FakeWorker {
     this.send({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId: job.taskRunId, attempt: job.attempt, state: JobState.SUCCESS, outputsJson: '{}', errorMessage: '', cacheHit: false, startedAt: now, endedAt: now },
+        value: { taskRunId: job.taskRunId, attempt: job.attempt, state: JobState.SUCCESS, outputsJson: '{}', errorMessage: '', cacheHit: false, deadlinePassed: false, startedAt: now, endedAt: now },
       },
     });
     this.credit(1);

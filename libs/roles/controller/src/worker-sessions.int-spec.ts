@@ -120,7 +120,7 @@ class SpecWorker extends FakeWorker {
     this.send({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId: ref.taskRunId, attempt: ref.attempt, state: JobState.SUCCESS, outputsJson: '{}', errorMessage: '', cacheHit: false, startedAt: undefined, endedAt: new Date() },
+        value: { taskRunId: ref.taskRunId, attempt: ref.attempt, state: JobState.SUCCESS, outputsJson: '{}', errorMessage: '', cacheHit: false, deadlinePassed: false, startedAt: undefined, endedAt: new Date() },
       },
     });
   }

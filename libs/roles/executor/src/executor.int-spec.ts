@@ -379,6 +379,34 @@ tasks:
     expect(await repositories.timers.listForExecution(TENANT, executionId)).toEqual([]);
   });
 
+  it('words a job that nobody started before its deadline as its own timeout, even when that report comes before its timer', async () => {
+    const revision = await saveFlow(
+      'late',
+      `
+id: late
+namespace: ${NAMESPACE}
+tasks:
+  - id: render
+    type: io.kestra.plugin.core.debug.Return
+    format: never
+    timeout: PT1M
+`,
+    );
+    // What a controller (or a worker) reports when it takes a job after its deadline, by its own clock.
+    const executionId = await submit('late', revision, {}, async (job) => {
+      const refused = resultEvent(job, 'FAILED', {}, `the job reached its deadline (${new Date().toISOString()}) before a worker could start it`);
+      await publishToExecutor({ ...refused, payload: { ...refused.payload, deadlinePassed: true } } as ExecutorEvent);
+    });
+
+    const execution = await eventually(executionId, ended, 'ended');
+
+    expect(execution.state).toBe('FAILED');
+    expect(execution.taskRuns[0].state).toBe('FAILED');
+    expect(execution.taskRuns[0].attempts[0].error).toEqual({ message: expect.stringMatching(/^Timed out after PT60S: no worker started the job on queue 'default'/) });
+    // The timeout's timer was cancelled with it: it cannot end the task run a second time.
+    expect(await repositories.timers.listForExecution(TENANT, executionId)).toEqual([]);
+  });
+
   it('kills a running execution: broadcasts the kill and ends KILLED once the worker answers', async () => {
     const revision = await saveFlow(
       'long',

@@ -102,6 +102,20 @@ describe('the worker process against a gRPC controller', () => {
     expect(result.errorMessage).toMatch(/timed out/);
   });
 
+  it('never starts a job whose deadline has passed, and flags its result so the executor words it as its timeout', async () => {
+    const late = jobFor({ id: 'late', type: 'io.kestra.plugin.core.debug.Return', kind: 'Return', format: 'never' }, { deadline: new Date(Date.now() - 1000) });
+    const onTime = jobFor({ id: 'on-time', type: 'io.kestra.plugin.core.debug.Return', kind: 'Return', format: 'yes' }, { deadline: new Date(Date.now() + 60_000) });
+    controller.offer(late);
+    controller.offer(onTime);
+
+    const refused = await resultOf(controller, late.taskRunId);
+    expect(refused).toMatchObject({ state: JobState.FAILED, deadlinePassed: true, outputsJson: '{}' });
+    expect(refused.errorMessage).toBe('the job reached its deadline before a worker could start it');
+    const ran = await resultOf(controller, onTime.taskRunId);
+    expect(ran).toMatchObject({ state: JobState.SUCCESS, deadlinePassed: false });
+    expect(controller.received('jobStarted').map((started) => started.taskRunId)).not.toContain(late.taskRunId);
+  });
+
   it('never runs more jobs than its slots, and refuses a job it granted no credit for', async () => {
     const jobs = Array.from({ length: SLOTS + 2 }, (_, index) =>
       jobFor({ id: `batch-${index}`, type: 'io.kestra.plugin.scripts.shell.Commands', kind: 'ShellCommands', commands: ['sleep 1'] }),

@@ -155,6 +155,8 @@ class Step {
         return this.onDispatchRefused(event.taskRunId, event.attempt, event.state, event.reason);
       case 'worker-lost':
         return this.onWorkerLost(event.taskRunId, event.attempt);
+      case 'task-run-deadline-passed':
+        return this.onDeadlinePassed(event.taskRunId, event.attempt);
       case 'timer-fired':
         return this.onTimer(event.timer);
       case 'kill-requested':
@@ -513,6 +515,17 @@ class Step {
         return;
       }
     }
+  }
+
+  /** The job's deadline passed before anyone started it: the timeout, told early (its timer is then cancelled). */
+  private onDeadlinePassed(taskRunId: string, attemptNumber: number): void {
+    if (isFinalExecution(this.state)) return;
+    const run = this.find(taskRunId);
+    if (run === undefined || lastAttempt(run)?.attempt !== attemptNumber) return;
+    const task = this.task(run);
+    if (!isRunnable(task) || (run.state !== 'SUBMITTED' && run.state !== 'RUNNING' && run.state !== 'KILLING')) return;
+    if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
+    this.onTaskTimeout(run, attemptNumber);
   }
 
   private onTaskTimeout(run: TaskRun, attemptNumber: number): void {

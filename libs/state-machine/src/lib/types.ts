@@ -210,6 +210,12 @@ export type ExecutionEvent =
       readonly reason: string;
     }
   | { readonly type: 'worker-lost'; readonly taskRunId: string; readonly attempt: number }
+  /**
+   * A controller or worker did not start the job: its deadline (the task's
+   * timeout) passed first. Ends the attempt as the task-timeout timer does;
+   * whichever of the two comes second changes nothing.
+   */
+  | { readonly type: 'task-run-deadline-passed'; readonly taskRunId: string; readonly attempt: number }
   | { readonly type: 'timer-fired'; readonly timer: Timer }
   | { readonly type: 'kill-requested' }
   /** Resume paused task runs (all, or the one named), with the resume inputs as their outputs. */

@@ -63,4 +63,42 @@ describe('task timeouts', () => {
     );
     expect(timedOut.actions).toContainEqual({ type: 'kill-job', taskRunId: 'e:render', attempt: 1 });
   });
+
+  describe('a job whose deadline passed before anyone started it (reported by a controller or a worker)', () => {
+    const tree = flow([log('render', { timeoutMs: 60_000 })]);
+    const timer = { id: 'e:render|task-timeout|1', kind: 'task-timeout' as const, at: 60_000, taskRunId: 'e:render', attempt: 1 };
+    const deadlinePassed = { type: 'task-run-deadline-passed' as const, taskRunId: 'e:render', attempt: 1 };
+    const queuedExecution = () => {
+      const created = next(tree, createExecution(tree, { id: 'e', tenant: 't' }, 0), { type: 'created' }, 0).execution;
+      return next(tree, created, { type: 'task-run-queued', taskRunId: 'e:render', attempt: 1, workerQueueId: 'gpu', waitingReason: 'no worker of group gpu is connected' }, 5).execution;
+    };
+    const TIMED_OUT = "Timed out after PT60S: no worker started the job on queue 'gpu' (no worker of group gpu is connected)";
+
+    it('ends the task run with the timeout message when the report comes before the timer, and the timer then changes nothing', () => {
+      const reported = next(tree, queuedExecution(), deadlinePassed, 60_400);
+      expect(reported.execution.state).toBe('FAILED');
+      expect(reported.execution.taskRuns.get('e:render')?.error).toBe(TIMED_OUT);
+      expect(reported.actions).toContainEqual({ type: 'cancel-timer', timerId: timer.id });
+      expect(next(tree, reported.execution, { type: 'timer-fired', timer }, 61_000).execution).toBe(reported.execution);
+    });
+
+    it('changes nothing when it comes after the timer: the task run keeps the timeout message', () => {
+      const timedOut = next(tree, queuedExecution(), { type: 'timer-fired', timer }, 60_000);
+      expect(timedOut.execution.taskRuns.get('e:render')?.error).toBe(TIMED_OUT);
+      const late = next(tree, timedOut.execution, deadlinePassed, 60_400);
+      expect(late.execution).toBe(timedOut.execution);
+      expect(late.actions).toEqual([]);
+    });
+
+    it('retries like a timeout, and a late report of the ended attempt leaves the retry alone', () => {
+      const retried = flow([log('render', { timeoutMs: 60_000, retry: constantRetry(1000, 2) })]);
+      const created = next(retried, createExecution(retried, { id: 'e', tenant: 't' }, 0), { type: 'created' }, 0).execution;
+      const reported = next(retried, created, deadlinePassed, 60_400);
+      const run = reported.execution.taskRuns.get('e:render');
+      expect(run?.state).toBe('RETRYING');
+      expect(run?.attempts[0]?.state).toBe('FAILED');
+      expect(reported.actions).toContainEqual(expect.objectContaining({ type: 'schedule-timer', timer: expect.objectContaining({ kind: 'retry' }) }));
+      expect(next(retried, reported.execution, deadlinePassed, 60_500).execution).toBe(reported.execution);
+    });
+  });
 });

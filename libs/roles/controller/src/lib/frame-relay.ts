@@ -124,21 +124,18 @@ export class FrameRelay {
       cacheHit: frame.cacheHit,
       startedAt: frame.startedAt?.toISOString(),
       endedAt: (frame.endedAt ?? new Date()).toISOString(),
+      deadlinePassed: state === 'FAILED' && frame.deadlinePassed,
     });
     return state;
   }
 
   /**
-   * A job that cannot travel to any worker (its frame would exceed the limit)
-   * fails at once, with the reason the user sees on the task run. The
-   * controller stands in for the worker id: no worker ever held it.
-   */
-  /**
    * A job that no worker will run (too large, killed before it was sent, past
    * its deadline): its outcome is reported with the controller standing in for
-   * the worker id, since no worker ever held it.
+   * the worker id, since no worker ever held it. `deadlinePassed` lets the
+   * executor word a late job as its own timeout.
    */
-  async jobRefused(job: WorkerJobMessage, errorMessage: string, state: 'FAILED' | 'KILLED' = 'FAILED'): Promise<void> {
+  async jobRefused(job: WorkerJobMessage, errorMessage: string, state: 'FAILED' | 'KILLED' = 'FAILED', deadlinePassed = false): Promise<void> {
     const { payload } = job;
     await this.publishResult(
       {
@@ -151,7 +148,7 @@ export class FrameRelay {
         started: false,
       },
       this.identity.id,
-      { state, outputs: {}, errorMessage, cacheHit: false, endedAt: new Date().toISOString() },
+      { state, outputs: {}, errorMessage, cacheHit: false, endedAt: new Date().toISOString(), deadlinePassed },
     );
   }
 
@@ -243,7 +240,7 @@ export class FrameRelay {
   private async publishResult(
     job: HeldJob,
     workerId: string,
-    outcome: { state: JobStateName; outputs: Record<string, unknown>; errorMessage?: string; cacheHit: boolean; startedAt?: string; endedAt: string },
+    outcome: { state: JobStateName; outputs: Record<string, unknown>; errorMessage?: string; cacheHit: boolean; startedAt?: string; endedAt: string; deadlinePassed?: boolean },
   ): Promise<void> {
     const message = {
       ...envelope('task-run.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
@@ -260,6 +257,7 @@ export class FrameRelay {
         endedAt: outcome.endedAt,
         ...(outcome.errorMessage !== undefined ? { errorMessage: outcome.errorMessage } : {}),
         ...(outcome.startedAt !== undefined ? { startedAt: outcome.startedAt } : {}),
+        ...(outcome.deadlinePassed === true ? { deadlinePassed: true } : {}),
       },
     };
     await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);

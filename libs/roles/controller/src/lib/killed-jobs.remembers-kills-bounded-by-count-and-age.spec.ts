@@ -68,11 +68,12 @@ describe('killed jobs: a job of a killed task run, or past its deadline, is neve
     expect(memory.takeUnsentKill('tr-3', 1, NOW + 4)).toBeUndefined();
   });
 
-  it('fails a job whose deadline has passed with the deadline in the message, and sends one whose deadline is ahead', () => {
+  it('fails a job whose deadline has passed with the deadline in the message, flagged as such, and sends one whose deadline is ahead', () => {
     const memory = new KilledJobMemory();
     expect(endedJob(job('tr-1', 1, '2026-11-30T07:29:59.000Z'), memory, NOW)).toEqual({
       outcome: 'FAILED',
       errorMessage: 'the job reached its deadline (2026-11-30T07:29:59.000Z) before a worker could start it',
+      deadlinePassed: true,
     });
     expect(endedJob(job('tr-1', 1, '2026-11-30T07:30:01.000Z'), memory, NOW)).toBeUndefined();
     expect(endedJob(job('tr-1', 1), memory, NOW)).toBeUndefined();

@@ -106,7 +106,7 @@ export function mayHaveMissedKill(occurredAt: string, followingSince: number | u
 /** Why a job taken from its topic is not sent to any worker, and the outcome reported for it. */
 export type EndedJob =
   | { readonly outcome: 'KILLED'; readonly errorMessage: string }
-  | { readonly outcome: 'FAILED'; readonly errorMessage: string };
+  | { readonly outcome: 'FAILED'; readonly errorMessage: string; readonly deadlinePassed: true };
 
 /**
  * Whether a job is still worth a worker's slot, given the kills remembered and
@@ -119,7 +119,7 @@ export function endedJob(job: WorkerJobMessage, memory: KilledJobMemory, now: nu
     return { outcome: 'KILLED', errorMessage: reason === '' ? 'killed before any worker started it' : `killed before any worker started it: ${reason}` };
   }
   if (deadline !== undefined && Date.parse(deadline) <= now) {
-    return { outcome: 'FAILED', errorMessage: `the job reached its deadline (${deadline}) before a worker could start it` };
+    return { outcome: 'FAILED', errorMessage: `the job reached its deadline (${deadline}) before a worker could start it`, deadlinePassed: true };
   }
   return undefined;
 }
@@ -185,7 +185,7 @@ export class KilledJobs {
     }
     const ended = endedJob(job, this.memory, Date.now());
     if (ended === undefined) return false;
-    await this.relay.jobRefused(job, ended.errorMessage, ended.outcome);
+    await this.relay.jobRefused(job, ended.errorMessage, ended.outcome, ended.outcome === 'FAILED' && ended.deadlinePassed);
     this.logger.log(
       { taskRunId, attempt, executionId, queue: queueId, outcome: ended.outcome },
       ended.outcome === 'KILLED' ? 'job of a killed task run dropped: not sent to any worker' : 'job past its deadline dropped: not sent to any worker',

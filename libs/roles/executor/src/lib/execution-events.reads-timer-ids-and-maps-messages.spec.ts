@@ -54,6 +54,34 @@ describe('executor events', () => {
     });
   });
 
+  it('turns a result flagged as past its deadline into the deadline event, so the task run reads as its own timeout', () => {
+    const message: ExecutorEvent = {
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
+      messageId: 'exec-1:t:1',
+      type: 'task-run.result',
+      occurredAt: '2026-11-30T01:00:00.000Z',
+      payload: {
+        tenantId: 'main',
+        executionId: 'exec-1',
+        taskRunId: 'exec-1:t',
+        attempt: 1,
+        workerQueueId: 'gpu',
+        workerId: 'controller-1',
+        state: 'FAILED',
+        outputs: {},
+        errorMessage: 'the job reached its deadline (2026-11-30T00:59:59.000Z) before a worker could start it',
+        cacheHit: false,
+        endedAt: '2026-11-30T01:00:00.000Z',
+        deadlinePassed: true,
+      },
+    };
+
+    expect(toExecutionEvent(message)).toEqual({ type: 'task-run-deadline-passed', taskRunId: 'exec-1:t', attempt: 1 });
+    // Only a job that did not run carries the flag; a result of any other state stays a result.
+    const succeeded = { ...message, payload: { ...message.payload, state: 'SUCCESS' as const } };
+    expect(toExecutionEvent(succeeded)).toMatchObject({ type: 'task-run-result', state: 'SUCCESS' });
+  });
+
   it('refuses a subflow end with a state no execution takes', () => {
     const message: ExecutorEvent = {
       schemaVersion: QUEUE_SCHEMA_VERSIONS['subflow.ended'],

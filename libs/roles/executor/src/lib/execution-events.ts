@@ -94,7 +94,9 @@ export function toExecutionEvent(message: ExecutorEvent, runningExecutions = 0):
         workerQueueId: message.payload.workerQueueId,
       };
     case 'task-run.result': {
-      const { taskRunId, attempt, state, outputs, errorMessage } = message.payload;
+      const { taskRunId, attempt, state, outputs, errorMessage, deadlinePassed } = message.payload;
+      // Not started because the task's timeout had passed: the executor words it as its own timeout, whoever noticed first.
+      if (deadlinePassed === true && state === 'FAILED') return { type: 'task-run-deadline-passed', taskRunId, attempt };
       return {
         type: 'task-run-result',
         taskRunId,

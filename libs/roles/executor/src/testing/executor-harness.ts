@@ -106,10 +106,6 @@ async function createTestDatabase(run: string): Promise<TestDatabase> {
   };
 }
 
-/**
- * Starts the executor and the stand-in. `jobQueues`: the worker queues whose
- * topics the stand-in consumes (their topics are created first).
- */
 /** The `task-run.started` event a stand-in worker would cause for a job. */
 export function startedEvent(job: JobPayload): ExecutorEvent {
   return {
@@ -152,6 +148,10 @@ export function resultEvent(job: JobPayload, state: 'SUCCESS' | 'FAILED' | 'KILL
   };
 }
 
+/**
+ * Starts the executor and the stand-in. `jobQueues`: the worker queues whose
+ * topics the stand-in consumes (their topics are created first).
+ */
 export async function startExecutorHarness(options: { jobQueues: string[]; executor?: Partial<ExecutorOptions> }): Promise<ExecutorHarness> {
   const brokers = requiredEnv('KAFKA_BROKERS');
   const run = randomBytes(4).toString('hex');

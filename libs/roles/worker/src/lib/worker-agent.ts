@@ -464,7 +464,7 @@ export class WorkerAgent {
     if (held.abort.signal.aborted) {
       result = { ...this.failedWithoutRunning(job, held.stoppedBecause ?? 'killed'), state: JobState.KILLED };
     } else if (job.deadline !== undefined && job.deadline.getTime() <= startedAt.getTime()) {
-      result = this.failedWithoutRunning(job, 'the job reached its deadline before a worker could start it');
+      result = { ...this.failedWithoutRunning(job, 'the job reached its deadline before a worker could start it'), deadlinePassed: true };
     } else {
       const read = runnableTaskOf(job);
       if (!read.ok) {
@@ -496,6 +496,7 @@ export class WorkerAgent {
           outputsJson: JSON.stringify(outcome.outputs),
           errorMessage: error,
           cacheHit: outcome.cacheHit,
+          deadlinePassed: false,
           startedAt,
           endedAt: new Date(),
         };
@@ -527,6 +528,7 @@ export class WorkerAgent {
       cacheHit: false,
       startedAt: now,
       endedAt: now,
+      deadlinePassed: false,
     };
   }
 

@@ -390,7 +390,15 @@ export interface JobResult {
   cacheHit: boolean;
   /** When the task began and ended on the worker. */
   startedAt: Date | undefined;
-  endedAt: Date | undefined;
+  endedAt:
+    | Date
+    | undefined;
+  /**
+   * True when the worker did not start the job because its deadline had
+   * passed (state FAILED). The executor then ends the attempt exactly as its
+   * own timeout does, whichever of the two it hears first. Since 1.1.
+   */
+  deadlinePassed: boolean;
 }
 
 /**
@@ -1548,6 +1556,7 @@ function createBaseJobResult(): JobResult {
     cacheHit: false,
     startedAt: undefined,
     endedAt: undefined,
+    deadlinePassed: false,
   };
 }
 
@@ -1576,6 +1585,9 @@ export const JobResult: MessageFns<JobResult> = {
     }
     if (message.endedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.endedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.deadlinePassed !== false) {
+      writer.uint32(72).bool(message.deadlinePassed);
     }
     return writer;
   },
@@ -1657,6 +1669,14 @@ export const JobResult: MessageFns<JobResult> = {
             message.endedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.deadlinePassed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1703,6 +1723,11 @@ export const JobResult: MessageFns<JobResult> = {
         : isSet(object.ended_at)
         ? fromJsonTimestamp(object.ended_at)
         : undefined,
+      deadlinePassed: isSet(object.deadlinePassed)
+        ? globalThis.Boolean(object.deadlinePassed)
+        : isSet(object.deadline_passed)
+        ? globalThis.Boolean(object.deadline_passed)
+        : false,
     };
   },
 
@@ -1732,6 +1757,9 @@ export const JobResult: MessageFns<JobResult> = {
     if (message.endedAt !== undefined) {
       obj.endedAt = message.endedAt.toISOString();
     }
+    if (message.deadlinePassed !== false) {
+      obj.deadlinePassed = message.deadlinePassed;
+    }
     return obj;
   },
 
@@ -1748,6 +1776,7 @@ export const JobResult: MessageFns<JobResult> = {
     message.cacheHit = object.cacheHit ?? false;
     message.startedAt = object.startedAt ?? undefined;
     message.endedAt = object.endedAt ?? undefined;
+    message.deadlinePassed = object.deadlinePassed ?? false;
     return message;
   },
 };
