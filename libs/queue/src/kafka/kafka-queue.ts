@@ -28,6 +28,7 @@ import { assertTopicName } from '../topic-name';
 import { retryDelayMs, sleepUnlessAborted } from '../retry-backoff';
 import { assertKafkaBrokers } from './kafka-brokers';
 import { kafkaLogCreator } from './kafka-log-bridge';
+import { stopIdleRequestQueueTimers } from './request-queue-idle-timer';
 import { SendLane, type LaneSend } from './send-lane';
 
 /** A replaced producer's sends in flight have this long to land before it is disconnected. */
@@ -133,6 +134,8 @@ export function createKafkaQueue(options: KafkaQueueOptions): QueuePort {
   if (options.clientId.trim() === '') throw new QueueConfigError('clientId must not be empty');
   assertConcurrency(options.consumer?.partitionsConsumedConcurrently, 'consumer.partitionsConsumedConcurrently');
   assertConcurrency(options.consumer?.messagesPerPartition, 'consumer.messagesPerPartition');
+  // Before any connection: kafkajs 2.2.4 otherwise runs a 1 ms timer on every idle connection.
+  stopIdleRequestQueueTimers();
   return namespacedQueue(new KafkaQueue(options), options.namespace ?? '');
 }
 
