@@ -70,7 +70,6 @@ export class WorkerSession {
   /** Pure bookkeeping of this worker's slots (WORKERS.md "Capacity ledger"). */
   readonly ledger: CapacityLedger;
   credit = 0;
-  draining = false;
   closed = false;
   lastHeardAt = Date.now();
   readonly held = new Map<string, HeldJob>();
@@ -82,6 +81,8 @@ export class WorkerSession {
   waitingOf: ((workerQueueId: string) => number) | undefined;
   /** Set by the fleet: told when the ledger's layout (which queues, which floors) changed. */
   layoutChanged: (() => void) | undefined;
+  private isDraining = false;
+  private changeCount = 0;
 
   /** Throws InvalidCapacityConfig (naming `slots` or `subscriptions[i]...`) when the ledger cannot be built. */
   constructor(init: WorkerSessionInit) {
@@ -94,6 +95,25 @@ export class WorkerSession {
     this.labels = init.labels;
     this.connectedAt = init.connectedAt;
     this.call = init.call;
+  }
+
+  /**
+   * Grows with every change of what the worker registry shows of this worker
+   * (jobs held or finished, slots taken or given back, draining,
+   * reconfiguration), so the registry can tell a changed worker by one number.
+   */
+  get changes(): number {
+    return this.changeCount;
+  }
+
+  /** Sent Draining (or its token was revoked): no new job goes to it. */
+  get draining(): boolean {
+    return this.isDraining;
+  }
+
+  set draining(draining: boolean) {
+    if (draining !== this.isDraining) this.changeCount += 1;
+    this.isDraining = draining;
   }
 
   /** The worker queues this worker serves now. */
@@ -121,6 +141,7 @@ export class WorkerSession {
 
   hold(job: HeldJob): void {
     this.held.set(jobMessageId(job.taskRunId, job.attempt), job);
+    this.changeCount += 1;
   }
 
   /**
@@ -139,6 +160,7 @@ export class WorkerSession {
     const key = jobMessageId(job.taskRunId, job.attempt);
     const held = this.held.get(key) ?? job;
     this.held.delete(key);
+    this.changeCount += 1;
     this.recentlyFinished.set(key, held);
     if (this.recentlyFinished.size > RECENTLY_FINISHED_LIMIT) {
       const oldest = this.recentlyFinished.keys().next().value;
@@ -163,6 +185,7 @@ export class WorkerSession {
   reconfigure(subscriptions: readonly CapacitySubscription[]): { added: string[]; removed: string[] } {
     const before = new Set(this.queueIds);
     this.ledger.reconfigure(subscriptions);
+    this.changeCount += 1;
     this.layoutChanged?.();
     const after = new Set(this.queueIds);
     return {
@@ -174,6 +197,7 @@ export class WorkerSession {
   /** The stream ended: every slot its jobs held goes back (the jobs themselves are reported lost by the stream). */
   releaseSlots(): void {
     for (const job of this.held.values()) this.releaseSlotOf(job);
+    this.changeCount += 1;
   }
 
   capacitySnapshot(): WorkerCapacitySnapshot {

@@ -29,7 +29,7 @@ class Entry {
    */
   written: string | undefined;
   /** The cheap fingerprint when the row was last built; the full row is only built when it changes. */
-  seen: string | undefined;
+  seen: number | undefined;
   writtenAt = 0;
   /** When the full row was last built and compared (written or not), or its slow figures found unchanged. */
   checkedAt = 0;
@@ -41,7 +41,7 @@ class Entry {
 
   constructor(
     readonly describe: () => RegistryRow,
-    readonly fingerprint: () => string,
+    readonly fingerprint: () => number,
     readonly slowFigures: () => string,
   ) {}
 }
@@ -93,10 +93,10 @@ export class WorkerRegistry {
    * A welcomed stream: its row is written now. `fingerprint` must change
    * whenever the row would, except for figures that move with every fetch
    * (it is read for every stream several times a second, so it must be far
-   * cheaper than `describe`); `slowFigures` must change when those do, and is
-   * read every REGISTRY_FULL_CHECK_MS.
+   * cheaper than `describe`: a counter, nothing allocated); `slowFigures` must
+   * change when those do, and is read every REGISTRY_FULL_CHECK_MS.
    */
-  track(describe: () => RegistryRow, fingerprint: () => string, slowFigures: () => string): { forget: () => Promise<void>; written: Promise<void> } {
+  track(describe: () => RegistryRow, fingerprint: () => number, slowFigures: () => string): { forget: () => Promise<void>; written: Promise<void> } {
     const entry = new Entry(describe, fingerprint, slowFigures);
     const { workerId } = describe();
     const previous = this.newest.get(workerId);
