@@ -585,6 +585,8 @@ class WorkerConversation {
    * result never came, frees its slot and is reported lost.
    */
   private async reconcile(session: WorkerSession, heartbeat: Heartbeat): Promise<void> {
+    // An idle worker (most of them, most of the time) holds nothing to compare: no Set per heartbeat.
+    if (session.held.size === 0) return;
     const running = new Set(heartbeat.runningJobs.map((ref) => jobMessageId(ref.taskRunId, ref.attempt)));
     const vanished: HeldJob[] = [];
     for (const [key, job] of session.held) {
