@@ -79,6 +79,8 @@ interface Options {
   readonly kafkaProbe: boolean;
   /** Run the controller under `node --cpu-prof` and summarise its self time per dispatch phase. */
   readonly cpuProf: boolean;
+  /** Extra node arguments for the controller (e.g. `--trace-gc`, or `-r` of allocation-sampler.cjs). */
+  readonly controllerNodeArgs: string[];
   readonly brokers: string;
   /** `worktree` (default): the roles run from this working tree; else a commit, run from a snapshot of it. */
   readonly source: string;
@@ -86,7 +88,8 @@ interface Options {
 
 const USAGE = `usage: node tools/bench/fleet/run.js [--workers 2000] [--queues 20] [--rate 200 | --rate 20,200] [--duration 30]
   [--steps 500,1000] [--slots 4] [--run-ms 20] [--streams-per-connection 1] [--settle-ms 6000] [--warm 20]
-  [--reconfig-rounds 3] [--reconfig-timeout-ms 15000] [--drain-timeout-ms 120000] [--topology auto|api|direct] [--source worktree|<commit>] [--kafka-probe true|false] [--cpu-prof] [--keep-logs]`;
+  [--reconfig-rounds 3] [--reconfig-timeout-ms 15000] [--drain-timeout-ms 120000] [--topology auto|api|direct] [--source worktree|<commit>] [--kafka-probe true|false] [--cpu-prof] [--keep-logs]
+  [--controller-node-args '--trace-gc']`;
 
 function parseOptions(argv: readonly string[]): Options {
   const raw = new Map<string, string>();
@@ -103,7 +106,7 @@ function parseOptions(argv: readonly string[]): Options {
     if (!arg.startsWith('--') || i + 1 >= argv.length) throw new Error(`unexpected argument '${arg}'\n${USAGE}`);
     raw.set(arg.slice(2), argv[++i]);
   }
-  const known = new Set(['workers', 'queues', 'rate', 'duration', 'steps', 'slots', 'run-ms', 'streams-per-connection', 'settle-ms', 'warm', 'reconfig-rounds', 'reconfig-timeout-ms', 'drain-timeout-ms', 'topology', 'keep-logs', 'source', 'kafka-probe', 'cpu-prof']);
+  const known = new Set(['workers', 'queues', 'rate', 'duration', 'steps', 'slots', 'run-ms', 'streams-per-connection', 'settle-ms', 'warm', 'reconfig-rounds', 'reconfig-timeout-ms', 'drain-timeout-ms', 'topology', 'keep-logs', 'source', 'kafka-probe', 'cpu-prof', 'controller-node-args']);
   for (const key of raw.keys()) if (!known.has(key)) throw new Error(`unknown option --${key}\n${USAGE}`);
   const int = (key: string, fallback: number, min: number, max: number): number => {
     const text = raw.get(key);
@@ -148,6 +151,7 @@ function parseOptions(argv: readonly string[]): Options {
     source: raw.get('source') ?? 'worktree',
     kafkaProbe: raw.get('kafka-probe') !== 'false',
     cpuProf: raw.get('cpu-prof') === 'true',
+    controllerNodeArgs: (raw.get('controller-node-args') ?? '').split(/\s+/).filter(Boolean),
     brokers: service('KAFKA_BROKERS'),
   };
 }
@@ -1092,7 +1096,7 @@ async function main(): Promise<void> {
     LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
     LANNER_JWT_SIGNING_KEY: `bench-fleet-jwt-signing-key-${randomBytes(24).toString('hex')}`,
     ...(controllerNodeOptions ? { NODE_OPTIONS: controllerNodeOptions } : {}),
-  }, options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+  }, [...options.controllerNodeArgs, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])]);
   await waitReady(controller);
   const grpcPort = await waitUntil('the controller to listen and follow broadcasts', READY_DEADLINE_MS, () => {
     const listening = logLines(controller, '"controller gRPC listening"')[0];
