@@ -2,6 +2,31 @@ import { QUEUE_SCHEMA_VERSIONS, type ExecutorEvent } from '@lanner/frames';
 import { timerId } from '@lanner/state-machine';
 import { timerFromId, timerReason, toExecutionEvent, UnusableExecutorEvent } from './execution-events';
 
+type ResultPayload = Extract<ExecutorEvent, { type: 'task-run.result' }>['payload'];
+
+/** A FAILED `task-run.result` of attempt 1 of `exec-1:t`, with `changes`. */
+function taskRunResult(changes: Partial<ResultPayload>): ExecutorEvent {
+  return {
+    schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
+    messageId: `exec-1:t:${changes.attempt ?? 1}`,
+    type: 'task-run.result',
+    occurredAt: '2026-11-30T01:00:00.000Z',
+    payload: {
+      tenantId: 'main',
+      executionId: 'exec-1',
+      taskRunId: 'exec-1:t',
+      attempt: 1,
+      workerQueueId: 'default',
+      workerId: 'w-1',
+      state: 'FAILED',
+      outputs: {},
+      cacheHit: false,
+      endedAt: '2026-11-30T01:00:00.000Z',
+      ...changes,
+    },
+  };
+}
+
 describe('executor events', () => {
   it('reads back the timer the state machine issued, even when the task-run id contains the separator', () => {
     const taskRunId = 'exec-1:loop@a|b:step';
@@ -24,25 +49,7 @@ describe('executor events', () => {
   });
 
   it("turns a worker's result into the state machine's result event, with its error message", () => {
-    const message: ExecutorEvent = {
-      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
-      messageId: 'exec-1:t:2',
-      type: 'task-run.result',
-      occurredAt: '2026-11-30T01:00:00.000Z',
-      payload: {
-        tenantId: 'main',
-        executionId: 'exec-1',
-        taskRunId: 'exec-1:t',
-        attempt: 2,
-        workerQueueId: 'default',
-        workerId: 'w-1',
-        state: 'FAILED',
-        outputs: { code: 503 },
-        errorMessage: 'the service answered 503',
-        cacheHit: false,
-        endedAt: '2026-11-30T01:00:00.000Z',
-      },
-    };
+    const message = taskRunResult({ attempt: 2, outputs: { code: 503 }, errorMessage: 'the service answered 503' });
 
     expect(toExecutionEvent(message)).toEqual({
       type: 'task-run-result',
@@ -55,31 +62,11 @@ describe('executor events', () => {
   });
 
   it('turns a result flagged as past its deadline into the deadline event, so the task run reads as its own timeout', () => {
-    const message: ExecutorEvent = {
-      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
-      messageId: 'exec-1:t:1',
-      type: 'task-run.result',
-      occurredAt: '2026-11-30T01:00:00.000Z',
-      payload: {
-        tenantId: 'main',
-        executionId: 'exec-1',
-        taskRunId: 'exec-1:t',
-        attempt: 1,
-        workerQueueId: 'gpu',
-        workerId: 'controller-1',
-        state: 'FAILED',
-        outputs: {},
-        errorMessage: 'the job reached its deadline (2026-11-30T00:59:59.000Z) before a worker could start it',
-        cacheHit: false,
-        endedAt: '2026-11-30T01:00:00.000Z',
-        deadlinePassed: true,
-      },
-    };
+    const deadlinePassed = { errorMessage: 'the job reached its deadline (2026-11-30T00:59:59.000Z) before a worker could start it', deadlinePassed: true };
 
-    expect(toExecutionEvent(message)).toEqual({ type: 'task-run-deadline-passed', taskRunId: 'exec-1:t', attempt: 1 });
+    expect(toExecutionEvent(taskRunResult(deadlinePassed))).toEqual({ type: 'task-run-deadline-passed', taskRunId: 'exec-1:t', attempt: 1 });
     // Only a job that did not run carries the flag; a result of any other state stays a result.
-    const succeeded = { ...message, payload: { ...message.payload, state: 'SUCCESS' as const } };
-    expect(toExecutionEvent(succeeded)).toMatchObject({ type: 'task-run-result', state: 'SUCCESS' });
+    expect(toExecutionEvent(taskRunResult({ ...deadlinePassed, state: 'SUCCESS' }))).toMatchObject({ type: 'task-run-result', state: 'SUCCESS' });
   });
 
   it('refuses a subflow end with a state no execution takes', () => {
