@@ -74,7 +74,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     workerQueues: new WorkerQueueRepository(db),
     workerGroups: new WorkerGroupRepository(db),
     registrationTokens: new RegistrationTokenRepository(db),
-    runningJobs: new RunningJobStore(db),
+    runningJobs: new RunningJobStore(db, pool),
     serviceInstances: new ServiceInstanceRepository(db),
     timers: new TimerRepository(db),
     logs: new LogRepository(db),

@@ -1,4 +1,5 @@
 import type { RunningJobRecord } from '@lanner/model';
+import type { Pool } from 'pg';
 import { BatchedCalls } from '../batched-calls';
 import { Prisma, type RunningJob } from '../generated/prisma/client';
 import { type Db, storedJson } from '../prisma';
@@ -30,7 +31,15 @@ export class RunningJobStore {
   private readonly removals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys));
   private readonly killChecks = new BatchedCalls<TenantJobKey, boolean>((keys) => this.killedAll(keys));
 
-  constructor(private readonly db: Db) {}
+  /**
+   * `pool` is the one under `db`: the insert and the removal of every
+   * dispatched job go to it directly, without Prisma's query pipeline (about
+   * 6 % of a controller's CPU at 200 jobs/s, against under 2 % for pg itself).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly pool: Pool,
+  ) {}
 
   /** True if recorded now, false if that task run's attempt was already recorded (a redelivery). */
   insert(job: RunningJobRecord): Promise<boolean> {
@@ -65,29 +74,36 @@ export class RunningJobStore {
   }
 
   private async insertAll(jobs: readonly RunningJobRecord[]): Promise<boolean[]> {
-    // Plain SQL: one statement whatever the batch size (no query plan per size to build), and
-    // ON CONFLICT DO NOTHING on the unique key makes a redelivery a no-op.
-    const rows = jobs.map(
-      (job) => Prisma.sql`(
-        gen_random_uuid(), ${job.tenantId}, ${job.executionId}, ${job.taskRunId}, ${job.attempt}, ${job.workerQueueId},
-        ${job.workerId}, ${job.controllerInstanceId}, ${JSON.stringify(job.job ?? {})}::jsonb, ${job.dispatchedAt}::timestamptz)`,
-    );
-    const created = await this.db.$queryRaw<{ task_run_id: string; attempt: number }[]>`
-      INSERT INTO running_jobs (id, tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
-      VALUES ${Prisma.join(rows)}
+    // One statement whatever the batch size, and ON CONFLICT DO NOTHING on the unique key makes a
+    // redelivery a no-op. On the pool itself: these two statements run for every dispatched job.
+    const values: unknown[] = [];
+    const rows = jobs.map((job) => {
+      const at = values.push(job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt) - 9;
+      return `(gen_random_uuid(), $${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
+    });
+    const created = await this.pool.query<{ task_run_id: string; attempt: number }>(
+      `INSERT INTO running_jobs (id, tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
+      VALUES ${rows.join(', ')}
       ON CONFLICT (task_run_id, attempt) DO NOTHING
-      RETURNING task_run_id, attempt`;
-    const recorded = new Set(created.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
+      RETURNING task_run_id, attempt`,
+      values,
+    );
+    const recorded = new Set(created.rows.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
     // The same job twice in one batch is recorded once: the first caller gets true.
     return jobs.map((job) => recorded.delete(keyOf(job)));
   }
 
   private async removeAll(keys: readonly JobKey[]): Promise<boolean[]> {
-    const pairs = Prisma.join(keys.map((key) => Prisma.sql`(${key.taskRunId}, ${key.attempt})`));
-    const removed = await this.db.$queryRaw<{ task_run_id: string; attempt: number }[]>`
-      DELETE FROM running_jobs WHERE (task_run_id, attempt) IN (${pairs})
-      RETURNING task_run_id, attempt`;
-    const gone = new Set(removed.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
+    const values: unknown[] = [];
+    const pairs = keys.map((key) => {
+      const at = values.push(key.taskRunId, key.attempt) - 2;
+      return `($${at + 1}, $${at + 2}::int)`;
+    });
+    const removed = await this.pool.query<{ task_run_id: string; attempt: number }>(
+      `DELETE FROM running_jobs WHERE (task_run_id, attempt) IN (${pairs.join(', ')}) RETURNING task_run_id, attempt`,
+      values,
+    );
+    const gone = new Set(removed.rows.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
     return keys.map((key) => gone.delete(keyOf(key)));
   }
 
