@@ -150,6 +150,7 @@ export class CapacityLedger {
   private used = 0;
   private sharedOccupied = 0;
   private nextLeaseId = 1;
+  private leaseIdSum = 0;
   /** Set by `choose` when it picks BORROWED; read right after, so no tuple is allocated. */
   private chosenLender: Account | undefined;
 
@@ -175,6 +176,22 @@ export class CapacityLedger {
 
   get freeSlots(): number {
     return this.slots - this.used;
+  }
+
+  /** Leases granted and not released yet. */
+  get liveLeases(): number {
+    return this.used;
+  }
+
+  /**
+   * The sum of the ids of the live leases. With `liveLeases` it tells the set
+   * of live leases from any later one, at no cost: ids only grow, so a later
+   * set with as many leases has swapped some for newer, larger ids. Two equal
+   * pairs read at two moments (with no reconfiguration between) mean the same
+   * leases, so `snapshot` would answer the same.
+   */
+  get liveLeaseIdSum(): number {
+    return this.leaseIdSum;
   }
 
   isSubscribed(workerQueueId: string): boolean {
@@ -236,19 +253,19 @@ export class CapacityLedger {
       case RESERVED:
         account.reservedUsed++;
         this.used++;
-        return new Lease(this, this.nextLeaseId++, account, 'RESERVED', undefined);
+        return this.grant(account, 'RESERVED', undefined);
       case SHARED:
         account.sharedUsed++;
         this.sharedOccupied++;
         this.used++;
-        return new Lease(this, this.nextLeaseId++, account, 'SHARED', undefined);
+        return this.grant(account, 'SHARED', undefined);
       case BORROWED: {
         const lender = this.chosenLender as Account;
         this.chosenLender = undefined;
         account.borrowed++;
         lender.lent++;
         this.used++;
-        return new Lease(this, this.nextLeaseId++, account, 'BORROWED', lender);
+        return this.grant(account, 'BORROWED', lender);
       }
       default:
         return undefined;
@@ -282,6 +299,7 @@ export class CapacityLedger {
       }
     }
     this.used--;
+    this.leaseIdSum -= lease.leaseId;
     if (!holder.subscribed) this.dropIfSettled(holder);
     return true;
   }
@@ -350,6 +368,12 @@ export class CapacityLedger {
       lent,
       subscriptions,
     };
+  }
+
+  private grant(account: Account, occupies: SlotKind, lender: Account | undefined): Lease {
+    const leaseId = this.nextLeaseId++;
+    this.leaseIdSum += leaseId;
+    return new Lease(this, leaseId, account, occupies, lender);
   }
 
   private install(layout: CapacityLayout): void {

@@ -82,7 +82,11 @@ export class WorkerSession {
   /** Set by the fleet: told when the ledger's layout (which queues, which floors) changed. */
   layoutChanged: (() => void) | undefined;
   private isDraining = false;
-  private changeCount = 0;
+  /** Changes of the row's own figures other than the ledger's leases: draining, reconfiguration. */
+  private layoutChanges = 0;
+  private revision = 0;
+  /** What `registryRevision` last compared against. */
+  private revisionSeen = { layoutChanges: 0, liveLeases: 0, liveLeaseIdSum: 0 };
 
   /** Throws InvalidCapacityConfig (naming `slots` or `subscriptions[i]...`) when the ledger cannot be built. */
   constructor(init: WorkerSessionInit) {
@@ -98,12 +102,24 @@ export class WorkerSession {
   }
 
   /**
-   * Grows with every change of what the worker registry shows of this worker
-   * (jobs held or finished, slots taken or given back, draining,
-   * reconfiguration), so the registry can tell a changed worker by one number.
+   * Moves when what the worker registry shows of this worker (its slots in
+   * use, draining, subscriptions) differs from what it was at the previous
+   * call, and only then: a job held and finished between two calls leaves it
+   * where it was, so the registry rebuilds no row for it. Exact, because the
+   * ledger's live-lease count and id sum tell one set of leases from any
+   * later one. Allocates nothing: the registry reads it for every stream
+   * several times a second.
    */
-  get changes(): number {
-    return this.changeCount;
+  registryRevision(): number {
+    const seen = this.revisionSeen;
+    const { liveLeases, liveLeaseIdSum } = this.ledger;
+    if (seen.layoutChanges !== this.layoutChanges || seen.liveLeases !== liveLeases || seen.liveLeaseIdSum !== liveLeaseIdSum) {
+      seen.layoutChanges = this.layoutChanges;
+      seen.liveLeases = liveLeases;
+      seen.liveLeaseIdSum = liveLeaseIdSum;
+      this.revision += 1;
+    }
+    return this.revision;
   }
 
   /** Sent Draining (or its token was revoked): no new job goes to it. */
@@ -112,7 +128,7 @@ export class WorkerSession {
   }
 
   set draining(draining: boolean) {
-    if (draining !== this.isDraining) this.changeCount += 1;
+    if (draining !== this.isDraining) this.layoutChanges += 1;
     this.isDraining = draining;
   }
 
@@ -141,7 +157,6 @@ export class WorkerSession {
 
   hold(job: HeldJob): void {
     this.held.set(jobMessageId(job.taskRunId, job.attempt), job);
-    this.changeCount += 1;
   }
 
   /**
@@ -160,7 +175,6 @@ export class WorkerSession {
     const key = jobMessageId(job.taskRunId, job.attempt);
     const held = this.held.get(key) ?? job;
     this.held.delete(key);
-    this.changeCount += 1;
     this.recentlyFinished.set(key, held);
     if (this.recentlyFinished.size > RECENTLY_FINISHED_LIMIT) {
       const oldest = this.recentlyFinished.keys().next().value;
@@ -185,7 +199,7 @@ export class WorkerSession {
   reconfigure(subscriptions: readonly CapacitySubscription[]): { added: string[]; removed: string[] } {
     const before = new Set(this.queueIds);
     this.ledger.reconfigure(subscriptions);
-    this.changeCount += 1;
+    this.layoutChanges += 1;
     this.layoutChanged?.();
     const after = new Set(this.queueIds);
     return {
@@ -197,7 +211,6 @@ export class WorkerSession {
   /** The stream ended: every slot its jobs held goes back (the jobs themselves are reported lost by the stream). */
   releaseSlots(): void {
     for (const job of this.held.values()) this.releaseSlotOf(job);
-    this.changeCount += 1;
   }
 
   capacitySnapshot(): WorkerCapacitySnapshot {

@@ -471,15 +471,13 @@ class WorkerConversation {
   }
 
   /**
-   * Changes whenever the worker's own part of its registry row does: draining,
-   * the subscription list, the set of held jobs (lease ids only grow, so their
-   * sum moves with any change). The jobs waiting here for its queues are the
-   * controller's figure, moving with every fetch under load: the registry
-   * refreshes those on its slower cadence, not on every change.
+   * Moves whenever the worker's own part of its registry row does (both terms
+   * only grow, so their sum moves with either). The jobs waiting here for its
+   * queues are the controller's figure, moving with every fetch under load:
+   * the registry refreshes those on its slower cadence, not on every change.
    */
-  /** Moves whenever the row would (both counters only grow): read for every stream 4 times a second, it allocates nothing. */
   private registryFingerprint(session: WorkerSession): number {
-    return session.changes + this.configVersion;
+    return session.registryRevision() + this.configVersion;
   }
 
   /**
