@@ -40,7 +40,7 @@ import { freePort } from '@lanner/testing';
 import { Kafka, logLevel, Partitioners, type Consumer, type Message, type Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { summariseProfile, type ProfileSummary } from './cpu-profile';
-import { busyCores, cpuPercent, cpuTicks, loadAverage, machineTicks, rssKb, runQueueWaitMs } from './proc';
+import { allCpus, busyCores, cpuPercent, cpuTicks, loadAverage, machineTicks, pinProcess, rssKb, runQueueWaitMs } from './proc';
 import { PUBLISHED_AT_FIELD, type FromLoad, type LoadSettings, type LoadStats, type ToLoad } from './protocol';
 
 const workspaceRoot = join(__dirname, '..', '..', '..');
@@ -81,6 +81,12 @@ interface Options {
   readonly cpuProf: boolean;
   /** Extra node arguments for the controller (e.g. `--trace-gc`, or `-r` of allocation-sampler.cjs). */
   readonly controllerNodeArgs: string[];
+  /**
+   * CPUs (a `taskset` list) the controller gets to itself; the bench, the API,
+   * the load process and the local broker and PostgreSQL share the others for
+   * the run. Unset: everything shares every CPU.
+   */
+  readonly controllerCpus: string | undefined;
   readonly brokers: string;
   /** `worktree` (default): the roles run from this working tree; else a commit, run from a snapshot of it. */
   readonly source: string;
@@ -89,7 +95,7 @@ interface Options {
 const USAGE = `usage: node tools/bench/fleet/run.js [--workers 2000] [--queues 20] [--rate 200 | --rate 20,200] [--duration 30]
   [--steps 500,1000] [--slots 4] [--run-ms 20] [--streams-per-connection 1] [--settle-ms 6000] [--warm 20]
   [--reconfig-rounds 3] [--reconfig-timeout-ms 15000] [--drain-timeout-ms 120000] [--topology auto|api|direct] [--source worktree|<commit>] [--kafka-probe true|false] [--cpu-prof] [--keep-logs]
-  [--controller-node-args '--trace-gc']`;
+  [--controller-node-args '--trace-gc'] [--controller-cpus 1]`;
 
 function parseOptions(argv: readonly string[]): Options {
   const raw = new Map<string, string>();
@@ -106,7 +112,7 @@ function parseOptions(argv: readonly string[]): Options {
     if (!arg.startsWith('--') || i + 1 >= argv.length) throw new Error(`unexpected argument '${arg}'\n${USAGE}`);
     raw.set(arg.slice(2), argv[++i]);
   }
-  const known = new Set(['workers', 'queues', 'rate', 'duration', 'steps', 'slots', 'run-ms', 'streams-per-connection', 'settle-ms', 'warm', 'reconfig-rounds', 'reconfig-timeout-ms', 'drain-timeout-ms', 'topology', 'keep-logs', 'source', 'kafka-probe', 'cpu-prof', 'controller-node-args']);
+  const known = new Set(['workers', 'queues', 'rate', 'duration', 'steps', 'slots', 'run-ms', 'streams-per-connection', 'settle-ms', 'warm', 'reconfig-rounds', 'reconfig-timeout-ms', 'drain-timeout-ms', 'topology', 'keep-logs', 'source', 'kafka-probe', 'cpu-prof', 'controller-node-args', 'controller-cpus']);
   for (const key of raw.keys()) if (!known.has(key)) throw new Error(`unknown option --${key}\n${USAGE}`);
   const int = (key: string, fallback: number, min: number, max: number): number => {
     const text = raw.get(key);
@@ -152,8 +158,40 @@ function parseOptions(argv: readonly string[]): Options {
     kafkaProbe: raw.get('kafka-probe') !== 'false',
     cpuProf: raw.get('cpu-prof') === 'true',
     controllerNodeArgs: (raw.get('controller-node-args') ?? '').split(/\s+/).filter(Boolean),
+    controllerCpus: cpuListOption(raw.get('controller-cpus')),
     brokers: service('KAFKA_BROKERS'),
   };
+}
+
+/** `--controller-cpus`: a list of this machine's CPUs (`1`, `2-3`, `1,3`) that leaves at least one for the rest. */
+function cpuListOption(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const count = cpus().length;
+  const chosen = cpuIndexes(text, count);
+  if (chosen === undefined || chosen.size === 0 || chosen.size >= count) {
+    throw new Error(`--controller-cpus must list some of this machine's CPUs 0-${count - 1} (like 1, 2-3 or 1,3) and leave at least one out, got '${text}'`);
+  }
+  return text;
+}
+
+function cpuIndexes(text: string, count: number): Set<number> | undefined {
+  const chosen = new Set<number>();
+  for (const part of text.split(',')) {
+    const range = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!range) return undefined;
+    const first = Number(range[1]);
+    const last = range[2] === undefined ? first : Number(range[2]);
+    if (last < first || last >= count) return undefined;
+    for (let cpu = first; cpu <= last; cpu++) chosen.add(cpu);
+  }
+  return chosen;
+}
+
+/** The CPUs not in `cpuList`, as a `taskset` list. */
+function otherCpus(cpuList: string): string {
+  const count = cpus().length;
+  const chosen = cpuIndexes(cpuList, count) ?? new Set<number>();
+  return Array.from({ length: count }, (_, cpu) => cpu).filter((cpu) => !chosen.has(cpu)).join(',');
 }
 
 // --- small helpers -------------------------------------------------------------------
@@ -164,12 +202,12 @@ function log(line: string): void {
   process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 }
 
-/** The pid of the Kafka broker the dev services run on this machine, if they do (and KAFKA_BROKERS is not set elsewhere). */
-function localBrokerPid(): number | undefined {
-  if (process.env['KAFKA_BROKERS']?.trim()) return undefined;
+/** The pid of the Kafka broker (or PostgreSQL) the dev services run on this machine, if they do (and its variable is not set elsewhere). */
+function localServicePid(name: 'kafka' | 'postgres'): number | undefined {
+  if (process.env[name === 'kafka' ? 'KAFKA_BROKERS' : 'DATABASE_URL']?.trim()) return undefined;
   try {
     const state = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as { services?: Record<string, { handle?: { kind?: string; pid?: number } }> };
-    const handle = state.services?.['kafka']?.handle;
+    const handle = state.services?.[name]?.handle;
     return handle?.kind === 'process' && typeof handle.pid === 'number' ? handle.pid : undefined;
   } catch {
     return undefined;
@@ -227,12 +265,21 @@ const resources: {
   load?: ChildProcess;
   producer?: Producer;
   probe?: Consumer;
-} = { topics: [], roles: [] };
+  /** Dev-service processes pinned for the run, given every CPU back at the end. */
+  pinned: { pid: number; withChildren: boolean }[];
+} = { topics: [], roles: [], pinned: [] };
 
 let cleaning: Promise<void> | undefined;
 
 function cleanup(keepLogs: boolean): Promise<void> {
   cleaning ??= (async () => {
+    for (const { pid, withChildren } of resources.pinned.splice(0)) {
+      try {
+        pinProcess(pid, allCpus(), withChildren);
+      } catch (error) {
+        log(`could not give process ${pid} every CPU back: ${messageOf(error)}`);
+      }
+    }
     const load = resources.load;
     if (load && load.exitCode === null) {
       load.send({ type: 'close' } satisfies ToLoad, () => undefined);
@@ -330,12 +377,15 @@ function helmNodeOptions(root: string, role: string): string | undefined {
   return typeof nodeOptions === 'string' && nodeOptions.trim() !== '' ? nodeOptions : undefined;
 }
 
-function startRole(name: string, role: 'controller' | 'api', httpPort: number, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): RoleChild {
+function startRole(name: string, role: 'controller' | 'api', httpPort: number, env: NodeJS.ProcessEnv, nodeArgs: string[] = [], cpuList?: string): RoleChild {
   const logFile = join(workDir, `${name}.log`);
   const output = openSync(logFile, 'a');
+  const command = [process.execPath, ...nodeArgs, join(lannerRoot, 'bin', 'lanner.js'), 'server', role];
+  // taskset execs node, so the child's pid is the role's, pinned from its first instruction.
+  if (cpuList !== undefined) command.unshift('taskset', '-c', cpuList);
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [...nodeArgs, join(lannerRoot, 'bin', 'lanner.js'), 'server', role], {
+    child = spawn(command[0], command.slice(1), {
       cwd: lannerRoot,
       env: { ...process.env, SWC_NODE_PROJECT: join(lannerRoot, 'tsconfig.base.json'), LANNER_LOG_LEVEL: 'info', KAFKAJS_NO_PARTITIONER_WARNING: '1', LANNER_HTTP_HOST: '127.0.0.1', LANNER_HTTP_PORT: String(httpPort), ...env },
       stdio: ['ignore', output, output],
@@ -743,7 +793,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   await eventLoopLag(controller); // resets the controller's event-loop histogram
   const databaseBefore = await databaseCounters();
   const machineBefore = machineTicks();
-  const brokerPid = localBrokerPid();
+  const brokerPid = localServicePid('kafka');
   const brokerTicks = brokerPid === undefined ? undefined : cpuTicks(brokerPid);
   const takenBefore = await takenLatencyBuckets(controller);
   const queuedBefore = await takenLatencyBuckets(controller, 'queued');
@@ -1033,6 +1083,27 @@ function gitCommit(source: string): string {
   }
 }
 
+/**
+ * Leaves `controllerCpus` to the controller: this process (and so the API and
+ * load processes it starts), the local broker and PostgreSQL (with the
+ * backends it forks) move to the other CPUs until cleanup.
+ */
+function pinApart(controllerCpus: string): void {
+  const others = otherCpus(controllerCpus);
+  pinProcess(process.pid, others);
+  for (const name of ['kafka', 'postgres'] as const) {
+    const pid = localServicePid(name);
+    if (pid === undefined) {
+      log(`${name} is not a local dev service: not pinned`);
+      continue;
+    }
+    const withChildren = name === 'postgres';
+    resources.pinned.push({ pid, withChildren });
+    pinProcess(pid, others, withChildren);
+  }
+  log(`CPUs: the controller on ${controllerCpus}; this process, the API, the load process, the local broker and PostgreSQL on ${others}`);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const brokers = service('KAFKA_BROKERS');
@@ -1041,6 +1112,7 @@ async function main(): Promise<void> {
   if (options.source !== 'worktree') lannerRoot = snapshotOf(options.source);
   const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryMb: Math.round(totalmem() / 1024 / 1024), node: process.version };
   log(`fleet bench ${run}: ${options.workers} workers (memory at ${options.steps.join(', ')}), ${options.queues} queues, ${options.rates.join(' then ')} jobs/s for ${options.duration} s; commit ${commit}; node ${machine.node}, ${machine.nproc} cpus; load ${loadAverage()}`);
+  if (options.controllerCpus !== undefined) pinApart(options.controllerCpus);
 
   // Database and topics of the run's own.
   resources.serverUrl = serverUrl;
@@ -1096,7 +1168,7 @@ async function main(): Promise<void> {
     LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
     LANNER_JWT_SIGNING_KEY: `bench-fleet-jwt-signing-key-${randomBytes(24).toString('hex')}`,
     ...(controllerNodeOptions ? { NODE_OPTIONS: controllerNodeOptions } : {}),
-  }, [...options.controllerNodeArgs, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])]);
+  }, [...options.controllerNodeArgs, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])], options.controllerCpus);
   await waitReady(controller);
   const grpcPort = await waitUntil('the controller to listen and follow broadcasts', READY_DEADLINE_MS, () => {
     const listening = logLines(controller, '"controller gRPC listening"')[0];

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 
 /** Resident set size of a process in KB (VmRSS of /proc/<pid>/status). */
 export function rssKb(pid: number): number {
@@ -53,4 +55,26 @@ export function machineTicks(): { busy: number; total: number } {
 export function busyCores(before: { busy: number; total: number }, after: { busy: number; total: number }, cores: number): number {
   const total = after.total - before.total;
   return total > 0 ? ((after.busy - before.busy) / total) * cores : 0;
+}
+
+/** The CPUs of this machine as a `taskset` list (`0-1` on 2 cores). */
+export function allCpus(): string {
+  return `0-${cpus().length - 1}`;
+}
+
+/**
+ * Pins a process and all its threads to `cpuList` (`taskset -a -p -c`); with
+ * `withChildren`, its direct children too (PostgreSQL's backends), and so
+ * every process it forks later, which inherits its affinity.
+ */
+export function pinProcess(pid: number, cpuList: string, withChildren = false): void {
+  const pids = [pid];
+  if (withChildren) {
+    try {
+      pids.push(...execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number));
+    } catch {
+      // pgrep exits 1 when there is no child.
+    }
+  }
+  for (const target of pids) execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(target)], { stdio: 'ignore' });
 }
