@@ -292,49 +292,58 @@ class Step {
   }
 
   private stopLeaf(id: string): void {
-    let run = this.run(id);
+    const run = this.run(id);
     if (isTerminal(run.state)) return;
+    const stopped = this.killLeaf(run, true);
+    if (isTerminal(stopped.state)) this.childEnded(stopped);
+  }
+
+  /**
+   * Kills one live task run that is not a running container, without telling
+   * its parent: its job and its subflow are killed, its timers cancelled.
+   * Returns it afterwards: KILLED (or CANCELLED when it never started), or
+   * KILLING while the worker running its job has to answer, when
+   * `awaitWorker` (an execution's kill); a timeout does not wait.
+   */
+  private killLeaf(run: TaskRun, awaitWorker: boolean): TaskRun {
     const task = this.task(run);
-    const attempt = lastAttempt(run);
+    const attemptNumber = lastAttempt(run)?.attempt ?? 1;
     switch (run.state) {
       case 'CREATED':
-        run = this.moveRun(run, 'CANCELLED');
-        break;
+        return this.moveRun(run, 'CANCELLED');
       case 'SUBMITTED':
-        this.emit({ type: 'kill-job', taskRunId: run.id, attempt: attempt?.attempt ?? 1 });
-        this.cancelTimer(run.id, 'task-timeout', attempt?.attempt ?? 1, task.timeoutMs !== undefined);
-        run = this.moveRun(run, 'KILLED', { attempts: endAttempt(run, 'KILLED', this.now) });
-        break;
+        this.emit({ type: 'kill-job', taskRunId: run.id, attempt: attemptNumber });
+        this.cancelTimer(run.id, 'task-timeout', attemptNumber, task.timeoutMs !== undefined);
+        return this.moveRun(run, 'KILLED', { attempts: endAttempt(run, 'KILLED', this.now) });
       case 'RESUBMITTED':
       case 'RETRYING':
-        if (run.state === 'RETRYING') this.cancelTimer(run.id, 'retry', attempt?.attempt ?? 1, true);
-        run = this.moveRun(run, 'SUBMITTED');
-        run = this.moveRun(run, 'KILLED');
-        break;
+        if (run.state === 'RETRYING') this.cancelTimer(run.id, 'retry', attemptNumber, true);
+        return this.moveRun(this.moveRun(run, 'SUBMITTED'), 'KILLED');
       case 'PAUSED':
         this.cancelPauseTimers(run, task);
-        run = this.moveRun(run, 'RUNNING');
-        run = this.moveRun(run, 'KILLING');
-        run = this.moveRun(run, 'KILLED');
-        break;
+        return this.moveRun(this.moveRun(this.moveRun(run, 'RUNNING'), 'KILLING'), 'KILLED');
       case 'RUNNING':
         if (task.kind === 'Subflow') {
           if (run.subflowExecutionId !== undefined) this.emit({ type: 'kill-subflow', executionId: run.subflowExecutionId });
-          run = this.moveRun(run, 'KILLING');
-          run = this.moveRun(run, 'KILLED');
-        } else if (isRunnable(task)) {
-          this.emit({ type: 'kill-job', taskRunId: run.id, attempt: attempt?.attempt ?? 1 });
-          this.moveRun(run, 'KILLING');
-          return; // the worker answers KILLED
-        } else {
-          this.moveRun(run, 'KILLING');
-          return;
+          this.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
+          return this.moveRun(this.moveRun(run, 'KILLING'), 'KILLED');
         }
-        break;
+        if (isRunnable(task)) {
+          this.emit({ type: 'kill-job', taskRunId: run.id, attempt: attemptNumber });
+          const killing = this.moveRun(run, 'KILLING');
+          if (awaitWorker) return killing; // the worker answers KILLED
+          this.cancelTimer(run.id, 'task-timeout', attemptNumber, task.timeoutMs !== undefined);
+          return this.moveRun(killing, 'KILLED', { attempts: endAttempt(killing, 'KILLED', this.now) });
+        }
+        return this.moveRun(run, 'KILLING');
+      case 'KILLING':
+        if (awaitWorker) return run;
+        if (!isRunnable(task)) return this.moveRun(run, 'KILLED');
+        this.cancelTimer(run.id, 'task-timeout', attemptNumber, task.timeoutMs !== undefined);
+        return this.moveRun(run, 'KILLED', { attempts: endAttempt(run, 'KILLED', this.now) });
       default:
-        return;
+        return run;
     }
-    this.childEnded(run);
   }
 
   /**
@@ -529,9 +538,11 @@ class Step {
   }
 
   private onTaskTimeout(run: TaskRun, attemptNumber: number): void {
+    if (run.progress !== undefined) return this.onContainerTimeout(run, attemptNumber);
+    const task = this.task(run);
+    if (task.kind === 'Subflow') return this.onSubflowTimeout(run, task, attemptNumber);
     const attempt = lastAttempt(run);
     if (attempt === undefined || attempt.attempt !== attemptNumber) return;
-    const task = this.task(run);
     if (!isRunnable(task)) return;
     if (run.state === 'KILLING') {
       this.childEnded(this.moveRun(run, 'KILLED', { attempts: endAttempt(run, 'KILLED', this.now) }));
@@ -547,6 +558,63 @@ class Step {
           (run.waitingReason ? ` (${run.waitingReason})` : '')
         : `Timed out after ${limit} on worker '${attempt.workerId ?? 'unknown'}'`;
     this.failRunnable(run, task, message, undefined);
+  }
+
+  /**
+   * A flowable with children ran past its `timeout` (counted from its start, or
+   * its restart): everything still live under it is killed at once, its
+   * errors and finally branches included (their jobs are killed, their workers
+   * not waited for), and it fails with the timeout as its error, so its own
+   * allowFailure, and the errors branch of what contains it, apply.
+   */
+  private onContainerTimeout(run: TaskRun, round: number): void {
+    if (run.state !== 'RUNNING' || this.halt !== undefined || containerTimerRound(run) !== round) return;
+    const task = this.task(run);
+    this.flush();
+    const descendants: TaskRun[] = [];
+    this.live.forEach((_, id) => {
+      const candidate = this.run(id);
+      if (this.descendsFrom(candidate, run.id)) descendants.push(candidate);
+    });
+    for (const descendant of descendants) {
+      if (descendant.progress !== undefined && (descendant.state === 'RUNNING' || descendant.state === 'KILLING')) {
+        this.cancelContainerTimeout(descendant);
+        this.moveRun(descendant.state === 'RUNNING' ? this.moveRun(descendant, 'KILLING') : descendant, 'KILLED');
+      } else {
+        this.killLeaf(descendant, false);
+      }
+    }
+    this.afterPauseChange();
+    const error = `Timed out after ${formatDuration(task.timeoutMs ?? 0)}`;
+    this.childEnded(this.finishRun(this.run(run.id), task, 'FAILED', { error }));
+  }
+
+  /** A Subflow waiting for its execution ran past its `timeout`: that execution is killed and the task fails. */
+  private onSubflowTimeout(run: TaskRun, task: Task, round: number): void {
+    if (run.state !== 'RUNNING' || this.halt !== undefined || subflowRound(run) !== round || run.subflowExecutionId === undefined) return;
+    this.emit({ type: 'kill-subflow', executionId: run.subflowExecutionId });
+    const error = `Timed out after ${formatDuration(task.timeoutMs ?? 0)}: the subflow execution '${run.subflowExecutionId}' had not ended`;
+    this.childEnded(this.finishRun(run, task, 'FAILED', { error }));
+  }
+
+  private descendsFrom(run: TaskRun, ancestorId: string): boolean {
+    for (let parentId = run.parentTaskRunId; parentId !== undefined; parentId = this.run(parentId).parentTaskRunId) {
+      if (parentId === ancestorId) return true;
+    }
+    return false;
+  }
+
+  /** A flowable with children and a `timeout` that is still live at the end of its start gets its timer. */
+  private scheduleContainerTimeout(run: TaskRun): void {
+    const task = this.task(run);
+    if (task.timeoutMs === undefined || run.progress === undefined || isTerminal(run.state)) return;
+    this.scheduleTimer(run.id, 'task-timeout', containerTimerRound(run), this.now + task.timeoutMs);
+  }
+
+  /** Its timer goes when such a flowable ends; one started and ended by the same event never had one. */
+  private cancelContainerTimeout(run: TaskRun): void {
+    const exists = this.task(run).timeoutMs !== undefined && run.progress !== undefined && this.base.liveTaskRuns.has(run.id);
+    this.cancelTimer(run.id, 'task-timeout', containerTimerRound(run), exists);
   }
 
   private onResume(taskRunId: string | undefined, inputs: JsonObject | undefined): void {
@@ -568,6 +636,7 @@ class Step {
     if (run === undefined || run.state !== 'RUNNING' || run.subflowExecutionId !== executionId) return;
     const task = this.task(run);
     if (task.kind !== 'Subflow' || !isFinalExecution(childState)) return;
+    this.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
     let outcome: Outcome = 'SUCCESS';
     let error: string | undefined;
     if (childState === 'WARNING') outcome = 'WARNING';
@@ -676,7 +745,9 @@ class Step {
     const running = this.moveRun(run, 'RUNNING', progress !== undefined ? { progress } : {});
     if (progress !== undefined) {
       this.advance(running.id);
-      return this.run(running.id).state;
+      const started = this.run(running.id);
+      this.scheduleContainerTimeout(started);
+      return started.state;
     }
     return this.runLeafFlowable(running, task);
   }
@@ -727,8 +798,7 @@ class Step {
           const inputs = renderAny(task.inputs ?? {}, context, options) as JsonObject;
           const labels = renderAny(task.labels ?? {}, context, options) as Record<string, string>;
           // A restarted Subflow starts a new child execution: the restart count is part of its id.
-          const restarts = run.histories.filter((change) => change.state === 'RESTARTED').length;
-          const executionId = subflowExecutionId(this.base.id, run.id, restarts);
+          const executionId = subflowExecutionId(this.base.id, run.id, subflowRound(run) - 1);
           const parent = { executionId: this.base.id, taskRunId: run.id, namespace: this.flow.namespace, flowId: this.flow.id };
           this.emit({
             type: 'start-subflow',
@@ -743,7 +813,10 @@ class Step {
             wait: task.wait,
           });
           const started = this.putRun(copyRun(run, { subflowExecutionId: executionId }));
-          if (task.wait) return started.state;
+          if (task.wait) {
+            if (task.timeoutMs !== undefined) this.scheduleTimer(run.id, 'task-timeout', subflowRound(run), this.now + task.timeoutMs);
+            return started.state;
+          }
           const ended = this.finishRun(started, task, 'SUCCESS', { outputs: { executionId } });
           this.recordOutputs(ended);
           return ended.state;
@@ -1008,6 +1081,7 @@ class Step {
       return true;
     }
     const run = this.run(containerId);
+    this.cancelContainerTimeout(run);
     this.finishRun(run, this.task(run), outcome, error !== undefined ? { error } : {});
     return true;
   }
@@ -1194,7 +1268,9 @@ class Step {
     const running = this.moveRun(restarted, 'RUNNING');
     this.restartContainer(running.id);
     this.advance(running.id);
-    return this.run(running.id).state;
+    const started = this.run(running.id);
+    this.scheduleContainerTimeout(started);
+    return started.state;
   }
 
   // ---- Small helpers ---------------------------------------------------------------------
@@ -1276,6 +1352,16 @@ class Step {
 
 export function timerId(taskRunId: string, kind: TimerKind, attempt: number): string {
   return `${taskRunId}|${kind}|${attempt}`;
+}
+
+/** A Subflow's timeout timer (and its execution) is numbered by its start: 1, one more per restart. */
+function subflowRound(run: TaskRun): number {
+  return run.histories.filter((change) => change.state === 'RESTARTED').length + 1;
+}
+
+/** A container's timeout timer is numbered by its round: 1 from its start, one more per restart. */
+function containerTimerRound(run: TaskRun): number {
+  return (run.progress?.round ?? 0) + 1;
 }
 
 export function isFinalExecution(state: ExecutionState): boolean {

@@ -15,7 +15,7 @@ import { allowFailure, flow, forEach, ifTask, log, parallel, sequential } from '
 // ---- Generated flows: random trees of Sequential / Parallel / If / ForEach / AllowFailure / runnable tasks.
 type Shape =
   | { kind: 'leaf'; allowFailure: boolean; retry: number; timeout: boolean; runIf: number }
-  | { kind: 'seq' | 'par'; children: Shape[]; concurrency: number; allowFailure: boolean }
+  | { kind: 'seq' | 'par'; children: Shape[]; concurrency: number; allowFailure: boolean; timeout: boolean }
   | { kind: 'if'; condition: number; then: Shape[]; else: Shape[]; allowFailure: boolean }
   | { kind: 'allow'; children: Shape[] }
   | { kind: 'each'; values: number; limit: number; children: Shape[] };
@@ -35,6 +35,8 @@ const shape: fc.Arbitrary<Shape> = fc.letrec<{ node: Shape }>((tie) => ({
       children: fc.array(tie('node'), { minLength: 1, maxLength: 3 }),
       concurrency: fc.integer({ min: 0, max: 2 }),
       allowFailure: fc.boolean(),
+      // A flowable's timeout fires at any point of its run, as its timer event is delivered in random order.
+      timeout: fc.boolean(),
     }),
     fc.record({
       kind: fc.constant('if' as const),
@@ -71,9 +73,9 @@ function toFlow(shapes: Shape[], withErrors: boolean): Flow {
         });
       }
       case 'seq':
-        return sequential(id, node.children.map(build), { allowFailure: node.allowFailure });
+        return sequential(id, node.children.map(build), { allowFailure: node.allowFailure, ...(node.timeout ? { timeoutMs: 5000 } : {}) });
       case 'par':
-        return parallel(id, node.children.map(build), node.concurrency, { allowFailure: node.allowFailure });
+        return parallel(id, node.children.map(build), node.concurrency, { allowFailure: node.allowFailure, ...(node.timeout ? { timeoutMs: 5000 } : {}) });
       case 'if': {
         const condition = ['true', 'false', '{{ inputs.nope }}'][node.condition] as string;
         return { ...ifTask(id, condition, node.then.map(build), node.else.map(build)), allowFailure: node.allowFailure };
