@@ -50,6 +50,12 @@ export interface TaskRunRecord {
   readonly workerSelector: StoredJson;
   /** Why it waits or went where it went, in words a user understands. */
   readonly dispatchReason: string | null;
+  /**
+   * Why it failed (or ended in WARNING), in words a user understands: a
+   * flowable's own reason (its timeout, a Fail task's message, a subflow that
+   * failed) or its last attempt's error. Never a server stack trace.
+   */
+  readonly error: string | null;
   readonly attempts: TaskRunAttemptRecord[];
 }
 

@@ -32,6 +32,7 @@ describe('ExecutionRepository', () => {
     workerQueueId: 'default',
     workerSelector: { tags: ['linux'], match: 'ALL', fallback: 'WAIT' },
     dispatchReason: null,
+    error: null,
     attempts: [{ attempt: 1, workerId: 'worker-1', workerQueueId: 'default', state: 'RUNNING', outputs: null, error: null, startedAt: t1, endedAt: null }],
   });
 
@@ -54,6 +55,23 @@ describe('ExecutionRepository', () => {
       { state: 'RUNNING', date: t1 },
     ]);
     expect(read.taskRuns).toEqual([taskRun('exec-1')]);
+  });
+
+  it("keeps a task run's own error, and replaces it when the task run is written again", async () => {
+    const created = await fixture.repositories.executions.create('main', { ...newExecution('exec-error'), flowId: 'bounded' });
+    const timedOut: TaskRunRecord = {
+      ...taskRun('exec-error'),
+      taskId: 'steps',
+      state: 'FAILED',
+      workerQueueId: null,
+      workerSelector: null,
+      error: 'Timed out after PT30S',
+      attempts: [],
+    };
+    await fixture.repositories.executions.update('main', 'exec-error', 0, { state: 'RUNNING', stateHistories: created.stateHistories, taskRuns: [timedOut] });
+    expect((await fixture.repositories.executions.get('main', 'exec-error')).taskRuns).toEqual([timedOut]);
+    await fixture.repositories.executions.update('main', 'exec-error', 1, { state: 'RUNNING', stateHistories: created.stateHistories, taskRuns: [{ ...timedOut, error: null }] });
+    expect((await fixture.repositories.executions.get('main', 'exec-error')).taskRuns[0]?.error).toBeNull();
   });
 
   it('refuses an update based on a stale version', async () => {

@@ -312,6 +312,7 @@ async function writeTaskRun(tx: DbOrTx, tenantId: string, executionId: string, t
     workerQueueId: taskRun.workerQueueId,
     workerSelector: jsonColumn(taskRun.workerSelector),
     dispatchReason: taskRun.dispatchReason,
+    error: taskRun.error,
   };
   const existing = await tx.taskRun.findUnique({ where: { id: taskRun.id }, select: { executionId: true } });
   if (existing !== null && existing.executionId !== executionId) {
@@ -377,6 +378,7 @@ function toTaskRunRecord(row: TaskRun & { attempts: TaskRunAttempt[] }): TaskRun
     workerQueueId: row.workerQueueId,
     workerSelector: storedJson(row.workerSelector),
     dispatchReason: row.dispatchReason,
+    error: row.error,
     attempts: row.attempts.map(toAttemptRecord),
   };
 }

@@ -23,6 +23,7 @@ function taskRun(executionId: string, id: string, state: TaskRunRecordState, att
     workerQueueId: 'gpu',
     workerSelector: null,
     dispatchReason: null,
+    error: null,
     attempts,
   };
 }

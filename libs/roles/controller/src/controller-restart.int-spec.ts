@@ -95,6 +95,7 @@ function taskRun(executionId: string, taskRunId: string, state: TaskRunRecordSta
     workerQueueId: queueId,
     workerSelector: null,
     dispatchReason: 'no worker of the subscribed groups is connected',
+    error: null,
     attempts: [attempt(state === 'KILLED' ? 'KILLED' : 'SUBMITTED')],
   };
 }

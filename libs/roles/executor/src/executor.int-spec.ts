@@ -379,6 +379,43 @@ tasks:
     expect(await repositories.timers.listForExecution(TENANT, executionId)).toEqual([]);
   });
 
+  it('fails a flowable that runs past its timeout, kills the job under it and runs the errors branch, storing why', async () => {
+    const revision = await saveFlow(
+      'bounded',
+      `
+id: bounded
+namespace: ${NAMESPACE}
+tasks:
+  - id: steps
+    type: io.kestra.plugin.core.flow.Sequential
+    timeout: PT2S
+    tasks:
+      - id: wait-forever
+        type: io.kestra.plugin.core.flow.Sleep
+        duration: PT1H
+errors:
+  - id: alert
+    type: io.kestra.plugin.core.log.Log
+    message: the steps timed out
+`,
+    );
+    const executionId = await submit('bounded', revision, {}, async (job, reply) => {
+      await reply.started(job);
+      if (job.taskType.endsWith('Log')) await reply.result(job, 'SUCCESS', {});
+    });
+
+    const execution = await eventually(executionId, ended, 'ended');
+
+    expect(execution.state).toBe('FAILED');
+    const byTask = new Map(execution.taskRuns.map((taskRun) => [taskRun.taskId, taskRun]));
+    expect(byTask.get('steps')).toMatchObject({ state: 'FAILED', error: 'Timed out after PT2S' });
+    expect(byTask.get('wait-forever')).toMatchObject({ state: 'KILLED', error: null });
+    expect(byTask.get('alert')?.state).toBe('SUCCESS');
+    const killed = byTask.get('wait-forever')?.id;
+    await eventually(executionId, () => kills.some((kill) => kill.taskRunId === killed), 'had its job killed');
+    expect(await repositories.timers.listForExecution(TENANT, executionId)).toEqual([]);
+  });
+
   it('words a job that nobody started before its deadline as its own timeout, even when that report comes before its timer', async () => {
     const revision = await saveFlow(
       'late',

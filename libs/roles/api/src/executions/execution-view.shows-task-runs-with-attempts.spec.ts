@@ -39,10 +39,26 @@ const execution: ExecutionWithTaskRuns = {
       workerQueueId: 'default',
       workerSelector: null,
       dispatchReason: null,
+      error: null,
       attempts: [
         { attempt: 1, workerId: 'w-1', workerQueueId: 'default', state: 'FAILED', outputs: null, error: { message: 'boom' }, startedAt: at(1), endedAt: at(2) },
         { attempt: 2, workerId: 'w-2', workerQueueId: 'default', state: 'SUCCESS', outputs: { rows: 3 }, error: null, startedAt: at(3), endedAt: at(5) },
       ],
+    },
+    {
+      id: 'e-1:steps',
+      executionId: 'e-1',
+      taskId: 'steps',
+      parentTaskRunId: null,
+      value: null,
+      state: 'FAILED',
+      stateHistories: [{ state: 'FAILED', date: at(4) }],
+      outputs: null,
+      workerQueueId: null,
+      workerSelector: null,
+      dispatchReason: null,
+      error: 'Timed out after PT30S',
+      attempts: [],
     },
   ],
 };
@@ -65,6 +81,12 @@ describe('executionView', () => {
       { attempt: 1, state: { current: 'FAILED', startDate: at(1).toISOString(), endDate: at(2).toISOString() }, workerId: 'w-1', workerQueueId: 'default', outputs: {}, error: { message: 'boom' } },
       { attempt: 2, state: { current: 'SUCCESS', startDate: at(3).toISOString(), endDate: at(5).toISOString() }, workerId: 'w-2', workerQueueId: 'default', outputs: { rows: 3 }, error: null },
     ]);
+  });
+
+  it("shows why a task run failed as its error, as an attempt's error reads", () => {
+    const [say, steps] = executionView(execution).taskRunList;
+    expect(say.error).toBeNull();
+    expect(steps).toMatchObject({ taskId: 'steps', state: { current: 'FAILED' }, error: { message: 'Timed out after PT30S' }, attempts: [] });
   });
 
   it('has no task run list for a search result, and calls PAUSED or RUNNING not ended', () => {

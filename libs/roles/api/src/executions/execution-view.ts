@@ -41,6 +41,8 @@ function taskRunView(taskRun: TaskRunRecord) {
     outputs: taskRun.outputs ?? {},
     workerQueueId: taskRun.workerQueueId,
     dispatchReason: taskRun.dispatchReason,
+    // The shape of an attempt's error, so a client reads both alike.
+    error: taskRun.error === null ? null : { message: taskRun.error },
     attempts: taskRun.attempts.map(attemptView),
   };
 }

@@ -29,6 +29,7 @@ export function toTaskRunWrite(run: TaskRun): TaskRunWrite {
     workerSelector: run.selector === undefined ? null : asStoredJson(run.selector),
     // Why it waits on its queue, else why the resolver refused it or sent it elsewhere than its selector asked.
     dispatchReason: run.waitingReason ?? run.dispatchReason ?? null,
+    error: run.error ?? null,
     attempts: run.attempts.map((attempt) => ({
       attempt: attempt.attempt,
       workerId: attempt.workerId ?? null,

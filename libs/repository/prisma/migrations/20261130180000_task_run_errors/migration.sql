@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "task_runs" ADD COLUMN     "error" TEXT;
