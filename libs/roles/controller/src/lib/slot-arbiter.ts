@@ -34,6 +34,11 @@ export class SlotArbiter {
   /** Handlers holding a job they cannot place yet, per worker queue, first come first served. */
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly listeners = new Set<() => void>();
+  /** The jobs waiting per queue, rebuilt for each placement of a pump (the policy reads it, never keeps it). */
+  private readonly waitingCounts = new Map<string, number>();
+  /** The fleet's sessions as of the running pump, which `eligible` indexes. */
+  private sessions: readonly WorkerSession[] = [];
+  private readonly eligible = (ledgerIndex: number): boolean => this.sessions[ledgerIndex].acceptsWork;
 
   constructor(private readonly fleet: WorkerFleet) {
     fleet.onSlotFreed(() => this.pump());
@@ -90,19 +95,28 @@ export class SlotArbiter {
 
   /** Places as many waiting jobs as credit and slots allow, in the policy's order. */
   pump(): void {
+    // Runs several times per job: its rounds share one Map and one eligibility check rather than making them afresh.
+    this.placeWaiting();
+    for (const listener of this.listeners) listener();
+  }
+
+  private placeWaiting(): void {
+    const waiting = this.waitingCounts;
     const { sessions, ledgers, withFloor } = this.fleet.dispatchView();
-    const eligible = (ledgerIndex: number): boolean => sessions[ledgerIndex].acceptsWork;
+    this.sessions = sessions;
     for (;;) {
-      const waiting = new Map<string, number>();
-      for (const [queueId, queue] of this.waiters) if (queue.length > 0) waiting.set(queueId, queue.length);
-      if (waiting.size === 0) break;
-      const dispatch = this.policy.next(ledgers, waiting, eligible, withFloor);
-      if (!dispatch) break;
+      waiting.clear();
+      for (const queueId of this.waiters.keys()) {
+        const count = (this.waiters.get(queueId) as Waiter[]).length;
+        if (count > 0) waiting.set(queueId, count);
+      }
+      if (waiting.size === 0) return;
+      const dispatch = this.policy.next(ledgers, waiting, this.eligible, withFloor);
+      if (!dispatch) return;
       const session = sessions[dispatch.ledgerIndex];
       session.credit -= 1;
       const waiter = this.waiters.get(dispatch.workerQueueId)?.shift() as Waiter;
       waiter.resolve({ session, lease: dispatch.lease });
     }
-    for (const listener of this.listeners) listener();
   }
 }
