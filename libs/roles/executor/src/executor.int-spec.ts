@@ -15,12 +15,13 @@ import {
   type ExecutionUpdatedMessage,
   type ExecutorEvent,
 } from '@lanner/frames';
-import { parseFlow, type ExecutionWithTaskRuns, type StoredJson } from '@lanner/model';
+import type { ExecutionWithTaskRuns, StoredJson } from '@lanner/model';
 import { createKafkaQueue, type QueuePort, type QueueSubscription } from '@lanner/queue';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
 import { pause, requiredEnv } from '@lanner/testing';
 import { ExecutorRoleModule, ExecutorService, executorTopics } from './index';
+import { parsedFlow } from './testing/parsed-flow';
 import { resultEvent, startedEvent, type Answers, type JobPayload, type JobScript } from './testing/executor-harness';
 
 // The executor in-process with its real role module, against the real Kafka and
@@ -142,9 +143,8 @@ afterAll(async () => {
 }, 60_000);
 
 async function saveFlow(flowId: string, source: string): Promise<number> {
-  const parsed = parseFlow(source);
-  if (!parsed.ok) throw new Error(`test flow does not parse: ${JSON.stringify(parsed.problems)}`);
-  const record = await repositories.flows.create(TENANT, { namespace: NAMESPACE, flowId, source, definition: JSON.parse(JSON.stringify(parsed.flow)) as StoredJson });
+  const flow = parsedFlow(source);
+  const record = await repositories.flows.create(TENANT, { namespace: NAMESPACE, flowId, source, definition: JSON.parse(JSON.stringify(flow)) as StoredJson });
   return record.revision;
 }
 

@@ -1,9 +1,9 @@
-import { parseFlow } from '@lanner/model';
 import { createExecution, next, type Execution, type ExecutionEvent } from '@lanner/state-machine';
+import { parsedFlow } from '../testing/parsed-flow';
 import { executorStateWrite } from './execution-records';
 
 const NOW = Date.parse('2026-11-30T01:00:00.000Z');
-const parsed = parseFlow(`
+const flow = parsedFlow(`
 id: train
 namespace: company.ml
 tasks:
@@ -12,8 +12,6 @@ tasks:
     format: done
     workerSelector: { tags: [gpu] }
 `);
-if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-const flow = parsed.flow;
 
 function after(...events: ExecutionEvent[]): { previous: Execution; current: Execution } {
   let current = next(flow, createExecution(flow, { id: 'e', tenant: 'main' }, NOW), { type: 'created' }, NOW).execution;

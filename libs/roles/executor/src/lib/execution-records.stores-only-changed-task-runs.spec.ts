@@ -1,10 +1,10 @@
-import { parseFlow } from '@lanner/model';
 import { createExecution, executionFromData, next, type ExecutionData } from '@lanner/state-machine';
+import { parsedFlow } from '../testing/parsed-flow';
 import { executorStateWrite } from './execution-records';
 
 const NOW = Date.parse('2026-11-30T01:00:00.000Z');
 
-const parsed = parseFlow(`
+const flow = parsedFlow(`
 id: two
 namespace: company.team
 tasks:
@@ -15,8 +15,6 @@ tasks:
     type: io.kestra.plugin.core.debug.Return
     format: two
 `);
-if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-const flow = parsed.flow;
 
 describe('execution records', () => {
   it('writes the row, the whole state and only the task runs that changed', () => {

@@ -1,14 +1,9 @@
-import { parseFlow, type Flow } from '@lanner/model';
+import type { Flow } from '@lanner/model';
 import { createExecution, next, type Execution, type ExecutionEvent } from '@lanner/state-machine';
+import { parsedFlow } from '../testing/parsed-flow';
 import { executorStateWrite } from './execution-records';
 
 const NOW = Date.parse('2026-11-30T01:00:00.000Z');
-
-function flowOf(yaml: string): Flow {
-  const parsed = parseFlow(yaml);
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-  return parsed.flow;
-}
 
 /** The task runs the executor stores after the last event, by task id. */
 function storedAfter(flow: Flow, events: ExecutionEvent[]): Map<string, { state: string; error: string | null }> {
@@ -25,7 +20,7 @@ function storedAfter(flow: Flow, events: ExecutionEvent[]): Map<string, { state:
 
 describe("a task run's own error as stored", () => {
   it("is a flowable's timeout, while what it killed has none", () => {
-    const flow = flowOf(`
+    const flow = parsedFlow(`
 id: bounded
 namespace: company.team
 tasks:
@@ -46,7 +41,7 @@ tasks:
   });
 
   it("is a Fail task's message, and nothing for a task that succeeded", () => {
-    const flow = flowOf(`
+    const flow = parsedFlow(`
 id: guarded
 namespace: company.team
 tasks:
@@ -55,7 +50,7 @@ tasks:
     errorMessage: "the input file is empty"
 `);
     expect(storedAfter(flow, []).get('check')).toEqual({ state: 'FAILED', error: 'the input file is empty' });
-    const passing = flowOf(`
+    const passing = parsedFlow(`
 id: guarded
 namespace: company.team
 tasks:

@@ -1,12 +1,13 @@
 import { MAX_FRAME_BYTES } from '@lanner/frames';
-import { parseFlow, type RunnableTask } from '@lanner/model';
+import type { RunnableTask } from '@lanner/model';
 import { createExecution, next } from '@lanner/state-machine';
+import { parsedFlow } from '../testing/parsed-flow';
 import { encodeWorkerJob, JobTooLarge, renderTaskForWorker } from './worker-job';
 
 const NOW = Date.parse('2026-11-30T01:00:00.000Z');
 
 function logFlow(message: string) {
-  const parsed = parseFlow(`
+  return parsedFlow(`
 id: hello
 namespace: company.team
 tasks:
@@ -15,8 +16,6 @@ tasks:
     message: ${JSON.stringify(message)}
     timeout: PT30S
 `);
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-  return parsed.flow;
 }
 
 describe('worker jobs', () => {

@@ -13,12 +13,13 @@ import {
   type ExecutorEvent,
   type WorkerJobMessage,
 } from '@lanner/frames';
-import { parseFlow, type ExecutionWithTaskRuns, type StoredJson } from '@lanner/model';
+import type { ExecutionWithTaskRuns, StoredJson } from '@lanner/model';
 import { createKafkaQueue, type QueuePort, type QueueSubscription } from '@lanner/queue';
 import { Client } from 'pg';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
 import { pause, requiredEnv } from '@lanner/testing';
+import { parsedFlow } from './parsed-flow';
 import { ExecutorRoleModule, ExecutorService, executorTopics, type ExecutorOptions, type ExecutorTopics } from '../index';
 
 // For the executor's integration specs: the executor in-process with its real
@@ -220,13 +221,12 @@ export async function startExecutorHarness(options: { jobQueues: string[]; execu
     scripts,
     answers,
     async saveFlow(tenantId, source) {
-      const parsed = parseFlow(source);
-      if (!parsed.ok) throw new Error(`test flow does not parse: ${JSON.stringify(parsed.problems)}`);
+      const flow = parsedFlow(source);
       const record = await repositories.flows.create(tenantId, {
-        namespace: parsed.flow.namespace,
-        flowId: parsed.flow.id,
+        namespace: flow.namespace,
+        flowId: flow.id,
         source,
-        definition: JSON.parse(JSON.stringify(parsed.flow)) as StoredJson,
+        definition: JSON.parse(JSON.stringify(flow)) as StoredJson,
       });
       return record.revision;
     },
