@@ -24,6 +24,8 @@ export interface TaskRun {
   readonly workerQueueId?: string | null;
   /** Why it waits, or why it was refused (no queue matches, no worker connected...). */
   readonly dispatchReason?: string | null;
+  /** Why it failed, when it says so itself (a flowable's timeout, a Fail task's message). */
+  readonly error?: { readonly message: string } | null;
 }
 
 export interface Execution {
