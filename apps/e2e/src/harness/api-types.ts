@@ -4,8 +4,11 @@
 
 export type StateField = string | { readonly current: string };
 
+/** An error as the API gives it: `{ message }`; a bare string is accepted too. */
+export type ErrorField = { readonly message: string } | string | null;
+
 export interface Attempt {
-  readonly error?: string | null;
+  readonly error?: ErrorField;
   readonly state: string | { readonly current: string; readonly startDate?: string | null; readonly endDate?: string | null };
   readonly workerId?: string | null;
   readonly workerQueueId?: string | null;
@@ -25,7 +28,7 @@ export interface TaskRun {
   /** Why it waits, or why it was refused (no queue matches, no worker connected...). */
   readonly dispatchReason?: string | null;
   /** Why it failed, when it says so itself (a flowable's timeout, a Fail task's message). */
-  readonly error?: { readonly message: string } | null;
+  readonly error?: ErrorField;
 }
 
 export interface Execution {
@@ -165,7 +168,13 @@ export function hasStarted(run: TaskRun): boolean {
   }) || !['CREATED', 'SUBMITTED'].includes(stateOf(run));
 }
 
-/** Everything the API says about why a task run waits or was refused. */
+function messageOf(error: ErrorField | undefined): string | undefined {
+  return typeof error === 'string' ? error : (error?.message ?? undefined);
+}
+
+/** Everything the API says about why a task run waits, was refused or failed. */
 export function reasonOf(run: TaskRun): string {
-  return [run.dispatchReason, ...(run.attempts ?? []).map((attempt) => attempt.error)].filter((text): text is string => typeof text === 'string' && text !== '').join(' | ');
+  return [run.dispatchReason, messageOf(run.error), ...(run.attempts ?? []).map((attempt) => messageOf(attempt.error))]
+    .filter((text): text is string => typeof text === 'string' && text !== '')
+    .join(' | ');
 }
