@@ -82,11 +82,11 @@ export class WorkerSession {
   /** Set by the fleet: told when the ledger's layout (which queues, which floors) changed. */
   layoutChanged: (() => void) | undefined;
   private isDraining = false;
-  /** Changes of the row's own figures other than the ledger's leases: draining, reconfiguration. */
-  private layoutChanges = 0;
+  /** Changes of what the registry shows besides the ledger's leases: draining, reconfiguration. */
+  private standingChanges = 0;
   private revision = 0;
   /** What `registryRevision` last compared against. */
-  private revisionSeen = { layoutChanges: 0, liveLeases: 0, liveLeaseIdSum: 0 };
+  private revisionSeen = { standingChanges: 0, liveLeases: 0, liveLeaseIdSum: 0 };
 
   /** Throws InvalidCapacityConfig (naming `slots` or `subscriptions[i]...`) when the ledger cannot be built. */
   constructor(init: WorkerSessionInit) {
@@ -113,8 +113,8 @@ export class WorkerSession {
   registryRevision(): number {
     const seen = this.revisionSeen;
     const { liveLeases, liveLeaseIdSum } = this.ledger;
-    if (seen.layoutChanges !== this.layoutChanges || seen.liveLeases !== liveLeases || seen.liveLeaseIdSum !== liveLeaseIdSum) {
-      seen.layoutChanges = this.layoutChanges;
+    if (seen.standingChanges !== this.standingChanges || seen.liveLeases !== liveLeases || seen.liveLeaseIdSum !== liveLeaseIdSum) {
+      seen.standingChanges = this.standingChanges;
       seen.liveLeases = liveLeases;
       seen.liveLeaseIdSum = liveLeaseIdSum;
       this.revision += 1;
@@ -128,7 +128,7 @@ export class WorkerSession {
   }
 
   set draining(draining: boolean) {
-    if (draining !== this.isDraining) this.layoutChanges += 1;
+    if (draining !== this.isDraining) this.standingChanges += 1;
     this.isDraining = draining;
   }
 
@@ -199,7 +199,7 @@ export class WorkerSession {
   reconfigure(subscriptions: readonly CapacitySubscription[]): { added: string[]; removed: string[] } {
     const before = new Set(this.queueIds);
     this.ledger.reconfigure(subscriptions);
-    this.layoutChanges += 1;
+    this.standingChanges += 1;
     this.layoutChanged?.();
     const after = new Set(this.queueIds);
     return {
