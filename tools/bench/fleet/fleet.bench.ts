@@ -453,6 +453,58 @@ async function eventLoopLag(role: RoleChild): Promise<{ p99Ms?: number; maxMs?: 
   }
 }
 
+/** Per GC kind (`minor`: scavenges, `major`: mark-compacts, `incremental`, `weakcb`): pauses, their total and how many took over 10 ms. */
+type GcPauses = Record<string, { readonly count: number; readonly totalMs: number; readonly over10Ms: number }>;
+
+/**
+ * The role's garbage-collection pauses so far, from prom-client's
+ * `nodejs_gc_duration_seconds` histogram (cumulative; the bench subtracts two
+ * readings). Its buckets only tell pauses over 10 ms apart, not their maximum.
+ */
+async function gcPauses(role: RoleChild): Promise<GcPauses | undefined> {
+  let text: string;
+  try {
+    text = await (await fetch(`http://127.0.0.1:${role.httpPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+  } catch {
+    return undefined;
+  }
+  const pauses: Record<string, { count: number; totalMs: number; over10Ms: number }> = {};
+  const of = (kind: string) => (pauses[kind] ??= { count: 0, totalMs: 0, over10Ms: 0 });
+  for (const line of text.split('\n')) {
+    const match = /^\w*nodejs_gc_duration_seconds_(count|sum|bucket)\{([^}]*)\} (\S+)$/.exec(line.trim());
+    if (!match) continue;
+    const labels = match[2];
+    const kind = /kind="([^"]+)"/.exec(labels)?.[1];
+    if (kind === undefined) continue;
+    const value = Number(match[3]);
+    if (match[1] === 'count') {
+      of(kind).count = value;
+      of(kind).over10Ms += value;
+    } else if (match[1] === 'sum') of(kind).totalMs = value * 1000;
+    else if (/le="0\.01"/.test(labels)) of(kind).over10Ms -= value;
+  }
+  return pauses;
+}
+
+/** What happened between two `gcPauses` readings, kinds without a pause left out. */
+function gcPausesBetween(before: GcPauses | undefined, after: GcPauses | undefined): GcPauses | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  const between: Record<string, { count: number; totalMs: number; over10Ms: number }> = {};
+  for (const [kind, now] of Object.entries(after)) {
+    const then = before[kind] ?? { count: 0, totalMs: 0, over10Ms: 0 };
+    if (now.count === then.count) continue;
+    between[kind] = { count: now.count - then.count, totalMs: round1(now.totalMs - then.totalMs), over10Ms: now.over10Ms - then.over10Ms };
+  }
+  return between;
+}
+
+function gcText(pauses: GcPauses | undefined): string {
+  if (pauses === undefined) return '?';
+  const kinds = Object.entries(pauses);
+  if (kinds.length === 0) return 'none';
+  return kinds.map(([kind, { count, totalMs, over10Ms }]) => `${kind} ${count} (${totalMs} ms, ${over10Ms} over 10 ms)`).join(', ');
+}
+
 /**
  * The controller's own share of the dispatch latency: its histogram
  * `lanner_controller_dispatch_latency_seconds{since="taken"}` (taken off the
@@ -702,6 +754,8 @@ interface DispatchResult {
   /** The controller's event-loop delay over the phase (prom-client's histogram, reset at the phase start). */
   readonly controllerEventLoopLagP99Ms?: number;
   readonly controllerEventLoopLagMaxMs?: number;
+  /** The controller's garbage-collection pauses during the phase, per kind (prom-client's `nodejs_gc_duration_seconds`). */
+  readonly controllerGc?: GcPauses;
   /** The controller's own part (taken off the topic -> Job frame written), from its histogram: share within 25 ms. */
   readonly controllerTakenToSentWithin25MsPercent?: number;
   /** ...and the histogram bucket bound (ms) under which 99 % of the phase's jobs were sent. */
@@ -791,6 +845,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const controllerTicks = cpuTicks(controllerPid);
   const controllerWaitMs = runQueueWaitMs(controllerPid);
   await eventLoopLag(controller); // resets the controller's event-loop histogram
+  const gcBefore = await gcPauses(controller);
   const databaseBefore = await databaseCounters();
   const machineBefore = machineTicks();
   const brokerPid = localServicePid('kafka');
@@ -866,6 +921,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const controllerCpu = cpuPercent(controllerTicks, cpuTicks(controllerPid), wallMs);
   const waitedMsPerSecond = (runQueueWaitMs(controllerPid) - controllerWaitMs) / (wallMs / 1000);
   const lag = await eventLoopLag(controller);
+  const gc = gcPausesBetween(gcBefore, await gcPauses(controller));
   const taken = takenLatencySummary(takenBefore, await takenLatencyBuckets(controller));
   const queued = takenLatencySummary(queuedBefore, await takenLatencyBuckets(controller, 'queued'));
   // PostgreSQL publishes its counters within a second or so of each transaction.
@@ -915,6 +971,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     controllerRunQueueWaitMsPerSecond: round1(waitedMsPerSecond),
     controllerEventLoopLagP99Ms: lag.p99Ms,
     controllerEventLoopLagMaxMs: lag.maxMs,
+    controllerGc: gc,
     controllerTakenToSentWithin25MsPercent: taken.within25MsPercent,
     controllerTakenToSentP99AtMostMs: taken.p99AtMostMs,
     controllerPublishedToSentWithin25MsPercent: queued.within25MsPercent,
@@ -1241,7 +1298,7 @@ async function main(): Promise<void> {
     log(
       `dispatch: ${dispatch.received}/${dispatch.published} jobs at ${dispatch.achievedRatePerSecond}/s; publish -> Job frame p50 ${dispatch.p50Ms} ms, p95 ${dispatch.p95Ms} ms, ` +
         `p99 ${dispatch.p99Ms} ms (after the first 5 s: ${dispatch.p99AfterFirst5sMs} ms), max ${dispatch.maxMs} ms; controller CPU ${dispatch.controllerCpuPercent}%, load process CPU ${dispatch.loadCpuPercent}%; ` +
-        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; machine ${dispatch.machineBusyCores} of ${cpus().length} cores busy, Kafka broker CPU ${dispatch.brokerCpuPercent ?? '?'}%; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
+        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller GC pauses: ${gcText(dispatch.controllerGc)}; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; machine ${dispatch.machineBusyCores} of ${cpus().length} cores busy, Kafka broker CPU ${dispatch.brokerCpuPercent ?? '?'}%; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
     );
     await pause(2_000);
   }
