@@ -80,7 +80,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     logs: new LogRepository(db),
     metrics: new MetricRepository(db),
     apiTokens: new ApiTokenRepository(db),
-    connectedWorkers: new ConnectedWorkerRepository(db),
+    connectedWorkers: new ConnectedWorkerRepository(db, pool),
     workerCredentials: new WorkerCredentialRepository(db),
     namespaces: new NamespaceRepository(db),
     tenants: new TenantRepository(db),

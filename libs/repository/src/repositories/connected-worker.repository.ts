@@ -1,4 +1,5 @@
 import type { ConnectedWorkerRecord, ConnectedWorkerWrite, StoredJson } from '@lanner/model';
+import type { Pool } from 'pg';
 import { BatchedCalls } from '../batched-calls';
 import { Prisma, type ConnectedWorker } from '../generated/prisma/client';
 import { type Db, storedJson } from '../prisma';
@@ -7,6 +8,9 @@ import { type Db, storedJson } from '../prisma';
 export const CONNECTED_WORKER_REFRESH_MS = 3_000;
 /** A row not refreshed for this long belongs to a dead controller: readers pass `now - CONNECTED_WORKER_STALE_MS` as `freshSince`. */
 export const CONNECTED_WORKER_STALE_MS = 15_000;
+
+/** The type of each of a row's 12 parameters, in column order (see upsertAll). */
+const ROW_CASTS = ['', '', '', '', '::uuid', '::int', '::boolean', '::text[]', '::jsonb', '::jsonb', '::timestamptz', '::timestamptz'];
 
 /**
  * The live worker registry: one row per open worker stream, owned by the
@@ -24,7 +28,15 @@ export class ConnectedWorkerRepository {
     return writes.map(() => undefined);
   });
 
-  constructor(private readonly db: Db) {}
+  /**
+   * `pool` is the one under `db`: row writes go to it directly, without
+   * Prisma's query pipeline, since a controller with busy workers writes rows
+   * many times a second (each carries the worker's capacity JSON).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly pool: Pool,
+  ) {}
 
   /** Writes the stream's row (insert or replace) with `heartbeatAt = at`. */
   upsert(worker: ConnectedWorkerWrite, at: Date): Promise<void> {
@@ -38,24 +50,29 @@ export class ConnectedWorkerRepository {
     const json = (value: StoredJson | undefined) => (value === undefined || value === null ? null : JSON.stringify(value));
     // Rows are locked in worker id order, so two batches touching the same workers never deadlock.
     const ordered = [...latest.values()].sort((a, b) => (a.worker.workerId < b.worker.workerId ? -1 : a.worker.workerId > b.worker.workerId ? 1 : 0));
-    const rows = ordered.map(
-      ({ worker, at }) => Prisma.sql`(
-        ${worker.workerId}, ${worker.workerGroupId}, ${worker.workerName}, ${worker.controllerInstanceId},
-        ${worker.registrationTokenId}::uuid, ${worker.slots}, ${worker.draining}, ${[...worker.queueIds]}::text[],
-        ${json(worker.capacity)}::jsonb, ${json(worker.labels)}::jsonb, ${worker.connectedAt}::timestamptz, ${at}::timestamptz)`,
-    );
-    await this.db.$executeRaw`
-      INSERT INTO connected_workers (
+    const values: unknown[] = [];
+    const rows = ordered.map(({ worker, at }) => {
+      const first = values.push(
+        worker.workerId, worker.workerGroupId, worker.workerName, worker.controllerInstanceId,
+        worker.registrationTokenId, worker.slots, worker.draining, [...worker.queueIds],
+        json(worker.capacity), json(worker.labels), worker.connectedAt, at,
+      ) - 11;
+      return `(${ROW_CASTS.map((cast, index) => `$${first + index}${cast}`).join(', ')})`;
+    });
+    await this.pool.query(
+      `INSERT INTO connected_workers (
         worker_id, worker_group_id, worker_name, controller_instance_id,
         registration_token_id, slots, draining, queue_ids,
         capacity, labels, connected_at, heartbeat_at)
-      VALUES ${Prisma.join(rows)}
+      VALUES ${rows.join(', ')}
       ON CONFLICT (worker_id) DO UPDATE SET
         worker_group_id = EXCLUDED.worker_group_id, worker_name = EXCLUDED.worker_name,
         controller_instance_id = EXCLUDED.controller_instance_id, registration_token_id = EXCLUDED.registration_token_id,
         slots = EXCLUDED.slots, draining = EXCLUDED.draining, queue_ids = EXCLUDED.queue_ids,
         capacity = EXCLUDED.capacity, labels = EXCLUDED.labels,
-        connected_at = EXCLUDED.connected_at, heartbeat_at = EXCLUDED.heartbeat_at`;
+        connected_at = EXCLUDED.connected_at, heartbeat_at = EXCLUDED.heartbeat_at`,
+      values,
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { RunningJobRecord } from '@lanner/model';
 import type { Pool } from 'pg';
 import { BatchedCalls } from '../batched-calls';
-import { Prisma, type RunningJob } from '../generated/prisma/client';
+import type { RunningJob } from '../generated/prisma/client';
 import { type Db, storedJson } from '../prisma';
 
 interface JobKey {
@@ -63,13 +63,20 @@ export class RunningJobStore {
   }
 
   private async killedAll(keys: readonly TenantJobKey[]): Promise<boolean[]> {
-    const triples = Prisma.join(keys.map((key) => Prisma.sql`(${key.tenantId}, ${key.taskRunId}, ${key.attempt}::int)`));
-    const killed = await this.db.$queryRaw<{ tenant_id: string; task_run_id: string; attempt: number }[]>`
-      SELECT t.tenant_id, a.task_run_id, a.attempt
+    // On the pool itself, like the insert and the removal: a check runs before every job is sent.
+    const values: unknown[] = [];
+    const triples = keys.map((key) => {
+      const at = values.push(key.tenantId, key.taskRunId, key.attempt) - 3;
+      return `($${at + 1}, $${at + 2}, $${at + 3}::int)`;
+    });
+    const killed = await this.pool.query<{ tenant_id: string; task_run_id: string; attempt: number }>(
+      `SELECT t.tenant_id, a.task_run_id, a.attempt
       FROM task_run_attempts a
       JOIN task_runs t ON t.id = a.task_run_id
-      WHERE a.state = 'KILLED' AND (t.tenant_id, a.task_run_id, a.attempt) IN (${triples})`;
-    const found = new Set(killed.map((row) => `${row.tenant_id}\u0000${keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })}`));
+      WHERE a.state = 'KILLED' AND (t.tenant_id, a.task_run_id, a.attempt) IN (${triples.join(', ')})`,
+      values,
+    );
+    const found = new Set(killed.rows.map((row) => `${row.tenant_id}\u0000${keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })}`));
     return keys.map((key) => found.has(`${key.tenantId}\u0000${keyOf(key)}`));
   }
 
