@@ -5,11 +5,15 @@
 //   kill -USR2 <controller pid>   # stops, writes $LANNER_ALLOCATION_PROFILE (default /tmp/lanner-allocations.heapprofile)
 //   node tools/bench/fleet/allocation-summary.cjs /tmp/lanner-allocations.heapprofile
 // V8's sampling heap profiler, told to keep the samples of collected objects.
+// With LANNER_ALLOCATION_SURVIVORS=1 it drops the samples of objects that died
+// young, so what is left is what survived a scavenge: what got promoted to the
+// old generation (and so sets the pace of mark-compacts), or was still live.
 'use strict';
 const inspector = require('node:inspector');
 const fs = require('node:fs');
 
 const output = process.env.LANNER_ALLOCATION_PROFILE || '/tmp/lanner-allocations.heapprofile';
+const survivorsOnly = process.env.LANNER_ALLOCATION_SURVIVORS === '1';
 const session = new inspector.Session();
 session.connect();
 let startedAt;
@@ -20,7 +24,7 @@ function report(what, error) {
 
 process.on('SIGUSR2', () => {
   if (startedAt === undefined) {
-    const options = { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+    const options = { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !survivorsOnly };
     session.post('HeapProfiler.startSampling', options, (error) => {
       if (error) return report('could not start', error);
       startedAt = Date.now();

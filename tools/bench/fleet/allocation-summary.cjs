@@ -1,5 +1,7 @@
 // Summarises a profile written by allocation-sampler.cjs: MB allocated per second,
-// and the functions and call paths that allocated most (self size).
+// and the functions and call paths that allocated most (self size), and the
+// Lanner function each allocation comes from (its innermost frame in libs/ or apps/,
+// so what a library allocates on Lanner's behalf counts for the Lanner caller).
 //   node tools/bench/fleet/allocation-summary.cjs /tmp/lanner-allocations.heapprofile [top=20]
 'use strict';
 const fs = require('node:fs');
@@ -18,9 +20,13 @@ const where = (frame) => {
 };
 const byFunction = new Map();
 const byPath = new Map();
+const byLannerCaller = new Map();
 let total = 0;
+const isLanner = (name) => / (libs|apps)\//.test(name);
 const walk = (node, callers) => {
   const name = where(node.callFrame);
+  const lanner = isLanner(name) ? name : callers.find(isLanner) || '(no Lanner frame)';
+  byLannerCaller.set(lanner, (byLannerCaller.get(lanner) || 0) + node.selfSize);
   total += node.selfSize;
   byFunction.set(name, (byFunction.get(name) || 0) + node.selfSize);
   const path = [name, ...callers].slice(0, 5).join(' < ');
@@ -43,6 +49,9 @@ process.stdout.write(
     '',
     'by call path (self, innermost first):',
     ...lines(byPath),
+    '',
+    'by Lanner caller (innermost Lanner frame):',
+    ...lines(byLannerCaller),
     '',
   ].join('\n'),
 );
