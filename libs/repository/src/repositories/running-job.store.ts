@@ -63,7 +63,8 @@ export class RunningJobStore {
   }
 
   private async killedAll(keys: readonly TenantJobKey[]): Promise<boolean[]> {
-    // On the pool itself, like the insert and the removal: a check runs before every job is sent.
+    // On the pool itself, like the insert and the removal: a controller that starts under load checks
+    // every job queued before it followed the kill broadcasts.
     const values: unknown[] = [];
     const triples = keys.map((key) => {
       const at = values.push(key.tenantId, key.taskRunId, key.attempt) - 3;

@@ -23,6 +23,8 @@ export interface HeldJob {
   started: boolean;
   /** The worker's ledger slot the job occupies; absent for a job adopted over capacity. */
   lease?: SlotLease;
+  /** When its result was recorded (epoch ms): from then on it is only remembered for a while. */
+  finishedAt?: number;
 }
 
 /** What the stream knows about a worker once its token and Hello are checked. */
@@ -50,7 +52,14 @@ export interface WorkerCapacitySnapshot extends CapacitySnapshot {
   readonly subscriptions: readonly WorkerSubscriptionCapacity[];
 }
 
-// Log lines and metrics may trail a job's result by a frame or two; remember that many finished jobs per worker.
+/**
+ * How long a finished job stays known to its worker's session: metrics (or a
+ * log line) that trail its result by a frame or two are still placed, and a
+ * duplicate result is recognised. Bounded by time, not only by count, so a
+ * worker that has run thousands of jobs costs the memory of an idle one.
+ */
+export const FINISHED_JOB_MEMORY_MS = 30_000;
+/** And at most this many per worker, however fast its jobs finish. */
 const RECENTLY_FINISHED_LIMIT = 256;
 /**
  * One connected worker on one stream: its identity (from the controller, never
@@ -175,12 +184,25 @@ export class WorkerSession {
     const key = jobMessageId(job.taskRunId, job.attempt);
     const held = this.held.get(key) ?? job;
     this.held.delete(key);
+    const now = Date.now();
+    held.finishedAt = now;
     this.recentlyFinished.set(key, held);
-    if (this.recentlyFinished.size > RECENTLY_FINISHED_LIMIT) {
-      const oldest = this.recentlyFinished.keys().next().value;
-      if (oldest !== undefined) this.recentlyFinished.delete(oldest);
-    }
+    this.forgetFinishedJobs(now);
     if (this.releaseSlotOf(held) || this.releaseSlotOf(job)) this.slotFreed?.();
+  }
+
+  /**
+   * Forgets the finished jobs older than FINISHED_JOB_MEMORY_MS, and the
+   * oldest ones past RECENTLY_FINISHED_LIMIT. Called at each finish and each
+   * heartbeat, so an idle worker's memory empties too.
+   */
+  forgetFinishedJobs(now = Date.now()): void {
+    const keepAfter = now - FINISHED_JOB_MEMORY_MS;
+    // Oldest first (the Map keeps the order of finishing): stop at the first one to keep.
+    for (const [key, job] of this.recentlyFinished) {
+      if (this.recentlyFinished.size <= RECENTLY_FINISHED_LIMIT && (job.finishedAt ?? 0) > keepAfter) return;
+      this.recentlyFinished.delete(key);
+    }
   }
 
   /** A job this worker holds or held recently (for logs and duplicate results). */

@@ -371,6 +371,7 @@ class WorkerConversation {
         this.streams.dispatch.creditChanged();
         return;
       case 'heartbeat':
+        session.forgetFinishedJobs();
         return this.reconcile(session, received.value);
       case 'jobStarted':
         return this.jobStarted(session, received.value);
