@@ -8,12 +8,20 @@
 // With LANNER_ALLOCATION_SURVIVORS=1 it drops the samples of objects that died
 // young, so what is left is what survived a scavenge: what got promoted to the
 // old generation (and so sets the pace of mark-compacts), or was still live.
+// A scavenge runs just before the profile is taken, so the young garbage of the
+// last moments is not counted as surviving.
 'use strict';
 const inspector = require('node:inspector');
 const fs = require('node:fs');
 
 const output = process.env.LANNER_ALLOCATION_PROFILE || '/tmp/lanner-allocations.heapprofile';
 const survivorsOnly = process.env.LANNER_ALLOCATION_SURVIVORS === '1';
+const scavenge = survivorsOnly ? exposedGc() : undefined;
+
+function exposedGc() {
+  require('node:v8').setFlagsFromString('--expose-gc');
+  return require('node:vm').runInNewContext('gc');
+}
 const session = new inspector.Session();
 session.connect();
 let startedAt;
@@ -32,6 +40,7 @@ process.on('SIGUSR2', () => {
     });
     return;
   }
+  if (scavenge) scavenge({ type: 'minor' });
   session.post('HeapProfiler.stopSampling', (error, result) => {
     if (error) return report('could not stop', error);
     const seconds = (Date.now() - startedAt) / 1000;
