@@ -24,7 +24,7 @@ import {
   type JobRef,
   type Welcome,
 } from '@lanner/frames';
-import { createKafkaQueue, namespacedQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
+import { createKafkaQueue, namespacedQueue, parseKafkaBrokers, type QueuePort, type QueueRecord } from '@lanner/queue';
 import { CONNECTED_WORKER_STALE_MS, openRepositories, type Repositories } from '@lanner/repository';
 import jwt from 'jsonwebtoken';
 import { spawnController as spawnSharedController, startController as startSharedController, stopController, type ControllerProcess } from './testing/controller-process';
@@ -184,23 +184,33 @@ async function createToken(workerGroupId: string, name: string): Promise<{ value
   return { value, id: record.id };
 }
 
+function jobRecordOf(n: number, onQueue: string): { taskRunId: string; executionId: string; record: QueueRecord } {
+  const executionId = `${executionPrefix}-${n}`;
+  const taskRunId = `sess-${run}-tr-${n}`;
+  const record = workerJobRecord({
+    taskRunId,
+    executionId,
+    workerQueueId: onQueue,
+    flowId: 'sessions-spec',
+    taskId: 'hello',
+    message: `job ${n}`,
+    correlationId: `corr-${n}`,
+    timeoutMs: 60_000,
+  });
+  return { taskRunId, executionId, record };
+}
+
 async function publishJob(onQueue: string): Promise<{ taskRunId: string; executionId: string }> {
   jobCount += 1;
-  const executionId = `${executionPrefix}-${jobCount}`;
-  const taskRunId = `sess-${run}-tr-${jobCount}`;
-  await queue.publish(workerJobsTopic(onQueue), [
-    workerJobRecord({
-      taskRunId,
-      executionId,
-      workerQueueId: onQueue,
-      flowId: 'sessions-spec',
-      taskId: 'hello',
-      message: `job ${jobCount}`,
-      correlationId: `corr-${jobCount}`,
-      timeoutMs: 60_000,
-    }),
-  ]);
+  const { taskRunId, executionId, record } = jobRecordOf(jobCount, onQueue);
+  await queue.publish(workerJobsTopic(onQueue), [record]);
   return { taskRunId, executionId };
+}
+
+/** The job message of `publishJob`'s n-th job once more, as Kafka redelivers a message whose offset was not committed. */
+async function redeliverJob(onQueue: string, taskRunId: string): Promise<void> {
+  const n = Number(taskRunId.slice(`sess-${run}-tr-`.length));
+  await queue.publish(workerJobsTopic(onQueue), [jobRecordOf(n, onQueue).record]);
 }
 
 async function publishBroadcast(message: Omit<BroadcastMessage, 'schemaVersion' | 'occurredAt' | 'messageId'>): Promise<void> {
@@ -725,6 +735,36 @@ describe('worker sessions: adoption after a dropped stream', () => {
     await pause(SETTLE_MS);
     expect(eventsFor('task-run.worker-lost', taskRunId)).toHaveLength(1);
   }, 90_000);
+
+  it('sends a redelivered job whose worker here is gone to another worker, which holds it from then on: never reported lost', async () => {
+    const first = await register(controller.grpcPort, tokenOf(groupId));
+    const { worker: dropped, welcome, taskRunId } = await workerRunningJob(queueId, first.accessToken);
+    dropped.close(); // gone for good: it never reconnects
+    await eventually('the dropped stream out of the registry', async () =>
+      (await repositories.connectedWorkers.listLive(new Date(Date.now() - 15_000))).some((row) => row.workerId === first.workerId) ? undefined : true,
+    );
+
+    const second = await register(controller.grpcPort, tokenOf(groupId));
+    const worker = connectWorker(controller.grpcPort, { accessToken: second.accessToken });
+    worker.hello();
+    await worker.welcome();
+    worker.credit(1);
+    await redeliverJob(queueId, taskRunId);
+    const job = await eventually('the redelivered job', () => worker.jobs().find((candidate) => candidate.taskRunId === taskRunId));
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: second.workerId, controllerInstanceId: welcome.controllerId }));
+    worker.start(job);
+
+    // Past the dropped stream's grace period and the quiet time of the ledger reconciler's
+    // lost-report retry: the job is the second worker's, and nobody reported it lost.
+    await pause(ADOPTION_GRACE_MS + 5_000 + SETTLE_MS);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: second.workerId }));
+
+    worker.succeed({ taskRunId, attempt: 1 });
+    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
+    await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+  }, 120_000);
 
   it('never lets a worker with a token adopt the job of another worker: it is told UNKNOWN_JOB, and the holder keeps the job', async () => {
     const holderCredentials = await register(controller.grpcPort, tokenOf(groupId));

@@ -342,8 +342,12 @@ export class JobDispatch {
       return 'held-elsewhere';
     }
     if (existing.controllerInstanceId === this.identity.id && !this.fleet.isConnected(existing.workerId)) {
-      await store.remove(payload.taskRunId, payload.attempt);
-      return (await store.insert(row)) ? 'recorded' : 'held-elsewhere';
+      // Taken over in one conditional UPDATE, only while that gone worker still holds the row here. A lost
+      // report of the row deletes it only while the same holds (removeIfHeldBy), so of the two, exactly one
+      // wins: the job is either sent again or reported lost, never both.
+      const from = { workerId: existing.workerId, controllerInstanceId: this.identity.id };
+      const takenOver = await store.reassign(payload.taskRunId, payload.attempt, from, { workerId: worker.workerId, controllerInstanceId: this.identity.id });
+      return takenOver ? 'recorded' : 'held-elsewhere';
     }
     // Held by a live worker here, or by another controller (which, or the liveness coordinator, answers for it).
     return 'held-elsewhere';
