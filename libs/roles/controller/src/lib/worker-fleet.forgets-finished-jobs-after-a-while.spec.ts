@@ -53,6 +53,19 @@ describe("a worker session's memory of finished jobs", () => {
     expect(session.knownJob('tr-running', 1)).toEqual({ job: running, finished: false });
   });
 
+  it('counts a job finished twice from its last finish, and still forgets the jobs finished in between on time', () => {
+    const { session } = worker('w-1', 4, [ELASTIC_A]);
+    runJob(session, 'tr-a');
+    jest.setSystemTime(start + 1_000);
+    runJob(session, 'tr-b');
+    jest.setSystemTime(start + 2_000);
+    runJob(session, 'tr-a'); // held and finished again on this stream (a redelivery)
+    jest.setSystemTime(start + 1_000 + FINISHED_JOB_MEMORY_MS);
+    session.forgetFinishedJobs();
+    expect(session.knownJob('tr-b', 1)).toBeUndefined();
+    expect(session.knownJob('tr-a', 1)?.finished).toBe(true);
+  });
+
   it('keeps at most 256 however fast jobs finish', () => {
     const { session } = worker('w-1', 4, [ELASTIC_A]);
     for (let index = 0; index < 1_000; index++) runJob(session, `tr-${index}`);

@@ -186,6 +186,8 @@ export class WorkerSession {
     this.held.delete(key);
     const now = Date.now();
     held.finishedAt = now;
+    // Deleted first, so the Map's order stays the order of finishing even for a job finished twice.
+    this.recentlyFinished.delete(key);
     this.recentlyFinished.set(key, held);
     this.forgetFinishedJobs(now);
     if (this.releaseSlotOf(held) || this.releaseSlotOf(job)) this.slotFreed?.();
@@ -197,6 +199,7 @@ export class WorkerSession {
    * heartbeat, so an idle worker's memory empties too.
    */
   forgetFinishedJobs(now = Date.now()): void {
+    if (this.recentlyFinished.size === 0) return; // an idle worker's heartbeat allocates nothing here
     const keepAfter = now - FINISHED_JOB_MEMORY_MS;
     // Oldest first (the Map keeps the order of finishing): stop at the first one to keep.
     for (const [key, job] of this.recentlyFinished) {
