@@ -41,7 +41,10 @@ export class RunningJobStore {
     private readonly pool: Pool,
   ) {}
 
-  /** True if recorded now, false if that task run's attempt was already recorded (a redelivery). */
+  /**
+   * True if recorded now. False for a redelivery: that task run's attempt is
+   * recorded already, or the executor has recorded it as ended.
+   */
   insert(job: RunningJobRecord): Promise<boolean> {
     return this.inserts.call(job);
   }
@@ -82,16 +85,21 @@ export class RunningJobStore {
   }
 
   private async insertAll(jobs: readonly RunningJobRecord[]): Promise<boolean[]> {
-    // One statement whatever the batch size, and ON CONFLICT DO NOTHING on the unique key makes a
-    // redelivery a no-op. On the pool itself: these two statements run for every dispatched job.
+    // One statement whatever the batch size. ON CONFLICT DO NOTHING on the unique key makes a redelivery
+    // of a held job a no-op, and NOT EXISTS one of an attempt the executor has already ended (its result
+    // recorded, or its worker reported lost and the job put back as a new attempt): once the row is gone,
+    // that is all that stops a late redelivery from running the job again. On the pool itself: these two
+    // statements run for every dispatched job.
     const values: unknown[] = [];
     const rows = jobs.map((job) => {
       const at = values.push(job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt) - 9;
-      return `(gen_random_uuid(), $${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
+      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
     });
     const created = await this.pool.query<{ task_run_id: string; attempt: number }>(
       `INSERT INTO running_jobs (id, tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
-      VALUES ${rows.join(', ')}
+      SELECT gen_random_uuid(), v.* FROM (VALUES ${rows.join(', ')})
+        AS v (tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
+      WHERE NOT EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = v.task_run_id AND a.attempt = v.attempt AND a.ended_at IS NOT NULL)
       ON CONFLICT (task_run_id, attempt) DO NOTHING
       RETURNING task_run_id, attempt`,
       values,

@@ -213,6 +213,47 @@ async function redeliverJob(onQueue: string, taskRunId: string): Promise<void> {
   await queue.publish(workerJobsTopic(onQueue), [jobRecordOf(n, onQueue).record]);
 }
 
+function executionIdOf(taskRunId: string): string {
+  return `${executionPrefix}-${taskRunId.slice(`sess-${run}-tr-`.length)}`;
+}
+
+/** What the executor stores once it has handled a job's end: the first attempt of each task run, ended in `state`. */
+async function storeEndedAttempts(ended: { executionId: string; taskRunId: string; state: 'SUCCESS' | 'RESUBMITTED' }[]): Promise<void> {
+  const at = new Date();
+  for (const { executionId, taskRunId, state } of ended) {
+    const created = await repositories.executions.create('main', {
+      id: executionId,
+      namespace: 'company.team',
+      flowId: 'sessions-spec',
+      flowRevision: 1,
+      state: 'RUNNING',
+      stateHistories: [{ state: 'RUNNING', date: at }],
+    });
+    const attempt = { attempt: 1, workerId: null, workerQueueId: queueId, state, outputs: null, error: null, startedAt: at, endedAt: at };
+    const runState = state === 'SUCCESS' ? 'SUCCESS' : 'SUBMITTED';
+    const attempts = state === 'SUCCESS' ? [attempt] : [attempt, { ...attempt, attempt: 2, state: 'SUBMITTED' as const, endedAt: null }];
+    await repositories.executions.update('main', executionId, created.version, {
+      taskRuns: [
+        {
+          id: taskRunId,
+          executionId,
+          taskId: 'hello',
+          parentTaskRunId: null,
+          value: null,
+          state: runState,
+          stateHistories: [{ state: runState, date: at }],
+          outputs: null,
+          workerQueueId: queueId,
+          workerSelector: null,
+          dispatchReason: null,
+          error: null,
+          attempts,
+        },
+      ],
+    });
+  }
+}
+
 async function publishBroadcast(message: Omit<BroadcastMessage, 'schemaVersion' | 'occurredAt' | 'messageId'>): Promise<void> {
   await queue.publish(QueueTopics.broadcast, [
     encodeQueueMessage(broadcastCodec, {
@@ -764,6 +805,41 @@ describe('worker sessions: adoption after a dropped stream', () => {
     await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
     await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+  }, 120_000);
+
+  it('never sends a late redelivery of a job the executor has ended, whether its result came or its worker was reported lost', async () => {
+    // One job finishes; the other's worker drops for good and it is reported lost after the grace period.
+    const { worker: finisher, taskRunId: finished } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
+    finisher.succeed({ taskRunId: finished, attempt: 1 });
+    await eventually('the result', () => eventsFor('task-run.result', finished)[0]);
+    const { worker: dropped, taskRunId: lost } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
+    dropped.close();
+    await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', lost)[0], ADOPTION_GRACE_MS + WAIT_MS);
+    // The executor records both attempts as ended: the lost one put back on its queue as attempt 2.
+    await storeEndedAttempts([
+      { executionId: executionIdOf(finished), taskRunId: finished, state: 'SUCCESS' },
+      { executionId: executionIdOf(lost), taskRunId: lost, state: 'RESUBMITTED' },
+    ]);
+
+    // Kafka redelivers both messages (a controller that took them stopped before it committed their
+    // offsets) to a worker with room for both.
+    const worker = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
+    worker.hello();
+    await worker.welcome();
+    worker.credit(2);
+    await redeliverJob(queueId, finished);
+    await redeliverJob(queueId, lost);
+    const notSent = (taskRunId: string) =>
+      controller.output().split('\n').some((line) => line.includes('"redelivered job already ended: not sent again"') && line.includes(taskRunId));
+    await eventually('both redeliveries dropped', () => (notSent(finished) && notSent(lost) ? true : undefined));
+
+    // A job published after them is sent: the worker had room, it was given nothing stale.
+    const { taskRunId: fresh } = await publishJob(queueId);
+    await eventually('a fresh job', () => worker.jobs().find((candidate) => candidate.taskRunId === fresh));
+    expect(worker.jobs().map((job) => job.taskRunId)).toEqual([fresh]);
+    expect(await repositories.runningJobs.get(finished, 1)).toBeNull();
+    expect(await repositories.runningJobs.get(lost, 1)).toBeNull();
+    expect(eventsFor('task-run.worker-lost', lost)).toHaveLength(1);
   }, 120_000);
 
   it('never lets a worker with a token adopt the job of another worker: it is told UNKNOWN_JOB, and the holder keeps the job', async () => {

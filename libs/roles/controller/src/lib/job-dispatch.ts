@@ -51,7 +51,7 @@ class QueueDispatch {
   ) {}
 }
 
-type RecordOutcome = 'recorded' | 'held-elsewhere';
+type RecordOutcome = 'recorded' | 'held-elsewhere' | 'ended';
 
 /**
  * Takes jobs from `lanner.worker-jobs.<queue>` only when a connected worker
@@ -284,9 +284,12 @@ export class JobDispatch {
         this.arbiter.giveBack(placement);
         throw error;
       }
-      if (recorded === 'held-elsewhere') {
+      if (recorded !== 'recorded') {
         this.arbiter.giveBack(placement);
-        this.logger.log({ taskRunId: job.payload.taskRunId, attempt: job.payload.attempt }, 'redelivered job already held by a live worker: not sent again');
+        this.logger.log(
+          { taskRunId: job.payload.taskRunId, attempt: job.payload.attempt },
+          recorded === 'ended' ? 'redelivered job already ended: not sent again' : 'redelivered job already held by a live worker: not sent again',
+        );
         return;
       }
       if (worker.closed) {
@@ -318,7 +321,9 @@ export class JobDispatch {
   /**
    * Records the job in the running-job store for this worker. A duplicate
    * (task run + attempt already recorded) is a redelivery: it is sent again
-   * only when the worker holding it was this controller's and is gone.
+   * only when the worker holding it was this controller's and is gone. A
+   * redelivery of an attempt that has ended (the store refuses it once the
+   * executor recorded the end; its row is gone) is never sent again.
    */
   private async record(job: WorkerJobMessage, worker: WorkerSession): Promise<RecordOutcome> {
     const store = this.repositories.runningJobs;
@@ -338,8 +343,9 @@ export class JobDispatch {
     if (await store.insert(row)) return 'recorded';
     const existing = await store.get(payload.taskRunId, payload.attempt);
     if (existing === null) {
-      // Its result was recorded between the two queries: the job is done, the redelivery is stale.
-      return 'held-elsewhere';
+      // The executor ended the attempt (a result, or a lost report that put the job back as a new
+      // attempt), or its result was recorded between the two queries: the redelivery is stale.
+      return 'ended';
     }
     if (existing.controllerInstanceId === this.identity.id && !this.fleet.isConnected(existing.workerId)) {
       // Taken over in one conditional UPDATE, only while that gone worker still holds the row here. A lost

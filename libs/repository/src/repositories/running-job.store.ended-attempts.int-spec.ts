@@ -1,13 +1,15 @@
-import type { TaskRunAttemptRecord, TaskRunRecord, TaskRunRecordState } from '@lanner/model';
+import type { RunningJobRecord, TaskRunAttemptRecord, TaskRunRecord, TaskRunRecordState } from '@lanner/model';
 import { useTestRepositories } from '../testing/test-database';
 
-// What a controller asks before it sends a job queued before it followed kills:
-// did the executor record this attempt of the task run as KILLED?
+// What the running-job store knows of the attempts the executor has ended: a
+// controller asks whether a job queued before it followed kills was KILLED, and
+// no attempt the executor has ended is recorded (so sent) again.
 
 const t0 = new Date('2026-11-30T10:00:00.000Z');
+const STILL_RUNNING: readonly TaskRunRecordState[] = ['SUBMITTED', 'RUNNING', 'KILLING'];
 
 function attempt(number: number, state: TaskRunRecordState): TaskRunAttemptRecord {
-  return { attempt: number, workerId: null, workerQueueId: 'gpu', state, outputs: null, error: null, startedAt: null, endedAt: state === 'KILLED' ? t0 : null };
+  return { attempt: number, workerId: null, workerQueueId: 'gpu', state, outputs: null, error: null, startedAt: null, endedAt: STILL_RUNNING.includes(state) ? null : t0 };
 }
 
 function taskRun(executionId: string, id: string, state: TaskRunRecordState, attempts: TaskRunAttemptRecord[]): TaskRunRecord {
@@ -41,6 +43,20 @@ async function storeExecution(fixture: ReturnType<typeof useTestRepositories>, t
   await executions.update(tenantId, executionId, created.version, { state: 'KILLING', taskRuns });
 }
 
+function job(taskRunId: string, attempt: number): RunningJobRecord {
+  return {
+    taskRunId,
+    attempt,
+    tenantId: 'main',
+    executionId: 'ex-late',
+    workerQueueId: 'gpu',
+    workerId: 'w-1',
+    controllerInstanceId: 'controller-1',
+    job: { correlationId: `c-${taskRunId}-${attempt}` },
+    dispatchedAt: t0,
+  };
+}
+
 describe('running-job store: was this job killed (the executor recorded its attempt KILLED)', () => {
   const fixture = useTestRepositories();
 
@@ -64,5 +80,45 @@ describe('running-job store: was this job killed (the executor recorded its atte
       runningJobs.isAttemptKilled({ tenantId: 'main', taskRunId: 'tr-killed', attempt: 2 }),
     ]);
     expect(answers).toEqual([true, false, false, false, false, false, false, true]);
+  });
+});
+
+describe('running-job store: a late redelivery of an attempt the executor has ended', () => {
+  const fixture = useTestRepositories();
+
+  it('is not recorded (so not sent), whatever ended it, while attempts still running or not stored yet are', async () => {
+    await storeExecution(fixture, 'main', 'ex-late', [
+      // Its worker was reported lost: attempt 1 was put back on its queue as attempt 2.
+      taskRun('ex-late', 'tr-lost', 'SUBMITTED', [attempt(1, 'RESUBMITTED'), attempt(2, 'SUBMITTED')]),
+      taskRun('ex-late', 'tr-done', 'SUCCESS', [attempt(1, 'SUCCESS')]),
+      taskRun('ex-late', 'tr-failed', 'FAILED', [attempt(1, 'FAILED')]),
+      taskRun('ex-late', 'tr-killed', 'KILLED', [attempt(1, 'KILLED')]),
+      taskRun('ex-late', 'tr-running', 'RUNNING', [attempt(1, 'RUNNING')]),
+    ]);
+    const { runningJobs } = fixture.repositories;
+    // In one batch, as a controller taking many jobs at once records them.
+    const candidates = [
+      job('tr-lost', 1),
+      job('tr-lost', 2),
+      job('tr-done', 1),
+      job('tr-failed', 1),
+      job('tr-killed', 1),
+      job('tr-running', 1),
+      // The executor queues a job before it stores the attempt: the first delivery may come first.
+      job('tr-new', 1),
+    ];
+    const recorded = await Promise.all(candidates.map((candidate) => runningJobs.insert(candidate)));
+    expect(recorded).toEqual([false, true, false, false, false, true, true]);
+
+    const rows = await Promise.all(candidates.map((candidate) => runningJobs.get(candidate.taskRunId, candidate.attempt)));
+    expect(rows.map((row) => (row === null ? null : `${row.taskRunId}#${row.attempt} on ${row.workerId}: ${JSON.stringify(row.job)}`))).toEqual([
+      null,
+      'tr-lost#2 on w-1: {"correlationId":"c-tr-lost-2"}',
+      null,
+      null,
+      null,
+      'tr-running#1 on w-1: {"correlationId":"c-tr-running-1"}',
+      'tr-new#1 on w-1: {"correlationId":"c-tr-new-1"}',
+    ]);
   });
 });
