@@ -165,7 +165,7 @@ beforeAll(async () => {
   const services = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers, LANNER_KAFKA_NAMESPACE: kafkaNamespace };
   [controller, strictController] = await Promise.all([
     startController({ ...services, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' }),
-    startController({ ...services, LANNER_ALLOW_ANONYMOUS_WORKERS: 'false' }),
+    startController({ ...services, LANNER_ALLOW_ANONYMOUS_WORKERS: 'false', LANNER_HEAP_GROWING_PERCENT: '0' }),
   ]);
 }, 200_000);
 
@@ -191,6 +191,19 @@ afterAll(async () => {
 }, 60_000);
 
 // --- scenarios ------------------------------------------------------------------
+
+describe('controller: the process', () => {
+  it("sets V8's heap growing factor from LANNER_HEAP_GROWING_PERCENT (200 unless set) and says so at start", () => {
+    const announced = (process_: ControllerProcess) =>
+      process_
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"V8 heap growing factor set"'))
+        .map((line) => (JSON.parse(line) as { heapGrowingPercent: unknown }).heapGrowingPercent);
+    expect(announced(controller)).toEqual([200]);
+    expect(announced(strictController)).toEqual([0]);
+  });
+});
 
 describe('controller: the worker stream', () => {
   it('welcomes a worker that says hello with its id, the default group and the queues that group serves', async () => {

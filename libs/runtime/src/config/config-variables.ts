@@ -426,6 +426,16 @@ export const CONFIG_VARIABLES = [
     schema: integer(100, 3600000),
   },
   {
+    name: 'LANNER_HEAP_GROWING_PERCENT',
+    roles: ['controller'],
+    defaultFor: () => '200',
+    defaultText: '`200` (the heap may grow to 3 times what a full collection left)',
+    description:
+      "How far the controller's V8 heap may grow after a full collection before the next one starts, as `1 + value/100` times what survived (V8's `--heap-growing-percent`); `0` lets V8 choose, which under dispatch load often gives under 2 times. A larger factor means fewer full collections, whose pauses showed in dispatch latency from 100 jobs/s, for more heap between them (docs/BENCHMARKS.md, fleet bench).",
+    secret: false,
+    schema: integer(0, 1000),
+  },
+  {
     name: 'LANNER_SETUP_FILE',
     roles: ['api', 'standalone'],
     defaultFor: UNSET,

@@ -47,7 +47,9 @@ describe('role config defaults', () => {
     expect(config.allowAnonymousWorkers).toBe(false);
     expect(config.workerAuth).toEqual({ signingKey: serverEnv.LANNER_JWT_SIGNING_KEY, accessTokenTtlS: 300, refreshTokenTtlS: 604800 });
     expect(config.streamRecycleAgeS).toBe(1800);
+    expect(config.heapGrowingPercent).toBe(200);
     expect(loadRoleConfig('controller', { ...serverEnv, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' }).allowAnonymousWorkers).toBe(true);
+    expect(loadRoleConfig('controller', { ...serverEnv, LANNER_HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
   });
 
   it('requires the api bootstrap admin token to be at least 32 characters, without printing it', () => {

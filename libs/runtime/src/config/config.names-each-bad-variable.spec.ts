@@ -26,6 +26,13 @@ describe('refusing bad config', () => {
     ]);
   });
 
+  it.each(['-1', '1001', '2.5', 'lots'])("names the controller's heap growing percent %s and the accepted range", (percent) => {
+    const controllerEnv = { ...validServerEnv, LANNER_JWT_SIGNING_KEY: 'a-worker-signing-key-of-at-least-32-bytes' };
+    expect(problemsOf('controller', { ...controllerEnv, LANNER_HEAP_GROWING_PERCENT: percent })).toEqual([
+      `LANNER_HEAP_GROWING_PERCENT: expected an integer 0-1000, got "${percent}"`,
+    ]);
+  });
+
   it('names every missing required variable of a server role', () => {
     expect(problemsOf('executor', {})).toEqual(['DATABASE_URL: required, not set', 'KAFKA_BROKERS: required, not set']);
   });

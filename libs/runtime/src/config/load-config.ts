@@ -88,6 +88,7 @@ export const CONFIG_SCHEMAS = {
       LANNER_GRPC_TLS_CLIENT_AUTH: schemaOf('LANNER_GRPC_TLS_CLIENT_AUTH'),
       LANNER_STREAM_RECYCLE_AGE_S: schemaOf('LANNER_STREAM_RECYCLE_AGE_S'),
       LANNER_LEDGER_RECONCILE_INTERVAL_MS: schemaOf('LANNER_LEDGER_RECONCILE_INTERVAL_MS'),
+      LANNER_HEAP_GROWING_PERCENT: schemaOf('LANNER_HEAP_GROWING_PERCENT'),
     })
     .transform((env) => ({
       ...serverConfig('controller', env),
@@ -104,6 +105,7 @@ export const CONFIG_SCHEMAS = {
       },
       streamRecycleAgeS: env.LANNER_STREAM_RECYCLE_AGE_S,
       ledgerReconcileIntervalMs: env.LANNER_LEDGER_RECONCILE_INTERVAL_MS,
+      heapGrowingPercent: env.LANNER_HEAP_GROWING_PERCENT,
     })),
   scheduler: serverRoleSchema('scheduler'),
   indexer: serverRoleSchema('indexer'),
