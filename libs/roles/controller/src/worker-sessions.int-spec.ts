@@ -830,7 +830,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
     await redeliverJob(queueId, finished);
     await redeliverJob(queueId, lost);
     const notSent = (taskRunId: string) =>
-      controller.output().split('\n').some((line) => line.includes('"redelivered job already ended: not sent again"') && line.includes(taskRunId));
+      controller.output().split('\n').some((line) => line.includes('"job of an attempt that already ended: not sent"') && line.includes(taskRunId));
     await eventually('both redeliveries dropped', () => (notSent(finished) && notSent(lost) ? true : undefined));
 
     // A job published after them is sent: the worker had room, it was given nothing stale.

@@ -288,7 +288,7 @@ export class JobDispatch {
         this.arbiter.giveBack(placement);
         this.logger.log(
           { taskRunId: job.payload.taskRunId, attempt: job.payload.attempt },
-          recorded === 'ended' ? 'redelivered job already ended: not sent again' : 'redelivered job already held by a live worker: not sent again',
+          recorded === 'ended' ? 'job of an attempt that already ended: not sent' : 'redelivered job already held by a live worker: not sent again',
         );
         return;
       }
@@ -321,9 +321,10 @@ export class JobDispatch {
   /**
    * Records the job in the running-job store for this worker. A duplicate
    * (task run + attempt already recorded) is a redelivery: it is sent again
-   * only when the worker holding it was this controller's and is gone. A
-   * redelivery of an attempt that has ended (the store refuses it once the
-   * executor recorded the end; its row is gone) is never sent again.
+   * only when the worker holding it was this controller's and is gone. A job
+   * whose attempt the executor has recorded as ended (a late redelivery after
+   * its row went, or a job that waited on its topic past its end) is refused
+   * by the store and never sent.
    */
   private async record(job: WorkerJobMessage, worker: WorkerSession): Promise<RecordOutcome> {
     const store = this.repositories.runningJobs;
