@@ -4,7 +4,7 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFi
 import { join } from 'node:path';
 import { DevServicesError } from './errors';
 import { javaMajorVersion, KAFKA_MIN_JAVA } from './java-version';
-import { kafkaLog4jProperties, kafkaServerProperties } from './kafka-properties';
+import { kafkaClusterId, kafkaLog4jProperties, kafkaServerProperties } from './kafka-properties';
 import { KAFKA_DIR, KAFKA_POM, userCacheDir } from './paths';
 import { freeLoopbackPort, isOurProcessAlive, logTail, rememberedPorts, sleep } from './processes';
 import { kafkaAnswers } from './readiness';
@@ -117,8 +117,7 @@ export async function startLocalKafka(
     `-Dkafka.logs.dir=${KAFKA_DIR}`,
   ];
 
-  // Kafka's cluster ids are 16 random bytes in URL-safe base64 without padding.
-  const clusterId = randomBytes(16).toString('base64url');
+  const clusterId = kafkaClusterId(randomBytes);
   const format = spawnSync(
     java,
     [...jvmFlags, '-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile],

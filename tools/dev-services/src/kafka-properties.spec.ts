@@ -1,4 +1,4 @@
-import { kafkaServerProperties } from './kafka-properties';
+import { kafkaClusterId, kafkaServerProperties } from './kafka-properties';
 
 function parse(text: string): Map<string, string> {
   const entries = text
@@ -52,5 +52,21 @@ describe('server.properties for the local broker', () => {
   it('escapes backslashes in a Windows data path', () => {
     const windows = parse(kafkaServerProperties({ brokerPort: 1, controllerPort: 2, logDir: 'C:\\kafka\\data' }));
     expect(windows.get('log.dirs')).toBe('C:\\\\kafka\\\\data');
+  });
+});
+
+describe('the cluster id of a new local broker', () => {
+  it('is 16 bytes in URL-safe base64, drawn again while it would start with "-" (read as an option by kafka-storage)', () => {
+    // 0xf8 encodes to "-" in the first place, 0x00 to "A".
+    const draws = [Buffer.alloc(16, 0xf8), Buffer.alloc(16, 0xfb), Buffer.alloc(16, 0x00)];
+    const sizes: number[] = [];
+    const id = kafkaClusterId((size) => {
+      sizes.push(size);
+      return draws.shift() ?? Buffer.alloc(size);
+    });
+    expect(id).toBe(Buffer.alloc(16, 0x00).toString('base64url'));
+    expect(id).toHaveLength(22);
+    expect(sizes).toEqual([16, 16, 16]);
+    expect(Buffer.alloc(16, 0xf8).toString('base64url').startsWith('-')).toBe(true);
   });
 });

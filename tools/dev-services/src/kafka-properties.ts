@@ -82,3 +82,16 @@ export function kafkaLog4jProperties(): string {
     '',
   ].join('\n');
 }
+
+/**
+ * A new cluster id for `kafka-storage format`: 16 random bytes in URL-safe
+ * base64 without padding, as Kafka makes them, and like Kafka's own, never
+ * starting with "-", which the storage tool would read as an option (then
+ * formatting fails with "--cluster-id: expected one argument", about one start in 64).
+ */
+export function kafkaClusterId(randomBytes: (size: number) => Buffer): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}

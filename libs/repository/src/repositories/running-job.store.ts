@@ -42,8 +42,8 @@ export class RunningJobStore {
   ) {}
 
   /**
-   * True if recorded now. False for a redelivery: that task run's attempt is
-   * recorded already, or the executor has recorded it as ended.
+   * True if recorded now. False when that task run's attempt is recorded
+   * already (a redelivery) or the executor has recorded it as ended.
    */
   insert(job: RunningJobRecord): Promise<boolean> {
     return this.inserts.call(job);
