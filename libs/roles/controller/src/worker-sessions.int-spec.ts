@@ -254,6 +254,14 @@ async function storeEndedAttempts(ended: { executionId: string; taskRunId: strin
   }
 }
 
+/** The worker sends the job's result: it is relayed, the job's row goes, and the job was never reported lost. */
+async function finishesNeverReportedLost(worker: SpecWorker, taskRunId: string): Promise<void> {
+  worker.succeed({ taskRunId, attempt: 1 });
+  await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
+  await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
+  expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+}
+
 async function publishBroadcast(message: Omit<BroadcastMessage, 'schemaVersion' | 'occurredAt' | 'messageId'>): Promise<void> {
   await queue.publish(QueueTopics.broadcast, [
     encodeQueueMessage(broadcastCodec, {
@@ -549,10 +557,7 @@ describe('worker sessions: stream recycling and adoption', () => {
     const row = await repositories.runningJobs.get(taskRunId, 1);
     expect(row?.workerId).toBe((await worker.welcome()).workerId);
 
-    worker.succeed({ taskRunId, attempt: 1 });
-    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
-    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
-    await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
+    await finishesNeverReportedLost(worker, taskRunId);
   }, 120_000);
 
   it('reports a started job lost when the worker stops listing it in its heartbeats and never sends its result', async () => {
@@ -705,10 +710,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
     expect(errorFrames(worker)).toEqual([]);
     expect(killFrames(worker)).toEqual([]);
 
-    worker.succeed({ taskRunId, attempt: 1 });
-    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
-    await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
-    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    await finishesNeverReportedLost(worker, taskRunId);
     expect(errorFrames(worker)).toEqual([]);
   }, 90_000);
 
@@ -728,10 +730,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
     expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ controllerInstanceId: second.controllerId }));
 
-    worker.succeed({ taskRunId, attempt: 1 });
-    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
-    await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
-    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    await finishesNeverReportedLost(worker, taskRunId);
   }, 150_000);
 
   it('adopts the running job of an anonymous worker (a new worker id per stream) once its dropped stream is gone: no worker-lost event', async () => {
@@ -801,10 +800,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
     expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: second.workerId }));
 
-    worker.succeed({ taskRunId, attempt: 1 });
-    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
-    await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
-    expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
+    await finishesNeverReportedLost(worker, taskRunId);
   }, 120_000);
 
   it('never sends a late redelivery of a job the executor has ended, whether its result came or its worker was reported lost', async () => {
