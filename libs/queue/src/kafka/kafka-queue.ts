@@ -75,6 +75,16 @@ export interface KafkaSubscribeConcurrency {
 
 export interface KafkaSubscribeOptions extends SubscribeOptions {
   concurrency?: KafkaSubscribeConcurrency;
+  /**
+   * How long the commit of a handled message may wait, merged with the member's
+   * other commits into one request; default 0 (each message is committed before
+   * the member fetches again). Above 0 the member fetches again at once, and a
+   * crash or a rebalance may deliver again what was handled in that last stretch,
+   * so it suits a handler that recognises a message it has already handled. The
+   * first commit of each partition, and every commit while closing, is never
+   * deferred, and what is waiting is committed when the subscription closes.
+   */
+  commitIntervalMs?: number;
 }
 
 export interface KafkaQueueOptions {
@@ -305,6 +315,10 @@ class KafkaQueue implements QueuePort {
     const concurrency = (options as KafkaSubscribeOptions).concurrency ?? {};
     assertConcurrency(concurrency.partitionsConsumedConcurrently, 'concurrency.partitionsConsumedConcurrently');
     assertConcurrency(concurrency.messagesPerPartition, 'concurrency.messagesPerPartition');
+    const commitIntervalMs = (options as KafkaSubscribeOptions).commitIntervalMs ?? 0;
+    if (!Number.isInteger(commitIntervalMs) || commitIntervalMs < 0) {
+      throw new QueueConfigError(`commitIntervalMs must be a non-negative integer, got ${commitIntervalMs}`);
+    }
     const timeouts = this.options.consumer ?? {};
     const heartbeatIntervalMs = timeouts.heartbeatIntervalMs ?? 3_000;
     const consumer = this.kafka.consumer({
@@ -324,6 +338,7 @@ class KafkaQueue implements QueuePort {
       heartbeatIntervalMs,
       concurrency.partitionsConsumedConcurrently ?? timeouts.partitionsConsumedConcurrently ?? 1,
       concurrency.messagesPerPartition ?? timeouts.messagesPerPartition ?? 1,
+      commitIntervalMs,
       this.logger,
     );
     this.subscriptions.add(subscription);
@@ -569,6 +584,15 @@ class KafkaSubscription implements QueueSubscription {
   /** Cuts a retry backoff short on close. */
   private readonly abort = new AbortController();
   private closing: Promise<void> | undefined;
+  /** Handled offsets whose commit waits for the interval, per `topic|partition` (see `commitIntervalMs`). */
+  private readonly deferredCommits = new Map<string, { topic: string; partition: number; offset: string }>();
+  /** Partitions this member has committed on: the first commit of each is never deferred. */
+  private readonly committedOnce = new Set<string>();
+  /** The partitions assigned at the last join; undefined before the first. */
+  private assigned: ReadonlySet<string> | undefined;
+  private commitTimer: NodeJS.Timeout | undefined;
+  /** Flushes of deferred commits, one after the other. */
+  private flushing: Promise<void> = Promise.resolve();
   private resolveClosed!: () => void;
   readonly closed = new Promise<void>((resolve) => {
     this.resolveClosed = resolve;
@@ -580,6 +604,7 @@ class KafkaSubscription implements QueueSubscription {
     private readonly heartbeatIntervalMs: number,
     private readonly partitionsConsumedConcurrently: number,
     private readonly messagesPerPartition: number,
+    private readonly commitIntervalMs: number,
     private readonly logger: QueueLogger,
   ) {
     this.topics = new Set(options.topics);
@@ -593,8 +618,9 @@ class KafkaSubscription implements QueueSubscription {
     // resolves is delivered.
     const ready = new Promise<void>((resolve, reject) => {
       let joinedGroup = false;
-      consumer.on(consumer.events.GROUP_JOIN, () => {
+      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
         joinedGroup = true;
+        this.assignedAfterJoin(payload.memberAssignment);
         // A consumer restarted after a crash has a fresh group state: pause again.
         const held = [...this.paused].filter((topic) => topic !== this.gated);
         if (held.length > 0) consumer.pause(held.map((topic) => ({ topic })));
@@ -658,6 +684,8 @@ class KafkaSubscription implements QueueSubscription {
     this.closing ??= (async () => {
       this.abort.abort();
       this.wakeGateWaiters();
+      // While the member still runs; commits from here on are not deferred.
+      await this.flushDeferredCommits();
       // Waits for the running batch: the handler in flight finishes and commits.
       await this.consumer.disconnect();
       this.resolveClosed();
@@ -711,6 +739,57 @@ class KafkaSubscription implements QueueSubscription {
     return false;
   }
 
+  /**
+   * True when the commit of `offset` (the next one to read) is left for the
+   * interval, merged with the member's others; false when the caller commits
+   * it now: no interval, closing, or the partition's first commit here (a group
+   * with no committed offset starts a new member at the latest offset, which
+   * would skip what this one had not handled yet).
+   */
+  private deferCommit(topic: string, partition: number, offset: string): boolean {
+    const key = partitionKey(topic, partition);
+    if (this.commitIntervalMs === 0 || this.closing !== undefined || !this.committedOnce.has(key)) {
+      this.committedOnce.add(key);
+      // What waited is behind this commit.
+      this.deferredCommits.delete(key);
+      return false;
+    }
+    this.deferredCommits.set(key, { topic, partition, offset });
+    this.commitTimer ??= setTimeout(() => void this.flushDeferredCommits(), this.commitIntervalMs);
+    return true;
+  }
+
+  /** Commits every deferred offset in one request; on failure they wait for the next interval, unless their partition moved. */
+  private flushDeferredCommits(): Promise<void> {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    this.flushing = this.flushing.then(async () => {
+      if (this.deferredCommits.size === 0) return;
+      const offsets = [...this.deferredCommits.values()];
+      this.deferredCommits.clear();
+      try {
+        await this.consumer.commitOffsets(offsets);
+      } catch (error) {
+        for (const entry of offsets) {
+          const key = partitionKey(entry.topic, entry.partition);
+          // A newer offset of the partition replaces it; a partition moved to another member is that member's now.
+          if (!this.deferredCommits.has(key) && (this.assigned === undefined || this.assigned.has(key))) this.deferredCommits.set(key, entry);
+        }
+        this.logger.warn({ groupId: this.options.groupId, error: describeError(error) }, 'Kafka offsets not committed yet; will try again');
+        if (this.deferredCommits.size > 0 && this.closing === undefined) {
+          this.commitTimer ??= setTimeout(() => void this.flushDeferredCommits(), this.commitIntervalMs);
+        }
+      }
+    });
+    return this.flushing;
+  }
+
+  /** After a rebalance, offsets waiting for partitions now assigned elsewhere are dropped (their new member reads from the last commit). */
+  private assignedAfterJoin(assignment: Record<string, number[]>): void {
+    this.assigned = new Set(Object.entries(assignment).flatMap(([topic, partitions]) => partitions.map((partition) => partitionKey(topic, partition))));
+    for (const key of this.deferredCommits.keys()) if (!this.assigned.has(key)) this.deferredCommits.delete(key);
+  }
+
   private handleBatch(payload: EachBatchPayload): Promise<void> {
     return this.messagesPerPartition > 1 ? this.handleBatchOverlapping(payload, this.messagesPerPartition) : this.handleBatchInOrder(payload);
   }
@@ -723,12 +802,14 @@ class KafkaSubscription implements QueueSubscription {
       const handled = await this.handleWithRetry(batch, message, payload);
       if (!handled) return;
       payload.resolveOffset(message.offset);
+      const next = (BigInt(message.offset) + 1n).toString();
+      if (this.deferCommit(batch.topic, batch.partition, next)) continue;
       // Commit this one message before taking the next (commit after handling).
       await payload.commitOffsetsIfNecessary({
         topics: [
           {
             topic: batch.topic,
-            partitions: [{ partition: batch.partition, offset: (BigInt(message.offset) + 1n).toString() }],
+            partitions: [{ partition: batch.partition, offset: next }],
           },
         ],
       });
@@ -753,8 +834,9 @@ class KafkaSubscription implements QueueSubscription {
     let committedAny = false;
 
     const commitTo = (offset: string): void => {
-      wanted = offset;
       committedAny = true;
+      if (this.deferCommit(batch.topic, batch.partition, offset)) return;
+      wanted = offset;
       if (committer) return;
       committer = Promise.resolve().then(async () => {
         try {
@@ -825,8 +907,11 @@ class KafkaSubscription implements QueueSubscription {
     batch: Batch,
     raw: KafkaMessage,
     payload: EachBatchPayload,
-    pin: () => Promise<void> = () =>
-      payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }] }),
+    pin: () => Promise<void> = () => {
+      this.deferredCommits.delete(partitionKey(batch.topic, batch.partition));
+      this.committedOnce.add(partitionKey(batch.topic, batch.partition));
+      return payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }] });
+    },
   ): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -916,6 +1001,10 @@ function recordChunks(topic: string, records: QueueRecord[]): Array<{ records: Q
     current.sizeBytes += size;
   }
   return chunks;
+}
+
+function partitionKey(topic: string, partition: number): string {
+  return `${topic}|${partition}`;
 }
 
 function assertConcurrency(value: number | undefined, setting: string): void {

@@ -35,8 +35,18 @@ export const dispatchGroupId = (queueId: string): string => `lanner-controller-$
  */
 const DISPATCH_CONCURRENCY = { partitionsConsumedConcurrently: DEFAULT_TOPIC_PARTITIONS, messagesPerPartition: 4 } as const;
 
+/**
+ * How long the commit of a dispatched job's offset may wait, merged with the
+ * others of the queue's consumer into one request, so the consumer fetches
+ * again at once instead of after a commit round trip per job. A crash or a
+ * rebalance may then deliver again the jobs of that last second, which the
+ * running-job store recognises as it does any redelivery (still held, or its
+ * attempt ended).
+ */
+const DISPATCH_COMMIT_INTERVAL_MS = 1_000;
+
 /** What the Kafka adapter reads beyond the port's options (others ignore it). */
-type DispatchSubscribeOptions = SubscribeOptions & { concurrency: typeof DISPATCH_CONCURRENCY };
+type DispatchSubscribeOptions = SubscribeOptions & { concurrency: typeof DISPATCH_CONCURRENCY; commitIntervalMs: number };
 
 /** The consumer of one worker queue's topic, alive while at least one connected worker serves the queue. */
 class QueueDispatch {
@@ -204,6 +214,7 @@ export class JobDispatch {
       fromBeginning: true,
       handler: (message: QueueMessage) => this.take(dispatch, message),
       concurrency: DISPATCH_CONCURRENCY,
+      commitIntervalMs: DISPATCH_COMMIT_INTERVAL_MS,
     };
     try {
       return await this.queue.subscribe(options);
