@@ -60,4 +60,30 @@ describe('calls batched while a round trip is in flight', () => {
     batches[2].finish(['four']);
     await expect(later).resolves.toBe('four');
   });
+
+  it('with a linger, holds the first call of a quiet moment that long and sends what came meanwhile with it', async () => {
+    jest.useFakeTimers();
+    try {
+      const { batches, run } = manualRoundTrips();
+      const calls = new BatchedCalls(run, 200, 20);
+      const early = [calls.call(1), calls.call(2)];
+      jest.advanceTimersByTime(19);
+      const late = calls.call(3);
+      expect(batches).toHaveLength(0);
+      jest.advanceTimersByTime(1);
+      expect(batches.map((batch) => batch.inputs)).toEqual([[1, 2, 3]]);
+      batches[0].finish(['one', 'two', 'three']);
+      await expect(Promise.all([...early, late])).resolves.toEqual(['one', 'two', 'three']);
+
+      // Quiet again: the next call lingers as well.
+      const next = calls.call(4);
+      expect(batches).toHaveLength(1);
+      jest.advanceTimersByTime(20);
+      expect(batches[1].inputs).toEqual([4]);
+      batches[1].finish(['four']);
+      await expect(next).resolves.toBe('four');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

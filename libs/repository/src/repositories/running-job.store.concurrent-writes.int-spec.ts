@@ -52,4 +52,21 @@ describe('running-job store under concurrent writes (a controller dispatching ma
     expect(outcomes.slice(40)).toEqual([false, false, false]);
     expect(await runningJobs.listByController(controller)).toEqual([]);
   });
+
+  it('removes the rows of results relayed a few milliseconds apart, each caller told whether its row was there', async () => {
+    const { runningJobs } = fixture.repositories;
+    const controller = 'controller-relaying';
+    await Promise.all(Array.from({ length: 6 }, (_, index) => runningJobs.insert(job(`res-${index}`, 1, controller))));
+
+    const outcomes: Promise<boolean>[] = [];
+    for (let index = 0; index < 6; index++) {
+      outcomes.push(runningJobs.removeAfterResult(`res-${index}`, 1));
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    // A duplicate result of one of them, and a job this store never had.
+    outcomes.push(runningJobs.removeAfterResult('res-2', 1), runningJobs.removeAfterResult('res-never', 1));
+
+    expect(await Promise.all(outcomes)).toEqual([true, true, true, true, true, true, false, false]);
+    expect(await runningJobs.listByController(controller)).toEqual([]);
+  });
 });

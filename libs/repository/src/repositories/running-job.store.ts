@@ -11,6 +11,13 @@ interface JobKey {
 
 const keyOf = (job: JobKey): string => `${job.attempt}:${job.taskRunId}`;
 
+/**
+ * How long the removal of a finished job's row waits for others to go with it:
+ * nobody waits on it (the slot is free already), and at hundreds of jobs a
+ * second it makes one DELETE of several rows instead of one per job.
+ */
+const RESULT_REMOVAL_LINGER_MS = 20;
+
 /** A job as its worker-queue message names it: the tenant, the task run and the attempt. */
 export interface TenantJobKey extends JobKey {
   readonly tenantId: string;
@@ -29,6 +36,7 @@ export interface TenantJobKey extends JobKey {
 export class RunningJobStore {
   private readonly inserts = new BatchedCalls<RunningJobRecord, boolean>((jobs) => this.insertAll(jobs));
   private readonly removals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys));
+  private readonly resultRemovals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys), 200, RESULT_REMOVAL_LINGER_MS);
   private readonly killChecks = new BatchedCalls<TenantJobKey, boolean>((keys) => this.killedAll(keys));
 
   /**
@@ -52,6 +60,15 @@ export class RunningJobStore {
   /** True if it was there. */
   remove(taskRunId: string, attempt: number): Promise<boolean> {
     return this.removals.call({ taskRunId, attempt });
+  }
+
+  /**
+   * The row of a job whose result has been relayed, removed as `remove` does
+   * but up to RESULT_REMOVAL_LINGER_MS later, in one statement with the others
+   * of that moment. For callers that do not wait on it.
+   */
+  removeAfterResult(taskRunId: string, attempt: number): Promise<boolean> {
+    return this.resultRemovals.call({ taskRunId, attempt });
   }
 
   /**

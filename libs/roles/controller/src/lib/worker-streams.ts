@@ -112,6 +112,8 @@ export class WorkerStreams {
   /** Registration tokens revoked while this controller runs: a stream admitted just before still ends. */
   readonly revokedTokens = new Set<string>();
   private readonly lostChecks = new Set<Promise<void>>();
+  /** Row removals of relayed results still to be written (shutdown waits for them). */
+  private readonly rowRemovals = new Set<Promise<void>>();
   /** Per job (task run + attempt): adoption and lost reports of one job on this controller take turns. */
   private readonly jobTurns = new Map<string, Promise<void>>();
   private closing = false;
@@ -247,6 +249,7 @@ export class WorkerStreams {
   async closeAll(reason: string): Promise<void> {
     this.closing = true;
     await Promise.all([...this.open].map((conversation) => conversation.end(reason, true)));
+    await Promise.all(this.rowRemovals);
   }
 
   /**
@@ -267,6 +270,22 @@ export class WorkerStreams {
       if (this.jobTurns.get(jobKey) === settled) this.jobTurns.delete(jobKey);
     });
     return result;
+  }
+
+  /**
+   * Removes a relayed job's running-job row without holding up the worker's
+   * frames. A row that cannot be removed is later taken for a lost job's (by
+   * this controller's reconciliation, or the liveness coordinator once it is
+   * gone), and the executor, having recorded the attempt's end, ignores that
+   * report.
+   */
+  trackRowRemoval(workerId: string, taskRunId: string, attempt: number): void {
+    const removal = this.repositories.runningJobs.removeAfterResult(taskRunId, attempt).then(
+      () => undefined,
+      (error: unknown) => this.logger.error({ workerId, taskRunId, attempt, error: message(error) }, 'could not remove the running-job row of a relayed result'),
+    );
+    this.rowRemovals.add(removal);
+    void removal.finally(() => this.rowRemovals.delete(removal));
   }
 
   /** Keeps shutdown waiting until the ended streams' jobs are adopted or reported lost. */
@@ -625,7 +644,8 @@ class WorkerConversation {
     this.missedHeartbeats.delete(jobMessageId(frame.taskRunId, frame.attempt));
     this.streams.dispatch.jobCompleted(session.workerGroupId, known.job.workerQueueId, state);
     this.streams.dispatch.creditChanged();
-    await this.streams.repositories.runningJobs.remove(frame.taskRunId, frame.attempt);
+    // The worker's next frames do not wait for the row's removal (it goes with others of the moment); shutdown does.
+    this.streams.trackRowRemoval(session.workerId, frame.taskRunId, frame.attempt);
     this.logger.log({ workerId: session.workerId, taskRunId: frame.taskRunId, attempt: frame.attempt, executionId: known.job.executionId }, 'job result relayed');
   }
 
