@@ -4,9 +4,10 @@
 //   node tools/bench/fleet/run.js ... --controller-node-args "-r ./tools/bench/fleet/request-counter.cjs"
 // Every 5 s it appends one line to $LANNER_REQUEST_COUNTS (default
 // /tmp/lanner-request-counts.log): the time, then each kind seen more than
-// 10 times in those 5 s, with its rate. It wraps kafkajs's Connection#send and
-// pg's Client#query, so what it counts is what this process asked for (merged
-// requests count once), not the bytes on the wire.
+// 10 times in those 5 s, with its rate (a statement is named by its first 40
+// characters). It wraps kafkajs's Connection#send and pg's Client#query, so
+// what it counts is what this process asked for (merged requests count once),
+// not the bytes on the wire.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -31,7 +32,7 @@ function wrap(what, prototype, method, kindOf) {
 wrap('Kafka requests', fromWorkspace('kafkajs/src/network/connection.js').prototype, 'send', (sent) => `kafka ${sent?.request?.apiName ?? '?'}`);
 wrap('SQL statements', fromWorkspace('pg/lib/client.js').prototype, 'query', (config) => {
   const text = typeof config === 'string' ? config : config?.text;
-  return `sql ${String(text ?? '?').trim().split(/\s+/).slice(0, 4).join(' ')}`;
+  return `sql ${String(text ?? '?').trim().split(/\s+/).slice(0, 4).join(' ').slice(0, 40)}`;
 });
 
 let since = Date.now();
