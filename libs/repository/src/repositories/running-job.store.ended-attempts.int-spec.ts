@@ -122,3 +122,46 @@ describe('running-job store: a late redelivery of an attempt the executor has en
     ]);
   });
 });
+
+describe('running-job store: a redelivery of a job whose result was relayed, before the executor recorded it', () => {
+  const fixture = useTestRepositories();
+
+  it('is not recorded (so not sent) from the moment the row goes with its result, while another attempt of the task run is', async () => {
+    const { runningJobs } = fixture.repositories;
+    expect(await runningJobs.insert(job('tr-relayed', 1))).toBe(true);
+    expect(await runningJobs.removeAfterResult('tr-relayed', 1)).toBe(true);
+    // The executor has not stored the attempt at all yet: only the mark stops the redelivery.
+    expect(await runningJobs.insert(job('tr-relayed', 1))).toBe(false);
+    expect(await runningJobs.get('tr-relayed', 1)).toBeNull();
+    // A retry of the task run is a new attempt, and a result relayed twice changes nothing.
+    expect(await runningJobs.insert(job('tr-relayed', 2))).toBe(true);
+    expect(await runningJobs.removeAfterResult('tr-relayed', 1)).toBe(false);
+    expect(await runningJobs.insert(job('tr-relayed', 1))).toBe(false);
+  });
+});
+
+describe('running-job store: the marks of relayed results', () => {
+  const fixture = useTestRepositories();
+
+  it('keeps each mark until the executor has recorded the attempt as ended, or for a day; no redelivery is recorded in between', async () => {
+    await storeExecution(fixture, 'main', 'ex-marks', [
+      taskRun('ex-marks', 'tr-recorded', 'SUCCESS', [attempt(1, 'SUCCESS')]),
+      taskRun('ex-marks', 'tr-pending', 'RUNNING', [attempt(1, 'RUNNING')]),
+    ]);
+    const { runningJobs } = fixture.repositories;
+    for (const taskRunId of ['tr-recorded', 'tr-pending', 'tr-unstored']) {
+      await runningJobs.insert(job(taskRunId, 1));
+      await runningJobs.removeAfterResult(taskRunId, 1);
+    }
+    const aDayAgo = new Date(Date.now() - 24 * 60 * 60 * 1000);
+
+    // Only tr-recorded's attempt is ended in task_run_attempts.
+    expect(await runningJobs.dropSettledResultMarks(aDayAgo)).toBe(1);
+    // The two marks left still refuse their redeliveries (tr-recorded's end refuses its own).
+    expect(await Promise.all(['tr-recorded', 'tr-pending', 'tr-unstored'].map((taskRunId) => runningJobs.insert(job(taskRunId, 1))))).toEqual([false, false, false]);
+
+    // A day later the marks of attempts never recorded as ended go too.
+    expect(await runningJobs.dropSettledResultMarks(new Date(Date.now() + 1_000))).toBe(2);
+    expect(await runningJobs.insert(job('tr-unstored', 1))).toBe(true);
+  });
+});

@@ -25,8 +25,9 @@ export interface TenantJobKey extends JobKey {
 
 /**
  * The durable running-job store: a controller records a job here before it
- * sends it to a worker and removes it when the result is recorded. Unique on
- * task-run id + attempt, so a redelivered job is recorded once.
+ * sends it to a worker and removes it when the result is relayed, marking the
+ * result as relayed until the executor has recorded the attempt's end. Unique
+ * on task-run id + attempt, so a redelivered job is recorded once.
  *
  * Inserts and removals that arrive while an earlier one is in flight go
  * together in one statement (a controller dispatching hundreds of jobs a
@@ -36,7 +37,7 @@ export interface TenantJobKey extends JobKey {
 export class RunningJobStore {
   private readonly inserts = new BatchedCalls<RunningJobRecord, boolean>((jobs) => this.insertAll(jobs));
   private readonly removals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys));
-  private readonly resultRemovals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys), 200, RESULT_REMOVAL_LINGER_MS);
+  private readonly resultRemovals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAllAfterResult(keys), 200, RESULT_REMOVAL_LINGER_MS);
   private readonly killChecks = new BatchedCalls<TenantJobKey, boolean>((keys) => this.killedAll(keys));
 
   /**
@@ -65,10 +66,28 @@ export class RunningJobStore {
   /**
    * The row of a job whose result has been relayed, removed as `remove` does
    * but up to RESULT_REMOVAL_LINGER_MS later, in one statement with the others
-   * of that moment. For callers that do not wait on it.
+   * of that moment, for callers that do not wait on it. The same statement
+   * marks the job's result as relayed, so a redelivery of the job is refused
+   * until the executor has recorded the attempt's end (and after: see
+   * `insert`). True if the row was there.
    */
   removeAfterResult(taskRunId: string, attempt: number): Promise<boolean> {
     return this.resultRemovals.call({ taskRunId, attempt });
+  }
+
+  /**
+   * Drops the relayed-result marks the executor no longer needs: those whose
+   * attempt it has recorded as ended, and any older than `relayedBefore` (an
+   * attempt never recorded, its execution deleted). Returns how many went.
+   */
+  async dropSettledResultMarks(relayedBefore: Date): Promise<number> {
+    const dropped = await this.pool.query(
+      `DELETE FROM relayed_results r
+      WHERE r.relayed_at < $1
+        OR EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = r.task_run_id AND a.attempt = r.attempt AND a.ended_at IS NOT NULL)`,
+      [relayedBefore],
+    );
+    return dropped.rowCount ?? 0;
   }
 
   /**
@@ -104,9 +123,10 @@ export class RunningJobStore {
   private async insertAll(jobs: readonly RunningJobRecord[]): Promise<boolean[]> {
     // One statement whatever the batch size. ON CONFLICT DO NOTHING on the unique key makes a redelivery
     // of a held job a no-op, and NOT EXISTS one of an attempt the executor has already ended (its result
-    // recorded, or its worker reported lost and the job put back as a new attempt): once the row is gone,
-    // that is all that stops a late redelivery from running the job again. On the pool itself: these two
-    // statements run for every dispatched job.
+    // recorded, or its worker reported lost and the job put back as a new attempt) or whose result a
+    // controller has relayed and the executor not recorded yet: once the row is gone, that is all that
+    // stops a late redelivery from running the job again. On the pool itself: these two statements run
+    // for every dispatched job.
     const values: unknown[] = [];
     const rows = jobs.map((job) => {
       const at = values.push(job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt) - 9;
@@ -117,6 +137,7 @@ export class RunningJobStore {
       SELECT gen_random_uuid(), v.* FROM (VALUES ${rows.join(', ')})
         AS v (tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
       WHERE NOT EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = v.task_run_id AND a.attempt = v.attempt AND a.ended_at IS NOT NULL)
+        AND NOT EXISTS (SELECT 1 FROM relayed_results r WHERE r.task_run_id = v.task_run_id AND r.attempt = v.attempt)
       ON CONFLICT (task_run_id, attempt) DO NOTHING
       RETURNING task_run_id, attempt`,
       values,
@@ -124,6 +145,29 @@ export class RunningJobStore {
     const recorded = new Set(created.rows.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
     // The same job twice in one batch is recorded once: the first caller gets true.
     return jobs.map((job) => recorded.delete(keyOf(job)));
+  }
+
+  private async removeAllAfterResult(keys: readonly JobKey[]): Promise<boolean[]> {
+    const values: unknown[] = [];
+    const pairs = keys.map((key) => {
+      const at = values.push(key.taskRunId, key.attempt) - 2;
+      return `($${at + 1}::text, $${at + 2}::int)`;
+    });
+    // Every relayed key is marked, its row there or not (a late result of a job already reported lost is still its end).
+    const removed = await this.pool.query<{ task_run_id: string; attempt: number }>(
+      `WITH relayed (task_run_id, attempt) AS (VALUES ${pairs.join(', ')}),
+      marked AS (
+        INSERT INTO relayed_results (task_run_id, attempt, relayed_at)
+        SELECT DISTINCT task_run_id, attempt, now() FROM relayed
+        ON CONFLICT DO NOTHING
+      )
+      DELETE FROM running_jobs j USING relayed
+      WHERE j.task_run_id = relayed.task_run_id AND j.attempt = relayed.attempt
+      RETURNING j.task_run_id, j.attempt`,
+      values,
+    );
+    const gone = new Set(removed.rows.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
+    return keys.map((key) => gone.delete(keyOf(key)));
   }
 
   private async removeAll(keys: readonly JobKey[]): Promise<boolean[]> {

@@ -40,8 +40,8 @@ const DISPATCH_CONCURRENCY = { partitionsConsumedConcurrently: DEFAULT_TOPIC_PAR
  * others of the queue's consumer into one request, so the consumer fetches
  * again at once instead of after a commit round trip per job. A crash or a
  * rebalance may then deliver again the jobs of that last second, which the
- * running-job store recognises as it does any redelivery (still held, or its
- * attempt ended).
+ * running-job store recognises as it does any redelivery (still held, its
+ * result relayed, or its attempt ended).
  */
 const DISPATCH_COMMIT_INTERVAL_MS = 1_000;
 
@@ -333,9 +333,9 @@ export class JobDispatch {
    * Records the job in the running-job store for this worker. A duplicate
    * (task run + attempt already recorded) is a redelivery: it is sent again
    * only when the worker holding it was this controller's and is gone. A job
-   * whose attempt the executor has recorded as ended (a late redelivery after
-   * its row went, or a job that waited on its topic past its end) is refused
-   * by the store and never sent.
+   * whose result a controller has relayed, or whose attempt the executor has
+   * recorded as ended (a late redelivery after its row went, or a job that
+   * waited on its topic past its end), is refused by the store and never sent.
    */
   private async record(job: WorkerJobMessage, worker: WorkerSession): Promise<RecordOutcome> {
     const store = this.repositories.runningJobs;
@@ -355,8 +355,8 @@ export class JobDispatch {
     if (await store.insert(row)) return 'recorded';
     const existing = await store.get(payload.taskRunId, payload.attempt);
     if (existing === null) {
-      // The executor ended the attempt (a result, or a lost report that put the job back as a new
-      // attempt), or its result was recorded between the two queries: the redelivery is stale.
+      // Its result was relayed, or the executor ended the attempt (a result, or a lost report that put
+      // the job back as a new attempt), or its result came between the two queries: the redelivery is stale.
       return 'ended';
     }
     if (existing.controllerInstanceId === this.identity.id && !this.fleet.isConnected(existing.workerId)) {
