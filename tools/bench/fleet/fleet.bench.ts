@@ -866,7 +866,8 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     const first = sent;
     for (; sent < due; sent++) {
       const queueId = queues[sent % queues.length];
-      const taskRunId = `fleet-${run}-tr-${sent}`;
+      // Unique across phases, as task run ids are across executions: the store refuses an attempt it saw end.
+      const taskRunId = `fleet-${run}-${startedAt.toString(36)}-tr-${sent}`;
       const record = encodeQueueMessage(workerJobCodec, {
         schemaVersion: 1,
         messageId: jobMessageId(taskRunId, 1),
