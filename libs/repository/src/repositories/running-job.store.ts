@@ -11,6 +11,31 @@ interface JobKey {
 
 const keyOf = (job: JobKey): string => `${job.attempt}:${job.taskRunId}`;
 
+/** A row a statement returns for each job it recorded or removed. */
+interface KeyRow {
+  readonly task_run_id: string;
+  readonly attempt: number;
+}
+
+/** The keys as SQL row values `(task_run_id, attempt)`, and the parameters they refer to. */
+function keyRows(keys: readonly JobKey[]): { rows: string[]; values: unknown[] } {
+  const values: unknown[] = [];
+  const rows = keys.map((key) => {
+    const at = values.push(key.taskRunId, key.attempt) - 2;
+    return `($${at + 1}::text, $${at + 2}::int)`;
+  });
+  return { rows, values };
+}
+
+/**
+ * Each caller's answer: whether the statement returned its key. The same key
+ * twice in one batch is answered true once, for the first caller.
+ */
+function answersPerKey(keys: readonly JobKey[], returned: readonly KeyRow[]): boolean[] {
+  const named = new Set(returned.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
+  return keys.map((key) => named.delete(keyOf(key)));
+}
+
 /**
  * How long the removal of a finished job's row waits for others to go with it:
  * nobody waits on it (the slot is free already), and at hundreds of jobs a
@@ -132,7 +157,7 @@ export class RunningJobStore {
       const at = values.push(job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt) - 9;
       return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
     });
-    const created = await this.pool.query<{ task_run_id: string; attempt: number }>(
+    const created = await this.pool.query<KeyRow>(
       `INSERT INTO running_jobs (id, tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
       SELECT gen_random_uuid(), v.* FROM (VALUES ${rows.join(', ')})
         AS v (tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
@@ -142,20 +167,14 @@ export class RunningJobStore {
       RETURNING task_run_id, attempt`,
       values,
     );
-    const recorded = new Set(created.rows.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
-    // The same job twice in one batch is recorded once: the first caller gets true.
-    return jobs.map((job) => recorded.delete(keyOf(job)));
+    return answersPerKey(jobs, created.rows);
   }
 
   private async removeAllAfterResult(keys: readonly JobKey[]): Promise<boolean[]> {
-    const values: unknown[] = [];
-    const pairs = keys.map((key) => {
-      const at = values.push(key.taskRunId, key.attempt) - 2;
-      return `($${at + 1}::text, $${at + 2}::int)`;
-    });
+    const { rows, values } = keyRows(keys);
     // Every relayed key is marked, its row there or not (a late result of a job already reported lost is still its end).
-    const removed = await this.pool.query<{ task_run_id: string; attempt: number }>(
-      `WITH relayed (task_run_id, attempt) AS (VALUES ${pairs.join(', ')}),
+    const removed = await this.pool.query<KeyRow>(
+      `WITH relayed (task_run_id, attempt) AS (VALUES ${rows.join(', ')}),
       marked AS (
         INSERT INTO relayed_results (task_run_id, attempt, relayed_at)
         SELECT DISTINCT task_run_id, attempt, now() FROM relayed
@@ -166,22 +185,16 @@ export class RunningJobStore {
       RETURNING j.task_run_id, j.attempt`,
       values,
     );
-    const gone = new Set(removed.rows.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
-    return keys.map((key) => gone.delete(keyOf(key)));
+    return answersPerKey(keys, removed.rows);
   }
 
   private async removeAll(keys: readonly JobKey[]): Promise<boolean[]> {
-    const values: unknown[] = [];
-    const pairs = keys.map((key) => {
-      const at = values.push(key.taskRunId, key.attempt) - 2;
-      return `($${at + 1}, $${at + 2}::int)`;
-    });
-    const removed = await this.pool.query<{ task_run_id: string; attempt: number }>(
-      `DELETE FROM running_jobs WHERE (task_run_id, attempt) IN (${pairs.join(', ')}) RETURNING task_run_id, attempt`,
+    const { rows, values } = keyRows(keys);
+    const removed = await this.pool.query<KeyRow>(
+      `DELETE FROM running_jobs WHERE (task_run_id, attempt) IN (${rows.join(', ')}) RETURNING task_run_id, attempt`,
       values,
     );
-    const gone = new Set(removed.rows.map((row) => keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })));
-    return keys.map((key) => gone.delete(keyOf(key)));
+    return answersPerKey(keys, removed.rows);
   }
 
   async get(taskRunId: string, attempt: number): Promise<RunningJobRecord | null> {
