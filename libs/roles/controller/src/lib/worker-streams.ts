@@ -111,7 +111,6 @@ export class WorkerStreams {
   private readonly open = new Set<WorkerConversation>();
   /** Registration tokens revoked while this controller runs: a stream admitted just before still ends. */
   readonly revokedTokens = new Set<string>();
-  private readonly lostChecks = new Set<Promise<void>>();
   /** Row removals of relayed results still to be written (shutdown waits for them). */
   private readonly rowRemovals = new Set<Promise<void>>();
   /** Per job (task run + attempt): adoption and lost reports of one job on this controller take turns. */
@@ -233,19 +232,20 @@ export class WorkerStreams {
     return affected.length;
   }
 
-  /**
-   * Ends every stream (Reconnect first, so workers move to another controller).
-   * Shutdown does not wait out the adoption grace: the jobs still held keep
-   * their running-job rows under this controller, so a worker that reconnects
-   * anywhere adopts them, and the liveness coordinator reports the others lost
-   * once this instance is gone (with thousands of held jobs, waiting and
-   * checking each here kept a controller from stopping for many seconds).
-   */
   /** Shutdown has begun: streams are refused and ended, and pending lost-job checks stand down. */
   get isClosing(): boolean {
     return this.closing;
   }
 
+  /**
+   * Ends every stream (Reconnect first, so workers move to another controller)
+   * and waits for the row removals of results already relayed. Shutdown does
+   * not wait out the adoption grace: the jobs still held keep their
+   * running-job rows under this controller, so a worker that reconnects
+   * anywhere adopts them, and the liveness coordinator reports the others lost
+   * once this instance is gone (with thousands of held jobs, waiting and
+   * checking each here kept a controller from stopping for many seconds).
+   */
   async closeAll(reason: string): Promise<void> {
     this.closing = true;
     await Promise.all([...this.open].map((conversation) => conversation.end(reason, true)));
@@ -286,12 +286,6 @@ export class WorkerStreams {
     );
     this.rowRemovals.add(removal);
     void removal.finally(() => this.rowRemovals.delete(removal));
-  }
-
-  /** Keeps shutdown waiting until the ended streams' jobs are adopted or reported lost. */
-  trackLostCheck(check: Promise<void>): void {
-    this.lostChecks.add(check);
-    void check.finally(() => this.lostChecks.delete(check));
   }
 }
 
@@ -693,7 +687,8 @@ class WorkerConversation {
       await this.registration?.forget();
       const held = [...session.held.values()];
       this.logger.log({ workerId: session.workerId, reason, heldJobs: held.length }, 'worker stream ended');
-      if (held.length > 0) this.streams.trackLostCheck(this.lostUnlessAdopted(session, held, reason));
+      // Not awaited, and shutdown does not wait for it either (see closeAll): it stands down once closing.
+      if (held.length > 0) void this.lostUnlessAdopted(session, held, reason);
     }
     this.resolveEnded();
   }
