@@ -34,6 +34,7 @@ import {
   workerJobCodec,
   workerJobsTopic,
 } from '@lanner/frames';
+import { gcPauses as jvmGcPauses, gcPausesBetween as jvmGcPausesBetween, KAFKA_GC_LOG, type GcPauseKind, type GcPauseSummary } from '@lanner/dev-services';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { CONNECTED_WORKER_STALE_MS, DEFAULT_WORKER_GROUP_ID, openRepositories, type Repositories } from '@lanner/repository';
 import { freePort } from '@lanner/testing';
@@ -498,6 +499,33 @@ function gcPausesBetween(before: GcPauses | undefined, after: GcPauses | undefin
   return between;
 }
 
+/** The local broker's pauses that began from `fromMs` to `toMs`, from the GC log the dev services have it write; undefined without one. */
+function brokerGcPauses(fromMs: number, toMs: number): Record<GcPauseKind, GcPauseSummary> | undefined {
+  try {
+    return jvmGcPausesBetween(jvmGcPauses(readFileSync(KAFKA_GC_LOG, 'utf8')), fromMs, toMs);
+  } catch {
+    return undefined;
+  }
+}
+
+function brokerGcText(pauses: Record<GcPauseKind, GcPauseSummary> | undefined): string {
+  if (pauses === undefined) return '?';
+  const kinds = Object.entries(pauses).filter(([, { count }]) => count > 0);
+  if (kinds.length === 0) return 'none';
+  return kinds.map(([kind, { count, totalMs, maxMs }]) => `${kind} ${count} (${totalMs} ms, max ${maxMs} ms)`).join(', ');
+}
+
+/** The heap and collector options of the local broker's JVM, from its command line. */
+function brokerJvmText(pid: number): string {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const memoryAndGc = args.filter((arg) => /^-Xm[sx]/.test(arg) || /^-XX:[+-]?(Use\w+GC|MaxGCPauseMillis|InitiatingHeapOccupancyPercent)/.test(arg));
+    return memoryAndGc.join(' ') || 'JVM defaults';
+  } catch {
+    return '?';
+  }
+}
+
 function gcText(pauses: GcPauses | undefined): string {
   if (pauses === undefined) return '?';
   const kinds = Object.entries(pauses);
@@ -745,6 +773,8 @@ interface DispatchResult {
   readonly machineBusyCores: number;
   /** The local Kafka broker's CPU over the phase, when the dev services run it here. */
   readonly brokerCpuPercent?: number;
+  /** The local broker's JVM pauses that began in the phase, per kind, from its GC log (when the dev services run it here). */
+  readonly brokerGc?: Record<GcPauseKind, GcPauseSummary>;
   /** The load process's own event-loop delay over the phase: how late it may have read a Job frame. */
   readonly loadEventLoopDelayP99Ms: number;
   readonly loadEventLoopDelayMaxMs: number;
@@ -919,6 +949,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const wallMs = Date.now() - startedAt;
   const machineCores = busyCores(machineBefore, machineTicks(), cpus().length);
   const brokerCpu = brokerPid === undefined || brokerTicks === undefined ? undefined : cpuPercent(brokerTicks, cpuTicks(brokerPid), wallMs);
+  const brokerGc = brokerPid === undefined ? undefined : brokerGcPauses(startedAt, startedAt + wallMs);
   const controllerCpu = cpuPercent(controllerTicks, cpuTicks(controllerPid), wallMs);
   const waitedMsPerSecond = (runQueueWaitMs(controllerPid) - controllerWaitMs) / (wallMs / 1000);
   const lag = await eventLoopLag(controller);
@@ -967,6 +998,7 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     loadEventLoopDelayP99Ms: after.eventLoopDelayP99Ms,
     machineBusyCores: Math.round(machineCores * 100) / 100,
     brokerCpuPercent: brokerCpu === undefined ? undefined : round1(brokerCpu),
+    brokerGc,
     loadEventLoopDelayMaxMs: after.eventLoopDelayMaxMs,
     controllerRssKbAfter: rssKb(controllerPid),
     controllerRunQueueWaitMsPerSecond: round1(waitedMsPerSecond),
@@ -1170,6 +1202,8 @@ async function main(): Promise<void> {
   if (options.source !== 'worktree') lannerRoot = snapshotOf(options.source);
   const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryMb: Math.round(totalmem() / 1024 / 1024), node: process.version };
   log(`fleet bench ${run}: ${options.workers} workers (memory at ${options.steps.join(', ')}), ${options.queues} queues, ${options.rates.join(' then ')} jobs/s for ${options.duration} s; commit ${commit}; node ${machine.node}, ${machine.nproc} cpus; load ${loadAverage()}`);
+  const brokerPid = localServicePid('kafka');
+  if (brokerPid !== undefined) log(`Kafka broker of the dev services (pid ${brokerPid}): ${brokerJvmText(brokerPid)}`);
   if (options.controllerCpus !== undefined) pinApart(options.controllerCpus);
 
   // Database and topics of the run's own.
@@ -1299,7 +1333,7 @@ async function main(): Promise<void> {
     log(
       `dispatch: ${dispatch.received}/${dispatch.published} jobs at ${dispatch.achievedRatePerSecond}/s; publish -> Job frame p50 ${dispatch.p50Ms} ms, p95 ${dispatch.p95Ms} ms, ` +
         `p99 ${dispatch.p99Ms} ms (after the first 5 s: ${dispatch.p99AfterFirst5sMs} ms), max ${dispatch.maxMs} ms; controller CPU ${dispatch.controllerCpuPercent}%, load process CPU ${dispatch.loadCpuPercent}%; ` +
-        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller GC pauses: ${gcText(dispatch.controllerGc)}; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; machine ${dispatch.machineBusyCores} of ${cpus().length} cores busy, Kafka broker CPU ${dispatch.brokerCpuPercent ?? '?'}%; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
+        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller GC pauses: ${gcText(dispatch.controllerGc)}; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; machine ${dispatch.machineBusyCores} of ${cpus().length} cores busy, Kafka broker CPU ${dispatch.brokerCpuPercent ?? '?'}%, its GC pauses: ${brokerGcText(dispatch.brokerGc)}; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
     );
     await pause(2_000);
   }

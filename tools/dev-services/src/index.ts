@@ -6,6 +6,8 @@ import { readStateFile } from './state-store';
 import { serviceEnvOf, type ServiceEnv } from './state';
 
 export type { ServiceEnv } from './state';
+export { gcPauses, gcPausesBetween, type GcPause, type GcPauseKind, type GcPauseSummary } from './jvm-gc-log';
+export { KAFKA_GC_LOG } from './paths';
 
 /**
  * The connection strings for the integration tests: each variable set in the

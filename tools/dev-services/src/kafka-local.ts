@@ -4,8 +4,10 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFi
 import { join } from 'node:path';
 import { DevServicesError } from './errors';
 import { javaMajorVersion, KAFKA_MIN_JAVA } from './java-version';
+import { kafkaJvmOptions } from './kafka-jvm';
+import { gcLogOption } from './jvm-gc-log';
 import { kafkaClusterId, kafkaLog4jProperties, kafkaServerProperties } from './kafka-properties';
-import { KAFKA_DIR, KAFKA_POM, userCacheDir } from './paths';
+import { KAFKA_DIR, KAFKA_GC_LOG, KAFKA_POM, userCacheDir } from './paths';
 import { freeLoopbackPort, isOurProcessAlive, logTail, rememberedPorts, sleep } from './processes';
 import { kafkaAnswers } from './readiness';
 import type { RunningService } from './state';
@@ -107,10 +109,7 @@ export async function startLocalKafka(
   writeFileSync(log4jFile, kafkaLog4jProperties());
 
   const jvmFlags = [
-    '-Xms128m',
-    '-Xmx384m',
-    // Two shared cores: the serial collector keeps the broker from competing with the tests.
-    '-XX:+UseSerialGC',
+    ...kafkaJvmOptions(process.env),
     '-XX:+ExitOnOutOfMemoryError',
     '-Djava.awt.headless=true',
     `-Dlog4j2.configurationFile=${log4jFile}`,
@@ -129,7 +128,7 @@ export async function startLocalKafka(
   }
 
   const out = openSync(logFile, 'w');
-  const child = spawn(java, [...jvmFlags, '-cp', classpath, 'kafka.Kafka', propertiesFile], {
+  const child = spawn(java, [...jvmFlags, gcLogOption(KAFKA_GC_LOG), '-cp', classpath, 'kafka.Kafka', propertiesFile], {
     cwd: KAFKA_DIR,
     detached: true,
     stdio: ['ignore', out, out],

@@ -10,6 +10,8 @@ export const STATE_FILE = join(SERVICES_DIR, 'state.json');
 export const LOCK_FILE = join(SERVICES_DIR, 'up.lock');
 
 export const KAFKA_DIR = join(SERVICES_DIR, 'kafka');
+/** The local broker's GC log (see jvm-gc-log.ts). */
+export const KAFKA_GC_LOG = join(KAFKA_DIR, 'gc.log');
 export const POSTGRES_DIR = join(SERVICES_DIR, 'postgres');
 
 export const KAFKA_POM = join(WORKSPACE_ROOT, 'tools', 'dev-services', 'pom.xml');
