@@ -92,7 +92,7 @@ describe('liveness: cluster leases, instance transitions and orphaned jobs', () 
 
     // Ended instances holding jobs are kept (the jobs are found through them); the others go.
     expect(await serviceInstances.purge(['NOT_RUNNING', 'TERMINATED'], at(59))).toBe(0);
-    await runningJobs.removeIfHeldBy('tr-b', 1, { workerId: 'worker-1', controllerInstanceId: 'ctl-dead' });
+    await runningJobs.removeLostIfHeldBy('tr-b', 1, { workerId: 'worker-1', controllerInstanceId: 'ctl-dead' });
     expect(await serviceInstances.purge(['NOT_RUNNING', 'TERMINATED'], at(59))).toBe(1);
     expect((await serviceInstances.list()).map((instance) => instance.id)).not.toContain('ctl-dead');
   });

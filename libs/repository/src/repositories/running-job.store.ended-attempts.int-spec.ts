@@ -140,6 +140,43 @@ describe('running-job store: a redelivery of a job whose result was relayed, bef
   });
 });
 
+describe('running-job store: a redelivery of a job reported lost, before the executor recorded the loss', () => {
+  const fixture = useTestRepositories();
+  const holder = { workerId: 'w-1', controllerInstanceId: 'controller-1' };
+
+  it('is not recorded (so not sent) from the moment the row goes with the report; a report that could not be published puts the job back as it was', async () => {
+    const { runningJobs } = fixture.repositories;
+    expect(await runningJobs.insert(job('tr-lost', 1))).toBe(true);
+    expect(await runningJobs.removeLostIfHeldBy('tr-lost', 1, holder)).toBe(true);
+    // The executor has not stored the loss yet (nor the attempt): only the mark stops the redelivery.
+    expect(await runningJobs.insert(job('tr-lost', 1))).toBe(false);
+    expect(await runningJobs.get('tr-lost', 1)).toBeNull();
+
+    // The report could not be published: the job is held again, by the same worker, and can be reported again.
+    expect(await runningJobs.restoreUnreported(job('tr-lost', 1))).toBe(true);
+    expect(await runningJobs.get('tr-lost', 1)).toMatchObject({ ...holder, job: { correlationId: 'c-tr-lost-1' } });
+    expect(await runningJobs.restoreUnreported(job('tr-lost', 1))).toBe(false);
+    expect(await runningJobs.removeLostIfHeldBy('tr-lost', 1, holder)).toBe(true);
+    expect(await runningJobs.insert(job('tr-lost', 1))).toBe(false);
+  });
+
+  it('marks nothing when another holder has the job (adopted elsewhere: nothing is reported)', async () => {
+    const { runningJobs } = fixture.repositories;
+    expect(await runningJobs.insert(job('tr-adopted', 1))).toBe(true);
+    expect(await runningJobs.removeLostIfHeldBy('tr-adopted', 1, { workerId: 'w-2', controllerInstanceId: 'controller-1' })).toBe(false);
+    // The dispatch's own undo removes the row without a mark: the job may be recorded again.
+    expect(await runningJobs.remove('tr-adopted', 1)).toBe(true);
+    expect(await runningJobs.insert(job('tr-adopted', 1))).toBe(true);
+  });
+
+  it('is never put back once the executor has recorded the attempt as ended', async () => {
+    await storeExecution(fixture, 'main', 'ex-lost', [taskRun('ex-lost', 'tr-ended', 'SUBMITTED', [attempt(1, 'RESUBMITTED'), attempt(2, 'SUBMITTED')])]);
+    const { runningJobs } = fixture.repositories;
+    expect(await runningJobs.restoreUnreported(job('tr-ended', 1))).toBe(false);
+    expect(await runningJobs.get('tr-ended', 1)).toBeNull();
+  });
+});
+
 describe('running-job store: the marks of relayed results', () => {
   const fixture = useTestRepositories();
 

@@ -58,18 +58,18 @@ describe('running-job store: adoption and lost reports', () => {
     await runningJobs.insert(job('tr-held', oldStream, 1));
     await runningJobs.insert(job('tr-held', oldStream, 2));
 
-    expect(await runningJobs.removeIfHeldBy('tr-held', 1, { workerId: 'w-other', controllerInstanceId: 'controller-a' })).toBe(false);
-    expect(await runningJobs.removeIfHeldBy('tr-held', 1, newStream)).toBe(false);
+    expect(await runningJobs.removeLostIfHeldBy('tr-held', 1, { workerId: 'w-other', controllerInstanceId: 'controller-a' })).toBe(false);
+    expect(await runningJobs.removeLostIfHeldBy('tr-held', 1, newStream)).toBe(false);
     expect(await runningJobs.get('tr-held', 1)).not.toBeNull();
 
-    expect(await runningJobs.removeIfHeldBy('tr-held', 1, oldStream)).toBe(true);
+    expect(await runningJobs.removeLostIfHeldBy('tr-held', 1, oldStream)).toBe(true);
     expect(await runningJobs.get('tr-held', 1)).toBeNull();
     expect(await runningJobs.get('tr-held', 2)).toMatchObject(oldStream);
-    expect(await runningJobs.removeIfHeldBy('tr-held', 1, oldStream)).toBe(false);
+    expect(await runningJobs.removeLostIfHeldBy('tr-held', 1, oldStream)).toBe(false);
 
     // Adopted first: the old holder's lost report cannot remove it.
     expect(await runningJobs.reassign('tr-held', 2, oldStream, newStream)).toBe(true);
-    expect(await runningJobs.removeIfHeldBy('tr-held', 2, oldStream)).toBe(false);
+    expect(await runningJobs.removeLostIfHeldBy('tr-held', 2, oldStream)).toBe(false);
     expect(await runningJobs.get('tr-held', 2)).toMatchObject(newStream);
   });
 
@@ -84,8 +84,8 @@ describe('running-job store: adoption and lost reports', () => {
       // Alternate which one is issued first, so both orders are exercised.
       const [adopted, lost] =
         round % 2 === 0
-          ? await Promise.all([runningJobs.reassign(taskRunId, 1, oldStream, newStream), runningJobs.removeIfHeldBy(taskRunId, 1, oldStream)])
-          : await Promise.all([runningJobs.removeIfHeldBy(taskRunId, 1, oldStream), runningJobs.reassign(taskRunId, 1, oldStream, newStream)]).then(
+          ? await Promise.all([runningJobs.reassign(taskRunId, 1, oldStream, newStream), runningJobs.removeLostIfHeldBy(taskRunId, 1, oldStream)])
+          : await Promise.all([runningJobs.removeLostIfHeldBy(taskRunId, 1, oldStream), runningJobs.reassign(taskRunId, 1, oldStream, newStream)]).then(
               ([removed, moved]) => [moved, removed] as const,
             );
 

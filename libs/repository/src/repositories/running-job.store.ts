@@ -50,9 +50,10 @@ export interface TenantJobKey extends JobKey {
 
 /**
  * The durable running-job store: a controller records a job here before it
- * sends it to a worker and removes it when the result is relayed, marking the
- * result as relayed until the executor has recorded the attempt's end. Unique
- * on task-run id + attempt, so a redelivered job is recorded once.
+ * sends it to a worker and removes it when it relays the job's end (its
+ * result, or a lost report), marking that end as relayed until the executor
+ * has recorded it. Unique on task-run id + attempt, so a redelivered job is
+ * recorded once.
  *
  * Inserts and removals that arrive while an earlier one is in flight go
  * together in one statement (a controller dispatching hundreds of jobs a
@@ -77,7 +78,8 @@ export class RunningJobStore {
 
   /**
    * True if recorded now. False when that task run's attempt is recorded
-   * already (a redelivery) or the executor has recorded it as ended.
+   * already (a redelivery), the executor has recorded it as ended, or a
+   * controller has relayed its end (its result, or a lost report).
    */
   insert(job: RunningJobRecord): Promise<boolean> {
     return this.inserts.call(job);
@@ -148,13 +150,13 @@ export class RunningJobStore {
   private async insertAll(jobs: readonly RunningJobRecord[]): Promise<boolean[]> {
     // One statement whatever the batch size. ON CONFLICT DO NOTHING on the unique key makes a redelivery
     // of a held job a no-op, and NOT EXISTS one of an attempt the executor has already ended (its result
-    // recorded, or its worker reported lost and the job put back as a new attempt) or whose result a
-    // controller has relayed and the executor not recorded yet: once the row is gone, that is all that
+    // recorded, or its worker reported lost and the job put back as a new attempt) or whose end (result or
+    // lost report) a controller has relayed and the executor not recorded yet: once the row is gone, that is all that
     // stops a late redelivery from running the job again. On the pool itself: these two statements run
     // for every dispatched job.
     const values: unknown[] = [];
     const rows = jobs.map((job) => {
-      const at = values.push(job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt) - 9;
+      const at = values.push(...recordValues(job)) - 9;
       return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
     });
     const created = await this.pool.query<KeyRow>(
@@ -236,14 +238,51 @@ export class RunningJobStore {
   }
 
   /**
-   * Removes the row in one conditional DELETE, only while that worker on that
-   * controller still holds it: a job adopted by a new stream stays. True if removed.
+   * The row of a job about to be reported lost, removed in one conditional
+   * DELETE, only while that worker on that controller still holds it: a job
+   * adopted by a new stream stays. The same statement marks the attempt's end
+   * as relayed, as a relayed result's removal does: until the executor has
+   * recorded the loss, a redelivery of the job is refused (see `insert`). True
+   * if removed. A report that cannot be published is undone with
+   * `restoreUnreported`.
    */
-  async removeIfHeldBy(taskRunId: string, attempt: number, holder: { workerId: string; controllerInstanceId: string }): Promise<boolean> {
-    const { count } = await this.db.runningJob.deleteMany({
-      where: { taskRunId, attempt, workerId: holder.workerId, controllerInstanceId: holder.controllerInstanceId },
-    });
-    return count === 1;
+  async removeLostIfHeldBy(taskRunId: string, attempt: number, holder: { workerId: string; controllerInstanceId: string }): Promise<boolean> {
+    const removed = await this.pool.query(
+      `WITH lost AS (
+        DELETE FROM running_jobs
+        WHERE task_run_id = $1 AND attempt = $2 AND worker_id = $3 AND controller_instance_id = $4
+        RETURNING task_run_id, attempt
+      ),
+      marked AS (
+        INSERT INTO relayed_results (task_run_id, attempt, relayed_at)
+        SELECT task_run_id, attempt, now() FROM lost
+        ON CONFLICT DO NOTHING
+      )
+      SELECT 1 FROM lost`,
+      [taskRunId, attempt, holder.workerId, holder.controllerInstanceId],
+    );
+    return removed.rowCount === 1;
+  }
+
+  /**
+   * Puts back the row of a job whose lost report could not be published, and
+   * drops the mark `removeLostIfHeldBy` wrote, in one statement: the job is
+   * held again, so whoever next finds it (this controller's reconciliation,
+   * the liveness coordinator) reports it. Not put back when the executor has
+   * recorded the attempt's end meanwhile, or a row is there again. True if put back.
+   */
+  async restoreUnreported(job: RunningJobRecord): Promise<boolean> {
+    const restored = await this.pool.query(
+      `WITH unmarked AS (
+        DELETE FROM relayed_results WHERE task_run_id = $3 AND attempt = $4::int
+      )
+      INSERT INTO running_jobs (id, tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
+      SELECT gen_random_uuid(), $1, $2, $3, $4::int, $5, $6, $7, $8::jsonb, $9::timestamptz
+      WHERE NOT EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = $3 AND a.attempt = $4::int AND a.ended_at IS NOT NULL)
+      ON CONFLICT (task_run_id, attempt) DO NOTHING`,
+      recordValues(job),
+    );
+    return restored.rowCount === 1;
   }
 
   /**
@@ -269,6 +308,11 @@ export class RunningJobStore {
     const rows = await this.db.runningJob.findMany({ where: { workerId }, orderBy: { dispatchedAt: 'asc' } });
     return rows.map(toRunningJobRecord);
   }
+}
+
+/** A job's nine column values, in the order the INSERTs name the columns after `id`. */
+function recordValues(job: RunningJobRecord): unknown[] {
+  return [job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt];
 }
 
 function toRunningJobRecord(row: RunningJob): RunningJobRecord {

@@ -838,29 +838,36 @@ describe('worker sessions: adoption after a dropped stream', () => {
     expect(eventsFor('task-run.worker-lost', lost)).toHaveLength(1);
   }, 120_000);
 
-  it('never sends a redelivery of a finished job in the moment before the executor has recorded its end', async () => {
-    const { worker: finisher, taskRunId } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
-    finisher.succeed({ taskRunId, attempt: 1 });
-    await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
-    await eventually('the row removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
+  it('never sends a redelivery of a finished or a lost job in the moment before the executor has recorded its end', async () => {
+    const { worker: finisher, taskRunId: finished } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
+    finisher.succeed({ taskRunId: finished, attempt: 1 });
+    await eventually('the result', () => eventsFor('task-run.result', finished)[0]);
+    await eventually('the row removed', async () => ((await repositories.runningJobs.get(finished, 1)) === null ? true : undefined));
+    const { worker: dropped, taskRunId: lost } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
+    dropped.close();
+    await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', lost)[0], ADOPTION_GRACE_MS + WAIT_MS);
 
-    // Nothing has stored the attempt (this spec plays the executor, and is slow on purpose) when Kafka
-    // delivers the job again: a rebalance moved its partition before its offset was committed.
+    // Nothing has stored either attempt (this spec plays the executor, and is slow on purpose) when Kafka
+    // delivers both jobs again: a rebalance moved their partition before their offsets were committed.
     const worker = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
     worker.hello();
     await worker.welcome();
-    worker.credit(1);
-    await redeliverJob(queueId, taskRunId);
-    await eventually('the redelivery dropped', () =>
-      controller.output().split('\n').some((line) => line.includes('"job of an attempt that already ended: not sent"') && line.includes(taskRunId)) ? true : undefined,
-    );
+    worker.credit(2);
+    await redeliverJob(queueId, finished);
+    await redeliverJob(queueId, lost);
+    const notSent = (taskRunId: string) =>
+      controller.output().split('\n').some((line) => line.includes('"job of an attempt that already ended: not sent"') && line.includes(taskRunId));
+    await eventually('both redeliveries dropped', () => (notSent(finished) && notSent(lost) ? true : undefined));
 
     const { taskRunId: fresh } = await publishJob(queueId);
     await eventually('a fresh job', () => worker.jobs().find((candidate) => candidate.taskRunId === fresh));
     expect(worker.jobs().map((job) => job.taskRunId)).toEqual([fresh]);
-    expect(finisher.jobs().map((job) => job.taskRunId)).toEqual([taskRunId]);
-    expect(await repositories.runningJobs.get(taskRunId, 1)).toBeNull();
-  }, 60_000);
+    expect(finisher.jobs().map((job) => job.taskRunId)).toEqual([finished]);
+    expect(dropped.jobs().map((job) => job.taskRunId)).toEqual([lost]);
+    expect(await repositories.runningJobs.get(finished, 1)).toBeNull();
+    expect(await repositories.runningJobs.get(lost, 1)).toBeNull();
+    expect(eventsFor('task-run.worker-lost', lost)).toHaveLength(1);
+  }, 90_000);
 
   it('never lets a worker with a token adopt the job of another worker: it is told UNKNOWN_JOB, and the holder keeps the job', async () => {
     const holderCredentials = await register(controller.grpcPort, tokenOf(groupId));

@@ -361,7 +361,7 @@ export class JobDispatch {
     }
     if (existing.controllerInstanceId === this.identity.id && !this.fleet.isConnected(existing.workerId)) {
       // Taken over in one conditional UPDATE, only while that gone worker still holds the row here. A lost
-      // report of the row deletes it only while the same holds (removeIfHeldBy), so of the two, exactly one
+      // report of the row deletes it only while the same holds (removeLostIfHeldBy), so of the two, exactly one
       // wins: the job is either sent again or reported lost, never both.
       const from = { workerId: existing.workerId, controllerInstanceId: this.identity.id };
       const takenOver = await store.reassign(payload.taskRunId, payload.attempt, from, { workerId: worker.workerId, controllerInstanceId: this.identity.id });

@@ -133,12 +133,12 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
     const holder = { workerId, controllerInstanceId: this.identity.id };
     const row = await store.get(taskRunId, attempt);
     if (row === null || row.workerId !== workerId || row.controllerInstanceId !== this.identity.id) return;
-    if (!(await store.removeIfHeldBy(taskRunId, attempt, holder))) return;
+    if (!(await store.removeLostIfHeldBy(taskRunId, attempt, holder))) return;
     const job = heldJobOfRow(row);
     try {
       await this.relay.workerLost(workerId, job, `worker ${workerId} lost: its stream ended and no stream took the job back`);
     } catch (error) {
-      await store.insert(row).catch((restoreError: unknown) =>
+      await store.restoreUnreported(row).catch((restoreError: unknown) =>
         this.logger.error({ workerId, taskRunId, attempt, error: errorText(restoreError) }, 'could not keep the record of an unreported lost job'),
       );
       throw error;

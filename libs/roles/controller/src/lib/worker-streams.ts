@@ -723,7 +723,7 @@ class WorkerConversation {
       row = await store.get(job.taskRunId, job.attempt);
       if (row === null || row.workerId !== holder.workerId || row.controllerInstanceId !== holder.controllerInstanceId) return;
       // Adopted (or finished) since the read: the conditional DELETE finds nothing and nothing is reported.
-      if (!(await store.removeIfHeldBy(job.taskRunId, job.attempt, holder))) return;
+      if (!(await store.removeLostIfHeldBy(job.taskRunId, job.attempt, holder))) return;
     } catch (error) {
       // The row stays in the running-job store, where the liveness coordinator finds it.
       this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not check a job of an ended stream');
@@ -734,7 +734,7 @@ class WorkerConversation {
     } catch (error) {
       this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not report a lost job');
       // Put back, so the liveness coordinator still finds it once this controller is gone.
-      await store.insert(row).catch((restoreError: unknown) =>
+      await store.restoreUnreported(row).catch((restoreError: unknown) =>
         this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(restoreError) }, 'could not keep the record of an unreported lost job'),
       );
     }

@@ -203,13 +203,13 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
     const claimed: RunningJobRecord[] = [];
     for (const job of orphans) {
       const holder = { workerId: job.workerId, controllerInstanceId: job.controllerInstanceId };
-      if (await this.repositories.runningJobs.removeIfHeldBy(job.taskRunId, job.attempt, holder)) claimed.push(job);
+      if (await this.repositories.runningJobs.removeLostIfHeldBy(job.taskRunId, job.attempt, holder)) claimed.push(job);
     }
     if (claimed.length === 0) return [];
     try {
       await this.queue.publish(this.options.topics.executor, claimed.map((job) => this.lostMessage(job)));
     } catch (error) {
-      for (const job of claimed) await this.repositories.runningJobs.insert(job).catch(() => undefined);
+      for (const job of claimed) await this.repositories.runningJobs.restoreUnreported(job).catch(() => undefined);
       throw error;
     }
     for (const job of claimed) {
