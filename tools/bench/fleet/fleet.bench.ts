@@ -35,7 +35,7 @@ import {
   workerJobsTopic,
 } from '@lanner/frames';
 import { gcPauses as jvmGcPauses, gcPausesBetween as jvmGcPausesBetween, KAFKA_GC_LOG, type GcPauseKind, type GcPauseSummary } from '@lanner/dev-services';
-import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
+import { createKafkaQueue, kafkaSocketFactory, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { CONNECTED_WORKER_STALE_MS, DEFAULT_WORKER_GROUP_ID, openRepositories, type Repositories } from '@lanner/repository';
 import { freePort } from '@lanner/testing';
 import { Kafka, logLevel, Partitioners, type Consumer, type Message, type Producer } from 'kafkajs';
@@ -814,7 +814,8 @@ interface DispatchResult {
  * publishing never queues behind itself: one batch per tick covers every queue.
  */
 async function jobProducer(brokers: string): Promise<Producer> {
-  const producer = new Kafka({ clientId: `bench-fleet-${run}-jobs`, brokers: parseKafkaBrokers(brokers), logLevel: logLevel.NOTHING }).producer({
+  // Its connections are those of Lanner's own clients, as the executor's job publishing goes through them.
+  const producer = new Kafka({ clientId: `bench-fleet-${run}-jobs`, brokers: parseKafkaBrokers(brokers), logLevel: logLevel.NOTHING, socketFactory: kafkaSocketFactory }).producer({
     createPartitioner: Partitioners.DefaultPartitioner,
     allowAutoTopicCreation: false,
   });
@@ -825,7 +826,7 @@ async function jobProducer(brokers: string): Promise<Producer> {
 
 /**
  * A plain kafkajs consumer of the same job topics in a group of its own (the queue
- * adapter's fetch wait of 1 s), recording publish -> message consumed: the Kafka leg of
+ * adapter's fetch wait of 1 s, and its connections), recording publish -> message consumed: the Kafka leg of
  * the dispatch latency on this machine right now, without the controller's work. Every
  * partition is handled at once and nothing is committed: one partition at a time with a
  * commit after each batch made the probe itself the bottleneck at 200 jobs/s (p50 over
@@ -833,7 +834,7 @@ async function jobProducer(brokers: string): Promise<Producer> {
  */
 async function kafkaProbe(brokers: string, queues: readonly string[]): Promise<{ latencies: number[]; close(): Promise<void> }> {
   const latencies: number[] = [];
-  const consumer = new Kafka({ clientId: `bench-fleet-${run}-probe`, brokers: parseKafkaBrokers(brokers), logLevel: logLevel.NOTHING }).consumer({
+  const consumer = new Kafka({ clientId: `bench-fleet-${run}-probe`, brokers: parseKafkaBrokers(brokers), logLevel: logLevel.NOTHING, socketFactory: kafkaSocketFactory }).consumer({
     groupId: `${kafkaNamespace}bench-fleet-probe`,
     maxWaitTimeInMs: 1_000,
     allowAutoTopicCreation: false,

@@ -28,6 +28,7 @@ import { assertTopicName } from '../topic-name';
 import { retryDelayMs, sleepUnlessAborted } from '../retry-backoff';
 import { assertKafkaBrokers } from './kafka-brokers';
 import { kafkaLogCreator } from './kafka-log-bridge';
+import { kafkaSocketFactory } from './kafka-socket';
 import { stopIdleRequestQueueTimers } from './request-queue-idle-timer';
 import { SendLane, type LaneSend } from './send-lane';
 
@@ -186,6 +187,7 @@ class KafkaQueue implements QueuePort {
       requestTimeout: options.requestTimeoutMs ?? 30_000,
       logLevel: options.logger ? kafkaLogLevels[options.kafkaLogLevel ?? 'warn'] : logLevel.NOTHING,
       logCreator: kafkaLogCreator(this.logger),
+      socketFactory: kafkaSocketFactory,
     });
   }
 
