@@ -21,6 +21,7 @@ import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parse as parseYaml } from 'yaml';
 import { join } from 'node:path';
 import {
@@ -778,6 +779,14 @@ interface DispatchResult {
   /** The load process's own event-loop delay over the phase: how late it may have read a Job frame. */
   readonly loadEventLoopDelayP99Ms: number;
   readonly loadEventLoopDelayMaxMs: number;
+  /**
+   * This process's own event-loop delay and GC pauses over the phase: it stamps each job's
+   * publish time and then writes it to Kafka, so a stall here between the two is in the
+   * job's latency (and in its publish acknowledgement).
+   */
+  readonly publisherEventLoopDelayP99Ms: number;
+  readonly publisherEventLoopDelayMaxMs: number;
+  readonly publisherGcPauses: { readonly count: number; readonly totalMs: number; readonly maxMs: number };
   readonly controllerRssKbAfter: number;
   /** ms per wall second the controller's event-loop thread waited for a CPU (schedstat). */
   readonly controllerRunQueueWaitMsPerSecond: number;
@@ -884,6 +893,11 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const takenBefore = await takenLatencyBuckets(controller);
   const queuedBefore = await takenLatencyBuckets(controller, 'queued');
   const loadAtStart = loadAverage();
+  const publisherLoop = monitorEventLoopDelay({ resolution: 10 });
+  publisherLoop.enable();
+  const publisherGc: number[] = [];
+  const publisherGcObserver = new PerformanceObserver((entries) => entries.getEntries().forEach((entry) => publisherGc.push(entry.duration)));
+  publisherGcObserver.observe({ entryTypes: ['gc'] });
   const startedAt = Date.now();
   const total = Math.round(rate * options.duration);
   const publishing: Promise<void>[] = [];
@@ -939,6 +953,8 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     await pause(5);
   }
   await Promise.all(publishing);
+  publisherLoop.disable();
+  publisherGcObserver.disconnect();
   const publishSeconds = (Date.now() - startedAt) / 1000;
   const expected = before.jobsReceived + total - publishFailures;
   let after = await load.stats();
@@ -1001,6 +1017,9 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     brokerCpuPercent: brokerCpu === undefined ? undefined : round1(brokerCpu),
     brokerGc,
     loadEventLoopDelayMaxMs: after.eventLoopDelayMaxMs,
+    publisherEventLoopDelayP99Ms: round1(publisherLoop.percentile(99) / 1e6),
+    publisherEventLoopDelayMaxMs: round1(publisherLoop.max / 1e6),
+    publisherGcPauses: { count: publisherGc.length, totalMs: round1(publisherGc.reduce((sum, ms) => sum + ms, 0)), maxMs: round1(Math.max(0, ...publisherGc)) },
     controllerRssKbAfter: rssKb(controllerPid),
     controllerRunQueueWaitMsPerSecond: round1(waitedMsPerSecond),
     controllerEventLoopLagP99Ms: lag.p99Ms,
@@ -1334,7 +1353,7 @@ async function main(): Promise<void> {
     log(
       `dispatch: ${dispatch.received}/${dispatch.published} jobs at ${dispatch.achievedRatePerSecond}/s; publish -> Job frame p50 ${dispatch.p50Ms} ms, p95 ${dispatch.p95Ms} ms, ` +
         `p99 ${dispatch.p99Ms} ms (after the first 5 s: ${dispatch.p99AfterFirst5sMs} ms), max ${dispatch.maxMs} ms; controller CPU ${dispatch.controllerCpuPercent}%, load process CPU ${dispatch.loadCpuPercent}%; ` +
-        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller GC pauses: ${gcText(dispatch.controllerGc)}; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; machine ${dispatch.machineBusyCores} of ${cpus().length} cores busy, Kafka broker CPU ${dispatch.brokerCpuPercent ?? '?'}%, its GC pauses: ${brokerGcText(dispatch.brokerGc)}; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
+        `Kafka alone p50 ${dispatch.kafkaProbe?.p50Ms ?? '-'} ms p99 ${dispatch.kafkaProbe?.p99Ms ?? '-'} ms; controller waited for a CPU ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s, event-loop lag p99 ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms max ${dispatch.controllerEventLoopLagMaxMs ?? '?'} ms; controller GC pauses: ${gcText(dispatch.controllerGc)}; controller's own part (taken -> sent) ${dispatch.controllerTakenToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerTakenToSentP99AtMostMs ?? '?'} ms; published -> sent at the controller ${dispatch.controllerPublishedToSentWithin25MsPercent ?? '?'}% within 25 ms, p99 <= ${dispatch.controllerPublishedToSentP99AtMostMs ?? '?'} ms; load process event-loop delay p99 ${dispatch.loadEventLoopDelayP99Ms} ms max ${dispatch.loadEventLoopDelayMaxMs} ms; publisher (this process) event-loop delay p99 ${dispatch.publisherEventLoopDelayP99Ms} ms max ${dispatch.publisherEventLoopDelayMaxMs} ms, GC pauses ${dispatch.publisherGcPauses.count} (${dispatch.publisherGcPauses.totalMs} ms, max ${dispatch.publisherGcPauses.maxMs} ms); machine ${dispatch.machineBusyCores} of ${cpus().length} cores busy, Kafka broker CPU ${dispatch.brokerCpuPercent ?? '?'}%, its GC pauses: ${brokerGcText(dispatch.brokerGc)}; database ${dispatch.database?.transactionsPerJob ?? '?'} transactions and ${dispatch.database?.rowsWrittenPerJob ?? '?'} rows written per job; per-queue service time ${dispatch.queueServiceMsP50 ?? '?'} ms, controller peak ${dispatch.controllerJobsPerSecondPeak ?? '?'} jobs/s`,
     );
     await pause(2_000);
   }
