@@ -803,42 +803,8 @@ describe('worker sessions: adoption after a dropped stream', () => {
     await finishesNeverReportedLost(worker, taskRunId);
   }, 120_000);
 
-  it('never sends a late redelivery of a job the executor has ended, whether its result came or its worker was reported lost', async () => {
-    // One job finishes; the other's worker drops for good and it is reported lost after the grace period.
-    const { worker: finisher, taskRunId: finished } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
-    finisher.succeed({ taskRunId: finished, attempt: 1 });
-    await eventually('the result', () => eventsFor('task-run.result', finished)[0]);
-    const { worker: dropped, taskRunId: lost } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
-    dropped.close();
-    await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', lost)[0], ADOPTION_GRACE_MS + WAIT_MS);
-    // The executor records both attempts as ended: the lost one put back on its queue as attempt 2.
-    await storeEndedAttempts([
-      { executionId: executionIdOf(finished), taskRunId: finished, state: 'SUCCESS' },
-      { executionId: executionIdOf(lost), taskRunId: lost, state: 'RESUBMITTED' },
-    ]);
-
-    // Kafka redelivers both messages (a controller that took them stopped before it committed their
-    // offsets) to a worker with room for both.
-    const worker = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
-    worker.hello();
-    await worker.welcome();
-    worker.credit(2);
-    await redeliverJob(queueId, finished);
-    await redeliverJob(queueId, lost);
-    const notSent = (taskRunId: string) =>
-      controller.output().split('\n').some((line) => line.includes('"job of an attempt that already ended: not sent"') && line.includes(taskRunId));
-    await eventually('both redeliveries dropped', () => (notSent(finished) && notSent(lost) ? true : undefined));
-
-    // A job published after them is sent: the worker had room, it was given nothing stale.
-    const { taskRunId: fresh } = await publishJob(queueId);
-    await eventually('a fresh job', () => worker.jobs().find((candidate) => candidate.taskRunId === fresh));
-    expect(worker.jobs().map((job) => job.taskRunId)).toEqual([fresh]);
-    expect(await repositories.runningJobs.get(finished, 1)).toBeNull();
-    expect(await repositories.runningJobs.get(lost, 1)).toBeNull();
-    expect(eventsFor('task-run.worker-lost', lost)).toHaveLength(1);
-  }, 120_000);
-
-  it('never sends a redelivery of a finished or a lost job in the moment before the executor has recorded its end', async () => {
+  /** One job finished (its result relayed), another's worker dropped for good and reported lost after the grace period. */
+  async function finishedAndLostJobs(): Promise<{ finisher: SpecWorker; finished: string; dropped: SpecWorker; lost: string }> {
     const { worker: finisher, taskRunId: finished } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
     finisher.succeed({ taskRunId: finished, attempt: 1 });
     await eventually('the result', () => eventsFor('task-run.result', finished)[0]);
@@ -846,9 +812,15 @@ describe('worker sessions: adoption after a dropped stream', () => {
     const { worker: dropped, taskRunId: lost } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
     dropped.close();
     await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', lost)[0], ADOPTION_GRACE_MS + WAIT_MS);
+    return { finisher, finished, dropped, lost };
+  }
 
-    // Nothing has stored either attempt (this spec plays the executor, and is slow on purpose) when Kafka
-    // delivers both jobs again: a rebalance moved their partition before their offsets were committed.
+  /**
+   * Kafka delivers both jobs again (their partition moved before their offsets were committed) to a
+   * worker with room for both: neither is sent and both are logged as dropped, and a job published
+   * after them is the only one the worker gets.
+   */
+  async function neitherRedeliveryIsSent(finished: string, lost: string): Promise<void> {
     const worker = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
     worker.hello();
     await worker.welcome();
@@ -862,11 +834,27 @@ describe('worker sessions: adoption after a dropped stream', () => {
     const { taskRunId: fresh } = await publishJob(queueId);
     await eventually('a fresh job', () => worker.jobs().find((candidate) => candidate.taskRunId === fresh));
     expect(worker.jobs().map((job) => job.taskRunId)).toEqual([fresh]);
-    expect(finisher.jobs().map((job) => job.taskRunId)).toEqual([finished]);
-    expect(dropped.jobs().map((job) => job.taskRunId)).toEqual([lost]);
     expect(await repositories.runningJobs.get(finished, 1)).toBeNull();
     expect(await repositories.runningJobs.get(lost, 1)).toBeNull();
     expect(eventsFor('task-run.worker-lost', lost)).toHaveLength(1);
+  }
+
+  it('never sends a late redelivery of a job the executor has ended, whether its result came or its worker was reported lost', async () => {
+    const { finished, lost } = await finishedAndLostJobs();
+    // The executor records both attempts as ended: the lost one put back on its queue as attempt 2.
+    await storeEndedAttempts([
+      { executionId: executionIdOf(finished), taskRunId: finished, state: 'SUCCESS' },
+      { executionId: executionIdOf(lost), taskRunId: lost, state: 'RESUBMITTED' },
+    ]);
+    await neitherRedeliveryIsSent(finished, lost);
+  }, 120_000);
+
+  it('never sends a redelivery of a finished or a lost job in the moment before the executor has recorded its end', async () => {
+    // Nothing stores either attempt: this spec plays the executor, and is slow on purpose.
+    const { finisher, finished, dropped, lost } = await finishedAndLostJobs();
+    await neitherRedeliveryIsSent(finished, lost);
+    expect(finisher.jobs().map((job) => job.taskRunId)).toEqual([finished]);
+    expect(dropped.jobs().map((job) => job.taskRunId)).toEqual([lost]);
   }, 90_000);
 
   it('never lets a worker with a token adopt the job of another worker: it is told UNKNOWN_JOB, and the holder keeps the job', async () => {
