@@ -103,7 +103,7 @@ export class RunningJobStore {
   }
 
   /**
-   * Drops the relayed-result marks the executor no longer needs: those whose
+   * Drops the relayed-end marks (results, lost reports) the executor no longer needs: those whose
    * attempt it has recorded as ended, and any older than `relayedBefore` (an
    * attempt never recorded, its execution deleted). Returns how many went.
    */
@@ -154,15 +154,10 @@ export class RunningJobStore {
     // lost report) a controller has relayed and the executor not recorded yet: once the row is gone, that is all that
     // stops a late redelivery from running the job again. On the pool itself: these two statements run
     // for every dispatched job.
-    const values: unknown[] = [];
-    const rows = jobs.map((job) => {
-      const at = values.push(...recordValues(job)) - 9;
-      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
-    });
+    const { rows, values } = recordRows(jobs);
     const created = await this.pool.query<KeyRow>(
-      `INSERT INTO running_jobs (id, tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
-      SELECT gen_random_uuid(), v.* FROM (VALUES ${rows.join(', ')})
-        AS v (tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
+      `INSERT INTO running_jobs (id, ${RECORD_COLUMNS})
+      SELECT gen_random_uuid(), v.* FROM (VALUES ${rows.join(', ')}) AS v (${RECORD_COLUMNS})
       WHERE NOT EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = v.task_run_id AND a.attempt = v.attempt AND a.ended_at IS NOT NULL)
         AND NOT EXISTS (SELECT 1 FROM relayed_results r WHERE r.task_run_id = v.task_run_id AND r.attempt = v.attempt)
       ON CONFLICT (task_run_id, attempt) DO NOTHING
@@ -272,15 +267,16 @@ export class RunningJobStore {
    * recorded the attempt's end meanwhile, or a row is there again. True if put back.
    */
   async restoreUnreported(job: RunningJobRecord): Promise<boolean> {
+    const { rows, values } = recordRows([job]);
     const restored = await this.pool.query(
       `WITH unmarked AS (
         DELETE FROM relayed_results WHERE task_run_id = $3 AND attempt = $4::int
       )
-      INSERT INTO running_jobs (id, tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at)
-      SELECT gen_random_uuid(), $1, $2, $3, $4::int, $5, $6, $7, $8::jsonb, $9::timestamptz
-      WHERE NOT EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = $3 AND a.attempt = $4::int AND a.ended_at IS NOT NULL)
+      INSERT INTO running_jobs (id, ${RECORD_COLUMNS})
+      SELECT gen_random_uuid(), v.* FROM (VALUES ${rows.join(', ')}) AS v (${RECORD_COLUMNS})
+      WHERE NOT EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = v.task_run_id AND a.attempt = v.attempt AND a.ended_at IS NOT NULL)
       ON CONFLICT (task_run_id, attempt) DO NOTHING`,
-      recordValues(job),
+      values,
     );
     return restored.rowCount === 1;
   }
@@ -310,9 +306,17 @@ export class RunningJobStore {
   }
 }
 
-/** A job's nine column values, in the order the INSERTs name the columns after `id`. */
-function recordValues(job: RunningJobRecord): unknown[] {
-  return [job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt];
+/** The columns of a running-job row its INSERTs write, `id` aside (the database makes it). */
+const RECORD_COLUMNS = 'tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at';
+
+/** The jobs as SQL row values in RECORD_COLUMNS' order, and their parameters (the first job's task run id is `$3`, its attempt `$4`). */
+function recordRows(jobs: readonly RunningJobRecord[]): { rows: string[]; values: unknown[] } {
+  const values: unknown[] = [];
+  const rows = jobs.map((job) => {
+    const at = values.push(job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt) - 9;
+    return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
+  });
+  return { rows, values };
 }
 
 function toRunningJobRecord(row: RunningJob): RunningJobRecord {

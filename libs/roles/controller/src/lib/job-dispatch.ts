@@ -333,7 +333,7 @@ export class JobDispatch {
    * Records the job in the running-job store for this worker. A duplicate
    * (task run + attempt already recorded) is a redelivery: it is sent again
    * only when the worker holding it was this controller's and is gone. A job
-   * whose result a controller has relayed, or whose attempt the executor has
+   * whose end a controller has relayed (its result, or a lost report), or whose attempt the executor has
    * recorded as ended (a late redelivery after its row went, or a job that
    * waited on its topic past its end), is refused by the store and never sent.
    */
@@ -355,7 +355,7 @@ export class JobDispatch {
     if (await store.insert(row)) return 'recorded';
     const existing = await store.get(payload.taskRunId, payload.attempt);
     if (existing === null) {
-      // Its result was relayed, or the executor ended the attempt (a result, or a lost report that put
+      // Its end was relayed (its result, or a lost report), or the executor ended the attempt (a result, or a lost report that put
       // the job back as a new attempt), or its result came between the two queries: the redelivery is stale.
       return 'ended';
     }

@@ -31,7 +31,7 @@ export const DEFAULT_LIVENESS_COORDINATOR_SETTINGS: LivenessCoordinatorSettings 
 
 export const LIVENESS_COORDINATOR_SETTINGS = Symbol('lanner.liveness-coordinator-settings');
 
-/** A relayed-result mark whose attempt the executor never recorded as ended goes after this long. */
+/** A relayed-end mark (a result, or a lost report) whose attempt the executor never recorded as ended goes after this long. */
 const RESULT_MARK_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 /** States of a process that should be heartbeating. */
@@ -65,7 +65,7 @@ function correlationIdOf(job: unknown): string | undefined {
  * controller instance that is gone is reported `task-run.worker-lost` on
  * `lanner.executor` (so the state machine re-queues or retries it, as when a
  * controller sees a worker go) and its row removed; stale worker registry rows,
- * day-old ended instances and the relayed-result marks of attempts already
+ * day-old ended instances and the relayed-end marks of attempts already
  * recorded as ended are purged.
  *
  * Idempotent: a job is reported only by the pass whose conditional delete
@@ -179,7 +179,7 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
     const purgedWorkers = await this.repositories.connectedWorkers.purgeStale(new Date(now.getTime() - CONNECTED_WORKER_STALE_MS));
     const purgedInstances = await instances.purge(ENDED_STATES, new Date(now.getTime() - purgeAfterMs));
     if (purgedWorkers > 0 || purgedInstances > 0) this.logger.log({ purgedWorkers, purgedInstances }, 'stale liveness rows purged');
-    // Marks of relayed results the executor has recorded (or that outlived any redelivery): no longer needed.
+    // Marks of relayed ends (results, lost reports) the executor has recorded, or that outlived any redelivery: no longer needed.
     await this.repositories.runningJobs.dropSettledResultMarks(new Date(now.getTime() - RESULT_MARK_MAX_AGE_MS));
     return {
       leader: true,
