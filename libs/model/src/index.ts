@@ -1,2 +1,3 @@
 export * from './flow';
 export * from './records';
+export * from './text';

@@ -42,7 +42,7 @@ describe('calls batched while a round trip is in flight', () => {
     await expect(Promise.all(rest)).resolves.toEqual(['1', '2', '3']);
   });
 
-  it('fails every call of a failed batch with its error, and later calls still go through', async () => {
+  it('runs each call of a failed batch again alone: a failure every call meets reaches each, and later calls still go through', async () => {
     const { batches, run } = manualRoundTrips();
     const calls = new BatchedCalls(run);
     const first = calls.call(1);
@@ -52,13 +52,34 @@ describe('calls batched while a round trip is in flight', () => {
     await first;
     await Promise.resolve();
     batches[1].fail(new Error('database unavailable'));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(batches[2].inputs).toEqual([2]);
+    batches[2].fail(new Error('database unavailable'));
     await expect(second).rejects.toThrow('database unavailable');
+    expect(batches[3].inputs).toEqual([3]);
+    batches[3].fail(new Error('database unavailable'));
     await expect(third).rejects.toThrow('database unavailable');
 
     const later = calls.call(4);
-    expect(batches[2].inputs).toEqual([4]);
-    batches[2].finish(['four']);
+    expect(batches[4].inputs).toEqual([4]);
+    batches[4].finish(['four']);
     await expect(later).resolves.toBe('four');
+  });
+
+  it('fails only the call the database refuses, never the calls batched beside it', async () => {
+    const refused = new Error('unsupported Unicode escape sequence');
+    const calls = new BatchedCalls(async (inputs: readonly string[]) => {
+      if (inputs.some((input) => input.includes('\u0000'))) throw refused;
+      return inputs.map((input) => input.toUpperCase());
+    });
+    const results = await Promise.allSettled(['tenant-a', 'poison \u0000', 'tenant-b', 'tenant-c'].map((input) => calls.call(input)));
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 'TENANT-A' },
+      { status: 'rejected', reason: refused },
+      { status: 'fulfilled', value: 'TENANT-B' },
+      { status: 'fulfilled', value: 'TENANT-C' },
+    ]);
   });
 
   it('with a linger, holds the first call of a quiet moment that long and sends what came meanwhile with it', async () => {

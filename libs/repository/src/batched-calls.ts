@@ -15,8 +15,12 @@ interface QueuedCall<In, Out> {
  * instead (for writes nobody waits on, where fewer statements matter more than
  * a few milliseconds).
  *
- * `run` answers each input at the same index. If it throws, every call of that
- * batch fails with the same error, as each would have alone.
+ * `run` answers each input at the same index. If a batch of several calls
+ * throws, each of its calls is run again alone, so a call the database refuses
+ * (a value it cannot store) fails only itself, never the calls that happened to
+ * share its round trip; a failure every call would meet (the database is down)
+ * reaches each of them. `run` must therefore be all-or-nothing per batch (one
+ * statement, or one transaction), which makes running a call again safe.
  */
 export class BatchedCalls<In, Out> {
   private queued: QueuedCall<In, Out>[] = [];
@@ -46,11 +50,21 @@ export class BatchedCalls<In, Out> {
           const outputs = await this.run(batch.map((queued) => queued.input));
           batch.forEach((queued, index) => queued.resolve(outputs[index]));
         } catch (error) {
-          for (const queued of batch) queued.reject(error);
+          if (batch.length === 1) batch[0].reject(error);
+          else for (const queued of batch) await this.runAlone(queued);
         }
       }
     } finally {
       this.flushing = false;
+    }
+  }
+
+  private async runAlone(queued: QueuedCall<In, Out>): Promise<void> {
+    try {
+      const [output] = await this.run([queued.input]);
+      queued.resolve(output);
+    } catch (error) {
+      queued.reject(error);
     }
   }
 }

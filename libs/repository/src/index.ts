@@ -33,3 +33,5 @@ export { ApiTokenRepository, type ApiTokenRecord, type ApiTokenMatch, type ApiTo
 export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repositories/namespace-settings.repository';
 export { TenantRepository } from './repositories/tenant.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
+export { DeadLetterStore, type DeadLetterMessage, type DeadLetterRecord, type DeadLetterWrite } from './repositories/dead-letter.store';
+export { databaseRefusesForGood } from './database-failure';

@@ -5,6 +5,7 @@ import { createPrismaClient } from './prisma';
 import { ApiTokenRepository } from './repositories/api-token.repository';
 import { ClusterLockRepository } from './repositories/cluster-lock.repository';
 import { ConnectedWorkerRepository } from './repositories/connected-worker.repository';
+import { DeadLetterStore } from './repositories/dead-letter.store';
 import { ExecutionRepository } from './repositories/execution.repository';
 import { FlowRepository } from './repositories/flow.repository';
 import { LogRepository } from './repositories/log.repository';
@@ -42,6 +43,8 @@ export interface Repositories {
   readonly tenants: TenantRepository;
   /** Named leases among processes (the active liveness coordinator). */
   readonly clusterLocks: ClusterLockRepository;
+  /** Queue messages no consumer could handle, parked with the reason (poison messages). */
+  readonly deadLetters: DeadLetterStore;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -85,6 +88,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     namespaces: new NamespaceRepository(db),
     tenants: new TenantRepository(db),
     clusterLocks: new ClusterLockRepository(db),
+    deadLetters: new DeadLetterStore(db),
     async ping() {
       try {
         await pool.query('SELECT 1');

@@ -1,3 +1,4 @@
+import { toStorableText } from '@lanner/model';
 import { InvalidRecord } from '../errors';
 import type { LogLevel, Prisma } from '../generated/prisma/client';
 import type { Db } from '../prisma';
@@ -45,8 +46,11 @@ export class LogRepository {
   constructor(private readonly db: Db) {}
 
   /** Stores the lines that are not stored yet; returns how many were added. */
-  async appendBatch(tenantId: string, executionId: string, lines: readonly NewLogLine[]): Promise<number> {
-    if (lines.length === 0) return 0;
+  async appendBatch(tenantId: string, executionId: string, given: readonly NewLogLine[]): Promise<number> {
+    if (given.length === 0) return 0;
+    // A line keeps its text: only characters PostgreSQL cannot store (NUL, unpaired surrogates) become U+FFFD,
+    // the same way on every delivery, so a redelivered batch still matches what was stored.
+    const lines = given.map((line) => ({ ...line, message: toStorableText(line.message) }));
     return this.db.$transaction(async (tx) => {
       // Serialises writers of one execution (a rebalance may hand a partition over mid-batch).
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`logs:${executionId}`}))`;

@@ -19,6 +19,7 @@ import {
   type Metric,
   type WorkerJobMessage,
 } from '@lanner/frames';
+import { describeUnstorableText, findUnstorableText, toStorableText } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { QUEUE } from '@lanner/runtime';
 import { ControllerIdentity } from './controller-settings';
@@ -109,17 +110,22 @@ export class FrameRelay {
   async result(worker: WorkerSession, job: HeldJob, frame: JobResult): Promise<JobStateName> {
     const outputs = parseOutputs(frame.outputsJson);
     let state = JOB_STATES[frame.state];
-    let errorMessage = frame.errorMessage === '' ? undefined : frame.errorMessage;
+    let errorMessage = frame.errorMessage === '' ? undefined : toStorableText(frame.errorMessage);
+    const unstorable = outputs === undefined ? undefined : findUnstorableText(outputs);
     if (outputs === undefined) {
       state = 'FAILED';
       errorMessage = 'the worker reported outputs that are not a JSON object';
+    } else if (unstorable !== undefined) {
+      // Stored as they are, these outputs would fail every write of the task run: the attempt fails instead, saying where.
+      state = 'FAILED';
+      errorMessage = `the task's ${describeUnstorableText(unstorable, 'output')}, which Lanner cannot store; encode binary data (for example as base64) before returning it`;
     } else if (state === undefined) {
       state = 'FAILED';
       errorMessage = 'the worker reported a result without a known state';
     }
     await this.publishResult(job, worker.workerId, {
       state,
-      outputs: outputs ?? {},
+      outputs: outputs !== undefined && unstorable === undefined ? outputs : {},
       errorMessage,
       cacheHit: frame.cacheHit,
       startedAt: frame.startedAt?.toISOString(),
@@ -174,7 +180,8 @@ export class FrameRelay {
       attempt: entry.attempt,
       level: LOG_LEVELS[entry.level] ?? 'INFO',
       timestamp: (entry.timestamp ?? new Date()).toISOString(),
-      message: withinLogLimit(entry.message),
+      // A log line keeps its text; only characters no store accepts become U+FFFD.
+      message: toStorableText(withinLogLimit(entry.message)),
     }));
     const records = batches.map(({ job, items }) =>
       encodeQueueMessage(logBatchCodec, {

@@ -12,7 +12,7 @@ import {
   type Job,
   type WorkerJobMessage,
 } from '@lanner/frames';
-import type { StoredJson } from '@lanner/model';
+import { describeUnstorableText, findUnstorableText, type StoredJson } from '@lanner/model';
 import { UnknownTopicError, type QueueMessage, type QueuePort, type QueueSubscription, type SubscribeOptions } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
@@ -268,6 +268,13 @@ export class JobDispatch {
     }
     // A killed task run's job, or one past its deadline, is worth no slot: its outcome is reported and it is committed unsent.
     if (await this.killedJobs.dropIfEnded(job, dispatch.queueId)) return;
+    // Text the running-job store cannot hold would fail its insert, and with it every job batched beside it, on every retry.
+    const unstorable = findUnstorableText(job.payload.taskDefinition);
+    if (unstorable !== undefined) {
+      this.logger.warn({ taskRunId: job.payload.taskRunId, attempt: job.payload.attempt, path: unstorable.path }, 'job holds text that cannot be stored: failing it');
+      await this.relay.jobRefused(job, `the task's rendered ${describeUnstorableText(unstorable, 'property')}, which Lanner cannot store`);
+      return;
+    }
 
     const jobFrame = jobFrameOf(job);
     const frame: ControllerFrame = { frame: { $case: 'job', value: jobFrame } };

@@ -34,7 +34,7 @@ import { executorStateWrite } from './execution-records';
 import { EXECUTION_START_TIMER_KIND, executionStartTimerId, isExecutionStartTimer, toExecutionEvent, UnusableExecutorEvent } from './execution-events';
 import type { ExecutorOptions } from './executor-options';
 import { retryOrigin, retryTrigger } from './retry-execution';
-import { encodeWorkerJob, JobTooLarge, renderTaskForWorker } from './worker-job';
+import { encodeWorkerJob, JobTooLarge, renderTaskForWorker, UnstorableJob } from './worker-job';
 import { WorkerQueueRouting } from './worker-queue-routing';
 
 /** A message names an execution or flow this executor cannot load; it is logged and skipped. */
@@ -373,7 +373,7 @@ export class ExecutionProcessor {
       };
     } catch (error) {
       // What the user must fix in the flow fails the task run with a message that says so.
-      if (error instanceof ExpressionError || error instanceof JobTooLarge) return refused(error.message);
+      if (error instanceof ExpressionError || error instanceof JobTooLarge || error instanceof UnstorableJob) return refused(error.message);
       // A job the contract refuses (its problems name paths, never values) would be refused on every retry.
       if (error instanceof InvalidQueueMessageError) return refused(`the job could not be produced: ${error.message}`);
       throw error;

@@ -1,6 +1,6 @@
 import { encodeQueueMessage, jobMessageId, MAX_FRAME_BYTES, QUEUE_SCHEMA_VERSIONS, workerJobCodec, type EncodedQueueMessage, type WorkerJobMessage } from '@lanner/frames';
 import { renderValue } from '@lanner/expressions';
-import type { RunnableTask } from '@lanner/model';
+import { describeUnstorableText, findUnstorableText, type RunnableTask } from '@lanner/model';
 import type { Execution } from '@lanner/state-machine';
 
 /**
@@ -14,14 +14,28 @@ const NOT_RENDERED = new Set(['id', 'type', 'kind', 'description', 'disabled', '
  * Renders a runnable task for a worker: every template against the execution
  * context, except `secret()` segments, which stay as written for the worker to
  * resolve from its own environment. Throws ExpressionError for a template that
- * cannot be rendered.
+ * cannot be rendered, and UnstorableJob for a rendering Lanner could not store
+ * (the running-job store and the task run keep the job as it was sent).
  */
 export function renderTaskForWorker(task: RunnableTask, context: Record<string, unknown>, now: Date): Record<string, unknown> {
   const rendered: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(task)) {
     rendered[name] = NOT_RENDERED.has(name) ? value : renderValue(value, context, { now });
   }
+  const unstorable = findUnstorableText(rendered);
+  if (unstorable !== undefined) throw new UnstorableJob(task.id, describeUnstorableText(unstorable, 'property'));
   return rendered;
+}
+
+/** A rendered property holds text no database write would accept: the task run fails with this message. */
+export class UnstorableJob extends Error {
+  constructor(
+    readonly taskId: string,
+    problem: string,
+  ) {
+    super(`task '${taskId}' cannot be sent to a worker: once rendered, its ${problem}, which Lanner cannot store`);
+    this.name = 'UnstorableJob';
+  }
 }
 
 /** The job would not fit in one gRPC frame: the task run fails with this message. */

@@ -1,0 +1,1 @@
+export { describeUnstorableText, findUnstorableText, toStorableText, unstorableCharacterIn, type UnstorableText } from './storable-text';
