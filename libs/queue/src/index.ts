@@ -6,3 +6,4 @@ export { createKafkaQueue, MAX_RECORD_BYTES, RecordTooLargeError, type KafkaQueu
 export { parseKafkaBrokers } from './kafka/kafka-brokers';
 export { kafkaSocketFactory } from './kafka/kafka-socket';
 export { namespacedQueue } from './namespaced-queue';
+export { guardAgainstPoison, type HandlerFailureKind, type PoisonGuardOptions } from './poison-guard';

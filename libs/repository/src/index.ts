@@ -34,4 +34,4 @@ export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repos
 export { TenantRepository } from './repositories/tenant.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
 export { DeadLetterStore, type DeadLetterMessage, type DeadLetterRecord, type DeadLetterWrite } from './repositories/dead-letter.store';
-export { databaseRefusesForGood } from './database-failure';
+export { databaseIsUnavailable, databaseRefusesForGood } from './database-failure';

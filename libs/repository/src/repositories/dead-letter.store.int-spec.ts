@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { databaseRefusesForGood } from '../database-failure';
+import { databaseIsUnavailable, databaseRefusesForGood } from '../database-failure';
 import { NotFound } from '../errors';
 import { createPrismaClient } from '../prisma';
 import { useTestRepositories } from '../testing/test-database';
@@ -47,6 +47,7 @@ describe('DeadLetterStore and the database failures that make a message poison',
   });
 
   it('takes a NUL refused in jsonb, through Prisma or the pool, as lasting, and a lost connection as passing', async () => {
+    let nulInJsonSeen: unknown;
     const pool = new Pool({ connectionString: fixture.database.url, max: 2 });
     const prisma = createPrismaClient(pool);
     try {
@@ -55,6 +56,7 @@ describe('DeadLetterStore and the database failures that make a message poison',
       expect(databaseRefusesForGood(throughPrisma)).toBe(true);
       const nulInJson = await pool.query(`SELECT '{"a":"\\u0000"}'::jsonb`).catch((error: unknown) => error);
       expect(databaseRefusesForGood(nulInJson)).toBe(true);
+      nulInJsonSeen = nulInJson;
       const nulInText = await pool.query('SELECT $1::text', ['a\u0000b']).catch((error: unknown) => error);
       expect(databaseRefusesForGood(nulInText)).toBe(true);
       const overflow = await pool.query('SELECT $1::int', ['9007199254740991']).catch((error: unknown) => error);
@@ -69,6 +71,8 @@ describe('DeadLetterStore and the database failures that make a message poison',
     await nowhere.end();
     expect(String((lost as Error).message)).toMatch(/ECONNREFUSED|connect/);
     expect(databaseRefusesForGood(lost)).toBe(false);
+    expect(databaseIsUnavailable(lost)).toBe(true);
+    expect(databaseIsUnavailable(nulInJsonSeen)).toBe(false);
   });
 
   it('a log line holding a NUL is stored with U+FFFD in its place, and its redelivery adds nothing', async () => {

@@ -11,7 +11,7 @@ import {
 } from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { parkPoisonMessages, QUEUE, REPOSITORIES } from '@lanner/runtime';
 
 export const INDEXER_GROUP_ID = 'lanner-indexer';
 
@@ -32,7 +32,8 @@ const RETRY_MS = 2000;
  * nothing: the repositories only store what is not stored yet. A message that
  * can never be read is logged and committed, so it does not stall its
  * partition; one from a newer Lanner is left uncommitted until this process
- * is upgraded; a failed write is retried.
+ * is upgraded; a write that fails while the database is down is retried, one
+ * the database refuses for good parks the message as a dead letter.
  */
 @Injectable()
 export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy {
@@ -71,7 +72,7 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         topics: [this.logsTopic, this.metricsTopic],
         // Logs published before the first indexer started must still be indexed.
         fromBeginning: true,
-        handler: (message) => this.handle(message),
+        handler: parkPoisonMessages((message) => this.handle(message), { repositories: this.repositories, groupId: this.groupId, logger: this.logger }),
       });
       if (this.stopped) {
         await subscription.close();

@@ -15,7 +15,7 @@ import {
 import { describeUnstorableText, findUnstorableText, type StoredJson } from '@lanner/model';
 import { UnknownTopicError, type QueueMessage, type QueuePort, type QueueSubscription, type SubscribeOptions } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { parkPoisonMessages, QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { ControllerIdentity } from './controller-settings';
 import { ControllerMetrics } from './controller-metrics';
 import { FrameRelay } from './frame-relay';
@@ -212,7 +212,7 @@ export class JobDispatch {
       groupId: dispatchGroupId(dispatch.queueId),
       topics: [dispatch.topic],
       fromBeginning: true,
-      handler: (message: QueueMessage) => this.take(dispatch, message),
+      handler: this.parkingPoison(dispatch),
       concurrency: DISPATCH_CONCURRENCY,
       commitIntervalMs: DISPATCH_COMMIT_INTERVAL_MS,
     };
@@ -224,6 +224,25 @@ export class JobDispatch {
       await this.queue.createTopics([{ topic: dispatch.topic, partitions: DEFAULT_TOPIC_PARTITIONS }]);
       return this.queue.subscribe(options);
     }
+  }
+
+  /**
+   * The dispatch handler, with a job that fails the same way on every try (a value the running-job store
+   * refuses) parked as a dead letter and its task run failed with the reason, so the jobs behind it on its
+   * partition, of every tenant, are dispatched. A job given up on while stopping is never parked: it stays
+   * for the group's next consumer.
+   */
+  private parkingPoison(dispatch: QueueDispatch): (message: QueueMessage) => Promise<void> {
+    return parkPoisonMessages((message) => this.take(dispatch, message), {
+      repositories: this.repositories,
+      groupId: dispatchGroupId(dispatch.queueId),
+      logger: this.logger,
+      alsoPassing: (error) => error instanceof DispatchAbandoned,
+      afterParking: async (message, reason) => {
+        const job = decodeQueueMessage(workerJobCodec, message.value);
+        await this.relay.jobRefused(job, `the job could not be dispatched and was parked as a dead letter: ${reason}`);
+      },
+    });
   }
 
   private async closeSubscription(dispatch: QueueDispatch): Promise<void> {

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { decodeQueueMessage, executorEventCodec, InvalidQueueMessageError, type ExecutorEvent } from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { parkPoisonMessages, QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { ExecutionProcessor } from './execution-processor';
 import type { ExecutorOptions } from './executor-options';
 import { PendingWork } from './pending-work';
@@ -79,7 +79,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       topics: [topics.executor],
       // A new group must not miss executions submitted before the first executor joined.
       fromBeginning: true,
-      handler: (message) => this.handle(message),
+      // A message that fails the same way on every try is parked as a dead letter, so its partition moves on.
+      handler: parkPoisonMessages((message) => this.handle(message), { repositories: this.repositories, groupId, logger: this.logger }),
     });
     if (this.stopped) return;
     if (this.options.rebuildPendingWorkAtStart && !this.rebuilt) {
