@@ -9,6 +9,8 @@ import { API_TOPICS, apiTopics } from './api-topics';
 import { ApiTokenAuth } from './auth/api-token-auth';
 import { ApiTokenGuard } from './auth/api-token.guard';
 import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
+import { DeadLettersController } from './dead-letters/dead-letters.controller';
+import { DeadLettersService } from './dead-letters/dead-letters.service';
 import { ExecutionsController } from './executions/executions.controller';
 import { ExecutionsService } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
@@ -38,7 +40,7 @@ export class ApiRoleModule {
   static forRoot(settings: ServerRoleSettings, options: ApiRoleOptions = {}): DynamicModule {
     return {
       module: ApiRoleModule,
-      controllers: [FlowsController, ExecutionsController, LogsController, WorkerQueuesController, WorkerGroupsController, InstanceServicesController],
+      controllers: [FlowsController, ExecutionsController, LogsController, WorkerQueuesController, WorkerGroupsController, InstanceServicesController, DeadLettersController],
       providers: [
         AdapterLeases,
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
@@ -50,6 +52,7 @@ export class ApiRoleModule {
         { provide: APP_FILTER, useClass: ProblemFilter },
         ApiTokenAuth,
         ApiTokenGuard,
+        DeadLettersService,
         ExecutionUpdatesFeed,
         ExecutionsService,
         FlowsService,

@@ -1,0 +1,104 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+// Swagger's schema type is not re-exported from its index.
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { DeadLetterRecord } from '@lanner/repository';
+import { z } from 'zod';
+import { PageQuerySchema } from '../http/query';
+import { parseWith } from '../http/request-body';
+import { InstanceAdminGuard } from '../topology/instance-admin.guard';
+import { InstanceAdminAuth, InstanceProblems } from '../topology/topology-openapi';
+import { DeadLettersService } from './dead-letters.service';
+
+const DeadLetterQuerySchema = PageQuerySchema.extend({ topic: z.string().min(1).max(249).optional() });
+
+const instant = { type: 'string', format: 'date-time' } as const;
+const DEAD_LETTER_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    consumerGroup: { type: 'string', description: 'The consumer group that could not handle it' },
+    topic: { type: 'string' },
+    partition: { type: 'integer' },
+    offset: { type: 'string' },
+    key: { type: 'string' },
+    reason: { type: 'string', description: 'Why it can never be handled as it is' },
+    attempts: { type: 'integer', description: 'Tries before it was parked' },
+    tenantId: { type: 'string', nullable: true },
+    executionId: { type: 'string', nullable: true },
+    bytes: { type: 'integer', description: 'Size of the payload' },
+    createdAt: instant,
+  },
+};
+
+function deadLetterView(record: DeadLetterRecord) {
+  return {
+    id: record.id,
+    consumerGroup: record.consumerGroup,
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    key: record.key,
+    reason: record.reason,
+    attempts: record.attempts,
+    tenantId: record.tenantId,
+    executionId: record.executionId,
+    bytes: record.bytes,
+    createdAt: record.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Poison messages: what a consumer parked because it could never handle it
+ * (the reason says why). An operator fixes the cause, then replays a message
+ * (published again to its topic, unchanged) or drops it.
+ */
+@ApiTags('instance')
+@InstanceAdminAuth()
+@UseGuards(InstanceAdminGuard)
+@Controller('api/v1/instance/dead-letters')
+export class DeadLettersController {
+  constructor(private readonly deadLetters: DeadLettersService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Messages parked by a consumer that could never handle them, newest first' })
+  @ApiQuery({ name: 'topic', required: false })
+  @ApiQuery({ name: 'page', required: false })
+  @ApiQuery({ name: 'size', required: false })
+  @ApiOkResponse({ schema: { type: 'object', properties: { results: { type: 'array', items: DEAD_LETTER_SCHEMA }, total: { type: 'integer' } } } })
+  @InstanceProblems(400)
+  async list(@Query() query: unknown) {
+    const { page, size, topic } = parseWith(DeadLetterQuerySchema, query, 'query');
+    const { results, total } = await this.deadLetters.list(page, size, topic);
+    return { results: results.map(deadLetterView), total };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One parked message (without its payload)' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ schema: DEAD_LETTER_SCHEMA })
+  @InstanceProblems(404)
+  async get(@Param('id') id: string) {
+    return deadLetterView(await this.deadLetters.get(id));
+  }
+
+  @Post(':id/replay')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Publish the message again to its topic, unchanged, and drop it from the dead letters' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiResponse({ status: 202, description: 'Published again', schema: DEAD_LETTER_SCHEMA })
+  @InstanceProblems(404, 503)
+  async replay(@Param('id') id: string) {
+    return deadLetterView(await this.deadLetters.replay(id));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Drop a parked message for good' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiResponse({ status: 204, description: 'Dropped' })
+  @InstanceProblems(404)
+  async drop(@Param('id') id: string): Promise<void> {
+    await this.deadLetters.drop(id);
+  }
+}
