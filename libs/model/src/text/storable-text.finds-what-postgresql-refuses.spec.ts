@@ -5,7 +5,7 @@ describe('storable text: what PostgreSQL refuses is found with its path, or repl
   it('finds a NUL in a nested value and names its path', () => {
     const problem = findUnstorableText({ vars: { items: ['ok', 'a\u0000b'] } });
     expect(problem).toEqual({ path: 'vars.items[1]', found: 'a NUL character (U+0000)', inKey: false });
-    expect(describeUnstorableText(problem!, 'output')).toBe('output vars.items[1] holds a NUL character (U+0000)');
+    expect(problem && describeUnstorableText(problem, 'output')).toBe('output vars.items[1] holds a NUL character (U+0000)');
   });
 
   it('finds an unpaired surrogate, high or low, and a NUL in a property name', () => {
@@ -13,7 +13,7 @@ describe('storable text: what PostgreSQL refuses is found with its path, or repl
     expect(findUnstorableText({ a: '\uDC00y' })?.found).toBe('an unpaired surrogate (U+DC00)');
     const inKey = findUnstorableText({ 'bad\u0000key': 1 });
     expect(inKey).toMatchObject({ inKey: true });
-    expect(describeUnstorableText(inKey!, 'label')).toContain('the property name label');
+    expect(inKey && describeUnstorableText(inKey, 'label')).toContain('the property name label');
   });
 
   it('accepts paired surrogates (emoji), other control characters and plain values', () => {

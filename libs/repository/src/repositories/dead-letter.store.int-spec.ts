@@ -31,18 +31,19 @@ describe('DeadLetterStore and the database failures that make a message poison',
     const { results, total } = await store.list({ limit: 10, offset: 0, topic: letter.topic });
     expect(total).toBe(2);
     const stored = results.find((row) => row.consumerGroup === letter.consumerGroup);
+    if (stored === undefined) throw new Error('the recorded dead letter is not listed');
     expect(stored).toMatchObject({ partition: 3, offset: '42', key: 'tr-1', attempts: 1, tenantId: 'main', executionId: 'e-1', bytes: letter.value.length });
     // The reason and headers are stored with the NUL replaced, so parking a poison message never fails itself.
-    expect(stored?.reason).toBe('the database refuses the value: unsupported Unicode escape sequence \uFFFD');
-    expect(stored?.headers).toEqual({ 'lanner-schema': '1', 'bad\uFFFDheader': 'x\uFFFDy' });
+    expect(stored.reason).toBe('the database refuses the value: unsupported Unicode escape sequence \uFFFD');
+    expect(stored.headers).toEqual({ 'lanner-schema': '1', 'bad\uFFFDheader': 'x\uFFFDy' });
 
-    const payload = await store.payload(stored!.id);
+    const payload = await store.payload(stored.id);
     expect(payload.value.equals(letter.value)).toBe(true);
     expect(payload).toMatchObject({ topic: letter.topic, key: 'tr-1' });
 
-    await store.remove(stored!.id);
-    await expect(store.get(stored!.id)).rejects.toBeInstanceOf(NotFound);
-    await expect(store.remove(stored!.id)).rejects.toBeInstanceOf(NotFound);
+    await store.remove(stored.id);
+    await expect(store.get(stored.id)).rejects.toBeInstanceOf(NotFound);
+    await expect(store.remove(stored.id)).rejects.toBeInstanceOf(NotFound);
     await expect(store.get('not-a-uuid')).rejects.toBeInstanceOf(NotFound);
   });
 
