@@ -2,7 +2,7 @@
 // for the repository (the executor persists an execution as a whole).
 import type { Flow } from '@lanner/model';
 import { outputKey } from './context';
-import { EMPTY_PROGRESS } from './next';
+import { EMPTY_PROGRESS } from './progress';
 import { PersistentMap } from './persistent-map';
 import { isTerminal } from './states';
 import type { Execution, JsonObject, Millis, ParentExecutionRef, TaskOutputEntry, TaskRun } from './types';

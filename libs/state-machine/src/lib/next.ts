@@ -7,13 +7,30 @@
 // an event costs O(depth of the flow + log32(task runs)), never O(task runs).
 // Flowables keep counters (`ContainerProgress`) instead of child lists; a child
 // finds its siblings by deterministic id.
+//
+// This file is the engine: events, the execution's lifecycle, runnable
+// attempts, and containers run the same way for every kind. What differs per
+// flowable kind lives in flowables/<kind>.ts behind `FlowableRules`.
 import type { Flow, RetryPolicy, RunnableTask, Task } from '@lanner/model';
+import { endAttempt, formatDuration, lastAttempt, replaceLast } from './attempts';
 import { buildContext, isJsonObject, outputKey } from './context';
 import { isRunnable, taskById } from './flow-index';
-import { hashString, type PersistentMap } from './persistent-map';
+import {
+  type ContainerRules,
+  type FlowableStep,
+  type Lanes,
+  oneLane,
+  pauseTimedOut,
+  resumePause,
+  rulesOf,
+  startNextIteration,
+  subflowChildEnded,
+} from './flowables';
+import type { PersistentMap } from './persistent-map';
+import { childEnd, EMPTY_PROGRESS, type LaneEnd, stageOutcome } from './progress';
 import { realFailures, retryAllowed, retryDelay } from './retry';
 import { copyAttempt, copyRun, withCounters } from './shapes';
-import { renderAny, renderCondition, renderFailure, renderItems, renderText, type RenderContext } from './render';
+import { renderAny, renderCondition, renderFailure, type RenderContext } from './render';
 import { type ExecutionState, isTerminal, type TaskRunState, transition } from './states';
 import type {
   ContainerProgress,
@@ -28,7 +45,6 @@ import type {
   Stage,
   TaskOutputEntry,
   TaskRun,
-  TaskRunAttempt,
   Timer,
   TimerKind,
 } from './types';
@@ -42,28 +58,9 @@ export function next(flow: Flow, execution: Execution, event: ExecutionEvent, no
   return step.result();
 }
 
-export const EMPTY_PROGRESS: ContainerProgress = {
-  stage: 'main',
-  round: 0,
-  nextLane: 0,
-  running: 0,
-  failed: 0,
-  warned: 0,
-  killed: 0,
-};
-
-interface StageSpec {
-  readonly lanes: number;
-  readonly limit: number;
-  readonly tasksOf: (lane: number) => readonly Task[];
-}
-
 const NO_TASKS: readonly Task[] = [];
 
-/** What ended a lane (or a child, seen from its parent). */
-type LaneEnd = 'live' | 'done' | 'failed' | 'killed';
-
-class Step {
+class Step implements FlowableStep {
   private state: ExecutionState;
   private histories: Execution['histories'];
   private labels: Execution['labels'];
@@ -85,9 +82,9 @@ class Step {
   private changed = false;
 
   constructor(
-    private readonly flow: Flow,
+    readonly flow: Flow,
     private readonly base: Execution,
-    private readonly now: Millis,
+    readonly now: Millis,
   ) {
     this.state = base.state;
     this.histories = base.histories;
@@ -320,14 +317,11 @@ class Step {
         if (run.state === 'RETRYING') this.cancelTimer(run.id, 'retry', attemptNumber, true);
         return this.moveRun(this.moveRun(run, 'SUBMITTED'), 'KILLED');
       case 'PAUSED':
-        this.cancelPauseTimers(run, task);
+        this.cancelOwnTimers(run, task);
         return this.moveRun(this.moveRun(this.moveRun(run, 'RUNNING'), 'KILLING'), 'KILLED');
-      case 'RUNNING':
-        if (task.kind === 'Subflow') {
-          if (run.subflowExecutionId !== undefined) this.emit({ type: 'kill-subflow', executionId: run.subflowExecutionId });
-          this.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
-          return this.moveRun(this.moveRun(run, 'KILLING'), 'KILLED');
-        }
+      case 'RUNNING': {
+        const rules = rulesOf(task);
+        if (rules?.hasChildren === false && rules.kill !== undefined) return rules.kill(task, this, run);
         if (isRunnable(task)) {
           this.emit({ type: 'kill-job', taskRunId: run.id, attempt: attemptNumber });
           const killing = this.moveRun(run, 'KILLING');
@@ -336,6 +330,7 @@ class Step {
           return this.moveRun(killing, 'KILLED', { attempts: endAttempt(killing, 'KILLED', this.now) });
         }
         return this.moveRun(run, 'KILLING');
+      }
       case 'KILLING':
         if (awaitWorker) return run;
         if (!isRunnable(task)) return this.moveRun(run, 'KILLED');
@@ -492,37 +487,16 @@ class Step {
         if (run.state === 'PAUSED') this.resumePaused(run, {});
         return;
       case 'pause-timeout': {
-        if (run.state !== 'PAUSED') return;
         const task = this.task(run);
-        this.cancelPauseTimers(run, task);
-        const message = `The pause timed out after ${formatDuration(task.kind === 'Pause' ? (task.pauseTimeoutMs ?? 0) : 0)}`;
-        let ended: TaskRun;
-        if (task.allowFailure) {
-          ended = this.moveRun(this.moveRun(run, 'RUNNING'), task.allowWarning ? 'SUCCESS' : 'WARNING', { error: message });
-        } else {
-          ended = this.moveRun(run, 'FAILED', { error: message });
-        }
+        if (run.state !== 'PAUSED' || task.kind !== 'Pause') return;
+        const ended = pauseTimedOut(task, this, run);
         this.afterPauseChange();
         this.childEnded(ended);
         return;
       }
-      case 'waitfor-next': {
-        const progress = run.progress;
-        if (run.state !== 'RUNNING' || progress?.waiting !== true || progress.iteration !== timer.attempt) return;
-        this.setProgress(run.id, {
-          ...progress,
-          waiting: false,
-          iteration: timer.attempt + 1,
-          stage: 'main',
-          nextLane: 0,
-          running: 0,
-          failed: 0,
-          warned: 0,
-          killed: 0,
-        });
-        if (this.advance(run.id)) this.childEnded(this.run(run.id));
+      case 'waitfor-next':
+        if (startNextIteration(this, run, timer.attempt) && this.advance(run.id)) this.childEnded(this.run(run.id));
         return;
-      }
     }
   }
 
@@ -540,7 +514,12 @@ class Step {
   private onTaskTimeout(run: TaskRun, attemptNumber: number): void {
     if (run.progress !== undefined) return this.onContainerTimeout(run, attemptNumber);
     const task = this.task(run);
-    if (task.kind === 'Subflow') return this.onSubflowTimeout(run, task, attemptNumber);
+    const rules = rulesOf(task);
+    if (rules?.hasChildren === false && rules.timedOut !== undefined) {
+      const ended = rules.timedOut(task, this, run, attemptNumber);
+      if (ended !== undefined) this.childEnded(ended);
+      return;
+    }
     const attempt = lastAttempt(run);
     if (attempt === undefined || attempt.attempt !== attemptNumber) return;
     if (!isRunnable(task)) return;
@@ -589,14 +568,6 @@ class Step {
     this.childEnded(this.finishRun(this.run(run.id), task, 'FAILED', { error }));
   }
 
-  /** A Subflow waiting for its execution ran past its `timeout`: that execution is killed and the task fails. */
-  private onSubflowTimeout(run: TaskRun, task: Task, round: number): void {
-    if (run.state !== 'RUNNING' || this.halt !== undefined || subflowRound(run) !== round || run.subflowExecutionId === undefined) return;
-    this.emit({ type: 'kill-subflow', executionId: run.subflowExecutionId });
-    const error = `Timed out after ${formatDuration(task.timeoutMs ?? 0)}: the subflow execution '${run.subflowExecutionId}' had not ended`;
-    this.childEnded(this.finishRun(run, task, 'FAILED', { error }));
-  }
-
   private descendsFrom(run: TaskRun, ancestorId: string): boolean {
     for (let parentId = run.parentTaskRunId; parentId !== undefined; parentId = this.run(parentId).parentTaskRunId) {
       if (parentId === ancestorId) return true;
@@ -636,17 +607,7 @@ class Step {
     if (run === undefined || run.state !== 'RUNNING' || run.subflowExecutionId !== executionId) return;
     const task = this.task(run);
     if (task.kind !== 'Subflow' || !isFinalExecution(childState)) return;
-    this.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
-    let outcome: Outcome = 'SUCCESS';
-    let error: string | undefined;
-    if (childState === 'WARNING') outcome = 'WARNING';
-    else if (childState !== 'SUCCESS' && task.transmitFailed) {
-      outcome = 'FAILED';
-      error = `The subflow execution '${executionId}' ended ${childState}`;
-    }
-    const ended = this.finishRun(run, task, outcome, { outputs: { executionId, state: childState, ...(outputs ?? {}) }, error });
-    this.recordOutputs(ended);
-    this.childEnded(ended);
+    this.childEnded(subflowChildEnded(task, this, run, executionId, childState, outputs));
   }
 
   // ---- Runnable tasks -----------------------------------------------------------------
@@ -736,112 +697,29 @@ class Step {
 
   /** A flowable task run from CREATED or RESTARTED: move to RUNNING and run its body. */
   private startFlowable(run: TaskRun, task: Task): TaskRunState {
-    let progress: ContainerProgress | undefined;
+    const rules = rulesOf(task);
+    if (rules === undefined) {
+      return this.finishRun(this.moveRun(run, 'RUNNING'), task, 'FAILED', { error: `Task kind '${task.kind}' cannot run in the executor` }).state;
+    }
+    if (!rules.hasChildren) {
+      const running = this.moveRun(run, 'RUNNING');
+      try {
+        return rules.run(task, this, running);
+      } catch (error) {
+        return this.finishRun(this.run(run.id), task, 'FAILED', { error: renderFailure(error) }).state;
+      }
+    }
+    let progress: ContainerProgress;
     try {
-      progress = this.initialProgress(run, task);
+      progress = rules.start(task, this, run);
     } catch (error) {
       return this.failAtStart(run, task, renderFailure(error)).state;
     }
-    const running = this.moveRun(run, 'RUNNING', progress !== undefined ? { progress } : {});
-    if (progress !== undefined) {
-      this.advance(running.id);
-      const started = this.run(running.id);
-      this.scheduleContainerTimeout(started);
-      return started.state;
-    }
-    return this.runLeafFlowable(running, task);
-  }
-
-  /** The renders a flowable needs before it starts (If condition, Switch value, ForEach values). */
-  private initialProgress(run: TaskRun, task: Task): ContainerProgress | undefined {
-    const options = { now: this.now };
-    switch (task.kind) {
-      case 'Sequential':
-      case 'Parallel':
-      case 'AllowFailure':
-        return EMPTY_PROGRESS;
-      case 'Dag':
-        return { ...EMPTY_PROGRESS, dag: task.tasks.map(() => 0) };
-      case 'WaitFor':
-        return { ...EMPTY_PROGRESS, iteration: 0, startedAt: this.now };
-      case 'If':
-        return { ...EMPTY_PROGRESS, branch: renderCondition(task.condition, this.context(run), options) ? 'then' : 'else' };
-      case 'Switch': {
-        const value = renderText(task.value, this.context(run), options);
-        return { ...EMPTY_PROGRESS, branch: Object.prototype.hasOwnProperty.call(task.cases, value) ? `case:${value}` : '' };
-      }
-      case 'ForEach': {
-        const values = renderItems(task.values, this.context(run), options).map((item) =>
-          typeof item === 'string' ? item : JSON.stringify(item),
-        );
-        return { ...EMPTY_PROGRESS, values };
-      }
-      default:
-        return undefined;
-    }
-  }
-
-  /** Pause, Subflow, Fail, Labels: flowables without children, from RUNNING. */
-  private runLeafFlowable(run: TaskRun, task: Task): TaskRunState {
-    const options = { now: this.now };
-    try {
-      switch (task.kind) {
-        case 'Pause': {
-          const paused = this.moveRun(run, 'PAUSED');
-          if (task.pauseDurationMs !== undefined) this.scheduleTimer(run.id, 'pause-resume', 1, this.now + task.pauseDurationMs);
-          if (task.pauseTimeoutMs !== undefined) this.scheduleTimer(run.id, 'pause-timeout', 1, this.now + task.pauseTimeoutMs);
-          if (this.state === 'RUNNING') this.moveExecution('PAUSED');
-          return paused.state;
-        }
-        case 'Subflow': {
-          const context = this.context(run);
-          const inputs = renderAny(task.inputs ?? {}, context, options) as JsonObject;
-          const labels = renderAny(task.labels ?? {}, context, options) as Record<string, string>;
-          // A restarted Subflow starts a new child execution: the restart count is part of its id.
-          const executionId = subflowExecutionId(this.base.id, run.id, subflowRound(run) - 1);
-          const parent = { executionId: this.base.id, taskRunId: run.id, namespace: this.flow.namespace, flowId: this.flow.id };
-          this.emit({
-            type: 'start-subflow',
-            taskRunId: run.id,
-            executionId,
-            namespace: task.namespace,
-            flowId: task.flowId,
-            ...(task.revision !== undefined ? { revision: task.revision } : {}),
-            inputs,
-            labels,
-            parent,
-            wait: task.wait,
-          });
-          const started = this.putRun(copyRun(run, { subflowExecutionId: executionId }));
-          if (task.wait) {
-            if (task.timeoutMs !== undefined) this.scheduleTimer(run.id, 'task-timeout', subflowRound(run), this.now + task.timeoutMs);
-            return started.state;
-          }
-          const ended = this.finishRun(started, task, 'SUCCESS', { outputs: { executionId } });
-          this.recordOutputs(ended);
-          return ended.state;
-        }
-        case 'Fail': {
-          const context = this.context(run);
-          if (task.condition !== undefined && !renderCondition(task.condition, context, options)) {
-            return this.finishRun(run, task, 'SUCCESS').state;
-          }
-          return this.finishRun(run, task, 'FAILED', { error: renderText(task.errorMessage, context, options) }).state;
-        }
-        case 'Labels': {
-          const rendered = renderAny(task.labels, this.context(run), options) as Record<string, unknown>;
-          const labels: Record<string, string> = {};
-          for (const [key, value] of Object.entries(rendered)) labels[key] = typeof value === 'string' ? value : JSON.stringify(value);
-          this.labels = { ...this.labels, ...labels };
-          this.emit({ type: 'set-labels', labels });
-          return this.finishRun(run, task, 'SUCCESS').state;
-        }
-        default:
-          return this.finishRun(run, task, 'FAILED', { error: `Task kind '${task.kind}' cannot run in the executor` }).state;
-      }
-    } catch (error) {
-      return this.finishRun(this.run(run.id), task, 'FAILED', { error: renderFailure(error) }).state;
-    }
+    const running = this.moveRun(run, 'RUNNING', { progress });
+    this.advance(running.id);
+    const started = this.run(running.id);
+    this.scheduleContainerTimeout(started);
+    return started.state;
   }
 
   /**
@@ -850,31 +728,32 @@ class Step {
    * tables have no CREATED -> WARNING).
    */
   private failAtStart(run: TaskRun, task: Task, error: string): TaskRun {
-    const allowed = task.allowFailure || task.kind === 'AllowFailure';
-    if (run.state === 'CREATED' && !allowed) return this.moveRun(run, 'FAILED', { error });
+    if (run.state === 'CREATED' && !failsAsWarning(task)) return this.moveRun(run, 'FAILED', { error });
     return this.finishRun(this.moveRun(run, 'RUNNING'), task, 'FAILED', { error });
   }
 
   /** Ends a flowable (or Subflow/Fail/Labels) task run from RUNNING or KILLING with allowFailure/allowWarning applied. */
-  private finishRun(run: TaskRun, task: Task, outcome: Outcome, patch: Partial<TaskRun> = {}): TaskRun {
+  finishRun(run: TaskRun, task: Task, outcome: Outcome, patch: Partial<TaskRun> = {}): TaskRun {
     if (run.state === 'KILLING' || outcome === 'KILLED') {
       if (run.state !== 'KILLING') run = this.moveRun(run, 'KILLING');
       return this.moveRun(run, 'KILLED', patch);
     }
     let final: TaskRunState = outcome;
-    if (final === 'FAILED' && (task.allowFailure || task.kind === 'AllowFailure')) final = 'WARNING';
+    if (final === 'FAILED' && failsAsWarning(task)) final = 'WARNING';
     if (final === 'WARNING' && task.allowWarning) final = 'SUCCESS';
     return this.moveRun(run, final, patch);
   }
 
   private resumePaused(run: TaskRun, inputs: JsonObject): void {
     const task = this.task(run);
-    this.cancelPauseTimers(run, task);
-    let resumed = this.moveRun(run, 'RUNNING');
-    resumed = this.moveRun(resumed, 'SUCCESS', { outputs: inputs });
-    this.recordOutputs(resumed);
+    if (task.kind !== 'Pause') return;
+    const resumed = resumePause(task, this, run, inputs);
     this.afterPauseChange();
     this.childEnded(resumed);
+  }
+
+  executionPaused(): void {
+    if (this.state === 'RUNNING') this.moveExecution('PAUSED');
   }
 
   /** The execution is PAUSED while any task run is paused. */
@@ -893,10 +772,10 @@ class Step {
     return paused;
   }
 
-  private cancelPauseTimers(run: TaskRun, task: Task): void {
-    if (task.kind !== 'Pause') return;
-    this.cancelTimer(run.id, 'pause-resume', 1, task.pauseDurationMs !== undefined);
-    this.cancelTimer(run.id, 'pause-timeout', 1, task.pauseTimeoutMs !== undefined);
+  /** The timers a flowable without children scheduled itself (a Pause's), when it ends another way. */
+  private cancelOwnTimers(run: TaskRun, task: Task): void {
+    const rules = rulesOf(task);
+    if (rules?.hasChildren === false) rules.cancelTimers?.(task, this, run);
   }
 
   // ---- Containers (the root and every flowable with children) ----------------------------
@@ -908,7 +787,7 @@ class Step {
     return progress;
   }
 
-  private setProgress(containerId: string, progress: ContainerProgress): void {
+  setProgress(containerId: string, progress: ContainerProgress): void {
     if (containerId === ROOT) {
       this.root = progress;
       this.changed = true;
@@ -921,32 +800,28 @@ class Step {
     return containerId === ROOT ? undefined : this.task(this.run(containerId));
   }
 
-  private stageSpec(containerId: string, progress: ContainerProgress): StageSpec {
+  /** The rules of a container's kind; undefined for the root (the flow's own tasks, one lane). */
+  private containerRules(task: Task | undefined): ContainerRules | undefined {
+    if (task === undefined) return undefined;
+    const rules = rulesOf(task);
+    return rules?.hasChildren === true ? rules : undefined;
+  }
+
+  /** The lanes of the container's current branch: errors and finally run in one lane, the main branch as its kind says. */
+  private lanesOf(containerId: string, progress: ContainerProgress): Lanes {
     const task = this.containerTask(containerId);
-    const single = (tasks: readonly Task[] | undefined): StageSpec => ({ lanes: 1, limit: 1, tasksOf: () => tasks ?? NO_TASKS });
     if (progress.stage !== 'main') {
       const owner = task === undefined ? this.flow : (task as { errors?: readonly Task[]; finally?: readonly Task[] });
-      return single(progress.stage === 'errors' ? owner.errors : owner.finally);
+      return oneLane(progress.stage === 'errors' ? owner.errors : owner.finally);
     }
-    if (task === undefined) return single(this.flow.tasks);
-    switch (task.kind) {
-      case 'Sequential':
-      case 'AllowFailure':
-      case 'WaitFor':
-        return single(task.tasks);
-      case 'Parallel':
-        return { lanes: task.tasks.length, limit: task.concurrency || Infinity, tasksOf: (lane) => [task.tasks[lane] as Task] };
-      case 'Dag':
-        return { lanes: task.tasks.length, limit: task.concurrency || Infinity, tasksOf: (lane) => [task.tasks[lane]?.task as Task] };
-      case 'If':
-        return single(progress.branch === 'then' ? task.then : task.else);
-      case 'Switch':
-        return single(progress.branch ? task.cases[progress.branch.slice('case:'.length)] : task.defaults);
-      case 'ForEach':
-        return { lanes: progress.values?.length ?? 0, limit: task.concurrencyLimit || Infinity, tasksOf: () => task.tasks };
-      default:
-        return single(NO_TASKS);
-    }
+    if (task === undefined) return oneLane(this.flow.tasks);
+    return this.containerRules(task)?.lanes(task, progress) ?? oneLane(NO_TASKS);
+  }
+
+  /** The rules that track lane states (Dag), while they apply: in the main branch only. */
+  private laneStatesOf(containerId: string, progress: ContainerProgress): ContainerRules['laneStates'] {
+    if (progress.stage !== 'main' || progress.dag === undefined) return undefined;
+    return this.containerRules(this.containerTask(containerId))?.laneStates;
   }
 
   /** True when the container's errors or finally branch has something to run. */
@@ -969,23 +844,25 @@ class Step {
    * does not re-enter the parent's loop.
    */
   private advance(containerId: string): boolean {
+    const task = this.containerTask(containerId);
+    const rules = this.containerRules(task);
     for (;;) {
       let progress = this.progressOf(containerId);
       const stopping = this.stopping(containerId);
-      if (progress.waiting && !stopping) return false;
+      if (rules?.idle?.(progress) === true && !stopping) return false;
       if (!stopping) {
-        const spec = this.stageSpec(containerId, progress);
+        const lanes = this.lanesOf(containerId, progress);
         for (;;) {
           progress = this.progressOf(containerId);
-          if (progress.failed > 0 || progress.killed > 0 || progress.running >= spec.limit) break;
-          const lane = this.nextStartableLane(containerId, progress, spec);
+          if (progress.failed > 0 || progress.killed > 0 || progress.running >= lanes.limit) break;
+          const lane = this.nextStartableLane(containerId, progress, lanes);
           if (lane === undefined) break;
           const end = this.runLane(containerId, progress.stage, lane, 0);
           this.laneEnded(containerId, lane, end, 0, true);
         }
         progress = this.progressOf(containerId);
         if (progress.running > 0) return false;
-        if (progress.failed === 0 && progress.killed === 0 && this.nextStartableLane(containerId, progress, spec) !== undefined) {
+        if (progress.failed === 0 && progress.killed === 0 && this.nextStartableLane(containerId, progress, lanes) !== undefined) {
           continue;
         }
       } else if (progress.running > 0) {
@@ -995,15 +872,10 @@ class Step {
       const outcome = stageOutcome(progress);
       const reset = { nextLane: 0, running: 0, failed: 0, warned: 0, killed: 0, dag: undefined };
       if (progress.stage === 'main') {
-        const task = this.containerTask(containerId);
-        if (task?.kind === 'WaitFor' && (outcome === 'SUCCESS' || outcome === 'WARNING')) {
-          const decision = this.waitForDecision(containerId, task, progress, outcome);
-          if (decision === 'wait') return false;
-          return this.endContainer(containerId, decision);
-        }
-        if (task?.kind === 'Dag' && outcome === 'SUCCESS' && progress.dag?.some((state) => state === 0)) {
-          // Tasks left whose dependencies can never be met (a cycle or an unknown id).
-          return this.endContainer(containerId, 'FAILED', 'Dag: some tasks have dependencies that can never be met');
+        if (task !== undefined && rules?.mainEnded !== undefined && outcome !== 'KILLED') {
+          const said = rules.mainEnded(task, this, this.run(containerId), progress, outcome);
+          if (said === 'wait') return false;
+          if (said !== undefined) return this.endContainer(containerId, said.outcome, said.error);
         }
         if (outcome === 'KILLED') return this.endContainer(containerId, 'KILLED');
         if (outcome === 'FAILED' && this.hasBranch(containerId, 'errors')) {
@@ -1030,48 +902,10 @@ class Step {
     }
   }
 
-  private nextStartableLane(containerId: string, progress: ContainerProgress, spec: StageSpec): number | undefined {
-    if (progress.dag !== undefined && progress.stage === 'main') {
-      const task = this.containerTask(containerId);
-      if (task?.kind !== 'Dag') return undefined;
-      const index = new Map(task.tasks.map((entry, i) => [entry.task.id, i]));
-      for (let lane = 0; lane < task.tasks.length; lane++) {
-        if (progress.dag[lane] !== 0) continue;
-        const ready = (task.tasks[lane]?.dependsOn ?? []).every((dep) => progress.dag?.[index.get(dep) ?? -1] === 2);
-        if (ready) return lane;
-      }
-      return undefined;
-    }
-    return progress.nextLane < spec.lanes ? progress.nextLane : undefined;
-  }
-
-  private waitForDecision(
-    containerId: string,
-    task: Extract<Task, { kind: 'WaitFor' }>,
-    progress: ContainerProgress,
-    outcome: Outcome,
-  ): Outcome | 'wait' {
-    const run = this.run(containerId);
-    let done: boolean;
-    try {
-      done = renderCondition(task.condition, this.context(run), { now: this.now });
-    } catch (error) {
-      this.putRun(copyRun(run, { error: renderFailure(error) }));
-      return 'FAILED';
-    }
-    if (done) return outcome;
-    const iteration = progress.iteration ?? 0;
-    const frequency = task.checkFrequency;
-    const maxIterationsReached = frequency.maxIterations !== undefined && iteration + 1 >= frequency.maxIterations;
-    const maxDurationReached = frequency.maxDurationMs !== undefined && this.now - (progress.startedAt ?? this.now) >= frequency.maxDurationMs;
-    if (maxIterationsReached || maxDurationReached) {
-      if (!task.failOnMaxReached) return outcome;
-      this.putRun(copyRun(this.run(containerId), { error: `WaitFor: the condition was still false after ${iteration + 1} iterations` }));
-      return 'FAILED';
-    }
-    this.setProgress(containerId, { ...progress, waiting: true });
-    this.scheduleTimer(containerId, 'waitfor-next', iteration, this.now + frequency.intervalMs);
-    return 'wait';
+  private nextStartableLane(containerId: string, progress: ContainerProgress, lanes: Lanes): number | undefined {
+    const laneStates = this.laneStatesOf(containerId, progress);
+    if (laneStates !== undefined) return laneStates.next(this.containerTask(containerId) as Task, progress);
+    return progress.nextLane < lanes.count ? progress.nextLane : undefined;
   }
 
   /** Ends a container with `outcome`. The root ends the execution. */
@@ -1092,7 +926,7 @@ class Step {
    */
   private runLane(containerId: string, stage: Stage, lane: number, from: number): LaneEnd {
     const progress = this.progressOf(containerId);
-    const tasks = this.stageSpec(containerId, progress).tasksOf(lane);
+    const tasks = this.lanesOf(containerId, progress).tasksOf(lane);
     for (let position = from; position < tasks.length; position++) {
       const task = tasks[position] as Task;
       if (task.disabled) continue;
@@ -1118,18 +952,13 @@ class Step {
    */
   private laneEnded(containerId: string, lane: number, end: LaneEnd, runningDelta: number, started: boolean): void {
     const progress = this.progressOf(containerId);
-    const isDag = progress.dag !== undefined && progress.stage === 'main';
-    let dag = progress.dag;
-    if (isDag) {
-      const copy = (progress.dag as readonly number[]).slice();
-      copy[lane] = end === 'live' ? 1 : end === 'done' ? 2 : 3;
-      dag = copy;
-    }
+    const laneStates = this.laneStatesOf(containerId, progress);
+    const dag = laneStates !== undefined && progress.dag !== undefined ? laneStates.record(progress.dag, lane, end) : progress.dag;
     this.setProgress(
       containerId,
       withCounters(
         progress,
-        started && !isDag ? lane + 1 : progress.nextLane,
+        started && laneStates === undefined ? lane + 1 : progress.nextLane,
         progress.running + runningDelta + (end === 'live' ? 1 : 0),
         progress.failed + (end === 'failed' ? 1 : 0),
         progress.killed + (end === 'killed' ? 1 : 0),
@@ -1162,15 +991,30 @@ class Step {
     }
   }
 
+  /**
+   * The id of a container's child: `<container>:<task>`, then its lane's value
+   * index (`@<lane>`, ForEach) and its loop iteration (`~<n>`, WaitFor) in the
+   * main branch, or the restart round (`~r<n>`) in errors/finally.
+   */
+  private childId(parent: TaskRun | undefined, progress: ContainerProgress, task: Task, stage: Stage, lane: number): string {
+    let id = `${parent?.id ?? this.base.id}:${task.id}`;
+    if (stage === 'main') {
+      const rules = this.containerRules(parent === undefined ? undefined : this.task(parent));
+      if (rules?.laneValue !== undefined) id += `@${lane}`;
+      const iteration = rules?.iteration?.(progress);
+      if (iteration !== undefined) id += `~${iteration}`;
+    } else if (progress.round > 0) {
+      id += `~r${progress.round}`;
+    }
+    return id;
+  }
+
   private createRun(containerId: string, progress: ContainerProgress, task: Task, stage: Stage, lane: number, position: number): TaskRun {
     const parent = containerId === ROOT ? undefined : this.run(containerId);
-    const isForEachLane = stage === 'main' && parent !== undefined && this.task(parent).kind === 'ForEach';
-    const value = isForEachLane ? progress.values?.[lane] : undefined;
-    const iteration = stage === 'main' && progress.iteration !== undefined && progress.iteration > 0 ? progress.iteration : undefined;
-    let id = `${parent?.id ?? this.base.id}:${task.id}`;
-    if (isForEachLane) id += `@${lane}`;
-    if (iteration !== undefined) id += `~${iteration}`;
-    if (stage !== 'main' && progress.round > 0) id += `~r${progress.round}`;
+    const rules = stage === 'main' ? this.containerRules(parent === undefined ? undefined : this.task(parent)) : undefined;
+    const value = rules?.laneValue?.(progress, lane);
+    const iteration = rules?.iteration?.(progress);
+    const id = this.childId(parent, progress, task, stage, lane);
     if (this.find(id) !== undefined) throw new Error(`Task run ${id} already exists`);
     const forEachValues = value !== undefined ? [...(parent?.forEachValues ?? []), value] : parent?.forEachValues;
     // Not stored yet: every start path moves it out of CREATED at once, and that write stores it.
@@ -1211,9 +1055,10 @@ class Step {
   private restartContainer(containerId: string): void {
     let progress = this.progressOf(containerId);
     const mainProgress: ContainerProgress = { ...progress, stage: 'main', dag: progress.mainDag ?? progress.dag };
-    const spec = this.stageSpec(containerId, mainProgress);
-    const lanesStarted = progress.stage === 'main' ? progress.nextLane : (progress.mainLanes ?? spec.lanes);
-    const dag = mainProgress.dag?.slice();
+    const lanes = this.lanesOf(containerId, mainProgress);
+    const laneStates = this.laneStatesOf(containerId, mainProgress);
+    const lanesStarted = progress.stage === 'main' ? progress.nextLane : (progress.mainLanes ?? lanes.count);
+    let dag = mainProgress.dag;
     let running = 0;
     let warned = 0;
     let failed = 0;
@@ -1225,6 +1070,7 @@ class Step {
       failed: 0,
       warned: 0,
       killed: 0,
+      // Every restarted container stores it (only a WaitFor reads it): the stored form stays as it always was.
       waiting: false,
       mainOutcome: undefined,
       mainLanes: undefined,
@@ -1235,14 +1081,11 @@ class Step {
     const parent = containerId === ROOT ? undefined : this.run(containerId);
     const laneCount = dag !== undefined ? dag.length : lanesStarted;
     for (let lane = 0; lane < laneCount; lane++) {
-      if (dag !== undefined && dag[lane] === 0) continue;
-      const tasks = spec.tasksOf(lane);
+      if (dag !== undefined && laneStates?.neverStarted(dag, lane) === true) continue;
+      const tasks = lanes.tasksOf(lane);
       for (let position = 0; position < tasks.length; position++) {
         const task = tasks[position] as Task;
-        let id = `${parent?.id ?? this.base.id}:${task.id}`;
-        if (parent !== undefined && this.task(parent).kind === 'ForEach') id += `@${lane}`;
-        if (progress.iteration !== undefined && progress.iteration > 0) id += `~${progress.iteration}`;
-        const child = this.find(id);
+        const child = this.find(this.childId(parent, progress, task, 'main', lane));
         if (child === undefined) continue;
         if (child.state === 'WARNING') warned++;
         if (child.state !== 'FAILED' && child.state !== 'KILLED' && child.state !== 'CANCELLED') continue;
@@ -1252,7 +1095,7 @@ class Step {
         if (end === 'done') end = this.runLane(containerId, 'main', lane, position + 1);
         if (end === 'live') running++;
         if (end === 'failed' || end === 'killed') failed++;
-        if (dag !== undefined) dag[lane] = end === 'live' ? 1 : end === 'done' ? 2 : 3;
+        if (dag !== undefined && laneStates !== undefined) dag = laneStates.record(dag, lane, end);
         break;
       }
     }
@@ -1275,11 +1118,24 @@ class Step {
 
   // ---- Small helpers ---------------------------------------------------------------------
 
+  get executionId(): string {
+    return this.base.id;
+  }
+
+  get halted(): boolean {
+    return this.halt !== undefined;
+  }
+
+  addLabels(labels: Readonly<Record<string, string>>): void {
+    this.labels = { ...this.labels, ...labels };
+    this.emit({ type: 'set-labels', labels });
+  }
+
   private find(id: string): TaskRun | undefined {
     return this.dirty.get(id) ?? this.taskRuns.get(id);
   }
 
-  private run(id: string): TaskRun {
+  run(id: string): TaskRun {
     const run = this.find(id);
     if (run === undefined) throw new Error(`Unknown task run ${id}`);
     return run;
@@ -1289,7 +1145,7 @@ class Step {
     return taskById(this.flow, run.taskId);
   }
 
-  private putRun(run: TaskRun): TaskRun {
+  putRun(run: TaskRun): TaskRun {
     this.dirty.set(run.id, run);
     this.changed = true;
     return run;
@@ -1308,7 +1164,7 @@ class Step {
     this.dirty.clear();
   }
 
-  private moveRun(run: TaskRun, to: TaskRunState, patch: Partial<TaskRun> = {}): TaskRun {
+  moveRun(run: TaskRun, to: TaskRunState, patch: Partial<TaskRun> = {}): TaskRun {
     transition('task run', run.state, to, run.id);
     const histories = run.histories.slice();
     histories.push({ state: to, at: this.now });
@@ -1321,29 +1177,29 @@ class Step {
     this.changed = true;
   }
 
-  private recordOutputs(run: TaskRun): void {
+  recordOutputs(run: TaskRun): void {
     if (run.outputs === undefined) return;
     const key = outputKey(run.taskId, run.forEachValues);
     this.taskOutputs = this.taskOutputs.set(key, { taskId: run.taskId, forEachValues: run.forEachValues ?? [], outputs: run.outputs });
   }
 
-  private context(run?: TaskRun): RenderContext {
+  context(run?: TaskRun): RenderContext {
     return buildContext(
       { flow: this.flow, execution: { ...this.base, histories: this.histories }, labels: this.labels, taskOutputs: this.taskOutputs },
       run,
     );
   }
 
-  private emit(action: ExecutionAction): void {
+  emit(action: ExecutionAction): void {
     this.actions.push(action);
     this.changed = true;
   }
 
-  private scheduleTimer(taskRunId: string, kind: TimerKind, attempt: number, at: Millis): void {
+  scheduleTimer(taskRunId: string, kind: TimerKind, attempt: number, at: Millis): void {
     this.emit({ type: 'schedule-timer', timer: { id: timerId(taskRunId, kind, attempt), kind, at, taskRunId, attempt } });
   }
 
-  private cancelTimer(taskRunId: string, kind: TimerKind, attempt: number, exists: boolean): void {
+  cancelTimer(taskRunId: string, kind: TimerKind, attempt: number, exists: boolean): void {
     if (exists) this.emit({ type: 'cancel-timer', timerId: timerId(taskRunId, kind, attempt) });
   }
 }
@@ -1352,11 +1208,6 @@ class Step {
 
 export function timerId(taskRunId: string, kind: TimerKind, attempt: number): string {
   return `${taskRunId}|${kind}|${attempt}`;
-}
-
-/** A Subflow's timeout timer (and its execution) is numbered by its start: 1, one more per restart. */
-function subflowRound(run: TaskRun): number {
-  return run.histories.filter((change) => change.state === 'RESTARTED').length + 1;
 }
 
 /** A container's timeout timer is numbered by its round: 1 from its start, one more per restart. */
@@ -1379,55 +1230,11 @@ export function acceptsRestart(execution: Pick<Execution, 'state' | 'version'>, 
   return expectedVersion === undefined || expectedVersion === execution.version;
 }
 
-function childEnd(state: TaskRunState): LaneEnd {
-  switch (state) {
-    case 'SUCCESS':
-    case 'WARNING':
-    case 'SKIPPED':
-      return 'done';
-    case 'FAILED':
-    case 'CANCELLED':
-      return 'failed';
-    case 'KILLED':
-    case 'RETRIED':
-      return 'killed';
-    default:
-      return 'live';
-  }
-}
-
-function stageOutcome(progress: ContainerProgress): Outcome {
-  if (progress.killed > 0) return 'KILLED';
-  if (progress.failed > 0) return 'FAILED';
-  return progress.warned > 0 ? 'WARNING' : 'SUCCESS';
-}
-
-function lastAttempt(run: TaskRun): TaskRunAttempt | undefined {
-  return run.attempts[run.attempts.length - 1];
-}
-
-function replaceLast(attempts: readonly TaskRunAttempt[], attempt: TaskRunAttempt): TaskRunAttempt[] {
-  const copy = attempts.slice();
-  copy[copy.length - 1] = attempt;
-  return copy;
-}
-
-function endAttempt(
-  run: TaskRun,
-  state: TaskRunAttempt['state'],
-  now: Millis,
-  extra: { outputs?: JsonObject | undefined; error?: string | undefined } = {},
-): TaskRunAttempt[] {
-  const attempt = lastAttempt(run);
-  if (attempt === undefined) return run.attempts.slice();
-  return replaceLast(run.attempts, copyAttempt(attempt, { state, endedAt: now, outputs: extra.outputs, error: extra.error }));
-}
-
-function subflowExecutionId(executionId: string, taskRunId: string, attempt: number): string {
-  // Two independent 32-bit hashes keep the id short yet practically unique within one parent.
-  const a = hashString(`${taskRunId}#${attempt}`).toString(36);
-  const b = hashString(`${attempt}#${taskRunId}`).toString(36);
-  return `${executionId}-sub-${a}${b}`;
+/** A failure of the task ends it WARNING: its allowFailure, or its kind's rule (AllowFailure). */
+function failsAsWarning(task: Task): boolean {
+  if (task.allowFailure) return true;
+  const rules = rulesOf(task);
+  return rules?.hasChildren === true && rules.failsAsWarning === true;
 }
 
 function coerceOutput(value: unknown, type: string): JsonValue {
@@ -1452,10 +1259,4 @@ function coerceOutput(value: unknown, type: string): JsonValue {
     default:
       return typeof value === 'string' || value === null || isJsonObject(value) ? (value as JsonValue) : JSON.stringify(value);
   }
-}
-
-/** `PT1M30S`-like text for messages. */
-function formatDuration(ms: number): string {
-  if (ms % 1000 !== 0) return `${ms}ms`;
-  return `PT${ms / 1000}S`;
 }

@@ -53,7 +53,7 @@ export function withCounters(
   running: number,
   failed: number,
   killed: number,
-  dag: readonly number[] | undefined,
+  dag: ContainerProgress['dag'],
 ): ContainerProgress {
   return {
     stage: progress.stage,

@@ -35,12 +35,21 @@ export type Stage = 'main' | 'errors' | 'finally';
 export type Outcome = 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED';
 
 /**
+ * A Dag task's state in `ContainerProgress.dag`. Stored as these numbers in the
+ * persisted execution; `DAG_TASK` (flowables/dag.ts) names them.
+ */
+export type DagTaskState = 0 | 1 | 2 | 3;
+
+/**
  * Where a flowable (or the execution's root) is: which branch runs, how many
  * lanes are started/running, how the finished ones ended. Counters instead of
  * child lists, so a child's end is O(1) whatever the number of children.
  * A lane is a sequence of tasks run one after the other: a Sequential has one,
  * a Parallel one per task, a ForEach one per value.
- * Switch branches are stored as `case:<key>` ('' = defaults).
+ *
+ * One record for every kind, as the executor persists it (`executionToData`):
+ * the counters are common, the fields after them belong to one kind each and
+ * only its rules (flowables/<kind>.ts) read or write them.
  */
 export interface ContainerProgress {
   readonly stage: Stage;
@@ -53,15 +62,15 @@ export interface ContainerProgress {
   readonly killed: number;
   /** The main branch's outcome once it ended (errors/finally keep it). */
   readonly mainOutcome?: Outcome;
-  /** Lanes started / Dag states of the main branch, kept while errors/finally run (restart needs them). */
+  /** Lanes started / lane states of the main branch, kept while errors/finally run (restart needs them). */
   readonly mainLanes?: number;
-  readonly mainDag?: readonly number[];
-  /** If: 'then' | 'else'; Switch: the matched case key, or '' for defaults. */
+  readonly mainDag?: readonly DagTaskState[];
+  /** If: 'then' | 'else'; Switch: `case:<key>` of the matched case, or '' for defaults. */
   readonly branch?: string;
   /** ForEach: the rendered values, one lane each (strings, as Kestra's taskrun.value). */
   readonly values?: readonly string[];
-  /** Dag: per task 0 = waiting, 1 = running, 2 = succeeded, 3 = failed. */
-  readonly dag?: readonly number[];
+  /** Dag: the state of each task's lane (main branch only; `mainDag` keeps it meanwhile). */
+  readonly dag?: readonly DagTaskState[];
   /** WaitFor: the current iteration (0-based) and when the loop began. */
   readonly iteration?: number;
   readonly startedAt?: Millis;

@@ -1,0 +1,92 @@
+// Subflow: starts a child execution (`start-subflow`). Without `wait` it
+// succeeds at once with the child's id; with it, it runs until the child ends
+// (`subflow-ended`: its outcome, FAILED when the child did not succeed and
+// `transmitFailed`) or its own `timeout` (the child is killed, it fails).
+// Each start (first run, every restart) starts a new child with its own id and
+// numbers its timeout timer.
+import type { SubflowTask } from '@lanner/model';
+import { formatDuration } from '../attempts';
+import { hashString } from '../persistent-map';
+import { renderAny } from '../render';
+import { copyRun } from '../shapes';
+import type { ExecutionState } from '../states';
+import type { JsonObject, Outcome, TaskRun } from '../types';
+import type { FlowableStep, LeafRules } from './flowable';
+
+/** A Subflow's start: 1, one more per restart. Numbers its child execution and its timeout timer. */
+export function subflowRound(run: TaskRun): number {
+  return run.histories.filter((change) => change.state === 'RESTARTED').length + 1;
+}
+
+function childExecutionId(executionId: string, taskRunId: string, attempt: number): string {
+  // Two independent 32-bit hashes keep the id short yet practically unique within one parent.
+  const a = hashString(`${taskRunId}#${attempt}`).toString(36);
+  const b = hashString(`${attempt}#${taskRunId}`).toString(36);
+  return `${executionId}-sub-${a}${b}`;
+}
+
+export const subflowRules: LeafRules<SubflowTask> = {
+  hasChildren: false,
+  run(task, step, run) {
+    const options = { now: step.now };
+    const context = step.context(run);
+    const inputs = renderAny(task.inputs ?? {}, context, options) as JsonObject;
+    const labels = renderAny(task.labels ?? {}, context, options) as Record<string, string>;
+    // A restarted Subflow starts a new child execution: the restart count is part of its id.
+    const executionId = childExecutionId(step.executionId, run.id, subflowRound(run) - 1);
+    const parent = { executionId: step.executionId, taskRunId: run.id, namespace: step.flow.namespace, flowId: step.flow.id };
+    step.emit({
+      type: 'start-subflow',
+      taskRunId: run.id,
+      executionId,
+      namespace: task.namespace,
+      flowId: task.flowId,
+      ...(task.revision !== undefined ? { revision: task.revision } : {}),
+      inputs,
+      labels,
+      parent,
+      wait: task.wait,
+    });
+    const started = step.putRun(copyRun(run, { subflowExecutionId: executionId }));
+    if (task.wait) {
+      if (task.timeoutMs !== undefined) step.scheduleTimer(run.id, 'task-timeout', subflowRound(run), step.now + task.timeoutMs);
+      return started.state;
+    }
+    const ended = step.finishRun(started, task, 'SUCCESS', { outputs: { executionId } });
+    step.recordOutputs(ended);
+    return ended.state;
+  },
+  kill(task, step, run) {
+    if (run.subflowExecutionId !== undefined) step.emit({ type: 'kill-subflow', executionId: run.subflowExecutionId });
+    step.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
+    return step.moveRun(step.moveRun(run, 'KILLING'), 'KILLED');
+  },
+  timedOut(task, step, run, round) {
+    if (run.state !== 'RUNNING' || step.halted || subflowRound(run) !== round || run.subflowExecutionId === undefined) return undefined;
+    step.emit({ type: 'kill-subflow', executionId: run.subflowExecutionId });
+    const error = `Timed out after ${formatDuration(task.timeoutMs ?? 0)}: the subflow execution '${run.subflowExecutionId}' had not ended`;
+    return step.finishRun(run, task, 'FAILED', { error });
+  },
+};
+
+/** Its child execution ended in `childState`: it ends with the child's outcome and outputs. Returns it ended. */
+export function subflowChildEnded(
+  task: SubflowTask,
+  step: FlowableStep,
+  run: TaskRun,
+  executionId: string,
+  childState: ExecutionState,
+  outputs: JsonObject | undefined,
+): TaskRun {
+  step.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
+  let outcome: Outcome = 'SUCCESS';
+  let error: string | undefined;
+  if (childState === 'WARNING') outcome = 'WARNING';
+  else if (childState !== 'SUCCESS' && task.transmitFailed) {
+    outcome = 'FAILED';
+    error = `The subflow execution '${executionId}' ended ${childState}`;
+  }
+  const ended = step.finishRun(run, task, outcome, { outputs: { executionId, state: childState, ...(outputs ?? {}) }, error });
+  step.recordOutputs(ended);
+  return ended;
+}
