@@ -4,14 +4,14 @@ import { MAX_FLOW_SOURCE_BYTES } from '@lanner/model';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
 import { ApiTokenGuard } from '../auth/api-token.guard';
-import { PageQuerySchema } from '../http/query';
+import { MAX_STORED_INT, PageQuerySchema, positiveIntQuery } from '../http/query';
 import { parseWith, readTextBody } from '../http/request-body';
 import { BearerAuth, ProblemResponses, YAML_BODY } from '../openapi/api-docs.decorators';
 import { flowView } from './flow-view';
 import { FlowsService } from './flows.service';
 
 const FlowSearchQuerySchema = PageQuerySchema.extend({ namespace: z.string().min(1).optional(), q: z.string().optional() });
-const RevisionQuerySchema = z.object({ revision: z.coerce.number().int().min(1).optional() });
+const RevisionQuerySchema = z.object({ revision: positiveIntQuery(MAX_STORED_INT).optional() });
 
 @ApiTags('flows')
 @BearerAuth()
