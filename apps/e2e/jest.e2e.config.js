@@ -9,6 +9,8 @@ module.exports = {
   displayName: 'e2e',
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.e2e-spec.ts'],
+  // The API fuzz runs against standalone only (jest.standalone.config.js): once is enough.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/src/fuzz/'],
   globalSetup: '<rootDir>/src/harness/global-setup.ts',
   globalTeardown: '<rootDir>/src/harness/global-teardown.ts',
   reporters: ['default', '<rootDir>/src/harness/failure-log-reporter.js'],

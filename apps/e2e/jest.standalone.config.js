@@ -3,7 +3,18 @@
 // role restart. One standalone process for the whole run (global setup).
 require('../../tools/jest/int-env.js');
 
-const SUBSET = ['two-task-flow', 'hostile-text', 'outputs-between-tasks', 'retry', 'timeout', 'kill', 'pause-resume', 'subflow', 'logs-follow'];
+const SUBSET = [
+  'two-task-flow',
+  'outputs-between-tasks',
+  'retry',
+  'timeout',
+  'kill',
+  'pause-resume',
+  'subflow',
+  'logs-follow',
+  'hostile-text',
+  'fuzz/api-fuzz',
+];
 
 module.exports = {
   ...require('../../jest.preset.js'),

@@ -8,6 +8,7 @@ import { Role } from './config/roles';
 import { createProcessLogger } from './logging/process-logger';
 import { RuntimeModule } from './runtime.module';
 import { ServiceInstanceHeartbeat } from './liveness/service-instance-heartbeat';
+import { applyHttpServerLimits } from './http-server-limits';
 
 /** sysexits' EX_CONFIG: tells an operator the process refused its configuration, not that it crashed. */
 export const EXIT_BAD_CONFIG = 78;
@@ -130,6 +131,7 @@ export async function runRole<R extends Role>(role: R, compose: RoleComposition<
     );
     app.useLogger(app.get(NestPinoLogger));
     app.flushLogs();
+    applyHttpServerLimits(app.getHttpServer(), config.http.limits);
     await app.listen(config.http.port, config.http.host);
   } catch (error) {
     await closeEverything().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } from '@lanner/runtime';
@@ -16,6 +16,7 @@ import { ExecutionsService } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
+import { StorableTextPipe } from './http/storable-text.pipe';
 import { LogsController } from './logs/logs.controller';
 import { ApiDocs } from './openapi/api-docs';
 import { DeclarativeSetup } from './setup/declarative-setup';
@@ -50,6 +51,8 @@ export class ApiRoleModule {
         // Global, because body-parser and unknown-route errors never reach a controller's filters;
         // it answers only under /api/ and leaves other routes to Nest's default handling.
         { provide: APP_FILTER, useClass: ProblemFilter },
+        // Every route's path parameters, query and JSON body: text PostgreSQL cannot store is a 400 naming where.
+        { provide: APP_PIPE, useClass: StorableTextPipe },
         ApiTokenAuth,
         ApiTokenGuard,
         DeadLettersService,

@@ -10,10 +10,13 @@ const serverEnv = {
   LANNER_JWT_SIGNING_KEY: 'a-worker-jwt-signing-key-of-32-bytes-or-more',
 };
 
+/** The documented defaults of LANNER_HTTP_HEADERS_TIMEOUT_MS, _REQUEST_TIMEOUT_MS, _KEEP_ALIVE_TIMEOUT_MS and _MAX_CONNECTIONS. */
+const DEFAULT_HTTP_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024 };
+
 describe('role config defaults', () => {
   it.each(SERVER_ROLES)('gives the %s role its own HTTP port, all interfaces and info logging', (role) => {
     const config = loadRoleConfig(role, serverEnv);
-    expect(config.http).toEqual({ host: '0.0.0.0', port: DEFAULT_HTTP_PORTS[role] });
+    expect(config.http).toEqual({ host: '0.0.0.0', port: DEFAULT_HTTP_PORTS[role], limits: DEFAULT_HTTP_LIMITS });
     expect(config.logLevel).toBe('info');
     expect(config.kafka).toEqual({ brokers: ['kafka-1:9092', 'kafka-2:9092'], clientId: `lanner-${role}`, namespace: '' });
     expect(config.databaseUrl).toBe(serverEnv.DATABASE_URL);
@@ -33,7 +36,7 @@ describe('role config defaults', () => {
 
   it('starts standalone on loopback with its data under ./.lanner', () => {
     const config = loadRoleConfig('standalone', {});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080, limits: DEFAULT_HTTP_LIMITS });
     expect(config.dataDir).toBe(resolve('.lanner'));
     expect(config.embeddedDatabasePort).toBe(54329);
     expect(config.grpc).toEqual({ host: '127.0.0.1', port: 9090 });

@@ -14,6 +14,10 @@ function schemaOf<N extends ConfigVariableName>(name: N): VariableNamed<N>['sche
 const commonVariables = {
   LANNER_HTTP_PORT: schemaOf('LANNER_HTTP_PORT'),
   LANNER_HTTP_HOST: schemaOf('LANNER_HTTP_HOST'),
+  LANNER_HTTP_HEADERS_TIMEOUT_MS: schemaOf('LANNER_HTTP_HEADERS_TIMEOUT_MS'),
+  LANNER_HTTP_REQUEST_TIMEOUT_MS: schemaOf('LANNER_HTTP_REQUEST_TIMEOUT_MS'),
+  LANNER_HTTP_KEEP_ALIVE_TIMEOUT_MS: schemaOf('LANNER_HTTP_KEEP_ALIVE_TIMEOUT_MS'),
+  LANNER_HTTP_MAX_CONNECTIONS: schemaOf('LANNER_HTTP_MAX_CONNECTIONS'),
   LANNER_LOG_LEVEL: schemaOf('LANNER_LOG_LEVEL'),
   LANNER_READY_TIMEOUT_MS: schemaOf('LANNER_READY_TIMEOUT_MS'),
 };
@@ -22,7 +26,16 @@ type CommonEnv = z.output<z.ZodObject<typeof commonVariables>>;
 
 function commonConfig(env: CommonEnv) {
   return {
-    http: { host: env.LANNER_HTTP_HOST, port: env.LANNER_HTTP_PORT },
+    http: {
+      host: env.LANNER_HTTP_HOST,
+      port: env.LANNER_HTTP_PORT,
+      limits: {
+        headersTimeoutMs: env.LANNER_HTTP_HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: env.LANNER_HTTP_REQUEST_TIMEOUT_MS,
+        keepAliveTimeoutMs: env.LANNER_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+        maxConnections: env.LANNER_HTTP_MAX_CONNECTIONS,
+      },
+    },
     logLevel: env.LANNER_LOG_LEVEL,
     readyTimeoutMs: env.LANNER_READY_TIMEOUT_MS,
   };

@@ -1,17 +1,17 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { MAX_FLOW_SOURCE_BYTES } from '@lanner/model';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
 import { ApiTokenGuard } from '../auth/api-token.guard';
-import { PageQuerySchema } from '../http/query';
+import { MAX_STORED_INT, PageQuerySchema, positiveIntQuery } from '../http/query';
 import { parseWith, readTextBody } from '../http/request-body';
-import { BearerAuth, ProblemResponses, YAML_BODY } from '../openapi/api-docs.decorators';
+import { BearerAuth, ProblemResponses, YamlBody } from '../openapi/api-docs.decorators';
 import { flowView } from './flow-view';
 import { FlowsService } from './flows.service';
 
 const FlowSearchQuerySchema = PageQuerySchema.extend({ namespace: z.string().min(1).optional(), q: z.string().optional() });
-const RevisionQuerySchema = z.object({ revision: z.coerce.number().int().min(1).optional() });
+const RevisionQuerySchema = z.object({ revision: positiveIntQuery(MAX_STORED_INT).optional() });
 
 @ApiTags('flows')
 @BearerAuth()
@@ -22,7 +22,7 @@ export class FlowsController {
 
   @Post()
   @ApiOperation({ summary: 'Create a flow from YAML' })
-  @ApiBody(YAML_BODY)
+  @YamlBody()
   @ApiResponse({ status: 201, description: 'The flow, revision 1 (or the next one after a delete)' })
   @ProblemResponses(409, 413, 415, 422)
   async create(@Param('tenant') tenant: string, @Req() request: HttpRequest) {
@@ -33,7 +33,7 @@ export class FlowsController {
   @Post('validate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Validate a flow without saving it: every problem with its YAML path and line' })
-  @ApiBody(YAML_BODY)
+  @YamlBody()
   @ApiOkResponse({ description: '[{ path, message, line }], empty when valid' })
   @ProblemResponses(413, 415)
   async validate(@Req() request: HttpRequest) {
@@ -55,7 +55,7 @@ export class FlowsController {
 
   @Put(':namespace/:id')
   @ApiOperation({ summary: 'Save a new revision (revision + 1); creates the flow when absent (201)' })
-  @ApiBody(YAML_BODY)
+  @YamlBody()
   @ApiOkResponse({ description: 'The flow with its new revision' })
   @ApiResponse({ status: 201, description: 'The flow did not exist and was created' })
   @ProblemResponses(413, 415, 422)

@@ -3,15 +3,32 @@ import { type Flow, type FlowProblem, type FlowRevisionRecord, parseFlow, type R
 import { FlowNotFound, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { InvalidContent, type ProblemEntry } from '../http/api-errors';
+import { findUnstorable, unstorableTextProblems } from '../http/storable-text';
 
 export function problemEntries(problems: readonly FlowProblem[]): ProblemEntry[] {
   return problems.map((p) => ({ path: p.path, message: p.message, ...(p.line === undefined ? {} : { line: p.line }), ...(p.column === undefined ? {} : { column: p.column }) }));
+}
+
+/**
+ * Text PostgreSQL cannot store, in a flow that parsed: each value or key with
+ * its YAML path (a `\0` or `\ud800` escape in a quoted scalar), else the first
+ * such character of the source itself (in a comment, say) with its line.
+ */
+function unstorableFlowProblems(source: string, flow: Flow): ProblemEntry[] {
+  const inValues = unstorableTextProblems(definitionOf(flow));
+  if (inValues.length > 0) return inValues;
+  const found = findUnstorable(source);
+  if (found === undefined) return [];
+  const before = source.slice(0, found.index).split('\n');
+  return [{ path: '$', message: `the source contains ${found.character}`, line: before.length, column: before[before.length - 1].length + 1 }];
 }
 
 /** Parses a flow or throws InvalidContent (422) listing every problem with its YAML path and line. */
 export function parseFlowOrThrow(source: string): Flow {
   const result = parseFlow(source);
   if (!result.ok) throw new InvalidContent('The flow is not valid', problemEntries(result.problems));
+  const unstorable = unstorableFlowProblems(source, result.flow);
+  if (unstorable.length > 0) throw new InvalidContent('The flow holds text that cannot be stored', unstorable);
   return result.flow;
 }
 
@@ -64,6 +81,6 @@ export class FlowsService {
   /** Every problem of the flow; empty when it is valid. */
   validate(source: string): ProblemEntry[] {
     const result = parseFlow(source);
-    return result.ok ? [] : problemEntries(result.problems);
+    return result.ok ? unstorableFlowProblems(source, result.flow) : problemEntries(result.problems);
   }
 }

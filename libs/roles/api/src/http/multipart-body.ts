@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import type { HttpRequest } from './http-types';
 import { InvalidRequest, PayloadTooLarge } from './api-errors';
+import { unstorableText } from './storable-text';
 
 /** A text part of a `multipart/form-data` body. */
 export interface FormField {
@@ -69,6 +70,8 @@ export function readMultipartForm(request: HttpRequest, limitBytes: number): Pro
 
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated || info.nameTruncated) return fail(new PayloadTooLarge(limitBytes));
+      const reason = unstorableText(name) ?? unstorableText(value);
+      if (reason !== undefined) return fail(new InvalidRequest('The multipart body holds text that cannot be accepted', [{ path: name, message: reason }]));
       fields.push({ name, value });
     });
     parser.on('file', (name, stream, info) => {

@@ -33,10 +33,14 @@ describe('problemFor', () => {
     });
   });
 
-  it('answers 401, 413 and 503 for auth, size and unavailable dependencies', () => {
+  it('answers 401, 400, 413, 415 and 503 for auth, encodings, size and unavailable dependencies', () => {
     expect(problemFor(new Unauthenticated('Send an API token')).problem.status).toBe(401);
     expect(problemFor(new PayloadTooLarge(1024)).problem.status).toBe(413);
     expect(problemFor(Object.assign(new Error('request entity too large'), { status: 413, type: 'entity.too.large' })).problem.status).toBe(413);
+    // body-parser: a body labelled gzip that is not gzip (zlib's error, given status 400), and an unknown coding.
+    const notGzip = problemFor(Object.assign(new Error('incorrect header check'), { status: 400, code: 'Z_DATA_ERROR' })).problem;
+    expect(notGzip).toMatchObject({ status: 400, detail: 'The request body could not be decoded as its Content-Encoding says' });
+    expect(problemFor(Object.assign(new Error('unsupported content encoding "snappy"'), { status: 415, type: 'encoding.unsupported' })).problem.status).toBe(415);
     const down = problemFor(new DependencyDownError('database is not connected yet'));
     expect(down.problem.status).toBe(503);
     expect(down.unexpected).toBe(false);

@@ -107,9 +107,8 @@ export function problemFor(error: unknown): MappedProblem {
   }
 
   if (error instanceof HttpException) return expected(fromHttpException(error));
-  const bodyParserStatus = bodyParserFailure(error);
-  if (bodyParserStatus === 413) return expected(problem(413, 'The request body is too large'));
-  if (bodyParserStatus === 400) return expected(problem(400, 'The request body could not be read (malformed JSON or encoding)'));
+  const bodyFailure = bodyParserFailure(error);
+  if (bodyFailure !== undefined) return expected(bodyFailure);
 
   return { problem: problem(500, GENERIC_DETAIL), unexpected: true };
 }
@@ -125,13 +124,21 @@ function fromHttpException(error: HttpException): Problem {
   return problem(status, TITLES[status] ?? 'The request was refused');
 }
 
-/** body-parser errors reach the filter as plain errors with `status` and `type` (e.g. `entity.too.large`). */
-function bodyParserFailure(error: unknown): number | undefined {
+/**
+ * The platform's body parser fails before any route runs, with plain errors
+ * carrying a 4xx `status` and often a `type` (e.g. `entity.too.large`). Their
+ * messages may quote the body, so each kind gets a sentence of ours.
+ */
+function bodyParserFailure(error: unknown): Problem | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const { status, type } = error as { status?: unknown; type?: unknown };
-  if (typeof type !== 'string' || typeof status !== 'number') return undefined;
-  if (type === 'entity.too.large') return 413;
-  if (status === 400 || status === 415) return 400;
+  const { status, type, code } = error as { status?: unknown; type?: unknown; code?: unknown };
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  if (type === 'entity.too.large') return problem(413, 'The request body is too large');
+  if (type === 'encoding.unsupported') return problem(415, 'The request body has a Content-Encoding this API does not read (use gzip, deflate, br or none)');
+  if (type === 'charset.unsupported') return problem(415, 'The request body has a charset this API does not read (use utf-8)');
+  // zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR...): the body is not what its Content-Encoding says.
+  if (typeof code === 'string' && code.startsWith('Z_')) return problem(400, 'The request body could not be decoded as its Content-Encoding says');
+  if (typeof type === 'string' || status === 400) return problem(400, 'The request body could not be read (malformed JSON or encoding)');
   return undefined;
 }
 

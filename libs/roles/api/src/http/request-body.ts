@@ -11,6 +11,11 @@ export async function readTextBody(request: HttpRequest, limitBytes: number): Pr
   if (/^application\/([\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')) {
     throw new UnsupportedMediaType('Send the flow as YAML with Content-Type: application/x-yaml');
   }
+  const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    request.resume();
+    throw new UnsupportedMediaType('Send the flow uncompressed: this endpoint reads no Content-Encoding');
+  }
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
     request.resume();
