@@ -33,3 +33,9 @@ export { ApiTokenRepository, type ApiTokenRecord, type ApiTokenMatch, type ApiTo
 export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repositories/namespace-settings.repository';
 export { TenantRepository } from './repositories/tenant.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
+export {
+  ProcessingMarkRepository,
+  type MarkedEventRecord,
+  type ParkedExecutorEventRecord,
+  type ProcessingMarkRecord,
+} from './repositories/processing-mark.repository';
