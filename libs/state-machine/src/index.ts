@@ -27,5 +27,7 @@ export {
   parksEvent,
   liftQuarantine,
   quarantineExecution,
+  repeatedWorkerLoss,
+  WORKER_LOSSES_BEFORE_FAILING,
 } from './lib/quarantine';
 export type { MarkedEvent, ProcessingMark, QuarantineOrder, MarksReview } from './lib/quarantine';

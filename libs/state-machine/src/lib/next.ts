@@ -11,6 +11,7 @@ import type { Flow, RetryPolicy, RunnableTask, Task } from '@lanner/model';
 import { buildContext, isJsonObject, outputKey } from './context';
 import { isRunnable, taskById } from './flow-index';
 import { hashString, type PersistentMap } from './persistent-map';
+import { repeatedWorkerLoss } from './quarantine';
 import { realFailures, retryAllowed, retryDelay } from './retry';
 import { copyAttempt, copyRun, withCounters } from './shapes';
 import { renderAny, renderCondition, renderFailure, renderItems, renderText, type RenderContext } from './render';
@@ -467,6 +468,9 @@ class Step {
     if (!isRunnable(task)) return;
     if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
     if (run.state === 'SUBMITTED') run = this.moveRun(run, 'RUNNING');
+    // A job whose run stopped its worker twice would stop every worker it is sent to: it fails (retries apply).
+    const repeatedLoss = repeatedWorkerLoss(run.attempts);
+    if (repeatedLoss !== undefined) return this.failRunnable(run, task, repeatedLoss, undefined);
     run = this.moveRun(run, 'RESUBMITTED', {
       attempts: endAttempt(run, 'RESUBMITTED', this.now, { error: 'The worker was lost; the job was put back on its queue' }),
     });

@@ -9,7 +9,7 @@
 // an out-of-memory kill, a liveness probe that timed it out.
 import { copyAttempt, copyRun } from './shapes';
 import { isTerminal, transition, type ExecutionState, type TaskRunState } from './states';
-import type { Execution, ExecutionAction, Millis, NextResult, TaskRun } from './types';
+import type { Execution, ExecutionAction, Millis, NextResult, TaskRun, TaskRunAttempt } from './types';
 import { PersistentMap } from './persistent-map';
 
 /** Stops of the process while it processed one execution after which that execution is quarantined. */
@@ -181,4 +181,23 @@ function failTaskRun(run: TaskRun, reason: string, now: Millis, actions: Executi
   }
   if (run.subflowExecutionId !== undefined) actions.push({ type: 'kill-subflow', executionId: run.subflowExecutionId });
   return copyRun(run, { state, histories, attempts, error: reason });
+}
+
+// ---- Jobs that stop their worker ----------------------------------------------------
+
+/** Attempts of one task run lost with their worker while running, after which it fails instead of being resent. */
+export const WORKER_LOSSES_BEFORE_FAILING = 2;
+
+/**
+ * The error of a task run whose job was lost with its worker while running
+ * `WORKER_LOSSES_BEFORE_FAILING` times (counting the loss being handled, of its
+ * last attempt), or undefined while it may be resent. Only attempts a worker
+ * reported started count: a job lost before that may never have reached one.
+ */
+export function repeatedWorkerLoss(attempts: readonly TaskRunAttempt[]): string | undefined {
+  const lost = attempts.filter((attempt, index) => attempt.startedAt !== undefined && (attempt.state === 'RESUBMITTED' || index === attempts.length - 1));
+  if (lost.length < WORKER_LOSSES_BEFORE_FAILING) return undefined;
+  const numbers = lost.map((attempt) => attempt.attempt);
+  const listed = `${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
+  return `the worker running this task was lost ${lost.length === 2 ? 'twice' : `${lost.length} times`} (attempts ${listed}): a job that stops its worker is not resent again`;
 }
