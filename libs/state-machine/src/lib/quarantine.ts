@@ -3,8 +3,8 @@
 // and must end instead of being processed again; and that ending itself.
 //
 // The executor marks an execution durably before it processes an event of it
-// that may be dangerous (the first processing after a start of an execution that
-// was in flight then) and clears the mark after. A mark still set at the next
+// that may be dangerous (the first processings after a start of an execution
+// that was in flight then) and clears the mark after. A mark still set at the next
 // start means the process stopped while it processed that execution: a crash,
 // an out-of-memory kill, a liveness probe that timed it out.
 import { copyAttempt, copyRun } from './shapes';
@@ -14,6 +14,14 @@ import { PersistentMap } from './persistent-map';
 
 /** Stops of the process while it processed one execution after which that execution is quarantined. */
 export const QUARANTINE_AFTER_CRASHES = 2;
+
+/**
+ * How many processings of an execution in flight at a start are marked. More
+ * than one: where the queue forgets its messages (standalone), the event that
+ * stopped the process is not replayed as it was; the job it answered is resent
+ * (worker lost) and the dangerous event comes back as the second or third.
+ */
+export const MARKED_PROCESSINGS_AFTER_START = 3;
 
 /** The event whose processing a mark watches. */
 export interface MarkedEvent {
@@ -75,7 +83,8 @@ export function reviewMarksAtStart(marks: readonly ProcessingMark[], now: Millis
       reviewed = { tenantId: mark.tenantId, executionId: mark.executionId, crashes: mark.crashes + 1, lastCrash: mark.inProgress };
       if (mark.quarantinedAt !== undefined) reviewed = { ...reviewed, quarantinedAt: mark.quarantinedAt };
     }
-    if (reviewed.quarantinedAt === undefined && reviewed.crashes >= threshold) reviewed = { ...reviewed, quarantinedAt: now };
+    // Only a crash counted now quarantines: a quarantine a restart lifted stays lifted until the next crash.
+    if (reviewed.quarantinedAt === undefined && mark.inProgress !== undefined && reviewed.crashes >= threshold) reviewed = { ...reviewed, quarantinedAt: now };
     if (reviewed !== mark) changed.push(reviewed);
     if (reviewed.quarantinedAt !== undefined) {
       quarantine.push({ tenantId: reviewed.tenantId, executionId: reviewed.executionId, reason: quarantineReason(reviewed) });

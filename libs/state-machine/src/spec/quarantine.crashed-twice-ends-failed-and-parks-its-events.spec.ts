@@ -65,6 +65,8 @@ describe('events of a quarantined execution', () => {
 
     const lifted = liftQuarantine(quarantined);
     expect(lifted).toEqual({ tenantId: 'main', executionId: 'e1', crashes: 2, lastCrash: created });
+    // Lifted, it stays lifted at the next start when nothing stopped the process again.
+    expect(reviewMarksAtStart([lifted], T0)).toEqual({ changed: [], quarantine: [] });
     // Once more stopped while processing it after the restart: quarantined again at once.
     expect(reviewMarksAtStart([{ ...lifted, inProgress: created }], T0).quarantine).toHaveLength(1);
   });

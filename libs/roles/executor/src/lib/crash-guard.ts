@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
 import type { ExecutorEvent } from '@lanner/frames';
 import type { ProcessingMarkRecord, Repositories } from '@lanner/repository';
-import { liftQuarantine, parksEvent, reviewMarksAtStart, type MarkedEvent, type ProcessingMark } from '@lanner/state-machine';
+import {
+  liftQuarantine,
+  MARKED_PROCESSINGS_AFTER_START,
+  parksEvent,
+  reviewMarksAtStart,
+  type MarkedEvent,
+  type ProcessingMark,
+} from '@lanner/state-machine';
 
 /** Ends one execution FAILED with `reason` (the processor's quarantine). */
 export type QuarantineExecution = (tenantId: string, executionId: string, reason: string) => Promise<void>;
@@ -45,19 +52,19 @@ function toRecord(mark: ProcessingMark): ProcessingMarkRecord {
  * At start it counts the marks left set by the previous process as crashes,
  * quarantines the executions that crashed it twice (ended FAILED with the
  * reason; the event it died on is parked) and watches every execution still in
- * flight: the first processing of each here is marked durably before and
- * cleared after, and these first processings run one at a time, so a mark left
- * set names the one execution whose processing stopped the process. Other
- * processing gains no write: the hot path stays as it was, and a crash there is
- * counted from the replay that follows it.
+ * flight: its first processings here (MARKED_PROCESSINGS_AFTER_START) are marked
+ * durably before and cleared after, and marked processings run one at a time,
+ * so a mark left set names the one execution whose processing stopped the
+ * process. Other processing gains no write: the hot path stays as it was, and a
+ * crash there is counted from the replay that follows it.
  *
  * Events of a quarantined execution are parked (recorded with the reason, never
  * processed) but a restart, which a user asks for knowingly.
  */
 export class CrashGuard {
   private readonly logger = new Logger(CrashGuard.name);
-  /** In flight at start, first processing here not done yet. */
-  private readonly watched = new Set<string>();
+  /** In flight at start: how many of its processings here are still to be marked. */
+  private readonly watched = new Map<string, number>();
   /** Quarantined executions, with the reason their parked events carry. */
   private readonly quarantined = new Map<string, { readonly quarantinedAt: number; readonly reason: string }>();
   /** The watched processing in progress: one at a time. */
@@ -91,7 +98,7 @@ export class CrashGuard {
     }
     for (const tenantId of await this.repositories.executions.listTenantsWithUnfinished()) {
       for (const record of await this.repositories.executions.listUnfinished(tenantId)) {
-        if (!this.quarantined.has(key(tenantId, record.id))) this.watched.add(key(tenantId, record.id));
+        if (!this.quarantined.has(key(tenantId, record.id))) this.watched.set(key(tenantId, record.id), MARKED_PROCESSINGS_AFTER_START);
       }
     }
   }
@@ -119,13 +126,15 @@ export class CrashGuard {
     this.turn = new Promise<void>((resolve) => (done = resolve));
     try {
       await previous;
-      // Another event of the same execution may have gone first.
-      if (!this.watched.has(id)) return await process();
+      // Other events of the same execution may have used up its marked processings meanwhile.
+      const remaining = this.watched.get(id);
+      if (remaining === undefined) return await process();
       const { tenantId, executionId } = event.payload;
       await this.repositories.processingMarks.mark(tenantId, executionId, { messageId: event.messageId, messageType: event.type, since: new Date(this.clock()) });
       try {
         await process();
-        this.watched.delete(id);
+        if (remaining > 1) this.watched.set(id, remaining - 1);
+        else this.watched.delete(id);
       } finally {
         // The process is alive: whatever `process` did, it did not stop it. A failure is retried, watched again.
         await this.repositories.processingMarks.clear(tenantId, executionId);
@@ -139,7 +148,7 @@ export class CrashGuard {
     const record = await this.repositories.processingMarks.get(tenantId, executionId);
     if (record !== undefined) await this.repositories.processingMarks.save([toRecord(liftQuarantine(toMark(record)))]);
     this.quarantined.delete(key(tenantId, executionId));
-    this.watched.add(key(tenantId, executionId));
+    this.watched.set(key(tenantId, executionId), MARKED_PROCESSINGS_AFTER_START);
     this.logger.warn({ tenantId, executionId }, 'quarantine lifted by a restart; the execution is watched again');
   }
 
