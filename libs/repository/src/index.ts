@@ -35,3 +35,9 @@ export { TenantRepository } from './repositories/tenant.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
 export { DeadLetterStore, type DeadLetterMessage, type DeadLetterRecord, type DeadLetterWrite } from './repositories/dead-letter.store';
 export { databaseIsUnavailable, databaseRefusesForGood } from './database-failure';
+export {
+  ProcessingMarkRepository,
+  type MarkedEventRecord,
+  type ParkedExecutorEventRecord,
+  type ProcessingMarkRecord,
+} from './repositories/processing-mark.repository';

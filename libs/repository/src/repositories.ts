@@ -11,6 +11,7 @@ import { FlowRepository } from './repositories/flow.repository';
 import { LogRepository } from './repositories/log.repository';
 import { MetricRepository } from './repositories/metric.repository';
 import { NamespaceRepository } from './repositories/namespace-settings.repository';
+import { ProcessingMarkRepository } from './repositories/processing-mark.repository';
 import { RegistrationTokenRepository } from './repositories/registration-token.repository';
 import { RunningJobStore } from './repositories/running-job.store';
 import { ServiceInstanceRepository } from './repositories/service-instance.repository';
@@ -45,6 +46,8 @@ export interface Repositories {
   readonly clusterLocks: ClusterLockRepository;
   /** Queue messages no consumer could handle, parked with the reason (poison messages). */
   readonly deadLetters: DeadLetterStore;
+  /** The executor's crash-loop records (processing marks, quarantines, parked events). */
+  readonly processingMarks: ProcessingMarkRepository;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -89,6 +92,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     tenants: new TenantRepository(db),
     clusterLocks: new ClusterLockRepository(db),
     deadLetters: new DeadLetterStore(db),
+    processingMarks: new ProcessingMarkRepository(db),
     async ping() {
       try {
         await pool.query('SELECT 1');

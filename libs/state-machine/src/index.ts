@@ -19,3 +19,16 @@ export { PersistentMap } from './lib/persistent-map';
 export type * from './lib/types';
 export { simulateFlow } from './simulator/simulator';
 export type { SimulationOptions, SimulationResult, TaskScript, ScriptedOutcome, SimulationLogEntry } from './simulator/simulator';
+export {
+  QUARANTINE_AFTER_CRASHES,
+  MARKED_PROCESSINGS_AFTER_START,
+  LIFTS_QUARANTINE,
+  quarantineReason,
+  reviewMarksAtStart,
+  parksEvent,
+  liftQuarantine,
+  quarantineExecution,
+  repeatedWorkerLoss,
+  WORKER_LOSSES_BEFORE_FAILING,
+} from './lib/quarantine';
+export type { MarkedEvent, ProcessingMark, QuarantineOrder, MarksReview } from './lib/quarantine';

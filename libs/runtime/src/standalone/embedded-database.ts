@@ -13,6 +13,7 @@ import {
   type PostgresBinaries,
   type PostgresUserIds,
 } from './postgres-binaries';
+import { forgetPostgresOwner, recordPostgresOwner, stopOrphanPostgres } from './orphan-postgres';
 
 export interface EmbeddedDatabase {
   /** Secret: contains the generated password. */
@@ -270,9 +271,12 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     logger.info({ binaries: dirname(dirname(binaries.postgres)) }, 'the postgres user cannot reach node_modules: embedded PostgreSQL runs from a copy of its binaries');
   }
 
+  // A previous standalone killed hard left its PostgreSQL running on this cluster: stop it, or this start fails on its lock.
+  await stopOrphanPostgres({ clusterDir, dataDir, logger });
   const initialised = !(await exists(join(clusterDir, 'PG_VERSION')));
   const settings: ClusterSettings = { clusterDir, port, password, initialise: initialised, logger };
   const cluster = binaries.copied ? await startCopiedCluster(binaries, settings) : await startPackagedCluster(settings);
+  await recordPostgresOwner(dataDir);
 
   try {
     const client = cluster.client('postgres');
@@ -293,6 +297,9 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   return {
     url: `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`,
     initialised,
-    stop: () => cluster.stop(),
+    stop: async () => {
+      await cluster.stop();
+      await forgetPostgresOwner(dataDir);
+    },
   };
 }

@@ -28,6 +28,7 @@ import {
 } from './flowables';
 import type { PersistentMap } from './persistent-map';
 import { childEnd, EMPTY_PROGRESS, type LaneEnd, stageOutcome } from './progress';
+import { repeatedWorkerLoss } from './quarantine';
 import { realFailures, retryAllowed, retryDelay } from './retry';
 import { copyAttempt, copyRun, withCounters } from './shapes';
 import { renderAny, renderCondition, renderFailure, type RenderContext } from './render';
@@ -462,6 +463,9 @@ class Step implements FlowableStep {
     if (!isRunnable(task)) return;
     if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
     if (run.state === 'SUBMITTED') run = this.moveRun(run, 'RUNNING');
+    // A job whose run stopped its worker twice would stop every worker it is sent to: it fails (retries apply).
+    const repeatedLoss = repeatedWorkerLoss(run.attempts);
+    if (repeatedLoss !== undefined) return this.failRunnable(run, task, repeatedLoss, undefined);
     run = this.moveRun(run, 'RESUBMITTED', {
       attempts: endAttempt(run, 'RESUBMITTED', this.now, { error: 'The worker was lost; the job was put back on its queue' }),
     });

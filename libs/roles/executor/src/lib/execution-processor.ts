@@ -21,6 +21,7 @@ import {
   IllegalTransition,
   isTerminal,
   next,
+  quarantineExecution,
   renderContextFor,
   type Execution,
   type ExecutionAction,
@@ -136,6 +137,30 @@ export class ExecutionProcessor {
         if (feedback !== undefined) pending.push(feedback);
       }
     }
+    await this.settle(unit);
+  }
+
+  /**
+   * Ends an execution the crash guard quarantined: FAILED with `reason`, its
+   * jobs and child executions killed, nothing of its flow evaluated. An ended
+   * or unknown execution is left as it is.
+   */
+  async quarantine(tenantId: string, executionId: string, reason: string): Promise<void> {
+    let unit: Unit;
+    try {
+      unit = await this.load({ payload: { tenantId, executionId } });
+    } catch (error) {
+      if (error instanceof NotFound || error instanceof MissingExecutionData) return;
+      throw error;
+    }
+    const result = quarantineExecution(unit.current, reason, this.clock());
+    unit.current = result.execution;
+    for (const action of result.actions) await this.perform(unit, action);
+    await this.settle(unit);
+  }
+
+  /** Stores what a unit of work changed and announces it. */
+  private async settle(unit: Unit): Promise<void> {
     if (unit.current !== unit.stored) {
       await this.repositories.executions.storeExecutorState(unit.tenantId, unit.current.id, unit.storedVersion, executorStateWrite(unit.stored, unit.current));
       await this.announce(unit);
@@ -147,7 +172,7 @@ export class ExecutionProcessor {
 
   // ---- Loading ---------------------------------------------------------------------
 
-  private async load(message: ExecutorEvent): Promise<Unit> {
+  private async load(message: { readonly payload: { readonly tenantId: string; readonly executionId: string }; readonly correlationId?: string }): Promise<Unit> {
     const { tenantId, executionId } = message.payload;
     const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
     const flow = await this.flow(tenantId, record.namespace, record.flowId, record.flowRevision);

@@ -3,6 +3,7 @@ import { decodeQueueMessage, executorEventCodec, InvalidQueueMessageError, type 
 import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { parkPoisonMessages, QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { CrashGuard } from './crash-guard';
 import { ExecutionProcessor } from './execution-processor';
 import type { ExecutorOptions } from './executor-options';
 import { PendingWork } from './pending-work';
@@ -26,7 +27,9 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly processor: ExecutionProcessor;
   private readonly timerLoop: TimerLoop;
   private readonly pendingWork: PendingWork;
+  private readonly crashGuard: CrashGuard;
   private rebuilt = false;
+  private guarded = false;
   private subscription: QueueSubscription | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
@@ -39,6 +42,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     this.processor = new ExecutionProcessor(repositories, queue, options);
     this.timerLoop = new TimerLoop(repositories, queue, options.topics.executor, options.timerIntervalMs);
     this.pendingWork = new PendingWork(repositories, queue, options.topics.executor);
+    this.crashGuard = new CrashGuard(repositories);
   }
 
   onApplicationBootstrap(): void {
@@ -73,6 +77,11 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     const { topics, partitions, groupId } = this.options;
     await this.queue.createTopics(topics.ensured.map((topic) => ({ topic, partitions })));
     if (this.stopped) return;
+    // Before consuming: an execution that stopped the previous processes is quarantined, not replayed into another crash.
+    if (!this.guarded) {
+      await this.crashGuard.atStart((tenantId, executionId, reason) => this.processor.quarantine(tenantId, executionId, reason));
+      this.guarded = true;
+    }
     // Each step is done once, so a start retried after a failure picks up where it stopped.
     this.subscription ??= await this.queue.subscribe({
       groupId,
@@ -104,6 +113,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       // A newer schema version: leave it uncommitted until this process is upgraded.
       throw error;
     }
-    await this.processor.process(event);
+    await this.crashGuard.guard(event, () => this.processor.process(event));
   }
 }
