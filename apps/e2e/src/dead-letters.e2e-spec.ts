@@ -1,7 +1,7 @@
-import { encodeQueueMessage, jobMessageId, QUEUE_SCHEMA_VERSIONS, workerJobCodec, type WorkerJobMessage } from '@lanner/frames';
+import { encodeQueueMessage, executorEventCodec, jobMessageId, QUEUE_SCHEMA_VERSIONS, workerJobCodec, type WorkerJobMessage } from '@lanner/frames';
 import { requiredEnv } from '@lanner/testing';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { scenario, stateOf } from './harness/scenario';
+import { hasStarted, onlyTaskRun, reasonOf, scenario, stateOf } from './harness/scenario';
 
 // A poison message (one whose handling fails the same way on every try) used to hold
 // its partition forever, retried every 30 s. Here a job whose execution id holds a NUL
@@ -27,6 +27,15 @@ tasks:
   - id: answer
     type: io.kestra.plugin.core.debug.Return
     format: "still running"
+`;
+
+const LONG_TASK = `
+id: long-task
+namespace: e2e.dead-letters
+tasks:
+  - id: wait
+    type: io.kestra.plugin.scripts.shell.Commands
+    commands: ["sleep 20"]
 `;
 
 function poisonJob(taskRunId: string): WorkerJobMessage {
@@ -60,6 +69,7 @@ describe('dead letters: a poison job is parked, the partition moves on, and an o
     producer = kafka.producer();
     await producer.connect();
     await lanner.createFlow(FLOW);
+    await lanner.createFlow(LONG_TASK);
   });
 
   afterAll(async () => {
@@ -103,5 +113,40 @@ describe('dead letters: a poison job is parked, the partition moves on, and an o
     expect(dropped.status).toBe(204);
     expect(await parkedFor(taskRunId, 0)).toEqual([]);
     expect((await lanner.instanceRequest('GET', `/dead-letters/${again[0].id}`)).status).toBe(404);
+  }, 240_000);
+
+  it('an executor event the database refuses is parked and its execution ends FAILED with the reason, not stuck RUNNING', async () => {
+    const created = await lanner.execute('e2e.dead-letters', 'long-task');
+    const running = await lanner.waitFor(created.id, (execution) => (execution.taskRunList ?? []).some(hasStarted), 'the shell task to start', 60_000);
+    const run = onlyTaskRun(running, 'wait');
+    // A result for the running task whose outputs hold a NUL, as a faulty relay could publish: storing it fails on every try.
+    const result = encodeQueueMessage(executorEventCodec, {
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
+      messageId: jobMessageId(run.id, 1),
+      type: 'task-run.result',
+      occurredAt: new Date().toISOString(),
+      payload: {
+        tenantId: 'main',
+        executionId: created.id,
+        taskRunId: run.id,
+        attempt: 1,
+        workerQueueId: 'default',
+        workerId: 'e2e-forged',
+        state: 'SUCCESS',
+        outputs: { binary: 'a\u0000b' },
+        cacheHit: false,
+        endedAt: new Date().toISOString(),
+      },
+    });
+    await producer.send({ topic: `${kafkaNamespace}lanner.executor`, messages: [{ key: created.id, value: result.value, headers: result.headers }] });
+
+    const failed = await lanner.waitUntilEnded(created.id, 90_000);
+    expect(stateOf(failed)).toBe('FAILED');
+    expect(reasonOf(onlyTaskRun(failed, 'wait'))).toContain('parked as a dead letter: the database refused a value');
+    const listed = await lanner.instanceRequest<{ results: DeadLetter[] }>('GET', '/dead-letters?topic=lanner.executor&size=200');
+    const parked = listed.body.results.filter((letter) => letter.executionId === created.id);
+    expect(parked).toHaveLength(1);
+    expect(parked[0]).toMatchObject({ executionId: created.id, tenantId: 'main' });
+    await lanner.instanceRequest('DELETE', `/dead-letters/${parked[0].id}`);
   }, 240_000);
 });

@@ -11,7 +11,8 @@ import {
 } from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { parkPoisonMessages, QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { parkPoisonMessages } from '@lanner/dead-letters';
+import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 
 export const INDEXER_GROUP_ID = 'lanner-indexer';
 

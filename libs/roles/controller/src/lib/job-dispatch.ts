@@ -15,7 +15,8 @@ import {
 import { describeUnstorableText, findUnstorableText, type StoredJson } from '@lanner/model';
 import { UnknownTopicError, type QueueMessage, type QueuePort, type QueueSubscription, type SubscribeOptions } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { parkPoisonMessages, QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { parkPoisonMessages } from '@lanner/dead-letters';
+import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { ControllerIdentity } from './controller-settings';
 import { ControllerMetrics } from './controller-metrics';
 import { FrameRelay } from './frame-relay';

@@ -2,7 +2,8 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { decodeQueueMessage, executorEventCodec, InvalidQueueMessageError, type ExecutorEvent } from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { parkPoisonMessages, QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { parkPoisonMessages } from '@lanner/dead-letters';
+import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { CrashGuard } from './crash-guard';
 import { ExecutionProcessor } from './execution-processor';
 import type { ExecutorOptions } from './executor-options';
@@ -89,7 +90,16 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       // A new group must not miss executions submitted before the first executor joined.
       fromBeginning: true,
       // A message that fails the same way on every try is parked as a dead letter, so its partition moves on.
-      handler: parkPoisonMessages((message) => this.handle(message), { repositories: this.repositories, groupId, logger: this.logger }),
+      // Its execution ends FAILED with the reason, as a quarantined one does, instead of waiting for an event that never comes.
+      handler: parkPoisonMessages((message) => this.handle(message), {
+        repositories: this.repositories,
+        groupId,
+        logger: this.logger,
+        afterParking: async (_message, reason, { tenantId, executionId }) => {
+          if (tenantId === undefined || executionId === undefined) return;
+          await this.processor.quarantine(tenantId, executionId, `an event of this execution could never be processed and was parked as a dead letter: ${reason}`);
+        },
+      }),
     });
     if (this.stopped) return;
     if (this.options.rebuildPendingWorkAtStart && !this.rebuilt) {

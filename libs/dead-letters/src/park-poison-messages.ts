@@ -56,8 +56,14 @@ function databaseMessage(error: unknown): string {
   return error instanceof Error ? error.message.split('\n')[0] : 'refused';
 }
 
+/** The execution a parked message was about, when its envelope names one. */
+export interface ParkedMessageSubject {
+  readonly tenantId?: string;
+  readonly executionId?: string;
+}
+
 /** Lanner's envelopes carry the tenant and execution in `payload`; read them when the bytes are such an envelope. */
-function executionOf(message: QueueMessage): { tenantId?: string; executionId?: string } {
+function executionOf(message: QueueMessage): ParkedMessageSubject {
   try {
     const parsed: unknown = JSON.parse(message.value.toString('utf8'));
     const payload = typeof parsed === 'object' && parsed !== null ? (parsed as { payload?: unknown }).payload : undefined;
@@ -88,8 +94,8 @@ export function parkPoisonMessages(
     readonly unknownAttempts?: number;
     /** Failures of this consumer's own that must be retried, never parked (e.g. work given up on while stopping). */
     readonly alsoPassing?: (error: unknown) => boolean;
-    /** After the message is recorded: tell its execution (e.g. fail the task run with the reason). */
-    readonly afterParking?: (message: QueueMessage, reason: string) => Promise<void>;
+    /** After the message is recorded: tell its execution (fail it, or its task run, with the reason). */
+    readonly afterParking?: (message: QueueMessage, reason: string, about: ParkedMessageSubject) => Promise<void>;
   },
 ): MessageHandler {
   const now = context.now ?? (() => new Date());
@@ -120,7 +126,7 @@ export function parkPoisonMessages(
       );
       if (context.afterParking !== undefined) {
         try {
-          await context.afterParking(message, reason);
+          await context.afterParking(message, reason, { ...(tenantId !== undefined ? { tenantId } : {}), ...(executionId !== undefined ? { executionId } : {}) });
         } catch (error) {
           // Parked already: the operator sees it in the dead letters even if its execution could not be told.
           context.logger.error({ topic: message.topic, offset: message.offset, reason: describeHandlerFailure(error) }, 'could not report a parked message to its execution');

@@ -1,0 +1,1 @@
+export { describeHandlerFailure, handlerFailureKind, parkPoisonMessages, type ParkedMessageSubject, type PoisonLogger } from './park-poison-messages';
