@@ -1,4 +1,5 @@
-export { next, timerId, isFinalExecution, acceptsRestart } from './lib/next';
+export { next, isFinalExecution, acceptsRestart } from './lib/next';
+export { timerId } from './lib/step-store';
 export { retryDelay } from './lib/retry';
 export {
   EXECUTION_TRANSITIONS,

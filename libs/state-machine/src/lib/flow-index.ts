@@ -1,5 +1,6 @@
 // Task lookups by id over a parsed flow, built once per flow object.
 import type { Flow, RunnableTask, Task } from '@lanner/model';
+import { rulesOf } from './flowables';
 
 const RUNNABLE_KINDS: ReadonlySet<Task['kind']> = new Set<Task['kind']>([
   'Log',
@@ -52,27 +53,8 @@ function buildIndex(flow: Flow): ReadonlyMap<string, Task> {
 
 /** Every task list a task carries (branches, errors, finally), for walking the tree. */
 export function childLists(task: Task): (readonly Task[])[] {
-  const lists: (readonly Task[])[] = [];
-  switch (task.kind) {
-    case 'Sequential':
-    case 'Parallel':
-    case 'ForEach':
-    case 'AllowFailure':
-    case 'WaitFor':
-      lists.push(task.tasks);
-      break;
-    case 'If':
-      lists.push(task.then, task.else ?? []);
-      break;
-    case 'Switch':
-      lists.push(...Object.values(task.cases), task.defaults ?? []);
-      break;
-    case 'Dag':
-      lists.push(task.tasks.map((entry) => entry.task));
-      break;
-    default:
-      break;
-  }
+  const rules = rulesOf(task);
+  const lists = rules?.hasChildren === true ? rules.taskLists(task) : [];
   if ('errors' in task && task.errors) lists.push(task.errors);
   if ('finally' in task && task.finally) lists.push(task.finally);
   return lists;

@@ -2,8 +2,9 @@
 // execution state machine. Pure: the clock is `now`, randomness (random retry)
 // is derived from the task run id and attempt.
 //
-// Shape of the work per event: a `Step` holds the changed fields of the
-// execution and writes task runs into persistent maps (structural sharing), so
+// Shape of the work per event: the execution being changed (`StepStore`,
+// step-store.ts) holds the changed fields and writes task runs into
+// persistent maps (structural sharing), so
 // an event costs O(depth of the flow + log32(task runs)), never O(task runs).
 // Flowables keep counters (`ContainerProgress`) instead of child lists; a child
 // finds its siblings by deterministic id.
@@ -13,8 +14,8 @@
 // flowable kind lives in flowables/<kind>.ts behind `FlowableRules`.
 import type { Flow, RetryPolicy, RunnableTask, Task } from '@lanner/model';
 import { endAttempt, formatDuration, lastAttempt, replaceLast } from './attempts';
-import { buildContext, isJsonObject, outputKey } from './context';
-import { isRunnable, taskById } from './flow-index';
+import { isJsonObject } from './context';
+import { isRunnable } from './flow-index';
 import {
   type ContainerRules,
   type FlowableStep,
@@ -26,17 +27,16 @@ import {
   startNextIteration,
   subflowChildEnded,
 } from './flowables';
-import type { PersistentMap } from './persistent-map';
 import { childEnd, EMPTY_PROGRESS, type LaneEnd, stageOutcome } from './progress';
 import { repeatedWorkerLoss } from './quarantine';
 import { realFailures, retryAllowed, retryDelay } from './retry';
+import { ROOT, StepStore } from './step-store';
 import { copyAttempt, copyRun, withCounters } from './shapes';
-import { renderAny, renderCondition, renderFailure, type RenderContext } from './render';
-import { type ExecutionState, isTerminal, type TaskRunState, transition } from './states';
+import { renderAny, renderCondition, renderFailure } from './render';
+import { type ExecutionState, isTerminal, type TaskRunState } from './states';
 import type {
   ContainerProgress,
   Execution,
-  ExecutionAction,
   ExecutionEvent,
   JsonObject,
   JsonValue,
@@ -44,14 +44,9 @@ import type {
   NextResult,
   Outcome,
   Stage,
-  TaskOutputEntry,
   TaskRun,
   Timer,
-  TimerKind,
 } from './types';
-
-/** The root container (the flow's own tasks/errors/finally) has this id. */
-const ROOT = '';
 
 export function next(flow: Flow, execution: Execution, event: ExecutionEvent, now: Millis): NextResult {
   const step = new Step(flow, execution, now);
@@ -61,78 +56,7 @@ export function next(flow: Flow, execution: Execution, event: ExecutionEvent, no
 
 const NO_TASKS: readonly Task[] = [];
 
-class Step implements FlowableStep {
-  private state: ExecutionState;
-  private histories: Execution['histories'];
-  private labels: Execution['labels'];
-  private outputs: Execution['outputs'];
-  private error: string | undefined;
-  private root: ContainerProgress;
-  private halt: Execution['halt'];
-  private nextSeq: number;
-  private taskRuns: PersistentMap<TaskRun>;
-  private live: PersistentMap<true>;
-  private taskOutputs: PersistentMap<TaskOutputEntry>;
-  /**
-   * Task runs written during this event, stored into the persistent maps once
-   * at the end (`flush`): a parent whose counters change three times in one
-   * event costs one trie write, not three.
-   */
-  private readonly dirty: Map<string, TaskRun>;
-  private readonly actions: ExecutionAction[] = [];
-  private changed = false;
-
-  constructor(
-    readonly flow: Flow,
-    private readonly base: Execution,
-    readonly now: Millis,
-  ) {
-    this.state = base.state;
-    this.histories = base.histories;
-    this.labels = base.labels;
-    this.outputs = base.outputs;
-    this.error = base.error;
-    this.root = base.root;
-    this.halt = base.halt;
-    this.nextSeq = base.nextSeq;
-    this.taskRuns = base.taskRuns;
-    this.live = base.liveTaskRuns;
-    this.dirty = new Map();
-    this.taskOutputs = base.taskOutputs;
-  }
-
-  result(): NextResult {
-    if (!this.changed) return { execution: this.base, actions: [] };
-    this.flush();
-    const base = this.base;
-    // Written out field by field (not spread) so every execution value has the same shape.
-    const execution: Execution = {
-      id: base.id,
-      tenant: base.tenant,
-      namespace: base.namespace,
-      flowId: base.flowId,
-      flowRevision: base.flowRevision,
-      state: this.state,
-      histories: this.histories,
-      inputs: base.inputs,
-      outputs: this.outputs,
-      labels: this.labels,
-      variables: base.variables,
-      parent: base.parent,
-      retryAttempt: base.retryAttempt,
-      originalExecutionId: base.originalExecutionId,
-      error: this.error,
-      version: base.version + 1,
-      taskRuns: this.taskRuns,
-      liveTaskRuns: this.live,
-      taskOutputs: this.taskOutputs,
-      root: this.root,
-      nextSeq: this.nextSeq,
-      halt: this.halt,
-    };
-    return { execution, actions: this.actions };
-  }
-
+class Step extends StepStore implements FlowableStep {
   apply(event: ExecutionEvent): void {
     switch (event.type) {
       case 'created':
@@ -784,22 +708,6 @@ class Step implements FlowableStep {
 
   // ---- Containers (the root and every flowable with children) ----------------------------
 
-  private progressOf(containerId: string): ContainerProgress {
-    if (containerId === ROOT) return this.root;
-    const progress = this.run(containerId).progress;
-    if (progress === undefined) throw new Error(`Task run ${containerId} has no progress`);
-    return progress;
-  }
-
-  setProgress(containerId: string, progress: ContainerProgress): void {
-    if (containerId === ROOT) {
-      this.root = progress;
-      this.changed = true;
-    } else {
-      this.putRun(copyRun(this.run(containerId), { progress }));
-    }
-  }
-
   private containerTask(containerId: string): Task | undefined {
     return containerId === ROOT ? undefined : this.task(this.run(containerId));
   }
@@ -1119,100 +1027,9 @@ class Step implements FlowableStep {
     this.scheduleContainerTimeout(started);
     return started.state;
   }
-
-  // ---- Small helpers ---------------------------------------------------------------------
-
-  get executionId(): string {
-    return this.base.id;
-  }
-
-  get halted(): boolean {
-    return this.halt !== undefined;
-  }
-
-  addLabels(labels: Readonly<Record<string, string>>): void {
-    this.labels = { ...this.labels, ...labels };
-    this.emit({ type: 'set-labels', labels });
-  }
-
-  private find(id: string): TaskRun | undefined {
-    return this.dirty.get(id) ?? this.taskRuns.get(id);
-  }
-
-  run(id: string): TaskRun {
-    const run = this.find(id);
-    if (run === undefined) throw new Error(`Unknown task run ${id}`);
-    return run;
-  }
-
-  private task(run: TaskRun): Task {
-    return taskById(this.flow, run.taskId);
-  }
-
-  putRun(run: TaskRun): TaskRun {
-    this.dirty.set(run.id, run);
-    this.changed = true;
-    return run;
-  }
-
-  /** Stores the written task runs into the persistent maps and keeps the live set in step. */
-  private flush(): void {
-    for (const run of this.dirty.values()) {
-      this.taskRuns = this.taskRuns.set(run.id, run);
-      if (isTerminal(run.state)) {
-        if (this.live.has(run.id)) this.live = this.live.delete(run.id);
-      } else if (!this.live.has(run.id)) {
-        this.live = this.live.set(run.id, true);
-      }
-    }
-    this.dirty.clear();
-  }
-
-  moveRun(run: TaskRun, to: TaskRunState, patch: Partial<TaskRun> = {}): TaskRun {
-    transition('task run', run.state, to, run.id);
-    const histories = run.histories.slice();
-    histories.push({ state: to, at: this.now });
-    return this.putRun(copyRun(run, { ...patch, state: to, histories }));
-  }
-
-  private moveExecution(to: ExecutionState): void {
-    this.state = transition('execution', this.state, to, this.base.id);
-    this.histories = [...this.histories, { state: to, at: this.now }];
-    this.changed = true;
-  }
-
-  recordOutputs(run: TaskRun): void {
-    if (run.outputs === undefined) return;
-    const key = outputKey(run.taskId, run.forEachValues);
-    this.taskOutputs = this.taskOutputs.set(key, { taskId: run.taskId, forEachValues: run.forEachValues ?? [], outputs: run.outputs });
-  }
-
-  context(run?: TaskRun): RenderContext {
-    return buildContext(
-      { flow: this.flow, execution: { ...this.base, histories: this.histories }, labels: this.labels, taskOutputs: this.taskOutputs },
-      run,
-    );
-  }
-
-  emit(action: ExecutionAction): void {
-    this.actions.push(action);
-    this.changed = true;
-  }
-
-  scheduleTimer(taskRunId: string, kind: TimerKind, attempt: number, at: Millis): void {
-    this.emit({ type: 'schedule-timer', timer: { id: timerId(taskRunId, kind, attempt), kind, at, taskRunId, attempt } });
-  }
-
-  cancelTimer(taskRunId: string, kind: TimerKind, attempt: number, exists: boolean): void {
-    if (exists) this.emit({ type: 'cancel-timer', timerId: timerId(taskRunId, kind, attempt) });
-  }
 }
 
 // ---- Pure helpers ----------------------------------------------------------------------
-
-export function timerId(taskRunId: string, kind: TimerKind, attempt: number): string {
-  return `${taskRunId}|${kind}|${attempt}`;
-}
 
 /** A container's timeout timer is numbered by its round: 1 from its start, one more per restart. */
 function containerTimerRound(run: TaskRun): number {

@@ -7,6 +7,7 @@ import { type ContainerRules, oneLane } from './flowable';
 export const allowFailureRules: ContainerRules<AllowFailureTask> = {
   hasChildren: true,
   failsAsWarning: true,
+  taskLists: (task) => [task.tasks],
   start: () => EMPTY_PROGRESS,
   lanes: (task) => oneLane(task.tasks),
 };

@@ -36,6 +36,7 @@ const dagLanes: LaneStates<DagTask> = {
 
 export const dagRules: ContainerRules<DagTask> = {
   hasChildren: true,
+  taskLists: (task) => [task.tasks.map((entry) => entry.task)],
   start: (task) => ({ ...EMPTY_PROGRESS, dag: task.tasks.map(() => DAG_TASK.waiting) }),
   lanes: (task) => ({ count: task.tasks.length, limit: task.concurrency || Infinity, tasksOf: (lane) => [task.tasks[lane]?.task as Task] }),
   laneStates: dagLanes,

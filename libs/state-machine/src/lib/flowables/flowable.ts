@@ -62,6 +62,8 @@ export interface ContainerRules<T extends Task = Task> {
   readonly hasChildren: true;
   /** A failure of the container ends it WARNING, as allowFailure does (AllowFailure). */
   readonly failsAsWarning?: boolean;
+  /** Every task list of its main branch, whether it runs or not (the flow's task index walks them). */
+  taskLists(task: T): (readonly Task[])[];
   /** The progress it starts with: what it renders once at its start (may throw a render error, which fails it). */
   start(task: T, step: FlowableStep, run: TaskRun): ContainerProgress;
   /** The lanes of its main branch. */

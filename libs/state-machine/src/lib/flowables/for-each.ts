@@ -9,6 +9,7 @@ import type { ContainerRules } from './flowable';
 
 export const forEachRules: ContainerRules<ForEachTask> = {
   hasChildren: true,
+  taskLists: (task) => [task.tasks],
   start: (task, step, run) => {
     const values = renderItems(task.values, step.context(run), { now: step.now }).map((item) =>
       typeof item === 'string' ? item : JSON.stringify(item),

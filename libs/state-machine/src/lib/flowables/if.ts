@@ -6,6 +6,7 @@ import { type ContainerRules, oneLane } from './flowable';
 
 export const ifRules: ContainerRules<IfTask> = {
   hasChildren: true,
+  taskLists: (task) => [task.then, task.else ?? []],
   start: (task, step, run) => ({
     ...EMPTY_PROGRESS,
     branch: renderCondition(task.condition, step.context(run), { now: step.now }) ? 'then' : 'else',

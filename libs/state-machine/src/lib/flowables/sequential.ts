@@ -5,6 +5,7 @@ import { type ContainerRules, oneLane } from './flowable';
 
 export const sequentialRules: ContainerRules<SequentialTask> = {
   hasChildren: true,
+  taskLists: (task) => [task.tasks],
   start: () => EMPTY_PROGRESS,
   lanes: (task) => oneLane(task.tasks),
 };

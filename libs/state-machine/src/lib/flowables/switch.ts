@@ -9,6 +9,7 @@ const CASE = 'case:';
 
 export const switchRules: ContainerRules<SwitchTask> = {
   hasChildren: true,
+  taskLists: (task) => [...Object.values(task.cases), task.defaults ?? []],
   start: (task, step, run) => {
     const value = renderText(task.value, step.context(run), { now: step.now });
     return { ...EMPTY_PROGRESS, branch: Object.prototype.hasOwnProperty.call(task.cases, value) ? `${CASE}${value}` : '' };

@@ -11,6 +11,7 @@ import { type ContainerRules, type FlowableStep, oneLane } from './flowable';
 
 export const waitForRules: ContainerRules<WaitForTask> = {
   hasChildren: true,
+  taskLists: (task) => [task.tasks],
   start: (_task, step) => ({ ...EMPTY_PROGRESS, iteration: 0, startedAt: step.now }),
   lanes: (task) => oneLane(task.tasks),
   iteration: (progress) => (progress.iteration !== undefined && progress.iteration > 0 ? progress.iteration : undefined),
