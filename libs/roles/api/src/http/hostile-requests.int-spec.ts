@@ -65,6 +65,7 @@ describe('text PostgreSQL cannot store', () => {
     expectProblemAt(await call('GET', `/api/v1/${TENANT}/flows/company.team/hel%00lo`), 400, 'id');
     expectProblemAt(await call('GET', `/api/v1/${TENANT}/executions/abc%00def`), 400, 'id');
     expectProblemAt(await call('GET', `/api/v1/${TENANT}/logs/abc%00def`), 400, 'executionId');
+    expectProblemAt(await call('GET', '/api/v1/ma%00in/flows/search'), 400, 'tenant');
   });
 
   it('refuses a NUL in a query value with a 400 naming the query parameter', async () => {
