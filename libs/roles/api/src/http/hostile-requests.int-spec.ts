@@ -48,6 +48,8 @@ const runFlow = (body: string, headers: Record<string, string> = {}) =>
 function expectProblemAt(answer: Answer, status: number, path: string): void {
   expect({ status: answer.status, contentType: answer.contentType }).toEqual({ status, contentType: expect.stringContaining('application/problem+json') });
   expect(answer.json.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+  // What PostgreSQL or the runtime would have said must not come through.
+  expect(answer.text).not.toMatch(/22021|unsupported Unicode|invalid byte sequence|Prisma|\.ts:\d+|node_modules/);
 }
 
 beforeAll(async () => {
