@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { MAX_FLOW_SOURCE_BYTES } from '@lanner/model';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
@@ -33,6 +33,8 @@ export class FlowsController {
   @Post('validate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Validate a flow without saving it: every problem with its YAML path and line' })
+  // The handler does not read the tenant (the guard checks it), so it is declared here for the document.
+  @ApiParam({ name: 'tenant', required: true, schema: { type: 'string' } })
   @YamlBody()
   @ApiOkResponse({ description: '[{ path, message, line }], empty when valid' })
   @ProblemResponses(413, 415)

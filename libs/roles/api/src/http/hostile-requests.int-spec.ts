@@ -48,6 +48,8 @@ const runFlow = (body: string, headers: Record<string, string> = {}) =>
 function expectProblemAt(answer: Answer, status: number, path: string): void {
   expect({ status: answer.status, contentType: answer.contentType }).toEqual({ status, contentType: expect.stringContaining('application/problem+json') });
   expect(answer.json.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+  // What PostgreSQL or the runtime would have said must not come through.
+  expect(answer.text).not.toMatch(/22021|unsupported Unicode|invalid byte sequence|Prisma|\.ts:\d+|node_modules/);
 }
 
 beforeAll(async () => {
@@ -65,6 +67,7 @@ describe('text PostgreSQL cannot store', () => {
     expectProblemAt(await call('GET', `/api/v1/${TENANT}/flows/company.team/hel%00lo`), 400, 'id');
     expectProblemAt(await call('GET', `/api/v1/${TENANT}/executions/abc%00def`), 400, 'id');
     expectProblemAt(await call('GET', `/api/v1/${TENANT}/logs/abc%00def`), 400, 'executionId');
+    expectProblemAt(await call('GET', '/api/v1/ma%00in/flows/search'), 400, 'tenant');
   });
 
   it('refuses a NUL in a query value with a 400 naming the query parameter', async () => {
