@@ -1,1 +1,1 @@
-export { describeUnstorableText, findUnstorableText, toStorableText, unstorableCharacterIn, type UnstorableText } from './storable-text';
+export { describeUnstorableText, findUnstorableCharacter, findUnstorableText, toStorableText, unstorableCharacterIn, type UnstorableText } from './storable-text';

@@ -8,9 +8,9 @@ describe('storable text: what PostgreSQL refuses is found with its path, or repl
     expect(problem && describeUnstorableText(problem, 'output')).toBe('output vars.items[1] holds a NUL character (U+0000)');
   });
 
-  it('finds an unpaired surrogate, high or low, and a NUL in a property name', () => {
-    expect(findUnstorableText({ a: 'x\uD800' })?.found).toBe('an unpaired surrogate (U+D800)');
-    expect(findUnstorableText({ a: '\uDC00y' })?.found).toBe('an unpaired surrogate (U+DC00)');
+  it('finds a lone surrogate, high or low, and a NUL in a property name', () => {
+    expect(findUnstorableText({ a: 'x\uD800' })?.found).toBe('a lone surrogate (U+D800, not Unicode)');
+    expect(findUnstorableText({ a: '\uDC00y' })?.found).toBe('a lone surrogate (U+DC00, not Unicode)');
     const inKey = findUnstorableText({ 'bad\u0000key': 1 });
     expect(inKey).toMatchObject({ inKey: true });
     expect(inKey && describeUnstorableText(inKey, 'label')).toContain('the property name label');

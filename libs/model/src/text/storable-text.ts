@@ -18,22 +18,31 @@ export interface UnstorableText {
 
 const REPLACEMENT = '\uFFFD';
 
-/** The first unstorable character of `text`, described; undefined when it can be stored. */
-export function unstorableCharacterIn(text: string): string | undefined {
+/** The first character of `text` Lanner cannot store: its 0-based index and what it is; undefined when all can be stored. */
+export function findUnstorableCharacter(text: string): { readonly index: number; readonly found: string } | undefined {
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (code === 0) return 'a NUL character (U+0000)';
+    if (code === 0) return { index, found: 'a NUL character (U+0000)' };
     if (code >= 0xd800 && code <= 0xdbff) {
       const following = index + 1 < text.length ? text.charCodeAt(index + 1) : 0;
       if (following >= 0xdc00 && following <= 0xdfff) {
         index += 1;
         continue;
       }
-      return `an unpaired surrogate (U+${code.toString(16).toUpperCase()})`;
+      return { index, found: loneSurrogate(code) };
     }
-    if (code >= 0xdc00 && code <= 0xdfff) return `an unpaired surrogate (U+${code.toString(16).toUpperCase()})`;
+    if (code >= 0xdc00 && code <= 0xdfff) return { index, found: loneSurrogate(code) };
   }
   return undefined;
+}
+
+function loneSurrogate(code: number): string {
+  return `a lone surrogate (U+${code.toString(16).toUpperCase()}, not Unicode)`;
+}
+
+/** What the first unstorable character of `text` is; undefined when it can be stored. */
+export function unstorableCharacterIn(text: string): string | undefined {
+  return findUnstorableCharacter(text)?.found;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { findUnstorableCharacter } from '@lanner/model';
 import type { ProblemEntry } from './api-errors';
 
 // PostgreSQL stores neither a NUL character (in text nor in jsonb) nor a lone
@@ -12,17 +13,10 @@ export const MAX_JSON_DEPTH = 64;
 /** At most this many problems are listed for one value; the first ones say enough. */
 const MAX_PROBLEMS = 20;
 
-// A NUL, a high surrogate not followed by a low one, or a low one not preceded by a high one.
-// Without the `u` flag the pattern sees UTF-16 code units, which is what a lone surrogate is.
-// eslint-disable-next-line no-control-regex -- finding the NUL character is the point
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** The first character of `text` that cannot be stored: its 0-based index, and what it is. */
 export function findUnstorable(text: string): { readonly index: number; readonly character: string } | undefined {
-  const match = UNSTORABLE.exec(text);
-  if (match === null) return undefined;
-  const character = match[0] === '\u0000' ? 'a NUL character (U+0000)' : `a lone surrogate (U+${match[0].charCodeAt(0).toString(16).toUpperCase()}, not Unicode)`;
-  return { index: match.index, character };
+  const found = findUnstorableCharacter(text);
+  return found === undefined ? undefined : { index: found.index, character: found.found };
 }
 
 /** Why this text cannot be stored, or undefined when it can. */

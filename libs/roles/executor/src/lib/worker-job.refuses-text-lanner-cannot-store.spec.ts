@@ -19,7 +19,7 @@ tasks:
     expect(render).toThrow("task 'answer' cannot be sent to a worker: once rendered, its property format holds a NUL character (U+0000), which Lanner cannot store");
   });
 
-  it('refuses an unpaired surrogate deep in a rendered list', () => {
+  it('refuses a lone surrogate deep in a rendered list', () => {
     const flow = parsedFlow(`
 id: surrogate
 namespace: company.team
@@ -29,6 +29,6 @@ tasks:
     commands: ["echo ok", "echo {{ inputs.bad }}"]
 `);
     const render = () => renderTaskForWorker(flow.tasks[0] as RunnableTask, { inputs: { bad: 'x\uD800' } }, NOW);
-    expect(render).toThrow('its property commands[1] holds an unpaired surrogate (U+D800)');
+    expect(render).toThrow('its property commands[1] holds a lone surrogate (U+D800, not Unicode)');
   });
 });
