@@ -22,7 +22,7 @@ export { simulateFlow } from './simulator/simulator';
 export type { SimulationOptions, SimulationResult, TaskScript, ScriptedOutcome, SimulationLogEntry } from './simulator/simulator';
 export {
   QUARANTINE_AFTER_CRASHES,
-  MARKED_PROCESSINGS_AFTER_START,
+  markedProcessingsAfterStart,
   LIFTS_QUARANTINE,
   quarantineReason,
   reviewMarksAtStart,

@@ -16,12 +16,15 @@ import { PersistentMap } from './persistent-map';
 export const QUARANTINE_AFTER_CRASHES = 2;
 
 /**
- * How many processings of an execution in flight at a start are marked. More
- * than one: where the queue forgets its messages (standalone), the event that
- * stopped the process is not replayed as it was; the job it answered is resent
- * (worker lost) and the dangerous event comes back as the second or third.
+ * How many processings of an execution in flight at a start are marked. On a
+ * queue that keeps its messages (Kafka) the event that stopped the process is
+ * redelivered first: one. Where the queue forgets them (standalone), that event
+ * is not replayed as it was: the job it answered is resent (worker lost) and the
+ * dangerous event comes back second or third: three.
  */
-export const MARKED_PROCESSINGS_AFTER_START = 3;
+export function markedProcessingsAfterStart(queueKeepsMessages: boolean): number {
+  return queueKeepsMessages ? 1 : 3;
+}
 
 /** The event whose processing a mark watches. */
 export interface MarkedEvent {

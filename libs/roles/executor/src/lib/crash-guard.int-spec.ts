@@ -120,7 +120,8 @@ function restart(executionId: string, expectedVersion: number): ExecutorEvent {
 /** One start of an executor process: its guard reviews what the previous lives left. */
 async function startLife(): Promise<{ guard: CrashGuard; processor: ExecutionProcessor }> {
   const processor = new ExecutionProcessor(repositories, queue, options);
-  const guard = new CrashGuard(repositories);
+  // As standalone runs it (the in-process queue forgets its messages at a stop).
+  const guard = new CrashGuard(repositories, false);
   await guard.atStart((tenantId, executionId, reason) => processor.quarantine(tenantId, executionId, reason));
   return { guard, processor };
 }

@@ -3,7 +3,7 @@ import type { ExecutorEvent } from '@lanner/frames';
 import type { ProcessingMarkRecord, Repositories } from '@lanner/repository';
 import {
   liftQuarantine,
-  MARKED_PROCESSINGS_AFTER_START,
+  markedProcessingsAfterStart,
   parksEvent,
   reviewMarksAtStart,
   type MarkedEvent,
@@ -52,7 +52,7 @@ function toRecord(mark: ProcessingMark): ProcessingMarkRecord {
  * At start it counts the marks left set by the previous process as crashes,
  * quarantines the executions that crashed it twice (ended FAILED with the
  * reason; the event it died on is parked) and watches every execution still in
- * flight: its first processings here (MARKED_PROCESSINGS_AFTER_START) are marked
+ * flight: its first processings here (`markedProcessingsAfterStart`) are marked
  * durably before and cleared after, and marked processings run one at a time,
  * so a mark left set names the one execution whose processing stopped the
  * process. Other processing gains no write: the hot path stays as it was, and a
@@ -70,10 +70,17 @@ export class CrashGuard {
   /** The watched processing in progress: one at a time. */
   private turn: Promise<void> = Promise.resolve();
 
+  /** Processings to mark per execution in flight at start. */
+  private readonly marked: number;
+
+  /** `queueKeepsMessages`: false on the in-process queue (standalone), which forgets its messages at a stop. */
   constructor(
     private readonly repositories: Pick<Repositories, 'processingMarks' | 'executions'>,
+    queueKeepsMessages: boolean,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.marked = markedProcessingsAfterStart(queueKeepsMessages);
+  }
 
   /** Before the executor consumes: count crashes, quarantine, and note what to watch. */
   async atStart(quarantine: QuarantineExecution): Promise<void> {
@@ -98,7 +105,7 @@ export class CrashGuard {
     }
     for (const tenantId of await this.repositories.executions.listTenantsWithUnfinished()) {
       for (const record of await this.repositories.executions.listUnfinished(tenantId)) {
-        if (!this.quarantined.has(key(tenantId, record.id))) this.watched.set(key(tenantId, record.id), MARKED_PROCESSINGS_AFTER_START);
+        if (!this.quarantined.has(key(tenantId, record.id))) this.watched.set(key(tenantId, record.id), this.marked);
       }
     }
   }
@@ -148,7 +155,7 @@ export class CrashGuard {
     const record = await this.repositories.processingMarks.get(tenantId, executionId);
     if (record !== undefined) await this.repositories.processingMarks.save([toRecord(liftQuarantine(toMark(record)))]);
     this.quarantined.delete(key(tenantId, executionId));
-    this.watched.set(key(tenantId, executionId), MARKED_PROCESSINGS_AFTER_START);
+    this.watched.set(key(tenantId, executionId), this.marked);
     this.logger.warn({ tenantId, executionId }, 'quarantine lifted by a restart; the execution is watched again');
   }
 

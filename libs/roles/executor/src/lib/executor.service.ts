@@ -43,7 +43,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     this.processor = new ExecutionProcessor(repositories, queue, options);
     this.timerLoop = new TimerLoop(repositories, queue, options.topics.executor, options.timerIntervalMs);
     this.pendingWork = new PendingWork(repositories, queue, options.topics.executor);
-    this.crashGuard = new CrashGuard(repositories);
+    // The queue that forgets its messages at a stop is the one whose pending work is rebuilt at start.
+    this.crashGuard = new CrashGuard(repositories, !options.rebuildPendingWorkAtStart);
   }
 
   onApplicationBootstrap(): void {
