@@ -13,6 +13,7 @@ const SUBSET = [
   'subflow',
   'logs-follow',
   'hostile-text',
+  'hostile-expressions',
   'fuzz/api-fuzz',
 ];
 

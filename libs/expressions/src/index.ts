@@ -1,5 +1,7 @@
 export { ExpressionError } from './lib/expression-error';
-export type { ExpressionContext, RenderOptions, SecretResolver } from './lib/render';
+export { EXPRESSION_LIMITS } from './lib/limits';
+export type { ExpressionLimits } from './lib/limits';
+export type { ExpressionContext, RenderOptions, SecretRenderOptions, SecretResolver } from './lib/render';
 export {
   evaluateCondition,
   hasExpression,

@@ -4,7 +4,9 @@
  * A built-in throws BuiltinError with a reason that names types, never values.
  */
 import { DateFormatError, formatDate, toInstant } from './date-format';
-import { DataMap, dataEquals, isDataMap, isEmpty, isTruthy, toJson, toText, typeName } from './values';
+import type { Budget } from './budget';
+import { formatCount } from './limits';
+import { DataMap, isDataMap, isEmpty, isTruthy, toText, typeName } from './values';
 
 export class BuiltinError extends Error {}
 
@@ -18,7 +20,8 @@ function arg(a: Arguments, index: number, name: string): unknown {
   return a.named.has(name) ? a.named.get(name) : a.args[index];
 }
 
-export type Filter = (input: unknown, a: Arguments) => unknown;
+/** A filter: its input, its arguments, and the rendering's budget its work and results count against. */
+export type Filter = (input: unknown, a: Arguments, budget: Budget) => unknown;
 
 function text(input: unknown, filter: string): string {
   if (input === null || input === undefined) return '';
@@ -51,31 +54,134 @@ function newMap(entries: [string, unknown][]): DataMap {
   return Object.fromEntries(entries);
 }
 
-function compareForSort(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
-  throw new BuiltinError(`'sort' sorts numbers or strings, got ${typeName(a)} and ${typeName(b)}`);
+/**
+ * A text filter whose result can be longer than its input by a small factor (case
+ * mapping, percent-encoding): its input is bounded already, so the result is checked
+ * once built.
+ */
+function textMapped(name: string, change: (subject: string) => string): Filter {
+  return (input, _a, budget) => {
+    const subject = text(input, name);
+    budget.charge(subject.length);
+    const result = change(subject);
+    budget.text(result.length, `'${name}'`);
+    return result;
+  };
+}
+
+/** How many times `search` (not empty) occurs in `subject`, without building anything. */
+function occurrences(subject: string, search: string, budget: Budget): number {
+  budget.charge(subject.length);
+  let found = 0;
+  for (let at = subject.indexOf(search); at !== -1; at = subject.indexOf(search, at + search.length)) found += 1;
+  return found;
+}
+
+/** Reverses text by code points (a surrogate pair stays one character) without an array of characters. */
+function reverseText(subject: string, budget: Budget): string {
+  budget.charge(subject.length);
+  let out = '';
+  for (let i = subject.length - 1; i >= 0; i--) {
+    const low = subject.charCodeAt(i);
+    if (i > 0 && low >= 0xdc00 && low <= 0xdfff) {
+      const high = subject.charCodeAt(i - 1);
+      if (high >= 0xd800 && high <= 0xdbff) {
+        out += subject.slice(i - 1, i + 1);
+        i--;
+        continue;
+      }
+    }
+    out += subject[i];
+  }
+  return out;
+}
+
+/**
+ * Sorted numbers or sorted strings. The sort itself is native (a typed array for
+ * numbers, the default order for strings, which is `<` on UTF-16 code units): n log n
+ * without a JS comparator called n log n times.
+ */
+function sorted(items: readonly unknown[], budget: Budget): unknown[] {
+  budget.charge(items.length * Math.max(1, Math.ceil(Math.log2(items.length + 1))));
+  if (items.length < 2) return [...items];
+  const kind = typeof items[0];
+  const other = items.find((item) => typeof item !== kind || (kind !== 'number' && kind !== 'string'));
+  if (other !== undefined) throw new BuiltinError(`'sort' sorts numbers or strings, got ${typeName(items[0])} and ${typeName(other)}`);
+  if (kind === 'string') return [...(items as string[])].sort();
+  return Array.from(Float64Array.from(items as number[]).sort());
+}
+
+/**
+ * The first of each group of equal items (`==`), in order, in one pass: items are
+ * grouped by a canonical key (map keys sorted, so key order does not matter, as for
+ * `==`). Keys of lists and maps are built once per distinct object and count against
+ * the text limit, so a list holding the same nested list many times stays cheap.
+ */
+function uniqueItems(items: readonly unknown[], budget: Budget, name: string): unknown[] {
+  const seenPrimitives = new Set<unknown>();
+  const seenStructures = new Set<string>();
+  const keys = new Map<object, string>();
+  const keyOf = (value: unknown): string => {
+    budget.charge(1);
+    if (value === null || value === undefined) return 'n';
+    if (typeof value === 'string') return JSON.stringify(value);
+    if (typeof value === 'number' || typeof value === 'boolean') return `${(typeof value)[0]}${String(value)}`;
+    if (value instanceof Date) return `t${value.getTime()}`;
+    if (typeof value !== 'object') return `?${typeof value}`;
+    const known = keys.get(value);
+    if (known !== undefined) return known;
+    let key: string;
+    if (Array.isArray(value)) {
+      key = `[${value.map(keyOf).join(',')}]`;
+    } else {
+      const entries = Object.keys(value).sort();
+      budget.charge(entries.length * Math.max(1, Math.ceil(Math.log2(entries.length + 1))));
+      key = `{${entries.map((k) => `${JSON.stringify(k)}:${keyOf((value as DataMap)[k])}`).join(',')}}`;
+    }
+    budget.text(key.length, `'${name}'`);
+    keys.set(value, key);
+    return key;
+  };
+  return items.filter((item) => {
+    budget.charge(1);
+    if (typeof item !== 'object' || item === null) {
+      // -0 and 0 are one item, as for `==`.
+      const primitive = item === undefined ? null : item;
+      if (seenPrimitives.has(primitive)) return false;
+      seenPrimitives.add(primitive);
+      return true;
+    }
+    const key = keyOf(item);
+    if (seenStructures.has(key)) return false;
+    seenStructures.add(key);
+    return true;
+  });
 }
 
 export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
-  ['upper', (input) => text(input, 'upper').toUpperCase()],
-  ['lower', (input) => text(input, 'lower').toLowerCase()],
-  ['capitalize', (input) => text(input, 'capitalize').replace(/^./, (c) => c.toUpperCase())],
-  ['title', (input) => text(input, 'title').replace(/(^|\s)(\S)/g, (_m, space: string, c: string) => space + c.toUpperCase())],
-  ['trim', (input) => text(input, 'trim').trim()],
+  ['upper', textMapped('upper', (subject) => subject.toUpperCase())],
+  ['lower', textMapped('lower', (subject) => subject.toLowerCase())],
+  ['capitalize', textMapped('capitalize', (subject) => subject.replace(/^./, (c) => c.toUpperCase()))],
+  ['title', textMapped('title', (subject) => subject.replace(/(^|\s)(\S)/g, (_m, space: string, c: string) => space + c.toUpperCase()))],
+  ['trim', textMapped('trim', (subject) => subject.trim())],
   // Pebble: the fallback when the input is null, empty text, an empty list or map
   // (the evaluator also lets an undefined input through to this filter).
   ['default', (input, a) => (isEmpty(input) ? arg(a, 0, 'default') ?? null : input)],
-  ['json', (input) => toJson(input ?? null)],
-  ['toJson', (input) => toJson(input ?? null)],
+  ['json', (input, _a, budget) => budget.json(input ?? null, "'json'")],
+  ['toJson', (input, _a, budget) => budget.json(input ?? null, "'toJson'")],
   [
     'fromJson',
-    (input) => {
+    (input, _a, budget) => {
+      const source = text(input, 'fromJson');
+      budget.charge(source.length);
+      let parsed: unknown;
       try {
-        return JSON.parse(text(input, 'fromJson')) as unknown;
+        parsed = JSON.parse(source) as unknown;
       } catch {
         throw new BuiltinError("'fromJson' expects JSON text");
       }
+      budget.listsWithin(parsed, "'fromJson'");
+      return parsed;
     },
   ],
   [
@@ -103,30 +209,54 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   ],
   ['first', (input) => (typeof input === 'string' ? (input[0] ?? null) : (list(input, 'first')[0] ?? null))],
   ['last', (input) => (typeof input === 'string' ? (input[input.length - 1] ?? null) : (list(input, 'last').at(-1) ?? null))],
-  ['join', (input, a) => list(input, 'join').map((item) => toText(item)).join(str(arg(a, 0, 'separator') ?? '', "'join' separator"))],
+  [
+    'join',
+    (input, a, budget) => {
+      const items = list(input, 'join');
+      const separator = str(arg(a, 0, 'separator') ?? '', "'join' separator");
+      // Each item printed within the limit, and their sum checked before it is joined.
+      let length = Math.max(0, items.length - 1) * separator.length;
+      budget.text(length, "'join'");
+      const texts = items.map((item) => {
+        const printed = budget.print(item, "'join'");
+        length += printed.length;
+        budget.text(length, "'join'");
+        return printed;
+      });
+      return texts.join(separator);
+    },
+  ],
   [
     'replace',
-    (input, a) => {
+    (input, a, budget) => {
       const subject = text(input, 'replace');
       const first = arg(a, 0, 'search');
       // Pebble passes a map of replacements; Kestra also accepts (search, replacement).
       const pairs: [string, string][] = isDataMap(first)
-        ? Object.entries(first).map(([k, v]) => [k, toText(v)])
-        : [[str(first, "'replace' search"), toText(arg(a, 1, 'replacement') ?? '')]];
-      return pairs.reduce((acc, [search, replacement]) => (search === '' ? acc : acc.split(search).join(replacement)), subject);
+        ? Object.entries(first).map(([k, v]) => [k, budget.print(v, "'replace'")])
+        : [[str(first, "'replace' search"), budget.print(arg(a, 1, 'replacement') ?? '', "'replace'")]];
+      return pairs.reduce((acc, [search, replacement]) => {
+        if (search === '') return acc;
+        const found = occurrences(acc, search, budget);
+        budget.text(acc.length + found * (replacement.length - search.length), "'replace'");
+        return found === 0 ? acc : acc.split(search).join(replacement);
+      }, subject);
     },
   ],
   [
     'split',
-    (input, a) => {
+    (input, a, budget) => {
+      const subject = text(input, 'split');
       const delimiter = str(arg(a, 0, 'delimiter'), "'split' delimiter");
       const limit = arg(a, 1, 'limit');
-      const parts = text(input, 'split').split(delimiter);
+      const parts = delimiter === '' ? subject.length : occurrences(subject, delimiter, budget) + 1;
+      budget.list(typeof limit === 'number' && limit > 0 ? Math.min(limit, parts) : parts, "'split'");
+      const split = subject.split(delimiter);
       // Java's limit: at most `limit` parts, the last one keeps the rest.
-      if (typeof limit === 'number' && limit > 0 && parts.length > limit) {
-        return [...parts.slice(0, limit - 1), parts.slice(limit - 1).join(delimiter)];
+      if (typeof limit === 'number' && limit > 0 && split.length > limit) {
+        return [...split.slice(0, limit - 1), split.slice(limit - 1).join(delimiter)];
       }
-      return parts;
+      return split;
     },
   ],
   ['abs', (input) => Math.abs(num(input, 'abs'))],
@@ -140,25 +270,64 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
       return value;
     },
   ],
-  ['keys', (input) => Object.keys(map(input, 'keys'))],
-  ['values', (input) => Object.values(map(input, 'values'))],
-  ['sort', (input) => [...list(input, 'sort')].sort(compareForSort)],
-  ['reverse', (input) => (typeof input === 'string' ? [...input].reverse().join('') : [...list(input, 'reverse')].reverse())],
-  ['unique', (input) => list(input, 'unique').filter((item, i, all) => all.findIndex((other) => dataEquals(other, item)) === i)],
-  ['base64encode', (input) => Buffer.from(text(input, 'base64encode'), 'utf8').toString('base64')],
-  ['base64decode', (input) => Buffer.from(text(input, 'base64decode'), 'base64').toString('utf8')],
-  ['urlencode', (input) => encodeURIComponent(text(input, 'urlencode'))],
+  [
+    'keys',
+    (input, _a, budget) => {
+      const keys = Object.keys(map(input, 'keys'));
+      budget.charge(keys.length);
+      return keys;
+    },
+  ],
+  [
+    'values',
+    (input, _a, budget) => {
+      const values = Object.values(map(input, 'values'));
+      budget.charge(values.length);
+      return values;
+    },
+  ],
+  ['sort', (input, _a, budget) => sorted(list(input, 'sort'), budget)],
+  [
+    'reverse',
+    (input, _a, budget) => {
+      if (typeof input === 'string') return reverseText(input, budget);
+      const items = list(input, 'reverse');
+      budget.charge(items.length);
+      return [...items].reverse();
+    },
+  ],
+  ['unique', (input, _a, budget) => uniqueItems(list(input, 'unique'), budget, 'unique')],
+  // Kestra's name for the same filter.
+  ['distinct', (input, _a, budget) => uniqueItems(list(input, 'distinct'), budget, 'distinct')],
+  [
+    'base64encode',
+    (input, _a, budget) => {
+      const subject = text(input, 'base64encode');
+      budget.charge(subject.length);
+      budget.text(Math.ceil(Buffer.byteLength(subject, 'utf8') / 3) * 4, "'base64encode'");
+      return Buffer.from(subject, 'utf8').toString('base64');
+    },
+  ],
+  [
+    'base64decode',
+    (input, _a, budget) => {
+      const subject = text(input, 'base64decode');
+      budget.charge(subject.length);
+      return Buffer.from(subject, 'base64').toString('utf8');
+    },
+  ],
+  ['urlencode', textMapped('urlencode', (subject) => encodeURIComponent(subject))],
   [
     'urldecode',
-    (input) => {
+    textMapped('urldecode', (subject) => {
       try {
-        return decodeURIComponent(text(input, 'urldecode'));
+        return decodeURIComponent(subject);
       } catch {
         throw new BuiltinError("'urldecode' expects URL-encoded text");
       }
-    },
+    }),
   ],
-  ['string', (input) => toText(input)],
+  ['string', (input, _a, budget) => budget.print(input, "'string'")],
 ]);
 
 export type Test = (input: unknown, args: readonly unknown[]) => boolean;
@@ -184,23 +353,24 @@ export const TESTS: ReadonlyMap<string, Test> = new Map<string, Test>([
   ['endsWith', (input, args) => text(input, 'endsWith').endsWith(str(args[0], "'endsWith' suffix"))],
 ]);
 
-/** The longest list `range()` builds: a template is not a place for bulk data. */
-export const RANGE_LIMIT = 10_000;
-
-export function range(a: Arguments): number[] {
+export function range(a: Arguments, budget: Budget): number[] {
   const start = num(arg(a, 0, 'start'), 'range');
   const end = num(arg(a, 1, 'end'), 'range');
   const step = num(arg(a, 2, 'step') ?? 1, 'range');
   if (step === 0) throw new BuiltinError("'range' step must not be 0");
-  const size = Math.floor((end - start) / step) + 1;
-  if (size > RANGE_LIMIT) throw new BuiltinError(`'range' would build more than ${RANGE_LIMIT} numbers`);
+  const size = Math.max(0, Math.floor((end - start) / step) + 1);
+  const max = budget.limits.maxRangeLength;
+  // Its own limit, well under the list limit: a template is not a place for bulk data.
+  if (!(size <= max)) throw new BuiltinError(`'range' would build ${Number.isSafeInteger(size) ? formatCount(size) : 'more than ' + formatCount(max)} numbers, which exceeds the limit of ${formatCount(max)} numbers`);
+  budget.list(size, "'range'");
   // Pebble's range includes its end.
-  return Array.from({ length: Math.max(0, size) }, (_v, i) => start + i * step);
+  return Array.from({ length: size }, (_v, i) => start + i * step);
 }
 
-export function extremum(a: Arguments, pick: (x: number, y: number) => number, name: string): number {
+export function extremum(a: Arguments, pick: (x: number, y: number) => number, name: string, budget: Budget): number {
   const values = a.args.length === 1 && Array.isArray(a.args[0]) ? a.args[0] : a.args;
   if (values.length === 0) throw new BuiltinError(`'${name}' needs at least one number`);
+  budget.charge(values.length);
   return values.map((v) => num(v, name)).reduce((a, b) => pick(a, b));
 }
 

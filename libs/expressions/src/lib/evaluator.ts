@@ -4,10 +4,11 @@
  * except as the input of `default`, of `??` and of the `defined`/`null`/`empty` tests.
  * One Evaluation per render call: nothing survives it.
  */
+import { Budget, LimitExceeded } from './budget';
 import { Arguments, BuiltinError, FILTERS, TESTS, extremum, newDataMap, range } from './builtins';
 import { EvaluationFailure } from './expression-error';
 import { CompareOperator, Expression, Position, Statement } from './syntax';
-import { MISSING, dataEquals, isDataMap, isTruthy, readMember, toText, typeName } from './values';
+import { MISSING, dataEquals, isDataMap, isTruthy, readMember, typeName } from './values';
 
 /**
  * What a `secret('NAME')` call does in this render:
@@ -25,13 +26,12 @@ export interface EvaluationOptions {
   readonly secrets: SecretPolicy;
   /** Read every missing name or member as undefined (worker-selector tags: an absent value drops the tag). */
   readonly lenient?: boolean;
+  /** The rendering's limits and what it has used of them (shared by every template of one renderValue). */
+  readonly budget: Budget;
 }
 
 /** A piece of output: rendered text, or a segment copied verbatim for the worker. */
 export type OutputPart = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'kept'; readonly offset: number };
-
-/** Evaluation steps one render may take: bounds what nested loops can cost the executor. */
-const STEP_LIMIT = 200_000;
 
 const SECRET_ELSEWHERE = 'secret() is resolved only on the worker, so it can only be used inside a {{ }} segment of a task property';
 
@@ -45,15 +45,19 @@ class Scope {
   }
 }
 
-export class Evaluation {
-  private steps = 0;
+const START: Position = { line: 1, column: 1 };
 
-  constructor(private readonly options: EvaluationOptions) {}
+export class Evaluation {
+  private readonly budget: Budget;
+
+  constructor(private readonly options: EvaluationOptions) {
+    this.budget = options.budget;
+  }
 
   /** Renders statements into parts (text and, with the `keep` policy, kept secret segments). */
   render(statements: readonly Statement[]): OutputPart[] {
     const parts: OutputPart[] = [];
-    this.renderInto(statements, new Scope(null), parts, this.options.secrets.mode === 'keep');
+    this.renderInto(statements, new Scope(null), parts, this.options.secrets.mode === 'keep', START);
     return parts;
   }
 
@@ -66,46 +70,62 @@ export class Evaluation {
     return this.options.lenient === true;
   }
 
-  private renderInto(statements: readonly Statement[], scope: Scope, parts: OutputPart[], keepSecrets: boolean): void {
+  /** `enclosing`: where a limit reached by plain text points (the loop or block it repeats in). */
+  private renderInto(statements: readonly Statement[], scope: Scope, parts: OutputPart[], keepSecrets: boolean, enclosing: Position): void {
     for (const statement of statements) {
-      this.step(statement.kind === 'text' ? { line: 1, column: 1 } : statement);
-      switch (statement.kind) {
-        case 'text':
-          parts.push({ kind: 'text', text: statement.text });
-          break;
-        case 'output':
-          if (containsSecretCall(statement.expression)) {
-            if (this.options.secrets.mode === 'resolve') {
-              parts.push({ kind: 'text', text: this.print(this.evaluate(statement.expression, scope, this.lenient), statement) });
-            } else if (keepSecrets) {
-              assertWorkerEvaluable(statement.expression);
-              parts.push({ kind: 'kept', offset: statement.offset });
-            } else {
-              throw new EvaluationFailure(SECRET_ELSEWHERE, statement.line, statement.column);
-            }
+      const at = statement.kind === 'text' ? enclosing : statement;
+      try {
+        this.renderStatement(statement, scope, parts, keepSecrets, at);
+      } catch (error) {
+        if (error instanceof LimitExceeded) throw new EvaluationFailure(error.reason, at.line, at.column);
+        throw error;
+      }
+    }
+  }
+
+  private emit(parts: OutputPart[], text: string): void {
+    this.budget.output(text.length);
+    parts.push({ kind: 'text', text });
+  }
+
+  private renderStatement(statement: Statement, scope: Scope, parts: OutputPart[], keepSecrets: boolean, at: Position): void {
+    this.budget.step();
+    switch (statement.kind) {
+      case 'text':
+        this.emit(parts, statement.text);
+        break;
+      case 'output':
+        if (containsSecretCall(statement.expression)) {
+          if (this.options.secrets.mode === 'resolve') {
+            this.emit(parts, this.print(this.evaluate(statement.expression, scope, this.lenient), statement));
+          } else if (keepSecrets) {
+            assertWorkerEvaluable(statement.expression);
+            parts.push({ kind: 'kept', offset: statement.offset });
           } else {
-            parts.push({ kind: 'text', text: this.print(this.evaluate(statement.expression, scope, this.lenient), statement) });
+            throw new EvaluationFailure(SECRET_ELSEWHERE, statement.line, statement.column);
           }
-          break;
-        case 'if':
-          this.renderInto(isTruthy(this.evaluate(statement.test, scope, this.lenient)) ? statement.then : statement.otherwise, scope, parts, keepSecrets);
-          break;
-        case 'for':
-          this.renderLoop(statement, scope, parts, keepSecrets);
-          break;
-        case 'set': {
-          let value: unknown;
-          if (statement.value !== null) {
-            value = this.evaluate(statement.value, scope, this.lenient);
-          } else {
-            // A captured block becomes a value; a kept secret segment cannot live in one.
-            const captured: OutputPart[] = [];
-            this.renderInto(statement.body ?? [], new Scope(scope), captured, false);
-            value = captured.map((part) => (part.kind === 'text' ? part.text : '')).join('');
-          }
-          for (const name of statement.names) scope.vars.set(name, value);
-          break;
+        } else {
+          this.emit(parts, this.print(this.evaluate(statement.expression, scope, this.lenient), statement));
         }
+        break;
+      case 'if':
+        this.renderInto(isTruthy(this.evaluate(statement.test, scope, this.lenient)) ? statement.then : statement.otherwise, scope, parts, keepSecrets, at);
+        break;
+      case 'for':
+        this.renderLoop(statement, scope, parts, keepSecrets);
+        break;
+      case 'set': {
+        let value: unknown;
+        if (statement.value !== null) {
+          value = this.evaluate(statement.value, scope, this.lenient);
+        } else {
+          // A captured block becomes a value; a kept secret segment cannot live in one.
+          const captured: OutputPart[] = [];
+          this.renderInto(statement.body ?? [], new Scope(scope), captured, false, at);
+          value = captured.map((part) => (part.kind === 'text' ? part.text : '')).join('');
+        }
+        for (const name of statement.names) scope.vars.set(name, value);
+        break;
       }
     }
   }
@@ -116,11 +136,14 @@ export class Evaluation {
     if (iterable === null) items = [];
     else if (Array.isArray(iterable)) items = iterable;
     // Pebble iterates a map as entries with `key` and `value`.
-    else if (isDataMap(iterable)) items = Object.entries(iterable).map(([key, value]) => newDataMap([['key', key], ['value', value]]));
-    else throw new EvaluationFailure(`'for' needs a list or a map, got ${typeName(iterable)}`, statement.iterable.line, statement.iterable.column);
+    else if (isDataMap(iterable)) {
+      const entries = Object.entries(iterable);
+      this.budget.list(entries.length, "'for'");
+      items = entries.map(([key, value]) => newDataMap([['key', key], ['value', value]]));
+    } else throw new EvaluationFailure(`'for' needs a list or a map, got ${typeName(iterable)}`, statement.iterable.line, statement.iterable.column);
 
     if (items.length === 0) {
-      this.renderInto(statement.otherwise, scope, parts, keepSecrets);
+      this.renderInto(statement.otherwise, scope, parts, keepSecrets, statement);
       return;
     }
     items.forEach((item, index) => {
@@ -142,22 +165,26 @@ export class Evaluation {
           ['length', items.length],
         ]),
       );
-      this.renderInto(statement.body, body, parts, keepSecrets);
+      this.renderInto(statement.body, body, parts, keepSecrets, statement);
     });
   }
 
-  private print(value: unknown, at: Position): string {
+  private print(value: unknown, at: Position, what = 'printing it'): string {
     try {
-      return toText(value);
-    } catch {
+      return this.budget.print(value, what);
+    } catch (error) {
+      if (error instanceof LimitExceeded) throw error;
       throw new EvaluationFailure(`cannot print ${typeName(value)}`, at.line, at.column);
     }
   }
 
-  private step(at: Position): void {
-    this.steps += 1;
-    if (this.steps > STEP_LIMIT) {
-      throw new EvaluationFailure(`the template does too much work (more than ${STEP_LIMIT} steps)`, at.line, at.column);
+  /** A limit reached while evaluating `expr` points at it (the innermost expression that was building). */
+  private evaluate(expr: Expression, scope: Scope, lenient: boolean): unknown {
+    try {
+      return this.evaluateUnguarded(expr, scope, lenient);
+    } catch (error) {
+      if (error instanceof LimitExceeded) throw new EvaluationFailure(error.reason, expr.line, expr.column);
+      throw error;
     }
   }
 
@@ -165,8 +192,8 @@ export class Evaluation {
    * `lenient`: a missing name or member yields undefined instead of failing (inside
    * `default`, `??` and the defined/null/empty tests, as in Pebble's strict mode).
    */
-  private evaluate(expr: Expression, scope: Scope, lenient: boolean): unknown {
-    this.step(expr);
+  private evaluateUnguarded(expr: Expression, scope: Scope, lenient: boolean): unknown {
+    this.budget.step();
     switch (expr.kind) {
       case 'literal':
         return expr.value;
@@ -209,7 +236,7 @@ export class Evaluation {
         const input = this.evaluate(expr.input, scope, lenient || expr.name === 'default');
         // Inside a lenient input, a filter of an undefined value stays undefined.
         if (input === undefined && expr.name !== 'default') return undefined;
-        return this.guard(expr, () => filter(input, this.arguments(expr.args, expr.named, scope)));
+        return this.guard(expr, () => filter(input, this.arguments(expr.args, expr.named, scope), this.budget));
       }
       case 'test': {
         const test = TESTS.get(expr.name);
@@ -234,7 +261,7 @@ export class Evaluation {
         let left = this.evaluate(expr.first, scope, lenient);
         for (const { operator, operand } of expr.rest) {
           const right = this.evaluate(operand, scope, lenient);
-          if (!compare(operator, left, right, expr)) return false;
+          if (!compare(operator, left, right, expr, this.budget)) return false;
           left = right;
         }
         return true;
@@ -255,19 +282,30 @@ export class Evaluation {
         const left = this.evaluate(expr.left, scope, true);
         return left === undefined || left === null ? this.evaluate(expr.right, scope, lenient) : left;
       }
-      case '~':
-        return this.print(this.evaluate(expr.left, scope, lenient), expr) + this.print(this.evaluate(expr.right, scope, lenient), expr);
+      case '~': {
+        const left = this.print(this.evaluate(expr.left, scope, lenient), expr, "'~'");
+        const right = this.print(this.evaluate(expr.right, scope, lenient), expr, "'~'");
+        this.budget.text(left.length + right.length, "'~'");
+        return left + right;
+      }
       case 'in': {
         const needle = this.evaluate(expr.left, scope, lenient);
         const haystack = this.evaluate(expr.right, scope, lenient);
-        if (Array.isArray(haystack)) return haystack.some((item) => dataEquals(item, needle));
-        if (typeof haystack === 'string' && typeof needle === 'string') return haystack.includes(needle);
+        if (Array.isArray(haystack)) return haystack.some((item) => dataEquals(item, needle, this.budget));
+        if (typeof haystack === 'string' && typeof needle === 'string') {
+          this.budget.charge(haystack.length);
+          return haystack.includes(needle);
+        }
         if (isDataMap(haystack) && typeof needle === 'string') return Object.prototype.hasOwnProperty.call(haystack, needle);
         throw new EvaluationFailure(`'in' needs a list, a map or text on its right, got ${typeName(haystack)}`, expr.line, expr.column);
       }
       default: {
         const left = this.evaluate(expr.left, scope, lenient);
         const right = this.evaluate(expr.right, scope, lenient);
+        if (expr.operator === '+' && Array.isArray(left) && Array.isArray(right)) {
+          this.budget.list(left.length + right.length, "'+'");
+          return [...left, ...right];
+        }
         return arithmetic(expr.operator, left, right, expr);
       }
     }
@@ -288,11 +326,11 @@ export class Evaluation {
         return value;
       }
       case 'range':
-        return this.guard(expr, () => range(this.arguments(expr.args, expr.named, scope)));
+        return this.guard(expr, () => range(this.arguments(expr.args, expr.named, scope), this.budget));
       case 'max':
-        return this.guard(expr, () => extremum(this.arguments(expr.args, expr.named, scope), Math.max, 'max'));
+        return this.guard(expr, () => extremum(this.arguments(expr.args, expr.named, scope), Math.max, 'max', this.budget));
       case 'min':
-        return this.guard(expr, () => extremum(this.arguments(expr.args, expr.named, scope), Math.min, 'min'));
+        return this.guard(expr, () => extremum(this.arguments(expr.args, expr.named, scope), Math.min, 'min', this.budget));
       default:
         throw new EvaluationFailure(`unknown function '${expr.name}'`, expr.line, expr.column);
     }
@@ -316,7 +354,6 @@ export class Evaluation {
 }
 
 function arithmetic(operator: string, left: unknown, right: unknown, at: Position): unknown {
-  if (operator === '+' && Array.isArray(left) && Array.isArray(right)) return [...left, ...right];
   if (typeof left !== 'number' || typeof right !== 'number') {
     const hint = operator === '+' && (typeof left === 'string' || typeof right === 'string') ? "; use '~' to join text" : '';
     throw new EvaluationFailure(`'${operator}' needs numbers, got ${typeName(left)} and ${typeName(right)}${hint}`, at.line, at.column);
@@ -340,14 +377,14 @@ function arithmetic(operator: string, left: unknown, right: unknown, at: Positio
   }
 }
 
-function compare(operator: CompareOperator, left: unknown, right: unknown, at: Position): boolean {
+function compare(operator: CompareOperator, left: unknown, right: unknown, at: Position, budget: Budget): boolean {
   switch (operator) {
     case '==':
     case '===':
-      return dataEquals(left, right);
+      return dataEquals(left, right, budget);
     case '!=':
     case '!==':
-      return !dataEquals(left, right);
+      return !dataEquals(left, right, budget);
   }
   const comparable =
     (typeof left === 'number' && typeof right === 'number') ||

@@ -12,8 +12,10 @@
  * - final values (renderFinal, evaluateCondition, renderTag, renderList): what the executor needs
  *   itself; secret() is refused there, since secrets never reach the executor.
  */
+import { Budget, LimitExceeded } from './budget';
 import { EvaluationFailure, ExpressionError } from './expression-error';
 import { Evaluation, EvaluationOptions, OutputPart } from './evaluator';
+import { ExpressionLimits, limitsWith } from './limits';
 import { Statement, parseTemplate, scanSegments, segmentAt } from './syntax';
 import { escapeForWorker, isDataMap, isRenderedTextTruthy, typeName } from './values';
 
@@ -25,6 +27,14 @@ export interface ExpressionContext {
 export interface RenderOptions {
   /** What now() returns: rendering never reads the clock. */
   now: Date;
+  /** Overrides of EXPRESSION_LIMITS for this rendering. */
+  limits?: Partial<ExpressionLimits>;
+}
+
+/** Options of the worker's secret pass, which has no clock. */
+export interface SecretRenderOptions {
+  /** Overrides of EXPRESSION_LIMITS for this rendering. */
+  limits?: Partial<ExpressionLimits>;
 }
 
 /** Resolves a secret by name on the worker; undefined when the worker has no such secret. */
@@ -37,11 +47,7 @@ export function hasExpression(value: string): boolean {
 
 /** Renders a template to worker text (see the top of this file). */
 export function renderTemplate(template: string, context: ExpressionContext, options: RenderOptions): string {
-  if (!hasExpression(template)) return template;
-  return guarded(template, () => {
-    const parts = new Evaluation({ context, now: options.now, secrets: { mode: 'keep' } }).render(parseTemplate(template));
-    return toWorkerText(template, parts);
-  });
+  return workerText(template, context, options, budgetOf(options));
 }
 
 /**
@@ -52,12 +58,15 @@ export function renderTemplate(template: string, context: ExpressionContext, opt
  * Map keys are rendered too, as final text (a key cannot hold a secret).
  */
 export function renderValue(value: unknown, context: ExpressionContext, options: RenderOptions): unknown {
-  if (typeof value === 'string') return renderTemplate(value, context, options);
-  if (Array.isArray(value)) return value.map((item) => renderValue(item, context, options));
-  if (isDataMap(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [renderFinal(key, context, options), renderValue(item, context, options)]));
-  }
-  return value;
+  // One budget for the whole value: its limits bound the rendering, not each string.
+  const budget = budgetOf(options);
+  const each = (item: unknown): unknown => {
+    if (typeof item === 'string') return workerText(item, context, options, budget);
+    if (Array.isArray(item)) return item.map(each);
+    if (isDataMap(item)) return Object.fromEntries(Object.entries(item).map(([key, child]) => [finalText(key, context, options, budget), each(child)]));
+    return item;
+  };
+  return each(value);
 }
 
 /** Renders a condition and applies Kestra's truthiness: "", "false", "0", "-0" and null are false. */
@@ -70,7 +79,7 @@ export function evaluateCondition(template: string, context: ExpressionContext, 
  * something absent (an optional input that was not given): such a tag is dropped.
  */
 export function renderTag(template: string, context: ExpressionContext, options: RenderOptions): string | null {
-  const text = hasExpression(template) ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, lenient: true }) : template;
+  const text = hasExpression(template) ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, lenient: true, budget: budgetOf(options) }) : template;
   return text.trim() === '' ? null : text;
 }
 
@@ -80,14 +89,15 @@ export function renderTag(template: string, context: ExpressionContext, options:
  * (`'["a","b"]'`, `"{{ outputs.t.vars.json }}"`). The items are final values.
  */
 export function renderList(value: unknown, context: ExpressionContext, options: RenderOptions): unknown[] {
-  if (Array.isArray(value)) return value.map((item) => renderFinalValue(item, context, options));
+  const budget = budgetOf(options);
+  if (Array.isArray(value)) return value.map((item) => renderFinalValue(item, context, options, budget));
   if (typeof value !== 'string') {
     throw new ExpressionError(`expects a list or a template that renders to one, got ${typeName(value)}`, String(value));
   }
   return guarded(value, () => {
     const statements = hasExpression(value) ? parseTemplate(value) : [];
     const single = singleOutput(statements);
-    const options_: EvaluationOptions = { context, now: options.now, secrets: { mode: 'refuse' } };
+    const options_: EvaluationOptions = { context, now: options.now, secrets: { mode: 'refuse' }, budget };
     const result: unknown = single ? new Evaluation(options_).value(single.expression) : hasExpression(value) ? joinText(new Evaluation(options_).render(statements)) : value;
     if (Array.isArray(result)) return result;
     if (typeof result === 'string') {
@@ -97,7 +107,10 @@ export function renderList(value: unknown, context: ExpressionContext, options: 
       } catch {
         parsed = undefined;
       }
-      if (Array.isArray(parsed)) return parsed;
+      if (Array.isArray(parsed)) {
+        budget.listsWithin(parsed, 'the JSON array');
+        return parsed;
+      }
     }
     throw new EvaluationFailure(`must render to a list or a JSON array, got ${typeof result === 'string' ? 'text' : typeName(result)}`, single?.line ?? 1, single?.column ?? 1);
   });
@@ -108,17 +121,20 @@ export function renderList(value: unknown, context: ExpressionContext, options: 
  * segments with the worker's own resolver and restores escaped delimiters. Fails on a
  * secret the resolver does not know, naming it (never printing a value).
  */
-export function renderSecrets(template: string, resolve: SecretResolver): string {
-  if (!hasExpression(template)) return template;
-  return guarded(template, () => joinText(new Evaluation({ context: {}, secrets: { mode: 'resolve', resolve } }).render(parseTemplate(template))));
+export function renderSecrets(template: string, resolve: SecretResolver, options: SecretRenderOptions = {}): string {
+  return secretsResolved(template, resolve, budgetOf(options));
 }
 
-/** renderSecrets over every string in a value (lists and maps, recursively). */
-export function renderSecretsInValue(value: unknown, resolve: SecretResolver): unknown {
-  if (typeof value === 'string') return renderSecrets(value, resolve);
-  if (Array.isArray(value)) return value.map((item) => renderSecretsInValue(item, resolve));
-  if (isDataMap(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderSecretsInValue(item, resolve)]));
-  return value;
+/** renderSecrets over every string in a value (lists and maps, recursively), within one budget. */
+export function renderSecretsInValue(value: unknown, resolve: SecretResolver, options: SecretRenderOptions = {}): unknown {
+  const budget = budgetOf(options);
+  const each = (item: unknown): unknown => {
+    if (typeof item === 'string') return secretsResolved(item, resolve, budget);
+    if (Array.isArray(item)) return item.map(each);
+    if (isDataMap(item)) return Object.fromEntries(Object.entries(item).map(([key, child]) => [key, each(child)]));
+    return item;
+  };
+  return each(value);
 }
 
 /**
@@ -126,16 +142,39 @@ export function renderSecretsInValue(value: unknown, resolve: SecretResolver): u
  * input, a flow output): nothing escaped, nothing kept; secret() is refused.
  */
 export function renderFinal(template: string, context: ExpressionContext, options: RenderOptions): string {
-  return hasExpression(template) ? render(template, { context, now: options.now, secrets: { mode: 'refuse' } }) : template;
+  return finalText(template, context, options, budgetOf(options));
 }
 
 // ---- internals ----------------------------------------------------------------
 
-function renderFinalValue(value: unknown, context: ExpressionContext, options: RenderOptions): unknown {
-  if (typeof value === 'string') return renderFinal(value, context, options);
-  if (Array.isArray(value)) return value.map((item) => renderFinalValue(item, context, options));
+function budgetOf(options: { limits?: Partial<ExpressionLimits> }): Budget {
+  return new Budget(limitsWith(options.limits));
+}
+
+function workerText(template: string, context: ExpressionContext, options: RenderOptions, budget: Budget): string {
+  if (!hasExpression(template)) return template;
+  return guarded(template, () => {
+    const parts = new Evaluation({ context, now: options.now, secrets: { mode: 'keep' }, budget }).render(parseTemplate(template));
+    return toWorkerText(template, parts);
+  });
+}
+
+function finalText(template: string, context: ExpressionContext, options: RenderOptions, budget: Budget): string {
+  return hasExpression(template) ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, budget }) : template;
+}
+
+function secretsResolved(template: string, resolve: SecretResolver, budget: Budget): string {
+  if (!hasExpression(template)) return template;
+  return guarded(template, () => joinText(new Evaluation({ context: {}, secrets: { mode: 'resolve', resolve }, budget }).render(parseTemplate(template))));
+}
+
+function renderFinalValue(value: unknown, context: ExpressionContext, options: RenderOptions, budget: Budget): unknown {
+  if (typeof value === 'string') return finalText(value, context, options, budget);
+  if (Array.isArray(value)) return value.map((item) => renderFinalValue(item, context, options, budget));
   if (isDataMap(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [renderFinal(key, context, options), renderFinalValue(item, context, options)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [finalText(key, context, options, budget), renderFinalValue(item, context, options, budget)]),
+    );
   }
   return value;
 }
@@ -182,8 +221,14 @@ function guarded<T>(template: string, run: () => T): T {
     if (error instanceof EvaluationFailure) {
       throw new ExpressionError(error.reason, segmentAt(template, error.line, error.column), error.line, error.column);
     }
+    // A limit reached outside any one segment (the list a whole template rendered to).
+    if (error instanceof LimitExceeded) throw new ExpressionError(error.reason, shortened(template));
     // An internal fault (a bug, a template nested too deep for the stack): the details
     // are ours, not the flow author's, and may hold values; say only where.
-    throw new ExpressionError('the expression could not be evaluated', template.length > 200 ? `${template.slice(0, 197)}...` : template);
+    throw new ExpressionError('the expression could not be evaluated', shortened(template));
   }
+}
+
+function shortened(template: string): string {
+  return template.length > 200 ? `${template.slice(0, 197)}...` : template;
 }

@@ -4,6 +4,7 @@
  * plus Dates (now()). Anything else a caller puts in the context (a function, a class
  * instance) is not data and cannot be read or called from a template.
  */
+import type { WorkMeter } from './budget';
 import { FORBIDDEN_NAMES } from './syntax';
 
 /** The result of reading something that does not exist (distinct from null). */
@@ -92,14 +93,20 @@ export function isEmpty(value: unknown): boolean {
   return false;
 }
 
-/** `==`: numbers by value, lists and maps structurally, dates by instant (Java equals as Pebble uses it). */
-export function dataEquals(a: unknown, b: unknown): boolean {
+/**
+ * `==`: numbers by value, lists and maps structurally, dates by instant (Java equals as
+ * Pebble uses it). Each node compared is charged to `meter`: two values that share
+ * structure (a list holding the same list twice, nested) can be far larger to walk
+ * than to hold.
+ */
+export function dataEquals(a: unknown, b: unknown, meter?: WorkMeter): boolean {
+  meter?.charge(1);
   if (a === b) return true;
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => dataEquals(item, b[i]));
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => dataEquals(item, b[i], meter));
   if (isDataMap(a) && isDataMap(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && dataEquals(a[k], b[k]));
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && dataEquals(a[k], b[k], meter));
   }
   return false;
 }

@@ -3,7 +3,7 @@
 // value is reported and a neutral placeholder returned, because the flow is only
 // handed out when no problem was found.
 
-import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node } from 'yaml';
+import { Alias, Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, Node, visit } from 'yaml';
 import type { FlowProblem, Template, TemplatedValue } from './flow.types';
 import { parseIsoDuration } from './iso-duration';
 import { childPath, itemPath } from './yaml-path';
@@ -23,6 +23,8 @@ export class FlowSource {
   readonly problems: FlowProblem[] = [];
   private aliasExpansions = 0;
   private aliasLimitReported = false;
+  /** Each alias's anchored node, found in one walk of the document when the first alias is met. */
+  private anchorTargets: Map<Alias, Node> | undefined;
 
   constructor(
     private readonly doc: Document,
@@ -51,7 +53,7 @@ export class FlowSource {
         this.aliasLimitReported = true;
         return undefined;
       }
-      const target: unknown = current.resolve(this.doc);
+      const target: unknown = this.targetOf(current);
       if (target === undefined) {
         this.report(path, `unknown alias '*${current.source}'`, current);
         return undefined;
@@ -62,6 +64,30 @@ export class FlowSource {
     if (isScalar(current) && current.value === null) return undefined;
     if (isMap(current) || isSeq(current) || isScalar(current)) return current;
     return undefined;
+  }
+
+  /**
+   * The node an alias points to: the last node before it with that anchor, as YAML
+   * says. The library's own Alias.resolve walks the whole document on every call,
+   * which made a document of many aliases quadratic.
+   */
+  private targetOf(alias: Alias): Node | undefined {
+    if (this.anchorTargets === undefined) {
+      const targets = new Map<Alias, Node>();
+      const latest = new Map<string, Node>();
+      visit(this.doc, {
+        Node: (_key, node) => {
+          if (isAlias(node)) {
+            const target = latest.get(node.source);
+            if (target !== undefined) targets.set(node, target);
+          } else if (isNode(node) && node.anchor) {
+            latest.set(node.anchor, node);
+          }
+        },
+      });
+      this.anchorTargets = targets;
+    }
+    return this.anchorTargets.get(alias);
   }
 
   /** The items of a sequence, or a problem when the value is not one. */

@@ -7,6 +7,7 @@ import { FlowSource, ObjectView } from './flow-source';
 import { readInputs, readOutputs } from './read-inputs';
 import { dropUndefined, readWorkerSelector, TaskReader } from './read-tasks';
 import { readTriggers } from './read-triggers';
+import { checkYamlBounds } from './yaml-bounds';
 
 /** FLOWS.md: a flow's source is at most 1 MiB. */
 export const MAX_FLOW_SOURCE_BYTES = 1024 * 1024;
@@ -59,6 +60,12 @@ export function parseFlowUnguarded(source: string): ParseFlowResult {
       ok: false,
       problems: [{ path: '', line: 1, column: 1, message: `the flow source is larger than ${MAX_FLOW_SOURCE_BYTES} bytes (1 MiB)` }],
     };
+  }
+  const bound = checkYamlBounds(source);
+  if (bound !== undefined) {
+    // Refused before the document is built: building it is what a YAML bomb costs.
+    const { line, col } = lineAt(source, bound.offset);
+    return { ok: false, problems: [{ path: '', line, column: col, message: bound.message }] };
   }
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -131,6 +138,17 @@ function readConcurrency(source: FlowSource, flow: ObjectView): FlowConcurrency 
     // Kestra queues executions over the limit unless told otherwise.
     behavior: view.enumOf('behavior', CONCURRENCY_BEHAVIORS, 'QUEUE'),
   };
+}
+
+/** 1-based line and column of an offset, without building a document. */
+function lineAt(source: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let at = source.indexOf('\n'); at !== -1 && at < offset; at = source.indexOf('\n', at + 1)) {
+    line += 1;
+    lineStart = at + 1;
+  }
+  return { line, col: offset - lineStart + 1 };
 }
 
 function yamlErrorMessage(message: string): string {
