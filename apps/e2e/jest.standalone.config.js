@@ -14,6 +14,7 @@ const SUBSET = [
   'logs-follow',
   'hostile-text',
   'hostile-expressions',
+  'hostile-flow-size',
   'fuzz/api-fuzz',
 ];
 
