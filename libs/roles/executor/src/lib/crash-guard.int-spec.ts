@@ -150,6 +150,7 @@ describe('the crash guard across executor restarts', () => {
     const fourth = await startLife();
     const quarantined = await repositories.executions.get(TENANT, id);
     expect(quarantined.state).toBe('FAILED');
+    expect(quarantined.error).toMatch(/^quarantined: the executor stopped twice while processing this execution after a restart/);
     const approval = quarantined.taskRuns.find((run) => run.taskId === 'approval');
     expect(approval?.state).toBe('FAILED');
     expect(approval?.error).toMatch(/^quarantined: the executor stopped twice while processing this execution after a restart \(last at .*, handling 'execution.resume'\)/);
