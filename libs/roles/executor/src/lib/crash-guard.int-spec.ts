@@ -168,7 +168,10 @@ describe('the crash guard across executor restarts', () => {
 
     // A user's restart goes through, and lifts the quarantine (its crashes stay counted).
     await fourth.guard.guard(restart(id, quarantined.version), () => fourth.processor.process(restart(id, quarantined.version)));
-    expect((await repositories.executions.get(TENANT, id)).state).not.toBe('FAILED');
+    const restarted = await repositories.executions.get(TENANT, id);
+    expect(restarted.state).not.toBe('FAILED');
+    // Running again, it no longer says it failed.
+    expect(restarted.error).toBeNull();
     expect(await repositories.processingMarks.get(TENANT, id)).toMatchObject({ crashes: 2 });
     expect((await repositories.processingMarks.get(TENANT, id))?.quarantinedAt).toBeUndefined();
   });
