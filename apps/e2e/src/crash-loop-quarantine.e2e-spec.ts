@@ -131,6 +131,7 @@ describe('an execution whose processing stops the executor', () => {
 
     const quarantined = await lanner.waitUntilEnded(id, 60_000);
     expect(stateOf(quarantined)).toBe('FAILED');
+    expect(messageOf(quarantined.error)).toContain(QUARANTINED);
     const approval = onlyTaskRun(quarantined, 'approval');
     expect(stateOf(approval)).toBe('FAILED');
     expect(messageOf(approval.error)).toContain(QUARANTINED);

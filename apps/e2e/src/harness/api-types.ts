@@ -38,6 +38,8 @@ export interface Execution {
   readonly state: StateField;
   readonly taskRunList?: readonly TaskRun[] | null;
   readonly outputs?: Record<string, unknown> | null;
+  /** Why the execution itself failed, when it says so (a quarantine, a concurrency limit). */
+  readonly error?: ErrorField;
 }
 
 export function stateOf(holder: { readonly state: StateField }): string {

@@ -20,6 +20,8 @@ export interface ExecutionRecord {
   readonly updatedAt: Date;
   readonly startedAt: Date | null;
   readonly endedAt: Date | null;
+  /** Why the execution itself failed (a quarantine, a concurrency limit), as users read it; absent when it did not say. */
+  readonly error?: string | null;
 }
 
 export interface TaskRunAttemptRecord {
@@ -88,6 +90,7 @@ export interface ExecutionChanges {
   readonly labels?: Record<string, string>;
   readonly startedAt?: Date | null;
   readonly endedAt?: Date | null;
+  readonly error?: string | null;
   /** Task runs to insert or replace in the same transaction. */
   readonly taskRuns?: TaskRunWrite[];
 }

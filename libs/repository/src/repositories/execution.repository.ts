@@ -132,6 +132,7 @@ export class ExecutionRepository {
           labels: write.labels,
           startedAt: write.startedAt,
           endedAt: write.endedAt,
+          error: write.error,
           stateData: jsonColumn(write.stateData),
         },
       });
@@ -362,6 +363,7 @@ function toExecutionRecord(row: Execution): ExecutionRecord {
     updatedAt: row.updatedAt,
     startedAt: row.startedAt,
     endedAt: row.endedAt,
+    error: row.error,
   };
 }
 

@@ -62,6 +62,8 @@ function summaryOf(execution: ExecutionRecord) {
     parentExecutionId: execution.parentExecutionId,
     parentTaskRunId: execution.parentTaskRunId,
     version: execution.version,
+    // Why the execution itself failed (a quarantine, a concurrency limit), shaped as a task run's error.
+    error: execution.error === undefined || execution.error === null ? null : { message: execution.error },
     createdAt: execution.createdAt.toISOString(),
     updatedAt: execution.updatedAt.toISOString(),
   };

@@ -150,6 +150,7 @@ describe('the crash guard across executor restarts', () => {
     const fourth = await startLife();
     const quarantined = await repositories.executions.get(TENANT, id);
     expect(quarantined.state).toBe('FAILED');
+    expect(quarantined.error).toMatch(/^quarantined: the executor stopped twice while processing this execution after a restart/);
     const approval = quarantined.taskRuns.find((run) => run.taskId === 'approval');
     expect(approval?.state).toBe('FAILED');
     expect(approval?.error).toMatch(/^quarantined: the executor stopped twice while processing this execution after a restart \(last at .*, handling 'execution.resume'\)/);
@@ -167,7 +168,10 @@ describe('the crash guard across executor restarts', () => {
 
     // A user's restart goes through, and lifts the quarantine (its crashes stay counted).
     await fourth.guard.guard(restart(id, quarantined.version), () => fourth.processor.process(restart(id, quarantined.version)));
-    expect((await repositories.executions.get(TENANT, id)).state).not.toBe('FAILED');
+    const restarted = await repositories.executions.get(TENANT, id);
+    expect(restarted.state).not.toBe('FAILED');
+    // Running again, it no longer says it failed.
+    expect(restarted.error).toBeNull();
     expect(await repositories.processingMarks.get(TENANT, id)).toMatchObject({ crashes: 2 });
     expect((await repositories.processingMarks.get(TENANT, id))?.quarantinedAt).toBeUndefined();
   });

@@ -60,6 +60,7 @@ export function executorStateWrite(previous: Execution, current: Execution): Exe
     labels: { ...current.labels },
     startedAt: optionalDate(started?.at),
     endedAt: isTerminal(current.state) ? optionalDate(last?.at) : null,
+    error: current.error ?? null,
     taskRuns: changed.map(toTaskRunWrite),
     stateData: asStoredJson(executionToData(current)),
   };

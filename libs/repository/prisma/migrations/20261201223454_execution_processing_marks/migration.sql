@@ -1,3 +1,6 @@
+-- AlterTable
+ALTER TABLE "executions" ADD COLUMN     "error" TEXT;
+
 -- CreateTable
 CREATE TABLE "execution_processing_marks" (
     "tenant_id" TEXT NOT NULL,
