@@ -233,17 +233,15 @@ describe('the Helm chart', () => {
 
     it('has Prometheus scrape /metrics of every role through a ServiceMonitor', () => {
       const monitor = find(objects, 'ServiceMonitor', RELEASE);
-      const scraped = objects.filter(
-        (object) =>
-          object.kind === 'Service' &&
-          object.spec.ports.some((port: Manifest) => port.name === 'http') &&
-          monitor.spec.selector.matchExpressions.every((expression: Manifest) => expression.key in object.metadata.labels),
-      );
+      const selects = (labels: Record<string, string>) =>
+        Object.entries(monitor.spec.selector.matchLabels).every(([key, value]) => labels[key] === value);
+      const scraped = objects.filter((object) => object.kind === 'Service' && selects(object.metadata.labels));
 
       expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
       expect(monitor.metadata.labels.release).toBe('prometheus');
       expect(monitor.spec.endpoints).toEqual([{ port: 'http', path: '/metrics', interval: '15s', scrapeTimeout: '5s' }]);
       expect(scraped.map((service) => service.metadata.labels['app.kubernetes.io/component']).sort()).toEqual([...ROLES].sort());
+      for (const service of scraped) expect(service.spec.ports).toContainEqual(expect.objectContaining({ name: 'http', targetPort: 'http' }));
     });
   });
 
