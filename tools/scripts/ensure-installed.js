@@ -49,6 +49,7 @@ if (reason) {
   }
   // A lockfile stamped in the future (a clock skew between checkout and install) would
   // make every later run install again: the mark is made at least as new as the lockfile.
-  const markTime = new Date(Math.max(Date.now(), modifiedAt(LOCKFILE) ?? 0));
+  // Rounded up to the next millisecond: file times keep nanoseconds, a Date only milliseconds.
+  const markTime = new Date(Math.max(Date.now(), Math.floor(modifiedAt(LOCKFILE) ?? 0) + 1));
   if (fs.existsSync(INSTALL_MARK)) fs.utimesSync(INSTALL_MARK, markTime, markTime);
 }
