@@ -14,6 +14,7 @@ import { ExecutionsService } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
+import { WebUi } from './http/web-ui';
 import { LogsController } from './logs/logs.controller';
 import { ApiDocs } from './openapi/api-docs';
 import { DeclarativeSetup } from './setup/declarative-setup';
@@ -60,6 +61,7 @@ export class ApiRoleModule {
         WorkerFleetService,
         DeclarativeSetup,
         ApiStartup,
+        WebUi,
         {
           provide: ApiDocs,
           inject: [HttpAdapterHost, ModulesContainer],

@@ -1,0 +1,7 @@
+/** A duration for people: 850 ms, 12.3 s, 4 min 05 s; "running" when it has no end yet. */
+export function formatDuration(start: string | null, end: string | null, now = Date.now()): string {
+  if (!start) return '—';
+  const ms = (end ? Date.parse(end) : now) - Date.parse(start);
+  const text = ms < 1000 ? `${ms} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')} s`;
+  return end ? text : `${text}…`;
+}
