@@ -1,7 +1,7 @@
 import type { Execution } from '../api/views';
 import { isEnded } from '../lib/states';
 import { useNow } from '../lib/use-follow';
-import { formatDuration } from '../lib/time';
+import { endOf, formatDuration } from '../lib/time';
 
 /**
  * One row per task run on the execution's time axis: the wait for a worker (with
@@ -45,7 +45,7 @@ export function Gantt({ execution }: { execution: Execution }) {
                 );
               })}
             </span>
-            <span className="gantt-duration">{formatDuration(taskRun.state.startDate, taskRun.state.endDate)}</span>
+            <span className="gantt-duration">{formatDuration(taskRun.state.startDate, endOf(taskRun.state, isEnded(taskRun.state.current)))}</span>
           </div>
         );
       })}

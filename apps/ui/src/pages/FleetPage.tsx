@@ -11,8 +11,8 @@ const LIVE_MS = 2000;
 
 /** The instance's worker fleet (instance admins): queues, groups, their workers and capacity, registration tokens, services. */
 export function FleetPage() {
-  const queues = useQuery({ queryKey: ['fleet', 'queues'], queryFn: () => call<WorkerQueue[]>('GET', apiUrl('/api/v1/instance/worker-queues')) });
-  const groups = useQuery({ queryKey: ['fleet', 'groups'], queryFn: () => call<WorkerGroup[]>('GET', apiUrl('/api/v1/instance/worker-groups')), refetchInterval: LIVE_MS * 2 });
+  const queues = useQuery({ queryKey: ['fleet', 'queues'], queryFn: () => call<WorkerQueue[]>('GET', apiUrl('/api/v1/instance/worker-queues')), refetchInterval: LIVE_MS * 2 });
+  const groups = useQuery({ queryKey: ['fleet', 'groups'], queryFn: () => call<WorkerGroup[]>('GET', apiUrl('/api/v1/instance/worker-groups')), refetchInterval: LIVE_MS });
   const services = useQuery({
     queryKey: ['fleet', 'services'],
     queryFn: () => call<ServiceInstance[]>('GET', apiUrl('/api/v1/instance/services')),

@@ -82,8 +82,8 @@ function FlowEditor({ flow }: { flow: Flow | undefined }) {
               <ul className="problems" aria-label="Validation problems">
                 {problems.map((entry, index) => (
                   <li key={index}>
-                    {entry.line !== undefined && <span className="where">line {entry.line}{entry.column !== undefined && `:${entry.column}`}</span>}
-                    <code>{entry.path}</code> {entry.message}
+                    {entry.line !== undefined && <span className="where">line {entry.line}{entry.column !== undefined && `:${entry.column}`}</span>}{' '}
+                    <code>{entry.path}</code>: {entry.message}
                   </li>
                 ))}
               </ul>
