@@ -49,6 +49,15 @@ const headerState = (page: Page) => page.locator('.page-head .state').first();
 describe('flows in the browser', () => {
   const ui = uiScenario();
 
+  async function createFlow(source: string): Promise<void> {
+    const created = await fetch(`${ui.state.baseUrl}/api/v1/main/flows`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ui.state.adminToken}`, 'Content-Type': 'application/x-yaml' },
+      body: source,
+    });
+    expect(created.status).toBe(201);
+  }
+
   it("refuses a wrong token with the API's problem, then signs in with the admin token", async () => {
     const page = ui.page();
     ui.expectFailedRequest(/\/api\/v1\/main\/flows\/search/, 401);
@@ -114,13 +123,7 @@ describe('flows in the browser', () => {
   });
 
   it('kills a running execution from its page', async () => {
-    const sleeper = `id: sleeper-${RUN}\nnamespace: ${NAMESPACE}\ntasks:\n  - id: sleep\n    type: io.kestra.plugin.scripts.shell.Commands\n    commands:\n      - exec sleep 60\n`;
-    const created = await fetch(`${ui.state.baseUrl}/api/v1/main/flows`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ui.state.adminToken}`, 'Content-Type': 'application/x-yaml' },
-      body: sleeper,
-    });
-    expect(created.status).toBe(201);
+    await createFlow(`id: sleeper-${RUN}\nnamespace: ${NAMESPACE}\ntasks:\n  - id: sleep\n    type: io.kestra.plugin.scripts.shell.Commands\n    commands:\n      - exec sleep 60\n`);
 
     const page = ui.page();
     await ui.signIn(page);
@@ -132,5 +135,42 @@ describe('flows in the browser', () => {
     await page.locator('.page-head .state', { hasText: 'KILLED' }).waitFor({ timeout: 30_000 });
     await expect(page.getByRole('button', { name: 'Kill' }).count()).resolves.toBe(0);
     await page.getByRole('button', { name: 'Restart' }).waitFor();
+  });
+
+  it('saves an edit as revision 2 and shows what changed since revision 1', async () => {
+    const source = (message: string) => `id: revised-${RUN}\nnamespace: ${NAMESPACE}\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: ${message}\n`;
+    await createFlow(source('first words'));
+    const page = ui.page();
+    await ui.signIn(page);
+    await page.getByRole('link', { name: `revised-${RUN}` }).click();
+    await page.getByText('revision 1').waitFor();
+    await setEditorText(page, source('second words'));
+    await page.getByText('The flow is valid.').waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved revision 2.').waitFor();
+    await page.getByText('Revisions (2)').click();
+    const diff = page.getByLabel('Changes from revision 1 to 2');
+    await diff.locator('.diff-removed', { hasText: 'message: first words' }).waitFor();
+    await diff.locator('.diff-added', { hasText: 'message: second words' }).waitFor();
+    await expect(diff.locator('.diff-added').count()).resolves.toBe(1);
+  });
+
+  it('resumes a paused execution from its page, refusing resume inputs that are not a JSON object', async () => {
+    await createFlow(
+      `id: approval-${RUN}\nnamespace: ${NAMESPACE}\ntasks:\n  - id: wait-for-approval\n    type: io.kestra.plugin.core.flow.Pause\n  - id: deploy\n    type: io.kestra.plugin.core.log.Log\n    message: deployed\n`,
+    );
+    const page = ui.page();
+    await ui.signIn(page);
+    await page.getByRole('link', { name: `approval-${RUN}` }).click();
+    await page.getByRole('button', { name: 'Execute' }).click();
+    await page.locator('.page-head .state', { hasText: 'PAUSED' }).waitFor({ timeout: 30_000 });
+    const inputs = page.getByLabel(/Resume inputs/);
+    await inputs.fill('[1, 2]');
+    await page.getByText('must be a JSON object').waitFor();
+    await expect(page.getByRole('button', { name: 'Resume' }).isDisabled()).resolves.toBe(true);
+    await inputs.fill('');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('.page-head .state', { hasText: 'SUCCESS' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('list', { name: 'Log lines' }).getByText('deployed').waitFor({ timeout: 20_000 });
   });
 });

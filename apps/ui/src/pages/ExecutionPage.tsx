@@ -29,12 +29,14 @@ export function ExecutionPage() {
     ),
   );
 
+  const [resumeInputs, setResumeInputs] = useState('');
+  const resumeBody = parseResumeInputs(resumeInputs);
   const action = useMutation({
     mutationFn: (what: 'kill' | 'resume' | 'restart') =>
       what === 'kill'
         ? call('DELETE', apiUrl('/api/v1/{tenant}/executions/{id}/kill', { id }))
         : what === 'resume'
-          ? call('POST', apiUrl('/api/v1/{tenant}/executions/{id}/resume', { id }), { json: {} })
+          ? call('POST', apiUrl('/api/v1/{tenant}/executions/{id}/resume', { id }), { json: resumeBody.ok ? resumeBody.body : {} })
           : call('POST', apiUrl('/api/v1/{tenant}/executions/{id}/restart', { id })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
   });
@@ -64,7 +66,7 @@ export function ExecutionPage() {
             </button>
           )}
           {state === 'PAUSED' && (
-            <button type="button" onClick={() => action.mutate('resume')} disabled={action.isPending}>
+            <button type="button" onClick={() => action.mutate('resume')} disabled={action.isPending || !resumeBody.ok}>
               Resume
             </button>
           )}
@@ -75,6 +77,13 @@ export function ExecutionPage() {
           )}
         </div>
       </div>
+      {state === 'PAUSED' && (
+        <div className={`field resume${resumeBody.ok ? '' : ' invalid'}`}>
+          <label htmlFor="resume-inputs">Resume inputs (JSON object, optional)</label>
+          <textarea id="resume-inputs" rows={2} value={resumeInputs} onChange={(event) => setResumeInputs(event.target.value)} placeholder='{"approved": true}' />
+          {!resumeBody.ok && <p className="field-error">{resumeBody.message}</p>}
+        </div>
+      )}
       <ProblemView error={action.error} />
       <h2>Timeline</h2>
       <Gantt execution={data} />
@@ -126,6 +135,18 @@ export function ExecutionPage() {
       <Logs executionId={data.id} />
     </section>
   );
+}
+
+/** The resume body from the text box: no inputs when empty, else a JSON object. */
+function parseResumeInputs(text: string): { ok: true; body: { inputs?: Record<string, unknown> } } | { ok: false; message: string } {
+  if (text.trim() === '') return { ok: true, body: {} };
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, message: 'must be a JSON object, e.g. {"approved": true}' };
+    return { ok: true, body: { inputs: parsed as Record<string, unknown> } };
+  } catch {
+    return { ok: false, message: 'is not valid JSON' };
+  }
 }
 
 function Logs({ executionId }: { executionId: string }) {

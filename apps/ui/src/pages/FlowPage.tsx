@@ -5,6 +5,7 @@ import { apiUrl, call, type ProblemEntry } from '../api/client';
 import type { Flow } from '../api/views';
 import { InputsForm } from '../components/InputsForm';
 import { ProblemView } from '../components/ProblemView';
+import { RevisionDiff } from '../components/RevisionDiff';
 
 const YamlEditor = lazy(() => import('../components/YamlEditor'));
 
@@ -96,6 +97,12 @@ function FlowEditor({ flow }: { flow: Flow | undefined }) {
             {save.isSuccess && !changed && <span className="ok">Saved revision {save.data.revision}.</span>}
           </div>
           <ProblemView error={save.error} />
+          {flow && flow.revision > 1 && (
+            <details className="revisions">
+              <summary>Revisions ({flow.revision})</summary>
+              <RevisionDiff flow={flow} />
+            </details>
+          )}
         </div>
         {flow && (
           <aside className="card">
