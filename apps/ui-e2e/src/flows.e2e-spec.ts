@@ -117,8 +117,9 @@ describe('flows in the browser', () => {
     await expect(page.locator('tbody tr', { hasText: 'greet' }).first().innerText()).resolves.toContain('default');
     await ui.screenshot(page, 'ui-execution');
 
-    await page.getByRole('link', { name: 'Executions' }).first().click();
-    await page.getByLabel('Flow').fill(`greeter-${RUN}`);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Executions' }).click();
+    await page.getByRole('heading', { name: 'Executions' }).waitFor();
+    await page.getByLabel('Flow', { exact: true }).fill(`greeter-${RUN}`);
     await page.locator('tbody tr', { hasText: `greeter-${RUN}` }).getByText('SUCCESS').waitFor();
   });
 
@@ -172,5 +173,44 @@ describe('flows in the browser', () => {
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.locator('.page-head .state', { hasText: 'SUCCESS' }).waitFor({ timeout: 30_000 });
     await page.getByRole('list', { name: 'Log lines' }).getByText('deployed').waitFor({ timeout: 20_000 });
+  });
+
+  it("draws the flow's topology (Parallel branches, Dag edges from dependsOn) and colours it by state on the execution page", async () => {
+    const log = (id: string) => `{ id: ${id}, type: io.kestra.plugin.core.log.Log, message: ${id} }`;
+    await createFlow(
+      [
+        `id: shapes-${RUN}`,
+        `namespace: ${NAMESPACE}`,
+        'tasks:',
+        '  - id: fan',
+        '    type: io.kestra.plugin.core.flow.Parallel',
+        `    tasks: [${log('a')}, ${log('b')}]`,
+        '  - id: graph',
+        '    type: io.kestra.plugin.core.flow.Dag',
+        '    tasks:',
+        `      - task: ${log('x')}`,
+        `      - task: ${log('y')}`,
+        '        dependsOn: [x]',
+        `      - task: ${log('z')}`,
+        '        dependsOn: [x, y]',
+        '',
+      ].join('\n'),
+    );
+    const page = ui.page();
+    await ui.signIn(page);
+    await page.getByRole('link', { name: `shapes-${RUN}` }).click();
+    const topology = page.getByRole('figure', { name: 'Flow topology' });
+    await topology.locator('.react-flow__edge').first().waitFor();
+    await expect(topology.locator('.react-flow__node').allInnerTexts()).resolves.toEqual(
+      expect.arrayContaining(['fan · Parallel', 'a · Log', 'b · Log', 'graph · Dag', 'x · Log', 'y · Log', 'z · Log']),
+    );
+    // fan→a, fan→b, fan→graph, graph→x, x→y, x→z, y→z
+    await expect(topology.locator('.react-flow__edge').count()).resolves.toBe(7);
+
+    await page.getByRole('button', { name: 'Execute' }).click();
+    await page.locator('.page-head .state', { hasText: 'SUCCESS' }).waitFor({ timeout: 60_000 });
+    const coloured = page.getByRole('figure', { name: 'Flow topology' }).locator('.react-flow__node.state-success');
+    await coloured.nth(6).waitFor();
+    await expect(coloured.count()).resolves.toBe(7);
   });
 });

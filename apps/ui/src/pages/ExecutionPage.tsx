@@ -1,13 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { apiUrl, call, type ServerEvent } from '../api/client';
-import type { Execution, LogLine } from '../api/views';
+import type { Execution, Flow, LogLine } from '../api/views';
 import { Gantt } from '../components/Gantt';
 import { ProblemView } from '../components/ProblemView';
 import { StateBadge } from '../components/StateBadge';
 import { useFollow } from '../lib/use-follow';
 import { formatDuration } from '../lib/time';
+
+const Topology = lazy(() => import('../components/Topology'));
 
 const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
@@ -87,6 +89,7 @@ export function ExecutionPage() {
       <ProblemView error={action.error} />
       <h2>Timeline</h2>
       <Gantt execution={data} />
+      <Logs executionId={data.id} />
       <h2>Task runs</h2>
       <table>
         <thead>
@@ -122,6 +125,7 @@ export function ExecutionPage() {
         </tbody>
       </table>
       {(data.taskRunList ?? []).length === 0 && <p className="empty">No task has started yet.</p>}
+      <ExecutionTopology execution={data} />
       <div className="two-columns">
         <div>
           <h2>Inputs</h2>
@@ -132,8 +136,29 @@ export function ExecutionPage() {
           <pre>{JSON.stringify(data.outputs, null, 2)}</pre>
         </div>
       </div>
-      <Logs executionId={data.id} />
     </section>
+  );
+}
+
+/** The topology of the revision the execution runs, each task coloured by the state of its latest task run. */
+function ExecutionTopology({ execution }: { execution: Execution }) {
+  const flow = useQuery({
+    queryKey: ['flow', execution.namespace, execution.flowId, 'revision', execution.flowRevision],
+    queryFn: () =>
+      call<Flow>('GET', apiUrl('/api/v1/{tenant}/flows/{namespace}/{id}', { namespace: execution.namespace, id: execution.flowId }, { revision: execution.flowRevision })),
+    staleTime: Infinity,
+  });
+  const states = useMemo(() => Object.fromEntries((execution.taskRunList ?? []).map((taskRun) => [taskRun.taskId, taskRun.state.current])), [execution.taskRunList]);
+  return (
+    <>
+      <h2>Topology</h2>
+      <ProblemView error={flow.error} />
+      {flow.data && (
+        <Suspense fallback={<p className="hint">Loading the graph…</p>}>
+          <Topology flow={flow.data} states={states} />
+        </Suspense>
+      )}
+    </>
   );
 }
 

@@ -8,6 +8,7 @@ import { ProblemView } from '../components/ProblemView';
 import { RevisionDiff } from '../components/RevisionDiff';
 
 const YamlEditor = lazy(() => import('../components/YamlEditor'));
+const Topology = lazy(() => import('../components/Topology'));
 
 const NEW_FLOW = `id: hello
 namespace: company.team
@@ -97,6 +98,14 @@ function FlowEditor({ flow }: { flow: Flow | undefined }) {
             {save.isSuccess && !changed && <span className="ok">Saved revision {save.data.revision}.</span>}
           </div>
           <ProblemView error={save.error} />
+          {flow && (
+            <>
+              <h2>Topology</h2>
+              <Suspense fallback={<p className="hint">Loading the graph…</p>}>
+                <Topology flow={flow} />
+              </Suspense>
+            </>
+          )}
           {flow && flow.revision > 1 && (
             <details className="revisions">
               <summary>Revisions ({flow.revision})</summary>
