@@ -213,4 +213,16 @@ describe('flows in the browser', () => {
     await coloured.nth(6).waitFor();
     await expect(coloured.count()).resolves.toBe(7);
   });
+
+  it("shows the API's problem for an execution that does not exist, inside the app rather than a blank page", async () => {
+    const page = ui.page();
+    ui.expectFailedRequest(/\/api\/v1\/main\/executions\/no-such-execution$/, 404);
+    ui.expectAlert();
+    await ui.signIn(page);
+    await page.goto(`${ui.state.baseUrl}/executions/no-such-execution`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    await expect(alert.innerText()).resolves.toMatch(/not found/i);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  });
 });

@@ -23,6 +23,8 @@ export interface UiScenario {
   page(): Page;
   /** An answer the current test expects to fail (e.g. a 422 for a bad input): not counted as a problem. */
   expectFailedRequest(pattern: RegExp, status: number): void;
+  /** The current test ends on an error box on purpose (e.g. an unknown execution's problem). */
+  expectAlert(): void;
   /** Signs in on the login page with the admin token. */
   signIn(page: Page): Promise<void>;
   screenshot(page: Page, name: string): Promise<void>;
@@ -41,6 +43,7 @@ export function uiScenario(): UiScenario {
   let current: Page | undefined;
   let problems: string[] = [];
   let expected: { pattern: RegExp; status: number }[] = [];
+  let alertExpected = false;
   const state = uiState();
 
   beforeAll(async () => {
@@ -52,6 +55,7 @@ export function uiScenario(): UiScenario {
   beforeEach(async () => {
     problems = [];
     expected = [];
+    alertExpected = false;
     context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme: 'light' });
     current = await context.newPage();
     current.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -70,7 +74,7 @@ export function uiScenario(): UiScenario {
     });
   });
   afterEach(async () => {
-    const alerts = current ? await current.getByRole('alert').allInnerTexts() : [];
+    const alerts = current && !alertExpected ? await current.getByRole('alert').allInnerTexts() : [];
     await context?.close();
     context = undefined;
     expect({ problems, alerts }).toEqual({ problems: [], alerts: [] });
@@ -84,6 +88,9 @@ export function uiScenario(): UiScenario {
     },
     expectFailedRequest: (pattern, status) => {
       expected.push({ pattern, status });
+    },
+    expectAlert: () => {
+      alertExpected = true;
     },
     async signIn(page) {
       await page.goto(`${state.baseUrl}/`);
