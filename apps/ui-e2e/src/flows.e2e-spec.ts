@@ -85,6 +85,7 @@ describe('flows in the browser', () => {
     // The same problem is marked inline in the editor.
     await page.locator('.cm-lintRange-error').first().waitFor();
     await expect(page.locator('.cm-lint-marker-error').count()).resolves.toBeGreaterThan(0);
+    await ui.screenshot(page, 'ui-flow-editor');
 
     await setEditorText(page, FIXED);
     await page.getByText('The flow is valid.').waitFor();
@@ -92,7 +93,6 @@ describe('flows in the browser', () => {
     await page.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL(`**/flows/${NAMESPACE}/greeter-${RUN}`);
     await page.getByText('revision 1').waitFor();
-    await ui.screenshot(page, 'ui-flow-editor');
 
     // The run form comes from the flow's inputs; the API's problem lands on the field.
     ui.expectFailedRequest(new RegExp(`/executions/${NAMESPACE}/greeter-${RUN}$`), 422);
