@@ -17,6 +17,7 @@ import { FlowsController } from './flows/flows.controller';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
+import { WebUi } from './http/web-ui';
 import { LogsController } from './logs/logs.controller';
 import { ApiDocs } from './openapi/api-docs';
 import { DeclarativeSetup } from './setup/declarative-setup';
@@ -66,6 +67,7 @@ export class ApiRoleModule {
         WorkerFleetService,
         DeclarativeSetup,
         ApiStartup,
+        WebUi,
         {
           provide: ApiDocs,
           inject: [HttpAdapterHost, ModulesContainer],
