@@ -224,6 +224,58 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/instance/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages parked by a consumer that could never handle them, newest first */
+        get: operations["DeadLettersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instance/dead-letters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One parked message (without its payload) */
+        get: operations["DeadLettersController_get"];
+        put?: never;
+        post?: never;
+        /** Drop a parked message for good */
+        delete: operations["DeadLettersController_drop"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instance/dead-letters/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish the message again to its topic, unchanged, and drop it from the dead letters */
+        post: operations["DeadLettersController_replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/instance/services": {
         parameters: {
             query?: never;
@@ -833,7 +885,7 @@ export interface operations {
         /** @description The flow in YAML (at most 1 MiB) */
         requestBody: {
             content: {
-                "application/json": unknown;
+                "application/x-yaml": string;
             };
         };
         responses: {
@@ -956,7 +1008,7 @@ export interface operations {
         /** @description The flow in YAML (at most 1 MiB) */
         requestBody: {
             content: {
-                "application/json": unknown;
+                "application/x-yaml": string;
             };
         };
         responses: {
@@ -1101,13 +1153,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                tenant: string;
+            };
             cookie?: never;
         };
         /** @description The flow in YAML (at most 1 MiB) */
         requestBody: {
             content: {
-                "application/json": unknown;
+                "application/x-yaml": string;
             };
         };
         responses: {
@@ -1233,6 +1287,269 @@ export interface operations {
             };
             /** @description Unknown resource */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeadLettersController_list: {
+        parameters: {
+            query?: {
+                page?: unknown;
+                size?: unknown;
+                topic?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results?: {
+                            /** @description Tries before it was parked */
+                            attempts?: number;
+                            /** @description Size of the payload */
+                            bytes?: number;
+                            /** @description The consumer group that could not handle it */
+                            consumerGroup?: string;
+                            /** Format: date-time */
+                            createdAt?: string;
+                            executionId?: string | null;
+                            /** Format: uuid */
+                            id?: string;
+                            key?: string;
+                            offset?: string;
+                            partition?: number;
+                            /** @description Why it can never be handled as it is */
+                            reason?: string;
+                            tenantId?: string | null;
+                            topic?: string;
+                        }[];
+                        total?: number;
+                    };
+                };
+            };
+            /** @description Malformed request (e.g. a body that is not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not an instance admin, or the entity is reserved (`default`, `system`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeadLettersController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Tries before it was parked */
+                        attempts?: number;
+                        /** @description Size of the payload */
+                        bytes?: number;
+                        /** @description The consumer group that could not handle it */
+                        consumerGroup?: string;
+                        /** Format: date-time */
+                        createdAt?: string;
+                        executionId?: string | null;
+                        /** Format: uuid */
+                        id?: string;
+                        key?: string;
+                        offset?: string;
+                        partition?: number;
+                        /** @description Why it can never be handled as it is */
+                        reason?: string;
+                        tenantId?: string | null;
+                        topic?: string;
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not an instance admin, or the entity is reserved (`default`, `system`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown worker queue, worker group, subscription or token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeadLettersController_drop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dropped */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not an instance admin, or the entity is reserved (`default`, `system`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown worker queue, worker group, subscription or token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeadLettersController_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Published again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Tries before it was parked */
+                        attempts?: number;
+                        /** @description Size of the payload */
+                        bytes?: number;
+                        /** @description The consumer group that could not handle it */
+                        consumerGroup?: string;
+                        /** Format: date-time */
+                        createdAt?: string;
+                        executionId?: string | null;
+                        /** Format: uuid */
+                        id?: string;
+                        key?: string;
+                        offset?: string;
+                        partition?: number;
+                        /** @description Why it can never be handled as it is */
+                        reason?: string;
+                        tenantId?: string | null;
+                        topic?: string;
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not an instance admin, or the entity is reserved (`default`, `system`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown worker queue, worker group, subscription or token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database or the queue is unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
