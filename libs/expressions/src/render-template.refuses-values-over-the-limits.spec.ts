@@ -91,13 +91,20 @@ describe('renderTemplate refuses to build a value over the limits, naming the ex
   });
 
   it('counts the work of filters as steps: a loop of sorts runs out of steps', () => {
-    const context = { inputs: { list: Array.from({ length: 20_000 }, (_v, i) => (i * 7919) % 20_000) } };
+    const context = { inputs: { list: Array.from({ length: 2_000 }, (_v, i) => (i * 7919) % 2_000) } };
     const template = '{% for i in range(1, 100) %}{{ inputs.list | sort | first }}{% endfor %}';
-    // 300 evaluation steps, but each sort handles 20,000 numbers.
+    // 300 evaluation steps, but each sort handles 2,000 numbers (22,000 comparisons: 220 steps).
     expect(failureOf(() => renderTemplate(template, context, { ...options, limits: { maxSteps: 2000 } })).reason).toBe(
       'the template does too much work (more than 2,000 steps)',
     );
     expect(renderTemplate('{{ inputs.list | sort | first }}', context, { ...options, limits: { maxSteps: 2000 } })).toBe('0');
+  });
+
+  it('counts each turn of a loop as a step, even with an empty body', () => {
+    const template = '{% for a in range(0, 9999) %}{% for b in range(0, 9999) %}{% endfor %}{% endfor %}';
+    const error = failureOf(() => renderTemplate(template, {}, options));
+    expect(error.reason).toBe('the template does too much work (more than 200,000 steps)');
+    expect(error.expression).toBe('{% for b in range(0, 9999) %}');
   });
 
   it('keeps the range limit of 10,000 numbers, saying how many were asked for', () => {

@@ -78,9 +78,10 @@ export class Budget implements WorkMeter {
    * by a small factor, which the check after stringifying catches.
    */
   json(value: unknown, what: string): string {
-    const atLeast = jsonLengthAtLeast(value, this.limits.maxTextLength, this);
+    const { atLeast, plain } = jsonLengthAtLeast(value, this.limits.maxTextLength, this);
     this.text(atLeast, what, true);
-    const json = toJson(value);
+    // Plain JSON data (nearly always) needs no replacer, which would be called once per value.
+    const json = plain ? JSON.stringify(value) : toJson(value);
     this.text(json.length, what);
     return json;
   }
@@ -106,9 +107,12 @@ export class Budget implements WorkMeter {
  * A lower bound of the length of `toJson(value)`, stopping as soon as it passes
  * `limit`. Iterative (a deeply nested value does not reach the call stack), and each
  * node visited adds at least one character, so the walk itself is bounded by `limit`.
+ * `plain`: every value is one JSON.stringify prints as toJson does (no undefined,
+ * function, symbol or bigint).
  */
-function jsonLengthAtLeast(value: unknown, limit: number, meter: WorkMeter): number {
+function jsonLengthAtLeast(value: unknown, limit: number, meter: WorkMeter): { atLeast: number; plain: boolean } {
   let total = 0;
+  let plain = true;
   const pending: unknown[] = [value];
   while (pending.length > 0 && total <= limit) {
     const item = pending.pop();
@@ -132,9 +136,10 @@ function jsonLengthAtLeast(value: unknown, limit: number, meter: WorkMeter): num
     } else {
       // A number, boolean, null or date prints as one character at least.
       total += 1;
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol' || typeof item === 'bigint') plain = false;
     }
   }
-  return total;
+  return { atLeast: total, plain };
 }
 
 /** A count for a message: huge or fractional sizes (`range(0, 1e300)`) read as such. */

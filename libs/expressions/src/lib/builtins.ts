@@ -200,10 +200,14 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   ],
   [
     'length',
-    (input) => {
+    (input, _a, budget) => {
       if (input === null || input === undefined) return 0;
       if (typeof input === 'string' || Array.isArray(input)) return input.length;
-      if (isDataMap(input)) return Object.keys(input).length;
+      if (isDataMap(input)) {
+        const size = Object.keys(input).length;
+        budget.charge(size);
+        return size;
+      }
       throw new BuiltinError(`'length' expects text, a list or a map, got ${typeName(input)}`);
     },
   ],

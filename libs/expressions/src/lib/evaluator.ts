@@ -147,6 +147,8 @@ export class Evaluation {
       return;
     }
     items.forEach((item, index) => {
+      // A turn is a step even when the body is empty: nested loops over nothing still cost.
+      this.budget.step();
       const body = new Scope(scope);
       if (statement.names.length === 1) {
         body.vars.set(statement.names[0], item);

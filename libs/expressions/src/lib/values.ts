@@ -77,7 +77,7 @@ export function isTruthy(value: unknown): boolean {
   if (typeof value === 'number') return value !== 0 && !Number.isNaN(value);
   if (typeof value === 'string') return value.length > 0;
   if (Array.isArray(value)) return value.length > 0;
-  if (isDataMap(value)) return Object.keys(value).length > 0;
+  if (isDataMap(value)) return hasOwnKeys(value);
   return true;
 }
 
@@ -89,7 +89,13 @@ export function isRenderedTextTruthy(text: string): boolean {
 export function isEmpty(value: unknown): boolean {
   if (value === null || value === undefined || value === MISSING) return true;
   if (typeof value === 'string' || Array.isArray(value)) return value.length === 0;
-  if (isDataMap(value)) return Object.keys(value).length === 0;
+  if (isDataMap(value)) return !hasOwnKeys(value);
+  return false;
+}
+
+/** Whether a map has a key, without listing them all (a condition in a loop over a big map stays cheap). */
+function hasOwnKeys(map: DataMap): boolean {
+  for (const key in map) if (Object.prototype.hasOwnProperty.call(map, key)) return true;
   return false;
 }
 
@@ -106,6 +112,7 @@ export function dataEquals(a: unknown, b: unknown, meter?: WorkMeter): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => dataEquals(item, b[i], meter));
   if (isDataMap(a) && isDataMap(b)) {
     const keys = Object.keys(a);
+    meter?.charge(keys.length);
     return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && dataEquals(a[k], b[k], meter));
   }
   return false;
