@@ -9,9 +9,9 @@ module.exports = {
   displayName: 'e2e',
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.e2e-spec.ts'],
-  // The client tools (the CLI) speak only REST: the standalone run
+  // The client tools (the CLI, the Terraform provider) speak only REST: the standalone run
   // (jest.standalone.config.js) covers them; the roles' distribution adds nothing for them.
-  testPathIgnorePatterns: ['/node_modules/', '/src/(cli)\\.e2e-spec\\.ts$'],
+  testPathIgnorePatterns: ['/node_modules/', '/src/(cli|terraform-provider)\\.e2e-spec\\.ts$'],
   globalSetup: '<rootDir>/src/harness/global-setup.ts',
   globalTeardown: '<rootDir>/src/harness/global-teardown.ts',
   reporters: ['default', '<rootDir>/src/harness/failure-log-reporter.js'],

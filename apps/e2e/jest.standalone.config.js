@@ -3,7 +3,7 @@
 // role restart. One standalone process for the whole run (global setup).
 require('../../tools/jest/int-env.js');
 
-const SUBSET = ['cli', 'two-task-flow', 'outputs-between-tasks', 'retry', 'timeout', 'kill', 'pause-resume', 'subflow', 'logs-follow'];
+const SUBSET = ['cli', 'two-task-flow', 'outputs-between-tasks', 'retry', 'timeout', 'kill', 'pause-resume', 'subflow', 'logs-follow', 'terraform-provider'];
 
 module.exports = {
   ...require('../../jest.preset.js'),
