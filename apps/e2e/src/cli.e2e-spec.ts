@@ -58,7 +58,7 @@ const flowFile = (namespace: string, id: string, message = 'hi') =>
 
 // Each step starts the CLI as a fresh Node process, as a shell does: a test of several
 // steps takes longer than the suite's default on a loaded machine.
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
 
 describe('the lanner CLI against standalone', () => {
   const { lanner } = scenario();
