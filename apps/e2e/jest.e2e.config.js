@@ -9,8 +9,9 @@ module.exports = {
   displayName: 'e2e',
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.e2e-spec.ts'],
-  // The API fuzz runs against standalone only (jest.standalone.config.js): once is enough.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/src/fuzz/'],
+  // The API fuzz and the client tools (the CLI, the Terraform provider) speak only REST: the
+  // standalone run (jest.standalone.config.js) covers them; the roles' distribution adds nothing.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/src/fuzz/', '/src/(cli|terraform-provider)\\.e2e-spec\\.ts$'],
   globalSetup: '<rootDir>/src/harness/global-setup.ts',
   globalTeardown: '<rootDir>/src/harness/global-teardown.ts',
   reporters: ['default', '<rootDir>/src/harness/failure-log-reporter.js'],

@@ -16,6 +16,8 @@ const SUBSET = [
   'hostile-expressions',
   'hostile-flow-size',
   'fuzz/api-fuzz',
+  'cli',
+  'terraform-provider',
 ];
 
 module.exports = {

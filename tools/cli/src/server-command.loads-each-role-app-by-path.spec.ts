@@ -30,4 +30,10 @@ describe('lanner server <role>', () => {
     expect(run.stdout).toMatch(/\bdb\b/);
     expect(run.stdout).toMatch(/\bconfig\b/);
   });
+
+  it('names every role in `lanner server --help`', () => {
+    const run = spawnSync(process.execPath, [join(workspaceRoot, 'bin', 'lanner.js'), 'server', '--help'], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    for (const role of ROLES) expect(run.stdout).toMatch(new RegExp(`\\b${role}\\b`));
+  });
 });
