@@ -39,8 +39,8 @@ function sqlStateOf(value: unknown, depth: number): string | undefined {
 
 /** SQLSTATE classes of a database that is down, restarting, overloaded or busy: worth waiting for. */
 const PASSING_CLASSES = new Set(['08', '53', '57', '40', '55', '58']);
-/** Prisma's own codes for an unreachable server, a timeout or an exhausted pool. */
-const PASSING_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+/** Prisma's own codes for an unreachable server, a timeout, an exhausted pool or a transaction that could not start in time. */
+const PASSING_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 const PASSING_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 const PASSING_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Can't reach database server/i;
 

@@ -29,3 +29,4 @@ export { initialisePostgresCluster, postgresUserIds, reachableByOtherUsers, runn
 export type { PostgresBinaries, PostgresUserIds } from './standalone/postgres-binaries';
 export { DEFAULT_LIVENESS_TIMINGS, LIVENESS_TIMINGS, ServiceInstanceHeartbeat, ServiceInstanceIdentity } from './liveness';
 export type { LivenessTimings, ServiceInstanceRole, ServiceInstanceStore } from './liveness';
+export { errorSummary } from './logging/error-summary';

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EXECUTION_RECORD_STATES, parseIsoDuration } from '@lanner/model';
+import { errorSummary } from '@lanner/runtime';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
 import type { AuthenticatedRequest } from '../auth/api-token.guard';
@@ -185,7 +186,7 @@ export class ExecutionsController {
       stream.send({ event: 'end', data: { id: last.id, state: last.state } });
     } catch (error) {
       // The stream has started: a failure can only end it.
-      this.logger.warn({ executionId: id, err: error }, 'execution stream interrupted');
+      this.logger.warn({ executionId: id, ...errorSummary(error) }, 'execution stream interrupted');
       stream.send({ event: 'error', data: { detail: 'The stream was interrupted; reconnect to continue' } });
     } finally {
       clearInterval(keepAlive);

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, Logger } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
+import { errorSummary } from '@lanner/runtime';
 import type { HttpRequest, HttpResponse } from './http-types';
 import { PROBLEM_MEDIA_TYPE, problemFor } from './problem';
 
@@ -23,7 +24,8 @@ export class ProblemFilter extends BaseExceptionFilter {
     if (!(request.originalUrl ?? request.url ?? '').startsWith(API_PATH_PREFIX)) return super.catch(error, host);
 
     const { problem, unexpected } = problemFor(error);
-    if (unexpected) this.logger.error({ err: error, method: request.method, path: request.path }, 'request failed unexpectedly');
+    // The kind and the first line of the message only: a stack trace, or a driver's query text, never reaches a log.
+    if (unexpected) this.logger.error({ ...errorSummary(error), method: request.method, path: request.path }, 'request failed unexpectedly');
     // A streaming answer (SSE) that already started cannot become a problem; end it.
     if (response.headersSent) {
       response.end();
@@ -34,3 +36,4 @@ export class ProblemFilter extends BaseExceptionFilter {
     response.end(JSON.stringify(problem));
   }
 }
+

@@ -44,6 +44,11 @@ describe('problemFor', () => {
     const down = problemFor(new DependencyDownError('database is not connected yet'));
     expect(down.problem.status).toBe(503);
     expect(down.unexpected).toBe(false);
+    // Prisma under load: a transaction that could not start in time (P2028) or a pool timeout (P2024) is a 503, not a 500.
+    for (const code of ['P2028', 'P2024']) {
+      const busy = problemFor(Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { name: 'PrismaClientKnownRequestError', code }));
+      expect(busy).toMatchObject({ problem: { status: 503 }, unexpected: false });
+    }
   });
 
   it("never passes on the text of an error it does not know, nor a body parser's message", () => {

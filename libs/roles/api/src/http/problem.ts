@@ -4,6 +4,7 @@ import {
   AlreadyExists,
   ConcurrentModification,
   DatabaseUnavailable,
+  databaseIsUnavailable,
   InUse,
   InvalidRecord,
   NotFound,
@@ -102,7 +103,8 @@ export function problemFor(error: unknown): MappedProblem {
   if (error instanceof ReservedEntity) return expected(problem(403, capitalise(error.message)));
   if (error instanceof InvalidRecord) return expected(problem(422, capitalise(error.message)));
   // Their messages name the dependency, never its address or credentials.
-  if (error instanceof DatabaseUnavailable || error instanceof DependencyDownError) {
+  // A database that is down, restarting or out of connections (a pool or transaction-start timeout under load) passes.
+  if (error instanceof DatabaseUnavailable || error instanceof DependencyDownError || databaseIsUnavailable(error)) {
     return expected(problem(503, 'A service the API depends on is unavailable; try again shortly'));
   }
 

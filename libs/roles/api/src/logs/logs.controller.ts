@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Logger, Param, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { LOG_LEVELS, type LogLineRecord, type LogQuery, type Repositories } from '@lanner/repository';
-import { REPOSITORIES } from '@lanner/runtime';
+import { errorSummary, REPOSITORIES } from '@lanner/runtime';
 import type { HttpResponse } from '../http/http-types';
 import { z } from 'zod';
 import { ApiTokenGuard } from '../auth/api-token.guard';
@@ -75,7 +75,7 @@ export class LogsController {
       }
       stream.send({ event: 'end', data: { executionId } });
     } catch (error) {
-      this.logger.warn({ executionId, err: error }, 'log stream interrupted');
+      this.logger.warn({ executionId, ...errorSummary(error) }, 'log stream interrupted');
       stream.send({ event: 'error', data: { detail: 'The stream was interrupted; reconnect to continue' } });
     } finally {
       stream.close();

@@ -18,7 +18,7 @@ import {
 } from '@lanner/frames';
 import type { LogLevel } from '@lanner/model';
 import { createTaskOutputCache, createTaskRunner, runWithCache, type TaskOutcome, type TaskOutputCache, type TaskRunner } from '@lanner/plugins';
-import type { Endpoint } from '@lanner/runtime';
+import { errorSummary, type Endpoint } from '@lanner/runtime';
 import { controllerChannel, type ControllerChannel } from './controller-channel';
 import { ControllerDirectory, nextController, type ControllerResolver, type DiscoveryMode } from './controller-directory';
 import { ControllerSession, SessionRefused } from './controller-session';
@@ -445,7 +445,7 @@ export class WorkerAgent {
       result = await this.outcomeOf(held, log);
     } catch (error) {
       // Only the worker's own storage can throw here (the task runner never does); the slot must still free.
-      log.error({ err: error }, 'job could not run on this worker');
+      log.error(errorSummary(error), 'job could not run on this worker');
       result = this.failedWithoutRunning(job, 'the worker could not prepare the job (its internal storage failed); see the worker log');
     }
     // Logs go before the result, so a reader that sees the result has the task's whole log.
