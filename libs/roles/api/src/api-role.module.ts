@@ -14,6 +14,7 @@ import { DeadLettersService } from './dead-letters/dead-letters.service';
 import { ExecutionsController } from './executions/executions.controller';
 import { ExecutionsService } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
+import { FlowSourceParser } from './flows/flow-source-parser';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
@@ -59,6 +60,7 @@ export class ApiRoleModule {
         DeadLettersService,
         ExecutionUpdatesFeed,
         ExecutionsService,
+        FlowSourceParser,
         FlowsService,
         InstanceAdminGuard,
         TopologyBroadcasts,

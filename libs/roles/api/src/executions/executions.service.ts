@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
-import { coerceInputs, type ExecutionRecordState, type ExecutionWithTaskRuns, parseFlow, type RecordPage, type ExecutionRecord, type StoredJson } from '@lanner/model';
+import { coerceInputs, type ExecutionRecordState, type ExecutionWithTaskRuns, type RecordPage, type ExecutionRecord, type StoredJson } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
 import { API_TOPICS, type ApiTopics } from '../api-topics';
 import { InvalidContent, WrongState } from '../http/api-errors';
+import { FlowSourceParser } from '../flows/flow-source-parser';
 import { problemEntries } from '../flows/flows.service';
 import { ExecutionUpdatesFeed } from './execution-updates.feed';
 import { hasEnded } from './execution-view';
@@ -45,6 +46,7 @@ export class ExecutionsService {
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(API_TOPICS) private readonly topics: ApiTopics,
     private readonly updates: ExecutionUpdatesFeed,
+    private readonly parser: FlowSourceParser,
     @Inject(API_ROLE_OPTIONS) options: ApiRoleOptions,
   ) {
     this.pollMs = options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS;
@@ -52,7 +54,7 @@ export class ExecutionsService {
 
   async create(tenantId: string, namespace: string, flowId: string, request: NewExecutionRequest, correlationId: string): Promise<ExecutionWithTaskRuns> {
     const revision = await this.repositories.flows.getLatest(tenantId, namespace, flowId);
-    const parsed = parseFlow(revision.source);
+    const parsed = await this.parser.parse(revision.source);
     // A stored revision was valid when saved; a newer parser may disagree, and the user must see why.
     if (!parsed.ok) throw new InvalidContent(`Flow ${namespace}.${flowId} revision ${revision.revision} is no longer valid`, problemEntries(parsed.problems));
     if (parsed.flow.disabled) throw new WrongState(`Flow ${namespace}.${flowId} is disabled`);

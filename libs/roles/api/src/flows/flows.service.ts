@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Flow, type FlowProblem, type FlowRevisionRecord, parseFlow, type RecordPage, type StoredJson } from '@lanner/model';
+import type { Flow, FlowProblem, FlowRevisionRecord, ParseFlowResult, RecordPage, StoredJson } from '@lanner/model';
 import { FlowNotFound, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { InvalidContent, type ProblemEntry } from '../http/api-errors';
 import { findUnstorable, unstorableTextProblems } from '../http/storable-text';
+import { FlowSourceParser } from './flow-source-parser';
 
 export function problemEntries(problems: readonly FlowProblem[]): ProblemEntry[] {
   return problems.map((p) => ({ path: p.path, message: p.message, ...(p.line === undefined ? {} : { line: p.line }), ...(p.column === undefined ? {} : { column: p.column }) }));
@@ -23,9 +24,8 @@ function unstorableFlowProblems(source: string, flow: Flow): ProblemEntry[] {
   return [{ path: '$', message: `the source contains ${found.character}`, line: before.length, column: before[before.length - 1].length + 1 }];
 }
 
-/** Parses a flow or throws InvalidContent (422) listing every problem with its YAML path and line. */
-export function parseFlowOrThrow(source: string): Flow {
-  const result = parseFlow(source);
+/** The parsed flow, or InvalidContent (422) listing every problem with its YAML path and line. */
+function flowOrThrow(source: string, result: ParseFlowResult): Flow {
   if (!result.ok) throw new InvalidContent('The flow is not valid', problemEntries(result.problems));
   const unstorable = unstorableFlowProblems(source, result.flow);
   if (unstorable.length > 0) throw new InvalidContent('The flow holds text that cannot be stored', unstorable);
@@ -39,16 +39,24 @@ function definitionOf(flow: Flow): StoredJson {
 
 @Injectable()
 export class FlowsService {
-  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
+  constructor(
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    private readonly parser: FlowSourceParser,
+  ) {}
+
+  /** Parses a flow or throws InvalidContent (422) listing every problem with its YAML path and line. */
+  async parseOrThrow(source: string): Promise<Flow> {
+    return flowOrThrow(source, await this.parser.parse(source));
+  }
 
   async create(tenantId: string, source: string): Promise<FlowRevisionRecord> {
-    const flow = parseFlowOrThrow(source);
+    const flow = await this.parseOrThrow(source);
     return this.repositories.flows.create(tenantId, { namespace: flow.namespace, flowId: flow.id, source, definition: definitionOf(flow) });
   }
 
   /** A new revision; `created` when the flow did not exist (or was deleted). */
   async save(tenantId: string, namespace: string, flowId: string, source: string): Promise<{ flow: FlowRevisionRecord; created: boolean }> {
-    const flow = parseFlowOrThrow(source);
+    const flow = await this.parseOrThrow(source);
     const mismatches: ProblemEntry[] = [];
     if (flow.namespace !== namespace) mismatches.push({ path: 'namespace', message: `must be '${namespace}', the namespace in the URL` });
     if (flow.id !== flowId) mismatches.push({ path: 'id', message: `must be '${flowId}', the flow id in the URL` });
@@ -79,8 +87,8 @@ export class FlowsService {
   }
 
   /** Every problem of the flow; empty when it is valid. */
-  validate(source: string): ProblemEntry[] {
-    const result = parseFlow(source);
+  async validate(source: string): Promise<ProblemEntry[]> {
+    const result = await this.parser.parse(source);
     return result.ok ? unstorableFlowProblems(source, result.flow) : problemEntries(result.problems);
   }
 }
