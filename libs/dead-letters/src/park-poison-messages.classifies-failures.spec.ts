@@ -35,6 +35,12 @@ describe('which handler failures park a message, and what the reason says', () =
     expect(describeHandlerFailure(databaseError('22P05', 'unsupported Unicode escape sequence'))).toBe(
       'the database refused a value: unsupported Unicode escape sequence',
     );
+    // As Prisma reports a refused value outside raw queries: no message of PostgreSQL's, its own starts blank and names files.
+    const prismaShaped = Object.assign(new Error('\nInvalid `prisma.execution.findFirst()` invocation in\n/srv/lanner/libs/repository/src/x.ts:12:5'), {
+      code: 'P2010',
+      cause: { originalCode: '22021', originalMessage: '' },
+    });
+    expect(describeHandlerFailure(prismaShaped)).toBe('the database refused a value it cannot store');
     const odd = new Error('first line \u0000\n    at secret/path/file.ts:10:5');
     expect(describeHandlerFailure(odd)).toBe('Error: first line \uFFFD');
     expect(describeHandlerFailure(new Error('x'.repeat(2000))).length).toBeLessThanOrEqual(501 + 'Error: '.length);

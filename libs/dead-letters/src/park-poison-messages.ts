@@ -36,7 +36,10 @@ function isBrokerFailure(error: unknown): boolean {
  */
 export function describeHandlerFailure(error: unknown): string {
   let text: string;
-  if (databaseRefusesForGood(error)) text = `the database refused a value: ${databaseMessage(error)}`;
+  if (databaseRefusesForGood(error)) {
+    const refusal = databaseMessage(error);
+    text = refusal === undefined ? 'the database refused a value it cannot store' : `the database refused a value: ${refusal}`;
+  }
   else if (error instanceof RepositoryError || error instanceof InvalidQueueMessageError || error instanceof RecordTooLargeError) text = error.message;
   else if (error instanceof Error) text = `${error.name}: ${error.message.split('\n')[0]}`;
   else text = 'the handler failed';
@@ -44,16 +47,17 @@ export function describeHandlerFailure(error: unknown): string {
 }
 
 /** PostgreSQL's own message, found where the driver or Prisma's adapter put it. */
-function databaseMessage(error: unknown): string {
+function databaseMessage(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
     const record = current as Record<string, unknown>;
     const cause = record['cause'] ?? record['driverAdapterError'];
-    if (typeof record['originalMessage'] === 'string') return record['originalMessage'];
-    if (cause === undefined && typeof record['message'] === 'string') return record['message'].split('\n')[0];
+    if (typeof record['originalMessage'] === 'string' && record['originalMessage'] !== '') return record['originalMessage'];
+    if (cause === undefined && typeof record['message'] === 'string' && record['message'] !== '') return record['message'].split('\n')[0];
     current = cause;
   }
-  return error instanceof Error ? error.message.split('\n')[0] : 'refused';
+  // Prisma's own message starts with a blank line and names source files: not for users.
+  return undefined;
 }
 
 /** The execution a parked message was about, when its envelope names one. */
