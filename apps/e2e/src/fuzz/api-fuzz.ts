@@ -156,13 +156,20 @@ const HOSTILE_TEXTS = [
 ];
 
 /**
+ * The tenant the fuzz works in: what it lists and reads is what it made, so an
+ * answer echoing another spec's data (a scratch path in a shell task's inputs)
+ * is never taken for a leak.
+ */
+export const FUZZ_TENANT = 'fuzz';
+
+/**
  * A text for any parameter or field. Only URL parts get the 300 kB one (a
  * request head over Node's limit); bodies have their own large cases, made once,
  * so that thousands of drafted requests do not each hold a copy.
  */
 function hostileText(known: KnownIds, inUrl = false): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom('main', known.namespace, known.flowId, known.executionId, known.workerQueueId, known.workerGroupId) },
+    { weight: 6, arbitrary: fc.constantFrom(FUZZ_TENANT, known.namespace, known.flowId, known.executionId, known.workerQueueId, known.workerGroupId) },
     { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_TEXTS) },
     { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
@@ -331,7 +338,7 @@ function requestFor(operation: Operation, known: KnownIds, adminToken: string): 
 function defaultFor(name: string, known: KnownIds): string {
   switch (name) {
     case 'tenant':
-      return 'main';
+      return FUZZ_TENANT;
     case 'namespace':
       return known.namespace;
     case 'flowId':
@@ -479,9 +486,9 @@ export function ordinaryFlow(namespace: string, id: string): string {
 
 /** Runs a fresh ordinary flow to its end (?wait=true) and returns its final state. */
 export async function runOrdinaryFlow(target: FuzzTarget, namespace: string, id: string): Promise<{ executionId: string; state: string }> {
-  const created = await call(target, 'PUT', `/api/v1/main/flows/${namespace}/${id}`, { type: 'application/x-yaml', text: ordinaryFlow(namespace, id) });
+  const created = await call(target, 'PUT', `/api/v1/${FUZZ_TENANT}/flows/${namespace}/${id}`, { type: 'application/x-yaml', text: ordinaryFlow(namespace, id) });
   if (created.status !== 200 && created.status !== 201) throw new Error(`could not save the ordinary flow: ${created.status} ${JSON.stringify(created.json)}`);
-  const ran = await call(target, 'POST', `/api/v1/main/executions/${namespace}/${id}?wait=true&waitTimeout=PT60S`, { type: 'application/json', text: '{"inputs":{"who":"fuzz"}}' });
+  const ran = await call(target, 'POST', `/api/v1/${FUZZ_TENANT}/executions/${namespace}/${id}?wait=true&waitTimeout=PT60S`, { type: 'application/json', text: '{"inputs":{"who":"fuzz"}}' });
   const execution = ran.json as { id?: string; state?: { current?: string } };
   return { executionId: execution.id ?? '', state: execution.state?.current ?? `HTTP ${ran.status}` };
 }
