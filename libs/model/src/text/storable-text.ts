@@ -20,6 +20,8 @@ const REPLACEMENT = '\uFFFD';
 
 /** The first character of `text` Lanner cannot store: its 0-based index and what it is; undefined when all can be stored. */
 export function findUnstorableCharacter(text: string): { readonly index: number; readonly found: string } | undefined {
+  // Callers pass what a parser gave them; a missing value holds nothing unstorable (and must not throw).
+  if (typeof text !== 'string') return undefined;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (code === 0) return { index, found: 'a NUL character (U+0000)' };

@@ -108,6 +108,14 @@ describe('text PostgreSQL cannot store', () => {
     expect(((await response.json()) as { errors: unknown[] }).errors).toEqual([expect.objectContaining({ path: 'who' })]);
   });
 
+  it('refuses a multipart part without a name with a 400, and stays up (it used to end the process)', async () => {
+    const body = '--fuzz\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--fuzz--\r\n';
+    const answer = await call('POST', `/api/v1/${TENANT}/executions/company.team/hello`, { body, headers: { 'content-type': 'multipart/form-data; boundary=fuzz' } });
+    expect(answer.status).toBe(400);
+    expect(answer.json.detail).toContain('a field without a name');
+    expect((await call('GET', `/api/v1/${TENANT}/flows/company.team/hello`)).status).toBe(200);
+  });
+
   it('refuses a JSON body nested deeper than the API reads with a 400', async () => {
     const deep = `{"inputs":{"who":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
     const answer = await runFlow(deep);

@@ -68,11 +68,17 @@ export function readMultipartForm(request: HttpRequest, limitBytes: number): Pro
       if (received > limitBytes) fail(new PayloadTooLarge(limitBytes));
     }
 
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated || info.nameTruncated) return fail(new PayloadTooLarge(limitBytes));
-      const reason = unstorableText(name) ?? unstorableText(value);
-      if (reason !== undefined) return fail(new InvalidRequest('The multipart body holds text that cannot be accepted', [{ path: name, message: reason }]));
-      fields.push({ name, value });
+    parser.on('field', (name: string | undefined, value, info) => {
+      // A throw in a parser's event handler would end the process: every failure here goes to `fail`.
+      try {
+        if (info.valueTruncated || info.nameTruncated) return fail(new PayloadTooLarge(limitBytes));
+        if (name === undefined || name === '') return fail(new InvalidRequest('The multipart body has a field without a name', [{ path: '$', message: 'every part needs a name' }]));
+        const reason = unstorableText(name) ?? unstorableText(value);
+        if (reason !== undefined) return fail(new InvalidRequest('The multipart body holds text that cannot be accepted', [{ path: name, message: reason }]));
+        fields.push({ name, value });
+      } catch (error) {
+        fail(error instanceof Error ? error : new Error(String(error)));
+      }
     });
     parser.on('file', (name, stream, info) => {
       let sizeBytes = 0;
