@@ -31,7 +31,13 @@ function positive(name, text) {
 const MiB = 1024 * 1024;
 
 async function main() {
-  const { values } = parseArgs({ options: { seed: { type: 'string', default: '42' }, requests: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '4' } } });
+  const { values } = parseArgs({
+    options: {
+      seed: { type: 'string', default: '42' },
+      requests: { type: 'string', default: '10000' },
+      concurrency: { type: 'string', default: '4' },
+    },
+  });
   const seed = positive('seed', values.seed);
   const requests = positive('requests', values.requests);
   const concurrency = positive('concurrency', values.concurrency);

@@ -26,7 +26,8 @@ function main() {
   console.log(builtAt === 0 ? 'Building the web UI (first start)…' : 'The web UI changed: rebuilding it…');
   const build = spawnSync(process.execPath, [VITE, 'build', '--logLevel', 'warn'], { cwd: UI, stdio: 'inherit' });
   // The API is usable without the UI: a failed build is reported, and Lanner starts anyway.
-  if (build.status !== 0) console.error('The web UI did not build (see above); the API still starts, and / says the UI is not built.');
+  if (build.status !== 0)
+    console.error('The web UI did not build (see above); the API still starts, and / says the UI is not built.');
   return 0;
 }
 

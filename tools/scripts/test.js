@@ -72,7 +72,9 @@ function run(command, args, { quiet = false, limitMinutes = 20 } = {}) {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      process.stderr.write(`\n${path.basename(command)} ${args.join(' ')}: still running after ${limitMinutes} min, stopping it\n`);
+      process.stderr.write(
+        `\n${path.basename(command)} ${args.join(' ')}: still running after ${limitMinutes} min, stopping it\n`,
+      );
       killTree(child, 'SIGTERM');
       setTimeout(() => killTree(child, 'SIGKILL'), 10_000).unref();
     }, limitMinutes * MINUTE);
@@ -116,7 +118,9 @@ async function servicesUp() {
   const before = await run(process.execPath, [SERVICES_CLI, 'status', '--json'], { quiet: true, limitMinutes: 2 });
   let alreadyThere = [];
   try {
-    alreadyThere = JSON.parse(before.output).filter((service) => service.ready).map((service) => service.name);
+    alreadyThere = JSON.parse(before.output)
+      .filter((service) => service.ready)
+      .map((service) => service.name);
   } catch {
     // No readable status: assume nothing was running, so everything `up` starts is ours.
   }

@@ -67,7 +67,8 @@ describe('the lanner CLI against standalone', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'lanner-cli-e2e-'));
   // No profile file unless a test writes one.
   const configHome = join(workDir, 'config');
-  const cli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { XDG_CONFIG_HOME: configHome, ...env, ...extraEnv });
+  const cli = (args: string[], extraEnv: Record<string, string> = {}) =>
+    runCli(args, { XDG_CONFIG_HOME: configHome, ...env, ...extraEnv });
 
   afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
@@ -75,7 +76,10 @@ describe('the lanner CLI against standalone', () => {
     it('reports each problem offline with its file, line and YAML path, and exits 1', async () => {
       const bad = join(workDir, 'bad.yml');
       const good = join(workDir, 'good.yml');
-      writeFileSync(bad, 'id: bad\nnamespace: e2e.cli\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    mesage: typo\n');
+      writeFileSync(
+        bad,
+        'id: bad\nnamespace: e2e.cli\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    mesage: typo\n',
+      );
       writeFileSync(good, flowFile('e2e.cli', 'good'));
 
       // No server at all: validation is offline.
@@ -178,7 +182,11 @@ describe('the lanner CLI against standalone', () => {
       const restart = await cli(['execution', 'restart', ended.id, '--output', 'json']);
       expect(restart.code).toBe(0);
       expect(JSON.parse(restart.stdout)).toMatchObject({ id: ended.id });
-      await lanner.waitFor(ended.id, (execution) => execution.taskRunList?.find((r) => r.taskId === 'broken')?.attempts?.length === 2, 'a second attempt');
+      await lanner.waitFor(
+        ended.id,
+        (execution) => execution.taskRunList?.find((r) => r.taskId === 'broken')?.attempts?.length === 2,
+        'a second attempt',
+      );
     });
 
     it('kill --wait ends a running execution KILLED', async () => {
@@ -221,7 +229,17 @@ describe('the lanner CLI against standalone', () => {
 
   describe('worker topology', () => {
     it('applies, gets, lists and deletes a worker queue', async () => {
-      const queue = await cli(['worker-queue', 'apply', 'cli-cpu', '--tags', 'cpu,big', '--description', 'CPU boxes', '--output', 'json']);
+      const queue = await cli([
+        'worker-queue',
+        'apply',
+        'cli-cpu',
+        '--tags',
+        'cpu,big',
+        '--description',
+        'CPU boxes',
+        '--output',
+        'json',
+      ]);
       expect(queue.code).toBe(0);
       expect(JSON.parse(queue.stdout)).toMatchObject({ id: 'cli-cpu', tags: ['cpu', 'big'], description: 'CPU boxes' });
       const got = await cli(['worker-queue', 'get', 'cli-cpu']);
@@ -238,21 +256,31 @@ describe('the lanner CLI against standalone', () => {
       const group = await cli(['worker-group', 'apply', 'cli-team', '--name', 'Team', '--subscribe', 'cli-gpu:30:ELASTIC']);
       expect(group.code).toBe(0);
       expect(group.stdout).toMatch(/^cli-team\s+Team\s+.*cli-gpu:30%:ELASTIC/m);
-      const stored = await lanner.instanceRequest<{ subscriptions: { workerQueueId: string; reservedPercent: number; mode: string }[] }>('GET', '/worker-groups/cli-team');
+      const stored = await lanner.instanceRequest<{
+        subscriptions: { workerQueueId: string; reservedPercent: number; mode: string }[];
+      }>('GET', '/worker-groups/cli-team');
       expect(stored.body.subscriptions).toContainEqual({ workerQueueId: 'cli-gpu', reservedPercent: 30, mode: 'ELASTIC' });
 
       const inUse = await cli(['worker-queue', 'delete', 'cli-gpu']);
       expect(inUse.code).toBe(1);
       expect(inUse.stderr).toMatch(/^lanner: 409 [^\n]+\n$/);
 
-      expect((await cli(['worker-group', 'subscribe', 'cli-team', 'cli-gpu', '--reserved-percent', '50', '--mode', 'strict'])).code).toBe(0);
+      expect(
+        (await cli(['worker-group', 'subscribe', 'cli-team', 'cli-gpu', '--reserved-percent', '50', '--mode', 'strict'])).code,
+      ).toBe(0);
       const list = await cli(['worker-group', 'list', '--output', 'json']);
       expect(JSON.parse(list.stdout)).toContainEqual(
-        expect.objectContaining({ id: 'cli-team', subscriptions: expect.arrayContaining([{ workerQueueId: 'cli-gpu', reservedPercent: 50, mode: 'STRICT' }]) }),
+        expect.objectContaining({
+          id: 'cli-team',
+          subscriptions: expect.arrayContaining([{ workerQueueId: 'cli-gpu', reservedPercent: 50, mode: 'STRICT' }]),
+        }),
       );
 
       expect((await cli(['worker-group', 'unsubscribe', 'cli-team', 'cli-gpu'])).code).toBe(0);
-      const unsubscribed = await lanner.instanceRequest<{ subscriptions: { workerQueueId: string }[] }>('GET', '/worker-groups/cli-team');
+      const unsubscribed = await lanner.instanceRequest<{ subscriptions: { workerQueueId: string }[] }>(
+        'GET',
+        '/worker-groups/cli-team',
+      );
       expect(unsubscribed.body.subscriptions.map((s) => s.workerQueueId)).not.toContain('cli-gpu');
       expect((await cli(['worker-group', 'delete', 'cli-team'])).code).toBe(0);
       expect((await lanner.instanceRequest('GET', '/worker-groups/cli-team')).status).toBe(404);
@@ -287,7 +315,9 @@ describe('the lanner CLI against standalone', () => {
   describe('connection settings', () => {
     it('reads the server and token from a profile saved with profile set (mode 0600); flags win over it', async () => {
       const profileHome = join(workDir, 'profile-home');
-      const saved = await runCli(['profile', 'set', 'ops', '--server', apiUrl, '--token', adminToken], { XDG_CONFIG_HOME: profileHome });
+      const saved = await runCli(['profile', 'set', 'ops', '--server', apiUrl, '--token', adminToken], {
+        XDG_CONFIG_HOME: profileHome,
+      });
       expect(saved.code).toBe(0);
       const file = join(profileHome, 'lanner', 'profile.json');
       expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -297,7 +327,9 @@ describe('the lanner CLI against standalone', () => {
       expect(viaProfile.code).toBe(0);
       expect(viaProfile.stdout).toMatch(/^default\s/m);
 
-      const flagWins = await runCli(['worker-queue', 'get', 'default', '--profile', 'ops', '--token', 'wrong'], { XDG_CONFIG_HOME: profileHome });
+      const flagWins = await runCli(['worker-queue', 'get', 'default', '--profile', 'ops', '--token', 'wrong'], {
+        XDG_CONFIG_HOME: profileHome,
+      });
       expect(flagWins.code).toBe(1);
       expect(flagWins.stderr).toMatch(/^lanner: 401 /);
 
@@ -313,7 +345,17 @@ describe('the lanner CLI against standalone', () => {
       const scriptFile = join(workDir, 'lanner.bash');
       writeFileSync(scriptFile, script.stdout);
       const complete = (...words: string[]) =>
-        execFileSync('bash', ['-c', `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _lanner; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', scriptFile, ...words], { encoding: 'utf8' })
+        execFileSync(
+          'bash',
+          [
+            '-c',
+            `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _lanner; printf '%s\\n' "\${COMPREPLY[@]}"`,
+            'bash',
+            scriptFile,
+            ...words,
+          ],
+          { encoding: 'utf8' },
+        )
           .trim()
           .split('\n');
       expect(complete('lanner', 'worker-')).toEqual(['worker-queue', 'worker-group']);

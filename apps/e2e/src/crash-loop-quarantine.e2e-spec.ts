@@ -88,7 +88,9 @@ describe('an execution whose processing stops the executor', () => {
   async function untilAWriteWaits(what: string): Promise<void> {
     const deadline = Date.now() + HELD_TIMEOUT_MS;
     while (Date.now() < deadline) {
-      const waiting = await (observer as Client).query("SELECT pid FROM pg_locks WHERE NOT granted AND relation = 'task_runs'::regclass");
+      const waiting = await (observer as Client).query(
+        "SELECT pid FROM pg_locks WHERE NOT granted AND relation = 'task_runs'::regclass",
+      );
       const pids = waiting.rows.map((row: { pid: number }) => row.pid).filter((pid) => !deadBackends.has(pid));
       if (pids.length > 0) {
         for (const pid of pids) deadBackends.add(pid);
@@ -140,13 +142,19 @@ describe('an execution whose processing stops the executor', () => {
     expect(taskRunsOf(quarantined, 'after')).toEqual([]);
 
     // Parked, where an operator sees it: the event it died on, with the reason.
-    const parked = await (observer as Client).query('SELECT message_type, reason FROM parked_executor_events WHERE execution_id = $1', [id]);
+    const parked = await (observer as Client).query(
+      'SELECT message_type, reason FROM parked_executor_events WHERE execution_id = $1',
+      [id],
+    );
     expect(parked.rows).toEqual([{ message_type: 'execution.resume', reason: expect.stringContaining(QUARANTINED) }]);
 
     // The executor is up and runs everything else.
     const fresh = await lanner.execute(NAMESPACE, 'healthy');
     const ended = await lanner.waitUntilEnded(fresh.id, 60_000);
-    expect({ state: stateOf(ended), view: describeExecution(ended) }).toEqual({ state: 'SUCCESS', view: describeExecution(ended) });
+    expect({ state: stateOf(ended), view: describeExecution(ended) }).toEqual({
+      state: 'SUCCESS',
+      view: describeExecution(ended),
+    });
 
     const log = readFileSync(logFile, 'utf8').slice(logAtStart);
     expect(log).toContain('the executor stopped while processing this execution');

@@ -1,4 +1,11 @@
-import { encodeQueueMessage, executorEventCodec, jobMessageId, QUEUE_SCHEMA_VERSIONS, workerJobCodec, type WorkerJobMessage } from '@lanner/frames';
+import {
+  encodeQueueMessage,
+  executorEventCodec,
+  jobMessageId,
+  QUEUE_SCHEMA_VERSIONS,
+  workerJobCodec,
+  type WorkerJobMessage,
+} from '@lanner/frames';
 import { requiredEnv } from '@lanner/testing';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { hasStarted, onlyTaskRun, reasonOf, scenario, stateOf } from './harness/scenario';
@@ -65,7 +72,11 @@ describe('dead letters: a poison job is parked, the partition moves on, and an o
   let producer: Producer;
 
   beforeAll(async () => {
-    const kafka = new Kafka({ clientId: 'e2e-dead-letters', brokers: requiredEnv('KAFKA_BROKERS', 'the dead-letter spec').split(','), logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({
+      clientId: 'e2e-dead-letters',
+      brokers: requiredEnv('KAFKA_BROKERS', 'the dead-letter spec').split(','),
+      logLevel: logLevel.NOTHING,
+    });
     producer = kafka.producer();
     await producer.connect();
     await lanner.createFlow(FLOW);
@@ -117,7 +128,12 @@ describe('dead letters: a poison job is parked, the partition moves on, and an o
 
   it('an executor event the database refuses is parked and its execution ends FAILED with the reason, not stuck RUNNING', async () => {
     const created = await lanner.execute('e2e.dead-letters', 'long-task');
-    const running = await lanner.waitFor(created.id, (execution) => (execution.taskRunList ?? []).some(hasStarted), 'the shell task to start', 60_000);
+    const running = await lanner.waitFor(
+      created.id,
+      (execution) => (execution.taskRunList ?? []).some(hasStarted),
+      'the shell task to start',
+      60_000,
+    );
     const run = onlyTaskRun(running, 'wait');
     // A result for the running task whose outputs hold a NUL, as a faulty relay could publish: storing it fails on every try.
     const result = encodeQueueMessage(executorEventCodec, {
@@ -138,7 +154,10 @@ describe('dead letters: a poison job is parked, the partition moves on, and an o
         endedAt: new Date().toISOString(),
       },
     });
-    await producer.send({ topic: `${kafkaNamespace}lanner.executor`, messages: [{ key: created.id, value: result.value, headers: result.headers }] });
+    await producer.send({
+      topic: `${kafkaNamespace}lanner.executor`,
+      messages: [{ key: created.id, value: result.value, headers: result.headers }],
+    });
 
     const failed = await lanner.waitUntilEnded(created.id, 90_000);
     expect(stateOf(failed)).toBe('FAILED');

@@ -1,4 +1,13 @@
-import { describeExecution, Execution, EXECUTOR_GROUP, groupMembers, scenario, stateOf, taskRunsOf, TERMINAL_STATES } from './harness/scenario';
+import {
+  describeExecution,
+  Execution,
+  EXECUTOR_GROUP,
+  groupMembers,
+  scenario,
+  stateOf,
+  taskRunsOf,
+  TERMINAL_STATES,
+} from './harness/scenario';
 
 // The issue's durability promise: the executor commits a Kafka offset only after the
 // execution's state is stored and its actions published, and timers are rows, so a
@@ -73,7 +82,10 @@ describe('SIGKILL of the executor in the middle of 200 running executions', () =
   }, 200_000);
 
   async function countIn(state: string): Promise<number> {
-    const answer = await lanner.request<{ total: number }>('GET', `/executions/search?namespace=${NAMESPACE}&flowId=${FLOW_ID}&state=${state}&size=1`);
+    const answer = await lanner.request<{ total: number }>(
+      'GET',
+      `/executions/search?namespace=${NAMESPACE}&flowId=${FLOW_ID}&state=${state}&size=1`,
+    );
     if (answer.status !== 200) throw new Error(`searching ${state} executions: HTTP ${answer.status} ${answer.text}`);
     return answer.body.total;
   }
@@ -92,55 +104,63 @@ describe('SIGKILL of the executor in the middle of 200 running executions', () =
     return going;
   }
 
-  it('brings all 200 to SUCCESS after a restart, each task run exactly once', async () => {
-    // Only this run's executor may hold the run's partitions, or a loss could come from elsewhere.
-    const executorGroup = `${kafkaNamespace}${EXECUTOR_GROUP}`;
-    const executors = await groupMembers(executorGroup);
-    if (executors.length !== 1) {
-      throw new Error(
-        `consumer group ${executorGroup} has ${executors.length} members (${executors.join(', ') || 'none'}), not just this run's executor`,
+  it(
+    'brings all 200 to SUCCESS after a restart, each task run exactly once',
+    async () => {
+      // Only this run's executor may hold the run's partitions, or a loss could come from elsewhere.
+      const executorGroup = `${kafkaNamespace}${EXECUTOR_GROUP}`;
+      const executors = await groupMembers(executorGroup);
+      if (executors.length !== 1) {
+        throw new Error(
+          `consumer group ${executorGroup} has ${executors.length} members (${executors.join(', ') || 'none'}), not just this run's executor`,
+        );
+      }
+
+      for (let start = 0; start < EXECUTIONS; start += SUBMIT_BATCH) {
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(SUBMIT_BATCH, EXECUTIONS - start) }, () => lanner.execute(NAMESPACE, FLOW_ID)),
+        );
+        ids.push(...batch.map((execution) => execution.id));
+      }
+      ids = [...new Set(ids)];
+      expect(ids).toHaveLength(EXECUTIONS);
+
+      let running = 0;
+      const deadline = Date.now() + 60_000;
+      while ((running = await countIn('RUNNING')) < RUNNING_AT_KILL && Date.now() < deadline) await delay(200);
+      const succeededAtKill = await countIn('SUCCESS');
+      // Genuinely in flight: a good part RUNNING, and most not ended yet.
+      expect(running).toBeGreaterThanOrEqual(RUNNING_AT_KILL);
+      expect(succeededAtKill).toBeLessThan(EXECUTIONS / 2);
+
+      const restart = await cluster.restart('executor', { signal: 'SIGKILL', downtimeMs: DOWNTIME_MS });
+      expect(restart.exit.signal).toBe('SIGKILL');
+      expect(restart.startedPid).not.toBe(restart.stoppedPid);
+      process.stdout.write(
+        `executor SIGKILLed with ${running} executions RUNNING and ${succeededAtKill} SUCCESS; restarted (pid ${restart.stoppedPid} -> ${restart.startedPid})\n`,
       );
-    }
 
-    for (let start = 0; start < EXECUTIONS; start += SUBMIT_BATCH) {
-      const batch = await Promise.all(Array.from({ length: Math.min(SUBMIT_BATCH, EXECUTIONS - start) }, () => lanner.execute(NAMESPACE, FLOW_ID)));
-      ids.push(...batch.map((execution) => execution.id));
-    }
-    ids = [...new Set(ids)];
-    expect(ids).toHaveLength(EXECUTIONS);
+      const until = Date.now() + ALL_ENDED_TIMEOUT_MS;
+      let going = await readUnended();
+      while (going.length > 0 && Date.now() < until) {
+        await delay(1000);
+        going = await readUnended();
+      }
+      if (going.length > 0) {
+        throw new Error(
+          `${going.length} of ${EXECUTIONS} executions never ended within ${ALL_ENDED_TIMEOUT_MS} ms after the restart (lost?):\n` +
+            going.slice(0, 20).map(describeExecution).join('\n'),
+        );
+      }
 
-    let running = 0;
-    const deadline = Date.now() + 60_000;
-    while ((running = await countIn('RUNNING')) < RUNNING_AT_KILL && Date.now() < deadline) await delay(200);
-    const succeededAtKill = await countIn('SUCCESS');
-    // Genuinely in flight: a good part RUNNING, and most not ended yet.
-    expect(running).toBeGreaterThanOrEqual(RUNNING_AT_KILL);
-    expect(succeededAtKill).toBeLessThan(EXECUTIONS / 2);
-
-    const restart = await cluster.restart('executor', { signal: 'SIGKILL', downtimeMs: DOWNTIME_MS });
-    expect(restart.exit.signal).toBe('SIGKILL');
-    expect(restart.startedPid).not.toBe(restart.stoppedPid);
-    process.stdout.write(
-      `executor SIGKILLed with ${running} executions RUNNING and ${succeededAtKill} SUCCESS; restarted (pid ${restart.stoppedPid} -> ${restart.startedPid})\n`,
-    );
-
-    const until = Date.now() + ALL_ENDED_TIMEOUT_MS;
-    let going = await readUnended();
-    while (going.length > 0 && Date.now() < until) {
-      await delay(1000);
-      going = await readUnended();
-    }
-    if (going.length > 0) {
-      throw new Error(
-        `${going.length} of ${EXECUTIONS} executions never ended within ${ALL_ENDED_TIMEOUT_MS} ms after the restart (lost?):\n` +
-          going.slice(0, 20).map(describeExecution).join('\n'),
-      );
-    }
-
-    const wrong = [...ended.values()]
-      .map((execution) => ({ execution, problems: problemsOf(execution) }))
-      .filter(({ problems }) => problems.length > 0);
-    const report = wrong.slice(0, 20).map(({ execution, problems }) => `${problems.join('; ')}\n${describeExecution(execution)}`);
-    expect({ wrong: wrong.length, first: report }).toEqual({ wrong: 0, first: [] });
-  }, ALL_ENDED_TIMEOUT_MS + 150_000);
+      const wrong = [...ended.values()]
+        .map((execution) => ({ execution, problems: problemsOf(execution) }))
+        .filter(({ problems }) => problems.length > 0);
+      const report = wrong
+        .slice(0, 20)
+        .map(({ execution, problems }) => `${problems.join('; ')}\n${describeExecution(execution)}`);
+      expect({ wrong: wrong.length, first: report }).toEqual({ wrong: 0, first: [] });
+    },
+    ALL_ENDED_TIMEOUT_MS + 150_000,
+  );
 });

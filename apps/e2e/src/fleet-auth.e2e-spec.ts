@@ -3,7 +3,18 @@ import * as grpc from '@grpc/grpc-js';
 import { WorkerAuthServiceClient, type Credentials } from '@lanner/frames';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Execution, Fleet, hasStarted, lastAttempt, onlyTaskRun, scenario, StartedProcess, stateOf, taskRunsOf, TERMINAL_STATES } from './harness/scenario';
+import {
+  Execution,
+  Fleet,
+  hasStarted,
+  lastAttempt,
+  onlyTaskRun,
+  scenario,
+  StartedProcess,
+  stateOf,
+  taskRunsOf,
+  TERMINAL_STATES,
+} from './harness/scenario';
 
 // WORKERS.md "Worker authentication": a worker joins the group of its registration
 // token and serves only that group's queues; a wrong token gets it nowhere; revoking
@@ -77,10 +88,20 @@ describe('fleet auth: registration tokens decide who joins which group', () => {
 
   it('refuses a worker with a wrong registration token: its log says why and it never becomes ready', async () => {
     const wrongToken = randomBytes(32).toString('base64url');
-    const wrong: StartedProcess = await fleet.startWorker(WRONG_WORKER, { registrationToken: wrongToken, slots: 1, controllers: controllerEndpoint, waitUntilReady: false });
+    const wrong: StartedProcess = await fleet.startWorker(WRONG_WORKER, {
+      registrationToken: wrongToken,
+      slots: 1,
+      controllers: controllerEndpoint,
+      waitUntilReady: false,
+    });
 
     // A warning, an error or a fatal line that names the cause.
-    await fleet.waitForLog(wrong, /"level":"(warn|error|fatal)".*(registration|token|unauthenticated|refused|rejected)/i, 'why it was refused', 60_000);
+    await fleet.waitForLog(
+      wrong,
+      /"level":"(warn|error|fatal)".*(registration|token|unauthenticated|refused|rejected)/i,
+      'why it was refused',
+      60_000,
+    );
     expect(await fleet.isReady(wrong)).toBe(false);
     // docs/WORKER-FLEETS.md: exit code 77 when its credentials are refused (a supervisor sees why).
     expect((await fleet.waitForExit(wrong)).exit.code).toBe(77);
@@ -139,7 +160,10 @@ describe('fleet auth: registration tokens decide who joins which group', () => {
     }
     // Its stream ended and its credentials went with the token: it stops with 77 (docs/WORKER-FLEETS.md).
     expect((await fleet.waitForExit(member as StartedProcess)).exit.code).toBe(77);
-    const tokens = await lanner.instanceRequest<Array<{ id: string; revokedAt?: string | null }>>('GET', `/worker-groups/${GROUP}/tokens`);
+    const tokens = await lanner.instanceRequest<Array<{ id: string; revokedAt?: string | null }>>(
+      'GET',
+      `/worker-groups/${GROUP}/tokens`,
+    );
     expect(tokens.status).toBe(200);
     expect(JSON.stringify(tokens.body)).not.toContain(memberToken.token);
   }, 120_000);
@@ -170,14 +194,20 @@ describe('fleet auth: registration tokens decide who joins which group', () => {
     const stored = JSON.parse(readFileSync(join(workDir, OTHER_WORKER, 'credentials.json'), 'utf8')) as Record<string, string>;
     const [header, payload, signature] = stored['accessToken'].split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const forgedClaims = Object.fromEntries(Object.entries(claims).map(([key, value]) => [key, value === OTHER_GROUP ? GROUP : value]));
+    const forgedClaims = Object.fromEntries(
+      Object.entries(claims).map(([key, value]) => [key, value === OTHER_GROUP ? GROUP : value]),
+    );
     expect(forgedClaims).not.toEqual(claims);
     const forgedToken = `${header}.${Buffer.from(JSON.stringify(forgedClaims)).toString('base64url')}.${signature}`;
     const forgedDir = join(workDir, `${FORGED_WORKER}-credentials`);
     mkdirSync(forgedDir, { recursive: true, mode: 0o700 });
     const forgedFile = join(forgedDir, 'credentials.json');
     const forgedRefresh = randomBytes(32).toString('base64url');
-    writeFileSync(forgedFile, JSON.stringify({ ...stored, workerGroupId: GROUP, accessToken: forgedToken, refreshToken: forgedRefresh }), { mode: 0o600 });
+    writeFileSync(
+      forgedFile,
+      JSON.stringify({ ...stored, workerGroupId: GROUP, accessToken: forgedToken, refreshToken: forgedRefresh }),
+      { mode: 0o600 },
+    );
 
     const forged = await fleet.startWorker(FORGED_WORKER, {
       slots: 1,
@@ -185,7 +215,12 @@ describe('fleet auth: registration tokens decide who joins which group', () => {
       waitUntilReady: false,
       env: { LANNER_WORKER_CREDENTIALS_PATH: forgedFile },
     });
-    await fleet.waitForLog(forged, /"level":"(warn|error|fatal)".*(unauthenticated|refused|rejected|invalid|signature)/i, 'why its credentials were refused', 60_000);
+    await fleet.waitForLog(
+      forged,
+      /"level":"(warn|error|fatal)".*(unauthenticated|refused|rejected|invalid|signature)/i,
+      'why its credentials were refused',
+      60_000,
+    );
     expect(await fleet.isReady(forged)).toBe(false);
     expect((await lanner.groupWorkers(GROUP)).map((worker) => worker.name)).not.toContain(FORGED_WORKER);
     const log = fleet.logOf(forged);

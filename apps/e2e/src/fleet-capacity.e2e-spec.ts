@@ -64,7 +64,11 @@ describe('fleet capacity: reserved, lent and reconfigured slots of one worker', 
   afterAll(async () => {
     await Promise.all([...aIds, ...bIds].map((id) => lanner.kill(id).catch(() => undefined)));
     await Promise.all(
-      [...aIds, ...bIds].map((id) => lanner.waitFor(id, (execution) => (TERMINAL_STATES as readonly string[]).includes(stateOf(execution)), 'killed').catch(() => undefined)),
+      [...aIds, ...bIds].map((id) =>
+        lanner
+          .waitFor(id, (execution) => (TERMINAL_STATES as readonly string[]).includes(stateOf(execution)), 'killed')
+          .catch(() => undefined),
+      ),
     );
     await fleet.stopAll();
   }, 120_000);
@@ -76,22 +80,32 @@ describe('fleet capacity: reserved, lent and reconfigured slots of one worker', 
   async function ledger(): Promise<WorkerCapacity> {
     const workers = await lanner.groupCapacity(GROUP);
     const mine = workers.filter((worker) => worker.workerId === workerId);
-    if (mine.length !== 1) throw new Error(`expected the ledger of ${WORKER} (${workerId}) once, got: ${JSON.stringify(workers).slice(0, 1500)}`);
+    if (mine.length !== 1)
+      throw new Error(`expected the ledger of ${WORKER} (${workerId}) once, got: ${JSON.stringify(workers).slice(0, 1500)}`);
     return mine[0];
   }
 
   /** Polls the capacity endpoint until `accept` holds; fails with the last ledger seen. */
-  async function ledgerUntil(accept: (worker: WorkerCapacity) => boolean, what: string, timeoutMs: number): Promise<WorkerCapacity> {
+  async function ledgerUntil(
+    accept: (worker: WorkerCapacity) => boolean,
+    what: string,
+    timeoutMs: number,
+  ): Promise<WorkerCapacity> {
     let last: WorkerCapacity | undefined;
     let lastError = '';
     try {
-      await eventually(() => last !== undefined && accept(last), what, timeoutMs, async () => {
-        try {
-          last = await ledger();
-        } catch (error) {
-          lastError = error instanceof Error ? error.message : String(error);
-        }
-      });
+      await eventually(
+        () => last !== undefined && accept(last),
+        what,
+        timeoutMs,
+        async () => {
+          try {
+            last = await ledger();
+          } catch (error) {
+            lastError = error instanceof Error ? error.message : String(error);
+          }
+        },
+      );
     } catch (error) {
       throw new Error(`${(error as Error).message}; last ledger: ${JSON.stringify(last)} ${lastError}`);
     }
@@ -107,10 +121,19 @@ describe('fleet capacity: reserved, lent and reconfigured slots of one worker', 
 
     // B runs on its 2 reserved slots plus C's 2 idle ones: 4 of 8, the rest waits.
     let bRuns: Execution[] = [];
-    await eventually(() => bRuns.filter(started).length >= 4, 'four B task runs started', 60_000, async () => {
-      bRuns = await executions(bIds);
-    });
-    const worker = await ledgerUntil((one) => subscriptionIn(one, B).used === 4 && subscriptionIn(one, C).lent === 2, 'B using 4 slots, 2 of them lent by C', 15_000);
+    await eventually(
+      () => bRuns.filter(started).length >= 4,
+      'four B task runs started',
+      60_000,
+      async () => {
+        bRuns = await executions(bIds);
+      },
+    );
+    const worker = await ledgerUntil(
+      (one) => subscriptionIn(one, B).used === 4 && subscriptionIn(one, C).lent === 2,
+      'B using 4 slots, 2 of them lent by C',
+      15_000,
+    );
     expect(subscriptionIn(worker, B)).toMatchObject({ reserved: 2, used: 4, borrowed: 2, lent: 0 });
     expect(subscriptionIn(worker, C)).toMatchObject({ reserved: 2, used: 0, borrowed: 0, lent: 2 });
     expect(subscriptionIn(worker, A)).toMatchObject({ reserved: 4, used: 0, borrowed: 0, lent: 0 });
@@ -124,13 +147,22 @@ describe('fleet capacity: reserved, lent and reconfigured slots of one worker', 
     for (let index = 0; index < A_EXECUTIONS; index += 1) aIds.push((await lanner.execute(NAMESPACE, 'a-work')).id);
 
     let aRuns: Execution[] = [];
-    await eventually(() => aRuns.filter(started).length === A_EXECUTIONS, `all ${A_EXECUTIONS} A task runs started`, 20_000, async () => {
-      aRuns = await executions(aIds);
-    });
+    await eventually(
+      () => aRuns.filter(started).length === A_EXECUTIONS,
+      `all ${A_EXECUTIONS} A task runs started`,
+      20_000,
+      async () => {
+        aRuns = await executions(aIds);
+      },
+    );
     const bRuns = await executions(bIds);
     expect(bRuns.filter((execution) => !started(execution))).toHaveLength(B_EXECUTIONS - 4);
 
-    const worker = await ledgerUntil((one) => subscriptionIn(one, A).used === A_EXECUTIONS, 'A using its 4 reserved slots', 10_000);
+    const worker = await ledgerUntil(
+      (one) => subscriptionIn(one, A).used === A_EXECUTIONS,
+      'A using its 4 reserved slots',
+      10_000,
+    );
     expect(subscriptionIn(worker, A)).toMatchObject({ reserved: 4, used: 4, borrowed: 0, lent: 0 });
     expect(subscriptionIn(worker, B).used).toBe(4);
   }, 60_000);
@@ -139,7 +171,11 @@ describe('fleet capacity: reserved, lent and reconfigured slots of one worker', 
     const changedAt = Date.now();
     await lanner.putSubscription(GROUP, A, { reservedPercent: 25, mode: 'STRICT' });
 
-    const worker = await ledgerUntil((one) => subscriptionIn(one, A).reserved === 2, "A's reservation down to 2 slots", RECONFIGURATION_MS - (Date.now() - changedAt));
+    const worker = await ledgerUntil(
+      (one) => subscriptionIn(one, A).reserved === 2,
+      "A's reservation down to 2 slots",
+      RECONFIGURATION_MS - (Date.now() - changedAt),
+    );
     expect(worker.slots).toBe(SLOTS);
     expect([B, C].map((queue) => subscriptionIn(worker, queue).reserved)).toEqual([2, 2]);
 

@@ -1,4 +1,17 @@
-import { ConnectedWorker, eventually, Execution, Fleet, hasStarted, lastAttempt, onlyTaskRun, scenario, StartedProcess, stateOf, taskRunsOf, TERMINAL_STATES } from './harness/scenario';
+import {
+  ConnectedWorker,
+  eventually,
+  Execution,
+  Fleet,
+  hasStarted,
+  lastAttempt,
+  onlyTaskRun,
+  scenario,
+  StartedProcess,
+  stateOf,
+  taskRunsOf,
+  TERMINAL_STATES,
+} from './harness/scenario';
 
 // WORKERS.md "Shutdown": SIGTERM makes a worker stop taking work (it tells the
 // controller it is draining), lets its running tasks finish within the grace period,
@@ -45,7 +58,12 @@ describe('fleet drain: SIGTERM on a busy worker', () => {
     await lanner.putWorkerGroup(GROUP, [{ workerQueueId: QUEUE }]);
     const { token } = await lanner.createRegistrationToken(GROUP, 'drain');
     await Promise.all(
-      [DRAINED, SURVIVOR].map(async (name) => processes.set(name, await fleet.startWorker(name, { registrationToken: token, slots: SLOTS, controllers: controllerEndpoint }))),
+      [DRAINED, SURVIVOR].map(async (name) =>
+        processes.set(
+          name,
+          await fleet.startWorker(name, { registrationToken: token, slots: SLOTS, controllers: controllerEndpoint }),
+        ),
+      ),
     );
     await lanner.createFlow(FLOW);
   }, 180_000);
@@ -61,18 +79,28 @@ describe('fleet drain: SIGTERM on a busy worker', () => {
     for (let index = 0; index < BEFORE_SIGTERM; index += 1) ids.push((await lanner.execute(NAMESPACE, 'linger')).id);
 
     let seen: Execution[] = [];
-    await eventually(() => seen.filter((execution) => runningOn(execution, drainedId)).length === SLOTS, `${DRAINED} running ${SLOTS} tasks`, 60_000, async () => {
-      seen = await Promise.all(ids.map((id) => lanner.execution(id)));
-    });
+    await eventually(
+      () => seen.filter((execution) => runningOn(execution, drainedId)).length === SLOTS,
+      `${DRAINED} running ${SLOTS} tasks`,
+      60_000,
+      async () => {
+        seen = await Promise.all(ids.map((id) => lanner.execution(id)));
+      },
+    );
     const runningAtSigterm = seen.filter((execution) => runningOn(execution, drainedId)).map((execution) => execution.id);
 
     const stopped = fleet.stop(DRAINED, STOP_GRACE_MS);
     // Work submitted once the API shows the worker draining must go to the other worker.
     await fleet.waitForLog(processes.get(DRAINED) as StartedProcess, /draining/i, 'that it drains', 20_000);
     let listed: ConnectedWorker[] = [];
-    await eventually(() => listed.find((worker) => worker.name === DRAINED)?.draining === true, `the API listing ${DRAINED} as draining`, 10_000, async () => {
-      listed = await lanner.groupWorkers(GROUP);
-    });
+    await eventually(
+      () => listed.find((worker) => worker.name === DRAINED)?.draining === true,
+      `the API listing ${DRAINED} as draining`,
+      10_000,
+      async () => {
+        listed = await lanner.groupWorkers(GROUP);
+      },
+    );
     const afterIds: string[] = [];
     for (let index = 0; index < AFTER_SIGTERM; index += 1) afterIds.push((await lanner.execute(NAMESPACE, 'linger')).id);
     ids.push(...afterIds);
@@ -84,7 +112,11 @@ describe('fleet drain: SIGTERM on a busy worker', () => {
     const all = await Promise.all(ids.map((id) => lanner.waitFor(id, ended, 'ended', 120_000)));
     for (const execution of all) {
       const run = onlyTaskRun(execution, 'work');
-      expect({ id: execution.id, state: stateOf(execution), attempts: (run.attempts ?? []).map((attempt) => stateOf(attempt)) }).toEqual({
+      expect({
+        id: execution.id,
+        state: stateOf(execution),
+        attempts: (run.attempts ?? []).map((attempt) => stateOf(attempt)),
+      }).toEqual({
         id: execution.id,
         state: 'SUCCESS',
         attempts: ['SUCCESS'],

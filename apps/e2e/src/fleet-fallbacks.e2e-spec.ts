@@ -1,4 +1,15 @@
-import { Execution, Fleet, hasStarted, lastAttempt, onlyTaskRun, reasonOf, scenario, stateOf, taskRunsOf, TERMINAL_STATES } from './harness/scenario';
+import {
+  Execution,
+  Fleet,
+  hasStarted,
+  lastAttempt,
+  onlyTaskRun,
+  reasonOf,
+  scenario,
+  stateOf,
+  taskRunsOf,
+  TERMINAL_STATES,
+} from './harness/scenario';
 
 // WORKERS.md "Availability decision": a queue that a group subscribes to but no worker
 // of that group is connected to. WAIT holds the task run until a worker connects, FAIL
@@ -84,7 +95,11 @@ describe('fleet fallbacks: a queue with no connected worker', () => {
   it('WAIT holds the task run (execution RUNNING, not started) until a worker of the group connects, then runs it there', async () => {
     const { id } = await lanner.execute(NAMESPACE, flowOf('WAIT'));
     waiting = id;
-    const held = await lanner.waitFor(id, (execution) => stateOf(execution) === 'RUNNING' && taskRunsOf(execution, TASK).length === 1, 'RUNNING with its task run');
+    const held = await lanner.waitFor(
+      id,
+      (execution) => stateOf(execution) === 'RUNNING' && taskRunsOf(execution, TASK).length === 1,
+      'RUNNING with its task run',
+    );
     expect(reasonOf(onlyTaskRun(held, TASK))).toMatch(/no worker of the subscribed groups is connected/);
 
     // Held, not lost: it stays RUNNING and unstarted while nothing can serve it.

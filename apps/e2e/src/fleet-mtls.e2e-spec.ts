@@ -78,7 +78,9 @@ describe('fleet mTLS: a controller that requires client certificates', () => {
   }, 120_000);
 
   it('refuses a worker whose client certificate is self-signed: not ready, and its log says why', async () => {
-    await expectRefused(await tlsWorker(SELF_SIGNED, { cert: certificates.untrustedClientCert, key: certificates.untrustedClientKey }, false));
+    await expectRefused(
+      await tlsWorker(SELF_SIGNED, { cert: certificates.untrustedClientCert, key: certificates.untrustedClientKey }, false),
+    );
   }, 120_000);
 
   it('connects a worker whose client certificate chains to the CA, and runs a task on it', async () => {
@@ -131,7 +133,12 @@ describe('fleet mTLS: a controller that asks for client certificates without req
   let endpoint = '';
   let token = '';
 
-  const tlsWorker = (name: string, registrationToken: string | undefined, clientCert: { cert: string; key: string } | undefined, waitUntilReady: boolean) =>
+  const tlsWorker = (
+    name: string,
+    registrationToken: string | undefined,
+    clientCert: { cert: string; key: string } | undefined,
+    waitUntilReady: boolean,
+  ) =>
     fleet.startWorker(name, {
       ...(registrationToken === undefined ? {} : { registrationToken }),
       slots: 1,
@@ -180,7 +187,12 @@ describe('fleet mTLS: a controller that asks for client certificates without req
   /** The controller's warning about the refused certificate: its subject and SHA-256 fingerprint, never key material. */
   async function expectRefusalLogged(method: string): Promise<void> {
     const fingerprint = new X509Certificate(readFileSync(certificates.untrustedClientCert)).fingerprint256;
-    const line = await fleet.waitForLog(controller, new RegExp(`"level":"warn".*${fingerprint}.*${method}|"level":"warn".*${method}.*${fingerprint}`), 'the refused certificate', 30_000);
+    const line = await fleet.waitForLog(
+      controller,
+      new RegExp(`"level":"warn".*${fingerprint}.*${method}|"level":"warn".*${method}.*${fingerprint}`),
+      'the refused certificate',
+      30_000,
+    );
     expect(line).toContain('CN=lanner-e2e-untrusted-worker');
     expect(line).toContain("refused a worker's client certificate");
     expect(fleet.logOf(controller)).not.toMatch(/PRIVATE KEY|BEGIN CERTIFICATE/);
@@ -200,7 +212,12 @@ describe('fleet mTLS: a controller that asks for client certificates without req
 
   it('refuses the stream of a worker whose client certificate is self-signed, telling it why', async () => {
     const worker = await tlsWorker(OPTIONAL_SELF_SIGNED_ANONYMOUS, undefined, selfSigned(), false);
-    const line = await fleet.waitForLog(worker, /"level":"warn".*UNAUTHENTICATED/, 'why the controller refused its stream', 30_000);
+    const line = await fleet.waitForLog(
+      worker,
+      /"level":"warn".*UNAUTHENTICATED/,
+      'why the controller refused its stream',
+      30_000,
+    );
     expect(line).toContain(UNTRUSTED_REASON);
     expect(await fleet.isReady(worker)).toBe(false);
     expect((await lanner.groupWorkers('default')).map((one) => one.name)).not.toContain(worker.name);

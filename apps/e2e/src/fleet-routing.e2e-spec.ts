@@ -57,10 +57,15 @@ describe('fleet routing: worker selectors send each task to a worker of the righ
     }
     await Promise.all(
       (Object.keys(QUEUES) as QueueId[]).map((queueId) =>
-        fleet.startWorker(WORKER_OF[queueId], { registrationToken: tokens.get(queueId), slots: 2, controllers: controllerEndpoint }),
+        fleet.startWorker(WORKER_OF[queueId], {
+          registrationToken: tokens.get(queueId),
+          slots: 2,
+          controllers: controllerEndpoint,
+        }),
       ),
     );
-    for (const queueId of Object.keys(QUEUES) as QueueId[]) workerIds.set(queueId, await fleet.workerIdOf(GROUP_OF[queueId], WORKER_OF[queueId]));
+    for (const queueId of Object.keys(QUEUES) as QueueId[])
+      workerIds.set(queueId, await fleet.workerIdOf(GROUP_OF[queueId], WORKER_OF[queueId]));
     defaultWorkerIds = (await lanner.groupWorkers('default')).map((worker) => worker.id);
     await lanner.createFlow(FLOW);
   }, 240_000);
@@ -68,7 +73,10 @@ describe('fleet routing: worker selectors send each task to a worker of the righ
   afterAll(() => fleet.stopAll(), 60_000);
 
   /** The queue and worker that ran `taskId`, as the task run's attempt shows them. */
-  function ranOn(execution: Execution, taskId: string): { queue: string | null | undefined; worker: string | null | undefined; state: string } {
+  function ranOn(
+    execution: Execution,
+    taskId: string,
+  ): { queue: string | null | undefined; worker: string | null | undefined; state: string } {
     const run = onlyTaskRun(execution, taskId);
     const attempt = lastAttempt(run);
     return { queue: attempt?.workerQueueId, worker: attempt?.workerId, state: stateOf(run) };
@@ -81,7 +89,12 @@ describe('fleet routing: worker selectors send each task to a worker of the righ
     expect(stateOf(ended)).toBe('SUCCESS');
 
     for (const [taskId, queueId] of Object.entries(EXPECTED)) {
-      expect({ taskId, ...ranOn(ended, taskId) }).toEqual({ taskId, queue: queueId, worker: workerIds.get(queueId), state: 'SUCCESS' });
+      expect({ taskId, ...ranOn(ended, taskId) }).toEqual({
+        taskId,
+        queue: queueId,
+        worker: workerIds.get(queueId),
+        state: 'SUCCESS',
+      });
     }
     const untagged = ranOn(ended, 'untagged');
     expect(untagged.queue).toBe('default');
@@ -90,8 +103,14 @@ describe('fleet routing: worker selectors send each task to a worker of the righ
   });
 
   it('renders template tags from the inputs: each execution goes where its own region says', async () => {
-    const [toEu, toGpu] = await Promise.all([lanner.execute(NAMESPACE, 'routed', { region: 'eu' }), lanner.execute(NAMESPACE, 'routed', { region: 'gpu' })]);
-    const [euEnded, gpuEnded] = await Promise.all([lanner.waitUntilEnded(toEu.id, 60_000), lanner.waitUntilEnded(toGpu.id, 60_000)]);
+    const [toEu, toGpu] = await Promise.all([
+      lanner.execute(NAMESPACE, 'routed', { region: 'eu' }),
+      lanner.execute(NAMESPACE, 'routed', { region: 'gpu' }),
+    ]);
+    const [euEnded, gpuEnded] = await Promise.all([
+      lanner.waitUntilEnded(toEu.id, 60_000),
+      lanner.waitUntilEnded(toGpu.id, 60_000),
+    ]);
 
     expect(ranOn(euEnded, 'by-region')).toEqual({ queue: 'eu', worker: workerIds.get('eu'), state: 'SUCCESS' });
     expect(ranOn(gpuEnded, 'by-region')).toEqual({ queue: 'gpu', worker: workerIds.get('gpu'), state: 'SUCCESS' });

@@ -47,7 +47,9 @@ describe('hostile expressions and YAML bombs sent through the API', () => {
   });
 
   async function healthy(): Promise<number> {
-    const response = await fetch(lanner.url('').replace(/\/api\/v1\/[^/]*$/, '/health/ready'), { signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(lanner.url('').replace(/\/api\/v1\/[^/]*$/, '/health/ready'), {
+      signal: AbortSignal.timeout(10_000),
+    });
     return response.status;
   }
 
@@ -82,12 +84,27 @@ describe('hostile expressions and YAML bombs sent through the API', () => {
   it('refuses YAML bombs with a 422 naming the problem, without building them', async () => {
     const room = 1024 * 1024 - 1024;
     const bombs: [string, string][] = [
-      [`${HEAD}variables: { deep: ${'['.repeat(room / 2)}${']'.repeat(room / 2)} }\n`, 'the YAML is nested deeper than 200 levels'],
-      [`${HEAD}variables:\n  big: [${Array(room / 2).fill('1').join(',')}]\n`, 'the flow holds more than 100,000 YAML values'],
-      [`${HEAD}variables:\n  a: &a x\n  big: [${Array(room / 3).fill('*a').join(',')}]\n`, 'the flow uses more than 1,000 aliases'],
+      [
+        `${HEAD}variables: { deep: ${'['.repeat(room / 2)}${']'.repeat(room / 2)} }\n`,
+        'the YAML is nested deeper than 200 levels',
+      ],
+      [
+        `${HEAD}variables:\n  big: [${Array(room / 2)
+          .fill('1')
+          .join(',')}]\n`,
+        'the flow holds more than 100,000 YAML values',
+      ],
+      [
+        `${HEAD}variables:\n  a: &a x\n  big: [${Array(room / 3)
+          .fill('*a')
+          .join(',')}]\n`,
+        'the flow uses more than 1,000 aliases',
+      ],
     ];
     for (const [yaml, problem] of bombs) {
-      const answer = await lanner.request<{ status: number; errors: { message: string; line?: number }[] }>('POST', '/flows', { yaml });
+      const answer = await lanner.request<{ status: number; errors: { message: string; line?: number }[] }>('POST', '/flows', {
+        yaml,
+      });
       if (answer.status !== 422) throw new UnexpectedAnswer(`posting a bomb (${problem})`, answer);
       expect(answer.contentType).toContain('application/problem+json');
       expect(answer.body.errors).toEqual([expect.objectContaining({ message: problem, line: expect.any(Number) })]);

@@ -7,7 +7,10 @@ const BIG = [
   'id: five-thousand',
   'namespace: e2e.hostile-size',
   'tasks:',
-  ...Array.from({ length: TASKS }, (_, index) => `  - { id: t${index}, type: io.kestra.plugin.core.log.Log, message: "step ${index}" }`),
+  ...Array.from(
+    { length: TASKS },
+    (_, index) => `  - { id: t${index}, type: io.kestra.plugin.core.log.Log, message: "step ${index}" }`,
+  ),
 ].join('\n');
 
 const ORDINARY = `

@@ -113,10 +113,15 @@ describe('hostile text: a NUL fails only its own task run, and every other execu
   });
 
   it('parks none of its messages: each NUL was stopped where it entered, and the dead letters answer an instance admin', async () => {
-    const answer = await lanner.instanceRequest<{ results: { executionId: string | null }[]; total: number }>('GET', '/dead-letters?size=200');
+    const answer = await lanner.instanceRequest<{ results: { executionId: string | null }[]; total: number }>(
+      'GET',
+      '/dead-letters?size=200',
+    );
     expect(answer.status).toBe(200);
     expect(started.length).toBeGreaterThanOrEqual(103);
-    expect(answer.body.results.filter((letter) => letter.executionId !== null && started.includes(letter.executionId))).toEqual([]);
+    expect(answer.body.results.filter((letter) => letter.executionId !== null && started.includes(letter.executionId))).toEqual(
+      [],
+    );
     const unknown = await lanner.instanceRequest('GET', '/dead-letters/00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
     const notAnId = await lanner.instanceRequest('DELETE', '/dead-letters/not-an-id');

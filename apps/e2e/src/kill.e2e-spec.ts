@@ -22,7 +22,11 @@ describe('killing a running execution', () => {
   it('ends KILLED and really stops the task process on the worker', async () => {
     const pidFile = scratchFile('kill-sleep.pid');
     const { id } = await lanner.execute('e2e.kill', 'long-sleep', { pidFile });
-    await lanner.waitFor(id, (execution) => stateOf(execution) === 'RUNNING' && existsSync(pidFile), 'RUNNING with the sleep started');
+    await lanner.waitFor(
+      id,
+      (execution) => stateOf(execution) === 'RUNNING' && existsSync(pidFile),
+      'RUNNING with the sleep started',
+    );
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     expect(processExists(pid)).toBe(true);
 

@@ -33,9 +33,14 @@ describe('logs followed live over SSE', () => {
     expect(stateOf(ended)).toBe('SUCCESS');
     // The indexer writes in batches: the stored line may trail the live one by a moment.
     let stored = await lanner.logs(id);
-    await eventually(() => stored.text.includes(`the word is ${word}`), 'the stored logs hold the line', 20_000, async () => {
-      stored = await lanner.logs(id);
-    });
+    await eventually(
+      () => stored.text.includes(`the word is ${word}`),
+      'the stored logs hold the line',
+      20_000,
+      async () => {
+        stored = await lanner.logs(id);
+      },
+    );
     expect(stored.status).toBe(200);
     expect(stored.text).toContain(`the word is ${word}`);
   });

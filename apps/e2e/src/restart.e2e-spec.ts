@@ -30,7 +30,9 @@ describe('restarting a failed execution', () => {
   beforeAll(() => lanner.createFlow(FLOW));
 
   it('runs the failed task again and ends SUCCESS, keeping what had succeeded', async () => {
-    const { id } = await lanner.execute('e2e.restart', 'fix-and-restart', { marker: scratchFile(`restart-${Date.now()}.marker`) });
+    const { id } = await lanner.execute('e2e.restart', 'fix-and-restart', {
+      marker: scratchFile(`restart-${Date.now()}.marker`),
+    });
     const failed = await lanner.waitUntilEnded(id);
     expect(stateOf(failed)).toBe('FAILED');
 
@@ -44,7 +46,12 @@ describe('restarting a failed execution', () => {
       if (stateOf(execution) === 'SUCCESS') return true;
       const attempts = onlyTaskRun(execution, 'fragile').attempts ?? [];
       const last = attempts[attempts.length - 1];
-      return stateOf(execution) === 'FAILED' && attempts.length > 1 && last !== undefined && ['SUCCESS', 'FAILED', 'KILLED', 'WARNING'].includes(stateOf(last));
+      return (
+        stateOf(execution) === 'FAILED' &&
+        attempts.length > 1 &&
+        last !== undefined &&
+        ['SUCCESS', 'FAILED', 'KILLED', 'WARNING'].includes(stateOf(last))
+      );
     };
     const ended = await lanner.waitFor(id, endedAgain, 'ended again after the restart');
     expect(stateOf(ended)).toBe('SUCCESS');

@@ -117,7 +117,10 @@ describe('the Terraform provider, driven by OpenTofu against standalone', () => 
     expect(flow.body.source).toContain('message: hi');
     const [token] = (await lanner.instanceRequest<TokenView[]>('GET', '/worker-groups/tf-team/tokens')).body;
     expect(token).toMatchObject({ name: 'team-workers', revokedAt: null });
-    const outputs = JSON.parse((await tofu.run(dir, ['output', '-json'])).stdout) as Record<string, { value: unknown; sensitive: boolean }>;
+    const outputs = JSON.parse((await tofu.run(dir, ['output', '-json'])).stdout) as Record<
+      string,
+      { value: unknown; sensitive: boolean }
+    >;
     expect(outputs['queue_ids'].value).toEqual(expect.arrayContaining(['default', 'tf-gpu']));
     expect(outputs['token']).toMatchObject({ sensitive: true });
     expect(String(outputs['token'].value).length).toBeGreaterThan(20);
@@ -136,7 +139,10 @@ describe('the Terraform provider, driven by OpenTofu against standalone', () => 
     expect(planned.stdout).toContain('Plan: 0 to add, 3 to change, 0 to destroy.');
     const updated = await tofu.apply(dir);
     expect({ code: updated.code, stderr: updated.stderr }).toEqual({ code: 0, stderr: '' });
-    expect((await lanner.instanceRequest<QueueView>('GET', '/worker-queues/tf-gpu')).body.tags.sort()).toEqual(['tf-cuda', 'tf-gpu']);
+    expect((await lanner.instanceRequest<QueueView>('GET', '/worker-queues/tf-gpu')).body.tags.sort()).toEqual([
+      'tf-cuda',
+      'tf-gpu',
+    ]);
     expect((await lanner.instanceRequest<GroupView>('GET', '/worker-groups/tf-team')).body.subscriptions).toEqual([
       { workerQueueId: 'tf-gpu', reservedPercent: 50, mode: 'ELASTIC' },
     ]);
@@ -144,12 +150,16 @@ describe('the Terraform provider, driven by OpenTofu against standalone', () => 
     expect(revised.body.revision).toBe(2);
     expect(revised.body.source).toContain('message: changed');
     // The same token: an update never mints another one.
-    expect((await lanner.instanceRequest<TokenView[]>('GET', '/worker-groups/tf-team/tokens')).body.map((t) => t.id)).toEqual([token.id]);
+    expect((await lanner.instanceRequest<TokenView[]>('GET', '/worker-groups/tf-team/tokens')).body.map((t) => t.id)).toEqual([
+      token.id,
+    ]);
 
     // Drift: changes made through the API show in the next plan, and apply puts them back.
     await lanner.putWorkerQueue('tf-gpu', ['tf-tpu']);
     await lanner.putSubscription('tf-team', 'tf-gpu', { reservedPercent: 10, mode: 'STRICT' });
-    await lanner.request('PUT', '/flows/tf.demo/hello', { yaml: revised.body.source.replace('message: changed', 'message: edited by hand') });
+    await lanner.request('PUT', '/flows/tf.demo/hello', {
+      yaml: revised.body.source.replace('message: changed', 'message: edited by hand'),
+    });
     expect((await lanner.instanceRequest('DELETE', `/worker-groups/tf-team/tokens/${token.id}`)).status).toBe(204);
     const drifted = await tofu.plan(dir);
     expect(drifted.code).toBe(2);
@@ -166,13 +176,20 @@ describe('the Terraform provider, driven by OpenTofu against standalone', () => 
     // with a message saying so; the new token takes a new name (a rotation).
     const sameName = await tofu.apply(dir);
     expect(sameName.code).toBe(1);
-    expect(sameName.stderr.replace(/\s+/g, ' ')).toContain('already has a token named "team-workers" (perhaps revoked: names stay taken)');
-    tofu.workspace('lifecycle', { 'main.tf': topology({ queueTags: ['tf-gpu', 'tf-cuda'], percent: 50, message: 'changed', tokenName: 'team-workers-2' }) });
+    expect(sameName.stderr.replace(/\s+/g, ' ')).toContain(
+      'already has a token named "team-workers" (perhaps revoked: names stay taken)',
+    );
+    tofu.workspace('lifecycle', {
+      'main.tf': topology({ queueTags: ['tf-gpu', 'tf-cuda'], percent: 50, message: 'changed', tokenName: 'team-workers-2' }),
+    });
     const restored = await tofu.apply(dir);
     expect({ code: restored.code, stderr: restored.stderr }).toEqual({ code: 0, stderr: '' });
     const rotated = (await lanner.instanceRequest<TokenView[]>('GET', '/worker-groups/tf-team/tokens')).body;
     expect(rotated.filter((t) => t.revokedAt === null).map((t) => t.name)).toEqual(['team-workers-2']);
-    expect((await lanner.instanceRequest<QueueView>('GET', '/worker-queues/tf-gpu')).body.tags.sort()).toEqual(['tf-cuda', 'tf-gpu']);
+    expect((await lanner.instanceRequest<QueueView>('GET', '/worker-queues/tf-gpu')).body.tags.sort()).toEqual([
+      'tf-cuda',
+      'tf-gpu',
+    ]);
     expect((await lanner.request<FlowView>('GET', '/flows/tf.demo/hello')).body.source).toContain('message: changed');
     expect((await tofu.plan(dir)).code).toBe(0);
 
@@ -189,7 +206,8 @@ describe('the Terraform provider, driven by OpenTofu against standalone', () => 
     await lanner.putWorkerGroup('tf-imported-team', []);
     await lanner.putSubscription('tf-imported-team', 'tf-imported', { reservedPercent: 20, mode: 'STRICT' });
     const minted = await lanner.createRegistrationToken('tf-imported-team', 'imported');
-    const source = 'id: imported\nnamespace: tf.import\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: hi\n';
+    const source =
+      'id: imported\nnamespace: tf.import\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: hi\n';
     await lanner.request('PUT', '/flows/tf.import/imported', { yaml: source });
 
     const dir = tofu.workspace('import', {

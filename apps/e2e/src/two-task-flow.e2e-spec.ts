@@ -44,7 +44,9 @@ describe('a two-task flow submitted through the API', () => {
   });
 
   it('answers only when the execution has ended with ?wait=true', async () => {
-    const answer = await lanner.request<Execution>('POST', '/executions/e2e.basics/hello?wait=true&waitTimeout=PT60S', { json: {} });
+    const answer = await lanner.request<Execution>('POST', '/executions/e2e.basics/hello?wait=true&waitTimeout=PT60S', {
+      json: {},
+    });
 
     expect(answer.status).toBe(200);
     expect(stateOf(answer.body)).toBe('SUCCESS');

@@ -19,7 +19,9 @@ describe('the fleet page', () => {
     await expect(group.getByRole('meter', { name: `standalone on ${QUEUE}` }).count()).resolves.toBe(0);
 
     expect((await ui.api('PUT', `/api/v1/instance/worker-queues/${QUEUE}`, { tags: ['ui-e2e'] })).status).toBe(201);
-    expect((await ui.api('PUT', `/api/v1/instance/worker-groups/default/subscriptions/${QUEUE}`, { reservedPercent: 50 })).status).toBe(200);
+    expect(
+      (await ui.api('PUT', `/api/v1/instance/worker-groups/default/subscriptions/${QUEUE}`, { reservedPercent: 50 })).status,
+    ).toBe(200);
 
     // Half of the worker's slots are now reserved for the new queue: the page shows it without a reload.
     const meter = group.getByRole('meter', { name: `standalone on ${QUEUE}` });
@@ -45,7 +47,10 @@ describe('the fleet page', () => {
     await listed.getByRole('button', { name: 'Revoke' }).click();
     await listed.waitFor({ state: 'detached' });
 
-    const tokens = (await (await ui.api('GET', '/api/v1/instance/worker-groups/default/tokens')).json()) as { name: string; revokedAt: string | null }[];
+    const tokens = (await (await ui.api('GET', '/api/v1/instance/worker-groups/default/tokens')).json()) as {
+      name: string;
+      revokedAt: string | null;
+    }[];
     expect(tokens.find((token) => token.name === `ui-token-${process.pid}`)?.revokedAt).not.toBeNull();
   });
 });

@@ -120,11 +120,16 @@ describe('flows in the browser', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Executions' }).click();
     await page.getByRole('heading', { name: 'Executions' }).waitFor();
     await page.getByLabel('Flow', { exact: true }).fill(`greeter-${RUN}`);
-    await page.locator('tbody tr', { hasText: `greeter-${RUN}` }).getByText('SUCCESS').waitFor();
+    await page
+      .locator('tbody tr', { hasText: `greeter-${RUN}` })
+      .getByText('SUCCESS')
+      .waitFor();
   });
 
   it('kills a running execution from its page', async () => {
-    await createFlow(`id: sleeper-${RUN}\nnamespace: ${NAMESPACE}\ntasks:\n  - id: sleep\n    type: io.kestra.plugin.scripts.shell.Commands\n    commands:\n      - exec sleep 60\n`);
+    await createFlow(
+      `id: sleeper-${RUN}\nnamespace: ${NAMESPACE}\ntasks:\n  - id: sleep\n    type: io.kestra.plugin.scripts.shell.Commands\n    commands:\n      - exec sleep 60\n`,
+    );
 
     const page = ui.page();
     await ui.signIn(page);
@@ -139,7 +144,8 @@ describe('flows in the browser', () => {
   });
 
   it('saves an edit as revision 2 and shows what changed since revision 1', async () => {
-    const source = (message: string) => `id: revised-${RUN}\nnamespace: ${NAMESPACE}\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: ${message}\n`;
+    const source = (message: string) =>
+      `id: revised-${RUN}\nnamespace: ${NAMESPACE}\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: ${message}\n`;
     await createFlow(source('first words'));
     const page = ui.page();
     await ui.signIn(page);

@@ -24,7 +24,12 @@ describe('the api role serves the web UI at / and keeps the API under /api', () 
   it('answers / and any deep link with the app page, revalidated on every load', async () => {
     for (const path of ['/', '/executions/some-id', '/flows/company.team/hello']) {
       const response = await fetch(`${baseUrl}${path}`);
-      expect({ path, status: response.status, type: response.headers.get('content-type'), cache: response.headers.get('cache-control') }).toEqual({
+      expect({
+        path,
+        status: response.status,
+        type: response.headers.get('content-type'),
+        cache: response.headers.get('cache-control'),
+      }).toEqual({
         path,
         status: 200,
         type: 'text/html; charset=utf-8',
@@ -53,7 +58,7 @@ describe('the api role serves the web UI at / and keeps the API under /api', () 
     expect(response.headers.get('content-type')).toContain('application/problem+json');
   });
 
-  it("has committed API types that match the OpenAPI document the server serves", async () => {
+  it('has committed API types that match the OpenAPI document the server serves', async () => {
     const { stdout } = await run(process.execPath, [CHECK_API_TYPES], { env: { ...process.env, LANNER_API_URL: baseUrl } });
     expect(stdout).toContain('is up to date');
   });

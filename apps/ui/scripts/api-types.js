@@ -8,7 +8,7 @@ const path = require('node:path');
 
 const SCHEMA_FILE = path.join(__dirname, '..', 'src', 'api', 'schema.d.ts');
 const OPENAPI_PATH = '/api/v1/openapi.json';
-const HEADER = '// Generated from the api role\'s OpenAPI document by `npx nx run ui:api-types`: do not edit.\n\n';
+const HEADER = "// Generated from the api role's OpenAPI document by `npx nx run ui:api-types`: do not edit.\n\n";
 
 /** The TypeScript text for an OpenAPI document (an object). */
 async function renderApiTypes(document) {

@@ -14,7 +14,9 @@ async function main() {
   try {
     document = await fetchDocument(apiUrl);
   } catch (error) {
-    console.error(`api-types: could not read the OpenAPI document from ${apiUrl} (${error.message}); start Lanner (npm start) or set LANNER_API_URL.`);
+    console.error(
+      `api-types: could not read the OpenAPI document from ${apiUrl} (${error.message}); start Lanner (npm start) or set LANNER_API_URL.`,
+    );
     return 1;
   }
   fs.writeFileSync(SCHEMA_FILE, await renderApiTypes(document));

@@ -7,7 +7,8 @@ import { parseAllDocuments } from 'yaml';
 // The chart as a platform engineer uses it: the real helm renders it and the real
 // kubeconform checks every object against the strict JSON schemas of the oldest and the
 // newest Kubernetes the chart supports (tools/ci/install-helm-tools.sh installs them).
-const CACHE = process.env.LANNER_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'lanner');
+const CACHE =
+  process.env.LANNER_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'lanner');
 const HELM = path.join(CACHE, 'bin', 'helm');
 const KUBECONFORM = path.join(CACHE, 'bin', 'kubeconform');
 const KUBERNETES_VERSIONS = ['1.29.0', '1.37.0'];
@@ -24,7 +25,11 @@ interface Run {
 
 function run(command: string, args: string[], input?: string): Run {
   if (!fs.existsSync(command)) throw new Error(`${command} is missing: run tools/ci/install-helm-tools.sh`);
-  const result = spawnSync(command, args, { encoding: 'utf8', input, env: { ...process.env, HELM_CACHE_HOME: scratch, HELM_CONFIG_HOME: scratch } });
+  const result = spawnSync(command, args, {
+    encoding: 'utf8',
+    input,
+    env: { ...process.env, HELM_CACHE_HOME: scratch, HELM_CONFIG_HOME: scratch },
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -41,7 +46,15 @@ function valuesFile(text: string): string {
 }
 
 function template(valueFiles: string[] = [], extraArgs: string[] = []): Run {
-  return run(HELM, ['template', RELEASE, CHART, '--namespace', NAMESPACE, ...valueFiles.flatMap((file) => ['-f', file]), ...extraArgs]);
+  return run(HELM, [
+    'template',
+    RELEASE,
+    CHART,
+    '--namespace',
+    NAMESPACE,
+    ...valueFiles.flatMap((file) => ['-f', file]),
+    ...extraArgs,
+  ]);
 }
 
 function rendered(valueFiles: string[] = [], extraArgs: string[] = []): string {
@@ -70,12 +83,18 @@ function kubeconform(version: string, text: string): Run {
   const schemas = path.join(CACHE, 'k8s-schemas', `v${version}`, '{{.ResourceKind}}{{.KindSuffix}}.json');
   // ServiceMonitor is the Prometheus Operator's CRD: no Kubernetes schema has it, so it
   // is skipped here and its fields are checked by the ServiceMonitor test.
-  return run(KUBECONFORM, ['-strict', '-summary', '-output', 'text', '-schema-location', schemas, '-skip', 'ServiceMonitor', '-'], text);
+  return run(
+    KUBECONFORM,
+    ['-strict', '-summary', '-output', 'text', '-schema-location', schemas, '-skip', 'ServiceMonitor', '-'],
+    text,
+  );
 }
 
 const container = (deployment: Manifest) => deployment.spec.template.spec.containers[0];
 const envOf = (deployment: Manifest): Record<string, Manifest> =>
-  Object.fromEntries(container(deployment).env.map((variable: Manifest) => [variable.name, variable.value ?? variable.valueFrom]));
+  Object.fromEntries(
+    container(deployment).env.map((variable: Manifest) => [variable.name, variable.value ?? variable.valueFrom]),
+  );
 
 describe('the Helm chart', () => {
   it.each([
@@ -195,20 +214,31 @@ describe('the Helm chart', () => {
         LANNER_WORKER_TLS_KEY: '/etc/lanner/tls/tls.key',
         LANNER_WORKER_TLS_AUTHORITY: 'lanner-controller.lanner.svc',
       });
-      const secretOf = (d: Manifest) => d.spec.template.spec.volumes.find((v: Manifest) => v.name === 'grpc-tls').secret.secretName;
+      const secretOf = (d: Manifest) =>
+        d.spec.template.spec.volumes.find((v: Manifest) => v.name === 'grpc-tls').secret.secretName;
       expect(secretOf(controller)).toBe('lanner-controller-tls');
       expect(secretOf(worker)).toBe('lanner-worker-tls');
-      expect(container(controller).volumeMounts).toContainEqual({ name: 'grpc-tls', mountPath: '/etc/lanner/tls', readOnly: true });
+      expect(container(controller).volumeMounts).toContainEqual({
+        name: 'grpc-tls',
+        mountPath: '/etc/lanner/tls',
+        readOnly: true,
+      });
     });
 
     it('runs every role as a non-root user with a read-only root, its resources, a startup probe and topology spread', () => {
       for (const role of ROLES) {
         const pod = deployment(role).spec.template.spec;
         expect([role, pod.serviceAccountName, pod.securityContext.runAsNonRoot]).toEqual([role, 'lanner', true]);
-        expect(container(deployment(role)).securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+        expect(container(deployment(role)).securityContext).toMatchObject({
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+        });
         expect(container(deployment(role)).startupProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
         expect(container(deployment(role)).resources.requests).toBeDefined();
-        expect(pod.topologySpreadConstraints.map((c: Manifest) => c.topologyKey)).toEqual(['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
+        expect(pod.topologySpreadConstraints.map((c: Manifest) => c.topologyKey)).toEqual([
+          'topology.kubernetes.io/zone',
+          'kubernetes.io/hostname',
+        ]);
         expect(pod.topologySpreadConstraints[0].labelSelector.matchLabels['app.kubernetes.io/component']).toBe(role);
       }
       expect(container(deployment('controller')).resources.requests).toEqual({ cpu: '1', memory: '1Gi' });
@@ -217,7 +247,9 @@ describe('the Helm chart', () => {
     });
 
     it('scales api, executor, controller and worker with an HPA, which then owns their replicas', () => {
-      const scaled = objects.filter((object) => object.kind === 'HorizontalPodAutoscaler').map((hpa) => hpa.spec.scaleTargetRef.name);
+      const scaled = objects
+        .filter((object) => object.kind === 'HorizontalPodAutoscaler')
+        .map((hpa) => hpa.spec.scaleTargetRef.name);
 
       expect(scaled.sort()).toEqual(['api', 'controller', 'executor', 'worker'].map((role) => `${RELEASE}-${role}`));
       expect(deployment('api').spec.replicas).toBeUndefined();
@@ -241,7 +273,8 @@ describe('the Helm chart', () => {
       expect(monitor.metadata.labels.release).toBe('prometheus');
       expect(monitor.spec.endpoints).toEqual([{ port: 'http', path: '/metrics', interval: '15s', scrapeTimeout: '5s' }]);
       expect(scraped.map((service) => service.metadata.labels['app.kubernetes.io/component']).sort()).toEqual([...ROLES].sort());
-      for (const service of scraped) expect(service.spec.ports).toContainEqual(expect.objectContaining({ name: 'http', targetPort: 'http' }));
+      for (const service of scraped)
+        expect(service.spec.ports).toContainEqual(expect.objectContaining({ name: 'http', targetPort: 'http' }));
     });
   });
 
@@ -261,7 +294,9 @@ describe('the Helm chart', () => {
 
   describe('quick-start Secrets', () => {
     it('are generated before the migration Job when asked for, with a 48-character admin token', () => {
-      const values = valuesFile('quickstartSecrets:\n  create: true\n  databaseUrl: postgresql://lanner:pw@postgres:5432/lanner\n');
+      const values = valuesFile(
+        'quickstartSecrets:\n  create: true\n  databaseUrl: postgresql://lanner:pw@postgres:5432/lanner\n',
+      );
       const objects = manifests(rendered([values]));
 
       const admin = find(objects, 'Secret', 'lanner-admin-token');

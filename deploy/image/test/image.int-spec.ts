@@ -33,9 +33,13 @@ let databaseUrl: string;
 /** Runs the image's entry point with these arguments, as `docker run IMAGE ...args` would. */
 function runEntryPoint(args: string[], env: Record<string, string>): ChildProcess {
   const envArgs = Object.entries(env).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
-  return spawn('buildah', [...BUILDAH, 'run', '--isolation', 'chroot', '--network', 'host', ...envArgs, container, '--', ...config.Entrypoint, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawn(
+    'buildah',
+    [...BUILDAH, 'run', '--isolation', 'chroot', '--network', 'host', ...envArgs, container, '--', ...config.Entrypoint, ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 /** The processes under `pid`, read from /proc: buildah run's process tree. */
@@ -124,8 +128,21 @@ describe('the Lanner image', () => {
   });
 
   it('holds no test, test support or development tooling', () => {
-    const listing = spawnSync('buildah', [...BUILDAH, 'run', '--isolation', 'chroot', container, '--', 'sh', '-c',
-      'ls /app/node_modules/jest /app/node_modules/nx /app/node_modules/prisma /app/libs/testing /usr/local/bin/npm 2>&1; find /app/libs -name "*.spec.ts" | wc -l'], { encoding: 'utf8' });
+    const listing = spawnSync(
+      'buildah',
+      [
+        ...BUILDAH,
+        'run',
+        '--isolation',
+        'chroot',
+        container,
+        '--',
+        'sh',
+        '-c',
+        'ls /app/node_modules/jest /app/node_modules/nx /app/node_modules/prisma /app/libs/testing /usr/local/bin/npm 2>&1; find /app/libs -name "*.spec.ts" | wc -l',
+      ],
+      { encoding: 'utf8' },
+    );
 
     expect(listing.stdout).toMatch(/jest': No such file/);
     expect(listing.stdout).toMatch(/nx': No such file/);
@@ -161,9 +178,13 @@ describe('the Lanner image', () => {
       );
       expect(ready).toMatchObject({ status: 'ok' });
 
-      const flows = await fetch(`http://127.0.0.1:${port}/api/v1/main/flows/search`, { headers: { authorization: `Bearer ${adminToken}` } });
+      const flows = await fetch(`http://127.0.0.1:${port}/api/v1/main/flows/search`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
       expect(flows.status).toBe(200);
-      const refused = await fetch(`http://127.0.0.1:${port}/api/v1/main/flows/search`, { headers: { authorization: 'Bearer wrong' } });
+      const refused = await fetch(`http://127.0.0.1:${port}/api/v1/main/flows/search`, {
+        headers: { authorization: 'Bearer wrong' },
+      });
       expect(refused.status).toBe(401);
       // tini passes SIGTERM on to Node: the api shuts down gracefully, as on a rollout.
       stopContainerProcess(api);

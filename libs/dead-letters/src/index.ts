@@ -1,1 +1,7 @@
-export { describeHandlerFailure, handlerFailureKind, parkPoisonMessages, type ParkedMessageSubject, type PoisonLogger } from './park-poison-messages';
+export {
+  describeHandlerFailure,
+  handlerFailureKind,
+  parkPoisonMessages,
+  type ParkedMessageSubject,
+  type PoisonLogger,
+} from './park-poison-messages';

@@ -14,13 +14,17 @@ describe('which handler failures park a message, and what the reason says', () =
   it('parks what the database refuses for good, and a payload no schema accepts', () => {
     expect(handlerFailureKind(databaseError('22P05', 'unsupported Unicode escape sequence'))).toBe('lasting');
     expect(handlerFailureKind(databaseError('22021', 'invalid byte sequence for encoding "UTF8": 0x00'))).toBe('lasting');
-    expect(handlerFailureKind(new InvalidQueueMessageError('lanner.executor', [{ path: 'payload.taskRunId', message: 'Required' }]))).toBe('lasting');
+    expect(
+      handlerFailureKind(new InvalidQueueMessageError('lanner.executor', [{ path: 'payload.taskRunId', message: 'Required' }])),
+    ).toBe('lasting');
   });
 
   it('never parks an outage or a message from a newer Lanner: those are retried', () => {
     expect(handlerFailureKind(new DatabaseUnavailable('cannot reach the database'))).toBe('passing');
     expect(handlerFailureKind(databaseError('57P01', 'terminating connection due to administrator command'))).toBe('passing');
-    expect(handlerFailureKind(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe('passing');
+    expect(handlerFailureKind(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(
+      'passing',
+    );
     const broker = new Error('The group is rebalancing');
     broker.name = 'KafkaJSProtocolError';
     expect(handlerFailureKind(broker)).toBe('passing');
@@ -36,10 +40,13 @@ describe('which handler failures park a message, and what the reason says', () =
       'the database refused a value: unsupported Unicode escape sequence',
     );
     // As Prisma reports a refused value outside raw queries: no message of PostgreSQL's, its own starts blank and names files.
-    const prismaShaped = Object.assign(new Error('\nInvalid `prisma.execution.findFirst()` invocation in\n/srv/lanner/libs/repository/src/x.ts:12:5'), {
-      code: 'P2010',
-      cause: { originalCode: '22021', originalMessage: '' },
-    });
+    const prismaShaped = Object.assign(
+      new Error('\nInvalid `prisma.execution.findFirst()` invocation in\n/srv/lanner/libs/repository/src/x.ts:12:5'),
+      {
+        code: 'P2010',
+        cause: { originalCode: '22021', originalMessage: '' },
+      },
+    );
     expect(describeHandlerFailure(prismaShaped)).toBe('the database refused a value it cannot store');
     const odd = new Error('first line \u0000\n    at secret/path/file.ts:10:5');
     expect(describeHandlerFailure(odd)).toBe('Error: first line \uFFFD');

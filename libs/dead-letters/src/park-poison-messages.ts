@@ -1,6 +1,12 @@
 import { InvalidQueueMessageError, NewerSchemaVersionError } from '@lanner/frames';
 import { toStorableText } from '@lanner/model';
-import { guardAgainstPoison, RecordTooLargeError, type HandlerFailureKind, type MessageHandler, type QueueMessage } from '@lanner/queue';
+import {
+  guardAgainstPoison,
+  RecordTooLargeError,
+  type HandlerFailureKind,
+  type MessageHandler,
+  type QueueMessage,
+} from '@lanner/queue';
 import { databaseIsUnavailable, databaseRefusesForGood, RepositoryError, type Repositories } from '@lanner/repository';
 
 /** The part of a logger this needs (pino's and Nest's both fit). */
@@ -20,7 +26,8 @@ const MAX_REASON_LENGTH = 500;
 export function handlerFailureKind(error: unknown): HandlerFailureKind {
   if (error instanceof NewerSchemaVersionError) return 'passing';
   if (databaseIsUnavailable(error) || isBrokerFailure(error)) return 'passing';
-  if (databaseRefusesForGood(error) || error instanceof InvalidQueueMessageError || error instanceof RecordTooLargeError) return 'lasting';
+  if (databaseRefusesForGood(error) || error instanceof InvalidQueueMessageError || error instanceof RecordTooLargeError)
+    return 'lasting';
   return 'unknown';
 }
 
@@ -39,8 +46,12 @@ export function describeHandlerFailure(error: unknown): string {
   if (databaseRefusesForGood(error)) {
     const refusal = databaseMessage(error);
     text = refusal === undefined ? 'the database refused a value it cannot store' : `the database refused a value: ${refusal}`;
-  }
-  else if (error instanceof RepositoryError || error instanceof InvalidQueueMessageError || error instanceof RecordTooLargeError) text = error.message;
+  } else if (
+    error instanceof RepositoryError ||
+    error instanceof InvalidQueueMessageError ||
+    error instanceof RecordTooLargeError
+  )
+    text = error.message;
   else if (error instanceof Error) text = `${error.name}: ${error.message.split('\n')[0]}`;
   else text = 'the handler failed';
   return toStorableText(text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH)}…` : text);
@@ -53,7 +64,8 @@ function databaseMessage(error: unknown): string | undefined {
     const record = current as Record<string, unknown>;
     const cause = record['cause'] ?? record['driverAdapterError'];
     if (typeof record['originalMessage'] === 'string' && record['originalMessage'] !== '') return record['originalMessage'];
-    if (cause === undefined && typeof record['message'] === 'string' && record['message'] !== '') return record['message'].split('\n')[0];
+    if (cause === undefined && typeof record['message'] === 'string' && record['message'] !== '')
+      return record['message'].split('\n')[0];
     current = cause;
   }
   // Prisma's own message starts with a blank line and names source files: not for users.
@@ -125,15 +137,29 @@ export function parkPoisonMessages(
         at: now(),
       });
       context.logger.error(
-        { topic: message.topic, partition: message.partition, offset: message.offset, groupId: context.groupId, executionId, attempts, reason },
+        {
+          topic: message.topic,
+          partition: message.partition,
+          offset: message.offset,
+          groupId: context.groupId,
+          executionId,
+          attempts,
+          reason,
+        },
         'message parked as a dead letter: it can never be handled as it is',
       );
       if (context.afterParking !== undefined) {
         try {
-          await context.afterParking(message, reason, { ...(tenantId !== undefined ? { tenantId } : {}), ...(executionId !== undefined ? { executionId } : {}) });
+          await context.afterParking(message, reason, {
+            ...(tenantId !== undefined ? { tenantId } : {}),
+            ...(executionId !== undefined ? { executionId } : {}),
+          });
         } catch (error) {
           // Parked already: the operator sees it in the dead letters even if its execution could not be told.
-          context.logger.error({ topic: message.topic, offset: message.offset, reason: describeHandlerFailure(error) }, 'could not report a parked message to its execution');
+          context.logger.error(
+            { topic: message.topic, offset: message.offset, reason: describeHandlerFailure(error) },
+            'could not report a parked message to its execution',
+          );
         }
       }
     },

@@ -1,7 +1,10 @@
 import { evaluateCondition } from './index';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
-const context = { inputs: { yes: true, no: false, zero: 0, empty: '', nothing: null, word: 'false', text: 'go', list: [] }, outputs: { check: { code: 200 } } };
+const context = {
+  inputs: { yes: true, no: false, zero: 0, empty: '', nothing: null, word: 'false', text: 'go', list: [] },
+  outputs: { check: { code: 200 } },
+};
 
 describe('evaluateCondition: Kestra truthiness of the rendered result', () => {
   it.each([

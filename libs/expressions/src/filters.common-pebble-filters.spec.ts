@@ -1,7 +1,9 @@
 import { renderTemplate } from './index';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
-const context = { inputs: { name: '  Ada Lovelace ', list: [3, 1, 2, 1], map: { b: 2, a: 1 }, csv: 'x,y,z', n: '-12.5', s: 'a/b c' } };
+const context = {
+  inputs: { name: '  Ada Lovelace ', list: [3, 1, 2, 1], map: { b: 2, a: 1 }, csv: 'x,y,z', n: '-12.5', s: 'a/b c' },
+};
 const render = (template: string): string => renderTemplate(template, context, options);
 
 describe('filters: the common Pebble and Kestra filters', () => {
@@ -11,7 +13,7 @@ describe('filters: the common Pebble and Kestra filters', () => {
     ["{{ 'ada lovelace' | capitalize }} / {{ 'ada lovelace' | title }}", 'Ada lovelace / Ada Lovelace'],
     ["{{ '' | default('fallback') }} {{ 'set' | default('fallback') }}", 'fallback set'],
     ["{{ inputs.map | json }} {{ 'q\"' | json }} {{ null | toJson }}", '{"b":2,"a":1} "q\\"" null'],
-    ["{{ ('{\"k\": [1]}' | fromJson).k[0] }}", '1'],
+    ['{{ (\'{"k": [1]}\' | fromJson).k[0] }}', '1'],
     ['{{ inputs.list | length }} {{ inputs.map | length }} {{ inputs.csv | length }}', '4 2 5'],
     ['{{ inputs.list | first }} {{ inputs.list | last }}', '3 1'],
     ["{{ inputs.list | join('-') }}", '3-1-2-1'],

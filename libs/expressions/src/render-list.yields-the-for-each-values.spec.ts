@@ -19,7 +19,9 @@ describe('renderList: the values a ForEach iterates', () => {
   it('parses text that renders to a JSON array', () => {
     expect(renderList('["a", "b"]', context, options)).toEqual(['a', 'b']);
     expect(renderList('{{ outputs.fetch.vars.json }}', context, options)).toEqual(['x', 'y']);
-    expect(renderList('[{% for i in range(1, 2) %}"{{ i }}"{% if not loop.last %},{% endif %}{% endfor %}]', context, options)).toEqual(['1', '2']);
+    expect(
+      renderList('[{% for i in range(1, 2) %}"{{ i }}"{% if not loop.last %},{% endif %}{% endfor %}]', context, options),
+    ).toEqual(['1', '2']);
   });
 
   it('fails clearly when the result is not a list', () => {

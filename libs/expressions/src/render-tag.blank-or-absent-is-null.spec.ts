@@ -10,9 +10,12 @@ describe('renderTag: a tag that renders to nothing is null', () => {
     expect(renderTag('zone-{{ inputs.region | upper }}', context, options)).toBe('zone-EU');
   });
 
-  it.each(['{{ inputs.nothing }}', '{{ inputs.blank }}', '', '{{ inputs.notGiven }}', '{{ inputs.notGiven | upper }}'])('%j is null', (template) => {
-    expect(renderTag(template, context, options)).toBeNull();
-  });
+  it.each(['{{ inputs.nothing }}', '{{ inputs.blank }}', '', '{{ inputs.notGiven }}', '{{ inputs.notGiven | upper }}'])(
+    '%j is null',
+    (template) => {
+      expect(renderTag(template, context, options)).toBeNull();
+    },
+  );
 
   it('still reports a syntax error', () => {
     expect(() => renderTag('{{ inputs.region', context, options)).toThrow('syntax error');

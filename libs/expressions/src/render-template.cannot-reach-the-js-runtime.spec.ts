@@ -24,7 +24,9 @@ describe('renderTemplate: a template cannot reach the JS runtime', () => {
   it.each(escapes)('refuses %s', (template) => {
     const probe = jest.spyOn(process, 'exit').mockImplementation(() => undefined as never);
     try {
-      expect(() => renderTemplate(template, context, options)).toThrow(/not allowed|is undefined|not supported|unknown (filter|function)/);
+      expect(() => renderTemplate(template, context, options)).toThrow(
+        /not allowed|is undefined|not supported|unknown (filter|function)/,
+      );
       expect(probe).not.toHaveBeenCalled();
     } finally {
       probe.mockRestore();

@@ -37,7 +37,9 @@ describe('renderTemplate under any composition of doublings', () => {
           expect(error).toBeInstanceOf(ExpressionError);
           const { reason } = error as ExpressionError;
           // `a | sort` of nested lists and `split` of a printed list are refused for what they are.
-          expect(reason).toMatch(/exceeds the limit of [\d,]+ (items|characters|numbers)$|does too much work|'sort' sorts numbers or strings|'join' expects|'split' expects|'replace' expects/);
+          expect(reason).toMatch(
+            /exceeds the limit of [\d,]+ (items|characters|numbers)$|does too much work|'sort' sorts numbers or strings|'join' expects|'split' expects|'replace' expects/,
+          );
           return;
         }
         expect(rendered.length).toBeLessThanOrEqual(limits.maxRenderedLength);
@@ -48,10 +50,14 @@ describe('renderTemplate under any composition of doublings', () => {
 
   it('fails a doubling with the default limits the same way, for any number of doublings past them', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 7, max: 60 }), fc.constantFrom('{% set a = a + a %}', '{% set a = [a, a] %}'), (doublings, doubling) => {
-        const template = `{% set a = range(0, 9999) %}${doubling.repeat(doublings)}{{ a }}`;
-        expect(() => renderTemplate(template, {}, options)).toThrow(/exceeds the limit of [\d,]+ (items|characters)$/);
-      }),
+      fc.property(
+        fc.integer({ min: 7, max: 60 }),
+        fc.constantFrom('{% set a = a + a %}', '{% set a = [a, a] %}'),
+        (doublings, doubling) => {
+          const template = `{% set a = range(0, 9999) %}${doubling.repeat(doublings)}{{ a }}`;
+          expect(() => renderTemplate(template, {}, options)).toThrow(/exceeds the limit of [\d,]+ (items|characters)$/);
+        },
+      ),
       { numRuns: 10 },
     );
   });

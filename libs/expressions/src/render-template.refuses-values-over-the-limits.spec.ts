@@ -14,7 +14,11 @@ function failureOf(render: () => unknown): ExpressionError {
 
 /** `{% set a = range(0, 9999) %}`, then `doublings` lines of `{% set a = a + a %}`, then the length. */
 function doublingTemplate(doublings: number): string {
-  return ['{% set a = range(0, 9999) %}', ...Array.from({ length: doublings }, () => '{% set a = a + a %}'), '{{ a | length }}'].join('\n');
+  return [
+    '{% set a = range(0, 9999) %}',
+    ...Array.from({ length: doublings }, () => '{% set a = a + a %}'),
+    '{{ a | length }}',
+  ].join('\n');
 }
 
 describe('renderTemplate refuses to build a value over the limits, naming the expression and the limit', () => {
@@ -44,7 +48,9 @@ describe('renderTemplate refuses to build a value over the limits, naming the ex
     const context = { inputs: { separator: '-'.repeat(1000) } };
     const error = failureOf(() => renderTemplate('{{ range(0, 9999) | join(inputs.separator) }}', context, options));
     expect(error.expression).toBe('{{ range(0, 9999) | join(inputs.separator) }}');
-    expect(error.reason).toMatch(/^'join' would build a text of [\d,]+ characters, which exceeds the limit of 5,000,000 characters$/);
+    expect(error.reason).toMatch(
+      /^'join' would build a text of [\d,]+ characters, which exceeds the limit of 5,000,000 characters$/,
+    );
   });
 
   it('refuses a replace whose result would pass the text limit', () => {
@@ -66,7 +72,9 @@ describe('renderTemplate refuses to build a value over the limits, naming the ex
     const template = `{% set a = [inputs.word] %}${'{% set a = [a, a] %}'.repeat(25)}{{ a }}`;
     const error = failureOf(() => renderTemplate(template, { inputs: { word: 'w'.repeat(1000) } }, options));
     expect(error.expression).toBe('{{ a }}');
-    expect(error.reason).toMatch(/^printing it would build a text of at least [\d,]+ characters, which exceeds the limit of 5,000,000 characters$/);
+    expect(error.reason).toMatch(
+      /^printing it would build a text of at least [\d,]+ characters, which exceeds the limit of 5,000,000 characters$/,
+    );
   });
 
   it('refuses fromJson of a text holding more items than the list limit', () => {
@@ -78,8 +86,12 @@ describe('renderTemplate refuses to build a value over the limits, naming the ex
 
   it('bounds the total a rendering outputs, loop bodies included', () => {
     const context = { inputs: { chunk: 'c'.repeat(2000) } };
-    const error = failureOf(() => renderTemplate('{% for i in range(0, 9999) %}{{ inputs.chunk }}{% endfor %}', context, options));
-    expect(error.reason).toMatch(/^the rendering would output [\d,]+ characters, which exceeds the limit of 10,000,000 characters$/);
+    const error = failureOf(() =>
+      renderTemplate('{% for i in range(0, 9999) %}{{ inputs.chunk }}{% endfor %}', context, options),
+    );
+    expect(error.reason).toMatch(
+      /^the rendering would output [\d,]+ characters, which exceeds the limit of 10,000,000 characters$/,
+    );
   });
 
   it('bounds the total over every string of one renderValue, not each string alone', () => {
@@ -87,7 +99,9 @@ describe('renderTemplate refuses to build a value over the limits, naming the ex
     const properties = Object.fromEntries(Array.from({ length: 12 }, (_v, i) => [`p${i}`, '{{ inputs.chunk }}']));
     // Each string alone is under every limit.
     expect(renderTemplate('{{ inputs.chunk }}', context, options)).toHaveLength(1_000_000);
-    expect(failureOf(() => renderValue(properties, context, options)).reason).toMatch(/exceeds the limit of 10,000,000 characters$/);
+    expect(failureOf(() => renderValue(properties, context, options)).reason).toMatch(
+      /exceeds the limit of 10,000,000 characters$/,
+    );
   });
 
   it('counts the work of filters as steps: a loop of sorts runs out of steps', () => {
@@ -114,10 +128,12 @@ describe('renderTemplate refuses to build a value over the limits, naming the ex
   });
 
   it('applies the limits to final values, lists and the worker pass too', () => {
-    expect(failureOf(() => renderFinal(doublingTemplate(8), {}, options)).reason).toMatch(/exceeds the limit of 1,000,000 items$/);
-    expect(failureOf(() => renderList(`${doublingTemplate(8).replace('{{ a | length }}', '{{ a }}')}`, {}, options)).reason).toMatch(
+    expect(failureOf(() => renderFinal(doublingTemplate(8), {}, options)).reason).toMatch(
       /exceeds the limit of 1,000,000 items$/,
     );
+    expect(
+      failureOf(() => renderList(`${doublingTemplate(8).replace('{{ a | length }}', '{{ a }}')}`, {}, options)).reason,
+    ).toMatch(/exceeds the limit of 1,000,000 items$/);
     const onWorker = `{{ secret('S') ~ secret('S') }}`;
     expect(failureOf(() => renderSecrets(onWorker, () => 'k'.repeat(3_000_000))).reason).toBe(
       "'~' would build a text of 6,000,000 characters, which exceeds the limit of 5,000,000 characters",
@@ -126,11 +142,19 @@ describe('renderTemplate refuses to build a value over the limits, naming the ex
 
   it('takes lower or higher limits through the options', () => {
     expect(renderTemplate('{{ range(1, 10) | length }}', {}, options)).toBe('10');
-    expect(failureOf(() => renderTemplate('{{ range(1, 10) | length }}', {}, { ...options, limits: { maxListLength: 5 } })).reason).toBe(
-      "'range' would build a list of 10 items, which exceeds the limit of 5 items",
-    );
+    expect(
+      failureOf(() => renderTemplate('{{ range(1, 10) | length }}', {}, { ...options, limits: { maxListLength: 5 } })).reason,
+    ).toBe("'range' would build a list of 10 items, which exceeds the limit of 5 items");
     expect(renderTemplate(doublingTemplate(7), {}, { ...options, limits: { maxListLength: 2_000_000 } }).trim()).toBe('1280000');
-    expect(() => renderTemplate('{{ 1 }}', {}, { ...options, limits: { maxTextLength: 0 } })).toThrow('the expression limit maxTextLength must be a positive integer');
-    expect(EXPRESSION_LIMITS).toEqual({ maxTextLength: 5_000_000, maxListLength: 1_000_000, maxRenderedLength: 10_000_000, maxSteps: 200_000, maxRangeLength: 10_000 });
+    expect(() => renderTemplate('{{ 1 }}', {}, { ...options, limits: { maxTextLength: 0 } })).toThrow(
+      'the expression limit maxTextLength must be a positive integer',
+    );
+    expect(EXPRESSION_LIMITS).toEqual({
+      maxTextLength: 5_000_000,
+      maxListLength: 1_000_000,
+      maxRenderedLength: 10_000_000,
+      maxSteps: 200_000,
+      maxRangeLength: 10_000,
+    });
   });
 });

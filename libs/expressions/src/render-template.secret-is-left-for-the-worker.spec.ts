@@ -11,7 +11,9 @@ describe('renderTemplate: secret() is left for the worker', () => {
   const template = "curl -H 'Authorization: {{ secret('TOKEN') }}' {{ inputs.url }}";
 
   it('keeps the secret segment verbatim and renders the rest', () => {
-    expect(renderTemplate(template, context, options)).toBe("curl -H 'Authorization: {{ secret('TOKEN') }}' https://example.test/api");
+    expect(renderTemplate(template, context, options)).toBe(
+      "curl -H 'Authorization: {{ secret('TOKEN') }}' https://example.test/api",
+    );
   });
 
   it('lets the worker resolve the kept segment into the final text', () => {
@@ -34,7 +36,9 @@ describe('renderTemplate: secret() is left for the worker', () => {
   it('fails on the worker for an unknown secret, naming it without any value', () => {
     const forWorker = renderTemplate("{{ secret('MISSING') }} and {{ secret('TOKEN') }}", context, options);
     expect(() => renderSecrets(forWorker, resolve)).toThrow(ExpressionError);
-    expect(() => renderSecrets(forWorker, resolve)).toThrow("{{ secret('MISSING') }} (line 1, column 4): the secret 'MISSING' is not defined on this worker");
+    expect(() => renderSecrets(forWorker, resolve)).toThrow(
+      "{{ secret('MISSING') }} (line 1, column 4): the secret 'MISSING' is not defined on this worker",
+    );
     let message = '';
     try {
       renderSecrets("{{ secret('TOKEN') | number }}", resolve);
@@ -56,7 +60,11 @@ describe('renderTemplate: secret() is left for the worker', () => {
   });
 
   it('keeps secret segments inside rendered maps and lists', () => {
-    const rendered = renderValue({ headers: { Authorization: "{{ secret('TOKEN') }}" }, args: ['{{ inputs.url }}'] }, context, options);
+    const rendered = renderValue(
+      { headers: { Authorization: "{{ secret('TOKEN') }}" }, args: ['{{ inputs.url }}'] },
+      context,
+      options,
+    );
     expect(rendered).toEqual({ headers: { Authorization: "{{ secret('TOKEN') }}" }, args: ['https://example.test/api'] });
   });
 });

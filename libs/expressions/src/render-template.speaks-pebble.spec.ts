@@ -11,7 +11,9 @@ const render = (template: string): string => renderTemplate(template, context, o
 
 describe('renderTemplate: Pebble syntax as Kestra flows use it', () => {
   it('reads the execution context', () => {
-    expect(render('{{ flow.namespace }}.{{ flow.id }} {{ outputs.build.vars.path }} {{ taskrun.value }}')).toBe('company.team.nightly-report /tmp/report.csv b');
+    expect(render('{{ flow.namespace }}.{{ flow.id }} {{ outputs.build.vars.path }} {{ taskrun.value }}')).toBe(
+      'company.team.nightly-report /tmp/report.csv b',
+    );
     expect(render("{{ outputs['fetch-data'].code }} {{ inputs.tags[1] }}")).toBe('200 b');
   });
 
@@ -30,8 +32,10 @@ describe('renderTemplate: Pebble syntax as Kestra flows use it', () => {
   });
 
   it('runs if / elseif / else blocks and for loops with Pebble loop variables', () => {
-    expect(render("{% if inputs.count > 5 %}big{% elseif inputs.count > 2 %}medium{% else %}small{% endif %}")).toBe('medium');
-    expect(render('{% for t in inputs.tags %}{{ loop.index }}={{ t }}{% if not loop.last %},{% endif %}{% endfor %}')).toBe('0=a,1=b');
+    expect(render('{% if inputs.count > 5 %}big{% elseif inputs.count > 2 %}medium{% else %}small{% endif %}')).toBe('medium');
+    expect(render('{% for t in inputs.tags %}{{ loop.index }}={{ t }}{% if not loop.last %},{% endif %}{% endfor %}')).toBe(
+      '0=a,1=b',
+    );
     expect(render('{% for e in inputs.settings %}{{ e.key }}:{{ e.value }};{% endfor %}')).toBe('retries:2;mode:fast;');
     expect(render('{% for k, v in inputs.settings %}{{ k }}={{ v }} {% endfor %}')).toBe('retries=2 mode=fast ');
     expect(render('{% for t in [] %}x{% else %}none{% endfor %}')).toBe('none');
@@ -39,7 +43,9 @@ describe('renderTemplate: Pebble syntax as Kestra flows use it', () => {
 
   it('supports set, literals, tests and whitespace control', () => {
     expect(render("{% set target = inputs.region | upper %}{{ target }}-{{ {'a': 1}.a }}-{{ [1, 2] | length }}")).toBe('EU-1-2');
-    expect(render('{{ inputs.empty is empty }} {{ inputs.count is odd }} {{ inputs.tags is iterable }} {{ null is null }}')).toBe('true true true true');
+    expect(render('{{ inputs.empty is empty }} {{ inputs.count is odd }} {{ inputs.tags is iterable }} {{ null is null }}')).toBe(
+      'true true true true',
+    );
     expect(render("{{ inputs.region is startsWith('e') }}")).toBe('true');
     expect(render('a  {%- if true -%}  b  {%- endif -%}  c')).toBe('abc');
     expect(render("{# a comment #}{{ 'x' }}")).toBe('x');
@@ -50,12 +56,16 @@ describe('renderTemplate: Pebble syntax as Kestra flows use it', () => {
   });
 
   it('prints lists and maps as JSON and booleans and null as Pebble does', () => {
-    expect(render('{{ inputs.tags }} {{ inputs.settings }} {{ true }} [{{ null }}]')).toBe('["a","b"] {"retries":2,"mode":"fast"} true []');
+    expect(render('{{ inputs.tags }} {{ inputs.settings }} {{ true }} [{{ null }}]')).toBe(
+      '["a","b"] {"retries":2,"mode":"fast"} true []',
+    );
   });
 
   it('writes delimiters a value contains so that the worker restores them', () => {
-    expect(renderTemplate('{{ inputs.text }}', { inputs: { text: 'a {{ b }} {% c' } }, options)).toBe("a {{ '{{' }} b }} {{ '{%' }} c");
-    expect(render("{% raw %}{{ not rendered }}{% endraw %}")).toBe("{{ '{{' }} not rendered }}");
+    expect(renderTemplate('{{ inputs.text }}', { inputs: { text: 'a {{ b }} {% c' } }, options)).toBe(
+      "a {{ '{{' }} b }} {{ '{%' }} c",
+    );
+    expect(render('{% raw %}{{ not rendered }}{% endraw %}')).toBe("{{ '{{' }} not rendered }}");
   });
 });
 

@@ -6,28 +6,54 @@ describe('frames from a peer on a newer minor protocol version', () => {
     const hello = WorkerFrame.encode({
       frame: {
         $case: 'hello',
-        value: { protocolVersion: { ...PROTOCOL_VERSION, minor: 3 }, workerName: 'w', slots: 8, labels: { zone: 'a' }, workerVersion: '2.3.0', runningJobs: [] },
+        value: {
+          protocolVersion: { ...PROTOCOL_VERSION, minor: 3 },
+          workerName: 'w',
+          slots: 8,
+          labels: { zone: 'a' },
+          workerVersion: '2.3.0',
+          runningJobs: [],
+        },
       },
     }).finish();
     // A field number 1.x does not define, as a newer minor would add it.
-    const unknownField = new BinaryWriter().uint32((99 << 3) | 2).string('something new').finish();
+    const unknownField = new BinaryWriter()
+      .uint32((99 << 3) | 2)
+      .string('something new')
+      .finish();
 
     const decoded = WorkerFrame.decode(Buffer.concat([hello, unknownField]));
 
     expect(decoded.frame).toEqual({
       $case: 'hello',
-      value: { protocolVersion: { major: 1, minor: 3 }, workerName: 'w', slots: 8, labels: { zone: 'a' }, workerVersion: '2.3.0', runningJobs: [] },
+      value: {
+        protocolVersion: { major: 1, minor: 3 },
+        workerName: 'w',
+        slots: 8,
+        labels: { zone: 'a' },
+        workerVersion: '2.3.0',
+        runningJobs: [],
+      },
     });
   });
 
   it('decode a frame kind we do not know as an empty frame, which a peer can skip', () => {
-    const unknownFrame = new BinaryWriter().uint32((42 << 3) | 2).bytes(new Uint8Array([8, 1])).finish();
+    const unknownFrame = new BinaryWriter()
+      .uint32((42 << 3) | 2)
+      .bytes(new Uint8Array([8, 1]))
+      .finish();
 
     expect(ControllerFrame.decode(unknownFrame).frame).toBeUndefined();
   });
 
   it('keep an enum value we do not know distinguishable from the ones we do', () => {
-    const result = new BinaryWriter().uint32((5 << 3) | 2).fork().uint32((3 << 3) | 0).int32(9).join().finish();
+    const result = new BinaryWriter()
+      .uint32((5 << 3) | 2)
+      .fork()
+      .uint32((3 << 3) | 0)
+      .int32(9)
+      .join()
+      .finish();
 
     const decoded = WorkerFrame.decode(result);
 

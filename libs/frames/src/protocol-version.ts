@@ -7,9 +7,7 @@ import type { ProtocolVersion } from './generated/lanner/worker/v1/controller';
  */
 export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 1 });
 
-export type ProtocolVersionCheck =
-  | { compatible: true; peer: ProtocolVersion }
-  | { compatible: false; reason: string };
+export type ProtocolVersionCheck = { compatible: true; peer: ProtocolVersion } | { compatible: false; reason: string };
 
 export function formatProtocolVersion(version: ProtocolVersion): string {
   return `${version.major}.${version.minor}`;

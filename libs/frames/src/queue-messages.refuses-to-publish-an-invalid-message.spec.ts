@@ -31,8 +31,8 @@ describe('a producer', () => {
   it('cannot publish a job for a worker queue id that is not an RFC 1123 label', () => {
     const job = exampleWorkerJob();
 
-    expect(() =>
-      encodeQueueMessage(workerJobCodec, { ...job, payload: { ...job.payload, workerQueueId: 'GPU queue' } }),
-    ).toThrow('payload.workerQueueId: Not an RFC 1123 worker queue id');
+    expect(() => encodeQueueMessage(workerJobCodec, { ...job, payload: { ...job.payload, workerQueueId: 'GPU queue' } })).toThrow(
+      'payload.workerQueueId: Not an RFC 1123 worker queue id',
+    );
   });
 });

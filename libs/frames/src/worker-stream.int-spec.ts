@@ -140,7 +140,14 @@ describe('a worker stream between two processes', () => {
 
     worker.send({
       $case: 'hello',
-      value: { protocolVersion: { ...PROTOCOL_VERSION }, workerName: 'it', slots: 2, labels: { zone: 'a' }, workerVersion: '0.1.0', runningJobs: [] },
+      value: {
+        protocolVersion: { ...PROTOCOL_VERSION },
+        workerName: 'it',
+        slots: 2,
+        labels: { zone: 'a' },
+        workerVersion: '0.1.0',
+        runningJobs: [],
+      },
     });
     const welcome = await worker.next('welcome');
     expect(welcome).toMatchObject({
@@ -154,8 +161,18 @@ describe('a worker stream between two processes', () => {
 
     worker.send({ $case: 'credit', value: { slots: 1 } });
     const job = await worker.next('job');
-    expect(job).toMatchObject({ taskRunId: 'tr-1', attempt: 1, executionId: 'ex-1', queueId: 'default', correlationId: 'corr-fixture' });
-    expect(JSON.parse(job.taskDefinitionJson)).toEqual({ id: 'hello', type: 'io.kestra.plugin.core.log.Log', message: 'Hello, Lanner' });
+    expect(job).toMatchObject({
+      taskRunId: 'tr-1',
+      attempt: 1,
+      executionId: 'ex-1',
+      queueId: 'default',
+      correlationId: 'corr-fixture',
+    });
+    expect(JSON.parse(job.taskDefinitionJson)).toEqual({
+      id: 'hello',
+      type: 'io.kestra.plugin.core.log.Log',
+      message: 'Hello, Lanner',
+    });
     expect(millisFromDuration(job.timeout)).toBe(600_000);
     expect(job.deadline).toEqual(new Date('2030-01-01T00:00:00.000Z'));
 
@@ -201,7 +218,14 @@ describe('a worker stream between two processes', () => {
 
     worker.send({
       $case: 'hello',
-      value: { protocolVersion: { major: PROTOCOL_VERSION.major + 1, minor: 0 }, workerName: 'future', slots: 1, labels: {}, workerVersion: '9.0.0', runningJobs: [] },
+      value: {
+        protocolVersion: { major: PROTOCOL_VERSION.major + 1, minor: 0 },
+        workerName: 'future',
+        slots: 1,
+        labels: {},
+        workerVersion: '9.0.0',
+        runningJobs: [],
+      },
     });
 
     const refusal = await worker.next('error');
@@ -230,7 +254,14 @@ describe('a worker stream between two processes', () => {
     const worker = connect({ 'grpc.max_send_message_length': -1 });
     worker.send({
       $case: 'hello',
-      value: { protocolVersion: { ...PROTOCOL_VERSION }, workerName: 'big', slots: 1, labels: {}, workerVersion: '0.1.0', runningJobs: [] },
+      value: {
+        protocolVersion: { ...PROTOCOL_VERSION },
+        workerName: 'big',
+        slots: 1,
+        labels: {},
+        workerVersion: '0.1.0',
+        runningJobs: [],
+      },
     });
     await worker.next('welcome');
 

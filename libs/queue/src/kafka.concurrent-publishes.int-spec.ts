@@ -60,7 +60,9 @@ describe('kafka queue: many publishes at once (a controller relaying job events)
       expect(new Set(values).size).toBe(300);
       for (const topic of topics) {
         for (let key = 0; key < 7; key++) {
-          const order = received.filter((message) => message.topic === topic && message.key === `key-${key}`).map((message) => Number(message.value.toString()));
+          const order = received
+            .filter((message) => message.topic === topic && message.key === `key-${key}`)
+            .map((message) => Number(message.value.toString()));
           const firsts = order.filter((value, index) => order.indexOf(value) === index);
           expect(firsts).toEqual([...firsts].sort((x, y) => x - y));
         }

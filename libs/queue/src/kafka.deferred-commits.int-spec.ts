@@ -52,7 +52,8 @@ describe('kafka queue: commits deferred by a commit interval', () => {
     subscriptions.push(subscription);
     return subscription;
   };
-  const lag = async (groupId: string, target: string): Promise<number> => (await queue.consumerLag(groupId, [target])).get(target) ?? -1;
+  const lag = async (groupId: string, target: string): Promise<number> =>
+    (await queue.consumerLag(groupId, [target])).get(target) ?? -1;
 
   beforeAll(async () => {
     queue = createKafkaQueue({
@@ -79,12 +80,27 @@ describe('kafka queue: commits deferred by a commit interval', () => {
     await until(async () => (await lag(groupId, topic)) === 0, 'the first message committed', COMMIT_INTERVAL_MS / 2);
 
     await publish(topic, 5, 'later');
-    await until(() => received.length === 6, 'five more messages, fetched one after the other without waiting for commits', COMMIT_INTERVAL_MS / 2);
+    await until(
+      () => received.length === 6,
+      'five more messages, fetched one after the other without waiting for commits',
+      COMMIT_INTERVAL_MS / 2,
+    );
     // Committed per message, the lag would be 0 by now.
     await sleep(500);
     expect(await lag(groupId, topic)).toBe(5);
-    await until(async () => (await lag(groupId, topic)) === 0, 'the five committed in one go after the interval', COMMIT_INTERVAL_MS * 2);
-    expect(received.map((message) => message.value.toString('utf8'))).toEqual(['first-0', 'later-0', 'later-1', 'later-2', 'later-3', 'later-4']);
+    await until(
+      async () => (await lag(groupId, topic)) === 0,
+      'the five committed in one go after the interval',
+      COMMIT_INTERVAL_MS * 2,
+    );
+    expect(received.map((message) => message.value.toString('utf8'))).toEqual([
+      'first-0',
+      'later-0',
+      'later-1',
+      'later-2',
+      'later-3',
+      'later-4',
+    ]);
   }, 60_000);
 
   it('commits what waited when the subscription closes, so the next member of the group does not get it again', async () => {

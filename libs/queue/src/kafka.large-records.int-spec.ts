@@ -51,7 +51,12 @@ describe('kafka queue: jobs and results up to 4 MiB', () => {
     const topic = await newTopic('three-mib');
     const value = randomBytes(3 * MiB);
     const box = inbox(1);
-    const subscription = await queue.subscribe({ groupId: `large-records.${run}.one`, topics: [topic], fromBeginning: true, handler: box.handler });
+    const subscription = await queue.subscribe({
+      groupId: `large-records.${run}.one`,
+      topics: [topic],
+      fromBeginning: true,
+      handler: box.handler,
+    });
     try {
       await queue.publish(topic, [{ key: 'job-1', value, headers: { type: 'job' } }]);
       const [message] = await box.all;
@@ -69,7 +74,12 @@ describe('kafka queue: jobs and results up to 4 MiB', () => {
     const first = randomBytes(3 * MiB);
     const second = randomBytes(3 * MiB);
     const box = inbox(2);
-    const subscription = await queue.subscribe({ groupId: `large-records.${run}.two`, topics: [topic], fromBeginning: true, handler: box.handler });
+    const subscription = await queue.subscribe({
+      groupId: `large-records.${run}.two`,
+      topics: [topic],
+      fromBeginning: true,
+      handler: box.handler,
+    });
     try {
       await queue.publish(topic, [
         { key: 'same', value: first },
@@ -88,7 +98,9 @@ describe('kafka queue: jobs and results up to 4 MiB', () => {
     const publishing = queue.publish(topic, [{ key: 'job-2', value: Buffer.alloc(6 * MiB, 1) }]);
     await expect(publishing).rejects.toBeInstanceOf(RecordTooLargeError);
     await expect(publishing).rejects.toThrow(
-      new RegExp(`^A record of ${6 * MiB + 128 + 'job-2'.length} bytes is larger than topic "${topic.replace(/\./g, '\\.')}" accepts \\(at most ${MAX_RECORD_BYTES} bytes\\)$`),
+      new RegExp(
+        `^A record of ${6 * MiB + 128 + 'job-2'.length} bytes is larger than topic "${topic.replace(/\./g, '\\.')}" accepts \\(at most ${MAX_RECORD_BYTES} bytes\\)$`,
+      ),
     );
   });
 
@@ -127,14 +139,21 @@ describe('kafka queue: jobs and results up to 4 MiB', () => {
   it('raises the limit of a topic that existed before createTopics, keeping its other settings', async () => {
     const topic = await topicMadeElsewhere('existing');
     await queue.createTopics([{ topic }]);
-    const { resources } = await withAdmin((admin) => admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false }));
+    const { resources } = await withAdmin((admin) =>
+      admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false }),
+    );
     const settings = new Map(resources[0].configEntries.map((entry) => [entry.configName, entry.configValue]));
     expect(settings.get('max.message.bytes')).toBe(String(MAX_RECORD_BYTES));
     expect(settings.get('retention.ms')).toBe('3600000');
 
     const value = randomBytes(3 * MiB);
     const box = inbox(1);
-    const subscription = await queue.subscribe({ groupId: `large-records.${run}.existing`, topics: [topic], fromBeginning: true, handler: box.handler });
+    const subscription = await queue.subscribe({
+      groupId: `large-records.${run}.existing`,
+      topics: [topic],
+      fromBeginning: true,
+      handler: box.handler,
+    });
     try {
       await queue.publish(topic, [{ key: 'job-4', value }]);
       const [message] = await box.all;
@@ -148,6 +167,8 @@ describe('kafka queue: jobs and results up to 4 MiB', () => {
     const topic = await topicMadeElsewhere('small-limit');
     const publishing = queue.publish(topic, [{ key: 'job-3', value: Buffer.alloc(2 * MiB, 1) }]);
     await expect(publishing).rejects.toBeInstanceOf(RecordTooLargeError);
-    await expect(publishing).rejects.toThrow(`A record of ${2 * MiB + 128 + 'job-3'.length} bytes is larger than topic "${topic}" accepts`);
+    await expect(publishing).rejects.toThrow(
+      `A record of ${2 * MiB + 128 + 'job-3'.length} bytes is larger than topic "${topic}" accepts`,
+    );
   });
 });

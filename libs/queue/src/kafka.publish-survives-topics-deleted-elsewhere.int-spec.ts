@@ -22,7 +22,11 @@ describe('kafka queue: publishing goes on after another process deletes a topic 
   beforeAll(() => {
     api = createKafkaQueue({ brokers, clientId: 'lanner-publish-api' });
     executor = createKafkaQueue({ brokers, clientId: 'lanner-publish-executor' });
-    reader = createKafkaQueue({ brokers, clientId: 'lanner-publish-reader', consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 5_000, maxWaitTimeMs: 250 } });
+    reader = createKafkaQueue({
+      brokers,
+      clientId: 'lanner-publish-reader',
+      consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 5_000, maxWaitTimeMs: 250 },
+    });
   });
 
   afterAll(async () => {
@@ -41,7 +45,9 @@ describe('kafka queue: publishing goes on after another process deletes a topic 
     // Without a new producer, this publish fails as if the new topic did not exist.
     await executor.publish(added, [{ key: 'task-run-3', value: Buffer.from('job-3') }]);
     await executor.publish(kept, [{ key: 'task-run-4', value: Buffer.from('job-4') }]);
-    await expect(executor.publish(deleted, [{ key: 'task-run-5', value: Buffer.from('job-5') }])).rejects.toThrow(UnknownTopicError);
+    await expect(executor.publish(deleted, [{ key: 'task-run-5', value: Buffer.from('job-5') }])).rejects.toThrow(
+      UnknownTopicError,
+    );
 
     const received: string[] = [];
     const all = new Promise<void>((resolve) => {

@@ -80,7 +80,11 @@ describe('kafka queue: a member whose every topic was paused takes work at once 
 
       subscription.resume(topic);
       // A third of the fetch wait: the job comes at once, not when the wait ends.
-      await until(() => received.length === round + 1, `round ${round}: the job held while paused, after resume`, MAX_WAIT_MS / 3);
+      await until(
+        () => received.length === round + 1,
+        `round ${round}: the job held while paused, after resume`,
+        MAX_WAIT_MS / 3,
+      );
       expect(received[round].value.toString('utf8')).toBe(`job-${round}`);
     }
   }, 90_000);

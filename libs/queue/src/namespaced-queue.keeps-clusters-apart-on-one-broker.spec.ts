@@ -20,8 +20,18 @@ describe('namespacedQueue', () => {
     await green.createTopics([{ topic: 'lanner.executor' }]);
     const blueSeen = collector();
     const greenSeen = collector();
-    await blue.subscribe({ groupId: 'lanner-executor', topics: ['lanner.executor'], fromBeginning: true, handler: blueSeen.handler });
-    await green.subscribe({ groupId: 'lanner-executor', topics: ['lanner.executor'], fromBeginning: true, handler: greenSeen.handler });
+    await blue.subscribe({
+      groupId: 'lanner-executor',
+      topics: ['lanner.executor'],
+      fromBeginning: true,
+      handler: blueSeen.handler,
+    });
+    await green.subscribe({
+      groupId: 'lanner-executor',
+      topics: ['lanner.executor'],
+      fromBeginning: true,
+      handler: greenSeen.handler,
+    });
     const raw = collector();
     await broker.subscribe({ groupId: 'inspector', topics: ['blue.lanner.executor'], fromBeginning: true, handler: raw.handler });
 
@@ -37,12 +47,17 @@ describe('namespacedQueue', () => {
     await broker.close();
   });
 
-  it('pauses and resumes by the role\'s topic name', async () => {
+  it("pauses and resumes by the role's topic name", async () => {
     const broker = createInProcessQueue();
     const queue = namespacedQueue(broker, 'run-7.');
     await queue.createTopics([{ topic: 'lanner.worker-jobs.gpu' }]);
     const seen = collector();
-    const subscription = await queue.subscribe({ groupId: 'controller', topics: ['lanner.worker-jobs.gpu'], fromBeginning: true, handler: seen.handler });
+    const subscription = await queue.subscribe({
+      groupId: 'controller',
+      topics: ['lanner.worker-jobs.gpu'],
+      fromBeginning: true,
+      handler: seen.handler,
+    });
     subscription.pause('lanner.worker-jobs.gpu');
     expect(subscription.isPaused('lanner.worker-jobs.gpu')).toBe(true);
     await queue.publish('lanner.worker-jobs.gpu', [{ key: 't-1', value: Buffer.from('job') }]);
@@ -66,12 +81,23 @@ describe('namespacedQueue', () => {
     ]);
     await green.publish('lanner.worker-jobs.gpu', [{ key: 't-1', value: Buffer.from('job 1') }]);
     const seen = collector();
-    await green.subscribe({ groupId: 'lanner-controller-gpu', topics: ['lanner.worker-jobs.gpu'], fromBeginning: true, handler: seen.handler });
+    await green.subscribe({
+      groupId: 'lanner-controller-gpu',
+      topics: ['lanner.worker-jobs.gpu'],
+      fromBeginning: true,
+      handler: seen.handler,
+    });
     await settle();
 
-    expect(await blue.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.gpu'])).toEqual(new Map([['lanner.worker-jobs.gpu', 2]]));
-    expect(await green.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.gpu'])).toEqual(new Map([['lanner.worker-jobs.gpu', 0]]));
-    await expect(blue.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.etl'])).rejects.toThrow('Topic "lanner.worker-jobs.etl" does not exist');
+    expect(await blue.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.gpu'])).toEqual(
+      new Map([['lanner.worker-jobs.gpu', 2]]),
+    );
+    expect(await green.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.gpu'])).toEqual(
+      new Map([['lanner.worker-jobs.gpu', 0]]),
+    );
+    await expect(blue.consumerLag('lanner-controller-gpu', ['lanner.worker-jobs.etl'])).rejects.toThrow(
+      'Topic "lanner.worker-jobs.etl" does not exist',
+    );
     await broker.close();
   });
 

@@ -10,7 +10,8 @@ class Unavailable extends Error {}
 
 function guarded(handler: (message: QueueMessage) => Promise<void>, unknownAttempts = 3) {
   const parked: { offset: string; reason: string; attempts: number }[] = [];
-  const classify = (error: unknown): HandlerFailureKind => (error instanceof Refused ? 'lasting' : error instanceof Unavailable ? 'passing' : 'unknown');
+  const classify = (error: unknown): HandlerFailureKind =>
+    error instanceof Refused ? 'lasting' : error instanceof Unavailable ? 'passing' : 'unknown';
   const guard = guardAgainstPoison(handler, {
     classify,
     describe: (error) => (error instanceof Error ? error.message : 'failed'),

@@ -73,7 +73,9 @@ describe('calls batched while a round trip is in flight', () => {
       if (inputs.some((input) => input.includes('\u0000'))) throw refused;
       return inputs.map((input) => input.toUpperCase());
     });
-    const results = await Promise.allSettled(['tenant-a', 'poison \u0000', 'tenant-b', 'tenant-c'].map((input) => calls.call(input)));
+    const results = await Promise.allSettled(
+      ['tenant-a', 'poison \u0000', 'tenant-b', 'tenant-c'].map((input) => calls.call(input)),
+    );
     expect(results).toEqual([
       { status: 'fulfilled', value: 'TENANT-A' },
       { status: 'rejected', reason: refused },

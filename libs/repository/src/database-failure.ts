@@ -41,8 +41,18 @@ function sqlStateOf(value: unknown, depth: number): string | undefined {
 const PASSING_CLASSES = new Set(['08', '53', '57', '40', '55', '58']);
 /** Prisma's own codes for an unreachable server, a timeout, an exhausted pool or a transaction that could not start in time. */
 const PASSING_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
-const PASSING_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-const PASSING_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Can't reach database server/i;
+const PASSING_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const PASSING_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Can't reach database server/i;
 
 /**
  * True when the error says the database cannot be reached or is too busy right

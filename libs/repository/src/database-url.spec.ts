@@ -45,7 +45,9 @@ describe('database URL handling', () => {
 
   it('explains connection failures by cause, never with the driver message', () => {
     const refused = describeConnectionFailure(url, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
-    expect(refused.message).toBe('cannot reach the database at postgresql://lanner:***@db.internal:5432/lanner?sslmode=require (ECONNREFUSED); check DATABASE_URL');
+    expect(refused.message).toBe(
+      'cannot reach the database at postgresql://lanner:***@db.internal:5432/lanner?sslmode=require (ECONNREFUSED); check DATABASE_URL',
+    );
     const badPassword = describeConnectionFailure(url, { code: '28P01', message: 'password authentication failed: s3cr3t-pw' });
     expect(badPassword.message).toContain('refused the credentials');
     expect(badPassword.message).not.toContain('s3cr3t-pw');

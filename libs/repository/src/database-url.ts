@@ -15,7 +15,9 @@ export function parseDatabaseUrl(databaseUrl: string | undefined): URL {
   try {
     url = new URL(databaseUrl);
   } catch {
-    throw new DatabaseUnavailable(`${DATABASE_URL_VARIABLE} is not a valid URL; expected postgresql://user:password@host:port/database`);
+    throw new DatabaseUnavailable(
+      `${DATABASE_URL_VARIABLE} is not a valid URL; expected postgresql://user:password@host:port/database`,
+    );
   }
   if (url.protocol !== 'postgresql:' && url.protocol !== 'postgres:') {
     throw new DatabaseUnavailable(
@@ -76,6 +78,8 @@ export function describeConnectionFailure(databaseUrl: string, error: unknown): 
     case '3D000':
       return new DatabaseUnavailable(`the database named in ${DATABASE_URL_VARIABLE} does not exist (${where})`);
     default:
-      return new DatabaseUnavailable(`cannot use the database at ${where}${code ? ` (${code})` : ''}; check ${DATABASE_URL_VARIABLE}`);
+      return new DatabaseUnavailable(
+        `cannot use the database at ${where}${code ? ` (${code})` : ''}; check ${DATABASE_URL_VARIABLE}`,
+      );
   }
 }

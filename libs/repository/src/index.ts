@@ -1,11 +1,23 @@
 // @lanner/repository: the Prisma schema, migrations and repositories.
 // Everything returned is an @lanner/model record; no Prisma type leaves this library.
 export { openRepositories, type Repositories, type RepositoryOptions } from './repositories';
-export { applyMigrations, createMigration, type AppliedMigrations, type CreatedMigration, type MigrationLocation } from './migrations';
+export {
+  applyMigrations,
+  createMigration,
+  type AppliedMigrations,
+  type CreatedMigration,
+  type MigrationLocation,
+} from './migrations';
 export { DATABASE_URL_VARIABLE, redactDatabaseUrl } from './database-url';
 export * from './errors';
 export { FlowRepository } from './repositories/flow.repository';
-export { ExecutionRepository, type ConcurrencyAdmission, type ConcurrencyRelease, type ExecutorStateRecord, type ExecutorStateWrite } from './repositories/execution.repository';
+export {
+  ExecutionRepository,
+  type ConcurrencyAdmission,
+  type ConcurrencyRelease,
+  type ExecutorStateRecord,
+  type ExecutorStateWrite,
+} from './repositories/execution.repository';
 export { TimerRepository, type ExecutionTimerRecord } from './repositories/timer.repository';
 export { WorkerQueueRepository, RESERVED_WORKER_QUEUE_IDS } from './repositories/worker-queue.repository';
 export {
@@ -26,14 +38,37 @@ export {
 } from './repositories/worker-credential.repository';
 export { RunningJobStore } from './repositories/running-job.store';
 export { ServiceInstanceRepository } from './repositories/service-instance.repository';
-export { CONNECTED_WORKER_REFRESH_MS, CONNECTED_WORKER_STALE_MS, ConnectedWorkerRepository } from './repositories/connected-worker.repository';
-export { LogRepository, LOG_LEVELS, levelsFrom, type LogLineLevel, type NewLogLine, type LogLineRecord, type LogQuery } from './repositories/log.repository';
+export {
+  CONNECTED_WORKER_REFRESH_MS,
+  CONNECTED_WORKER_STALE_MS,
+  ConnectedWorkerRepository,
+} from './repositories/connected-worker.repository';
+export {
+  LogRepository,
+  LOG_LEVELS,
+  levelsFrom,
+  type LogLineLevel,
+  type NewLogLine,
+  type LogLineRecord,
+  type LogQuery,
+} from './repositories/log.repository';
 export { MetricRepository, type MetricKind, type NewMetricPoint, type MetricPointRecord } from './repositories/metric.repository';
-export { ApiTokenRepository, type ApiTokenRecord, type ApiTokenMatch, type ApiTokenGrant, type ApiTokenRoleName } from './repositories/api-token.repository';
+export {
+  ApiTokenRepository,
+  type ApiTokenRecord,
+  type ApiTokenMatch,
+  type ApiTokenGrant,
+  type ApiTokenRoleName,
+} from './repositories/api-token.repository';
 export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repositories/namespace-settings.repository';
 export { TenantRepository } from './repositories/tenant.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
-export { DeadLetterStore, type DeadLetterMessage, type DeadLetterRecord, type DeadLetterWrite } from './repositories/dead-letter.store';
+export {
+  DeadLetterStore,
+  type DeadLetterMessage,
+  type DeadLetterRecord,
+  type DeadLetterWrite,
+} from './repositories/dead-letter.store';
 export { databaseIsUnavailable, databaseRefusesForGood } from './database-failure';
 export {
   ProcessingMarkRepository,

@@ -89,7 +89,9 @@ describe('HTTP server limits (LANNER_HTTP_*)', () => {
 
   it('answers 408 and closes a connection whose body does not arrive in time', async () => {
     const socket = await open();
-    socket.write('POST /health/live HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+    socket.write(
+      'POST /health/live HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+    );
     const ended = await untilClosed(socket);
     expect(ended.closedByServer).toBe(true);
     expect(ended.received).toMatch(/^HTTP\/1\.1 408 /);

@@ -25,7 +25,13 @@ export { EXIT_BAD_CONFIG, runRole } from './run-role';
 export type { RoleComposition, RoleProcess } from './run-role';
 export { startEmbeddedServices } from './standalone/embedded-services';
 export type { EmbeddedServices } from './standalone/embedded-services';
-export { initialisePostgresCluster, postgresUserIds, reachableByOtherUsers, runnablePostgresBinaries, runningAsRoot } from './standalone/postgres-binaries';
+export {
+  initialisePostgresCluster,
+  postgresUserIds,
+  reachableByOtherUsers,
+  runnablePostgresBinaries,
+  runningAsRoot,
+} from './standalone/postgres-binaries';
 export type { PostgresBinaries, PostgresUserIds } from './standalone/postgres-binaries';
 export { DEFAULT_LIVENESS_TIMINGS, LIVENESS_TIMINGS, ServiceInstanceHeartbeat, ServiceInstanceIdentity } from './liveness';
 export type { LivenessTimings, ServiceInstanceRole, ServiceInstanceStore } from './liveness';

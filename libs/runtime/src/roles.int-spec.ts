@@ -17,7 +17,14 @@ import {
   type WorkerFrame,
 } from '@lanner/frames';
 import { pause } from '@lanner/testing';
-import { freePort, requiredEnv, startLanner as startLannerProcess, stopLanner, workspaceRoot, type LannerProcess } from './testing/lanner-process';
+import {
+  freePort,
+  requiredEnv,
+  startLanner as startLannerProcess,
+  stopLanner,
+  workspaceRoot,
+  type LannerProcess,
+} from './testing/lanner-process';
 
 // Each role runs as users run it: `node bin/lanner.js server <role>`, a separate
 // process against the real Kafka and PostgreSQL, observed only through its
@@ -59,7 +66,9 @@ async function waitForStatus(lanner: LannerProcess, port: number, path: string, 
   let last = 'no answer';
   while (Date.now() < deadline) {
     if (!isRunning(lanner)) {
-      throw new Error(`process exited before ${path} answered ${status}\nstdout:\n${lanner.stdout()}\nstderr:\n${lanner.stderr()}`);
+      throw new Error(
+        `process exited before ${path} answered ${status}\nstdout:\n${lanner.stdout()}\nstderr:\n${lanner.stderr()}`,
+      );
     }
     try {
       const answer = await httpGet(port, path);
@@ -110,7 +119,11 @@ beforeAll(async () => {
   serviceEnv = { DATABASE_URL: requiredEnv('DATABASE_URL'), KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS') };
   // kafkajs loads its protocol modules on first use; Jest refuses such late requires inside
   // concurrent tests, so the admin client used by a spec below is exercised once here.
-  const probe = new Kafka({ clientId: 'roles-spec-probe', brokers: serviceEnv.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
+  const probe = new Kafka({
+    clientId: 'roles-spec-probe',
+    brokers: serviceEnv.KAFKA_BROKERS.split(','),
+    logLevel: logLevel.NOTHING,
+  }).admin();
   await probe.connect();
   await probe.describeGroups(['roles-spec-warm-up']);
   await probe.disconnect();
@@ -119,7 +132,9 @@ beforeAll(async () => {
   const implementation: WorkerControllerServiceServer = { connect: welcomeEveryWorker };
   controllerStandIn.addService(WorkerControllerServiceService, implementation);
   controllerPort = await new Promise<number>((resolve, reject) =>
-    controllerStandIn.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+    controllerStandIn.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    ),
   );
 });
 
@@ -170,7 +185,11 @@ describe('each distributed role as its own process', () => {
     'runs the indexer inside the api process unless started with --no-indexer',
     async () => {
       const members = async (namespace: string) => {
-        const admin = new Kafka({ clientId: 'roles-spec-probe', brokers: serviceEnv.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
+        const admin = new Kafka({
+          clientId: 'roles-spec-probe',
+          brokers: serviceEnv.KAFKA_BROKERS.split(','),
+          logLevel: logLevel.NOTHING,
+        }).admin();
         await admin.connect();
         try {
           const { groups } = await admin.describeGroups([`${namespace}lanner-indexer`]);
@@ -182,7 +201,12 @@ describe('each distributed role as its own process', () => {
       const start = async (flags: string[]) => {
         const port = await freePort();
         const namespace = `roles-spec-${process.pid}-${port}.`;
-        const lanner = startLanner('api', { ...serviceEnv, ...roleSpecificEnv.api, LANNER_HTTP_PORT: String(port), LANNER_KAFKA_NAMESPACE: namespace }, workspaceRoot, flags);
+        const lanner = startLanner(
+          'api',
+          { ...serviceEnv, ...roleSpecificEnv.api, LANNER_HTTP_PORT: String(port), LANNER_KAFKA_NAMESPACE: namespace },
+          workspaceRoot,
+          flags,
+        );
         await waitForStatus(lanner, port, '/health/ready', 200);
         return { lanner, namespace };
       };
@@ -207,9 +231,18 @@ describe('each distributed role as its own process', () => {
       const dir = mkdtempSync(join(tmpdir(), 'lanner-setup-'));
       temporaryDirs.push(dir);
       const file = join(dir, 'setup.yaml');
-      writeFileSync(file, 'setup:\n  workerQueues:\n    - id: Not_A_Label\n      tags: []\n  workerGroups:\n    - id: etl-team\n      subscriptions:\n        - { workerQueueId: etl }\n');
+      writeFileSync(
+        file,
+        'setup:\n  workerQueues:\n    - id: Not_A_Label\n      tags: []\n  workerGroups:\n    - id: etl-team\n      subscriptions:\n        - { workerQueueId: etl }\n',
+      );
       const port = await freePort();
-      const lanner = startLanner('api', { ...serviceEnv, ...roleSpecificEnv.api, LANNER_HTTP_PORT: String(port), LANNER_SETUP_FILE: file, LANNER_KAFKA_NAMESPACE: `roles-spec-setup-${port}.` });
+      const lanner = startLanner('api', {
+        ...serviceEnv,
+        ...roleSpecificEnv.api,
+        LANNER_HTTP_PORT: String(port),
+        LANNER_SETUP_FILE: file,
+        LANNER_KAFKA_NAMESPACE: `roles-spec-setup-${port}.`,
+      });
       const exit = await lanner.exited;
       expect(exit.code).toBe(78);
       expect(lanner.stderr()).toContain(`lanner api: the declarative setup in ${file} is invalid, nothing was written`);
@@ -242,7 +275,11 @@ describe('each distributed role as its own process', () => {
         squatter.listen(port, '0.0.0.0', resolve);
       });
       try {
-        const lanner = startLanner('indexer', { ...serviceEnv, LANNER_HTTP_PORT: String(port), LANNER_KAFKA_NAMESPACE: `roles-spec-taken-${port}.` });
+        const lanner = startLanner('indexer', {
+          ...serviceEnv,
+          LANNER_HTTP_PORT: String(port),
+          LANNER_KAFKA_NAMESPACE: `roles-spec-taken-${port}.`,
+        });
         const exit = await lanner.exited;
         expect(exit.code).toBe(1);
         const fatal = lanner
@@ -252,7 +289,9 @@ describe('each distributed role as its own process', () => {
           .map((line) => JSON.parse(line) as { level: string; msg: string; code?: string })
           .filter((entry) => entry.level === 'fatal');
         expect(fatal).toHaveLength(1);
-        expect(fatal[0].msg).toMatch(new RegExp(`^lanner indexer failed to start: listen EADDRINUSE: address already in use .*${port}$`));
+        expect(fatal[0].msg).toMatch(
+          new RegExp(`^lanner indexer failed to start: listen EADDRINUSE: address already in use .*${port}$`),
+        );
         expect(fatal[0].code).toBe('EADDRINUSE');
         expect(lanner.output()).not.toMatch(/^\s+at /m);
         expect(lanner.output()).not.toContain('"stack"');
@@ -270,7 +309,11 @@ describe('each distributed role as its own process', () => {
       const unreachable = new URL(serviceEnv.DATABASE_URL);
       unreachable.hostname = '127.0.0.1';
       unreachable.port = String(closedPort);
-      const lanner = startLanner('executor', { ...serviceEnv, DATABASE_URL: unreachable.toString(), LANNER_HTTP_PORT: String(port) });
+      const lanner = startLanner('executor', {
+        ...serviceEnv,
+        DATABASE_URL: unreachable.toString(),
+        LANNER_HTTP_PORT: String(port),
+      });
 
       await waitForStatus(lanner, port, '/health/live', 200);
       const notReady = await waitForStatus(lanner, port, '/health/ready', 503);

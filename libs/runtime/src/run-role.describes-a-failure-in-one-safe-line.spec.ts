@@ -9,7 +9,9 @@ describe('what a start or shutdown failure log line says', () => {
   });
 
   it('keeps only the first line, where clients put a code frame or a query below', () => {
-    const error = new Error('\nInvalid `prisma.flow.findMany()` invocation:\n\n  12 const flows = await prisma.flow.findMany({ where: { tenantId } })\nSELECT * FROM flows');
+    const error = new Error(
+      '\nInvalid `prisma.flow.findMany()` invocation:\n\n  12 const flows = await prisma.flow.findMany({ where: { tenantId } })\nSELECT * FROM flows',
+    );
     expect(describeProcessFailure(error)).toEqual({ message: 'Invalid `prisma.flow.findMany()` invocation:' });
   });
 
@@ -20,7 +22,9 @@ describe('what a start or shutdown failure log line says', () => {
   });
 
   it('drops a code that is not a short identifier, and names an error without a message by its type', () => {
-    expect(describeProcessFailure(Object.assign(new TypeError(''), { code: 'not a code: see /etc/secret' }))).toEqual({ message: 'TypeError' });
+    expect(describeProcessFailure(Object.assign(new TypeError(''), { code: 'not a code: see /etc/secret' }))).toEqual({
+      message: 'TypeError',
+    });
     expect(describeProcessFailure('thrown text')).toEqual({ message: 'thrown text' });
   });
 });

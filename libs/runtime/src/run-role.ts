@@ -34,8 +34,13 @@ export type RoleComposition<R extends Role> = (
  */
 export function describeProcessFailure(error: unknown): { message: string; code?: string } {
   const text = error instanceof Error ? error.message : String(error);
-  const firstLine = text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
-  const message = firstLine.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1[redacted]@') || (error instanceof Error ? error.name : 'unknown error');
+  const firstLine =
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
+  const message =
+    firstLine.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1[redacted]@') || (error instanceof Error ? error.name : 'unknown error');
   const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
   return typeof code === 'string' && /^[A-Za-z0-9_]{2,40}$/.test(code) ? { message, code } : { message };
 }
@@ -125,7 +130,11 @@ export async function runRole<R extends Role>(role: R, compose: RoleComposition<
     class LannerProcessModule {}
     app = await NestFactory.create(
       // The heartbeat sits in the root module: its shutdown hooks run before the role modules' (TERMINATING first, TERMINATED before the repository closes).
-      { module: LannerProcessModule, imports: [RuntimeModule.forRoot(config, logger), ...roleModules], providers: [ServiceInstanceHeartbeat] },
+      {
+        module: LannerProcessModule,
+        imports: [RuntimeModule.forRoot(config, logger), ...roleModules],
+        providers: [ServiceInstanceHeartbeat],
+      },
       // abortOnError false: a failing provider must reach the catch below, not abort() with a core dump.
       { bufferLogs: true, abortOnError: false },
     );

@@ -29,11 +29,17 @@ describe('runtime module: probes and scrapes skip the request logger', () => {
   beforeAll(async () => {
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
-    const config = { role: 'controller', http: { host: '127.0.0.1', port: 0 }, logLevel: 'info', readyTimeoutMs: 1_000 } as CommonConfig;
+    const config = {
+      role: 'controller',
+      http: { host: '127.0.0.1', port: 0 },
+      logLevel: 'info',
+      readyTimeoutMs: 1_000,
+    } as CommonConfig;
     @Module({ imports: [RuntimeModule.forRoot(config, pino({ level: 'info' }, sink))], controllers: [EchoController] })
     class ProbeSpecModule {}
     app = await NestFactory.create(ProbeSpecModule, { logger: false });

@@ -4,6 +4,7 @@
  */
 export function requiredEnv(name: string, neededBy = 'the integration specs'): string {
   const value = process.env[name]?.trim();
-  if (!value) throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before ${neededBy}`);
+  if (!value)
+    throw new Error(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before ${neededBy}`);
   return value;
 }

@@ -24,9 +24,13 @@ describe('requiredEnv', () => {
   });
 
   it('names the missing or blank variable, how to get it and who needs it', () => {
-    expect(() => requiredEnv(name)).toThrow(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`);
+    expect(() => requiredEnv(name)).toThrow(
+      `${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the integration specs`,
+    );
     process.env[name] = '  ';
-    expect(() => requiredEnv(name, 'the e2e suite')).toThrow(`${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the e2e suite`);
+    expect(() => requiredEnv(name, 'the e2e suite')).toThrow(
+      `${name} is not set: start the dev services (\`npm run services:up\`) or export ${name} before the e2e suite`,
+    );
   });
 });
 
@@ -39,8 +43,12 @@ describe('eventually', () => {
   });
 
   it('fails naming what it waited for once the wait is over', async () => {
-    await expect(eventually('a worker that never comes', () => undefined, { waitMs: 20, pollMs: 5 })).rejects.toThrow('timed out waiting for a worker that never comes');
-    await expect(eventually('a worker that never comes', () => undefined, 20)).rejects.toThrow('timed out waiting for a worker that never comes');
+    await expect(eventually('a worker that never comes', () => undefined, { waitMs: 20, pollMs: 5 })).rejects.toThrow(
+      'timed out waiting for a worker that never comes',
+    );
+    await expect(eventually('a worker that never comes', () => undefined, 20)).rejects.toThrow(
+      'timed out waiting for a worker that never comes',
+    );
   });
 
   it('fails at once when the probe throws', async () => {

@@ -19,12 +19,7 @@ export {
   RegistrationTokenSecret,
   isWellFormedRegistrationToken,
 } from './lib/registration-token';
-export type {
-  RegisteredTokenLookup,
-  RegistrationTokenSource,
-  TokenFileRead,
-  TokenFileReader,
-} from './lib/registration-token';
+export type { RegisteredTokenLookup, RegistrationTokenSource, TokenFileRead, TokenFileReader } from './lib/registration-token';
 export { MAX_ID_LENGTH, isRfc1123Label } from './lib/topology-fields';
 export type { QueueCatalog } from './lib/topology-fields';
 export { validateSetup } from './lib/validate-setup';

@@ -48,7 +48,8 @@ async function putFlow(): Promise<void> {
     headers: headers({ 'content-type': 'application/x-yaml' }),
     body: FLOW,
   });
-  if (response.status !== 200 && response.status !== 201) throw new Error(`PUT flow: HTTP ${response.status} ${await response.text()}`);
+  if (response.status !== 200 && response.status !== 201)
+    throw new Error(`PUT flow: HTTP ${response.status} ${await response.text()}`);
 }
 
 /** One execution, submitted and waited for; the sample is what the caller waited. */
@@ -133,7 +134,9 @@ async function saturation(count: number, clients: number): Promise<PhaseResult> 
 }
 
 function printPhase(result: PhaseResult): void {
-  const others = Object.entries(result.otherStates).map(([state, n]) => `${n} ${state}`).join(', ');
+  const others = Object.entries(result.otherStates)
+    .map(([state, n]) => `${n} ${state}`)
+    .join(', ');
   process.stdout.write(
     `${result.phase}: ${result.executions} executions in ${result.wallSeconds} s = ${result.executionsPerSecond}/s; ` +
       `latency p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms; ${result.succeeded} SUCCESS${others ? `, ${others}` : ''}\n`,
@@ -142,7 +145,9 @@ function printPhase(result: PhaseResult): void {
 
 async function main(): Promise<void> {
   if (!TOKEN) throw new Error('LANNER_BENCH_TOKEN is not set: the admin token of the API at LANNER_BENCH_API_URL');
-  process.stdout.write(`e2e bench against ${API_URL}: node ${process.version}, ${cpus().length} cpus (${cpus()[0]?.model ?? 'unknown'})\n`);
+  process.stdout.write(
+    `e2e bench against ${API_URL}: node ${process.version}, ${cpus().length} cpus (${cpus()[0]?.model ?? 'unknown'})\n`,
+  );
   await putFlow();
   for (let i = 0; i < WARM_UP; i++) await runOne();
   const rate = await fixedRate(EXECUTIONS, RATE);

@@ -32,7 +32,11 @@ function report(what, error) {
 
 process.on('SIGUSR2', () => {
   if (startedAt === undefined) {
-    const options = { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !survivorsOnly };
+    const options = {
+      samplingInterval: 16384,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: !survivorsOnly,
+    };
     session.post('HeapProfiler.startSampling', options, (error) => {
       if (error) return report('could not start', error);
       startedAt = Date.now();

@@ -15,7 +15,10 @@ const top = Number(topText || 20);
 const { seconds, profile } = JSON.parse(fs.readFileSync(file, 'utf8'));
 
 const where = (frame) => {
-  const url = frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\//, '').replace(/^.*?\/(libs|apps|tools)\//, '$1/');
+  const url = frame.url
+    .replace(/^.*node_modules\//, '')
+    .replace(/^file:\/\//, '')
+    .replace(/^.*?\/(libs|apps|tools)\//, '$1/');
   return `${frame.functionName || '(anonymous)'} ${url}:${frame.lineNumber + 1}`;
 };
 const byFunction = new Map();

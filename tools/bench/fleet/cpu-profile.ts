@@ -3,7 +3,11 @@ import { join, relative } from 'node:path';
 
 /** The parts of a V8 .cpuprofile (written by `node --cpu-prof`) this summary reads. */
 interface CpuProfile {
-  readonly nodes: readonly { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  readonly nodes: readonly {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }[];
   readonly startTime: number;
   readonly endTime: number;
   readonly samples: readonly number[];
@@ -48,8 +52,17 @@ function areaOf(url: string, workspaceRoot: string): string {
  * profile in `dir`. The profile's clock is mapped to epoch ms through its end, which is
  * `endedAtMs`, the moment the profiled process exited.
  */
-export function summariseProfile(dir: string, fromMs: number, toMs: number, endedAtMs: number, workspaceRoot: string, topCount = 15): ProfileSummary | undefined {
-  const files = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort();
+export function summariseProfile(
+  dir: string,
+  fromMs: number,
+  toMs: number,
+  endedAtMs: number,
+  workspaceRoot: string,
+  topCount = 15,
+): ProfileSummary | undefined {
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .sort();
   const newest = files[files.length - 1];
   if (!newest) return undefined;
   const profile = JSON.parse(readFileSync(join(dir, newest), 'utf8')) as CpuProfile;
@@ -76,7 +89,11 @@ export function summariseProfile(dir: string, fromMs: number, toMs: number, ende
     if (!frame) continue;
     if (frame.functionName === '(idle)') idle += count;
     if (frame.functionName === '(garbage collector)') gc += count;
-    const file = frame.url ? (frame.url.includes('node_modules/') ? frame.url.slice(frame.url.lastIndexOf('node_modules/')) : relative(workspaceRoot, frame.url.replace(/^file:\/\//, ''))) : '';
+    const file = frame.url
+      ? frame.url.includes('node_modules/')
+        ? frame.url.slice(frame.url.lastIndexOf('node_modules/'))
+        : relative(workspaceRoot, frame.url.replace(/^file:\/\//, ''))
+      : '';
     const key = `${frame.functionName || '(anonymous)'}${file ? ` (${file}:${frame.lineNumber + 1})` : ''}`;
     perFrame.set(key, (perFrame.get(key) ?? 0) + count);
     const area = frame.url ? areaOf(frame.url, workspaceRoot) : frame.functionName;

@@ -35,7 +35,13 @@ import {
   workerJobCodec,
   workerJobsTopic,
 } from '@lanner/frames';
-import { gcPauses as jvmGcPauses, gcPausesBetween as jvmGcPausesBetween, KAFKA_GC_LOG, type GcPauseKind, type GcPauseSummary } from '@lanner/dev-services';
+import {
+  gcPauses as jvmGcPauses,
+  gcPausesBetween as jvmGcPausesBetween,
+  KAFKA_GC_LOG,
+  type GcPauseKind,
+  type GcPauseSummary,
+} from '@lanner/dev-services';
 import { createKafkaQueue, kafkaSocketFactory, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { CONNECTED_WORKER_STALE_MS, DEFAULT_WORKER_GROUP_ID, openRepositories, type Repositories } from '@lanner/repository';
 import { freePort } from '@lanner/testing';
@@ -114,13 +120,35 @@ function parseOptions(argv: readonly string[]): Options {
     if (!arg.startsWith('--') || i + 1 >= argv.length) throw new Error(`unexpected argument '${arg}'\n${USAGE}`);
     raw.set(arg.slice(2), argv[++i]);
   }
-  const known = new Set(['workers', 'queues', 'rate', 'duration', 'steps', 'slots', 'run-ms', 'streams-per-connection', 'settle-ms', 'warm', 'reconfig-rounds', 'reconfig-timeout-ms', 'drain-timeout-ms', 'topology', 'keep-logs', 'source', 'kafka-probe', 'cpu-prof', 'controller-node-args', 'controller-cpus']);
+  const known = new Set([
+    'workers',
+    'queues',
+    'rate',
+    'duration',
+    'steps',
+    'slots',
+    'run-ms',
+    'streams-per-connection',
+    'settle-ms',
+    'warm',
+    'reconfig-rounds',
+    'reconfig-timeout-ms',
+    'drain-timeout-ms',
+    'topology',
+    'keep-logs',
+    'source',
+    'kafka-probe',
+    'cpu-prof',
+    'controller-node-args',
+    'controller-cpus',
+  ]);
   for (const key of raw.keys()) if (!known.has(key)) throw new Error(`unknown option --${key}\n${USAGE}`);
   const int = (key: string, fallback: number, min: number, max: number): number => {
     const text = raw.get(key);
     if (text === undefined) return fallback;
     const value = Number(text);
-    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${key} must be a whole number from ${min} to ${max}, got '${text}'`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new Error(`--${key} must be a whole number from ${min} to ${max}, got '${text}'`);
     return value;
   };
   const workers = int('workers', 2000, 1, 20_000);
@@ -135,13 +163,17 @@ function parseOptions(argv: readonly string[]): Options {
   }
   steps = [...new Set([...steps, workers])].sort((a, b) => a - b);
   const topology = raw.get('topology') ?? 'auto';
-  if (topology !== 'auto' && topology !== 'api' && topology !== 'direct') throw new Error(`--topology must be auto, api or direct, got '${topology}'`);
+  if (topology !== 'auto' && topology !== 'api' && topology !== 'direct')
+    throw new Error(`--topology must be auto, api or direct, got '${topology}'`);
   return {
     workers,
     queues,
     rates: (raw.get('rate') ?? '200').split(',').map((part) => {
       const value = Number(part.trim());
-      if (!Number.isInteger(value) || value < 1 || value > 100_000) throw new Error(`--rate must be whole numbers of jobs per second from 1 to 100000, comma-separated, got '${raw.get('rate')}'`);
+      if (!Number.isInteger(value) || value < 1 || value > 100_000)
+        throw new Error(
+          `--rate must be whole numbers of jobs per second from 1 to 100000, comma-separated, got '${raw.get('rate')}'`,
+        );
       return value;
     }),
     duration: int('duration', 30, 1, 3600),
@@ -171,7 +203,9 @@ function cpuListOption(text: string | undefined): string | undefined {
   const count = cpus().length;
   const chosen = cpuIndexes(text, count);
   if (chosen === undefined || chosen.size === 0 || chosen.size >= count) {
-    throw new Error(`--controller-cpus must list some of this machine's CPUs 0-${count - 1} (like 1, 2-3 or 1,3) and leave at least one out, got '${text}'`);
+    throw new Error(
+      `--controller-cpus must list some of this machine's CPUs 0-${count - 1} (like 1, 2-3 or 1,3) and leave at least one out, got '${text}'`,
+    );
   }
   return text;
 }
@@ -193,7 +227,9 @@ function cpuIndexes(text: string, count: number): Set<number> | undefined {
 function otherCpus(cpuList: string): string {
   const count = cpus().length;
   const chosen = cpuIndexes(cpuList, count) ?? new Set<number>();
-  return Array.from({ length: count }, (_, cpu) => cpu).filter((cpu) => !chosen.has(cpu)).join(',');
+  return Array.from({ length: count }, (_, cpu) => cpu)
+    .filter((cpu) => !chosen.has(cpu))
+    .join(',');
 }
 
 // --- small helpers -------------------------------------------------------------------
@@ -208,7 +244,9 @@ function log(line: string): void {
 function localServicePid(name: 'kafka' | 'postgres'): number | undefined {
   if (process.env[name === 'kafka' ? 'KAFKA_BROKERS' : 'DATABASE_URL']?.trim()) return undefined;
   try {
-    const state = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as { services?: Record<string, { handle?: { kind?: string; pid?: number } }> };
+    const state = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as {
+      services?: Record<string, { handle?: { kind?: string; pid?: number } }>;
+    };
     const handle = state.services?.[name]?.handle;
     return handle?.kind === 'process' && typeof handle.pid === 'number' ? handle.pid : undefined;
   } catch {
@@ -227,7 +265,9 @@ function service(variable: 'KAFKA_BROKERS' | 'DATABASE_URL'): string {
   } catch {
     // Falls through to the error below.
   }
-  throw new Error(`${variable} is not set and ${STATE_FILE} has no ${variable === 'KAFKA_BROKERS' ? 'kafka' : 'postgres'} connection: start the dev services (\`npm run services:up\`) or export ${variable}`);
+  throw new Error(
+    `${variable} is not set and ${STATE_FILE} has no ${variable === 'KAFKA_BROKERS' ? 'kafka' : 'postgres'} connection: start the dev services (\`npm run services:up\`) or export ${variable}`,
+  );
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -237,7 +277,10 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 const round1 = (value: number): number => Math.round(value * 10) / 10;
@@ -301,14 +344,18 @@ function cleanup(keepLogs: boolean): Promise<void> {
     await resources.probe?.disconnect().catch(() => undefined);
     await resources.repositories?.close().catch(() => undefined);
     if (resources.queue) {
-      await resources.queue.deleteTopics([...resources.topics, ...spineTopics()]).catch((error: unknown) => log(`could not delete the bench topics: ${messageOf(error)}`));
+      await resources.queue
+        .deleteTopics([...resources.topics, ...spineTopics()])
+        .catch((error: unknown) => log(`could not delete the bench topics: ${messageOf(error)}`));
       await resources.queue.close().catch(() => undefined);
     }
-    await deleteConsumerGroups().catch((error: unknown) => log(`could not delete the bench consumer groups: ${messageOf(error)}`));
+    await deleteConsumerGroups().catch((error: unknown) =>
+      log(`could not delete the bench consumer groups: ${messageOf(error)}`),
+    );
     if (resources.serverUrl && resources.databaseCreated) {
-      await withAdmin(resources.serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`)).catch((error: unknown) =>
-        log(`could not drop database ${databaseName}: ${messageOf(error)}`),
-      );
+      await withAdmin(resources.serverUrl, (client) =>
+        client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`),
+      ).catch((error: unknown) => log(`could not drop database ${databaseName}: ${messageOf(error)}`));
     }
     if (keepLogs) log(`logs kept in ${workDir}`);
     else rmSync(workDir, { recursive: true, force: true });
@@ -348,7 +395,11 @@ async function databaseCounters(): Promise<{ transactions: number; rowsWritten: 
 
 /** The consumer groups the run's roles made, all under its namespace. */
 async function deleteConsumerGroups(): Promise<void> {
-  const admin = new Kafka({ clientId: `bench-fleet-${run}-admin`, brokers: parseKafkaBrokers(service('KAFKA_BROKERS')), logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({
+    clientId: `bench-fleet-${run}-admin`,
+    brokers: parseKafkaBrokers(service('KAFKA_BROKERS')),
+    logLevel: logLevel.NOTHING,
+  }).admin();
   await admin.connect();
   try {
     const { groups } = await admin.listGroups();
@@ -359,8 +410,13 @@ async function deleteConsumerGroups(): Promise<void> {
         await admin.deleteGroups(ours);
         return;
       } catch (error) {
-        const failed = ((error as { groups?: { groupId: string; errorCode: number }[] }).groups ?? []).filter((group) => group.errorCode !== 0);
-        if (attempt >= 20) throw new Error(`${messageOf(error)}: ${failed.map((group) => `${group.groupId} (error code ${group.errorCode})`).join(', ')}`);
+        const failed = ((error as { groups?: { groupId: string; errorCode: number }[] }).groups ?? []).filter(
+          (group) => group.errorCode !== 0,
+        );
+        if (attempt >= 20)
+          throw new Error(
+            `${messageOf(error)}: ${failed.map((group) => `${group.groupId} (error code ${group.errorCode})`).join(', ')}`,
+          );
         ours.splice(0, ours.length, ...failed.map((group) => group.groupId));
         await pause(2_000);
       }
@@ -374,12 +430,21 @@ async function deleteConsumerGroups(): Promise<void> {
 
 /** `roles.<role>.nodeOptions` of the Helm chart: the bench runs a role as the chart deploys it. */
 function helmNodeOptions(root: string, role: string): string | undefined {
-  const values = parseYaml(readFileSync(join(root, 'deploy', 'helm', 'lanner', 'values.yaml'), 'utf8')) as { roles?: Record<string, { nodeOptions?: unknown }> };
+  const values = parseYaml(readFileSync(join(root, 'deploy', 'helm', 'lanner', 'values.yaml'), 'utf8')) as {
+    roles?: Record<string, { nodeOptions?: unknown }>;
+  };
   const nodeOptions = values.roles?.[role]?.nodeOptions;
   return typeof nodeOptions === 'string' && nodeOptions.trim() !== '' ? nodeOptions : undefined;
 }
 
-function startRole(name: string, role: 'controller' | 'api', httpPort: number, env: NodeJS.ProcessEnv, nodeArgs: string[] = [], cpuList?: string): RoleChild {
+function startRole(
+  name: string,
+  role: 'controller' | 'api',
+  httpPort: number,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+  cpuList?: string,
+): RoleChild {
   const logFile = join(workDir, `${name}.log`);
   const output = openSync(logFile, 'a');
   const command = [process.execPath, ...nodeArgs, join(lannerRoot, 'bin', 'lanner.js'), 'server', role];
@@ -389,7 +454,15 @@ function startRole(name: string, role: 'controller' | 'api', httpPort: number, e
   try {
     child = spawn(command[0], command.slice(1), {
       cwd: lannerRoot,
-      env: { ...process.env, SWC_NODE_PROJECT: join(lannerRoot, 'tsconfig.base.json'), LANNER_LOG_LEVEL: 'info', KAFKAJS_NO_PARTITIONER_WARNING: '1', LANNER_HTTP_HOST: '127.0.0.1', LANNER_HTTP_PORT: String(httpPort), ...env },
+      env: {
+        ...process.env,
+        SWC_NODE_PROJECT: join(lannerRoot, 'tsconfig.base.json'),
+        LANNER_LOG_LEVEL: 'info',
+        KAFKAJS_NO_PARTITIONER_WARNING: '1',
+        LANNER_HTTP_HOST: '127.0.0.1',
+        LANNER_HTTP_PORT: String(httpPort),
+        ...env,
+      },
       stdio: ['ignore', output, output],
     });
   } finally {
@@ -415,10 +488,19 @@ function logLines(role: RoleChild, text: string): Record<string, unknown>[] {
 }
 
 function tail(role: RoleChild, lines = 20): string {
-  return readFileSync(role.logFile, 'utf8').split('\n').filter((line) => !line.includes('/health/')).slice(-lines).join('\n');
+  return readFileSync(role.logFile, 'utf8')
+    .split('\n')
+    .filter((line) => !line.includes('/health/'))
+    .slice(-lines)
+    .join('\n');
 }
 
-async function waitUntil<T>(what: string, deadlineMs: number, probe: () => T | undefined | Promise<T | undefined>, everyMs = 200): Promise<T> {
+async function waitUntil<T>(
+  what: string,
+  deadlineMs: number,
+  probe: () => T | undefined | Promise<T | undefined>,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const found = await probe();
@@ -429,16 +511,22 @@ async function waitUntil<T>(what: string, deadlineMs: number, probe: () => T | u
 }
 
 async function waitReady(role: RoleChild): Promise<void> {
-  await waitUntil(`${role.name} to answer /health/ready`, READY_DEADLINE_MS, async () => {
-    if (role.child.exitCode !== null) throw new Error(`${role.name} exited (code ${role.child.exitCode}) before it was ready:\n${tail(role)}`);
-    try {
-      const response = await fetch(`http://127.0.0.1:${role.httpPort}/health/ready`, { signal: AbortSignal.timeout(5_000) });
-      await response.text();
-      return response.status === 200 ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  }, 300);
+  await waitUntil(
+    `${role.name} to answer /health/ready`,
+    READY_DEADLINE_MS,
+    async () => {
+      if (role.child.exitCode !== null)
+        throw new Error(`${role.name} exited (code ${role.child.exitCode}) before it was ready:\n${tail(role)}`);
+      try {
+        const response = await fetch(`http://127.0.0.1:${role.httpPort}/health/ready`, { signal: AbortSignal.timeout(5_000) });
+        await response.text();
+        return response.status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    300,
+  );
 }
 
 /** Event-loop delay of the role since its last /metrics scrape (prom-client resets the histogram on each). */
@@ -495,7 +583,11 @@ function gcPausesBetween(before: GcPauses | undefined, after: GcPauses | undefin
   for (const [kind, now] of Object.entries(after)) {
     const then = before[kind] ?? { count: 0, totalMs: 0, over10Ms: 0 };
     if (now.count === then.count) continue;
-    between[kind] = { count: now.count - then.count, totalMs: round1(now.totalMs - then.totalMs), over10Ms: now.over10Ms - then.over10Ms };
+    between[kind] = {
+      count: now.count - then.count,
+      totalMs: round1(now.totalMs - then.totalMs),
+      over10Ms: now.over10Ms - then.over10Ms,
+    };
   }
   return between;
 }
@@ -520,7 +612,9 @@ function brokerGcText(pauses: Record<GcPauseKind, GcPauseSummary> | undefined): 
 function brokerJvmText(pid: number): string {
   try {
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    const memoryAndGc = args.filter((arg) => /^-Xm[sx]/.test(arg) || /^-XX:[+-]?(Use\w+GC|MaxGCPauseMillis|InitiatingHeapOccupancyPercent)/.test(arg));
+    const memoryAndGc = args.filter(
+      (arg) => /^-Xm[sx]/.test(arg) || /^-XX:[+-]?(Use\w+GC|MaxGCPauseMillis|InitiatingHeapOccupancyPercent)/.test(arg),
+    );
     return memoryAndGc.join(' ') || 'JVM defaults';
   } catch {
     return '?';
@@ -531,7 +625,9 @@ function gcText(pauses: GcPauses | undefined): string {
   if (pauses === undefined) return '?';
   const kinds = Object.entries(pauses);
   if (kinds.length === 0) return 'none';
-  return kinds.map(([kind, { count, totalMs, over10Ms }]) => `${kind} ${count} (${totalMs} ms, ${over10Ms} over 10 ms)`).join(', ');
+  return kinds
+    .map(([kind, { count, totalMs, over10Ms }]) => `${kind} ${count} (${totalMs} ms, ${over10Ms} over 10 ms)`)
+    .join(', ');
 }
 
 /**
@@ -540,7 +636,10 @@ function gcText(pauses: GcPauses | undefined): string {
  * topic -> Job frame written), cumulative counts per bucket bound in seconds,
  * summed over every worker group and queue.
  */
-async function takenLatencyBuckets(role: RoleChild, since: 'taken' | 'queued' = 'taken'): Promise<Map<number, number> | undefined> {
+async function takenLatencyBuckets(
+  role: RoleChild,
+  since: 'taken' | 'queued' = 'taken',
+): Promise<Map<number, number> | undefined> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${role.httpPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
     const buckets = new Map<number, number>();
@@ -558,7 +657,10 @@ async function takenLatencyBuckets(role: RoleChild, since: 'taken' | 'queued' = 
 }
 
 /** Over a phase (bucket counts after minus before): the share sent within 25 ms, and the bucket bound p99 falls under. */
-function takenLatencySummary(before: Map<number, number> | undefined, after: Map<number, number> | undefined): { within25MsPercent?: number; p99AtMostMs?: number } {
+function takenLatencySummary(
+  before: Map<number, number> | undefined,
+  after: Map<number, number> | undefined,
+): { within25MsPercent?: number; p99AtMostMs?: number } {
   if (!before || !after) return {};
   const bounds = [...after.keys()].sort((a, b) => a - b);
   const count = (le: number) => (after.get(le) ?? 0) - (before.get(le) ?? 0);
@@ -594,7 +696,11 @@ class LoadProcess {
     this.child = fork(join(__dirname, 'load.ts'), [], {
       cwd: workspaceRoot,
       execArgv: ['-r', '@swc-node/register'],
-      env: { ...process.env, SWC_NODE_PROJECT: process.env['SWC_NODE_PROJECT'] ?? join(workspaceRoot, 'tsconfig.base.json'), FLEET_LOAD_SETTINGS: JSON.stringify(settings) },
+      env: {
+        ...process.env,
+        SWC_NODE_PROJECT: process.env['SWC_NODE_PROJECT'] ?? join(workspaceRoot, 'tsconfig.base.json'),
+        FLEET_LOAD_SETTINGS: JSON.stringify(settings),
+      },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     resources.load = this.child;
@@ -610,7 +716,10 @@ class LoadProcess {
 
   private next<T extends FromLoad['type']>(type: T, timeoutMs = 120_000): Promise<Extract<FromLoad, { type: T }>> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the load process did not answer '${type}' within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`the load process did not answer '${type}' within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.waiting.push({
         type,
         resolve: (message) => {
@@ -661,7 +770,11 @@ function directTopology(repositories: Repositories, queue: QueuePort): Topology 
       await queue.createTopics([{ topic: workerJobsTopic(id), partitions: DEFAULT_TOPIC_PARTITIONS }]);
     },
     async putSubscription(queueId, reservedPercent) {
-      await repositories.workerGroups.putSubscription(DEFAULT_WORKER_GROUP_ID, { workerQueueId: queueId, reservedPercent: reservedPercent === 0 ? null : reservedPercent, mode: 'ELASTIC' });
+      await repositories.workerGroups.putSubscription(DEFAULT_WORKER_GROUP_ID, {
+        workerQueueId: queueId,
+        reservedPercent: reservedPercent === 0 ? null : reservedPercent,
+        mode: 'ELASTIC',
+      });
       const group = await repositories.workerGroups.get(DEFAULT_WORKER_GROUP_ID);
       await queue.publish(QueueTopics.broadcast, [
         encodeQueueMessage(broadcastCodec, {
@@ -701,7 +814,10 @@ function apiTopology(baseUrl: string, adminToken: string): Topology {
       await put(`/instance/worker-queues/${id}`, { tags: [id] });
     },
     async putSubscription(queueId, reservedPercent) {
-      await put(`/instance/worker-groups/${DEFAULT_WORKER_GROUP_ID}/subscriptions/${queueId}`, reservedPercent === 0 ? { mode: 'ELASTIC' } : { reservedPercent, mode: 'ELASTIC' });
+      await put(
+        `/instance/worker-groups/${DEFAULT_WORKER_GROUP_ID}/subscriptions/${queueId}`,
+        reservedPercent === 0 ? { mode: 'ELASTIC' } : { reservedPercent, mode: 'ELASTIC' },
+      );
     },
   };
 }
@@ -737,7 +853,12 @@ interface MemoryStep {
 }
 
 /** Median of a few readings, `everyMs` apart, of the controller's RSS and heap. */
-async function sampleController(controller: RoleChild, pid: number, samples = 5, everyMs = 500): Promise<{ rssKb: number; heapUsedKb: number | undefined; scrapeMs: number | undefined }> {
+async function sampleController(
+  controller: RoleChild,
+  pid: number,
+  samples = 5,
+  everyMs = 500,
+): Promise<{ rssKb: number; heapUsedKb: number | undefined; scrapeMs: number | undefined }> {
   const rss: number[] = [];
   const heap: number[] = [];
   const scrapes: number[] = [];
@@ -748,7 +869,11 @@ async function sampleController(controller: RoleChild, pid: number, samples = 5,
     if (used.scrapeMs !== undefined) scrapes.push(used.scrapeMs);
     await pause(everyMs);
   }
-  return { rssKb: median(rss), heapUsedKb: heap.length > 0 ? median(heap) : undefined, scrapeMs: scrapes.length > 0 ? median(scrapes) : undefined };
+  return {
+    rssKb: median(rss),
+    heapUsedKb: heap.length > 0 ? median(heap) : undefined,
+    scrapeMs: scrapes.length > 0 ? median(scrapes) : undefined,
+  };
 }
 
 interface DispatchResult {
@@ -824,7 +949,12 @@ interface DispatchResult {
  */
 async function jobProducer(brokers: string): Promise<Producer> {
   // Its connections are those of Lanner's own clients, as the executor's job publishing goes through them.
-  const producer = new Kafka({ clientId: `bench-fleet-${run}-jobs`, brokers: parseKafkaBrokers(brokers), logLevel: logLevel.NOTHING, socketFactory: kafkaSocketFactory }).producer({
+  const producer = new Kafka({
+    clientId: `bench-fleet-${run}-jobs`,
+    brokers: parseKafkaBrokers(brokers),
+    logLevel: logLevel.NOTHING,
+    socketFactory: kafkaSocketFactory,
+  }).producer({
     createPartitioner: Partitioners.DefaultPartitioner,
     allowAutoTopicCreation: false,
   });
@@ -843,7 +973,12 @@ async function jobProducer(brokers: string): Promise<Producer> {
  */
 async function kafkaProbe(brokers: string, queues: readonly string[]): Promise<{ latencies: number[]; close(): Promise<void> }> {
   const latencies: number[] = [];
-  const consumer = new Kafka({ clientId: `bench-fleet-${run}-probe`, brokers: parseKafkaBrokers(brokers), logLevel: logLevel.NOTHING, socketFactory: kafkaSocketFactory }).consumer({
+  const consumer = new Kafka({
+    clientId: `bench-fleet-${run}-probe`,
+    brokers: parseKafkaBrokers(brokers),
+    logLevel: logLevel.NOTHING,
+    socketFactory: kafkaSocketFactory,
+  }).consumer({
     groupId: `${kafkaNamespace}bench-fleet-probe`,
     maxWaitTimeInMs: 1_000,
     allowAutoTopicCreation: false,
@@ -876,7 +1011,15 @@ async function kafkaProbe(brokers: string, queues: readonly string[]): Promise<{
   };
 }
 
-async function dispatchPhase(options: Options, rate: number, producer: Producer, load: LoadProcess, controller: RoleChild, queues: readonly string[], workers: number): Promise<DispatchResult> {
+async function dispatchPhase(
+  options: Options,
+  rate: number,
+  producer: Producer,
+  load: LoadProcess,
+  controller: RoleChild,
+  queues: readonly string[],
+  workers: number,
+): Promise<DispatchResult> {
   const controllerPid = controller.child.pid as number;
   const logOffset = statSync(controller.logFile).size;
   const probe = options.kafkaProbe ? await kafkaProbe(options.brokers, queues) : undefined;
@@ -896,7 +1039,9 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   const publisherLoop = monitorEventLoopDelay({ resolution: 10 });
   publisherLoop.enable();
   const publisherGc: number[] = [];
-  const publisherGcObserver = new PerformanceObserver((entries) => entries.getEntries().forEach((entry) => publisherGc.push(entry.duration)));
+  const publisherGcObserver = new PerformanceObserver((entries) =>
+    entries.getEntries().forEach((entry) => publisherGc.push(entry.duration)),
+  );
   publisherGcObserver.observe({ entryTypes: ['gc'] });
   const startedAt = Date.now();
   const total = Math.round(rate * options.duration);
@@ -929,7 +1074,12 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
           flowId: 'fleet',
           taskId: 'simulated',
           taskType: 'io.kestra.plugin.core.log.Log',
-          taskDefinition: { id: 'simulated', type: 'io.kestra.plugin.core.log.Log', message: 'fleet bench', [PUBLISHED_AT_FIELD]: now },
+          taskDefinition: {
+            id: 'simulated',
+            type: 'io.kestra.plugin.core.log.Log',
+            message: 'fleet bench',
+            [PUBLISHED_AT_FIELD]: now,
+          },
           timeoutMs: 60_000,
         },
       });
@@ -965,7 +1115,8 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
   }
   const wallMs = Date.now() - startedAt;
   const machineCores = busyCores(machineBefore, machineTicks(), cpus().length);
-  const brokerCpu = brokerPid === undefined || brokerTicks === undefined ? undefined : cpuPercent(brokerTicks, cpuTicks(brokerPid), wallMs);
+  const brokerCpu =
+    brokerPid === undefined || brokerTicks === undefined ? undefined : cpuPercent(brokerTicks, cpuTicks(brokerPid), wallMs);
   const brokerGc = brokerPid === undefined ? undefined : brokerGcPauses(startedAt, startedAt + wallMs);
   const controllerCpu = cpuPercent(controllerTicks, cpuTicks(controllerPid), wallMs);
   const waitedMsPerSecond = (runQueueWaitMs(controllerPid) - controllerWaitMs) / (wallMs / 1000);
@@ -1004,7 +1155,14 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     achievedRatePerSecond: round1((total - publishFailures) / publishSeconds),
     publishAckP50Ms: round1(percentile(acks, 50)),
     publishAckP99Ms: round1(percentile(acks, 99)),
-    kafkaProbe: probe ? { consumed: probed.length, p50Ms: round1(percentile(probed, 50)), p95Ms: round1(percentile(probed, 95)), p99Ms: round1(percentile(probed, 99)) } : undefined,
+    kafkaProbe: probe
+      ? {
+          consumed: probed.length,
+          p50Ms: round1(percentile(probed, 50)),
+          p95Ms: round1(percentile(probed, 95)),
+          p99Ms: round1(percentile(probed, 99)),
+        }
+      : undefined,
     p50Ms: round1(percentile(latencies, 50)),
     p95Ms: round1(percentile(latencies, 95)),
     p99Ms: round1(percentile(latencies, 99)),
@@ -1019,7 +1177,11 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
     loadEventLoopDelayMaxMs: after.eventLoopDelayMaxMs,
     publisherEventLoopDelayP99Ms: round1(publisherLoop.percentile(99) / 1e6),
     publisherEventLoopDelayMaxMs: round1(publisherLoop.max / 1e6),
-    publisherGcPauses: { count: publisherGc.length, totalMs: round1(publisherGc.reduce((sum, ms) => sum + ms, 0)), maxMs: round1(Math.max(0, ...publisherGc)) },
+    publisherGcPauses: {
+      count: publisherGc.length,
+      totalMs: round1(publisherGc.reduce((sum, ms) => sum + ms, 0)),
+      maxMs: round1(Math.max(0, ...publisherGc)),
+    },
     controllerRssKbAfter: rssKb(controllerPid),
     controllerRunQueueWaitMsPerSecond: round1(waitedMsPerSecond),
     controllerEventLoopLagP99Ms: lag.p99Ms,
@@ -1042,7 +1204,11 @@ async function dispatchPhase(options: Options, rate: number, producer: Producer,
  * the median time between two dispatches of the same queue while that queue had jobs
  * waiting (gaps under 2 s), i.e. what one job costs the queue's serial dispatch loop.
  */
-function dispatchGaps(logFile: string, fromByte: number, runId: string): { queueServiceMsP50?: number; controllerJobsPerSecondPeak?: number } {
+function dispatchGaps(
+  logFile: string,
+  fromByte: number,
+  runId: string,
+): { queueServiceMsP50?: number; controllerJobsPerSecondPeak?: number } {
   const text = readFileSync(logFile, 'utf8').slice(fromByte);
   const byQueue = new Map<string, number[]>();
   const all: number[] = [];
@@ -1061,7 +1227,8 @@ function dispatchGaps(logFile: string, fromByte: number, runId: string): { queue
     }
   }
   const gaps: number[] = [];
-  for (const times of byQueue.values()) for (let i = 1; i < times.length; i++) if (times[i] - times[i - 1] < 2_000) gaps.push(times[i] - times[i - 1]);
+  for (const times of byQueue.values())
+    for (let i = 1; i < times.length; i++) if (times[i] - times[i - 1] < 2_000) gaps.push(times[i] - times[i - 1]);
   if (gaps.length === 0) return {};
   // The busiest 5-second window of the whole controller.
   all.sort((a, b) => a - b);
@@ -1096,11 +1263,22 @@ function capacityShows(capacity: unknown, queueId: string, reservedPercent: numb
   const record = capacity as Record<string, unknown>;
   const names = Object.values(record).includes(queueId);
   const percent = record['reservedPercent'] ?? record['percent'];
-  if (names && (percent === reservedPercent || (reservedPercent === 0 && (percent === null || percent === undefined)))) return true;
-  return Object.entries(record).some(([key, value]) => (key === queueId ? capacityShows({ ...(value as object), id: queueId }, queueId, reservedPercent) : capacityShows(value, queueId, reservedPercent)));
+  if (names && (percent === reservedPercent || (reservedPercent === 0 && (percent === null || percent === undefined))))
+    return true;
+  return Object.entries(record).some(([key, value]) =>
+    key === queueId
+      ? capacityShows({ ...(value as object), id: queueId }, queueId, reservedPercent)
+      : capacityShows(value, queueId, reservedPercent),
+  );
 }
 
-async function reconfigPhase(options: Options, topology: Topology, repositories: Repositories, load: LoadProcess, queueId: string): Promise<ReconfigRound[]> {
+async function reconfigPhase(
+  options: Options,
+  topology: Topology,
+  repositories: Repositories,
+  load: LoadProcess,
+  queueId: string,
+): Promise<ReconfigRound[]> {
   const percents = [25, 50, 0];
   const rounds: ReconfigRound[] = [];
   for (let round = 1; round <= options.reconfigRounds; round++) {
@@ -1117,7 +1295,10 @@ async function reconfigPhase(options: Options, topology: Topology, repositories:
       frames = (await load.stats()).configChangedAt;
       if (frames.length >= connected) break;
       if (frames.length === 0) {
-        const rows = await repositories.connectedWorkers.listLiveByGroup(DEFAULT_WORKER_GROUP_ID, new Date(Date.now() - CONNECTED_WORKER_STALE_MS));
+        const rows = await repositories.connectedWorkers.listLiveByGroup(
+          DEFAULT_WORKER_GROUP_ID,
+          new Date(Date.now() - CONNECTED_WORKER_STALE_MS),
+        );
         const reflecting = rows.filter((row) => capacityShows(row.capacity, queueId, reservedPercent)).length;
         registry = { rows: rows.length, reflecting, allAt: registry.allAt };
         if (rows.length >= connected && reflecting >= connected) {
@@ -1134,10 +1315,14 @@ async function reconfigPhase(options: Options, topology: Topology, repositories:
     const allReceived = offsets.length >= connected;
     let note: string;
     if (allReceived) note = `every connected worker received ConfigChanged`;
-    else if (offsets.length > 0) note = `${offsets.length} of ${connected} workers received ConfigChanged within ${options.reconfigTimeoutMs} ms`;
-    else if (registry.allAt !== undefined) note = 'no ConfigChanged frame; measured until every connected_workers row showed the new reservation';
-    else if (registry.rows === 0) note = `no ConfigChanged frame within ${options.reconfigTimeoutMs} ms and no connected_workers rows: this controller does not propagate subscription changes yet`;
-    else note = `no ConfigChanged frame within ${options.reconfigTimeoutMs} ms; ${registry.reflecting} of ${registry.rows} connected_workers rows show the new reservation`;
+    else if (offsets.length > 0)
+      note = `${offsets.length} of ${connected} workers received ConfigChanged within ${options.reconfigTimeoutMs} ms`;
+    else if (registry.allAt !== undefined)
+      note = 'no ConfigChanged frame; measured until every connected_workers row showed the new reservation';
+    else if (registry.rows === 0)
+      note = `no ConfigChanged frame within ${options.reconfigTimeoutMs} ms and no connected_workers rows: this controller does not propagate subscription changes yet`;
+    else
+      note = `no ConfigChanged frame within ${options.reconfigTimeoutMs} ms; ${registry.reflecting} of ${registry.rows} connected_workers rows show the new reservation`;
     rounds.push({
       round,
       queueId,
@@ -1146,10 +1331,18 @@ async function reconfigPhase(options: Options, topology: Topology, repositories:
       configChangedFrames: offsets.length,
       p50Ms: offsets.length > 0 ? percentile(offsets, 50) : undefined,
       allMs: allReceived ? offsets[offsets.length - 1] : undefined,
-      ...(offsets.length === 0 ? { registryRows: registry.rows, registryRowsReflecting: registry.reflecting, registryAllMs: registry.allAt !== undefined ? registry.allAt - startedAt : undefined } : {}),
+      ...(offsets.length === 0
+        ? {
+            registryRows: registry.rows,
+            registryRowsReflecting: registry.reflecting,
+            registryAllMs: registry.allAt !== undefined ? registry.allAt - startedAt : undefined,
+          }
+        : {}),
       note,
     });
-    log(`reconfiguration ${round} (${queueId} -> ${reservedPercent === 0 ? 'no reservation' : `${reservedPercent}%`}): ${note}${allReceived ? ` in ${offsets[offsets.length - 1]} ms (p50 ${percentile(offsets, 50)} ms)` : ''}`);
+    log(
+      `reconfiguration ${round} (${queueId} -> ${reservedPercent === 0 ? 'no reservation' : `${reservedPercent}%`}): ${note}${allReceived ? ` in ${offsets[offsets.length - 1]} ms (p50 ${percentile(offsets, 50)} ms)` : ''}`,
+    );
     // Let the round's effects settle before the next one.
     await pause(1_000);
   }
@@ -1164,12 +1357,17 @@ async function reconfigPhase(options: Options, topology: Topology, repositories:
  * others edit the working tree.
  */
 function snapshotOf(commit: string): string {
-  const resolved = execFileSync('git', ['rev-parse', '--short', `${commit}^{commit}`], { cwd: workspaceRoot, encoding: 'utf8' }).trim();
+  const resolved = execFileSync('git', ['rev-parse', '--short', `${commit}^{commit}`], {
+    cwd: workspaceRoot,
+    encoding: 'utf8',
+  }).trim();
   const dir = join(workDir, `lanner-${resolved}`);
   execFileSync('mkdir', ['-p', dir]);
   execFileSync('sh', ['-c', `git archive ${resolved} | tar -x -C "${dir}"`], { cwd: workspaceRoot });
   symlinkSync(join(workspaceRoot, 'node_modules'), join(dir, 'node_modules'));
-  cpSync(join(workspaceRoot, 'libs', 'repository', 'src', 'generated'), join(dir, 'libs', 'repository', 'src', 'generated'), { recursive: true });
+  cpSync(join(workspaceRoot, 'libs', 'repository', 'src', 'generated'), join(dir, 'libs', 'repository', 'src', 'generated'), {
+    recursive: true,
+  });
   return dir;
 }
 
@@ -1184,9 +1382,14 @@ function migrate(databaseUrl: string): void {
 
 function gitCommit(source: string): string {
   try {
-    if (source !== 'worktree') return execFileSync('git', ['rev-parse', '--short', `${source}^{commit}`], { cwd: workspaceRoot, encoding: 'utf8' }).trim();
+    if (source !== 'worktree')
+      return execFileSync('git', ['rev-parse', '--short', `${source}^{commit}`], { cwd: workspaceRoot, encoding: 'utf8' }).trim();
     const commit = execFileSync('git', ['log', '-1', '--format=%h'], { cwd: workspaceRoot, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'libs/roles/controller', 'libs/frames', 'libs/queue', 'libs/repository', 'libs/runtime'], { cwd: workspaceRoot, encoding: 'utf8' }).trim();
+    const dirty = execFileSync(
+      'git',
+      ['status', '--porcelain', '--', 'libs/roles/controller', 'libs/frames', 'libs/queue', 'libs/repository', 'libs/runtime'],
+      { cwd: workspaceRoot, encoding: 'utf8' },
+    ).trim();
     return dirty ? `${commit} (+ uncommitted changes in controller/shared libs)` : commit;
   } catch {
     return 'unknown';
@@ -1211,7 +1414,9 @@ function pinApart(controllerCpus: string): void {
     resources.pinned.push({ pid, withChildren });
     pinProcess(pid, others, withChildren);
   }
-  log(`CPUs: the controller on ${controllerCpus}; this process, the API, the load process, the local broker and PostgreSQL on ${others}`);
+  log(
+    `CPUs: the controller on ${controllerCpus}; this process, the API, the load process, the local broker and PostgreSQL on ${others}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -1220,8 +1425,15 @@ async function main(): Promise<void> {
   const serverUrl = service('DATABASE_URL');
   const commit = gitCommit(options.source);
   if (options.source !== 'worktree') lannerRoot = snapshotOf(options.source);
-  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryMb: Math.round(totalmem() / 1024 / 1024), node: process.version };
-  log(`fleet bench ${run}: ${options.workers} workers (memory at ${options.steps.join(', ')}), ${options.queues} queues, ${options.rates.join(' then ')} jobs/s for ${options.duration} s; commit ${commit}; node ${machine.node}, ${machine.nproc} cpus; load ${loadAverage()}`);
+  const machine = {
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memoryMb: Math.round(totalmem() / 1024 / 1024),
+    node: process.version,
+  };
+  log(
+    `fleet bench ${run}: ${options.workers} workers (memory at ${options.steps.join(', ')}), ${options.queues} queues, ${options.rates.join(' then ')} jobs/s for ${options.duration} s; commit ${commit}; node ${machine.node}, ${machine.nproc} cpus; load ${loadAverage()}`,
+  );
   const brokerPid = localServicePid('kafka');
   if (brokerPid !== undefined) log(`Kafka broker of the dev services (pid ${brokerPid}): ${brokerJvmText(brokerPid)}`);
   if (options.controllerCpus !== undefined) pinApart(options.controllerCpus);
@@ -1240,7 +1452,11 @@ async function main(): Promise<void> {
   const repositories = await openRepositories(databaseUrl);
   resources.repositories = repositories;
   await repositories.workerGroups.seedReserved();
-  const queue = createKafkaQueue({ brokers: parseKafkaBrokers(brokers), clientId: `bench-fleet-${run}`, namespace: kafkaNamespace });
+  const queue = createKafkaQueue({
+    brokers: parseKafkaBrokers(brokers),
+    clientId: `bench-fleet-${run}`,
+    namespace: kafkaNamespace,
+  });
   resources.queue = queue;
   const queues = queueIds(options.queues);
   resources.topics.push(...queues.map((id) => workerJobsTopic(id)));
@@ -1258,7 +1474,9 @@ async function main(): Promise<void> {
       topology = candidate;
     } catch (error) {
       if (options.topology === 'api' || !(error instanceof ApiRefused) || error.status !== 404) throw error;
-      log('the api has no worker-queue routes yet (404): topology written to the database, changes announced on lanner.broadcast by the bench');
+      log(
+        'the api has no worker-queue routes yet (404): topology written to the database, changes announced on lanner.broadcast by the bench',
+      );
       api.child.kill('SIGTERM');
       await api.exited;
     }
@@ -1273,14 +1491,21 @@ async function main(): Promise<void> {
   const profileDir = join(workDir, 'controller-profile');
   if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
   const controllerHttpPort = await freePort();
-  const controller = startRole('controller', 'controller', controllerHttpPort, {
-    ...server,
-    LANNER_GRPC_HOST: '127.0.0.1',
-    LANNER_GRPC_PORT: '0',
-    LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
-    LANNER_JWT_SIGNING_KEY: `bench-fleet-jwt-signing-key-${randomBytes(24).toString('hex')}`,
-    ...(controllerNodeOptions ? { NODE_OPTIONS: controllerNodeOptions } : {}),
-  }, [...options.controllerNodeArgs, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])], options.controllerCpus);
+  const controller = startRole(
+    'controller',
+    'controller',
+    controllerHttpPort,
+    {
+      ...server,
+      LANNER_GRPC_HOST: '127.0.0.1',
+      LANNER_GRPC_PORT: '0',
+      LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
+      LANNER_JWT_SIGNING_KEY: `bench-fleet-jwt-signing-key-${randomBytes(24).toString('hex')}`,
+      ...(controllerNodeOptions ? { NODE_OPTIONS: controllerNodeOptions } : {}),
+    },
+    [...options.controllerNodeArgs, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    options.controllerCpus,
+  );
   await waitReady(controller);
   const grpcPort = await waitUntil('the controller to listen and follow broadcasts', READY_DEADLINE_MS, () => {
     const listening = logLines(controller, '"controller gRPC listening"')[0];
@@ -1288,19 +1513,33 @@ async function main(): Promise<void> {
   });
   const controllerPid = controller.child.pid as number;
 
-  const load = new LoadProcess({ target: `127.0.0.1:${grpcPort}`, slots: options.slots, runMs: options.runMs, streamsPerConnection: options.streamsPerConnection });
+  const load = new LoadProcess({
+    target: `127.0.0.1:${grpcPort}`,
+    slots: options.slots,
+    runMs: options.runMs,
+    streamsPerConnection: options.streamsPerConnection,
+  });
   await load.ready();
   await pause(options.settleMs);
   const empty = await sampleController(controller, controllerPid);
-  log(`controller before any stream: RSS ${empty.rssKb} KB, heap used ${empty.heapUsedKb ?? '?'} KB; load process RSS ${(await load.stats()).rssKb} KB`);
+  log(
+    `controller before any stream: RSS ${empty.rssKb} KB, heap used ${empty.heapUsedKb ?? '?'} KB; load process RSS ${(await load.stats()).rssKb} KB`,
+  );
   const warm = Math.min(options.warm, options.steps[0] - 1);
   let baseline = empty;
   if (warm > 0) {
     await load.open(warm);
-    await waitUntil(`${warm} warm-up workers to be welcomed`, 120_000, async () => ((await load.stats()).welcomed >= warm ? true : undefined), 250);
+    await waitUntil(
+      `${warm} warm-up workers to be welcomed`,
+      120_000,
+      async () => ((await load.stats()).welcomed >= warm ? true : undefined),
+      250,
+    );
     await pause(options.settleMs);
     baseline = await sampleController(controller, controllerPid);
-    log(`controller with ${warm} warm-up streams (queue consumers started): RSS ${baseline.rssKb} KB, heap used ${baseline.heapUsedKb ?? '?'} KB`);
+    log(
+      `controller with ${warm} warm-up streams (queue consumers started): RSS ${baseline.rssKb} KB, heap used ${baseline.heapUsedKb ?? '?'} KB`,
+    );
   }
 
   // 1. Memory per idle stream at each fleet size.
@@ -1308,10 +1547,15 @@ async function main(): Promise<void> {
   for (const step of options.steps) {
     const connectStart = Date.now();
     await load.open(step);
-    const welcomed = await waitUntil(`${step} workers to be welcomed`, 300_000, async () => {
-      const stats = await load.stats();
-      return stats.welcomed >= step ? stats.welcomed : undefined;
-    }, 250);
+    const welcomed = await waitUntil(
+      `${step} workers to be welcomed`,
+      300_000,
+      async () => {
+        const stats = await load.stats();
+        return stats.welcomed >= step ? stats.welcomed : undefined;
+      },
+      250,
+    );
     const connectSeconds = (Date.now() - connectStart) / 1000;
     const idleTicks = cpuTicks(controllerPid);
     const loadIdle = await load.stats();
@@ -1326,7 +1570,10 @@ async function main(): Promise<void> {
       controllerRssKb: sample.rssKb,
       controllerHeapUsedKb: sample.heapUsedKb,
       kbPerStreamRss: round1((sample.rssKb - baseline.rssKb) / (step - warm)),
-      kbPerStreamHeap: sample.heapUsedKb !== undefined && baseline.heapUsedKb !== undefined ? round1((sample.heapUsedKb - baseline.heapUsedKb) / (step - warm)) : undefined,
+      kbPerStreamHeap:
+        sample.heapUsedKb !== undefined && baseline.heapUsedKb !== undefined
+          ? round1((sample.heapUsedKb - baseline.heapUsedKb) / (step - warm))
+          : undefined,
       kbPerStreamRssFromEmpty: round1((sample.rssKb - empty.rssKb) / step),
       loadRssKb: loadNow.rssKb,
       controllerCpuPercentIdle: round1(cpuPercent(idleTicks, cpuTicks(controllerPid), idleMs)),
@@ -1340,7 +1587,10 @@ async function main(): Promise<void> {
         `heap ${entry.kbPerStreamHeap ?? '?'} KB/stream; GET /metrics ${entry.metricsScrapeMs ?? '?'} ms; controller CPU idle ${entry.controllerCpuPercentIdle}%; load process RSS ${entry.loadRssKb} KB, CPU ${entry.loadCpuPercentIdle}%`,
     );
     if (loadNow.ended > 0) log(`  ${loadNow.ended} stream(s) ended: ${JSON.stringify(loadNow.endReasons)}`);
-    if (loadNow.connectRetries > 0) log(`  ${loadNow.connectRetries} connect attempt(s) failed before a Welcome and were retried: ${JSON.stringify(loadNow.connectRetryReasons)}`);
+    if (loadNow.connectRetries > 0)
+      log(
+        `  ${loadNow.connectRetries} connect attempt(s) failed before a Welcome and were retried: ${JSON.stringify(loadNow.connectRetryReasons)}`,
+      );
   }
 
   // 2. Dispatch latency under load, with the whole fleet connected.
@@ -1374,7 +1624,9 @@ async function main(): Promise<void> {
       dispatch.profile = summariseProfile(profileDir, dispatch.windowFromMs, dispatch.windowToMs, endedAt, lannerRoot);
       if (dispatch.profile) {
         const { profile } = dispatch;
-        log(`controller CPU profile, ${dispatch.targetRatePerSecond}/s phase (${profile.samples} samples over ${profile.windowSeconds} s): idle ${profile.idlePercent}%, GC ${profile.gcPercent}%`);
+        log(
+          `controller CPU profile, ${dispatch.targetRatePerSecond}/s phase (${profile.samples} samples over ${profile.windowSeconds} s): idle ${profile.idlePercent}%, GC ${profile.gcPercent}%`,
+        );
         for (const area of profile.byArea) log(`  ${String(area.selfPercent).padStart(5)}%  ${area.area}`);
         for (const entry of profile.top) log(`  ${String(entry.selfPercent).padStart(5)}%  ${entry.frame}`);
       } else log(`no controller CPU profile for the ${dispatch.targetRatePerSecond}/s phase (${profileDir})`);
@@ -1389,17 +1641,45 @@ async function main(): Promise<void> {
     loadAverage: loadAverage(),
     options: { ...options },
     topologyPath: topology.path,
-    controller: { emptyRssKb: empty.rssKb, emptyHeapUsedKb: empty.heapUsedKb, warmStreams: warm, warmRssKb: baseline.rssKb, warmHeapUsedKb: baseline.heapUsedKb },
+    controller: {
+      emptyRssKb: empty.rssKb,
+      emptyHeapUsedKb: empty.heapUsedKb,
+      warmStreams: warm,
+      warmRssKb: baseline.rssKb,
+      warmHeapUsedKb: baseline.heapUsedKb,
+    },
     memory,
     dispatch: dispatches,
     reconfig,
-    streams: { opened: final.opened, welcomed: final.welcomed, ended: final.ended, endReasons: final.endReasons, connectRetries: final.connectRetries, connectRetryReasons: final.connectRetryReasons, streamErrors: final.streamErrors, jobsReceived: final.jobsReceived, resultsSent: final.resultsSent },
+    streams: {
+      opened: final.opened,
+      welcomed: final.welcomed,
+      ended: final.ended,
+      endReasons: final.endReasons,
+      connectRetries: final.connectRetries,
+      connectRetryReasons: final.connectRetryReasons,
+      streamErrors: final.streamErrors,
+      jobsReceived: final.jobsReceived,
+      resultsSent: final.resultsSent,
+    },
     targets: {
-      kbPerIdleStream: { target: 150, measured: memory[memory.length - 1]?.kbPerStreamRss, met: (memory[memory.length - 1]?.kbPerStreamRss ?? Infinity) <= 150 },
-      dispatchP99Ms: Object.fromEntries(dispatches.map((dispatch) => [`${dispatch.targetRatePerSecond}/s`, { target: 25, measured: dispatch.p99Ms, met: dispatch.p99Ms <= 25 }])),
+      kbPerIdleStream: {
+        target: 150,
+        measured: memory[memory.length - 1]?.kbPerStreamRss,
+        met: (memory[memory.length - 1]?.kbPerStreamRss ?? Infinity) <= 150,
+      },
+      dispatchP99Ms: Object.fromEntries(
+        dispatches.map((dispatch) => [
+          `${dispatch.targetRatePerSecond}/s`,
+          { target: 25, measured: dispatch.p99Ms, met: dispatch.p99Ms <= 25 },
+        ]),
+      ),
       reconfigurationMs: {
         target: 2000,
-        measured: reconfig.length > 0 && reconfig.every((round) => round.allMs !== undefined) ? Math.max(...reconfig.map((round) => round.allMs as number)) : undefined,
+        measured:
+          reconfig.length > 0 && reconfig.every((round) => round.allMs !== undefined)
+            ? Math.max(...reconfig.map((round) => round.allMs as number))
+            : undefined,
         met: reconfig.length > 0 && reconfig.every((round) => round.allMs !== undefined && round.allMs <= 2000),
       },
     },
@@ -1408,10 +1688,19 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 
-function printTable(memory: readonly MemoryStep[], dispatches: readonly DispatchResult[], reconfig: readonly ReconfigRound[], emptyRssKb: number, warm: number, warmRssKb: number): void {
+function printTable(
+  memory: readonly MemoryStep[],
+  dispatches: readonly DispatchResult[],
+  reconfig: readonly ReconfigRound[],
+  emptyRssKb: number,
+  warm: number,
+  warmRssKb: number,
+): void {
   const rows: string[] = [];
   rows.push('');
-  rows.push(`| idle streams | controller RSS | KB/stream (RSS, over ${warm} warm) | KB/stream (heap) | KB/stream (RSS, from empty) | controller CPU idle | load RSS | load CPU idle | connect time | GET /metrics |`);
+  rows.push(
+    `| idle streams | controller RSS | KB/stream (RSS, over ${warm} warm) | KB/stream (heap) | KB/stream (RSS, from empty) | controller CPU idle | load RSS | load CPU idle | connect time | GET /metrics |`,
+  );
   rows.push(`| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
   rows.push(`| 0 | ${Math.round(emptyRssKb / 1024)} MB | | | | | | | | |`);
   if (warm > 0) rows.push(`| ${warm} | ${Math.round(warmRssKb / 1024)} MB | | | | | | | | |`);
@@ -1421,11 +1710,14 @@ function printTable(memory: readonly MemoryStep[], dispatches: readonly Dispatch
     );
   }
   rows.push('');
-  rows.push(`| dispatch, ${dispatches[0]?.workers} workers | jobs | jobs/s | publish ack p50/p99 | Kafka alone p50/p99 | p50 | p95 | p99 | p99 after 5 s | max | controller CPU | controller CPU wait | event-loop lag p99 | load CPU | queue service time | controller peak |`);
-  rows.push(`| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
-  for (const dispatch of dispatches) rows.push(
-    `| ${dispatch.targetRatePerSecond}/s target | ${dispatch.received}/${dispatch.published} | ${dispatch.achievedRatePerSecond} | ${dispatch.publishAckP50Ms}/${dispatch.publishAckP99Ms} ms | ${dispatch.kafkaProbe ? `${dispatch.kafkaProbe.p50Ms}/${dispatch.kafkaProbe.p99Ms} ms` : '-'} | ${dispatch.p50Ms} ms | ${dispatch.p95Ms} ms | ${dispatch.p99Ms} ms | ${dispatch.p99AfterFirst5sMs} ms | ${dispatch.maxMs} ms | ${dispatch.controllerCpuPercent}% | ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s | ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms | ${dispatch.loadCpuPercent}% | ${dispatch.queueServiceMsP50 ?? '?'} ms | ${dispatch.controllerJobsPerSecondPeak ?? '?'}/s |`,
+  rows.push(
+    `| dispatch, ${dispatches[0]?.workers} workers | jobs | jobs/s | publish ack p50/p99 | Kafka alone p50/p99 | p50 | p95 | p99 | p99 after 5 s | max | controller CPU | controller CPU wait | event-loop lag p99 | load CPU | queue service time | controller peak |`,
   );
+  rows.push(`| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
+  for (const dispatch of dispatches)
+    rows.push(
+      `| ${dispatch.targetRatePerSecond}/s target | ${dispatch.received}/${dispatch.published} | ${dispatch.achievedRatePerSecond} | ${dispatch.publishAckP50Ms}/${dispatch.publishAckP99Ms} ms | ${dispatch.kafkaProbe ? `${dispatch.kafkaProbe.p50Ms}/${dispatch.kafkaProbe.p99Ms} ms` : '-'} | ${dispatch.p50Ms} ms | ${dispatch.p95Ms} ms | ${dispatch.p99Ms} ms | ${dispatch.p99AfterFirst5sMs} ms | ${dispatch.maxMs} ms | ${dispatch.controllerCpuPercent}% | ${dispatch.controllerRunQueueWaitMsPerSecond} ms/s | ${dispatch.controllerEventLoopLagP99Ms ?? '?'} ms | ${dispatch.loadCpuPercent}% | ${dispatch.queueServiceMsP50 ?? '?'} ms | ${dispatch.controllerJobsPerSecondPeak ?? '?'}/s |`,
+    );
   if (reconfig.length > 0) {
     rows.push('');
     rows.push(`| reconfiguration | workers | ConfigChanged received | p50 | all | note |`);

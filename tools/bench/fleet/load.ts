@@ -179,7 +179,17 @@ class SimulatedWorker {
     this.write({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId, attempt, state, outputsJson: '{}', errorMessage: '', cacheHit: false, deadlinePassed: false, startedAt, endedAt: new Date() },
+        value: {
+          taskRunId,
+          attempt,
+          state,
+          outputsJson: '{}',
+          errorMessage: '',
+          cacheHit: false,
+          deadlinePassed: false,
+          startedAt,
+          endedAt: new Date(),
+        },
       },
     });
     this.write({ frame: { $case: 'credit', value: { slots: 1 } } });
@@ -195,9 +205,12 @@ class SimulatedWorker {
     if (!this.welcomed) {
       connectRetries += 1;
       count(connectRetryReasons, reason.replace(/\(\d{4}-[^)]*\)/g, '').slice(0, 160));
-      const retry = setTimeout(() => {
-        if (!this.done) this.connect();
-      }, 1_000 + Math.random() * 1_000);
+      const retry = setTimeout(
+        () => {
+          if (!this.done) this.connect();
+        },
+        1_000 + Math.random() * 1_000,
+      );
       this.heartbeat = retry;
       return;
     }

@@ -52,7 +52,11 @@ export function machineTicks(): { busy: number; total: number } {
 }
 
 /** Cores kept busy between two readings (2.0 = both cores of a 2-core machine all the time). */
-export function busyCores(before: { busy: number; total: number }, after: { busy: number; total: number }, cores: number): number {
+export function busyCores(
+  before: { busy: number; total: number },
+  after: { busy: number; total: number },
+  cores: number,
+): number {
   const total = after.total - before.total;
   return total > 0 ? ((after.busy - before.busy) / total) * cores : 0;
 }
@@ -71,7 +75,12 @@ export function pinProcess(pid: number, cpuList: string, withChildren = false): 
   const pids = [pid];
   if (withChildren) {
     try {
-      pids.push(...execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number));
+      pids.push(
+        ...execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+          .split('\n')
+          .filter(Boolean)
+          .map(Number),
+      );
     } catch {
       // pgrep exits 1 when there is no child.
     }

@@ -29,10 +29,20 @@ function wrap(what, prototype, method, kindOf) {
   };
 }
 
-wrap('Kafka requests', fromWorkspace('kafkajs/src/network/connection.js').prototype, 'send', (sent) => `kafka ${sent?.request?.apiName ?? '?'}`);
+wrap(
+  'Kafka requests',
+  fromWorkspace('kafkajs/src/network/connection.js').prototype,
+  'send',
+  (sent) => `kafka ${sent?.request?.apiName ?? '?'}`,
+);
 wrap('SQL statements', fromWorkspace('pg/lib/client.js').prototype, 'query', (config) => {
   const text = typeof config === 'string' ? config : config?.text;
-  return `sql ${String(text ?? '?').trim().split(/\s+/).slice(0, 4).join(' ').slice(0, 40)}`;
+  return `sql ${String(text ?? '?')
+    .trim()
+    .split(/\s+/)
+    .slice(0, 4)
+    .join(' ')
+    .slice(0, 40)}`;
 });
 
 let since = Date.now();

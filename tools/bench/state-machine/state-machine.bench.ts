@@ -20,16 +20,42 @@ const ROUNDS = Number(process.env['SM_BENCH_ROUNDS'] ?? 7);
 const FOR_EACH_VALUES = Number(process.env['SM_BENCH_VALUES'] ?? 10_000);
 
 const common = { disabled: false, allowFailure: false, allowWarning: false } as const;
-const logTask = (id: string): Task => ({ ...common, id, type: 'io.kestra.plugin.core.log.Log', kind: 'Log', message: id, level: 'INFO' });
+const logTask = (id: string): Task => ({
+  ...common,
+  id,
+  type: 'io.kestra.plugin.core.log.Log',
+  kind: 'Log',
+  message: id,
+  level: 'INFO',
+});
 
 function flowOf(id: string, tasks: Task[]): Flow {
-  return { id, namespace: 'bench', labels: {}, inputs: [], variables: {}, tasks, errors: [], finally: [], outputs: [], triggers: [], disabled: false };
+  return {
+    id,
+    namespace: 'bench',
+    labels: {},
+    inputs: [],
+    variables: {},
+    tasks,
+    errors: [],
+    finally: [],
+    outputs: [],
+    triggers: [],
+    disabled: false,
+  };
 }
 
 /** 100 runnable tasks: 50 in sequence, then a Parallel of 50 (limit 10). */
 const hundredTasks = flowOf('hundred', [
   ...Array.from({ length: 50 }, (_, i) => logTask(`step-${i}`)),
-  { ...common, id: 'fan', type: 'io.kestra.plugin.core.flow.Parallel', kind: 'Parallel', concurrency: 10, tasks: Array.from({ length: 50 }, (_, i) => logTask(`branch-${i}`)) },
+  {
+    ...common,
+    id: 'fan',
+    type: 'io.kestra.plugin.core.flow.Parallel',
+    kind: 'Parallel',
+    concurrency: 10,
+    tasks: Array.from({ length: 50 }, (_, i) => logTask(`branch-${i}`)),
+  },
 ]);
 
 /** A ForEach of FOR_EACH_VALUES values, 10 at a time. */

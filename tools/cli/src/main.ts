@@ -31,7 +31,9 @@ program
   .description('start a Lanner process in one role (standalone: every role in one process, on embedded defaults)')
   .argument('<role>', 'api, executor, controller, worker, scheduler, indexer or standalone')
   .option('--no-indexer', 'api only: do not run the indexer inside the api process (it runs as its own deployment)')
-  .action(async (role: string, options: { indexer: boolean }) => (await serverCommand()).startServer(workspaceRoot, role, { embeddedIndexer: options.indexer }));
+  .action(async (role: string, options: { indexer: boolean }) =>
+    (await serverCommand()).startServer(workspaceRoot, role, { embeddedIndexer: options.indexer }),
+  );
 
 program
   .command('db')

@@ -28,7 +28,9 @@ export async function migrate(env: NodeJS.ProcessEnv = process.env): Promise<voi
     if (applied.length === 0) {
       process.stdout.write(`Database up to date: all ${total} migration(s) already applied.\n`);
     } else {
-      process.stdout.write(`Applied ${applied.length} of ${total} migration(s):\n${applied.map((name) => `  ${name}\n`).join('')}`);
+      process.stdout.write(
+        `Applied ${applied.length} of ${total} migration(s):\n${applied.map((name) => `  ${name}\n`).join('')}`,
+      );
     }
   } catch (error) {
     // The repository's errors are written to be shown (no SQL, no password); a stack trace helps no operator here.

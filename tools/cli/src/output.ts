@@ -18,9 +18,21 @@ function cell(value: unknown): string {
 
 /** Columns padded to their widest cell; the last column is not padded. */
 export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
-  const cells = [columns.map((c) => c.header), ...rows.map((row) => columns.map((c) => cell(c.value(row)).replace(/\s*\n\s*/g, ' ')))];
+  const cells = [
+    columns.map((c) => c.header),
+    ...rows.map((row) => columns.map((c) => cell(c.value(row)).replace(/\s*\n\s*/g, ' '))),
+  ];
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i].length)));
-  return cells.map((line) => line.map((text, i) => (i === line.length - 1 ? text : text.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    cells
+      .map((line) =>
+        line
+          .map((text, i) => (i === line.length - 1 ? text : text.padEnd(widths[i])))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** Prints `data` as JSON, or `rows` as a table. */

@@ -12,13 +12,17 @@ describe('lanner server <role>', () => {
   });
 
   it('refuses an unknown role with exit code 2, listing the roles', () => {
-    const run = spawnSync(process.execPath, [join(workspaceRoot, 'bin', 'lanner.js'), 'server', 'schedulr'], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [join(workspaceRoot, 'bin', 'lanner.js'), 'server', 'schedulr'], {
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`unknown role "schedulr"; expected one of: ${ROLES.join(', ')}`);
   });
 
   it('refuses --no-indexer for any role but api, with exit code 2', () => {
-    const run = spawnSync(process.execPath, [join(workspaceRoot, 'bin', 'lanner.js'), 'server', 'executor', '--no-indexer'], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [join(workspaceRoot, 'bin', 'lanner.js'), 'server', 'executor', '--no-indexer'], {
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('--no-indexer applies to the api role only, not "executor"');
   });

@@ -18,7 +18,11 @@ export interface ServerFlags {
 }
 
 /** Starts the role's app in this process; the app's `runRole` owns the process from here on. */
-export async function startServer(workspaceRoot: string, role: string, flags: ServerFlags = { embeddedIndexer: true }): Promise<void> {
+export async function startServer(
+  workspaceRoot: string,
+  role: string,
+  flags: ServerFlags = { embeddedIndexer: true },
+): Promise<void> {
   if (!isRole(role)) {
     process.stderr.write(`${unknownRoleMessage(role)}\n`);
     process.exit(EXIT_USAGE);

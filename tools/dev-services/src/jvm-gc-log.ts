@@ -44,8 +44,14 @@ export function gcPauses(log: string): GcPause[] {
 /** The pauses of each kind that began from `fromMs` (inclusive) to `toMs` (exclusive). */
 export function gcPausesBetween(pauses: readonly GcPause[], fromMs: number, toMs: number): Record<GcPauseKind, GcPauseSummary> {
   const summary = (kind: GcPauseKind): GcPauseSummary => {
-    const durations = pauses.filter((pause) => pause.kind === kind && pause.startedAtMs >= fromMs && pause.startedAtMs < toMs).map((pause) => pause.durationMs);
-    return { count: durations.length, totalMs: round1(durations.reduce((sum, ms) => sum + ms, 0)), maxMs: round1(Math.max(0, ...durations)) };
+    const durations = pauses
+      .filter((pause) => pause.kind === kind && pause.startedAtMs >= fromMs && pause.startedAtMs < toMs)
+      .map((pause) => pause.durationMs);
+    return {
+      count: durations.length,
+      totalMs: round1(durations.reduce((sum, ms) => sum + ms, 0)),
+      maxMs: round1(Math.max(0, ...durations)),
+    };
   };
   return { young: summary('young'), full: summary('full'), other: summary('other') };
 }

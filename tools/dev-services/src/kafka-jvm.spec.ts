@@ -17,12 +17,18 @@ describe("the local broker's JVM options", () => {
   });
 
   it('keep the defaults for a variable that is set but blank', () => {
-    expect(kafkaJvmOptions({ KAFKA_HEAP_OPTS: '  ', KAFKA_JVM_PERFORMANCE_OPTS: '' })).toEqual(['-Xms128m', '-Xmx384m', '-XX:+UseSerialGC']);
+    expect(kafkaJvmOptions({ KAFKA_HEAP_OPTS: '  ', KAFKA_JVM_PERFORMANCE_OPTS: '' })).toEqual([
+      '-Xms128m',
+      '-Xmx384m',
+      '-XX:+UseSerialGC',
+    ]);
   });
 
   it('refuse a value that is not JVM options, naming the variable and the word', () => {
     const attempt = (): string[] => kafkaJvmOptions({ KAFKA_JVM_PERFORMANCE_OPTS: '-XX:+UseG1GC G1' });
     expect(attempt).toThrow(DevServicesError);
-    expect(attempt).toThrow("KAFKA_JVM_PERFORMANCE_OPTS must be JVM options separated by spaces, each starting with '-': 'G1' is not one");
+    expect(attempt).toThrow(
+      "KAFKA_JVM_PERFORMANCE_OPTS must be JVM options separated by spaces, each starting with '-': 'G1' is not one",
+    );
   });
 });

@@ -18,7 +18,10 @@ export const DEFAULT_KAFKA_JVM_PERFORMANCE_OPTS = ['-XX:+UseSerialGC'];
 
 /** The heap and collector flags of the local broker's JVM, from the environment or the defaults above. */
 export function kafkaJvmOptions(env: NodeJS.ProcessEnv): string[] {
-  return [...flagsOf(env, 'KAFKA_HEAP_OPTS', DEFAULT_KAFKA_HEAP_OPTS), ...flagsOf(env, 'KAFKA_JVM_PERFORMANCE_OPTS', DEFAULT_KAFKA_JVM_PERFORMANCE_OPTS)];
+  return [
+    ...flagsOf(env, 'KAFKA_HEAP_OPTS', DEFAULT_KAFKA_HEAP_OPTS),
+    ...flagsOf(env, 'KAFKA_JVM_PERFORMANCE_OPTS', DEFAULT_KAFKA_JVM_PERFORMANCE_OPTS),
+  ];
 }
 
 function flagsOf(env: NodeJS.ProcessEnv, variable: string, defaults: readonly string[]): string[] {
@@ -27,7 +30,9 @@ function flagsOf(env: NodeJS.ProcessEnv, variable: string, defaults: readonly st
   const flags = value.split(/\s+/);
   const wrong = flags.find((flag) => !/^-[A-Za-z]/.test(flag));
   if (wrong !== undefined) {
-    throw new DevServicesError(`${variable} must be JVM options separated by spaces, each starting with '-': '${wrong}' is not one`);
+    throw new DevServicesError(
+      `${variable} must be JVM options separated by spaces, each starting with '-': '${wrong}' is not one`,
+    );
   }
   return flags;
 }

@@ -55,7 +55,13 @@ function postgresBinaries(rules: PostgresRules, baseDir: string): PostgresBinari
 function initialiseCluster(rules: PostgresRules, dataDir: string, logFile: string, binaries: PostgresBinaries): void {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   rmSync(dataDir, { recursive: true, force: true });
-  const outcome = rules.initialisePostgresCluster({ binaries, dataDir, superuser: DEV_USER, password: DEV_PASSWORD, runAs: postgresUser(rules) });
+  const outcome = rules.initialisePostgresCluster({
+    binaries,
+    dataDir,
+    superuser: DEV_USER,
+    password: DEV_PASSWORD,
+    runAs: postgresUser(rules),
+  });
   appendFileSync(logFile, outcome.output);
   if (!outcome.ok) throw new DevServicesError(`initdb failed (log: ${logFile}):\n${logTail(logFile)}`);
 }

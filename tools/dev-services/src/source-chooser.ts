@@ -4,7 +4,8 @@
  * testcontainers, then local processes. The Docker probe is lazy so that a machine
  * with the variables set never pays for it.
  */
-export type ServiceChoice = { readonly source: 'env'; readonly connection: string } | { readonly source: 'docker' } | { readonly source: 'local' };
+export type ServiceChoice =
+  { readonly source: 'env'; readonly connection: string } | { readonly source: 'docker' } | { readonly source: 'local' };
 
 export interface SourceChooserInput {
   /** The value of KAFKA_BROKERS / DATABASE_URL, if set. */

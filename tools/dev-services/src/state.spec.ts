@@ -42,11 +42,21 @@ describe('the state file', () => {
     ['a missing services map', JSON.stringify({ version: 1 })],
     [
       'a pid that is not a number',
-      JSON.stringify({ version: 1, services: { kafka: { ...running.services.kafka, handle: { kind: 'process', pid: '42', commandMarker: 'x', stopSignal: 'SIGTERM' } } } }),
+      JSON.stringify({
+        version: 1,
+        services: {
+          kafka: { ...running.services.kafka, handle: { kind: 'process', pid: '42', commandMarker: 'x', stopSignal: 'SIGTERM' } },
+        },
+      }),
     ],
     [
       'pid 1, which must never be signalled',
-      JSON.stringify({ version: 1, services: { kafka: { ...running.services.kafka, handle: { kind: 'process', pid: 1, commandMarker: 'x', stopSignal: 'SIGTERM' } } } }),
+      JSON.stringify({
+        version: 1,
+        services: {
+          kafka: { ...running.services.kafka, handle: { kind: 'process', pid: 1, commandMarker: 'x', stopSignal: 'SIGTERM' } },
+        },
+      }),
     ],
     [
       'an empty connection string',

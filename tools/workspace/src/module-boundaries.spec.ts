@@ -20,7 +20,14 @@ async function boundaryErrors(projectFile: string, source: string): Promise<stri
 async function lintErrors(projectFile: string, source: string, rules: readonly string[]): Promise<string[]> {
   const eslint = spawnSync(
     process.execPath,
-    [join(workspaceRoot, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--stdin', '--stdin-filename', projectFile, '--format', 'json'],
+    [
+      join(workspaceRoot, 'node_modules', 'eslint', 'bin', 'eslint.js'),
+      '--stdin',
+      '--stdin-filename',
+      projectFile,
+      '--format',
+      'json',
+    ],
     { cwd: workspaceRoot, input: source, encoding: 'utf8', env: { ...process.env, NX_DAEMON: 'false' } },
   );
   if (!eslint.stdout) throw new Error(`eslint printed nothing: ${eslint.stderr}`);
@@ -58,7 +65,11 @@ describe('module boundaries enforced by lint', () => {
       'apps/api/src/boundary-probe.ts',
       "import * as executor from '@lanner/role-executor';\nexport const probe = executor;\n",
     );
-    expect(errors).toEqual([expect.stringContaining('"scope:api-process" can only depend on libs tagged with "scope:api", "scope:indexer", "scope:shared"')]);
+    expect(errors).toEqual([
+      expect.stringContaining(
+        '"scope:api-process" can only depend on libs tagged with "scope:api", "scope:indexer", "scope:shared"',
+      ),
+    ]);
   });
 
   it('accepts a pure library importing another pure library', async () => {
@@ -80,8 +91,12 @@ describe('test support (@lanner/testing) is for test code only', () => {
   });
 
   it('refuses it in the runtime and the tools users run', async () => {
-    expect(await lintErrors('libs/runtime/src/standalone/boundary-probe.ts', probe, importRules)).toEqual([expect.stringContaining('Test support')]);
-    expect(await lintErrors('tools/dev-services/src/boundary-probe.ts', probe, importRules)).toEqual([expect.stringContaining('Test support')]);
+    expect(await lintErrors('libs/runtime/src/standalone/boundary-probe.ts', probe, importRules)).toEqual([
+      expect.stringContaining('Test support'),
+    ]);
+    expect(await lintErrors('tools/dev-services/src/boundary-probe.ts', probe, importRules)).toEqual([
+      expect.stringContaining('Test support'),
+    ]);
   });
 
   it.each([
@@ -96,7 +111,44 @@ describe('test support (@lanner/testing) is for test code only', () => {
   });
 
   it('keeps it free of Lanner libraries', async () => {
-    const errors = await boundaryErrors('libs/testing/src/boundary-probe.ts', "import * as model from '@lanner/model';\nexport const probe = model;\n");
+    const errors = await boundaryErrors(
+      'libs/testing/src/boundary-probe.ts',
+      "import * as model from '@lanner/model';\nexport const probe = model;\n",
+    );
     expect(errors).toEqual([expect.stringContaining('"type:testing" cannot depend on any libs')]);
+  });
+});
+
+describe('domain libraries stay pure, enforced by lint', () => {
+  const purityRules = ['no-restricted-syntax', 'no-restricted-imports'];
+
+  it.each([
+    ['a clock read', 'export const now = (): number => Date.now();\n', 'reads no clock'],
+    ['a current date', 'export const now = (): Date => new Date();\n', 'reads no clock'],
+    ['randomness', 'export const pick = (): number => Math.random();\n', 'draws no randomness'],
+    ['a timer', 'export const later = (f: () => void): void => {\n  setTimeout(f, 10);\n};\n', 'sets no timer'],
+    ['a node: import', "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n", 'no Node module'],
+    ['a bare Node module', "import { createHash } from 'crypto';\nexport const hash = createHash;\n", 'no Node module'],
+  ])('refuses %s in libs/state-machine', async (_what, source, message) => {
+    expect(await lintErrors('libs/state-machine/src/lib/purity-probe.ts', source, purityRules)).toEqual([
+      expect.stringContaining(message),
+    ]);
+  });
+
+  it('accepts a date made from an input, and a clock read in a spec or an adapter', async () => {
+    const fromInput = 'export const at = (ms: number): Date => new Date(ms);\n';
+    expect(await lintErrors('libs/model/src/purity-probe.ts', fromInput, purityRules)).toEqual([]);
+    const clock = 'export const now = (): number => Date.now();\n';
+    expect(await lintErrors('libs/state-machine/src/lib/purity-probe.spec.ts', clock, purityRules)).toEqual([]);
+    expect(await lintErrors('libs/repository/src/purity-probe.ts', clock, purityRules)).toEqual([]);
+  });
+});
+
+describe('formatting is part of lint', () => {
+  it('refuses code Prettier would change, and accepts it once formatted', async () => {
+    const unformatted = 'export const value = {a:1,  b : "two"}\n';
+    expect(await lintErrors('libs/model/src/format-probe.ts', unformatted, ['prettier/prettier'])).not.toEqual([]);
+    const formatted = "export const value = { a: 1, b: 'two' };\n";
+    expect(await lintErrors('libs/model/src/format-probe.ts', formatted, ['prettier/prettier'])).toEqual([]);
   });
 });

@@ -18,7 +18,9 @@ function standalonePid(logFile: string): number {
     const parsed = JSON.parse(line) as { pid?: number };
     if (typeof parsed.pid === 'number') return parsed.pid;
   }
-  throw new Error(`no "lanner standalone ready" line with a pid in ${logFile} (the fuzz needs LANNER_E2E_LOG_LEVEL at info or below)`);
+  throw new Error(
+    `no "lanner standalone ready" line with a pid in ${logFile} (the fuzz needs LANNER_E2E_LOG_LEVEL at info or below)`,
+  );
 }
 
 describe('the REST API under random and hostile requests', () => {

@@ -76,7 +76,10 @@ interface Operation {
 }
 
 interface OpenApiDocument {
-  readonly paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, unknown> } }>>;
+  readonly paths: Record<
+    string,
+    Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, unknown> } }>
+  >;
 }
 
 export function operationsOf(document: OpenApiDocument): Operation[] {
@@ -169,12 +172,25 @@ export const FUZZ_TENANT = 'fuzz';
  */
 function hostileText(known: KnownIds, inUrl = false): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom(FUZZ_TENANT, known.namespace, known.flowId, known.executionId, known.workerQueueId, known.workerGroupId) },
+    {
+      weight: 6,
+      arbitrary: fc.constantFrom(
+        FUZZ_TENANT,
+        known.namespace,
+        known.flowId,
+        known.executionId,
+        known.workerQueueId,
+        known.workerGroupId,
+      ),
+    },
     { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_TEXTS) },
     { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
     // Any UTF-16 code unit: lone surrogates and control characters included.
-    { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)), maxLength: 20 }) },
+    {
+      weight: 1,
+      arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)), maxLength: 20 }),
+    },
     { weight: 1, arbitrary: fc.oneof(fc.bigInt().map(String), fc.double().map(String), fc.integer().map(String)) },
     { weight: 1, arbitrary: inUrl ? fc.constantFrom(LONG, HUGE) : fc.constant(LONG) },
   );
@@ -183,9 +199,21 @@ function hostileText(known: KnownIds, inUrl = false): fc.Arbitrary<string> {
 /** A JSON value of any shape, with hostile texts as strings and keys. */
 function jsonish(known: KnownIds): fc.Arbitrary<unknown> {
   const text = hostileText(known);
-  const leaf = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.bigInt().map((n) => Number(n)));
+  const leaf = fc.oneof(
+    text,
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.bigInt().map((n) => Number(n)),
+  );
   return fc.letrec<{ value: unknown }>((tie) => ({
-    value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(text, tie('value'), { maxKeys: 4 })),
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+    ),
   })).value;
 }
 
@@ -199,7 +227,9 @@ export function percentEncode(text: string): string {
       encoded += encodeURIComponent(text.slice(index, index + 2));
       index += 1;
     } else if (unit >= 0xd800 && unit <= 0xdfff) {
-      encoded += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+      encoded += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((byte) => `%${byte.toString(16).toUpperCase()}`)
+        .join('');
     } else {
       encoded += encodeURIComponent(text[index]);
     }
@@ -209,7 +239,9 @@ export function percentEncode(text: string): string {
 
 /** As sent: percent-encoded, or raw when the text is printable ASCII (then `%`, `/`, `?` and `#` change the URL's shape, on purpose). */
 function urlPart(known: KnownIds): fc.Arbitrary<string> {
-  return fc.tuple(hostileText(known, true), fc.nat(9)).map(([text, roll]) => (roll === 0 && /^[\x21-\x7e]*$/.test(text) ? text : percentEncode(text)));
+  return fc
+    .tuple(hostileText(known, true), fc.nat(9))
+    .map(([text, roll]) => (roll === 0 && /^[\x21-\x7e]*$/.test(text) ? text : percentEncode(text)));
 }
 
 interface Draft {
@@ -224,7 +256,18 @@ interface Draft {
   readonly gzip?: boolean;
 }
 
-const JSON_BROKEN = ['{', '{"inputs":}', '[1,', 'nul', '"\\ud800"', '{"inputs":"\\u0000"}', '{"a":"\\x"}', '\u0000', '\ufeff{}', '1e999999'];
+const JSON_BROKEN = [
+  '{',
+  '{"inputs":}',
+  '[1,',
+  'nul',
+  '"\\ud800"',
+  '{"inputs":"\\u0000"}',
+  '{"a":"\\x"}',
+  '\u0000',
+  '\ufeff{}',
+  '1e999999',
+];
 const WRONG_CONTENT_TYPES = [
   'text/plain',
   'application/xml',
@@ -251,9 +294,16 @@ function flowYaml(known: KnownIds): fc.Arbitrary<string> {
         ([id, namespace, message]) =>
           `id: ${JSON.stringify(id)}\nnamespace: ${JSON.stringify(namespace)}\ntasks:\n  - id: t\n    type: io.kestra.plugin.core.log.Log\n    message: ${JSON.stringify(message)}\n`,
       ),
-    text.map((message) => `id: ${known.flowId}\nnamespace: ${known.namespace}\ntasks:\n  - id: t\n    type: io.kestra.plugin.core.debug.Return\n    format: ${JSON.stringify(message)}\n`),
-    fc.constant(`a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\nid: bomb\nnamespace: fuzz\ntasks: [*d]\n`),
-    fc.constant(`id: x\nnamespace: y\ntasks:\n${'  - id: t\n    type: io.kestra.plugin.core.log.Log\n    message: m\n'.repeat(20_000)}`),
+    text.map(
+      (message) =>
+        `id: ${known.flowId}\nnamespace: ${known.namespace}\ntasks:\n  - id: t\n    type: io.kestra.plugin.core.debug.Return\n    format: ${JSON.stringify(message)}\n`,
+    ),
+    fc.constant(
+      `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\nid: bomb\nnamespace: fuzz\ntasks: [*d]\n`,
+    ),
+    fc.constant(
+      `id: x\nnamespace: y\ntasks:\n${'  - id: t\n    type: io.kestra.plugin.core.log.Log\n    message: m\n'.repeat(20_000)}`,
+    ),
     fc.constant('key: [unclosed\n\t- tab: "\\x"\n'),
     text,
   );
@@ -265,7 +315,10 @@ function multipartBody(known: KnownIds): fc.Arbitrary<{ type: string; body: stri
     const boundary = 'fuzzboundary';
     const body =
       parts
-        .map(([name, value, file]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? '; filename="f.txt"' : ''}\r\n\r\n${value}\r\n`)
+        .map(
+          ([name, value, file]) =>
+            `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? '; filename="f.txt"' : ''}\r\n\r\n${value}\r\n`,
+        )
         .join('') + (closed ? `--${boundary}--\r\n` : '');
     return { type: `multipart/form-data; boundary=${boundary}`, body };
   });
@@ -274,7 +327,12 @@ function multipartBody(known: KnownIds): fc.Arbitrary<{ type: string; body: stri
 function bodyFor(operation: Operation, known: KnownIds): fc.Arbitrary<{ type?: string; body?: string }> {
   const text = hostileText(known);
   const json = fc.oneof(
-    fc.record({ inputs: fc.dictionary(text, jsonish(known), { maxKeys: 4 }), labels: fc.dictionary(text, text, { maxKeys: 4 }) }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+    fc
+      .record(
+        { inputs: fc.dictionary(text, jsonish(known), { maxKeys: 4 }), labels: fc.dictionary(text, text, { maxKeys: 4 }) },
+        { requiredKeys: [] },
+      )
+      .map((v) => JSON.stringify(v)),
     fc
       .record(
         {
@@ -284,7 +342,10 @@ function bodyFor(operation: Operation, known: KnownIds): fc.Arbitrary<{ type?: s
           allowedTenants: fc.array(text, { maxLength: 2 }),
           reservedPercent: fc.oneof(fc.integer(), fc.double(), text),
           mode: fc.oneof(fc.constantFrom('STRICT', 'ELASTIC'), text),
-          subscriptions: fc.array(fc.record({ workerQueueId: text, reservedPercent: fc.oneof(fc.integer(), text), mode: text }, { requiredKeys: [] }), { maxLength: 3 }),
+          subscriptions: fc.array(
+            fc.record({ workerQueueId: text, reservedPercent: fc.oneof(fc.integer(), text), mode: text }, { requiredKeys: [] }),
+            { maxLength: 3 },
+          ),
           disabled: fc.oneof(fc.boolean(), text),
         },
         { requiredKeys: [] },
@@ -298,41 +359,71 @@ function bodyFor(operation: Operation, known: KnownIds): fc.Arbitrary<{ type?: s
   );
   const declared = operation.bodyTypes;
   const ofDeclaredType: fc.Arbitrary<{ type?: string; body?: string }>[] = [];
-  if (declared.some((type) => type.includes('json'))) ofDeclaredType.push(json.map((body) => ({ type: 'application/json', body })));
-  if (declared.some((type) => type.includes('yaml'))) ofDeclaredType.push(flowYaml(known).map((body) => ({ type: 'application/x-yaml', body })));
+  if (declared.some((type) => type.includes('json')))
+    ofDeclaredType.push(json.map((body) => ({ type: 'application/json', body })));
+  if (declared.some((type) => type.includes('yaml')))
+    ofDeclaredType.push(flowYaml(known).map((body) => ({ type: 'application/x-yaml', body })));
   if (declared.some((type) => type.includes('multipart'))) ofDeclaredType.push(multipartBody(known));
   const anyBody = fc.oneof(json, flowYaml(known), text);
-  const mismatched = fc.tuple(fc.constantFrom(...WRONG_CONTENT_TYPES), anyBody).map(([type, body]) => ({ type: type === '' ? undefined : type, body }));
+  const mismatched = fc
+    .tuple(fc.constantFrom(...WRONG_CONTENT_TYPES), anyBody)
+    .map(([type, body]) => ({ type: type === '' ? undefined : type, body }));
   const none = fc.constant({});
   if (ofDeclaredType.length === 0) return fc.oneof({ weight: 4, arbitrary: none }, { weight: 1, arbitrary: mismatched });
-  return fc.oneof({ weight: 6, arbitrary: fc.oneof(...ofDeclaredType) }, { weight: 2, arbitrary: mismatched }, { weight: 1, arbitrary: none });
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.oneof(...ofDeclaredType) },
+    { weight: 2, arbitrary: mismatched },
+    { weight: 1, arbitrary: none },
+  );
 }
 
 function requestFor(operation: Operation, known: KnownIds, adminToken: string): fc.Arbitrary<Draft> {
   const part = urlPart(known);
-  const pathValues = fc.tuple(...operation.pathParams.map(() => fc.oneof({ weight: 3, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 2, arbitrary: part })));
+  const pathValues = fc.tuple(
+    ...operation.pathParams.map(() =>
+      fc.oneof({ weight: 3, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 2, arbitrary: part }),
+    ),
+  );
   const queryNames = fc.constantFrom(...operation.queryParams, 'unknown', 'page', 'size', '%00', 'a[b]', '__proto__');
   const query = fc.array(fc.tuple(queryNames, part), { maxLength: operation.queryParams.length + 2 });
   const auth = fc.oneof(
     { weight: 12, arbitrary: fc.constant(`Bearer ${adminToken}`) },
-    { weight: 1, arbitrary: fc.constantFrom(undefined, 'Bearer wrong', 'Basic YWRtaW46YWRtaW4=', `Bearer ${'t'.repeat(10_000)}`, 'Bearer', `bearer ${adminToken}x`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        undefined,
+        'Bearer wrong',
+        'Basic YWRtaW46YWRtaW4=',
+        `Bearer ${'t'.repeat(10_000)}`,
+        'Bearer',
+        `bearer ${adminToken}x`,
+      ),
+    },
   );
-  const encoding = fc.oneof({ weight: 8, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...ENCODINGS) });
-  const method = fc.oneof({ weight: 14, arbitrary: fc.constant(operation.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD') });
-  return fc.record({ method, pathValues, query, auth, body: bodyFor(operation, known), encoding, gzipReally: fc.boolean() }).map(({ method: verb, pathValues: values, query: pairs, auth: authorization, body, encoding: coding, gzipReally }) => {
-    let path = operation.template;
-    operation.pathParams.forEach((name, index) => {
-      path = path.replace(`{${name}}`, values[index] ?? percentEncode(defaultFor(name, known)));
+  const encoding = fc.oneof(
+    { weight: 8, arbitrary: fc.constant<string | undefined>(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom(...ENCODINGS) },
+  );
+  const method = fc.oneof(
+    { weight: 14, arbitrary: fc.constant(operation.method) },
+    { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD') },
+  );
+  return fc
+    .record({ method, pathValues, query, auth, body: bodyFor(operation, known), encoding, gzipReally: fc.boolean() })
+    .map(({ method: verb, pathValues: values, query: pairs, auth: authorization, body, encoding: coding, gzipReally }) => {
+      let path = operation.template;
+      operation.pathParams.forEach((name, index) => {
+        path = path.replace(`{${name}}`, values[index] ?? percentEncode(defaultFor(name, known)));
+      });
+      if (pairs.length > 0) path += `?${pairs.map(([name, value]) => `${percentEncode(name)}=${value}`).join('&')}`;
+      const headers: Record<string, string> = {};
+      if (authorization !== undefined) headers['authorization'] = authorization;
+      if (body.type !== undefined) headers['content-type'] = body.type;
+      if (body.body !== undefined && coding !== undefined) headers['content-encoding'] = coding;
+      // Half the gzip bodies are real gzip (then the JSON inside is checked as usual), half are not gzip at all.
+      const gzip = body.body !== undefined && coding === 'gzip' && gzipReally;
+      return { operation: `${operation.method} ${operation.template}`, method: verb, path, headers, body: body.body, gzip };
     });
-    if (pairs.length > 0) path += `?${pairs.map(([name, value]) => `${percentEncode(name)}=${value}`).join('&')}`;
-    const headers: Record<string, string> = {};
-    if (authorization !== undefined) headers['authorization'] = authorization;
-    if (body.type !== undefined) headers['content-type'] = body.type;
-    if (body.body !== undefined && coding !== undefined) headers['content-encoding'] = coding;
-    // Half the gzip bodies are real gzip (then the JSON inside is checked as usual), half are not gzip at all.
-    const gzip = body.body !== undefined && coding === 'gzip' && gzipReally;
-    return { operation: `${operation.method} ${operation.template}`, method: verb, path, headers, body: body.body, gzip };
-  });
 }
 
 function defaultFor(name: string, known: KnownIds): string {
@@ -362,8 +453,16 @@ const LEAK_PATTERNS: readonly { readonly name: string; readonly pattern: RegExp 
   { name: 'a stack trace', pattern: /\n\s+at [^\n]*\(?[^\n]*:\d+:\d+\)?/ },
   { name: 'a stack trace', pattern: /\b(TypeError|RangeError|ReferenceError|SyntaxError): / },
   { name: 'a file path', pattern: /(\/(home|root|usr|var|work|tmp|opt)\/[\w.-]+\/)|node_modules|\.ts:\d+|\.js:\d+/ },
-  { name: 'SQL text', pattern: /\b(SELECT\s[\s\S]{0,200}\sFROM\s|INSERT INTO\s|UPDATE\s+"?\w+"?\s+SET\s|syntax error at or near|violates (unique|foreign key|check) constraint)/i },
-  { name: 'a database error', pattern: /\b(Prisma|PrismaClient|prisma:|22021|22P05|invalid byte sequence|unsupported Unicode escape|ECONNREFUSED|postgres(ql)?:\/\/)/i },
+  {
+    name: 'SQL text',
+    pattern:
+      /\b(SELECT\s[\s\S]{0,200}\sFROM\s|INSERT INTO\s|UPDATE\s+"?\w+"?\s+SET\s|syntax error at or near|violates (unique|foreign key|check) constraint)/i,
+  },
+  {
+    name: 'a database error',
+    pattern:
+      /\b(Prisma|PrismaClient|prisma:|22021|22P05|invalid byte sequence|unsupported Unicode escape|ECONNREFUSED|postgres(ql)?:\/\/)/i,
+  },
 ];
 
 export function leaksIn(answer: string, secrets: readonly string[]): string | undefined {
@@ -393,7 +492,10 @@ const MAX_HEAD_BYTES = 16 * 1024;
 export const HEAD_TOO_LARGE = 'reset after a head over 16 KiB';
 
 function headBytes(draft: Draft): number {
-  return Buffer.byteLength(draft.path) + Object.entries(draft.headers).reduce((sum, [name, value]) => sum + name.length + Buffer.byteLength(value, 'latin1') + 4, 0);
+  return (
+    Buffer.byteLength(draft.path) +
+    Object.entries(draft.headers).reduce((sum, [name, value]) => sum + name.length + Buffer.byteLength(value, 'latin1') + 4, 0)
+  );
 }
 
 function payloadOf(draft: Draft): Buffer | undefined {
@@ -463,7 +565,12 @@ function summarise(draft: Draft): SentRequest {
 // ---------------------------------------------------------------------------
 // The run
 
-async function call(target: FuzzTarget, method: string, path: string, body?: { type: string; text: string }): Promise<{ status: number; json: unknown }> {
+async function call(
+  target: FuzzTarget,
+  method: string,
+  path: string,
+  body?: { type: string; text: string },
+): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${target.apiUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${target.adminToken}`, ...(body === undefined ? {} : { 'content-type': body.type }) },
@@ -485,10 +592,21 @@ export function ordinaryFlow(namespace: string, id: string): string {
 }
 
 /** Runs a fresh ordinary flow to its end (?wait=true) and returns its final state. */
-export async function runOrdinaryFlow(target: FuzzTarget, namespace: string, id: string): Promise<{ executionId: string; state: string }> {
-  const created = await call(target, 'PUT', `/api/v1/${FUZZ_TENANT}/flows/${namespace}/${id}`, { type: 'application/x-yaml', text: ordinaryFlow(namespace, id) });
-  if (created.status !== 200 && created.status !== 201) throw new Error(`could not save the ordinary flow: ${created.status} ${JSON.stringify(created.json)}`);
-  const ran = await call(target, 'POST', `/api/v1/${FUZZ_TENANT}/executions/${namespace}/${id}?wait=true&waitTimeout=PT60S`, { type: 'application/json', text: '{"inputs":{"who":"fuzz"}}' });
+export async function runOrdinaryFlow(
+  target: FuzzTarget,
+  namespace: string,
+  id: string,
+): Promise<{ executionId: string; state: string }> {
+  const created = await call(target, 'PUT', `/api/v1/${FUZZ_TENANT}/flows/${namespace}/${id}`, {
+    type: 'application/x-yaml',
+    text: ordinaryFlow(namespace, id),
+  });
+  if (created.status !== 200 && created.status !== 201)
+    throw new Error(`could not save the ordinary flow: ${created.status} ${JSON.stringify(created.json)}`);
+  const ran = await call(target, 'POST', `/api/v1/${FUZZ_TENANT}/executions/${namespace}/${id}?wait=true&waitTimeout=PT60S`, {
+    type: 'application/json',
+    text: '{"inputs":{"who":"fuzz"}}',
+  });
   const execution = ran.json as { id?: string; state?: { current?: string } };
   return { executionId: execution.id ?? '', state: execution.state?.current ?? `HTTP ${ran.status}` };
 }
@@ -500,8 +618,14 @@ async function prepare(target: FuzzTarget, seed: number): Promise<KnownIds> {
   const { executionId } = await runOrdinaryFlow(target, namespace, flowId);
   const workerQueueId = `fuzz-queue-${seed}`;
   const workerGroupId = `fuzz-group-${seed}`;
-  await call(target, 'PUT', `/api/v1/instance/worker-queues/${workerQueueId}`, { type: 'application/json', text: JSON.stringify({ tags: ['fuzz'] }) });
-  await call(target, 'PUT', `/api/v1/instance/worker-groups/${workerGroupId}`, { type: 'application/json', text: JSON.stringify({ name: 'fuzz' }) });
+  await call(target, 'PUT', `/api/v1/instance/worker-queues/${workerQueueId}`, {
+    type: 'application/json',
+    text: JSON.stringify({ tags: ['fuzz'] }),
+  });
+  await call(target, 'PUT', `/api/v1/instance/worker-groups/${workerGroupId}`, {
+    type: 'application/json',
+    text: JSON.stringify({ name: 'fuzz' }),
+  });
   return { namespace, flowId, executionId, workerQueueId, workerGroupId };
 }
 
@@ -537,8 +661,10 @@ export async function fuzzApi(target: FuzzTarget, options: FuzzOptions): Promise
       }
       statuses[String(answer.status)] = (statuses[String(answer.status)] ?? 0) + 1;
       slowestAnswerMs = Math.max(slowestAnswerMs, answer.ms);
-      const finding = (problem: string) => findings.push({ request: summarise(draft), status: answer.status, problem, answerExcerpt: answer.text.slice(0, 500) });
-      if (answer.status === 'no answer') finding(answer.text === '' ? `no answer within ${withinMs} ms` : `no answer: ${answer.text}`);
+      const finding = (problem: string) =>
+        findings.push({ request: summarise(draft), status: answer.status, problem, answerExcerpt: answer.text.slice(0, 500) });
+      if (answer.status === 'no answer')
+        finding(answer.text === '' ? `no answer within ${withinMs} ms` : `no answer: ${answer.text}`);
       else if (typeof answer.status === 'number' && answer.status >= 500) finding(`a ${answer.status} answer`);
       const leak = leaksIn(answer.text, secrets);
       if (leak !== undefined) finding(`the answer holds ${leak}`);

@@ -71,12 +71,16 @@ export function describeExecution(execution: Execution): string {
   const lines = [`execution ${execution.id} (${execution.namespace}.${execution.flowId}): ${stateOf(execution)}`];
   for (const run of execution.taskRunList ?? []) {
     const attempts = (run.attempts ?? [])
-      .map((attempt, index) => `#${index + 1} ${stateOf(attempt)} worker=${attempt.workerId ?? '-'} queue=${attempt.workerQueueId ?? '-'}`)
+      .map(
+        (attempt, index) =>
+          `#${index + 1} ${stateOf(attempt)} worker=${attempt.workerId ?? '-'} queue=${attempt.workerQueueId ?? '-'}`,
+      )
       .join('; ');
     const value = run.value ? `[${run.value}]` : '';
     lines.push(`  ${run.taskId}${value}: ${stateOf(run)}${attempts ? ` (${attempts})` : ''}`);
   }
-  if (execution.outputs && Object.keys(execution.outputs).length > 0) lines.push(`  outputs: ${JSON.stringify(execution.outputs)}`);
+  if (execution.outputs && Object.keys(execution.outputs).length > 0)
+    lines.push(`  outputs: ${JSON.stringify(execution.outputs)}`);
   return lines.join('\n');
 }
 
@@ -164,10 +168,12 @@ export function lastAttempt(run: TaskRun): Attempt | undefined {
 
 /** Whether a worker began running the task run: an attempt that has a start date or is past SUBMITTED. */
 export function hasStarted(run: TaskRun): boolean {
-  return (run.attempts ?? []).some((attempt) => {
-    const startDate = typeof attempt.state === 'object' ? attempt.state.startDate : undefined;
-    return Boolean(startDate) || !['CREATED', 'SUBMITTED'].includes(stateOf(attempt));
-  }) || !['CREATED', 'SUBMITTED'].includes(stateOf(run));
+  return (
+    (run.attempts ?? []).some((attempt) => {
+      const startDate = typeof attempt.state === 'object' ? attempt.state.startDate : undefined;
+      return Boolean(startDate) || !['CREATED', 'SUBMITTED'].includes(stateOf(attempt));
+    }) || !['CREATED', 'SUBMITTED'].includes(stateOf(run))
+  );
 }
 
 function messageOf(error: ErrorField | undefined): string | undefined {

@@ -14,7 +14,11 @@ export interface CliRun {
 export function runCli(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Promise<CliRun> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('LANNER_')));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [lannerBin, ...args], { env: { ...inherited, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [lannerBin, ...args], {
+      env: { ...inherited, ...env },
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -29,7 +29,9 @@ export const CLUSTER_STATE_VARIABLE = 'LANNER_E2E_STATE_FILE';
 export function readClusterState(): ClusterState {
   const file = process.env[CLUSTER_STATE_VARIABLE];
   if (!file) {
-    throw new Error(`${CLUSTER_STATE_VARIABLE} is not set: run the e2e specs through apps/e2e/jest.e2e.config.js (its global setup starts the cluster)`);
+    throw new Error(
+      `${CLUSTER_STATE_VARIABLE} is not set: run the e2e specs through apps/e2e/jest.e2e.config.js (its global setup starts the cluster)`,
+    );
   }
   return JSON.parse(readFileSync(file, 'utf8')) as ClusterState;
 }

@@ -68,11 +68,26 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
     );
     // Workers get none of the server variables: they talk to controllers only.
     const { DATABASE_URL: _database, KAFKA_BROKERS: _kafka, ...baseEnv } = process.env;
-    const common: NodeJS.ProcessEnv = { ...baseEnv, LANNER_LOG_LEVEL: process.env['LANNER_E2E_LOG_LEVEL'] ?? 'info', KAFKAJS_NO_PARTITIONER_WARNING: '1' };
-    const server: NodeJS.ProcessEnv = { ...common, DATABASE_URL: databaseUrl, KAFKA_BROKERS: kafkaBrokers, LANNER_KAFKA_NAMESPACE: kafkaNamespace };
+    const common: NodeJS.ProcessEnv = {
+      ...baseEnv,
+      LANNER_LOG_LEVEL: process.env['LANNER_E2E_LOG_LEVEL'] ?? 'info',
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    };
+    const server: NodeJS.ProcessEnv = {
+      ...common,
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: kafkaBrokers,
+      LANNER_KAFKA_NAMESPACE: kafkaNamespace,
+    };
     const spec = (name: string, role: RoleProcessSpec['role'], httpPort: number, env: NodeJS.ProcessEnv): RoleProcessSpec => {
       logFiles[name] = join(logDir, `${name}.log`);
-      return { name, role, httpPort, logFile: logFiles[name], env: { ...env, LANNER_HTTP_PORT: String(httpPort), LANNER_HTTP_HOST: '127.0.0.1' } };
+      return {
+        name,
+        role,
+        httpPort,
+        logFile: logFiles[name],
+        env: { ...env, LANNER_HTTP_PORT: String(httpPort), LANNER_HTTP_HOST: '127.0.0.1' },
+      };
     };
     const servers = [
       spec('api', 'api', apiPort, { ...server, LANNER_ADMIN_TOKEN: adminToken }),
@@ -126,7 +141,9 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
     await control?.close();
     await dropRunDatabase(serverDatabaseUrl, databaseName).catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`the e2e cluster did not start: ${message}\n\nevery role's last lines (all logs kept in ${logDir}):\n${others}`);
+    throw new Error(
+      `the e2e cluster did not start: ${message}\n\nevery role's last lines (all logs kept in ${logDir}):\n${others}`,
+    );
   }
 }
 

@@ -69,7 +69,12 @@ const VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/;
  * ports, log file, which it appends to), in place in `processes`, so the teardown
  * stops the new one. Resolves once the new one is ready.
  */
-export async function restartRole(processes: RoleProcess[], name: string, request: RestartRequest, readyDeadlineMs: number): Promise<RestartReport> {
+export async function restartRole(
+  processes: RoleProcess[],
+  name: string,
+  request: RestartRequest,
+  readyDeadlineMs: number,
+): Promise<RestartReport> {
   const index = processes.findIndex((one) => one.spec.name === name);
   if (index < 0) throw new Error(`no role process named '${name}'`);
   const old = processes[index];
@@ -83,7 +88,11 @@ export async function restartRole(processes: RoleProcess[], name: string, reques
 }
 
 /** Starts the role again if it is not running (a spec's cleanup after a failed restart). */
-export async function ensureRoleRunning(processes: RoleProcess[], name: string, readyDeadlineMs: number): Promise<{ readonly restarted: boolean }> {
+export async function ensureRoleRunning(
+  processes: RoleProcess[],
+  name: string,
+  readyDeadlineMs: number,
+): Promise<{ readonly restarted: boolean }> {
   const index = processes.findIndex((one) => one.spec.name === name);
   if (index < 0) throw new Error(`no role process named '${name}'`);
   if (processes[index].isRunning()) {
@@ -99,12 +108,16 @@ export async function ensureRoleRunning(processes: RoleProcess[], name: string, 
 function parseStartRequest(body: unknown): StartRequest {
   const candidate = (typeof body === 'object' && body !== null ? body : {}) as Partial<Record<keyof StartRequest, unknown>>;
   const { role, env = {}, unset = [], waitUntilReady = true } = candidate;
-  if (role !== 'worker' && role !== 'controller') throw new Error(`role must be worker or controller, not ${JSON.stringify(role)}`);
-  if (typeof env !== 'object' || env === null || Array.isArray(env)) throw new Error('env must be an object of variable names to string values');
+  if (role !== 'worker' && role !== 'controller')
+    throw new Error(`role must be worker or controller, not ${JSON.stringify(role)}`);
+  if (typeof env !== 'object' || env === null || Array.isArray(env))
+    throw new Error('env must be an object of variable names to string values');
   for (const [name, value] of Object.entries(env)) {
-    if (!VARIABLE_NAME.test(name) || typeof value !== 'string') throw new Error(`env.${name} must be a variable name with a string value`);
+    if (!VARIABLE_NAME.test(name) || typeof value !== 'string')
+      throw new Error(`env.${name} must be a variable name with a string value`);
   }
-  if (!Array.isArray(unset) || unset.some((name) => typeof name !== 'string' || !VARIABLE_NAME.test(name))) throw new Error('unset must be a list of variable names');
+  if (!Array.isArray(unset) || unset.some((name) => typeof name !== 'string' || !VARIABLE_NAME.test(name)))
+    throw new Error('unset must be a list of variable names');
   if (typeof waitUntilReady !== 'boolean') throw new Error('waitUntilReady must be a boolean');
   return { role, env: env as Record<string, string>, unset: unset as string[], waitUntilReady };
 }
@@ -113,7 +126,8 @@ function parseStopRequest(body: unknown): Required<StopRequest> {
   const candidate = (typeof body === 'object' && body !== null ? body : {}) as Partial<Record<keyof StopRequest, unknown>>;
   const signal = candidate.signal ?? 'SIGTERM';
   const graceMs = candidate.graceMs ?? DEFAULT_STOP_GRACE_MS;
-  if (signal !== 'SIGKILL' && signal !== 'SIGTERM') throw new Error(`signal must be SIGKILL or SIGTERM, not ${JSON.stringify(signal)}`);
+  if (signal !== 'SIGKILL' && signal !== 'SIGTERM')
+    throw new Error(`signal must be SIGKILL or SIGTERM, not ${JSON.stringify(signal)}`);
   if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0 || graceMs > MAX_STOP_GRACE_MS) {
     throw new Error(`graceMs must be a number of ms in [0, ${MAX_STOP_GRACE_MS}]`);
   }
@@ -124,7 +138,8 @@ function parseRestartRequest(body: unknown): RestartRequest {
   const candidate = (typeof body === 'object' && body !== null ? body : {}) as Partial<Record<keyof RestartRequest, unknown>>;
   const signal = candidate.signal ?? 'SIGKILL';
   const downtimeMs = candidate.downtimeMs ?? 0;
-  if (signal !== 'SIGKILL' && signal !== 'SIGTERM') throw new Error(`signal must be SIGKILL or SIGTERM, not ${JSON.stringify(signal)}`);
+  if (signal !== 'SIGKILL' && signal !== 'SIGTERM')
+    throw new Error(`signal must be SIGKILL or SIGTERM, not ${JSON.stringify(signal)}`);
   if (typeof downtimeMs !== 'number' || !Number.isFinite(downtimeMs) || downtimeMs < 0 || downtimeMs > MAX_DOWNTIME_MS) {
     throw new Error(`downtimeMs must be a number of ms in [0, ${MAX_DOWNTIME_MS}]`);
   }
@@ -201,13 +216,16 @@ export class ControlServer {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.headers.authorization !== `Bearer ${this.token}`) return answer(response, 401, { error: 'unauthorized' });
     const match = /^\/processes\/([\w-]+)\/(restart|ensure-running|start|stop)$/.exec(request.url ?? '');
-    if (request.method !== 'POST' || !match) return answer(response, 404, { error: 'POST /processes/<name>/restart | ensure-running | start | stop' });
+    if (request.method !== 'POST' || !match)
+      return answer(response, 404, { error: 'POST /processes/<name>/restart | ensure-running | start | stop' });
     const [, name, action] = match;
     try {
       const body = await readJson(request);
       let result: unknown;
       if (action === 'restart') {
-        result = await this.serialized(name, () => restartRole(this.processes, name, parseRestartRequest(body), this.readyDeadlineMs));
+        result = await this.serialized(name, () =>
+          restartRole(this.processes, name, parseRestartRequest(body), this.readyDeadlineMs),
+        );
       } else if (action === 'ensure-running') {
         result = await this.serialized(name, () => ensureRoleRunning(this.processes, name, this.readyDeadlineMs));
       } else if (action === 'start') {

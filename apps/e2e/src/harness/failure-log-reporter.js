@@ -71,7 +71,9 @@ class FailureLogReporter {
       const body = lines.length === 0 ? '  (nothing written)' : lines.map((line) => `  ${line}`).join('\n');
       return `----- ${name} (${file}) -----\n${body}`;
     });
-    process.stderr.write(`\n===== "${result.fullName}" failed; the role processes' logs while it ran (last ${MAX_LINES} lines each) =====\n${sections.join('\n')}\n`);
+    process.stderr.write(
+      `\n===== "${result.fullName}" failed; the role processes' logs while it ran (last ${MAX_LINES} lines each) =====\n${sections.join('\n')}\n`,
+    );
   }
 }
 

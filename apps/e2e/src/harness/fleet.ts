@@ -147,6 +147,8 @@ export class Fleet {
       }
       await delay(250);
     }
-    throw new Error(`worker '${name}' is not listed in group '${groupId}' within ${timeoutMs} ms; listed: ${JSON.stringify(seen)} ${lastError}`);
+    throw new Error(
+      `worker '${name}' is not listed in group '${groupId}' within ${timeoutMs} ms; listed: ${JSON.stringify(seen)} ${lastError}`,
+    );
   }
 }

@@ -32,7 +32,8 @@ export default async function globalTeardown(): Promise<void> {
   if (!cluster) return;
   const { state } = cluster;
   const leftovers = stopLeftoverTaskProcesses(state.scratchDir);
-  if (leftovers.length > 0) process.stderr.write(`lanner e2e: task processes still running at the end were killed: ${leftovers.join(', ')}\n`);
+  if (leftovers.length > 0)
+    process.stderr.write(`lanner e2e: task processes still running at the end were killed: ${leftovers.join(', ')}\n`);
   await dropRunDatabase(cluster.serverDatabaseUrl, state.databaseName);
   if (existsSync(join(state.workDir, FAILURE_MARKER)) || process.env['LANNER_E2E_KEEP'] === '1') {
     process.stdout.write(`lanner e2e: logs kept in ${state.workDir}/logs\n`);

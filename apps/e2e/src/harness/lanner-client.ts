@@ -30,7 +30,10 @@ function delay(ms: number): Promise<void> {
 
 /** A failed call, with what the API answered (its problem+json says why). */
 export class UnexpectedAnswer extends Error {
-  constructor(what: string, readonly answer: ApiAnswer) {
+  constructor(
+    what: string,
+    readonly answer: ApiAnswer,
+  ) {
     super(`${what}: HTTP ${answer.status} ${answer.text.slice(0, 2000)}`);
   }
 }
@@ -139,7 +142,9 @@ export class LannerClient {
   }
 
   async execute(namespace: string, flowId: string, inputs?: Record<string, unknown>): Promise<Execution> {
-    const answer = await this.request<Execution>('POST', `/executions/${namespace}/${flowId}`, { json: inputs ? { inputs } : {} });
+    const answer = await this.request<Execution>('POST', `/executions/${namespace}/${flowId}`, {
+      json: inputs ? { inputs } : {},
+    });
     if (answer.status !== 200 || typeof answer.body !== 'object' || !answer.body?.id) {
       throw new UnexpectedAnswer(`starting ${namespace}.${flowId}`, answer);
     }
@@ -175,7 +180,12 @@ export class LannerClient {
 
   /** Waits for the execution to end (any terminal state), so a wrong end state is reported as such. */
   async waitUntilEnded(id: string, timeoutMs?: number): Promise<Execution> {
-    return this.waitFor(id, (execution) => (TERMINAL_STATES as readonly string[]).includes(stateOf(execution)), 'a terminal state', timeoutMs);
+    return this.waitFor(
+      id,
+      (execution) => (TERMINAL_STATES as readonly string[]).includes(stateOf(execution)),
+      'a terminal state',
+      timeoutMs,
+    );
   }
 
   async waitForState(id: string, state: string, timeoutMs?: number): Promise<Execution> {
@@ -209,7 +219,12 @@ export class LannerClient {
         signal: controller.signal,
       });
       if (response.status !== 200 || !response.body) {
-        throw new UnexpectedAnswer(`following ${path}`, { status: response.status, contentType: response.headers.get('content-type') ?? '', body: undefined, text: await response.text() });
+        throw new UnexpectedAnswer(`following ${path}`, {
+          status: response.status,
+          contentType: response.headers.get('content-type') ?? '',
+          body: undefined,
+          text: await response.text(),
+        });
       }
       if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
         throw new Error(`following ${path}: content type is ${response.headers.get('content-type')}, not text/event-stream`);
@@ -236,7 +251,9 @@ export class LannerClient {
       throw new Error(`following ${path}: the stream ended before the expected event; received:\n${received.join('\n')}`);
     } catch (error) {
       if (controller.signal.aborted) {
-        throw new Error(`following ${path}: no expected event within ${timeoutMs} ms; received:\n${received.join('\n') || '(nothing)'}`);
+        throw new Error(
+          `following ${path}: no expected event within ${timeoutMs} ms; received:\n${received.join('\n') || '(nothing)'}`,
+        );
       }
       throw error;
     } finally {

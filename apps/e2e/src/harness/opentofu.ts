@@ -27,7 +27,10 @@ export class OpenTofu {
 
   /** Builds (or finds in the caches) OpenTofu and the provider; `env` reaches the provider (LANNER_URL, LANNER_TOKEN). */
   static prepare(env: Record<string, string>): OpenTofu {
-    const tofu = execFileSync(join(workspaceRoot, 'tools', 'ci', 'install-tofu.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    const tofu = execFileSync(join(workspaceRoot, 'tools', 'ci', 'install-tofu.sh'), {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
     const root = mkdtempSync(join(tmpdir(), 'lanner-tofu-'));
     const providerDir = join(root, 'provider');
     execFileSync('go', ['build', '-trimpath', '-o', join(providerDir, 'terraform-provider-lanner'), '.'], {
@@ -35,7 +38,10 @@ export class OpenTofu {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const cliConfig = join(root, 'tofurc');
-    writeFileSync(cliConfig, `provider_installation {\n  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${providerDir}"\n  }\n  direct {}\n}\n`);
+    writeFileSync(
+      cliConfig,
+      `provider_installation {\n  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${providerDir}"\n  }\n  direct {}\n}\n`,
+    );
     return new OpenTofu(tofu, cliConfig, env, root);
   }
 

@@ -58,7 +58,9 @@ export class RoleProcess {
         throw new Error(`${this.spec.name} exited (${JSON.stringify(await this.exited)}) before it was ready\n${this.tail()}`);
       }
       try {
-        const response = await fetch(`http://127.0.0.1:${this.spec.httpPort}/health/ready`, { signal: AbortSignal.timeout(5000) });
+        const response = await fetch(`http://127.0.0.1:${this.spec.httpPort}/health/ready`, {
+          signal: AbortSignal.timeout(5000),
+        });
         const body = await response.text();
         if (response.status === 200) return;
         last = `${response.status} ${body}`;

@@ -40,7 +40,12 @@ export function scenario(): Scenario {
  * Polls `check` until it holds (for effects seen outside one API answer: a process that
  * must stop, a batch that must land); `refresh` fetches fresh facts between checks.
  */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 20_000, refresh?: () => Promise<void>): Promise<void> {
+export async function eventually(
+  check: () => boolean,
+  what: string,
+  timeoutMs = 20_000,
+  refresh?: () => Promise<void>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (check()) return;

@@ -62,8 +62,10 @@ export default async function standaloneSetup(): Promise<void> {
 
   const startedAt = Date.now();
   while (!(await ready(httpPort))) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`standalone exited before it was ready; log: ${logFile}`);
-    if (Date.now() - startedAt > READY_DEADLINE_MS) throw new Error(`standalone was not ready within ${READY_DEADLINE_MS / 1000} s; log: ${logFile}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`standalone exited before it was ready; log: ${logFile}`);
+    if (Date.now() - startedAt > READY_DEADLINE_MS)
+      throw new Error(`standalone was not ready within ${READY_DEADLINE_MS / 1000} s; log: ${logFile}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const state: ClusterState = {
@@ -80,5 +82,7 @@ export default async function standaloneSetup(): Promise<void> {
   const stateFile = join(workDir, 'cluster.json');
   writeFileSync(stateFile, JSON.stringify(state));
   process.env[CLUSTER_STATE_VARIABLE] = stateFile;
-  process.stdout.write(`\nlanner e2e (standalone): ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; log in ${logFile}\n`);
+  process.stdout.write(
+    `\nlanner e2e (standalone): ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; log in ${logFile}\n`,
+  );
 }

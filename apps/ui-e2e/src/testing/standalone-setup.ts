@@ -58,13 +58,22 @@ export default async function standaloneSetup(): Promise<void> {
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   const startedAt = Date.now();
   while (!(await ready(baseUrl))) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`standalone exited before it was ready; log: ${logFile}`);
-    if (Date.now() - startedAt > READY_DEADLINE_MS) throw new Error(`standalone was not ready within ${READY_DEADLINE_MS / 1000} s; log: ${logFile}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`standalone exited before it was ready; log: ${logFile}`);
+    if (Date.now() - startedAt > READY_DEADLINE_MS)
+      throw new Error(`standalone was not ready within ${READY_DEADLINE_MS / 1000} s; log: ${logFile}`);
     await new Promise((wait) => setTimeout(wait, 250));
   }
-  const state: UiE2eState = { baseUrl, adminToken: readFileSync(join(workDir, '.lanner', 'admin-token'), 'utf8').trim(), workDir, logFile };
+  const state: UiE2eState = {
+    baseUrl,
+    adminToken: readFileSync(join(workDir, '.lanner', 'admin-token'), 'utf8').trim(),
+    workDir,
+    logFile,
+  };
   const stateFile = join(workDir, 'ui-e2e.json');
   writeFileSync(stateFile, JSON.stringify(state));
   process.env[UI_E2E_STATE] = stateFile;
-  process.stdout.write(`\nlanner ui-e2e: standalone ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s at ${baseUrl}; log in ${logFile}\n`);
+  process.stdout.write(
+    `\nlanner ui-e2e: standalone ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s at ${baseUrl}; log in ${logFile}\n`,
+  );
 }

@@ -9,11 +9,22 @@ export const CHROMIUM = '/usr/lib/chromium/chromium-headless-shell';
 export const SCREENSHOTS = resolve(__dirname, '..', '..', '..', '..', 'docs', 'images');
 
 // Without the background-networking switches Chromium keeps calling hosts a closed network refuses.
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export function uiState(): UiE2eState {
   const file = process.env[UI_E2E_STATE];
-  if (!file) throw new Error(`${UI_E2E_STATE} is not set: run the specs through jest.int.config.js (its global setup starts the standalone)`);
+  if (!file)
+    throw new Error(
+      `${UI_E2E_STATE} is not set: run the specs through jest.int.config.js (its global setup starts the standalone)`,
+    );
   return JSON.parse(readFileSync(file, 'utf8')) as UiE2eState;
 }
 
@@ -105,7 +116,10 @@ export function uiScenario(): UiScenario {
     api: (method, path, body) =>
       fetch(`${state.baseUrl}${path}`, {
         method,
-        headers: { Authorization: `Bearer ${state.adminToken}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: {
+          Authorization: `Bearer ${state.adminToken}`,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
   };

@@ -60,15 +60,26 @@ async function problemOf(response: Response): Promise<Problem> {
   const text = await response.text();
   try {
     const parsed = JSON.parse(text) as Partial<Problem>;
-    if (typeof parsed.title === 'string') return { type: 'about:blank', detail: '', ...parsed, status: response.status } as Problem;
+    if (typeof parsed.title === 'string')
+      return { type: 'about:blank', detail: '', ...parsed, status: response.status } as Problem;
   } catch {
     // Not a problem document (a proxy's page, say): described from the status below.
   }
-  return { type: 'about:blank', title: response.statusText || 'Request failed', status: response.status, detail: `The server answered ${response.status}` };
+  return {
+    type: 'about:blank',
+    title: response.statusText || 'Request failed',
+    status: response.status,
+    detail: `The server answered ${response.status}`,
+  };
 }
 
 /** Sends one request; resolves with the parsed JSON (undefined for an empty answer), rejects with an ApiError. */
-export async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: Body, token = session.token()): Promise<T> {
+export async function call<T>(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  body?: Body,
+  token = session.token(),
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -77,7 +88,12 @@ export async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: st
       body: body === undefined ? undefined : 'json' in body ? JSON.stringify(body.json) : body.yaml,
     });
   } catch {
-    throw new ApiError({ type: 'about:blank', title: 'Lanner is not reachable', status: 0, detail: 'The request did not reach the server; check that it is running.' });
+    throw new ApiError({
+      type: 'about:blank',
+      title: 'Lanner is not reachable',
+      status: 0,
+      detail: 'The request did not reach the server; check that it is running.',
+    });
   }
   if (!response.ok) {
     const problem = await problemOf(response);

@@ -31,7 +31,13 @@ export function Gantt({ execution }: { execution: Execution }) {
               {taskRun.value !== null && ` [${taskRun.value}]`}
             </span>
             <span className="gantt-track" role="cell">
-              {dispatched > created && <span className="gantt-bar waiting" style={{ left: at(created), width: width(created, dispatched) }} title={waitTitle} />}
+              {dispatched > created && (
+                <span
+                  className="gantt-bar waiting"
+                  style={{ left: at(created), width: width(created, dispatched) }}
+                  title={waitTitle}
+                />
+              )}
               {taskRun.attempts.map((attempt) => {
                 const from = attempt.state.startDate ? Date.parse(attempt.state.startDate) : dispatched;
                 const to = attempt.state.endDate ? Date.parse(attempt.state.endDate) : now;
@@ -45,7 +51,9 @@ export function Gantt({ execution }: { execution: Execution }) {
                 );
               })}
             </span>
-            <span className="gantt-duration">{formatDuration(taskRun.state.startDate, endOf(taskRun.state, isEnded(taskRun.state.current)))}</span>
+            <span className="gantt-duration">
+              {formatDuration(taskRun.state.startDate, endOf(taskRun.state, isEnded(taskRun.state.current)))}
+            </span>
           </div>
         );
       })}

@@ -20,9 +20,13 @@ export function InputsForm({ flow }: { flow: Flow }) {
   const [values, setValues] = useState<FieldValues>(() => initialValues(inputs));
   const run = useMutation({
     mutationFn: () =>
-      call<Execution>('POST', apiUrl('/api/v1/{tenant}/executions/{namespace}/{flowId}', { namespace: flow.namespace, flowId: flow.id }), {
-        json: { inputs: inputsBody(inputs, values) },
-      }),
+      call<Execution>(
+        'POST',
+        apiUrl('/api/v1/{tenant}/executions/{namespace}/{flowId}', { namespace: flow.namespace, flowId: flow.id }),
+        {
+          json: { inputs: inputsBody(inputs, values) },
+        },
+      ),
     onSuccess: (execution) => void navigate(`/executions/${encodeURIComponent(execution.id)}`),
   });
   const errors = run.error instanceof ApiError ? fieldErrors(run.error.problem.errors ?? []) : {};
@@ -51,7 +55,17 @@ export function InputsForm({ flow }: { flow: Flow }) {
   );
 }
 
-function InputField({ input, value, error, onChange }: { input: FlowInput; value: string | boolean; error?: string; onChange: (value: string | boolean) => void }) {
+function InputField({
+  input,
+  value,
+  error,
+  onChange,
+}: {
+  input: FlowInput;
+  value: string | boolean;
+  error?: string;
+  onChange: (value: string | boolean) => void;
+}) {
   const id = `input-${input.id}`;
   const describedBy = error ? `${id}-error` : undefined;
   const common = { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy };
@@ -68,18 +82,38 @@ function InputField({ input, value, error, onChange }: { input: FlowInput; value
       </select>
     );
   } else if (input.type === 'JSON' || input.type === 'ARRAY') {
-    control = <textarea {...common} rows={3} value={String(value)} placeholder={PLACEHOLDERS[input.type]} onChange={(event) => onChange(event.target.value)} />;
+    control = (
+      <textarea
+        {...common}
+        rows={3}
+        value={String(value)}
+        placeholder={PLACEHOLDERS[input.type]}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    );
   } else {
     const type = input.type === 'INT' || input.type === 'FLOAT' ? 'number' : 'text';
     control = (
-      <input {...common} type={type} step={input.type === 'FLOAT' ? 'any' : undefined} value={String(value)} placeholder={PLACEHOLDERS[input.type]} onChange={(event) => onChange(event.target.value)} />
+      <input
+        {...common}
+        type={type}
+        step={input.type === 'FLOAT' ? 'any' : undefined}
+        value={String(value)}
+        placeholder={PLACEHOLDERS[input.type]}
+        onChange={(event) => onChange(event.target.value)}
+      />
     );
   }
   return (
     <div className={`field${error ? ' invalid' : ''}`}>
       <label htmlFor={id}>
         {input.id}
-        {input.required && <span className="required" title="required"> *</span>}
+        {input.required && (
+          <span className="required" title="required">
+            {' '}
+            *
+          </span>
+        )}
         <span className="type">{input.type}</span>
       </label>
       {input.description && <p className="hint">{input.description}</p>}

@@ -10,7 +10,11 @@ export function RevisionDiff({ flow }: { flow: Flow }) {
   const [revision, setRevision] = useState(flow.revision - 1);
   const older = useQuery({
     queryKey: ['flow', flow.namespace, flow.id, 'revision', revision],
-    queryFn: () => call<Flow>('GET', apiUrl('/api/v1/{tenant}/flows/{namespace}/{id}', { namespace: flow.namespace, id: flow.id }, { revision })),
+    queryFn: () =>
+      call<Flow>(
+        'GET',
+        apiUrl('/api/v1/{tenant}/flows/{namespace}/{id}', { namespace: flow.namespace, id: flow.id }, { revision }),
+      ),
   });
   const parts = older.data ? diffLines(older.data.source, flow.source) : [];
 

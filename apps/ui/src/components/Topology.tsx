@@ -37,14 +37,26 @@ export default function Topology({ flow, states }: TopologyProps) {
         connectable: false,
       };
     });
-    const edges: Edge[] = graph.edges.map((edge, index) => ({ id: `e${index}`, source: edge.from, target: edge.to, label: edge.label }));
+    const edges: Edge[] = graph.edges.map((edge, index) => ({
+      id: `e${index}`,
+      source: edge.from,
+      target: edge.to,
+      label: edge.label,
+    }));
     return { nodes, edges };
   }, [graph, states]);
 
   if (graph.nodes.length === 0) return <p className="empty">This flow has no tasks yet.</p>;
   return (
     <div className="topology" role="figure" aria-label="Flow topology">
-      <ReactFlow nodes={nodes} edges={edges} fitView fitViewOptions={{ maxZoom: 1 }} nodesDraggable={false} nodesConnectable={false}>
+      <ReactFlow
+        nodes={nodes}
+        edges={edges}
+        fitView
+        fitViewOptions={{ maxZoom: 1 }}
+        nodesDraggable={false}
+        nodesConnectable={false}
+      >
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

@@ -1,7 +1,8 @@
 import { flowGraph } from './flow-graph';
 
 const log = (id: string) => ({ id, type: 'io.kestra.plugin.core.log.Log' });
-const edgesOf = (flow: Parameters<typeof flowGraph>[0]) => flowGraph(flow).edges.map((edge) => `${edge.from}->${edge.to}${edge.label ? `:${edge.label}` : ''}`);
+const edgesOf = (flow: Parameters<typeof flowGraph>[0]) =>
+  flowGraph(flow).edges.map((edge) => `${edge.from}->${edge.to}${edge.label ? `:${edge.label}` : ''}`);
 
 describe('flowGraph', () => {
   it('chains top-level tasks in order', () => {
@@ -9,7 +10,9 @@ describe('flowGraph', () => {
   });
 
   it("puts a Parallel's branches side by side and continues the sequence after the flowable", () => {
-    const flow = { tasks: [{ id: 'fan', type: 'io.kestra.plugin.core.flow.Parallel', tasks: [log('a'), log('b')] }, log('after')] };
+    const flow = {
+      tasks: [{ id: 'fan', type: 'io.kestra.plugin.core.flow.Parallel', tasks: [log('a'), log('b')] }, log('after')],
+    };
     expect(edgesOf(flow)).toEqual(['fan->a', 'fan->b', 'fan->after']);
     expect(flowGraph(flow).nodes.find((node) => node.id === 'fan')?.flowable).toBe(true);
   });
@@ -27,14 +30,30 @@ describe('flowGraph', () => {
     expect(edgesOf({ tasks: [dag] })).toEqual(['graph->x', 'x->y', 'x->z', 'y->z']);
   });
 
-  it('labels the branches of If and Switch, and a flowable\'s errors', () => {
+  it("labels the branches of If and Switch, and a flowable's errors", () => {
     const flow = {
       tasks: [
-        { id: 'check', type: 'io.kestra.plugin.core.flow.If', then: [log('yes'), log('more')], else: [log('no')], errors: [log('oops')] },
+        {
+          id: 'check',
+          type: 'io.kestra.plugin.core.flow.If',
+          then: [log('yes'), log('more')],
+          else: [log('no')],
+          errors: [log('oops')],
+        },
         { id: 'route', type: 'io.kestra.plugin.core.flow.Switch', cases: { blue: [log('b1')], red: [log('r1')] } },
       ],
     };
-    expect(edgesOf(flow).sort()).toEqual(['check->yes:then', 'yes->more', 'check->no:else', 'check->oops:errors', 'route->b1:blue', 'route->r1:red', 'check->route'].sort());
+    expect(edgesOf(flow).sort()).toEqual(
+      [
+        'check->yes:then',
+        'yes->more',
+        'check->no:else',
+        'check->oops:errors',
+        'route->b1:blue',
+        'route->r1:red',
+        'check->route',
+      ].sort(),
+    );
   });
 
   it("hangs the flow's own errors and finally tasks under nodes of their own", () => {

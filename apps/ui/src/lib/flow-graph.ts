@@ -23,7 +23,8 @@ export interface FlowGraph {
 
 type Json = Record<string, unknown>;
 
-const isTask = (value: unknown): value is Json => value !== null && typeof value === 'object' && typeof (value as Json)['id'] === 'string';
+const isTask = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && typeof (value as Json)['id'] === 'string';
 const tasksOf = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isTask) : []);
 
 /** The short name of a task type (`io.kestra.plugin.core.flow.Parallel` → `Parallel`). */
@@ -71,7 +72,10 @@ export function flowGraph(flow: { tasks?: unknown; errors?: unknown; finally?: u
   };
 
   sequence(tasksOf(flow.tasks));
-  for (const [label, tasks] of [['errors', flow.errors], ['finally', flow.finally]] as const) {
+  for (const [label, tasks] of [
+    ['errors', flow.errors],
+    ['finally', flow.finally],
+  ] as const) {
     const chain = tasksOf(tasks);
     if (chain.length === 0) continue;
     const root = `(${label})`;
@@ -94,7 +98,9 @@ function branchesOf(task: Json): Branch[] {
     const items = (Array.isArray(task['tasks']) ? task['tasks'] : []).flatMap((item: unknown) => {
       const entry = item as Json;
       if (!isTask(entry?.['task'])) return [];
-      return [{ task: entry['task'] as Json, dependsOn: Array.isArray(entry['dependsOn']) ? entry['dependsOn'].map(String) : [] }];
+      return [
+        { task: entry['task'] as Json, dependsOn: Array.isArray(entry['dependsOn']) ? entry['dependsOn'].map(String) : [] },
+      ];
     });
     if (items.length > 0) branches.push({ kind: 'dag', items });
   } else if (type === 'Parallel') {
@@ -106,7 +112,8 @@ function branchesOf(task: Json): Branch[] {
   if (Array.isArray(task['else'])) branches.push({ kind: 'sequence', tasks: tasksOf(task['else']), label: 'else' });
   const cases = task['cases'];
   if (cases && typeof cases === 'object' && !Array.isArray(cases)) {
-    for (const [name, tasks] of Object.entries(cases as Json)) branches.push({ kind: 'sequence', tasks: tasksOf(tasks), label: name });
+    for (const [name, tasks] of Object.entries(cases as Json))
+      branches.push({ kind: 'sequence', tasks: tasksOf(tasks), label: name });
   }
   if (Array.isArray(task['errors'])) branches.push({ kind: 'sequence', tasks: tasksOf(task['errors']), label: 'errors' });
   if (Array.isArray(task['finally'])) branches.push({ kind: 'sequence', tasks: tasksOf(task['finally']), label: 'finally' });

@@ -17,7 +17,10 @@ export function ExecutionPage() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
   const key = useMemo(() => ['execution', id], [id]);
-  const execution = useQuery({ queryKey: key, queryFn: () => call<Execution>('GET', apiUrl('/api/v1/{tenant}/executions/{id}', { id })) });
+  const execution = useQuery({
+    queryKey: key,
+    queryFn: () => call<Execution>('GET', apiUrl('/api/v1/{tenant}/executions/{id}', { id })),
+  });
   const ended = execution.data?.ended ?? false;
   const live = useFollow(
     execution.data && !ended ? apiUrl('/api/v1/{tenant}/executions/{id}/follow', { id }) : undefined,
@@ -38,7 +41,9 @@ export function ExecutionPage() {
       what === 'kill'
         ? call('DELETE', apiUrl('/api/v1/{tenant}/executions/{id}/kill', { id }))
         : what === 'resume'
-          ? call('POST', apiUrl('/api/v1/{tenant}/executions/{id}/resume', { id }), { json: resumeBody.ok ? resumeBody.body : {} })
+          ? call('POST', apiUrl('/api/v1/{tenant}/executions/{id}/resume', { id }), {
+              json: resumeBody.ok ? resumeBody.body : {},
+            })
           : call('POST', apiUrl('/api/v1/{tenant}/executions/{id}/restart', { id })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
   });
@@ -59,11 +64,17 @@ export function ExecutionPage() {
           <Link to={`/flows/${encodeURIComponent(data.namespace)}/${encodeURIComponent(data.flowId)}`}>
             {data.namespace}.{data.flowId}
           </Link>{' '}
-          rev. {data.flowRevision} · {formatDuration(data.state.startDate, data.state.endDate)} · {ended ? 'ended' : live === 'live' ? 'live' : live}
+          rev. {data.flowRevision} · {formatDuration(data.state.startDate, data.state.endDate)} ·{' '}
+          {ended ? 'ended' : live === 'live' ? 'live' : live}
         </span>
         <div className="actions">
           {!ended && (
-            <button type="button" className="danger" onClick={() => action.mutate('kill')} disabled={action.isPending || state === 'KILLING'}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => action.mutate('kill')}
+              disabled={action.isPending || state === 'KILLING'}
+            >
               Kill
             </button>
           )}
@@ -82,7 +93,13 @@ export function ExecutionPage() {
       {state === 'PAUSED' && (
         <div className={`field resume${resumeBody.ok ? '' : ' invalid'}`}>
           <label htmlFor="resume-inputs">Resume inputs (JSON object, optional)</label>
-          <textarea id="resume-inputs" rows={2} value={resumeInputs} onChange={(event) => setResumeInputs(event.target.value)} placeholder='{"approved": true}' />
+          <textarea
+            id="resume-inputs"
+            rows={2}
+            value={resumeInputs}
+            onChange={(event) => setResumeInputs(event.target.value)}
+            placeholder='{"approved": true}'
+          />
           {!resumeBody.ok && <p className="field-error">{resumeBody.message}</p>}
         </div>
       )}
@@ -115,11 +132,18 @@ export function ExecutionPage() {
                 {taskRun.attempts.length === 0 && <span className="hint">{taskRun.dispatchReason ?? 'not dispatched yet'}</span>}
                 {taskRun.attempts.map((attempt) => (
                   <div key={attempt.attempt}>
-                    #{attempt.attempt} <StateBadge state={attempt.state.current} /> <code>{attempt.workerId ?? '—'}</code> · <code>{attempt.workerQueueId ?? taskRun.workerQueueId ?? '—'}</code>
+                    #{attempt.attempt} <StateBadge state={attempt.state.current} /> <code>{attempt.workerId ?? '—'}</code> ·{' '}
+                    <code>{attempt.workerQueueId ?? taskRun.workerQueueId ?? '—'}</code>
                   </div>
                 ))}
               </td>
-              <td>{Object.keys(taskRun.outputs).length > 0 ? <pre>{JSON.stringify(taskRun.outputs, null, 2)}</pre> : <span className="hint">none</span>}</td>
+              <td>
+                {Object.keys(taskRun.outputs).length > 0 ? (
+                  <pre>{JSON.stringify(taskRun.outputs, null, 2)}</pre>
+                ) : (
+                  <span className="hint">none</span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -145,10 +169,20 @@ function ExecutionTopology({ execution }: { execution: Execution }) {
   const flow = useQuery({
     queryKey: ['flow', execution.namespace, execution.flowId, 'revision', execution.flowRevision],
     queryFn: () =>
-      call<Flow>('GET', apiUrl('/api/v1/{tenant}/flows/{namespace}/{id}', { namespace: execution.namespace, id: execution.flowId }, { revision: execution.flowRevision })),
+      call<Flow>(
+        'GET',
+        apiUrl(
+          '/api/v1/{tenant}/flows/{namespace}/{id}',
+          { namespace: execution.namespace, id: execution.flowId },
+          { revision: execution.flowRevision },
+        ),
+      ),
     staleTime: Infinity,
   });
-  const states = useMemo(() => Object.fromEntries((execution.taskRunList ?? []).map((taskRun) => [taskRun.taskId, taskRun.state.current])), [execution.taskRunList]);
+  const states = useMemo(
+    () => Object.fromEntries((execution.taskRunList ?? []).map((taskRun) => [taskRun.taskId, taskRun.state.current])),
+    [execution.taskRunList],
+  );
   return (
     <>
       <h2>Topology</h2>
@@ -163,11 +197,14 @@ function ExecutionTopology({ execution }: { execution: Execution }) {
 }
 
 /** The resume body from the text box: no inputs when empty, else a JSON object. */
-function parseResumeInputs(text: string): { ok: true; body: { inputs?: Record<string, unknown> } } | { ok: false; message: string } {
+function parseResumeInputs(
+  text: string,
+): { ok: true; body: { inputs?: Record<string, unknown> } } | { ok: false; message: string } {
   if (text.trim() === '') return { ok: true, body: {} };
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, message: 'must be a JSON object, e.g. {"approved": true}' };
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      return { ok: false, message: 'must be a JSON object, e.g. {"approved": true}' };
     return { ok: true, body: { inputs: parsed as Record<string, unknown> } };
   } catch {
     return { ok: false, message: 'is not valid JSON' };
@@ -216,7 +253,8 @@ function Logs({ executionId }: { executionId: string }) {
       <ol className="logs" aria-label="Log lines">
         {shown.map((line, index) => (
           <li key={index} className={`log log-${line.level.toLowerCase()}`}>
-            <time>{new Date(line.timestamp).toLocaleTimeString()}</time> <span className="level">{line.level}</span> <span className="message">{line.message}</span>
+            <time>{new Date(line.timestamp).toLocaleTimeString()}</time> <span className="level">{line.level}</span>{' '}
+            <span className="message">{line.message}</span>
           </li>
         ))}
       </ol>

@@ -13,7 +13,11 @@ const LIVE_MS = 1500;
 
 export function ExecutionsPage() {
   const [params, setParams] = useSearchParams();
-  const filters = { namespace: params.get('namespace') ?? '', flowId: params.get('flowId') ?? '', state: params.get('state') ?? '' };
+  const filters = {
+    namespace: params.get('namespace') ?? '',
+    flowId: params.get('flowId') ?? '',
+    state: params.get('state') ?? '',
+  };
   const settled = useDebounced(filters, 250);
   const executions = useQuery({
     queryKey: ['executions', settled],

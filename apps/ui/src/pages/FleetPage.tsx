@@ -1,7 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { apiUrl, call } from '../api/client';
-import type { ConnectedWorker, GroupCapacity, NewRegistrationToken, RegistrationToken, ServiceInstance, WorkerGroup, WorkerQueue } from '../api/views';
+import type {
+  ConnectedWorker,
+  GroupCapacity,
+  NewRegistrationToken,
+  RegistrationToken,
+  ServiceInstance,
+  WorkerGroup,
+  WorkerQueue,
+} from '../api/views';
 import { CapacityBar } from '../components/CapacityBar';
 import { ProblemView } from '../components/ProblemView';
 import { StateBadge } from '../components/StateBadge';
@@ -11,8 +19,16 @@ const LIVE_MS = 2000;
 
 /** The instance's worker fleet (instance admins): queues, groups, their workers and capacity, registration tokens, services. */
 export function FleetPage() {
-  const queues = useQuery({ queryKey: ['fleet', 'queues'], queryFn: () => call<WorkerQueue[]>('GET', apiUrl('/api/v1/instance/worker-queues')), refetchInterval: LIVE_MS * 2 });
-  const groups = useQuery({ queryKey: ['fleet', 'groups'], queryFn: () => call<WorkerGroup[]>('GET', apiUrl('/api/v1/instance/worker-groups')), refetchInterval: LIVE_MS });
+  const queues = useQuery({
+    queryKey: ['fleet', 'queues'],
+    queryFn: () => call<WorkerQueue[]>('GET', apiUrl('/api/v1/instance/worker-queues')),
+    refetchInterval: LIVE_MS * 2,
+  });
+  const groups = useQuery({
+    queryKey: ['fleet', 'groups'],
+    queryFn: () => call<WorkerGroup[]>('GET', apiUrl('/api/v1/instance/worker-groups')),
+    refetchInterval: LIVE_MS,
+  });
   const services = useQuery({
     queryKey: ['fleet', 'services'],
     queryFn: () => call<ServiceInstance[]>('GET', apiUrl('/api/v1/instance/services')),
@@ -47,7 +63,17 @@ export function FleetPage() {
                   <code>{queue.id}</code>
                   {queue.reserved && <span className="hint"> reserved</span>}
                 </td>
-                <td>{queue.tags?.length ? queue.tags.map((tag) => <span className="tag" key={tag}>{tag}</span>) : <span className="hint">none</span>}</td>
+                <td>
+                  {queue.tags?.length ? (
+                    queue.tags.map((tag) => (
+                      <span className="tag" key={tag}>
+                        {tag}
+                      </span>
+                    ))
+                  ) : (
+                    <span className="hint">none</span>
+                  )}
+                </td>
                 <td>{queue.allowedTenants?.length ? queue.allowedTenants.join(', ') : 'all'}</td>
                 <td>{queue.description ?? ''}</td>
               </tr>
@@ -112,25 +138,36 @@ function GroupCard({ group }: { group: WorkerGroup }) {
           ? group.subscriptions.map((subscription) => (
               <span className="tag" key={subscription.workerQueueId}>
                 {subscription.workerQueueId} · {subscription.mode ?? 'STRICT'}
-                {subscription.reservedPercent !== null && subscription.reservedPercent !== undefined && ` · ${subscription.reservedPercent}% reserved`}
+                {subscription.reservedPercent !== null &&
+                  subscription.reservedPercent !== undefined &&
+                  ` · ${subscription.reservedPercent}% reserved`}
               </span>
             ))
           : 'none (its workers take no jobs)'}
       </p>
       <ProblemView error={workers.error ?? capacity.error} />
-      {capacity.data?.workers?.length === 0 && <p className="empty">No worker is connected. Start one with a registration token of this group (below).</p>}
+      {capacity.data?.workers?.length === 0 && (
+        <p className="empty">No worker is connected. Start one with a registration token of this group (below).</p>
+      )}
       {capacity.data?.workers?.map((worker) => {
         const info = connected.get(worker.workerId ?? '');
         return (
           <div className="worker" key={worker.workerId}>
             <div className="worker-head">
-              <strong>{worker.name}</strong> <code className="hint">{worker.workerId}</code> <StateBadge state={worker.state ?? 'CONNECTED'} />
+              <strong>{worker.name}</strong> <code className="hint">{worker.workerId}</code>{' '}
+              <StateBadge state={worker.state ?? 'CONNECTED'} />
               <span className="hint">
                 {worker.slots} slot(s){info?.controller && ` · controller ${info.controller}`}
                 {!worker.reported && ' · no capacity report yet'}
               </span>
             </div>
-            <CapacityBar label={`${worker.name ?? worker.workerId} capacity`} slots={worker.slots ?? 0} reserved={worker.reserved ?? 0} used={worker.used ?? 0} borrowed={worker.borrowed ?? 0} />
+            <CapacityBar
+              label={`${worker.name ?? worker.workerId} capacity`}
+              slots={worker.slots ?? 0}
+              reserved={worker.reserved ?? 0}
+              used={worker.used ?? 0}
+              borrowed={worker.borrowed ?? 0}
+            />
             <table className="compact">
               <tbody>
                 {worker.subscriptions?.map((subscription) => (
@@ -148,7 +185,8 @@ function GroupCard({ group }: { group: WorkerGroup }) {
                       />
                     </td>
                     <td className="figures">
-                      reserved {subscription.reserved ?? 0} · used {subscription.used ?? 0} · borrowed {subscription.borrowed ?? 0} · waiting {subscription.waiting ?? 0}
+                      reserved {subscription.reserved ?? 0} · used {subscription.used ?? 0} · borrowed{' '}
+                      {subscription.borrowed ?? 0} · waiting {subscription.waiting ?? 0}
                     </td>
                   </tr>
                 ))}
@@ -165,17 +203,24 @@ function GroupCard({ group }: { group: WorkerGroup }) {
 function Tokens({ groupId }: { groupId: string }) {
   const queryClient = useQueryClient();
   const key = ['fleet', 'tokens', groupId];
-  const tokens = useQuery({ queryKey: key, queryFn: () => call<RegistrationToken[]>('GET', apiUrl('/api/v1/instance/worker-groups/{id}/tokens', { id: groupId })) });
+  const tokens = useQuery({
+    queryKey: key,
+    queryFn: () => call<RegistrationToken[]>('GET', apiUrl('/api/v1/instance/worker-groups/{id}/tokens', { id: groupId })),
+  });
   const [name, setName] = useState('');
   const mint = useMutation({
-    mutationFn: () => call<NewRegistrationToken>('POST', apiUrl('/api/v1/instance/worker-groups/{id}/tokens', { id: groupId }), { json: { name } }),
+    mutationFn: () =>
+      call<NewRegistrationToken>('POST', apiUrl('/api/v1/instance/worker-groups/{id}/tokens', { id: groupId }), {
+        json: { name },
+      }),
     onSuccess: () => {
       setName('');
       void queryClient.invalidateQueries({ queryKey: key });
     },
   });
   const revoke = useMutation({
-    mutationFn: (tokenId: string) => call('DELETE', apiUrl('/api/v1/instance/worker-groups/{id}/tokens/{tokenId}', { id: groupId, tokenId })),
+    mutationFn: (tokenId: string) =>
+      call('DELETE', apiUrl('/api/v1/instance/worker-groups/{id}/tokens/{tokenId}', { id: groupId, tokenId })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
   });
   const submit = (event: FormEvent) => {
@@ -196,7 +241,11 @@ function Tokens({ groupId }: { groupId: string }) {
       <ul>
         {active.map((token) => (
           <li key={token.id}>
-            {token.name} <span className="hint">created {token.createdAt ? new Date(token.createdAt).toLocaleString() : ''}{token.lastUsedAt && `, last used ${new Date(token.lastUsedAt).toLocaleString()}`}</span>{' '}
+            {token.name}{' '}
+            <span className="hint">
+              created {token.createdAt ? new Date(token.createdAt).toLocaleString() : ''}
+              {token.lastUsedAt && `, last used ${new Date(token.lastUsedAt).toLocaleString()}`}
+            </span>{' '}
             <button type="button" className="danger small" onClick={() => revoke.mutate(token.id ?? '')}>
               Revoke
             </button>

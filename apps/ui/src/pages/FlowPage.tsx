@@ -24,7 +24,8 @@ tasks:
     message: "Hello, {{ inputs.name }}!"
 `;
 
-const validateSource = (source: string) => call<ProblemEntry[]>('POST', apiUrl('/api/v1/{tenant}/flows/validate'), { yaml: source });
+const validateSource = (source: string) =>
+  call<ProblemEntry[]>('POST', apiUrl('/api/v1/{tenant}/flows/validate'), { yaml: source });
 
 /** A flow: its YAML in the editor (new at /flows/new), saved as a new revision, and run with its inputs. */
 export function FlowPage() {
@@ -32,7 +33,8 @@ export function FlowPage() {
   const editing = namespace !== undefined && id !== undefined;
   const flow = useQuery({
     queryKey: ['flow', namespace, id],
-    queryFn: () => call<Flow>('GET', apiUrl('/api/v1/{tenant}/flows/{namespace}/{id}', { namespace: namespace ?? '', id: id ?? '' })),
+    queryFn: () =>
+      call<Flow>('GET', apiUrl('/api/v1/{tenant}/flows/{namespace}/{id}', { namespace: namespace ?? '', id: id ?? '' })),
     enabled: editing,
   });
   if (editing && flow.isPending) return <p>Loading the flow…</p>;
@@ -55,12 +57,15 @@ function FlowEditor({ flow }: { flow: Flow | undefined }) {
   const save = useMutation({
     mutationFn: () =>
       flow
-        ? call<Flow>('PUT', apiUrl('/api/v1/{tenant}/flows/{namespace}/{id}', { namespace: flow.namespace, id: flow.id }), { yaml: source })
+        ? call<Flow>('PUT', apiUrl('/api/v1/{tenant}/flows/{namespace}/{id}', { namespace: flow.namespace, id: flow.id }), {
+            yaml: source,
+          })
         : call<Flow>('POST', apiUrl('/api/v1/{tenant}/flows'), { yaml: source }),
     onSuccess: (saved) => {
       queryClient.setQueryData(['flow', saved.namespace, saved.id], saved);
       void queryClient.invalidateQueries({ queryKey: ['flows'] });
-      if (!flow || saved.namespace !== flow.namespace || saved.id !== flow.id) void navigate(`/flows/${encodeURIComponent(saved.namespace)}/${encodeURIComponent(saved.id)}`);
+      if (!flow || saved.namespace !== flow.namespace || saved.id !== flow.id)
+        void navigate(`/flows/${encodeURIComponent(saved.namespace)}/${encodeURIComponent(saved.id)}`);
     },
   });
   const changed = !flow || source !== flow.source;
@@ -70,7 +75,15 @@ function FlowEditor({ flow }: { flow: Flow | undefined }) {
       <div className="page-head">
         <h1>{flow ? `${flow.namespace}.${flow.id}` : 'New flow'}</h1>
         {flow && <span className="hint">revision {flow.revision}</span>}
-        <Link to={flow ? `/executions?namespace=${encodeURIComponent(flow.namespace)}&flowId=${encodeURIComponent(flow.id)}` : '/executions'}>Executions</Link>
+        <Link
+          to={
+            flow
+              ? `/executions?namespace=${encodeURIComponent(flow.namespace)}&flowId=${encodeURIComponent(flow.id)}`
+              : '/executions'
+          }
+        >
+          Executions
+        </Link>
       </div>
       <div className="flow-layout">
         <div>
@@ -84,7 +97,12 @@ function FlowEditor({ flow }: { flow: Flow | undefined }) {
               <ul className="problems" aria-label="Validation problems">
                 {problems.map((entry, index) => (
                   <li key={index}>
-                    {entry.line !== undefined && <span className="where">line {entry.line}{entry.column !== undefined && `:${entry.column}`}</span>}{' '}
+                    {entry.line !== undefined && (
+                      <span className="where">
+                        line {entry.line}
+                        {entry.column !== undefined && `:${entry.column}`}
+                      </span>
+                    )}{' '}
                     <code>{entry.path}</code>: {entry.message}
                   </li>
                 ))}

@@ -12,7 +12,11 @@ export function FlowsPage() {
   const filters = useDebounced({ namespace, q }, 250);
   const flows = useQuery({
     queryKey: ['flows', filters],
-    queryFn: () => call<Page<Flow>>('GET', apiUrl('/api/v1/{tenant}/flows/search', {}, { namespace: filters.namespace, q: filters.q, size: 100 })),
+    queryFn: () =>
+      call<Page<Flow>>(
+        'GET',
+        apiUrl('/api/v1/{tenant}/flows/search', {}, { namespace: filters.namespace, q: filters.q, size: 100 }),
+      ),
   });
   const set = (key: string, value: string) => {
     const next = new URLSearchParams(params);

@@ -32,10 +32,19 @@ export function LoginPage() {
       <form onSubmit={submit} className="card">
         <h1>Sign in to Lanner</h1>
         <p className="hint">
-          Paste an API token. <code>npm start</code> prints the admin token at first start and keeps it in <code>.lanner/admin-token</code>.
+          Paste an API token. <code>npm start</code> prints the admin token at first start and keeps it in{' '}
+          <code>.lanner/admin-token</code>.
         </p>
         <label htmlFor="token">API token</label>
-        <input id="token" type="password" autoComplete="off" autoFocus value={token} onChange={(event) => setToken(event.target.value)} required />
+        <input
+          id="token"
+          type="password"
+          autoComplete="off"
+          autoFocus
+          value={token}
+          onChange={(event) => setToken(event.target.value)}
+          required
+        />
         <button type="submit" disabled={busy || token.trim() === ''}>
           Sign in
         </button>

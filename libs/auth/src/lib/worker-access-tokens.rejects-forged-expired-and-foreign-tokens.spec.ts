@@ -5,7 +5,11 @@ import { AccessTokenRejected, type AccessTokenProblem, WorkerAccessTokens, type 
 
 const key = signingKeyFrom('worker-access-token-spec-key-0123456789', 'spec');
 const tokens = new WorkerAccessTokens(key, 300);
-const identity: WorkerIdentity = { workerId: 'worker-1', workerGroupId: 'gpu', registrationTokenId: '6f1d4d57-1111-4c53-9d0b-7a5b7a0c0001' };
+const identity: WorkerIdentity = {
+  workerId: 'worker-1',
+  workerGroupId: 'gpu',
+  registrationTokenId: '6f1d4d57-1111-4c53-9d0b-7a5b7a0c0001',
+};
 const now = new Date('2026-11-30T12:00:00.000Z');
 const seconds = (count: number) => new Date(now.getTime() + count * 1000);
 
@@ -77,7 +81,13 @@ describe('worker access tokens', () => {
 
   it('refuses a token for another audience or from another issuer', () => {
     const iat = Math.floor(now.getTime() / 1000);
-    const claims = { sub: 'worker-1', worker_group_id: 'gpu', registration_token_id: identity.registrationTokenId, iat, exp: iat + 300 };
+    const claims = {
+      sub: 'worker-1',
+      worker_group_id: 'gpu',
+      registration_token_id: identity.registrationTokenId,
+      iat,
+      exp: iat + 300,
+    };
     const forApi = jwt.sign({ ...claims, iss: 'lanner', aud: 'lanner-api' }, key.bytes, { algorithm: 'HS256' });
     expect(expectProblem(forApi, 'wrong-audience').message).toBe('the access token was not issued by lanner for lanner-worker');
     const foreign = jwt.sign({ ...claims, iss: 'someone-else', aud: 'lanner-worker' }, key.bytes, { algorithm: 'HS256' });
@@ -88,7 +98,9 @@ describe('worker access tokens', () => {
     expectProblem('not-a-jwt', 'malformed');
     expectProblem('', 'malformed');
     const iat = Math.floor(now.getTime() / 1000);
-    const bare = jwt.sign({ iss: 'lanner', aud: 'lanner-worker', sub: 'worker-1', iat, exp: iat + 60 }, key.bytes, { algorithm: 'HS256' });
+    const bare = jwt.sign({ iss: 'lanner', aud: 'lanner-worker', sub: 'worker-1', iat, exp: iat + 60 }, key.bytes, {
+      algorithm: 'HS256',
+    });
     expectProblem(bare, 'malformed');
   });
 });

@@ -77,7 +77,10 @@ export class WorkerAccessTokens {
   verify(token: string, now: Date): WorkerIdentity {
     let payload: string | jwt.JwtPayload;
     try {
-      payload = jwt.verify(token, this.key.bytes, { ...accessTokenVerifyOptions(), clockTimestamp: Math.floor(now.getTime() / 1000) });
+      payload = jwt.verify(token, this.key.bytes, {
+        ...accessTokenVerifyOptions(),
+        clockTimestamp: Math.floor(now.getTime() / 1000),
+      });
     } catch (error) {
       throw rejectionOf(error);
     }
@@ -90,7 +93,10 @@ export function identityFromClaims(payload: unknown): WorkerIdentity {
   const claims = (typeof payload === 'object' && payload !== null ? payload : {}) as Partial<Record<keyof WorkerClaims, unknown>>;
   const { sub, worker_group_id: workerGroupId, registration_token_id: registrationTokenId } = claims;
   if (!isPresent(sub) || !isPresent(workerGroupId) || !isPresent(registrationTokenId)) {
-    throw new AccessTokenRejected('malformed', 'the access token lacks the worker id, worker group or registration token claims; register again');
+    throw new AccessTokenRejected(
+      'malformed',
+      'the access token lacks the worker id, worker group or registration token claims; register again',
+    );
   }
   return { workerId: sub, workerGroupId, registrationTokenId };
 }
@@ -105,14 +111,23 @@ export function rejectionOf(error: unknown): AccessTokenRejected {
     return new AccessTokenRejected('expired', `the access token expired at ${error.expiredAt.toISOString()}; refresh it`);
   }
   if (error instanceof jwt.NotBeforeError) {
-    return new AccessTokenRejected('not-yet-valid', `the access token is not valid before ${error.date.toISOString()}; check the clocks of the worker and the controller`);
+    return new AccessTokenRejected(
+      'not-yet-valid',
+      `the access token is not valid before ${error.date.toISOString()}; check the clocks of the worker and the controller`,
+    );
   }
   const reason = error instanceof Error ? error.message : '';
   if (reason === 'invalid signature' || reason === 'invalid algorithm' || reason === 'jwt signature is required') {
-    return new AccessTokenRejected('bad-signature', 'the access token is not signed by this cluster (HS256 with its signing key); register again');
+    return new AccessTokenRejected(
+      'bad-signature',
+      'the access token is not signed by this cluster (HS256 with its signing key); register again',
+    );
   }
   if (reason.startsWith('jwt audience invalid') || reason.startsWith('jwt issuer invalid')) {
-    return new AccessTokenRejected('wrong-audience', `the access token was not issued by ${ACCESS_TOKEN_ISSUER} for ${ACCESS_TOKEN_AUDIENCE}`);
+    return new AccessTokenRejected(
+      'wrong-audience',
+      `the access token was not issued by ${ACCESS_TOKEN_ISSUER} for ${ACCESS_TOKEN_AUDIENCE}`,
+    );
   }
   return new AccessTokenRejected('malformed', 'the access token is not a well-formed JWT');
 }

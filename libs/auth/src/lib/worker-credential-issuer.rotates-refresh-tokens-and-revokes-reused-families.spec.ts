@@ -18,7 +18,8 @@ import {
 class FakeCredentialStore implements WorkerCredentialStore {
   readonly registrationTokens = new Map<string, StoredRegistrationToken & { lastUsedAt: Date | null }>();
   readonly workers = new Map<string, NewWorker>();
-  readonly refreshTokens: (NewRefreshToken & { id: string; workerId: string; usedAt: Date | null; revokedAt: Date | null })[] = [];
+  readonly refreshTokens: (NewRefreshToken & { id: string; workerId: string; usedAt: Date | null; revokedAt: Date | null })[] =
+    [];
   down = false;
 
   addRegistrationToken(workerGroupId: string): { value: string; id: string } {
@@ -50,7 +51,11 @@ class FakeCredentialStore implements WorkerCredentialStore {
     this.refreshTokens.push({ ...first, id: randomUUID(), workerId: worker.id, usedAt: null, revokedAt: null });
   }
 
-  async consumeRefreshToken(tokenHash: string, successor: Omit<NewRefreshToken, 'familyId'>, at: Date): Promise<RefreshTokenConsumption> {
+  async consumeRefreshToken(
+    tokenHash: string,
+    successor: Omit<NewRefreshToken, 'familyId'>,
+    at: Date,
+  ): Promise<RefreshTokenConsumption> {
     this.check();
     const row = this.refreshTokens.find((token) => token.tokenHash === tokenHash);
     if (!row) return { outcome: 'unknown' };
@@ -69,7 +74,14 @@ class FakeCredentialStore implements WorkerCredentialStore {
     if (row.revokedAt) return { outcome: 'revoked', token };
     if (row.expiresAt <= at) return { outcome: 'expired', token };
     row.usedAt = at;
-    this.refreshTokens.push({ ...successor, familyId: row.familyId, id: randomUUID(), workerId: row.workerId, usedAt: null, revokedAt: null });
+    this.refreshTokens.push({
+      ...successor,
+      familyId: row.familyId,
+      id: randomUUID(),
+      workerId: row.workerId,
+      usedAt: null,
+      revokedAt: null,
+    });
     return { outcome: 'rotated', token };
   }
 
@@ -111,9 +123,23 @@ describe('worker credential issuer', () => {
     const credentials = await issuer.register(registration.value, 'host-a', now);
 
     expect(credentials.workerId).toMatch(/^worker-[0-9a-f-]{36}$/);
-    expect(credentials).toMatchObject({ workerGroupId: 'gpu', registrationTokenId: registration.id, accessExpiresAt: later(300), refreshExpiresAt: later(604_800) });
-    expect(tokens.verify(credentials.accessToken, now)).toEqual({ workerId: credentials.workerId, workerGroupId: 'gpu', registrationTokenId: registration.id });
-    expect(store.workers.get(credentials.workerId)).toEqual({ id: credentials.workerId, workerGroupId: 'gpu', registrationTokenId: registration.id, name: 'host-a' });
+    expect(credentials).toMatchObject({
+      workerGroupId: 'gpu',
+      registrationTokenId: registration.id,
+      accessExpiresAt: later(300),
+      refreshExpiresAt: later(604_800),
+    });
+    expect(tokens.verify(credentials.accessToken, now)).toEqual({
+      workerId: credentials.workerId,
+      workerGroupId: 'gpu',
+      registrationTokenId: registration.id,
+    });
+    expect(store.workers.get(credentials.workerId)).toEqual({
+      id: credentials.workerId,
+      workerGroupId: 'gpu',
+      registrationTokenId: registration.id,
+      name: 'host-a',
+    });
     expect(store.refreshTokens.map((token) => token.tokenHash)).toEqual([hashToken(credentials.refreshToken)]);
     expect(store.registrationTokens.get(registration.id)?.lastUsedAt).toEqual(now);
   });
@@ -138,9 +164,15 @@ describe('worker credential issuer', () => {
 
   it('refuses malformed requests naming the field', async () => {
     const registration = store.addRegistrationToken('gpu');
-    await expect(issuer.register('', 'host-a', now)).rejects.toThrow(new InvalidCredentialRequest('registration_token', 'is empty'));
-    await expect(issuer.register('has spaces in it', 'host-a', now)).rejects.toThrow(/^registration_token must be 43 to 512 URL-safe base64 characters/);
-    await expect(issuer.register(registration.value, 'h'.repeat(256), now)).rejects.toThrow('worker_name is 256 characters long; at most 255 are allowed');
+    await expect(issuer.register('', 'host-a', now)).rejects.toThrow(
+      new InvalidCredentialRequest('registration_token', 'is empty'),
+    );
+    await expect(issuer.register('has spaces in it', 'host-a', now)).rejects.toThrow(
+      /^registration_token must be 43 to 512 URL-safe base64 characters/,
+    );
+    await expect(issuer.register(registration.value, 'h'.repeat(256), now)).rejects.toThrow(
+      'worker_name is 256 characters long; at most 255 are allowed',
+    );
     await expect(issuer.refresh('', now)).rejects.toThrow('refresh_token is empty');
   });
 
@@ -150,7 +182,12 @@ describe('worker credential issuer', () => {
     const second = await issuer.refresh(first.refreshToken, later(240));
 
     expect(second.refreshToken).not.toBe(first.refreshToken);
-    expect(second).toMatchObject({ workerId: first.workerId, workerGroupId: 'gpu', registrationTokenId: registration.id, accessExpiresAt: later(540) });
+    expect(second).toMatchObject({
+      workerId: first.workerId,
+      workerGroupId: 'gpu',
+      registrationTokenId: registration.id,
+      accessExpiresAt: later(540),
+    });
     expect(tokens.verify(second.accessToken, later(500)).workerId).toBe(first.workerId);
     const third = await issuer.refresh(second.refreshToken, later(480));
     expect(third.workerId).toBe(first.workerId);

@@ -116,7 +116,11 @@ export interface WorkerCredentialStore {
   /** Creates the worker and the first refresh token of a new family, atomically. */
   createWorker(worker: NewWorker, firstRefreshToken: NewRefreshToken, at: Date): Promise<void>;
   /** Marks the token used and stores its successor (same family) in one atomic step, if the token is usable at `at`. */
-  consumeRefreshToken(tokenHash: string, successor: Omit<NewRefreshToken, 'familyId'>, at: Date): Promise<RefreshTokenConsumption>;
+  consumeRefreshToken(
+    tokenHash: string,
+    successor: Omit<NewRefreshToken, 'familyId'>,
+    at: Date,
+  ): Promise<RefreshTokenConsumption>;
   /** Revokes every token of the family that is not revoked yet; returns how many. */
   revokeRefreshFamily(familyId: string, at: Date): Promise<number>;
 }
@@ -151,10 +155,15 @@ export class WorkerCredentialIssuer {
     const name = validWorkerName(workerName);
     const presentedHash = hashToken(registrationToken);
     const stored = await this.stored(() => this.store.findRegistrationTokenByHash(presentedHash));
-    if (stored === null || !sameTokenHash(stored.tokenHash, presentedHash)) throw new CredentialRejected('unknown-registration-token');
+    if (stored === null || !sameTokenHash(stored.tokenHash, presentedHash))
+      throw new CredentialRejected('unknown-registration-token');
     if (stored.revokedAt !== null) throw new CredentialRejected('registration-token-revoked', { registrationTokenId: stored.id });
 
-    const identity: WorkerIdentity = { workerId: `worker-${randomUUID()}`, workerGroupId: stored.workerGroupId, registrationTokenId: stored.id };
+    const identity: WorkerIdentity = {
+      workerId: `worker-${randomUUID()}`,
+      workerGroupId: stored.workerGroupId,
+      registrationTokenId: stored.id,
+    };
     const refresh = this.newRefreshToken(now);
     const familyId = randomUUID();
     await this.stored(async () => {
@@ -180,7 +189,11 @@ export class WorkerCredentialIssuer {
       throw new CredentialRejected('unknown-refresh-token');
     }
     const { token } = consumed;
-    const ids = { workerId: token.workerId, refreshFamilyId: token.familyId, registrationTokenId: token.registrationTokenId ?? undefined };
+    const ids = {
+      workerId: token.workerId,
+      refreshFamilyId: token.familyId,
+      registrationTokenId: token.registrationTokenId ?? undefined,
+    };
     switch (consumed.outcome) {
       case 'used':
         // Someone holds a copy of a token that was already exchanged: nothing of this family can be trusted any more.
@@ -198,7 +211,11 @@ export class WorkerCredentialIssuer {
       await this.stored(() => this.store.revokeRefreshFamily(token.familyId, now));
       throw new CredentialRejected('registration-token-revoked', ids);
     }
-    return this.credentials({ workerId: token.workerId, workerGroupId: token.workerGroupId, registrationTokenId }, successor, now);
+    return this.credentials(
+      { workerId: token.workerId, workerGroupId: token.workerGroupId, registrationTokenId },
+      successor,
+      now,
+    );
   }
 
   private newRefreshToken(now: Date): { token: string; tokenHash: string; expiresAt: Date } {
@@ -236,7 +253,10 @@ function validWorkerName(value: string | undefined): string | null {
   const name = (value ?? '').trim();
   if (name === '') return null;
   if (name.length > MAX_WORKER_NAME_LENGTH) {
-    throw new InvalidCredentialRequest('worker_name', `is ${name.length} characters long; at most ${MAX_WORKER_NAME_LENGTH} are allowed`);
+    throw new InvalidCredentialRequest(
+      'worker_name',
+      `is ${name.length} characters long; at most ${MAX_WORKER_NAME_LENGTH} are allowed`,
+    );
   }
   // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
   if (/[\u0000-\u001f\u007f]/.test(name)) throw new InvalidCredentialRequest('worker_name', 'contains control characters');

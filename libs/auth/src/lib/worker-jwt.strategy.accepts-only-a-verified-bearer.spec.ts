@@ -4,9 +4,14 @@ import { AccessTokenRejected, WorkerAccessTokens, type WorkerIdentity } from './
 import { WORKER_JWT_STRATEGY, workerJwtStrategy } from './worker-jwt.strategy';
 
 const tokens = new WorkerAccessTokens(signingKeyFrom('strategy-spec-signing-key-0123456789abcdef', 'spec'), 300);
-const identity: WorkerIdentity = { workerId: 'worker-7', workerGroupId: 'etl', registrationTokenId: '0b9f7f0e-2222-4c53-9d0b-7a5b7a0c0002' };
+const identity: WorkerIdentity = {
+  workerId: 'worker-7',
+  workerGroupId: 'etl',
+  registrationTokenId: '0b9f7f0e-2222-4c53-9d0b-7a5b7a0c0002',
+};
 
-type Outcome = { kind: 'success'; user: unknown } | { kind: 'fail'; info: unknown; status?: number } | { kind: 'error'; error: unknown };
+type Outcome =
+  { kind: 'success'; user: unknown } | { kind: 'fail'; info: unknown; status?: number } | { kind: 'error'; error: unknown };
 
 // What passport does around a strategy: it gives it success/fail/error and calls authenticate with the request.
 function authenticate(strategy: Strategy, headers: Record<string, string>): Promise<Outcome> {

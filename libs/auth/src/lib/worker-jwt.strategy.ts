@@ -1,6 +1,12 @@
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { bearerToken } from './secret-tokens';
-import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_ISSUER, AccessTokenRejected, accessTokenVerifyOptions, type WorkerAccessTokens } from './worker-access-tokens';
+import {
+  ACCESS_TOKEN_AUDIENCE,
+  ACCESS_TOKEN_ISSUER,
+  AccessTokenRejected,
+  accessTokenVerifyOptions,
+  type WorkerAccessTokens,
+} from './worker-access-tokens';
 
 export const WORKER_JWT_STRATEGY = 'lanner-worker-jwt';
 

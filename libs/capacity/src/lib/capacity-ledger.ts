@@ -1,10 +1,4 @@
-import {
-  CapacityLayout,
-  CapacitySubscription,
-  ResolvedSubscription,
-  SubscriptionMode,
-  resolveLayout,
-} from './capacity-config';
+import { CapacityLayout, CapacitySubscription, ResolvedSubscription, SubscriptionMode, resolveLayout } from './capacity-config';
 import { ForeignSlotLease, QueueNotSubscribed } from './capacity-errors';
 
 /**
@@ -336,21 +330,19 @@ export class CapacityLedger {
   }
 
   snapshot(): CapacitySnapshot {
-    const subscriptions = [...this.current, ...this.retired].map(
-      (account): SubscriptionCapacity => ({
-        workerQueueId: account.workerQueueId,
-        mode: account.mode,
-        subscribed: account.subscribed,
-        reservedPercent: account.reservedPercent,
-        reserved: account.reserved,
-        used: account.used,
-        reservedUsed: account.reservedUsed,
-        sharedUsed: account.sharedUsed,
-        borrowed: account.borrowed,
-        lent: account.lent,
-        idleReserved: Math.max(0, account.idleReserved),
-      }),
-    );
+    const subscriptions = [...this.current, ...this.retired].map((account): SubscriptionCapacity => ({
+      workerQueueId: account.workerQueueId,
+      mode: account.mode,
+      subscribed: account.subscribed,
+      reservedPercent: account.reservedPercent,
+      reserved: account.reserved,
+      used: account.used,
+      reservedUsed: account.reservedUsed,
+      sharedUsed: account.sharedUsed,
+      borrowed: account.borrowed,
+      lent: account.lent,
+      idleReserved: Math.max(0, account.idleReserved),
+    }));
     let borrowed = 0;
     let lent = 0;
     for (const subscription of subscriptions) {
@@ -391,7 +383,9 @@ export class CapacityLedger {
     this.layout = layout;
     this.current = current;
     this.queueIds = Object.freeze(current.map((account) => account.workerQueueId));
-    this.reservedQueueIds = Object.freeze(current.filter((account) => account.reserved > 0).map((account) => account.workerQueueId));
+    this.reservedQueueIds = Object.freeze(
+      current.filter((account) => account.reserved > 0).map((account) => account.workerQueueId),
+    );
   }
 
   private choose(account: Account): number {

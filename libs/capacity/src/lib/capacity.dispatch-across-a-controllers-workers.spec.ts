@@ -20,7 +20,7 @@ describe('dispatch over the workers one controller holds', () => {
     expect(dispatches.map((dispatch) => dispatch.ledgerIndex)).toEqual([0, 1, 2, 0, 1, 2]);
   });
 
-  it('serves each worker\'s floor for a queue, and sends a queue only to workers that subscribe to it', () => {
+  it("serves each worker's floor for a queue, and sends a queue only to workers that subscribe to it", () => {
     const gpuWorker = new CapacityLedger(2, [
       { workerQueueId: 'gpu', reservedPercent: 50, mode: 'STRICT' },
       { workerQueueId: 'default', mode: 'STRICT' },

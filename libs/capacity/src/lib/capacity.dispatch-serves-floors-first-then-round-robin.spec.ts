@@ -16,12 +16,12 @@ describe('when slots free, reserved floors are served first, then the shared poo
     ]);
     const dispatches = drain(new DispatchPolicy(), [ledger], waiting);
     expect(dispatches.slice(0, 4).every((dispatch) => dispatch.reason === 'FLOOR')).toBe(true);
-    expect(dispatches.slice(0, 4).map((dispatch) => dispatch.workerQueueId).sort()).toEqual([
-      'critical',
-      'critical',
-      'standard',
-      'standard',
-    ]);
+    expect(
+      dispatches
+        .slice(0, 4)
+        .map((dispatch) => dispatch.workerQueueId)
+        .sort(),
+    ).toEqual(['critical', 'critical', 'standard', 'standard']);
     // The 4 shared slots go one per queue in turn.
     expect(dispatches.slice(4).map((dispatch) => [dispatch.workerQueueId, dispatch.reason])).toEqual([
       ['bulk', 'ROUND_ROBIN'],
@@ -78,7 +78,15 @@ describe('when slots free, reserved floors are served first, then the shared poo
         { workerQueueId: 'b', mode: 'ELASTIC' },
         { workerQueueId: 'c', reservedPercent: 30, mode: 'STRICT' },
       ]);
-      const dispatches = drain(new DispatchPolicy(), [ledger], new Map([['b', 9], ['a', 1], ['c', 4]]));
+      const dispatches = drain(
+        new DispatchPolicy(),
+        [ledger],
+        new Map([
+          ['b', 9],
+          ['a', 1],
+          ['c', 4],
+        ]),
+      );
       return dispatches.map((dispatch) => `${dispatch.workerQueueId}:${dispatch.lease.occupies}:${dispatch.reason}`);
     };
     expect(run()).toEqual(run());

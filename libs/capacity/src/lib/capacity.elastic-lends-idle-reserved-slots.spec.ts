@@ -43,7 +43,7 @@ describe('ELASTIC subscriptions lend idle reserved slots to each other', () => {
     expect(ledger.acquire('guest')).toMatchObject({ occupies: 'BORROWED', lenderQueueId: 'owner' });
   });
 
-  it('a released borrowed slot goes back to the lender\'s reserved slots', () => {
+  it("a released borrowed slot goes back to the lender's reserved slots", () => {
     const ledger = new CapacityLedger(2, [
       { workerQueueId: 'owner', reservedPercent: 100, mode: 'ELASTIC' },
       { workerQueueId: 'guest', mode: 'ELASTIC' },

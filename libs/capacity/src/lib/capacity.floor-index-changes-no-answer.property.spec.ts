@@ -7,7 +7,10 @@ import { QUEUES, subscriptionsArb } from './capacity.spec-support';
 const workerArb = fc.record({ slots: fc.integer({ min: 1, max: 8 }), subscriptions: subscriptionsArb, eligible: fc.boolean() });
 
 /** A dispatch, or the release of the n-th lease still held (modulo how many are held). */
-const stepArb = fc.oneof(fc.constant({ kind: 'next' as const }), fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }));
+const stepArb = fc.oneof(
+  fc.constant({ kind: 'next' as const }),
+  fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
+);
 
 const scenarioArb = fc.record({
   workers: fc.array(workerArb, { minLength: 1, maxLength: 8 }),

@@ -31,7 +31,7 @@ describe('reservations summing to 100% leave no shared pool', () => {
     expect(ledger.freeSlots).toBe(4);
   });
 
-  it('60% + 40% of 10 slots, both ELASTIC: an idle queue\'s slots are borrowed, since there is no shared pool', () => {
+  it("60% + 40% of 10 slots, both ELASTIC: an idle queue's slots are borrowed, since there is no shared pool", () => {
     const ledger = new CapacityLedger(10, [
       { workerQueueId: 'a', reservedPercent: 60, mode: 'ELASTIC' },
       { workerQueueId: 'b', reservedPercent: 40, mode: 'ELASTIC' },

@@ -12,7 +12,12 @@ const scenarioArb = fc.record({
 });
 
 /** Runs the policy until it serves nothing; returns each dispatch as (worker number, queue, slot kind, reason). */
-function run(ledgers: CapacityLedger[], names: number[], waiting: Record<string, number>, eligible?: (index: number) => boolean): string[] {
+function run(
+  ledgers: CapacityLedger[],
+  names: number[],
+  waiting: Record<string, number>,
+  eligible?: (index: number) => boolean,
+): string[] {
   const policy = new DispatchPolicy();
   const left = new Map(Object.entries(waiting));
   const served: string[] = [];

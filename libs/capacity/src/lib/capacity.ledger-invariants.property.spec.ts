@@ -18,7 +18,10 @@ const subscriptionsArb: fc.Arbitrary<CapacitySubscription[]> = fc
         fc.record({
           reservedPercent: fc.oneof(fc.constant(undefined), fc.constant(0), fc.integer({ min: 1, max: 100 })),
           // ELASTIC more often, so lending between several subscriptions is common.
-          mode: fc.oneof({ weight: 1, arbitrary: fc.constant('STRICT' as const) }, { weight: 2, arbitrary: fc.constant('ELASTIC' as const) }),
+          mode: fc.oneof(
+            { weight: 1, arbitrary: fc.constant('STRICT' as const) },
+            { weight: 2, arbitrary: fc.constant('ELASTIC' as const) },
+          ),
         }),
         { minLength: queueIds.length, maxLength: queueIds.length },
       ),
@@ -28,8 +31,7 @@ const subscriptionsArb: fc.Arbitrary<CapacitySubscription[]> = fc
     const sum = settings.reduce((total, setting) => total + (setting.reservedPercent ?? 0), 0);
     return queueIds.map((workerQueueId, index) => {
       const { reservedPercent, mode } = settings[index];
-      const scaled =
-        reservedPercent === undefined || sum <= 100 ? reservedPercent : Math.floor((reservedPercent * 100) / sum);
+      const scaled = reservedPercent === undefined || sum <= 100 ? reservedPercent : Math.floor((reservedPercent * 100) / sum);
       return { workerQueueId, reservedPercent: scaled, mode };
     });
   });
@@ -55,7 +57,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 
 const scenarioArb = fc.record({
   // Mostly small workers, where pools fill up and overlap quickly.
-  slots: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 8 }) }, { weight: 1, arbitrary: fc.integer({ min: 9, max: 32 }) }),
+  slots: fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: 1, max: 8 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 9, max: 32 }) },
+  ),
   subscriptions: subscriptionsArb,
   steps: fc.array(stepArb, { minLength: 1, maxLength: 60 }),
 });
@@ -282,7 +287,8 @@ describe('capacity ledger and dispatch policy invariants (property-based)', () =
         const earlyQueue = subscriptions[early % subscriptions.length].workerQueueId;
         controller.arrive(earlyQueue, slots * 2);
         controller.dispatchAll();
-        for (const { queue, jobs } of arrivals) controller.arrive(subscriptions[queue % subscriptions.length].workerQueueId, jobs);
+        for (const { queue, jobs } of arrivals)
+          controller.arrive(subscriptions[queue % subscriptions.length].workerQueueId, jobs);
         for (const pick of releases) {
           const before = ledger.snapshot();
           controller.releaseThenDispatch(pick);

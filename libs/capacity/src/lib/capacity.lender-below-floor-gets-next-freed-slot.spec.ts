@@ -14,7 +14,7 @@ function lentOutWorker() {
 }
 
 describe('no preemption: a lender below its floor gets the next slot that frees', () => {
-  it('running borrowed work is not cut when the lender\'s work arrives', () => {
+  it("running borrowed work is not cut when the lender's work arrives", () => {
     const { ledger } = lentOutWorker();
     const dispatches = drain(new DispatchPolicy(), [ledger], new Map([['tenant', 2]]));
     expect(dispatches).toEqual([]);

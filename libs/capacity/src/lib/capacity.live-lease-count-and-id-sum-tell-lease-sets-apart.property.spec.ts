@@ -34,7 +34,10 @@ describe('the count and id sum of the live leases tell one set of leases from an
         const record = () =>
           moments.push({
             pair: `${ledger.liveLeases}/${ledger.liveLeaseIdSum}`,
-            leaseIds: live.map((lease) => lease.leaseId).sort((left, right) => left - right).join(','),
+            leaseIds: live
+              .map((lease) => lease.leaseId)
+              .sort((left, right) => left - right)
+              .join(','),
             snapshot: JSON.stringify(ledger.snapshot()),
           });
         record();

@@ -1,7 +1,7 @@
 import { CapacityLedger } from './capacity-ledger';
 
 describe('a worker with one slot', () => {
-  it('at 100% the slot is the subscription\'s own', () => {
+  it("at 100% the slot is the subscription's own", () => {
     const ledger = new CapacityLedger(1, [{ workerQueueId: 'a', reservedPercent: 100, mode: 'STRICT' }]);
     const lease = ledger.acquire('a');
     expect(lease?.occupies).toBe('RESERVED');

@@ -24,7 +24,7 @@ describe('live reconfiguration never cuts running work', () => {
     expect(ledger.acquire('day')).toBeUndefined();
   });
 
-  it('a removed subscription\'s running leases stay counted until released, then it disappears', () => {
+  it("a removed subscription's running leases stay counted until released, then it disappears", () => {
     const ledger = new CapacityLedger(4, [
       { workerQueueId: 'old', reservedPercent: 50, mode: 'STRICT' },
       { workerQueueId: 'new', mode: 'STRICT' },

@@ -15,7 +15,7 @@ describe('releasing a lease', () => {
     expect(ledger.snapshot()).toEqual(afterFirst);
   });
 
-  it('refuses a lease issued by another worker\'s ledger and leaves both ledgers as they were', () => {
+  it("refuses a lease issued by another worker's ledger and leaves both ledgers as they were", () => {
     const mine = new CapacityLedger(2, subscriptions);
     const theirs = new CapacityLedger(2, subscriptions);
     mine.acquire('q');

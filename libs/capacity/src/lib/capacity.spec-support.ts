@@ -37,17 +37,27 @@ export const subscriptionsArb: fc.Arbitrary<CapacitySubscription[]> = fc
   .shuffledSubarray([...QUEUES], { minLength: 1, maxLength: QUEUES.length })
   .chain((queueIds) =>
     fc
-      .array(fc.record({ reservedPercent: fc.constantFrom(undefined, 25, 50), mode: fc.constantFrom('STRICT' as const, 'ELASTIC' as const) }), {
-        minLength: queueIds.length,
-        maxLength: queueIds.length,
-      })
+      .array(
+        fc.record({
+          reservedPercent: fc.constantFrom(undefined, 25, 50),
+          mode: fc.constantFrom('STRICT' as const, 'ELASTIC' as const),
+        }),
+        {
+          minLength: queueIds.length,
+          maxLength: queueIds.length,
+        },
+      )
       .map((settings) => {
         let left = 100;
         return queueIds.map((workerQueueId, index) => {
           const wanted = settings[index].reservedPercent ?? 0;
           const reservedPercent = wanted <= left ? wanted : 0;
           left -= reservedPercent;
-          return { workerQueueId, reservedPercent: reservedPercent === 0 ? undefined : reservedPercent, mode: settings[index].mode };
+          return {
+            workerQueueId,
+            reservedPercent: reservedPercent === 0 ? undefined : reservedPercent,
+            mode: settings[index].mode,
+          };
         });
       }),
   );

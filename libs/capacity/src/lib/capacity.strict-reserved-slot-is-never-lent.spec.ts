@@ -1,7 +1,7 @@
 import { CapacityLedger } from './capacity-ledger';
 import { fill, standing } from './capacity.spec-support';
 
-describe('a STRICT subscription\'s reserved slots are never lent', () => {
+describe("a STRICT subscription's reserved slots are never lent", () => {
   it('an ELASTIC subscription cannot borrow an idle STRICT reserved slot', () => {
     const ledger = new CapacityLedger(4, [
       { workerQueueId: 'critical', reservedPercent: 75, mode: 'STRICT' },

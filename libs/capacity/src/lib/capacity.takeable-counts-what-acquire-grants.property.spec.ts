@@ -8,20 +8,23 @@ const QUEUES = ['q0', 'q1', 'q2', 'q3'] as const;
 const subscriptionsArb: fc.Arbitrary<CapacitySubscription[]> = fc
   .shuffledSubarray([...QUEUES], { minLength: 1, maxLength: QUEUES.length })
   .chain((queueIds) =>
-    fc.array(
-      fc.record({
-        reservedPercent: fc.oneof(fc.constant(undefined), fc.integer({ min: 1, max: 60 })),
-        mode: fc.constantFrom('STRICT' as const, 'ELASTIC' as const),
+    fc
+      .array(
+        fc.record({
+          reservedPercent: fc.oneof(fc.constant(undefined), fc.integer({ min: 1, max: 60 })),
+          mode: fc.constantFrom('STRICT' as const, 'ELASTIC' as const),
+        }),
+        { minLength: queueIds.length, maxLength: queueIds.length },
+      )
+      .map((settings) => {
+        const sum = settings.reduce((total, setting) => total + (setting.reservedPercent ?? 0), 0);
+        return queueIds.map((workerQueueId, index) => {
+          const { reservedPercent, mode } = settings[index];
+          const scaled =
+            reservedPercent === undefined || sum <= 100 ? reservedPercent : Math.floor((reservedPercent * 100) / sum);
+          return { workerQueueId, reservedPercent: scaled === 0 ? undefined : scaled, mode };
+        });
       }),
-      { minLength: queueIds.length, maxLength: queueIds.length },
-    ).map((settings) => {
-      const sum = settings.reduce((total, setting) => total + (setting.reservedPercent ?? 0), 0);
-      return queueIds.map((workerQueueId, index) => {
-        const { reservedPercent, mode } = settings[index];
-        const scaled = reservedPercent === undefined || sum <= 100 ? reservedPercent : Math.floor((reservedPercent * 100) / sum);
-        return { workerQueueId, reservedPercent: scaled === 0 ? undefined : scaled, mode };
-      });
-    }),
   );
 
 const scenarioArb = fc.record({

@@ -1,6 +1,6 @@
 import { CapacityLedger } from './capacity-ledger';
 
-describe('visiting a ledger\'s subscriptions', () => {
+describe("visiting a ledger's subscriptions", () => {
   it('gives the same figures as the snapshot, including a removed subscription still holding slots', () => {
     const ledger = new CapacityLedger(8, [
       { workerQueueId: 'a', reservedPercent: 50, mode: 'ELASTIC' },
@@ -14,11 +14,20 @@ describe('visiting a ledger\'s subscriptions', () => {
     ]);
 
     const visited: { workerQueueId: string; subscribed: boolean; used: number; reserved: number }[] = [];
-    ledger.forEachSubscription((workerQueueId, subscribed, used, reserved) => visited.push({ workerQueueId, subscribed, used, reserved }));
+    ledger.forEachSubscription((workerQueueId, subscribed, used, reserved) =>
+      visited.push({ workerQueueId, subscribed, used, reserved }),
+    );
 
     expect(visited).toEqual(
-      ledger.snapshot().subscriptions.map(({ workerQueueId, subscribed, used, reserved }) => ({ workerQueueId, subscribed, used, reserved })),
+      ledger
+        .snapshot()
+        .subscriptions.map(({ workerQueueId, subscribed, used, reserved }) => ({ workerQueueId, subscribed, used, reserved })),
     );
-    expect(visited.find((entry) => entry.workerQueueId === 'b')).toEqual({ workerQueueId: 'b', subscribed: false, used: 3, reserved: 0 });
+    expect(visited.find((entry) => entry.workerQueueId === 'b')).toEqual({
+      workerQueueId: 'b',
+      subscribed: false,
+      used: 3,
+      reserved: 0,
+    });
   });
 });

@@ -16,7 +16,7 @@ describe('worked example: 16 slots, subscriptions at 50% and 25%', () => {
     ]);
   });
 
-  it('lets a busy queue use its 8 reserved and all 4 shared slots, but never the other queue\'s 4', () => {
+  it("lets a busy queue use its 8 reserved and all 4 shared slots, but never the other queue's 4", () => {
     const ledger = new CapacityLedger(16, subscriptions);
     const leases = fill(ledger, 'etl', 12);
     expect(leases.map((lease) => lease.occupies)).toEqual([...Array(8).fill('RESERVED'), ...Array(4).fill('SHARED')]);

@@ -42,7 +42,12 @@ const everyLedger: Eligible = () => true;
  * below `count`, or only those listed in `among` (ascending). Stops as soon as
  * `visit` returns true.
  */
-function visitInRotation(count: number, start: number, among: readonly number[] | undefined, visit: (ledgerIndex: number) => boolean): void {
+function visitInRotation(
+  count: number,
+  start: number,
+  among: readonly number[] | undefined,
+  visit: (ledgerIndex: number) => boolean,
+): void {
   if (count === 0) return;
   const first = start % count;
   if (among === undefined) {
@@ -86,11 +91,21 @@ export class DispatchPolicy {
    * are the same; only floors are looked for among those ledgers alone instead
    * of the whole fleet, which matters with thousands of workers and few floors.
    */
-  next(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible = everyLedger, withFloor?: readonly number[]): Dispatch | undefined {
+  next(
+    ledgers: readonly CapacityLedger[],
+    waiting: WaitingWork,
+    eligible: Eligible = everyLedger,
+    withFloor?: readonly number[],
+  ): Dispatch | undefined {
     return this.serveFloor(ledgers, waiting, eligible, withFloor) ?? this.serveRoundRobin(ledgers, waiting, eligible, withFloor);
   }
 
-  private serveFloor(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible, withFloor: readonly number[] | undefined): Dispatch | undefined {
+  private serveFloor(
+    ledgers: readonly CapacityLedger[],
+    waiting: WaitingWork,
+    eligible: Eligible,
+    withFloor: readonly number[] | undefined,
+  ): Dispatch | undefined {
     let bestLedger = -1;
     let bestQueue = '';
     let bestRank = Number.POSITIVE_INFINITY;
@@ -152,7 +167,12 @@ export class DispatchPolicy {
    * in rotation order: an own reserved slot (only a ledger with a floor for the
    * queue has one), else a shared slot, else a borrowed one.
    */
-  private bestLedgerFor(ledgers: readonly CapacityLedger[], workerQueueId: string, eligible: Eligible, withFloor: readonly number[] | undefined): number {
+  private bestLedgerFor(
+    ledgers: readonly CapacityLedger[],
+    workerQueueId: string,
+    eligible: Eligible,
+    withFloor: readonly number[] | undefined,
+  ): number {
     let reserved = -1;
     visitInRotation(ledgers.length, this.workerCursor, withFloor, (ledgerIndex) => {
       const ledger = ledgers[ledgerIndex];
@@ -176,12 +196,7 @@ export class DispatchPolicy {
     return shared >= 0 ? shared : borrowed;
   }
 
-  private take(
-    ledgers: readonly CapacityLedger[],
-    ledgerIndex: number,
-    workerQueueId: string,
-    reason: DispatchReason,
-  ): Dispatch {
+  private take(ledgers: readonly CapacityLedger[], ledgerIndex: number, workerQueueId: string, reason: DispatchReason): Dispatch {
     // peek said a slot is there and nothing ran in between, so acquire cannot come back empty.
     const lease = ledgers[ledgerIndex].acquire(workerQueueId) as SlotLease;
     this.workerCursor = (ledgerIndex + 1) % ledgers.length;
@@ -194,7 +209,8 @@ export class DispatchPolicy {
    */
   private syncRing(ledgers: readonly CapacityLedger[], waiting: WaitingWork, eligible: Eligible): void {
     const isActive = (workerQueueId: string): boolean =>
-      (waiting.get(workerQueueId) ?? 0) > 0 && ledgers.some((ledger, ledgerIndex) => eligible(ledgerIndex) && ledger.isSubscribed(workerQueueId));
+      (waiting.get(workerQueueId) ?? 0) > 0 &&
+      ledgers.some((ledger, ledgerIndex) => eligible(ledgerIndex) && ledger.isSubscribed(workerQueueId));
     if (this.ring.some((workerQueueId) => !isActive(workerQueueId))) {
       const kept: string[] = [];
       let cursor = 0;

@@ -35,13 +35,16 @@ export class Budget implements WorkMeter {
   /** Items or characters a built-in handles. */
   charge(items: number): void {
     this.work += items;
-    if (this.work > this.maxWork) throw new LimitExceeded(`the template does too much work (more than ${formatCount(this.limits.maxSteps)} steps)`);
+    if (this.work > this.maxWork)
+      throw new LimitExceeded(`the template does too much work (more than ${formatCount(this.limits.maxSteps)} steps)`);
   }
 
   /** Before building a list (or map) of `length` items; charges building it. */
   list(length: number, what: string): void {
     if (length > this.limits.maxListLength) {
-      throw new LimitExceeded(`${what} would build a list of ${count(length)} items, which exceeds the limit of ${formatCount(this.limits.maxListLength)} items`);
+      throw new LimitExceeded(
+        `${what} would build a list of ${count(length)} items, which exceeds the limit of ${formatCount(this.limits.maxListLength)} items`,
+      );
     }
     this.charge(length);
   }

@@ -25,7 +25,8 @@ export type Filter = (input: unknown, a: Arguments, budget: Budget) => unknown;
 
 function text(input: unknown, filter: string): string {
   if (input === null || input === undefined) return '';
-  if (typeof input === 'string' || typeof input === 'number' || typeof input === 'boolean' || input instanceof Date) return toText(input);
+  if (typeof input === 'string' || typeof input === 'number' || typeof input === 'boolean' || input instanceof Date)
+    return toText(input);
   throw new BuiltinError(`'${filter}' expects text, got ${typeName(input)}`);
 }
 
@@ -106,7 +107,8 @@ function sorted(items: readonly unknown[], budget: Budget): unknown[] {
   if (items.length < 2) return [...items];
   const kind = typeof items[0];
   const other = items.find((item) => typeof item !== kind || (kind !== 'number' && kind !== 'string'));
-  if (other !== undefined) throw new BuiltinError(`'sort' sorts numbers or strings, got ${typeName(items[0])} and ${typeName(other)}`);
+  if (other !== undefined)
+    throw new BuiltinError(`'sort' sorts numbers or strings, got ${typeName(items[0])} and ${typeName(other)}`);
   if (kind === 'string') return [...(items as string[])].sort();
   return Array.from(Float64Array.from(items as number[]).sort());
 }
@@ -162,11 +164,14 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   ['upper', textMapped('upper', (subject) => subject.toUpperCase())],
   ['lower', textMapped('lower', (subject) => subject.toLowerCase())],
   ['capitalize', textMapped('capitalize', (subject) => subject.replace(/^./, (c) => c.toUpperCase()))],
-  ['title', textMapped('title', (subject) => subject.replace(/(^|\s)(\S)/g, (_m, space: string, c: string) => space + c.toUpperCase()))],
+  [
+    'title',
+    textMapped('title', (subject) => subject.replace(/(^|\s)(\S)/g, (_m, space: string, c: string) => space + c.toUpperCase())),
+  ],
   ['trim', textMapped('trim', (subject) => subject.trim())],
   // Pebble: the fallback when the input is null, empty text, an empty list or map
   // (the evaluator also lets an undefined input through to this filter).
-  ['default', (input, a) => (isEmpty(input) ? arg(a, 0, 'default') ?? null : input)],
+  ['default', (input, a) => (isEmpty(input) ? (arg(a, 0, 'default') ?? null) : input)],
   ['json', (input, _a, budget) => budget.json(input ?? null, "'json'")],
   ['toJson', (input, _a, budget) => budget.json(input ?? null, "'toJson'")],
   [
@@ -268,9 +273,11 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
     'number',
     (input, a) => {
       const type = arg(a, 0, 'type');
-      const value = typeof input === 'number' ? input : typeof input === 'string' && input.trim() !== '' ? Number(input.trim()) : NaN;
+      const value =
+        typeof input === 'number' ? input : typeof input === 'string' && input.trim() !== '' ? Number(input.trim()) : NaN;
       if (Number.isNaN(value)) throw new BuiltinError("'number' expects a numeric string");
-      if ((type === 'INT' || type === 'LONG') && !Number.isInteger(value)) throw new BuiltinError(`'number' expects an integer for ${type}`);
+      if ((type === 'INT' || type === 'LONG') && !Number.isInteger(value))
+        throw new BuiltinError(`'number' expects an integer for ${type}`);
       return value;
     },
   ],
@@ -365,7 +372,10 @@ export function range(a: Arguments, budget: Budget): number[] {
   const size = Math.max(0, Math.floor((end - start) / step) + 1);
   const max = budget.limits.maxRangeLength;
   // Its own limit, well under the list limit: a template is not a place for bulk data.
-  if (!(size <= max)) throw new BuiltinError(`'range' would build ${Number.isSafeInteger(size) ? formatCount(size) : 'more than ' + formatCount(max)} numbers, which exceeds the limit of ${formatCount(max)} numbers`);
+  if (!(size <= max))
+    throw new BuiltinError(
+      `'range' would build ${Number.isSafeInteger(size) ? formatCount(size) : 'more than ' + formatCount(max)} numbers, which exceeds the limit of ${formatCount(max)} numbers`,
+    );
   budget.list(size, "'range'");
   // Pebble's range includes its end.
   return Array.from({ length: size }, (_v, i) => start + i * step);

@@ -4,7 +4,20 @@
  * time-zone data. No date library, no clock: the instant is always an argument.
  */
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** Kestra's named formats. */
@@ -55,7 +68,15 @@ function zoned(instant: Date, timeZone: string): ZonedTime {
     throw new DateFormatError(`unknown time zone '${timeZone}'`);
   }
   const field = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const wallMillis = Date.UTC(field('year'), field('month') - 1, field('day'), field('hour'), field('minute'), field('second'), instant.getUTCMilliseconds());
+  const wallMillis = Date.UTC(
+    field('year'),
+    field('month') - 1,
+    field('day'),
+    field('hour'),
+    field('minute'),
+    field('second'),
+    instant.getUTCMilliseconds(),
+  );
   const offsetMinutes = Math.round((wallMillis - instant.getTime()) / 60_000);
   return { wall: new Date(wallMillis), offsetMinutes, zoneId: timeZone };
 }

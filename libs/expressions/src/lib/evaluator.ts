@@ -17,7 +17,8 @@ import { MISSING, dataEquals, isDataMap, isTruthy, readMember, typeName } from '
  * - `refuse`: it fails (conditions, tags, lists: values the executor needs now);
  * - `resolve`: it asks the resolver (the worker's renderSecrets).
  */
-export type SecretPolicy = { readonly mode: 'keep' | 'refuse' } | { readonly mode: 'resolve'; readonly resolve: (name: string) => string | undefined };
+export type SecretPolicy =
+  { readonly mode: 'keep' | 'refuse' } | { readonly mode: 'resolve'; readonly resolve: (name: string) => string | undefined };
 
 export interface EvaluationOptions {
   readonly context: Readonly<Record<string, unknown>>;
@@ -33,7 +34,8 @@ export interface EvaluationOptions {
 /** A piece of output: rendered text, or a segment copied verbatim for the worker. */
 export type OutputPart = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'kept'; readonly offset: number };
 
-const SECRET_ELSEWHERE = 'secret() is resolved only on the worker, so it can only be used inside a {{ }} segment of a task property';
+const SECRET_ELSEWHERE =
+  'secret() is resolved only on the worker, so it can only be used inside a {{ }} segment of a task property';
 
 class Scope {
   readonly vars = new Map<string, unknown>();
@@ -71,7 +73,13 @@ export class Evaluation {
   }
 
   /** `enclosing`: where a limit reached by plain text points (the loop or block it repeats in). */
-  private renderInto(statements: readonly Statement[], scope: Scope, parts: OutputPart[], keepSecrets: boolean, enclosing: Position): void {
+  private renderInto(
+    statements: readonly Statement[],
+    scope: Scope,
+    parts: OutputPart[],
+    keepSecrets: boolean,
+    enclosing: Position,
+  ): void {
     for (const statement of statements) {
       const at = statement.kind === 'text' ? enclosing : statement;
       try {
@@ -109,7 +117,13 @@ export class Evaluation {
         }
         break;
       case 'if':
-        this.renderInto(isTruthy(this.evaluate(statement.test, scope, this.lenient)) ? statement.then : statement.otherwise, scope, parts, keepSecrets, at);
+        this.renderInto(
+          isTruthy(this.evaluate(statement.test, scope, this.lenient)) ? statement.then : statement.otherwise,
+          scope,
+          parts,
+          keepSecrets,
+          at,
+        );
         break;
       case 'for':
         this.renderLoop(statement, scope, parts, keepSecrets);
@@ -130,7 +144,12 @@ export class Evaluation {
     }
   }
 
-  private renderLoop(statement: Extract<Statement, { kind: 'for' }>, scope: Scope, parts: OutputPart[], keepSecrets: boolean): void {
+  private renderLoop(
+    statement: Extract<Statement, { kind: 'for' }>,
+    scope: Scope,
+    parts: OutputPart[],
+    keepSecrets: boolean,
+  ): void {
     const iterable = this.evaluate(statement.iterable, scope, this.lenient) ?? null;
     let items: unknown[];
     if (iterable === null) items = [];
@@ -139,8 +158,18 @@ export class Evaluation {
     else if (isDataMap(iterable)) {
       const entries = Object.entries(iterable);
       this.budget.list(entries.length, "'for'");
-      items = entries.map(([key, value]) => newDataMap([['key', key], ['value', value]]));
-    } else throw new EvaluationFailure(`'for' needs a list or a map, got ${typeName(iterable)}`, statement.iterable.line, statement.iterable.column);
+      items = entries.map(([key, value]) =>
+        newDataMap([
+          ['key', key],
+          ['value', value],
+        ]),
+      );
+    } else
+      throw new EvaluationFailure(
+        `'for' needs a list or a map, got ${typeName(iterable)}`,
+        statement.iterable.line,
+        statement.iterable.column,
+      );
 
     if (items.length === 0) {
       this.renderInto(statement.otherwise, scope, parts, keepSecrets, statement);
@@ -153,7 +182,8 @@ export class Evaluation {
       if (statement.names.length === 1) {
         body.vars.set(statement.names[0], item);
       } else {
-        const values = isDataMap(item) && isDataMap(iterable) ? [item['key'], item['value']] : Array.isArray(item) ? item : [item];
+        const values =
+          isDataMap(item) && isDataMap(iterable) ? [item['key'], item['value']] : Array.isArray(item) ? item : [item];
         statement.names.forEach((name, i) => body.vars.set(name, values[i] ?? null));
       }
       // Pebble's loop variable: index counts from 0.
@@ -253,7 +283,12 @@ export class Evaluation {
       case 'negate':
       case 'plus': {
         const operand = this.evaluate(expr.operand, scope, lenient);
-        if (typeof operand !== 'number') throw new EvaluationFailure(`unary '${expr.kind === 'negate' ? '-' : '+'}' needs a number, got ${typeName(operand)}`, expr.line, expr.column);
+        if (typeof operand !== 'number')
+          throw new EvaluationFailure(
+            `unary '${expr.kind === 'negate' ? '-' : '+'}' needs a number, got ${typeName(operand)}`,
+            expr.line,
+            expr.column,
+          );
         return expr.kind === 'negate' ? -operand : operand;
       }
       case 'conditional':
@@ -299,7 +334,11 @@ export class Evaluation {
           return haystack.includes(needle);
         }
         if (isDataMap(haystack) && typeof needle === 'string') return Object.prototype.hasOwnProperty.call(haystack, needle);
-        throw new EvaluationFailure(`'in' needs a list, a map or text on its right, got ${typeName(haystack)}`, expr.line, expr.column);
+        throw new EvaluationFailure(
+          `'in' needs a list, a map or text on its right, got ${typeName(haystack)}`,
+          expr.line,
+          expr.column,
+        );
       }
       default: {
         const left = this.evaluate(expr.left, scope, lenient);
@@ -320,11 +359,17 @@ export class Evaluation {
         return this.options.now;
       case 'secret': {
         if (this.options.secrets.mode !== 'resolve') throw new EvaluationFailure(SECRET_ELSEWHERE, expr.line, expr.column);
-        const name = this.evaluate(expr.args[0] ?? { kind: 'literal', value: null, line: expr.line, column: expr.column }, scope, false);
-        if (typeof name !== 'string' || name === '') throw new EvaluationFailure('secret() needs a secret name', expr.line, expr.column);
+        const name = this.evaluate(
+          expr.args[0] ?? { kind: 'literal', value: null, line: expr.line, column: expr.column },
+          scope,
+          false,
+        );
+        if (typeof name !== 'string' || name === '')
+          throw new EvaluationFailure('secret() needs a secret name', expr.line, expr.column);
         const value = this.options.secrets.resolve(name);
         // The name is what the flow author wrote; the value never appears in a message.
-        if (value === undefined) throw new EvaluationFailure(`the secret '${name}' is not defined on this worker`, expr.line, expr.column);
+        if (value === undefined)
+          throw new EvaluationFailure(`the secret '${name}' is not defined on this worker`, expr.line, expr.column);
         return value;
       }
       case 'range':
@@ -358,9 +403,14 @@ export class Evaluation {
 function arithmetic(operator: string, left: unknown, right: unknown, at: Position): unknown {
   if (typeof left !== 'number' || typeof right !== 'number') {
     const hint = operator === '+' && (typeof left === 'string' || typeof right === 'string') ? "; use '~' to join text" : '';
-    throw new EvaluationFailure(`'${operator}' needs numbers, got ${typeName(left)} and ${typeName(right)}${hint}`, at.line, at.column);
+    throw new EvaluationFailure(
+      `'${operator}' needs numbers, got ${typeName(left)} and ${typeName(right)}${hint}`,
+      at.line,
+      at.column,
+    );
   }
-  if ((operator === '/' || operator === '//' || operator === '%') && right === 0) throw new EvaluationFailure('division by zero', at.line, at.column);
+  if ((operator === '/' || operator === '//' || operator === '%') && right === 0)
+    throw new EvaluationFailure('division by zero', at.line, at.column);
   switch (operator) {
     case '+':
       return left + right;
@@ -392,7 +442,8 @@ function compare(operator: CompareOperator, left: unknown, right: unknown, at: P
     (typeof left === 'number' && typeof right === 'number') ||
     (typeof left === 'string' && typeof right === 'string') ||
     (left instanceof Date && right instanceof Date);
-  if (!comparable) throw new EvaluationFailure(`'${operator}' cannot compare ${typeName(left)} with ${typeName(right)}`, at.line, at.column);
+  if (!comparable)
+    throw new EvaluationFailure(`'${operator}' cannot compare ${typeName(left)} with ${typeName(right)}`, at.line, at.column);
   const a = left instanceof Date ? left.getTime() : (left as number | string);
   const b = right instanceof Date ? right.getTime() : (right as number | string);
   switch (operator) {
@@ -417,7 +468,9 @@ function describe(expr: Expression): string {
   if (expr.kind === 'member') {
     const key = expr.key;
     if (key.kind === 'literal' && typeof key.value === 'string') {
-      return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key.value) ? `${describe(expr.target)}.${key.value}` : `${describe(expr.target)}['${key.value}']`;
+      return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key.value)
+        ? `${describe(expr.target)}.${key.value}`
+        : `${describe(expr.target)}['${key.value}']`;
     }
     if (key.kind === 'literal' && typeof key.value === 'number') return `${describe(expr.target)}[${key.value}]`;
     return `${describe(expr.target)}[${key.kind === 'name' ? key.name : '...'}]`;

@@ -63,7 +63,10 @@ export function renderValue(value: unknown, context: ExpressionContext, options:
   const each = (item: unknown): unknown => {
     if (typeof item === 'string') return workerText(item, context, options, budget);
     if (Array.isArray(item)) return item.map(each);
-    if (isDataMap(item)) return Object.fromEntries(Object.entries(item).map(([key, child]) => [finalText(key, context, options, budget), each(child)]));
+    if (isDataMap(item))
+      return Object.fromEntries(
+        Object.entries(item).map(([key, child]) => [finalText(key, context, options, budget), each(child)]),
+      );
     return item;
   };
   return each(value);
@@ -79,7 +82,9 @@ export function evaluateCondition(template: string, context: ExpressionContext, 
  * something absent (an optional input that was not given): such a tag is dropped.
  */
 export function renderTag(template: string, context: ExpressionContext, options: RenderOptions): string | null {
-  const text = hasExpression(template) ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, lenient: true, budget: budgetOf(options) }) : template;
+  const text = hasExpression(template)
+    ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, lenient: true, budget: budgetOf(options) })
+    : template;
   return text.trim() === '' ? null : text;
 }
 
@@ -98,7 +103,11 @@ export function renderList(value: unknown, context: ExpressionContext, options: 
     const statements = hasExpression(value) ? parseTemplate(value) : [];
     const single = singleOutput(statements);
     const options_: EvaluationOptions = { context, now: options.now, secrets: { mode: 'refuse' }, budget };
-    const result: unknown = single ? new Evaluation(options_).value(single.expression) : hasExpression(value) ? joinText(new Evaluation(options_).render(statements)) : value;
+    const result: unknown = single
+      ? new Evaluation(options_).value(single.expression)
+      : hasExpression(value)
+        ? joinText(new Evaluation(options_).render(statements))
+        : value;
     if (Array.isArray(result)) return result;
     if (typeof result === 'string') {
       let parsed: unknown;
@@ -112,7 +121,11 @@ export function renderList(value: unknown, context: ExpressionContext, options: 
         return parsed;
       }
     }
-    throw new EvaluationFailure(`must render to a list or a JSON array, got ${typeof result === 'string' ? 'text' : typeName(result)}`, single?.line ?? 1, single?.column ?? 1);
+    throw new EvaluationFailure(
+      `must render to a list or a JSON array, got ${typeof result === 'string' ? 'text' : typeName(result)}`,
+      single?.line ?? 1,
+      single?.column ?? 1,
+    );
   });
 }
 
@@ -154,18 +167,24 @@ function budgetOf(options: { limits?: Partial<ExpressionLimits> }): Budget {
 function workerText(template: string, context: ExpressionContext, options: RenderOptions, budget: Budget): string {
   if (!hasExpression(template)) return template;
   return guarded(template, () => {
-    const parts = new Evaluation({ context, now: options.now, secrets: { mode: 'keep' }, budget }).render(parseTemplate(template));
+    const parts = new Evaluation({ context, now: options.now, secrets: { mode: 'keep' }, budget }).render(
+      parseTemplate(template),
+    );
     return toWorkerText(template, parts);
   });
 }
 
 function finalText(template: string, context: ExpressionContext, options: RenderOptions, budget: Budget): string {
-  return hasExpression(template) ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, budget }) : template;
+  return hasExpression(template)
+    ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, budget })
+    : template;
 }
 
 function secretsResolved(template: string, resolve: SecretResolver, budget: Budget): string {
   if (!hasExpression(template)) return template;
-  return guarded(template, () => joinText(new Evaluation({ context: {}, secrets: { mode: 'resolve', resolve }, budget }).render(parseTemplate(template))));
+  return guarded(template, () =>
+    joinText(new Evaluation({ context: {}, secrets: { mode: 'resolve', resolve }, budget }).render(parseTemplate(template))),
+  );
 }
 
 function renderFinalValue(value: unknown, context: ExpressionContext, options: RenderOptions, budget: Budget): unknown {
@@ -173,7 +192,10 @@ function renderFinalValue(value: unknown, context: ExpressionContext, options: R
   if (Array.isArray(value)) return value.map((item) => renderFinalValue(item, context, options, budget));
   if (isDataMap(value)) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [finalText(key, context, options, budget), renderFinalValue(item, context, options, budget)]),
+      Object.entries(value).map(([key, item]) => [
+        finalText(key, context, options, budget),
+        renderFinalValue(item, context, options, budget),
+      ]),
     );
   }
   return value;

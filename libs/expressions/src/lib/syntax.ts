@@ -36,7 +36,12 @@ export type Expression = Position &
     | { readonly kind: 'member'; readonly target: Expression; readonly key: Expression }
     | { readonly kind: 'list'; readonly items: readonly Expression[] }
     | { readonly kind: 'map'; readonly entries: readonly { key: Expression; value: Expression }[] }
-    | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expression[]; readonly named: readonly NamedArgument[] }
+    | {
+        readonly kind: 'call';
+        readonly name: string;
+        readonly args: readonly Expression[];
+        readonly named: readonly NamedArgument[];
+      }
     | {
         readonly kind: 'filter';
         readonly name: string;
@@ -48,8 +53,17 @@ export type Expression = Position &
     | { readonly kind: 'not'; readonly operand: Expression }
     | { readonly kind: 'negate' | 'plus'; readonly operand: Expression }
     | { readonly kind: 'binary'; readonly operator: BinaryOperator; readonly left: Expression; readonly right: Expression }
-    | { readonly kind: 'compare'; readonly first: Expression; readonly rest: readonly { operator: CompareOperator; operand: Expression }[] }
-    | { readonly kind: 'conditional'; readonly test: Expression; readonly then: Expression; readonly otherwise: Expression | null }
+    | {
+        readonly kind: 'compare';
+        readonly first: Expression;
+        readonly rest: readonly { operator: CompareOperator; operand: Expression }[];
+      }
+    | {
+        readonly kind: 'conditional';
+        readonly test: Expression;
+        readonly then: Expression;
+        readonly otherwise: Expression | null;
+      }
   );
 
 export type Statement =
@@ -63,7 +77,12 @@ export type Statement =
       readonly body: Statement[];
       readonly otherwise: Statement[];
     })
-  | (Position & { readonly kind: 'set'; readonly names: readonly string[]; readonly value: Expression | null; readonly body: Statement[] | null });
+  | (Position & {
+      readonly kind: 'set';
+      readonly names: readonly string[];
+      readonly value: Expression | null;
+      readonly body: Statement[] | null;
+    });
 
 /** Names that reach the JS object model rather than data; never readable. */
 export const FORBIDDEN_NAMES: ReadonlySet<string> = new Set([
@@ -164,7 +183,8 @@ function syntaxFailure(error: unknown, source: string): EvaluationFailure {
     // nunjucks prefixes some messages with its internal method name ("parseIf: ...").
     const reason = raw.message.replace(/^[a-zA-Z]+: (?=expected|unexpected)/, '');
     // Without a position the parser ran out of tokens: the error is at the end.
-    const where = raw.lineno === undefined || raw.colno === undefined ? endPosition(source) : { line: raw.lineno, column: raw.colno };
+    const where =
+      raw.lineno === undefined || raw.colno === undefined ? endPosition(source) : { line: raw.lineno, column: raw.colno };
     return new EvaluationFailure(`syntax error: ${reason}`, where.line, where.column);
   }
   const end = endPosition(source);
@@ -222,7 +242,12 @@ function statements(nodes: RawNode[], starts: number[]): Statement[] {
           ...at(node),
           test: expression(node['cond'] as RawNode),
           then: statements(children(node['body'] as RawNode), starts),
-          otherwise: otherwise === null ? [] : otherwise.typename === 'If' ? statements([otherwise], starts) : statements(children(otherwise), starts),
+          otherwise:
+            otherwise === null
+              ? []
+              : otherwise.typename === 'If'
+                ? statements([otherwise], starts)
+                : statements(children(otherwise), starts),
         });
         break;
       }
@@ -269,7 +294,8 @@ function tagName(typename: string): string {
 function symbolName(node: RawNode): string {
   if (node.typename !== 'Symbol') throw unsupported(node, 'a target that is not a plain name');
   const name = String(node['value']);
-  if (FORBIDDEN_NAMES.has(name)) throw new EvaluationFailure(`the name '${name}' is not allowed`, node.lineno + 1, node.colno + 1);
+  if (FORBIDDEN_NAMES.has(name))
+    throw new EvaluationFailure(`the name '${name}' is not allowed`, node.lineno + 1, node.colno + 1);
   return name;
 }
 
@@ -292,7 +318,13 @@ function expression(node: RawNode): Expression {
   const pos = at(node);
   const binary = Object.prototype.hasOwnProperty.call(BINARY, node.typename) ? BINARY[node.typename] : undefined;
   if (binary !== undefined) {
-    return { kind: 'binary', ...pos, operator: binary, left: expression(node['left'] as RawNode), right: expression(node['right'] as RawNode) };
+    return {
+      kind: 'binary',
+      ...pos,
+      operator: binary,
+      left: expression(node['left'] as RawNode),
+      right: expression(node['right'] as RawNode),
+    };
   }
   switch (node.typename) {
     case 'Literal': {
@@ -322,13 +354,17 @@ function expression(node: RawNode): Expression {
         entries: children(node).map((pair) => {
           const rawKey = pair['key'] as RawNode;
           // `{a: 1}` means the key "a", as in Pebble and nunjucks.
-          const key: Expression = rawKey.typename === 'Symbol' ? { kind: 'literal', ...at(rawKey), value: String(rawKey['value']) } : expression(rawKey);
+          const key: Expression =
+            rawKey.typename === 'Symbol'
+              ? { kind: 'literal', ...at(rawKey), value: String(rawKey['value']) }
+              : expression(rawKey);
           return { key, value: expression(pair['value'] as RawNode) };
         }),
       };
     case 'FunCall': {
       const callee = node['name'] as RawNode;
-      if (callee.typename !== 'Symbol') throw unsupported(node, 'calling anything but a named function (now, secret, range, max, min)');
+      if (callee.typename !== 'Symbol')
+        throw unsupported(node, 'calling anything but a named function (now, secret, range, max, min)');
       const { args, named } = argumentsOf(children(node['args'] as RawNode));
       // Positioned at the function name, where a reader looks, not at its '('.
       return { kind: 'call', ...at(callee), name: String(callee['value']), args, named };
@@ -345,7 +381,13 @@ function expression(node: RawNode): Expression {
       if (right.typename === 'Symbol') return { kind: 'test', ...pos, name: String(right['value']), input, args: [] };
       if (right.typename === 'Literal' && right['value'] === null) return { kind: 'test', ...pos, name: 'null', input, args: [] };
       if (right.typename === 'FunCall' && (right['name'] as RawNode).typename === 'Symbol') {
-        return { kind: 'test', ...pos, name: String((right['name'] as RawNode)['value']), input, args: argumentsOf(children(right['args'] as RawNode)).args };
+        return {
+          kind: 'test',
+          ...pos,
+          name: String((right['name'] as RawNode)['value']),
+          input,
+          args: argumentsOf(children(right['args'] as RawNode)).args,
+        };
       }
       throw unsupported(right, 'this test');
     }
@@ -360,7 +402,10 @@ function expression(node: RawNode): Expression {
         kind: 'compare',
         ...pos,
         first: expression(node['expr'] as RawNode),
-        rest: (node['ops'] as RawNode[]).map((op) => ({ operator: op['type'] as CompareOperator, operand: expression(op['expr'] as RawNode) })),
+        rest: (node['ops'] as RawNode[]).map((op) => ({
+          operator: op['type'] as CompareOperator,
+          operand: expression(op['expr'] as RawNode),
+        })),
       };
     case 'InlineIf': {
       const otherwise = node['else_'] as RawNode | null;
@@ -448,7 +493,8 @@ export function segmentAt(source: string, line: number, column: number): string 
   const starts = lineStarts(source);
   const offset = (starts[line - 1] ?? 0) + column - 1;
   const segments = scanSegments(source);
-  const containing = segments.find((s) => s.start <= offset && offset < s.end) ?? [...segments].reverse().find((s) => s.start <= offset);
+  const containing =
+    segments.find((s) => s.start <= offset && offset < s.end) ?? [...segments].reverse().find((s) => s.start <= offset);
   const text = containing ? source.slice(containing.start, containing.end) : source;
   // A whole script is no help in a one-line error.
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;

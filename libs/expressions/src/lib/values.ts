@@ -113,7 +113,10 @@ export function dataEquals(a: unknown, b: unknown, meter?: WorkMeter): boolean {
   if (isDataMap(a) && isDataMap(b)) {
     const keys = Object.keys(a);
     meter?.charge(keys.length);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && dataEquals(a[k], b[k], meter));
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && dataEquals(a[k], b[k], meter))
+    );
   }
   return false;
 }

@@ -63,7 +63,10 @@ function envelope<const T extends QueueMessageType, P extends z.ZodType>(type: T
 }
 
 /** Jobs and results must be keyed by task-run id + attempt, or deduplication breaks. */
-function requireJobMessageId(message: { messageId: string; payload: { taskRunId: string; attempt: number } }, ctx: z.RefinementCtx) {
+function requireJobMessageId(
+  message: { messageId: string; payload: { taskRunId: string; attempt: number } },
+  ctx: z.RefinementCtx,
+) {
   const expected = jobMessageId(message.payload.taskRunId, message.payload.attempt);
   if (message.messageId !== expected) {
     ctx.addIssue({ code: 'custom', path: ['messageId'], message: `Must be '${expected}' (task-run id:attempt)` });
@@ -283,11 +286,9 @@ export const LogBatchSchema = envelope(
           attempt,
           level: LogLevelSchema,
           timestamp: instant,
-          message: z
-            .string()
-            .refine((line) => Buffer.byteLength(line, 'utf8') <= MAX_LOG_MESSAGE_BYTES, {
-              message: `Longer than ${MAX_LOG_MESSAGE_BYTES / 1024} KiB`,
-            }),
+          message: z.string().refine((line) => Buffer.byteLength(line, 'utf8') <= MAX_LOG_MESSAGE_BYTES, {
+            message: `Longer than ${MAX_LOG_MESSAGE_BYTES / 1024} KiB`,
+          }),
         }),
       )
       .min(1),
@@ -335,10 +336,9 @@ export const SubscriptionsChangedSchema = envelope(
   z.object({
     workerGroupId: id,
     /** The group's full subscription list; it replaces the previous one. */
-    subscriptions: z.array(subscription).refine(
-      (list) => list.reduce((sum, s) => sum + (s.reservedPercent ?? 0), 0) <= 100,
-      { message: 'Reserved percentages add up to more than 100' },
-    ),
+    subscriptions: z.array(subscription).refine((list) => list.reduce((sum, s) => sum + (s.reservedPercent ?? 0), 0) <= 100, {
+      message: 'Reserved percentages add up to more than 100',
+    }),
   }),
 );
 

@@ -95,7 +95,14 @@ export function exampleExecutorEvents(): ExecutorEvent[] {
       messageId: 'tr-1:1',
       type: 'task-run.worker-lost',
       occurredAt,
-      payload: { tenantId: 'main', executionId: 'ex-1', taskRunId: 'tr-1', attempt: 1, workerId: 'w-1', reason: 'worker w-1 disconnected' },
+      payload: {
+        tenantId: 'main',
+        executionId: 'ex-1',
+        taskRunId: 'tr-1',
+        attempt: 1,
+        workerId: 'w-1',
+        reason: 'worker w-1 disconnected',
+      },
     },
     {
       schemaVersion: 1,
@@ -109,7 +116,14 @@ export function exampleExecutorEvents(): ExecutorEvent[] {
       messageId: 'ex-1:subflow:tr-2',
       type: 'subflow.ended',
       occurredAt,
-      payload: { tenantId: 'main', executionId: 'ex-1', taskRunId: 'tr-2', childExecutionId: 'ex-2', state: 'SUCCESS', outputs: { rows: 3 } },
+      payload: {
+        tenantId: 'main',
+        executionId: 'ex-1',
+        taskRunId: 'tr-2',
+        childExecutionId: 'ex-2',
+        state: 'SUCCESS',
+        outputs: { rows: 3 },
+      },
     },
     {
       schemaVersion: 1,
@@ -130,7 +144,14 @@ export function exampleExecutorEvents(): ExecutorEvent[] {
       messageId: 'timer-7',
       type: 'timer.fired',
       occurredAt,
-      payload: { tenantId: 'main', executionId: 'ex-1', timerId: 'timer-7', reason: 'RETRY', taskRunId: 'tr-1', dueAt: occurredAt },
+      payload: {
+        tenantId: 'main',
+        executionId: 'ex-1',
+        timerId: 'timer-7',
+        reason: 'RETRY',
+        taskRunId: 'tr-1',
+        dueAt: occurredAt,
+      },
     },
   ];
 }
@@ -141,7 +162,15 @@ export function exampleExecutionUpdate(): ExecutionUpdatedMessage {
     messageId: 'ex-1:v5',
     type: 'execution.updated',
     occurredAt,
-    payload: { tenantId: 'main', executionId: 'ex-1', namespace: 'company.team', flowId: 'nightly-report', state: 'SUCCESS', version: 5, ended: true },
+    payload: {
+      tenantId: 'main',
+      executionId: 'ex-1',
+      namespace: 'company.team',
+      flowId: 'nightly-report',
+      state: 'SUCCESS',
+      version: 5,
+      ended: true,
+    },
   };
 }
 
@@ -171,7 +200,17 @@ export function exampleMetricBatch(): MetricBatchMessage {
     payload: {
       tenantId: 'main',
       executionId: 'ex-1',
-      metrics: [{ taskRunId: 'tr-1', attempt: 1, name: 'rows', type: 'COUNTER', value: 42, tags: { table: 'sales' }, timestamp: occurredAt }],
+      metrics: [
+        {
+          taskRunId: 'tr-1',
+          attempt: 1,
+          name: 'rows',
+          type: 'COUNTER',
+          value: 42,
+          tags: { table: 'sales' },
+          timestamp: occurredAt,
+        },
+      ],
     },
   };
 }

@@ -64,7 +64,12 @@ function serveConnect(call: WorkerStream): void {
 
     if (!greeted) {
       if (received.$case !== 'hello') {
-        refuse(call, ErrorCode.INVALID_FRAME, grpc.status.FAILED_PRECONDITION, `the first frame must be hello, got ${received.$case}`);
+        refuse(
+          call,
+          ErrorCode.INVALID_FRAME,
+          grpc.status.FAILED_PRECONDITION,
+          `the first frame must be hello, got ${received.$case}`,
+        );
         return;
       }
       const check = checkPeerProtocolVersion(received.value.protocolVersion);

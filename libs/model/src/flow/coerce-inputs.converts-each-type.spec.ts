@@ -1,7 +1,11 @@
 import { coerceInputs } from './coerce-inputs';
 import type { FlowInput } from './flow.types';
 
-const input = (declaration: Partial<FlowInput> & Pick<FlowInput, 'type'>): FlowInput => ({ id: 'x', required: true, ...declaration });
+const input = (declaration: Partial<FlowInput> & Pick<FlowInput, 'type'>): FlowInput => ({
+  id: 'x',
+  required: true,
+  ...declaration,
+});
 
 function accepted(declaration: Parameters<typeof input>[0], value: unknown): unknown {
   const result = coerceInputs([input(declaration)], { x: value });
@@ -76,7 +80,9 @@ describe('coerceInputs converts each input type', () => {
       'inputs.x[1]: must be an integer',
       'inputs.x[2]: must be an integer',
     ]);
-    expect(refused({ type: 'ARRAY', itemType: 'INT' }, 'a,b')).toEqual(['inputs.x: must be a list (or a string holding a JSON list)']);
+    expect(refused({ type: 'ARRAY', itemType: 'INT' }, 'a,b')).toEqual([
+      'inputs.x: must be a list (or a string holding a JSON list)',
+    ]);
   });
 
   it('SELECT: one of the declared values', () => {

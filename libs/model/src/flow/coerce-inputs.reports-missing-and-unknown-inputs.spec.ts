@@ -10,7 +10,10 @@ const inputs: FlowInput[] = [
 describe('coerceInputs reports missing and unknown inputs', () => {
   it('refuses a required input given no value and no default', () => {
     expect(coerceInputs(inputs, {})).toEqual({ ok: false, problems: [{ path: 'inputs.region', message: 'required' }] });
-    expect(coerceInputs(inputs, { region: null })).toEqual({ ok: false, problems: [{ path: 'inputs.region', message: 'required' }] });
+    expect(coerceInputs(inputs, { region: null })).toEqual({
+      ok: false,
+      problems: [{ path: 'inputs.region', message: 'required' }],
+    });
   });
 
   it('refuses values for inputs the flow does not declare', () => {
@@ -26,7 +29,11 @@ describe('coerceInputs reports missing and unknown inputs', () => {
 
   it('reports every problem at once', () => {
     const result = coerceInputs(inputs, { count: 'many', extra: true });
-    expect(result.ok ? [] : result.problems.map((problem) => problem.path)).toEqual(['inputs.extra', 'inputs.region', 'inputs.count']);
+    expect(result.ok ? [] : result.problems.map((problem) => problem.path)).toEqual([
+      'inputs.extra',
+      'inputs.region',
+      'inputs.count',
+    ]);
   });
 
   it('gives an optional input without a value null, so templates can test it', () => {

@@ -60,12 +60,7 @@ export function coerceInputs(inputs: readonly FlowInput[], values: Readonly<Reco
 export type InputRules = Pick<FlowInput, 'type' | 'validator' | 'min' | 'max' | 'values' | 'itemType'>;
 
 /** Converts one value to the input's type; pushes a problem and returns `undefined` when it cannot. */
-export function coerceInputValue(
-  input: InputRules,
-  raw: unknown,
-  path: string,
-  problems: FlowProblem[],
-): InputValue | undefined {
+export function coerceInputValue(input: InputRules, raw: unknown, path: string, problems: FlowProblem[]): InputValue | undefined {
   const fail = (message: string): undefined => {
     problems.push({ path, message });
     return undefined;

@@ -29,7 +29,9 @@ const FIELDS: readonly CronField[] = [
 export function cronProblem(expression: string): string | undefined {
   const text = expression.trim();
   if (text.startsWith('@')) {
-    return NICKNAMES.includes(text.toLowerCase()) ? undefined : `unknown cron shortcut '${text}' (use one of ${NICKNAMES.join(', ')})`;
+    return NICKNAMES.includes(text.toLowerCase())
+      ? undefined
+      : `unknown cron shortcut '${text}' (use one of ${NICKNAMES.join(', ')})`;
   }
   const parts = text.split(/\s+/);
   if (parts.length !== FIELDS.length) {

@@ -266,13 +266,7 @@ export interface NodeScriptTask extends TaskCommon {
 }
 
 export type RunnableTask =
-  | LogTask
-  | ReturnTask
-  | OutputValuesTask
-  | SleepTask
-  | HttpRequestTask
-  | ShellCommandsTask
-  | NodeScriptTask;
+  LogTask | ReturnTask | OutputValuesTask | SleepTask | HttpRequestTask | ShellCommandsTask | NodeScriptTask;
 
 export type Task = FlowableTask | RunnableTask;
 export type TaskKind = Task['kind'];
@@ -343,5 +337,4 @@ export interface FlowProblem {
 }
 
 export type ParseFlowResult =
-  | { readonly ok: true; readonly flow: Flow }
-  | { readonly ok: false; readonly problems: readonly FlowProblem[] };
+  { readonly ok: true; readonly flow: Flow } | { readonly ok: false; readonly problems: readonly FlowProblem[] };

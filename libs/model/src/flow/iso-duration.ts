@@ -16,10 +16,7 @@ export function parseIsoDuration(text: string): number | undefined {
   // `P1DT` (a T with nothing after it) is not a duration.
   if (/T$/i.test(text.trim())) return undefined;
   const wholeMs =
-    Number(days ?? 0) * 86_400_000 +
-    Number(hours ?? 0) * 3_600_000 +
-    Number(minutes ?? 0) * 60_000 +
-    Number(seconds ?? 0) * 1000;
+    Number(days ?? 0) * 86_400_000 + Number(hours ?? 0) * 3_600_000 + Number(minutes ?? 0) * 60_000 + Number(seconds ?? 0) * 1000;
   const fractionMs = fraction === undefined ? 0 : Math.round(Number(`0.${fraction}`) * 1000);
   const total = wholeMs + fractionMs;
   return Number.isSafeInteger(total) ? total : undefined;

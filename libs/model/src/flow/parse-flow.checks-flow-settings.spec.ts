@@ -5,7 +5,9 @@ const task = 'tasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message:
 
 describe('parseFlow checks worker selectors, concurrency, labels and variables', () => {
   it('defaults a worker selector to match ALL, with no fallback of its own', () => {
-    expect(readFlow(`id: f\nnamespace: n\nworkerSelector: { tags: [gpu, "{{ inputs.region }}"] }\n${task}`).workerSelector).toEqual({
+    expect(
+      readFlow(`id: f\nnamespace: n\nworkerSelector: { tags: [gpu, "{{ inputs.region }}"] }\n${task}`).workerSelector,
+    ).toEqual({
       tags: ['gpu', '{{ inputs.region }}'],
       match: 'ALL',
     });
@@ -34,7 +36,10 @@ tasks:
   });
 
   it('reads concurrency, queueing by default like Kestra', () => {
-    expect(readFlow(`id: f\nnamespace: n\nconcurrency: { limit: 3 }\n${task}`).concurrency).toEqual({ limit: 3, behavior: 'QUEUE' });
+    expect(readFlow(`id: f\nnamespace: n\nconcurrency: { limit: 3 }\n${task}`).concurrency).toEqual({
+      limit: 3,
+      behavior: 'QUEUE',
+    });
     expect(readFlow(`id: f\nnamespace: n\nconcurrency: { limit: 1, behavior: CANCEL }\n${task}`).concurrency).toEqual({
       limit: 1,
       behavior: 'CANCEL',
@@ -56,12 +61,25 @@ tasks:
   });
 
   it('keeps variables as written, templates included', () => {
-    const flow = readFlow(`id: f\nnamespace: n\nvariables:\n  bucket: reports\n  path: "{{ vars.bucket }}/{{ execution.id }}"\n  sizes: [1, 2.5, null, true]\n${task}`);
-    expect(flow.variables).toEqual({ bucket: 'reports', path: '{{ vars.bucket }}/{{ execution.id }}', sizes: [1, 2.5, null, true] });
+    const flow = readFlow(
+      `id: f\nnamespace: n\nvariables:\n  bucket: reports\n  path: "{{ vars.bucket }}/{{ execution.id }}"\n  sizes: [1, 2.5, null, true]\n${task}`,
+    );
+    expect(flow.variables).toEqual({
+      bucket: 'reports',
+      path: '{{ vars.bucket }}/{{ execution.id }}',
+      sizes: [1, 2.5, null, true],
+    });
   });
 
   it('reads the optional flow fields', () => {
     const flow = readFlow(`id: f\nnamespace: a.b-c.d_e\nrevision: 4\ndescription: the flow\ndisabled: true\n${task}`);
-    expect(flow).toMatchObject({ namespace: 'a.b-c.d_e', revision: 4, description: 'the flow', disabled: true, errors: [], finally: [] });
+    expect(flow).toMatchObject({
+      namespace: 'a.b-c.d_e',
+      revision: 4,
+      description: 'the flow',
+      disabled: true,
+      errors: [],
+      finally: [],
+    });
   });
 });

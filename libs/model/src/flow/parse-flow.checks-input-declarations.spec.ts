@@ -56,9 +56,9 @@ describe('parseFlow checks input and output declarations', () => {
 
   it('reads outputs and requires their type and value', () => {
     const source = `id: f\nnamespace: n\ntasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi }\noutputs:\n`;
-    expect(readFlow(`${source}  - { id: total, type: INT, value: "{{ outputs.a.count }}", description: rows }\n`).outputs).toEqual([
-      { id: 'total', type: 'INT', value: '{{ outputs.a.count }}', description: 'rows' },
-    ]);
+    expect(
+      readFlow(`${source}  - { id: total, type: INT, value: "{{ outputs.a.count }}", description: rows }\n`).outputs,
+    ).toEqual([{ id: 'total', type: 'INT', value: '{{ outputs.a.count }}', description: 'rows' }]);
     expect(messagesOf(`${source}  - { id: total, type: NUMBER }\n`)).toEqual([
       'outputs[0].value: required',
       'outputs[0].type: must be one of STRING, INT, FLOAT, BOOLEAN, DATETIME, DURATION, JSON, ARRAY',

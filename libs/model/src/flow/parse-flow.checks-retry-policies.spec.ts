@@ -21,7 +21,9 @@ describe('parseFlow checks retry policies', () => {
   it('reads an exponential retry', () => {
     expect(
       onlyTask(
-        withRetry('{ type: exponential, interval: PT1S, maxInterval: PT1M, delayFactor: 2, maxDuration: PT1H, behavior: CREATE_NEW_EXECUTION, warningOnRetry: true }'),
+        withRetry(
+          '{ type: exponential, interval: PT1S, maxInterval: PT1M, delayFactor: 2, maxDuration: PT1H, behavior: CREATE_NEW_EXECUTION, warningOnRetry: true }',
+        ),
       ).retry,
     ).toEqual({
       type: 'exponential',
@@ -55,7 +57,10 @@ describe('parseFlow checks retry policies', () => {
     ['{ type: exponential, interval: PT1M, maxInterval: PT1S }', ['tasks[0].retry.maxInterval: must be >= interval']],
     ['{ type: random, maxInterval: PT1S }', ['tasks[0].retry.minInterval: required']],
     ['{ type: random, minInterval: PT1S }', ['tasks[0].retry.maxInterval: required']],
-    ['{ type: constant, interval: PT1S, behavior: AGAIN }', ['tasks[0].retry.behavior: must be one of RETRY_FAILED_TASK, CREATE_NEW_EXECUTION']],
+    [
+      '{ type: constant, interval: PT1S, behavior: AGAIN }',
+      ['tasks[0].retry.behavior: must be one of RETRY_FAILED_TASK, CREATE_NEW_EXECUTION'],
+    ],
     ['3', ['tasks[0].retry: must be a mapping']],
   ])('retry %s is refused', (retry, expected) => {
     expect(messagesOf(flowWithTasks(withRetry(retry)))).toEqual(expected);

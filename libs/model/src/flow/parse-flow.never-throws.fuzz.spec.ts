@@ -71,15 +71,61 @@ const YAML_ALPHABET = [...'abcdefxyz019:-_ \n\t[]{},&*!#|>"\'%@`?.$\\/'];
 const yamlishText = fc.array(fc.constantFrom(...YAML_ALPHABET), { maxLength: 200 }).map((chars) => chars.join(''));
 const yamlishLines = fc
   .array(
-    fc.tuple(fc.nat({ max: 6 }), fc.constantFrom('id', 'namespace', 'tasks', 'type', '- id', '- type', 'message', 'retry', '&a x', '*a', '- [', '{'), yamlishText),
+    fc.tuple(
+      fc.nat({ max: 6 }),
+      fc.constantFrom('id', 'namespace', 'tasks', 'type', '- id', '- type', 'message', 'retry', '&a x', '*a', '- [', '{'),
+      yamlishText,
+    ),
     { maxLength: 20 },
   )
   .map((lines) => lines.map(([indent, key, rest]) => `${' '.repeat(indent)}${key}: ${rest}`).join('\n'));
 
-const KNOWN_KEYS = ['id', 'type', 'tasks', 'then', 'else', 'cases', 'errors', 'finally', 'values', 'value', 'retry', 'interval', 'timeout',
-  'workerSelector', 'tags', 'fallback', 'dependsOn', 'task', 'labels', 'inputs', 'conditions', 'cron', 'message', 'defaults', 'concurrency',
-  'limit', 'behavior', 'checkFrequency', 'pauseDuration', 'commands', 'env', 'format', 'namespace', 'flowId', 'maxAttempts'];
-const ANY_TYPE = [...Object.values(TASK_TYPES), ...Object.values(TRIGGER_TYPES), ...INPUT_TYPES, 'constant', 'exponential', 'random', 'x.y.Z'];
+const KNOWN_KEYS = [
+  'id',
+  'type',
+  'tasks',
+  'then',
+  'else',
+  'cases',
+  'errors',
+  'finally',
+  'values',
+  'value',
+  'retry',
+  'interval',
+  'timeout',
+  'workerSelector',
+  'tags',
+  'fallback',
+  'dependsOn',
+  'task',
+  'labels',
+  'inputs',
+  'conditions',
+  'cron',
+  'message',
+  'defaults',
+  'concurrency',
+  'limit',
+  'behavior',
+  'checkFrequency',
+  'pauseDuration',
+  'commands',
+  'env',
+  'format',
+  'namespace',
+  'flowId',
+  'maxAttempts',
+];
+const ANY_TYPE = [
+  ...Object.values(TASK_TYPES),
+  ...Object.values(TRIGGER_TYPES),
+  ...INPUT_TYPES,
+  'constant',
+  'exponential',
+  'random',
+  'x.y.Z',
+];
 
 /** Random structures that look enough like flows to reach deep into the readers. */
 const flowLike = fc.letrec<{ node: unknown }>((tie) => ({
@@ -133,37 +179,55 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
 
 describe('parseFlow never throws (fuzz)', () => {
   it('on random YAML-ish text', () => {
-    fc.assert(fc.property(fc.oneof(yamlishText, yamlishLines, fc.string({ maxLength: 300 })), (text) => {
-      expectLocatedProblemsOrFlow(parseFlowUnguarded(text));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.oneof(yamlishText, yamlishLines, fc.string({ maxLength: 300 })), (text) => {
+        expectLocatedProblemsOrFlow(parseFlowUnguarded(text));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('on random JSON structures dumped to YAML', () => {
-    fc.assert(fc.property(fc.oneof(fc.jsonValue(), flowLike), (value) => {
-      expectLocatedProblemsOrFlow(parseFlowUnguarded(stringify(value)));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), flowLike), (value) => {
+        expectLocatedProblemsOrFlow(parseFlowUnguarded(stringify(value)));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('on random flow-shaped documents', () => {
-    fc.assert(fc.property(fc.array(flowLike, { maxLength: 4 }), flowLike, (tasks, triggers) => {
-      const source = stringify({ id: 'f', namespace: 'n', tasks, errors: tasks, triggers: [triggers] });
-      expectLocatedProblemsOrFlow(parseFlowUnguarded(source));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(flowLike, { maxLength: 4 }), flowLike, (tasks, triggers) => {
+        const source = stringify({ id: 'f', namespace: 'n', tasks, errors: tasks, triggers: [triggers] });
+        expectLocatedProblemsOrFlow(parseFlowUnguarded(source));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('on valid flows with a key deleted, a value replaced or junk inserted', () => {
-    fc.assert(fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (mutations) => {
-      const mutated = mutations.reduce<unknown>((flow, next) => mutate(flow, next), validFlowObject);
-      expectLocatedProblemsOrFlow(parseFlowUnguarded(stringify(mutated)));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (mutations) => {
+        const mutated = mutations.reduce<unknown>((flow, next) => mutate(flow, next), validFlowObject);
+        expectLocatedProblemsOrFlow(parseFlowUnguarded(stringify(mutated)));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('on valid flow text with characters inserted or removed', () => {
     const edit = fc.record({ at: fc.nat({ max: VALID_FLOW.length }), remove: fc.nat({ max: 5 }), insert: yamlishText });
-    fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 4 }), (edits) => {
-      const text = edits.reduce((source, { at, remove, insert }) => source.slice(0, at) + insert.slice(0, 8) + source.slice(at + remove), VALID_FLOW);
-      expectLocatedProblemsOrFlow(parseFlowUnguarded(text));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 4 }), (edits) => {
+        const text = edits.reduce(
+          (source, { at, remove, insert }) => source.slice(0, at) + insert.slice(0, 8) + source.slice(at + remove),
+          VALID_FLOW,
+        );
+        expectLocatedProblemsOrFlow(parseFlowUnguarded(text));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('and the unmutated flow is valid', () => {
@@ -189,9 +253,16 @@ describe('coerceInputs never throws (fuzz)', () => {
   );
 
   it('on any declarations and values', () => {
-    fc.assert(fc.property(fc.array(declaration, { maxLength: 4 }), fc.dictionary(fc.constantFrom('a', 'b', 'x'), fc.jsonValue({ maxDepth: 3 })), (inputs, values) => {
-      const result = coerceInputs(inputs, values);
-      if (!result.ok) for (const problem of result.problems) expect(problem.path).toMatch(/^inputs\./);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        fc.array(declaration, { maxLength: 4 }),
+        fc.dictionary(fc.constantFrom('a', 'b', 'x'), fc.jsonValue({ maxDepth: 3 })),
+        (inputs, values) => {
+          const result = coerceInputs(inputs, values);
+          if (!result.ok) for (const problem of result.problems) expect(problem.path).toMatch(/^inputs\./);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -10,7 +10,12 @@ describe('parseFlow reads the old EachSequential / EachParallel as ForEach', () 
     type: io.kestra.plugin.core.flow.EachSequential
     value: ["a", "b"]
 ${body}`) as ForEachTask;
-    expect(task).toMatchObject({ kind: 'ForEach', type: 'io.kestra.plugin.core.flow.EachSequential', concurrencyLimit: 1, values: ['a', 'b'] });
+    expect(task).toMatchObject({
+      kind: 'ForEach',
+      type: 'io.kestra.plugin.core.flow.EachSequential',
+      concurrencyLimit: 1,
+      values: ['a', 'b'],
+    });
     expect(task.tasks.map((t) => t.id)).toEqual(['say']);
   });
 

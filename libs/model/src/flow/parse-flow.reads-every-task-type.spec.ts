@@ -32,7 +32,9 @@ describe('parseFlow reads every task type of FLOWS.md into its kind', () => {
       kind: 'Parallel',
       concurrency: 0,
     });
-    expect(onlyTask(`  - { id: p, type: io.kestra.plugin.core.flow.Parallel, concurrency: 3, tasks: [${log('a')}] }\n`)).toMatchObject({
+    expect(
+      onlyTask(`  - { id: p, type: io.kestra.plugin.core.flow.Parallel, concurrency: 3, tasks: [${log('a')}] }\n`),
+    ).toMatchObject({
       kind: 'Parallel',
       concurrency: 3,
     });
@@ -79,10 +81,12 @@ describe('parseFlow reads every task type of FLOWS.md into its kind', () => {
   });
 
   it('AllowFailure and WaitFor (with Kestra’s check frequency defaults)', () => {
-    expect(onlyTask(`  - { id: tolerant, type: io.kestra.plugin.core.flow.AllowFailure, tasks: [${log('a')}] }\n`)).toMatchObject({
-      kind: 'AllowFailure',
-      tasks: [logTask('a')],
-    });
+    expect(onlyTask(`  - { id: tolerant, type: io.kestra.plugin.core.flow.AllowFailure, tasks: [${log('a')}] }\n`)).toMatchObject(
+      {
+        kind: 'AllowFailure',
+        tasks: [logTask('a')],
+      },
+    );
     expect(
       onlyTask(`  - id: poll
     type: io.kestra.plugin.core.flow.WaitFor
@@ -102,18 +106,25 @@ describe('parseFlow reads every task type of FLOWS.md into its kind', () => {
     failOnMaxReached: true
     tasks: [${log('a')}]
 `),
-    ).toMatchObject({ checkFrequency: { intervalMs: 10_000, maxIterations: 5, maxDurationMs: 3_600_000 }, failOnMaxReached: true });
+    ).toMatchObject({
+      checkFrequency: { intervalMs: 10_000, maxIterations: 5, maxDurationMs: 3_600_000 },
+      failOnMaxReached: true,
+    });
   });
 
   it('Pause: waits for the API, or resumes itself after pauseDuration; its timeout bounds the wait', () => {
     const forever = onlyTask('  - { id: approve, type: io.kestra.plugin.core.flow.Pause }\n');
     expect(forever).toEqual({ ...common, id: 'approve', type: TASK_TYPES.Pause, kind: 'Pause' });
-    expect(onlyTask('  - { id: wait, type: io.kestra.plugin.core.flow.Pause, pauseDuration: PT5M, timeout: PT1H }\n')).toMatchObject({
+    expect(
+      onlyTask('  - { id: wait, type: io.kestra.plugin.core.flow.Pause, pauseDuration: PT5M, timeout: PT1H }\n'),
+    ).toMatchObject({
       kind: 'Pause',
       pauseDurationMs: 300_000,
       pauseTimeoutMs: 3_600_000,
     });
-    expect(onlyTask('  - { id: wait, type: io.kestra.plugin.core.flow.Pause, delay: PT1M }\n')).toMatchObject({ pauseDurationMs: 60_000 });
+    expect(onlyTask('  - { id: wait, type: io.kestra.plugin.core.flow.Pause, delay: PT1M }\n')).toMatchObject({
+      pauseDurationMs: 60_000,
+    });
   });
 
   it('Subflow, waiting and passing failures on by default', () => {
@@ -148,7 +159,9 @@ describe('parseFlow reads every task type of FLOWS.md into its kind', () => {
     expect(
       onlyTask('  - { id: stop, type: io.kestra.plugin.core.execution.Fail, condition: "{{ x }}", errorMessage: bad }\n'),
     ).toMatchObject({ condition: '{{ x }}', errorMessage: 'bad' });
-    expect(onlyTask('  - { id: tag, type: io.kestra.plugin.core.execution.Labels, labels: { env: prod, run: 3 } }\n')).toMatchObject({
+    expect(
+      onlyTask('  - { id: tag, type: io.kestra.plugin.core.execution.Labels, labels: { env: prod, run: 3 } }\n'),
+    ).toMatchObject({
       kind: 'Labels',
       labels: { env: 'prod', run: '3' },
     });
@@ -188,7 +201,9 @@ describe('parseFlow reads every task type of FLOWS.md into its kind', () => {
   });
 
   it('an HTTP request, GET unless told otherwise', () => {
-    expect(onlyTask('  - { id: get, type: io.kestra.plugin.core.http.Request, uri: "https://example.com/{{ inputs.p }}" }\n')).toEqual({
+    expect(
+      onlyTask('  - { id: get, type: io.kestra.plugin.core.http.Request, uri: "https://example.com/{{ inputs.p }}" }\n'),
+    ).toEqual({
       ...common,
       id: 'get',
       type: TASK_TYPES.HttpRequest,
@@ -205,14 +220,23 @@ describe('parseFlow reads every task type of FLOWS.md into its kind', () => {
     headers: { X-Token: "{{ secret('TOKEN') }}" }
     body: { a: 1 }
 `),
-    ).toMatchObject({ method: 'POST', contentType: 'application/json', headers: { 'X-Token': "{{ secret('TOKEN') }}" }, body: { a: 1 } });
+    ).toMatchObject({
+      method: 'POST',
+      contentType: 'application/json',
+      headers: { 'X-Token': "{{ secret('TOKEN') }}" },
+      body: { a: 1 },
+    });
   });
 
   it('shell commands and a Node script, with their environment', () => {
     expect(
-      onlyTask('  - { id: sh, type: io.kestra.plugin.scripts.shell.Commands, commands: [ls, "echo {{ x }}"], env: { A: "1", B: 2 } }\n'),
+      onlyTask(
+        '  - { id: sh, type: io.kestra.plugin.scripts.shell.Commands, commands: [ls, "echo {{ x }}"], env: { A: "1", B: 2 } }\n',
+      ),
     ).toMatchObject({ kind: 'ShellCommands', commands: ['ls', 'echo {{ x }}'], env: { A: '1', B: '2' } });
-    expect(onlyTask('  - id: js\n    type: io.kestra.plugin.scripts.node.Script\n    script: |\n      console.log(1)\n')).toMatchObject({
+    expect(
+      onlyTask('  - id: js\n    type: io.kestra.plugin.scripts.node.Script\n    script: |\n      console.log(1)\n'),
+    ).toMatchObject({
       kind: 'NodeScript',
       script: 'console.log(1)\n',
     });

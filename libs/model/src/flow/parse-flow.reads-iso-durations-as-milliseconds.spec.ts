@@ -37,8 +37,8 @@ describe('ISO-8601 durations are read as milliseconds', () => {
   });
 
   it('refuses a zero timeout', () => {
-    expect(messagesOf(flowWithTasks('  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi, timeout: PT0S }\n'))).toEqual([
-      'tasks[0].timeout: must be longer than zero',
-    ]);
+    expect(messagesOf(flowWithTasks('  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi, timeout: PT0S }\n'))).toEqual(
+      ['tasks[0].timeout: must be longer than zero'],
+    );
   });
 });

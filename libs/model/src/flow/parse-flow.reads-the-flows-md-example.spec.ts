@@ -34,7 +34,13 @@ triggers:
   - { id: nightly, type: io.kestra.plugin.core.trigger.Schedule, cron: "0 2 * * *" }
 `;
 
-const logDefaults = { disabled: false, allowFailure: false, allowWarning: false, type: 'io.kestra.plugin.core.log.Log', kind: 'Log' } as const;
+const logDefaults = {
+  disabled: false,
+  allowFailure: false,
+  allowWarning: false,
+  type: 'io.kestra.plugin.core.log.Log',
+  kind: 'Log',
+} as const;
 
 describe('parseFlow reads the example flow of FLOWS.md', () => {
   it('into the expected model, templates verbatim and durations in milliseconds', () => {

@@ -11,7 +11,14 @@ describe('parseFlow reads triggers', () => {
 `),
     );
     expect(flow.triggers).toEqual([
-      { id: 'nightly', type: 'io.kestra.plugin.core.trigger.Schedule', kind: 'Schedule', disabled: false, cron: '0 2 * * *', timezone: 'Etc/UTC' },
+      {
+        id: 'nightly',
+        type: 'io.kestra.plugin.core.trigger.Schedule',
+        kind: 'Schedule',
+        disabled: false,
+        cron: '0 2 * * *',
+        timezone: 'Etc/UTC',
+      },
       {
         id: 'paris',
         type: 'io.kestra.plugin.core.trigger.Schedule',
@@ -89,7 +96,13 @@ describe('parseFlow reads triggers', () => {
 `),
     );
     expect(flow.triggers).toEqual([
-      { id: 'hook', type: 'io.kestra.plugin.core.trigger.Webhook', kind: 'Webhook', disabled: false, key: '4wjtkzwVGBM9yKnjm3yv8r' },
+      {
+        id: 'hook',
+        type: 'io.kestra.plugin.core.trigger.Webhook',
+        kind: 'Webhook',
+        disabled: false,
+        key: '4wjtkzwVGBM9yKnjm3yv8r',
+      },
       {
         id: 'poll',
         type: 'io.kestra.plugin.core.http.Trigger',

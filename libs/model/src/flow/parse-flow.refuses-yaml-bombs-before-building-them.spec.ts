@@ -22,7 +22,9 @@ describe('parseFlow refuses a YAML bomb before building it, naming the problem',
   });
 
   it('refuses half a million values in one flow', () => {
-    const source = `${HEAD}variables:\n  big: [${Array(ROOM / 2).fill('1').join(',')}]\n`;
+    const source = `${HEAD}variables:\n  big: [${Array(ROOM / 2)
+      .fill('1')
+      .join(',')}]\n`;
     expect(problemsOf(source).map((p) => p.message)).toEqual(['the flow holds more than 100,000 YAML values']);
   });
 
@@ -43,7 +45,11 @@ describe('parseFlow refuses a YAML bomb before building it, naming the problem',
     const levels = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
     for (let level = 1; level < 10; level++) {
       const name = String.fromCharCode(97 + level);
-      levels.push(`${name}: &${name} [${Array(10).fill(`*${String.fromCharCode(96 + level)}`).join(', ')}]`);
+      levels.push(
+        `${name}: &${name} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + level)}`)
+          .join(', ')}]`,
+      );
     }
     const source = `${HEAD}variables:\n${levels.map((line) => `  ${line}`).join('\n')}\n`;
     expect(problemsOf(source).map((p) => p.message)).toEqual(['too many alias expansions']);
@@ -52,7 +58,10 @@ describe('parseFlow refuses a YAML bomb before building it, naming the problem',
   it('does not count brackets and indentation inside text: templates, quoted strings and block scripts', () => {
     const script = Array.from({ length: 300 }, (_v, i) => `      ${' '.repeat(i)}echo ${i}`).join('\n');
     const flow = readFlow(
-      `${HEAD}variables:\n  quoted: "${'['.repeat(300)}"\n  template: {{ '${'{'.repeat(300)}' }} is text\n  script: |\n${script}\n`.replace('template: {{', 'template: x{{'),
+      `${HEAD}variables:\n  quoted: "${'['.repeat(300)}"\n  template: {{ '${'{'.repeat(300)}' }} is text\n  script: |\n${script}\n`.replace(
+        'template: {{',
+        'template: x{{',
+      ),
     );
     expect(flow.variables['quoted']).toBe('['.repeat(300));
     expect(flow.variables['template']).toBe(`x{{ '${'{'.repeat(300)}' }} is text`);
@@ -60,7 +69,10 @@ describe('parseFlow refuses a YAML bomb before building it, naming the problem',
   });
 
   it('reads a flow of 5,000 tasks', () => {
-    const tasks = Array.from({ length: 5000 }, (_v, i) => `  - id: t${i}\n    type: io.kestra.plugin.core.log.Log\n    message: "task {{ taskrun.id }} ${i}"\n`).join('');
+    const tasks = Array.from(
+      { length: 5000 },
+      (_v, i) => `  - id: t${i}\n    type: io.kestra.plugin.core.log.Log\n    message: "task {{ taskrun.id }} ${i}"\n`,
+    ).join('');
     expect(readFlow(`id: f\nnamespace: n\ntasks:\n${tasks}`).tasks).toHaveLength(5000);
   });
 
@@ -68,13 +80,19 @@ describe('parseFlow refuses a YAML bomb before building it, naming the problem',
     const nested = fc.oneof(
       fc.integer({ min: 1, max: 3000 }).map((n) => `variables: { deep: ${'['.repeat(n)}1${']'.repeat(n)} }\n`),
       fc.integer({ min: 1, max: 3000 }).map((n) => `variables:\n  d:\n    ${'- '.repeat(n)}x\n`),
-      fc.integer({ min: 1, max: 600 }).map((n) => `variables:\n${Array.from({ length: n }, (_v, i) => `${' '.repeat(i + 2)}k:\n`).join('')}${' '.repeat(n + 2)}v\n`),
+      fc
+        .integer({ min: 1, max: 600 })
+        .map(
+          (n) =>
+            `variables:\n${Array.from({ length: n }, (_v, i) => `${' '.repeat(i + 2)}k:\n`).join('')}${' '.repeat(n + 2)}v\n`,
+        ),
     );
     fc.assert(
       fc.property(nested, (variables) => {
         const result = parseFlowUnguarded(`${HEAD}${variables}`);
         if (result.ok) return;
-        for (const problem of result.problems) expect(problem.message).toMatch(/^(the YAML is nested deeper than 200 levels|is nested deeper than 100 levels)$/);
+        for (const problem of result.problems)
+          expect(problem.message).toMatch(/^(the YAML is nested deeper than 200 levels|is nested deeper than 100 levels)$/);
       }),
       { numRuns: 60 },
     );

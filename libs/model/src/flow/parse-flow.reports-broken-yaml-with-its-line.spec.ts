@@ -15,15 +15,23 @@ describe('parseFlow reports broken YAML with its line, never an exception', () =
   });
 
   it('refuses duplicate keys, pointing at the second one', () => {
-    const problems = problemsOf('id: f\nid: g\nnamespace: n\ntasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi }\n');
+    const problems = problemsOf(
+      'id: f\nid: g\nnamespace: n\ntasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi }\n',
+    );
     expect(problems.map(formatProblem)).toEqual(['Map keys must be unique (line 2)']);
   });
 
   it('refuses an empty source and a source that is not a mapping', () => {
-    expect(problemsOf('').map(formatProblem)).toEqual(['the flow is empty: it needs at least an id, a namespace and tasks (line 1)']);
+    expect(problemsOf('').map(formatProblem)).toEqual([
+      'the flow is empty: it needs at least an id, a namespace and tasks (line 1)',
+    ]);
     expect(problemsOf('# only a comment\n').map((p) => p.line)).toEqual([1]);
-    expect(problemsOf('- id: f\n').map(formatProblem)).toEqual(['a flow must be a mapping with an id, a namespace and tasks (line 1)']);
-    expect(problemsOf('just text').map(formatProblem)).toEqual(['a flow must be a mapping with an id, a namespace and tasks (line 1)']);
+    expect(problemsOf('- id: f\n').map(formatProblem)).toEqual([
+      'a flow must be a mapping with an id, a namespace and tasks (line 1)',
+    ]);
+    expect(problemsOf('just text').map(formatProblem)).toEqual([
+      'a flow must be a mapping with an id, a namespace and tasks (line 1)',
+    ]);
   });
 
   it('refuses several YAML documents in one source', () => {
@@ -74,7 +82,9 @@ tasks:
 
   it('refuses values nested deeper than it reads', () => {
     const deep = `${'['.repeat(150)}${']'.repeat(150)}`;
-    const problems = problemsOf(`id: f\nnamespace: n\nvariables: { deep: ${deep} }\ntasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi }\n`);
+    const problems = problemsOf(
+      `id: f\nnamespace: n\nvariables: { deep: ${deep} }\ntasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi }\n`,
+    );
     expect(problems.map((p) => p.message)).toEqual(['is nested deeper than 100 levels']);
   });
 

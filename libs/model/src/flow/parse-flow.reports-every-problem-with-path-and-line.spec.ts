@@ -38,7 +38,9 @@ describe('parseFlow reports every problem with its path and line', () => {
   });
 
   it('points a missing property at the mapping that lacks it', () => {
-    const problems = problemsOf('namespace: company.team\ntasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi }\n');
+    const problems = problemsOf(
+      'namespace: company.team\ntasks:\n  - { id: a, type: io.kestra.plugin.core.log.Log, message: hi }\n',
+    );
     expect(problems).toEqual([{ path: 'id', message: 'required', line: 1, column: 1 }]);
   });
 

@@ -48,7 +48,11 @@ tasks:
     tasks:
       - task: { id: x, type: io.kestra.plugin.core.log.Log, message: d }
 `);
-    expect(problems.map((p) => p.path)).toEqual(['tasks[0].defaults[0].id', 'tasks[0].errors[0].id', 'tasks[1].tasks[0].task.id']);
+    expect(problems.map((p) => p.path)).toEqual([
+      'tasks[0].defaults[0].id',
+      'tasks[0].errors[0].id',
+      'tasks[1].tasks[0].task.id',
+    ]);
   });
 
   it('checks the task id rule', () => {

@@ -58,7 +58,9 @@ export function parseFlowUnguarded(source: string): ParseFlowResult {
   if (utf8Length(source) > MAX_FLOW_SOURCE_BYTES) {
     return {
       ok: false,
-      problems: [{ path: '', line: 1, column: 1, message: `the flow source is larger than ${MAX_FLOW_SOURCE_BYTES} bytes (1 MiB)` }],
+      problems: [
+        { path: '', line: 1, column: 1, message: `the flow source is larger than ${MAX_FLOW_SOURCE_BYTES} bytes (1 MiB)` },
+      ],
     };
   }
   const bound = checkYamlBounds(source);
@@ -95,7 +97,8 @@ function readFlow(source: FlowSource, view: ObjectView): Flow {
   view.rejectUnknown(FLOW_KEYS, 'a flow');
   const id = view.string('id', true);
   if (view.has('id') && id !== '') {
-    if (!FLOW_ID_PATTERN.test(id)) view.report('id', 'must start with a letter or digit and contain only letters, digits, ., _ and -');
+    if (!FLOW_ID_PATTERN.test(id))
+      view.report('id', 'must start with a letter or digit and contain only letters, digits, ., _ and -');
     else if (id.length > MAX_FLOW_ID_LENGTH) view.report('id', `must be at most ${MAX_FLOW_ID_LENGTH} characters`);
   }
   const namespace = view.string('namespace', true);

@@ -39,7 +39,8 @@ export function readInputs(source: FlowSource, flow: ObjectView): FlowInput[] {
 function readInput(view: ObjectView, ids: Map<string, string>): FlowInput | undefined {
   const id = view.string('id', true);
   if (view.has('id') && id !== '') {
-    if (!INPUT_ID_PATTERN.test(id)) view.report('id', 'must start with a letter or digit and contain only letters, digits, ., _ and -');
+    if (!INPUT_ID_PATTERN.test(id))
+      view.report('id', 'must start with a letter or digit and contain only letters, digits, ., _ and -');
     const first = ids.get(id);
     if (first !== undefined) view.report('id', `duplicate input id '${id}' (also at ${first})`);
     else ids.set(id, view.at('id'));
@@ -92,7 +93,8 @@ export function readOutputs(source: FlowSource, flow: ObjectView): FlowOutput[] 
     view.rejectUnknown(['id', 'type', 'value', 'description', 'displayName'], 'an output');
     const id = view.string('id', true);
     if (view.has('id') && id !== '') {
-      if (!INPUT_ID_PATTERN.test(id)) view.report('id', 'must start with a letter or digit and contain only letters, digits, ., _ and -');
+      if (!INPUT_ID_PATTERN.test(id))
+        view.report('id', 'must start with a letter or digit and contain only letters, digits, ., _ and -');
       const first = ids.get(id);
       if (first !== undefined) view.report('id', `duplicate output id '${id}' (also at ${first})`);
       else ids.set(id, view.at('id'));

@@ -82,11 +82,7 @@ export class TaskReader {
   constructor(private readonly source: FlowSource) {}
 
   /** A list of tasks under `key` of `view`. */
-  taskList(
-    view: ObjectView,
-    key: string,
-    options: { readonly required?: boolean; readonly depth: number },
-  ): Task[] | undefined {
+  taskList(view: ObjectView, key: string, options: { readonly required?: boolean; readonly depth: number }): Task[] | undefined {
     const node = view.node(key);
     if (node === undefined) {
       if (options.required) view.required(key);
@@ -176,7 +172,12 @@ export class TaskReader {
     const required = { required: true, depth } as const;
     switch (common.type) {
       case TASK_TYPES.Sequential:
-        return { ...common, kind: 'Sequential', tasks: this.taskList(view, 'tasks', required) ?? [], ...this.branches(view, depth) };
+        return {
+          ...common,
+          kind: 'Sequential',
+          tasks: this.taskList(view, 'tasks', required) ?? [],
+          ...this.branches(view, depth),
+        };
       case TASK_TYPES.Parallel:
         return {
           ...common,
@@ -212,7 +213,12 @@ export class TaskReader {
       case TASK_TYPES.Dag:
         return this.dag(view, common, depth);
       case TASK_TYPES.AllowFailure:
-        return { ...common, kind: 'AllowFailure', tasks: this.taskList(view, 'tasks', required) ?? [], ...this.branches(view, depth) };
+        return {
+          ...common,
+          kind: 'AllowFailure',
+          tasks: this.taskList(view, 'tasks', required) ?? [],
+          ...this.branches(view, depth),
+        };
       case TASK_TYPES.WaitFor:
         return {
           ...common,
@@ -252,7 +258,12 @@ export class TaskReader {
         return { ...common, kind: 'Log', message: this.logMessage(view), level: view.enumOf('level', LOG_LEVELS, 'INFO') };
       case TASK_TYPES.Echo:
         // Echo is Log's old name; its `format` is the message.
-        return { ...common, kind: 'Log', message: view.template('format', true), level: view.enumOf('level', LOG_LEVELS, 'INFO') };
+        return {
+          ...common,
+          kind: 'Log',
+          message: view.template('format', true),
+          level: view.enumOf('level', LOG_LEVELS, 'INFO'),
+        };
       case TASK_TYPES.Return:
         return { ...common, kind: 'Return', format: view.template('format', true) };
       case TASK_TYPES.OutputValues: {
@@ -444,7 +455,11 @@ export function readRetry(owner: ObjectView, key: string): RetryPolicy | undefin
   if (!view) return undefined;
   const type = view.enumOf('type', RETRY_TYPES);
   if (!view.has('type')) view.required('type');
-  const ownKeys = { constant: ['interval'], exponential: ['interval', 'maxInterval', 'delayFactor'], random: ['minInterval', 'maxInterval'] };
+  const ownKeys = {
+    constant: ['interval'],
+    exponential: ['interval', 'maxInterval', 'delayFactor'],
+    random: ['minInterval', 'maxInterval'],
+  };
   if (type !== undefined) view.rejectUnknown([...RETRY_COMMON_KEYS, ...ownKeys[type]], `a ${type} retry`);
   const common = dropUndefined({
     maxAttempts: view.integer('maxAttempts', { min: 1 }),

@@ -35,7 +35,8 @@ function readTrigger(source: FlowSource, node: Node, path: string, ids: Map<stri
   if (!view) return undefined;
   const id = view.string('id', true);
   if (view.has('id') && id !== '') {
-    if (!TASK_ID_PATTERN.test(id)) view.report('id', 'must start with a letter or digit and contain only letters, digits, _ and -');
+    if (!TASK_ID_PATTERN.test(id))
+      view.report('id', 'must start with a letter or digit and contain only letters, digits, _ and -');
     const first = ids.get(id);
     if (first !== undefined) view.report('id', `duplicate trigger id '${id}' (also at ${first})`);
     else ids.set(id, view.at('id'));

@@ -60,7 +60,8 @@ export function checkYamlBounds(source: string): YamlBoundProblem | undefined {
       case 'alias':
         aliases += 1;
         nodes += 1;
-        if (aliases > MAX_YAML_ALIASES) return { message: `the flow uses more than ${MAX_YAML_ALIASES.toLocaleString('en-US')} aliases`, offset: at };
+        if (aliases > MAX_YAML_ALIASES)
+          return { message: `the flow uses more than ${MAX_YAML_ALIASES.toLocaleString('en-US')} aliases`, offset: at };
         break;
       case 'scalar':
       case 'single-quoted-scalar':
@@ -71,8 +72,10 @@ export function checkYamlBounds(source: string): YamlBoundProblem | undefined {
         break;
     }
     lineStart = false;
-    if (flowDepth + blockDepth > MAX_YAML_DEPTH) return { message: `the YAML is nested deeper than ${MAX_YAML_DEPTH} levels`, offset: at };
-    if (nodes > MAX_YAML_NODES) return { message: `the flow holds more than ${MAX_YAML_NODES.toLocaleString('en-US')} YAML values`, offset: at };
+    if (flowDepth + blockDepth > MAX_YAML_DEPTH)
+      return { message: `the YAML is nested deeper than ${MAX_YAML_DEPTH} levels`, offset: at };
+    if (nodes > MAX_YAML_NODES)
+      return { message: `the flow holds more than ${MAX_YAML_NODES.toLocaleString('en-US')} YAML values`, offset: at };
   }
   return undefined;
 }

@@ -1,1 +1,8 @@
-export { describeUnstorableText, findUnstorableCharacter, findUnstorableText, toStorableText, unstorableCharacterIn, type UnstorableText } from './storable-text';
+export {
+  describeUnstorableText,
+  findUnstorableCharacter,
+  findUnstorableText,
+  toStorableText,
+  unstorableCharacterIn,
+  type UnstorableText,
+} from './storable-text';

@@ -61,7 +61,8 @@ export function findUnstorableText(value: unknown, path = ''): UnstorableText | 
       const found = unstorableCharacterIn(current);
       if (found !== undefined) return { path: at, found, inKey: false };
     } else if (Array.isArray(current)) {
-      for (let index = current.length - 1; index >= 0; index -= 1) pending.push({ value: current[index], path: itemPath(at, index) });
+      for (let index = current.length - 1; index >= 0; index -= 1)
+        pending.push({ value: current[index], path: itemPath(at, index) });
     } else if (typeof current === 'object' && current !== null) {
       const entries = Object.entries(current);
       for (let index = entries.length - 1; index >= 0; index -= 1) {

@@ -8,7 +8,14 @@ import { logRunner, outputValuesRunner, returnRunner, sleepRunner } from './runn
 import { environmentSecretSource } from './secrets/environment-secret-source';
 import { resolveTaskSecrets, TaskSecretError } from './secrets/resolve-task-secrets';
 import { SecretMask } from './secrets/secret-mask';
-import type { TaskKindContext, TaskKindResult, TaskLogSink, TaskOutcome, TaskRunner, TaskRunnerRegistry } from './task-runner.port';
+import type {
+  TaskKindContext,
+  TaskKindResult,
+  TaskLogSink,
+  TaskOutcome,
+  TaskRunner,
+  TaskRunnerRegistry,
+} from './task-runner.port';
 
 export interface TaskRunnerOptions {
   readonly http?: HttpRequestOptions;
@@ -70,12 +77,19 @@ export function createTaskRunner(options: CreateTaskRunnerOptions = {}): TaskRun
         try {
           resolved = resolveTaskSecrets(task, context.secrets ?? environmentSecretSource(), mask);
         } catch (error) {
-          return failed(error instanceof TaskSecretError ? error.message : 'the task properties could not be rendered on this worker');
+          return failed(
+            error instanceof TaskSecretError ? error.message : 'the task properties could not be rendered on this worker',
+          );
         }
         const log = maskedLog(context.log, mask);
         let result: TaskKindResult;
         try {
-          result = await dispatch(registry, resolved, { signal, log, workingDirectory: context.workingDirectory, now: context.now });
+          result = await dispatch(registry, resolved, {
+            signal,
+            log,
+            workingDirectory: context.workingDirectory,
+            now: context.now,
+          });
         } catch (error) {
           if (signal.aborted) return abortedOutcome(signal);
           return failed(mask.apply(errorMessage(error, 'the task failed')));
@@ -83,9 +97,16 @@ export function createTaskRunner(options: CreateTaskRunnerOptions = {}): TaskRun
         if (signal.aborted) return abortedOutcome(signal, result.outputs);
         const size = Buffer.byteLength(JSON.stringify(result.outputs));
         if (size > maxOutputBytes) {
-          return failed(`the task's outputs are ${size} bytes, more than the ${maxOutputBytes} bytes a result may carry; write large data to internal storage and output its URI`);
+          return failed(
+            `the task's outputs are ${size} bytes, more than the ${maxOutputBytes} bytes a result may carry; write large data to internal storage and output its URI`,
+          );
         }
-        return { state: result.state, outputs: result.outputs, error: result.error === undefined ? undefined : mask.apply(result.error), cacheHit: false };
+        return {
+          state: result.state,
+          outputs: result.outputs,
+          error: result.error === undefined ? undefined : mask.apply(result.error),
+          cacheHit: false,
+        };
       } finally {
         dispose();
       }
@@ -144,8 +165,16 @@ function maskedLog(sink: TaskLogSink, mask: SecretMask): TaskLogSink {
 function abortedOutcome(signal: AbortSignal, outputs: JsonObject = {}): TaskOutcome {
   const reason: unknown = signal.reason;
   // By name, not instanceof: AbortSignal.timeout's DOMException may come from another realm (Jest's vm).
-  const timedOut = reason instanceof TaskTimeout || (typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError');
-  if (timedOut) return { state: 'FAILED', outputs, error: reason instanceof TaskTimeout ? reason.message : 'the task timed out', cacheHit: false };
+  const timedOut =
+    reason instanceof TaskTimeout ||
+    (typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError');
+  if (timedOut)
+    return {
+      state: 'FAILED',
+      outputs,
+      error: reason instanceof TaskTimeout ? reason.message : 'the task timed out',
+      cacheHit: false,
+    };
   return { state: 'KILLED', outputs, error: 'the task was killed', cacheHit: false };
 }
 

@@ -28,14 +28,26 @@ export const logTask = (message: LogTask['message'], level: LogLevel = 'INFO', e
   level,
   ...extra,
 });
-export const returnTask = (format: string, extra: Partial<ReturnTask> = {}): ReturnTask => ({ ...common('return'), type: TASK_TYPES.Return, kind: 'Return', format, ...extra });
+export const returnTask = (format: string, extra: Partial<ReturnTask> = {}): ReturnTask => ({
+  ...common('return'),
+  type: TASK_TYPES.Return,
+  kind: 'Return',
+  format,
+  ...extra,
+});
 export const outputValuesTask = (values: OutputValuesTask['values']): OutputValuesTask => ({
   ...common('values'),
   type: TASK_TYPES.OutputValues,
   kind: 'OutputValues',
   values,
 });
-export const sleepTask = (durationMs: number, extra: Partial<SleepTask> = {}): SleepTask => ({ ...common('sleep'), type: TASK_TYPES.Sleep, kind: 'Sleep', durationMs, ...extra });
+export const sleepTask = (durationMs: number, extra: Partial<SleepTask> = {}): SleepTask => ({
+  ...common('sleep'),
+  type: TASK_TYPES.Sleep,
+  kind: 'Sleep',
+  durationMs,
+  ...extra,
+});
 export const httpRequestTask = (uri: string, extra: Partial<HttpRequestTask> = {}): HttpRequestTask => ({
   ...common('http'),
   type: TASK_TYPES.HttpRequest,
@@ -72,7 +84,11 @@ export interface RecordingContext {
   readonly nextLine: (matches: (line: LoggedLine) => boolean) => Promise<LoggedLine>;
 }
 
-export function recordingContext(options: { workingDirectory: string; secrets?: Record<string, string>; now?: () => Date }): RecordingContext {
+export function recordingContext(options: {
+  workingDirectory: string;
+  secrets?: Record<string, string>;
+  now?: () => Date;
+}): RecordingContext {
   const controller = new AbortController();
   const lines: LoggedLine[] = [];
   const waiters: { matches: (line: LoggedLine) => boolean; resolve: (line: LoggedLine) => void }[] = [];

@@ -11,7 +11,10 @@ export function parseKafkaBrokers(raw: string | undefined, variable = 'KAFKA_BRO
   if (raw === undefined || raw.trim() === '') {
     throw new QueueConfigError(`${variable} is not set: give the Kafka brokers as host:port,host:port`);
   }
-  return assertKafkaBrokers(raw.split(',').map((entry) => entry.trim()), variable);
+  return assertKafkaBrokers(
+    raw.split(',').map((entry) => entry.trim()),
+    variable,
+  );
 }
 
 /** Checks a list of `host:port` broker addresses; the error names `variable`. */

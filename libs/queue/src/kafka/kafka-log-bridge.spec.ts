@@ -33,7 +33,12 @@ describe('kafkajs log lines', () => {
     const logger: QueueLogger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
     const log = kafkaLogCreator(logger)(logLevel.WARN);
     const connection = (message: string, error: string) =>
-      log({ namespace: 'Connection', level: logLevel.ERROR, label: 'ERROR', log: { timestamp: 't', message, error, broker: '127.0.0.1:9092' } });
+      log({
+        namespace: 'Connection',
+        level: logLevel.ERROR,
+        label: 'ERROR',
+        log: { timestamp: 't', message, error, broker: '127.0.0.1:9092' },
+      });
 
     connection('Response CreateTopics(key: 19, version: 3)', 'Topic creation errors');
     connection('Response Heartbeat(key: 12, version: 3)', 'The group is rebalancing, so a rejoin is needed');

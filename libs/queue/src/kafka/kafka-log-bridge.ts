@@ -14,7 +14,10 @@ const EXPECTED_BROKER_ANSWERS: readonly { request: string; error: string }[] = [
 ];
 
 function expectedBrokerAnswer(namespace: string, message: string, error: unknown): boolean {
-  return namespace === 'Connection' && EXPECTED_BROKER_ANSWERS.some((answer) => message.startsWith(answer.request) && error === answer.error);
+  return (
+    namespace === 'Connection' &&
+    EXPECTED_BROKER_ANSWERS.some((answer) => message.startsWith(answer.request) && error === answer.error)
+  );
 }
 
 /** Routes kafkajs' own log lines to the given logger, as structured fields. */

@@ -6,12 +6,19 @@ describe('createKafkaQueue consumer concurrency', () => {
 
   it.each([0, -1, 1.5])('refuses %p partitions handled at the same time, naming the setting', (value) => {
     expect(() => createKafkaQueue({ ...base, consumer: { partitionsConsumedConcurrently: value } })).toThrow(QueueConfigError);
-    expect(() => createKafkaQueue({ ...base, consumer: { partitionsConsumedConcurrently: value } })).toThrow(/partitionsConsumedConcurrently/);
+    expect(() => createKafkaQueue({ ...base, consumer: { partitionsConsumedConcurrently: value } })).toThrow(
+      /partitionsConsumedConcurrently/,
+    );
   });
 
   it.each([-1, 2.5])('refuses a commit interval of %p ms for a subscription, naming it, before connecting', async (value) => {
     const queue = createKafkaQueue(base);
-    const options: KafkaSubscribeOptions = { groupId: 'lanner-test', topics: ['lanner.test'], handler: async () => undefined, commitIntervalMs: value };
+    const options: KafkaSubscribeOptions = {
+      groupId: 'lanner-test',
+      topics: ['lanner.test'],
+      handler: async () => undefined,
+      commitIntervalMs: value,
+    };
     await expect(queue.subscribe(options)).rejects.toThrow(QueueConfigError);
     await expect(queue.subscribe(options)).rejects.toThrow(/commitIntervalMs must be a non-negative integer/);
     await queue.close();

@@ -13,14 +13,7 @@ import {
   type Message,
   type Producer,
 } from 'kafkajs';
-import type {
-  QueueMessage,
-  QueuePort,
-  QueueRecord,
-  QueueSubscription,
-  SubscribeOptions,
-  TopicSpec,
-} from '../queue.port';
+import type { QueueMessage, QueuePort, QueueRecord, QueueSubscription, SubscribeOptions, TopicSpec } from '../queue.port';
 import { NotSubscribedError, QueueClosedError, QueueConfigError, UnknownTopicError } from '../queue.errors';
 import { describeError, silentQueueLogger, type QueueLogger } from '../queue.logger';
 import { namespacedQueue } from '../namespaced-queue';
@@ -171,7 +164,9 @@ class KafkaQueue implements QueuePort {
     },
     sendOne: (send) => this.sendOne(send),
     isPerTopicError: (error) =>
-      error instanceof UnknownTopicError || error instanceof RecordTooLargeError || PER_TOPIC_SEND_ERRORS.some((type) => hasErrorType(error, type)),
+      error instanceof UnknownTopicError ||
+      error instanceof RecordTooLargeError ||
+      PER_TOPIC_SEND_ERRORS.some((type) => hasErrorType(error, type)),
     maxTopicBytes: MAX_RECORD_BYTES,
   });
   private admin: Promise<Admin> | undefined;
@@ -218,7 +213,8 @@ class KafkaQueue implements QueuePort {
         // A topic that was just created may not be known to every broker yet:
         // waitUntilUsable below retries that, and fails naming the topic.
         const types = errorTypes(error);
-        if (types.length === 0 || !types.every((type) => type === 'TOPIC_ALREADY_EXISTS' || TRANSIENT_TOPIC_ERRORS.has(type))) throw error;
+        if (types.length === 0 || !types.every((type) => type === 'TOPIC_ALREADY_EXISTS' || TRANSIENT_TOPIC_ERRORS.has(type)))
+          throw error;
       });
     await this.waitUntilUsable(
       admin,
@@ -261,7 +257,10 @@ class KafkaQueue implements QueuePort {
       // The topic exists, yet the producer cannot see it: a kafkajs client that has
       // published to a topic deleted since (a worker queue removed through the API)
       // fails every later metadata refresh. A new producer starts from a clean slate.
-      this.logger.warn({ topic: send.topic }, 'Kafka producer replaced: it could no longer read topic metadata (a topic it published to was deleted)');
+      this.logger.warn(
+        { topic: send.topic },
+        'Kafka producer replaced: it could no longer read topic metadata (a topic it published to was deleted)',
+      );
       await this.sendWith(await this.replaceProducer(producer), send);
     }
   }
@@ -449,7 +448,10 @@ class KafkaQueue implements QueuePort {
     const lag = new Map<string, number>();
     topics.forEach((topic, index) => {
       const committedByPartition = new Map(
-        (committed.find((entry) => entry.topic === topic)?.partitions ?? []).map((entry) => [entry.partition, BigInt(entry.offset)]),
+        (committed.find((entry) => entry.topic === topic)?.partitions ?? []).map((entry) => [
+          entry.partition,
+          BigInt(entry.offset),
+        ]),
       );
       let records = 0n;
       for (const partition of ends[index]) {
@@ -527,9 +529,15 @@ class KafkaQueue implements QueuePort {
           ],
         })),
       });
-      this.logger.info({ topics: tooSmall.map((resource) => resource.resourceName), maxMessageBytes: MAX_RECORD_BYTES }, 'raised the record limit of existing topics');
+      this.logger.info(
+        { topics: tooSmall.map((resource) => resource.resourceName), maxMessageBytes: MAX_RECORD_BYTES },
+        'raised the record limit of existing topics',
+      );
     } catch (error) {
-      this.logger.warn({ topics, error: describeError(error) }, 'could not raise the record limit of existing topics; larger records will be refused');
+      this.logger.warn(
+        { topics, error: describeError(error) },
+        'could not raise the record limit of existing topics; larger records will be refused',
+      );
     }
   }
 
@@ -561,7 +569,9 @@ class KafkaQueue implements QueuePort {
           reason = types.join(', ');
         }
         if (Date.now() - startedAt >= TOPIC_READY_TIMEOUT_MS) {
-          throw new Error(`Topic "${topic}" is not usable ${TOPIC_READY_TIMEOUT_MS} ms after it was created (${reason}); check the Kafka brokers`);
+          throw new Error(
+            `Topic "${topic}" is not usable ${TOPIC_READY_TIMEOUT_MS} ms after it was created (${reason}); check the Kafka brokers`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** Math.min(attempt - 1, 5))));
       }
@@ -775,9 +785,13 @@ class KafkaSubscription implements QueueSubscription {
         for (const entry of offsets) {
           const key = partitionKey(entry.topic, entry.partition);
           // A newer offset of the partition replaces it; a partition moved to another member is that member's now.
-          if (!this.deferredCommits.has(key) && (this.assigned === undefined || this.assigned.has(key))) this.deferredCommits.set(key, entry);
+          if (!this.deferredCommits.has(key) && (this.assigned === undefined || this.assigned.has(key)))
+            this.deferredCommits.set(key, entry);
         }
-        this.logger.warn({ groupId: this.options.groupId, error: describeError(error) }, 'Kafka offsets not committed yet; will try again');
+        this.logger.warn(
+          { groupId: this.options.groupId, error: describeError(error) },
+          'Kafka offsets not committed yet; will try again',
+        );
         if (this.deferredCommits.size > 0 && this.closing === undefined) {
           this.commitTimer ??= setTimeout(() => void this.flushDeferredCommits(), this.commitIntervalMs);
         }
@@ -788,12 +802,16 @@ class KafkaSubscription implements QueueSubscription {
 
   /** After a rebalance, offsets waiting for partitions now assigned elsewhere are dropped (their new member reads from the last commit). */
   private assignedAfterJoin(assignment: Record<string, number[]>): void {
-    this.assigned = new Set(Object.entries(assignment).flatMap(([topic, partitions]) => partitions.map((partition) => partitionKey(topic, partition))));
+    this.assigned = new Set(
+      Object.entries(assignment).flatMap(([topic, partitions]) => partitions.map((partition) => partitionKey(topic, partition))),
+    );
     for (const key of this.deferredCommits.keys()) if (!this.assigned.has(key)) this.deferredCommits.delete(key);
   }
 
   private handleBatch(payload: EachBatchPayload): Promise<void> {
-    return this.messagesPerPartition > 1 ? this.handleBatchOverlapping(payload, this.messagesPerPartition) : this.handleBatchInOrder(payload);
+    return this.messagesPerPartition > 1
+      ? this.handleBatchOverlapping(payload, this.messagesPerPartition)
+      : this.handleBatchInOrder(payload);
   }
 
   private async handleBatchInOrder(payload: EachBatchPayload): Promise<void> {
@@ -845,7 +863,9 @@ class KafkaSubscription implements QueueSubscription {
           while (wanted !== undefined) {
             const next = wanted;
             wanted = undefined;
-            await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
+            await payload.commitOffsetsIfNecessary({
+              topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+            });
           }
         } catch (error) {
           failure ??= { error };
@@ -912,7 +932,9 @@ class KafkaSubscription implements QueueSubscription {
     pin: () => Promise<void> = () => {
       this.deferredCommits.delete(partitionKey(batch.topic, batch.partition));
       this.committedOnce.add(partitionKey(batch.topic, batch.partition));
-      return payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }] });
+      return payload.commitOffsetsIfNecessary({
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }],
+      });
     },
   ): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
@@ -1052,11 +1074,9 @@ function errorTypes(error: unknown, seen = new Set<unknown>()): string[] {
   seen.add(error);
   const candidate = error as { type?: unknown; errors?: unknown; cause?: unknown; originalError?: unknown };
   const own = typeof candidate.type === 'string' ? [candidate.type] : [];
-  const nested = [
-    ...(Array.isArray(candidate.errors) ? candidate.errors : []),
-    candidate.cause,
-    candidate.originalError,
-  ].flatMap((inner) => errorTypes(inner, seen));
+  const nested = [...(Array.isArray(candidate.errors) ? candidate.errors : []), candidate.cause, candidate.originalError].flatMap(
+    (inner) => errorTypes(inner, seen),
+  );
   return [...own, ...nested];
 }
 

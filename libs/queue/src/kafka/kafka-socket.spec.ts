@@ -18,13 +18,18 @@ describe("the Kafka clients' connections", () => {
 
   afterEach(() => jest.restoreAllMocks());
 
-  it('turn off Nagle\'s algorithm and keep idle connections alive, and connect to the broker asked for', async () => {
+  it("turn off Nagle's algorithm and keep idle connections alive, and connect to the broker asked for", async () => {
     const noDelay = jest.spyOn(Socket.prototype, 'setNoDelay');
     const keepAlive = jest.spyOn(Socket.prototype, 'setKeepAlive');
     let socket: Socket | undefined;
     await new Promise<void>((resolve) => {
       // kafkajs passes no ssl for a plaintext broker, whatever its type says.
-      socket = kafkaSocketFactory({ host: '127.0.0.1', port, ssl: undefined as unknown as ISocketFactoryArgs['ssl'], onConnect: resolve });
+      socket = kafkaSocketFactory({
+        host: '127.0.0.1',
+        port,
+        ssl: undefined as unknown as ISocketFactoryArgs['ssl'],
+        onConnect: resolve,
+      });
     });
     expect(socket?.remotePort).toBe(port);
     expect(noDelay).toHaveBeenCalledWith(true);

@@ -15,7 +15,9 @@ const KEEP_ALIVE_DELAY_MS = 60_000;
  * holding small writes saves nothing.
  */
 export const kafkaSocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
-  const socket = ssl ? connectTls({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : connectTcp({ host, port }, onConnect);
+  const socket = ssl
+    ? connectTls({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect)
+    : connectTcp({ host, port }, onConnect);
   socket.setNoDelay(true);
   socket.setKeepAlive(true, KEEP_ALIVE_DELAY_MS);
   return socket;

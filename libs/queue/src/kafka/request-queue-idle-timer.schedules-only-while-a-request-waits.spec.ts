@@ -1,8 +1,24 @@
-import { kafkajsRequestQueue, scheduleCheckWhilePending, stopIdleRequestQueueTimers, type SchedulingRequestQueue } from './request-queue-idle-timer';
+import {
+  kafkajsRequestQueue,
+  scheduleCheckWhilePending,
+  stopIdleRequestQueueTimers,
+  type SchedulingRequestQueue,
+} from './request-queue-idle-timer';
 
 // kafkajs's real RequestQueue (no socket: requests are handed to `sendRequest`).
 type RequestQueue = SchedulingRequestQueue & {
-  push(request: { entry: { correlationId: number; apiKey: number; apiName: string; apiVersion: number; resolve: () => void; reject: () => void }; expectResponse: boolean; sendRequest: () => void }): void;
+  push(request: {
+    entry: {
+      correlationId: number;
+      apiKey: number;
+      apiName: string;
+      apiVersion: number;
+      resolve: () => void;
+      reject: () => void;
+    };
+    expectResponse: boolean;
+    sendRequest: () => void;
+  }): void;
   maybeThrottle(milliseconds: number): void;
   fulfillRequest(response: { correlationId: number; payload: Buffer; size: number }): void;
   destroy(): void;
@@ -14,14 +30,25 @@ const RequestQueueClass = kafkajsRequestQueue() as unknown as RequestQueueClass;
 const shipped = kafkajsRequestQueue().prototype.scheduleCheckPendingRequests;
 
 function requestQueue(maxInFlightRequests: number | null = null): RequestQueue {
-  return new RequestQueueClass({ maxInFlightRequests, requestTimeout: 30_000, enforceRequestTimeout: false, clientId: 'spec', broker: 'broker:9092', logger: quiet });
+  return new RequestQueueClass({
+    maxInFlightRequests,
+    requestTimeout: 30_000,
+    enforceRequestTimeout: false,
+    clientId: 'spec',
+    broker: 'broker:9092',
+    logger: quiet,
+  });
 }
 
 let nextCorrelationId = 0;
 function request(sent: number[]) {
   const correlationId = (nextCorrelationId += 1);
   const settle = () => undefined;
-  return { entry: { correlationId, apiKey: 1, apiName: 'Fetch', apiVersion: 11, resolve: settle, reject: settle }, expectResponse: true, sendRequest: () => sent.push(correlationId) };
+  return {
+    entry: { correlationId, apiKey: 1, apiName: 'Fetch', apiVersion: 11, resolve: settle, reject: settle },
+    expectResponse: true,
+    sendRequest: () => sent.push(correlationId),
+  };
 }
 
 describe("kafkajs's request queue schedules checks only while a request waits", () => {

@@ -49,5 +49,6 @@ export function kafkajsRequestQueue(): { prototype: SchedulingRequestQueue } {
 /** Puts the replacement in place, once per process, before any kafkajs client connects. */
 export function stopIdleRequestQueueTimers(): void {
   const { prototype } = kafkajsRequestQueue();
-  if (prototype.scheduleCheckPendingRequests !== scheduleCheckWhilePending) prototype.scheduleCheckPendingRequests = scheduleCheckWhilePending;
+  if (prototype.scheduleCheckPendingRequests !== scheduleCheckWhilePending)
+    prototype.scheduleCheckPendingRequests = scheduleCheckWhilePending;
 }

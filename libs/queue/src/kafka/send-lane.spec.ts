@@ -22,8 +22,14 @@ function broker(maxTopicBytes = 1_000) {
         },
       }),
     );
-  const lane = new SendLane({ sendAll: request, sendOne: (send) => request([send]), isPerTopicError: (error) => error instanceof TopicMissing, maxTopicBytes });
-  const publish = (topic: string, key: string, sizeBytes = 10) => lane.send({ topic, records: [{ key, value: Buffer.from(key) }], sizeBytes });
+  const lane = new SendLane({
+    sendAll: request,
+    sendOne: (send) => request([send]),
+    isPerTopicError: (error) => error instanceof TopicMissing,
+    maxTopicBytes,
+  });
+  const publish = (topic: string, key: string, sizeBytes = 10) =>
+    lane.send({ topic, records: [{ key, value: Buffer.from(key) }], sizeBytes });
   const settle = () => new Promise((resolve) => setImmediate(resolve));
   const shape = (index: number) => requests[index].sends.map((send) => `${send.topic}:${send.records[0].key}`);
   /** Publishes once to each topic, alone, so later publishes to them may share requests. */
@@ -78,11 +84,17 @@ describe('publishes sharing produce requests', () => {
     await Promise.all(queued);
   });
 
-  it('keeps each topic within the byte limit per request, and a topic\'s records in their order', async () => {
+  it("keeps each topic within the byte limit per request, and a topic's records in their order", async () => {
     const { requests, publish, settle, shape, reach } = broker(100);
     await reach('a', 'b');
     const first = publish('a', '0');
-    const rest = [publish('a', '1', 60), publish('b', '2', 60), publish('a', '3', 60), publish('b', '4', 30), publish('a', '5', 10)];
+    const rest = [
+      publish('a', '1', 60),
+      publish('b', '2', 60),
+      publish('a', '3', 60),
+      publish('b', '4', 30),
+      publish('a', '5', 10),
+    ];
     requests[0].answer();
     await first;
     await settle();
@@ -140,7 +152,8 @@ describe('publishes sharing produce requests', () => {
     await first;
     await settle();
     requests[1].answer(new Error('broker unreachable'));
-    for (const outcome of await outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: new Error('broker unreachable') });
+    for (const outcome of await outcomes)
+      expect(outcome).toMatchObject({ status: 'rejected', reason: new Error('broker unreachable') });
     expect(requests).toHaveLength(2);
     const after = publish('a', '3');
     await settle();

@@ -79,7 +79,10 @@ export class SendLane {
       const { topic, sizeBytes } = queued.send;
       const used = bytes.get(topic) ?? 0;
       // A later send of a topic that no longer fits waits too, so a topic's records keep their order.
-      if (batch.length > 0 && (used + sizeBytes > this.options.maxTopicBytes || left.some((waiting) => waiting.send.topic === topic))) {
+      if (
+        batch.length > 0 &&
+        (used + sizeBytes > this.options.maxTopicBytes || left.some((waiting) => waiting.send.topic === topic))
+      ) {
         left.push(queued);
         continue;
       }

@@ -92,8 +92,7 @@ export function describeQueueContract(
       await subscribe({ groupId: groupId('order'), topics: [topic], handler: inbox.handler });
 
       const keys = ['execution-a', 'execution-b', 'execution-c'];
-      const batch = (from: number) =>
-        Array.from({ length: 15 }, (_, i) => record(keys[(from + i) % 3], `${from + i}`));
+      const batch = (from: number) => Array.from({ length: 15 }, (_, i) => record(keys[(from + i) % 3], `${from + i}`));
       await queue.publish(topic, batch(0));
       await queue.publish(topic, batch(15));
 
@@ -235,7 +234,10 @@ export function describeQueueContract(
     // The second setting is read by the Kafka adapter only (several messages of a partition at once); others ignore it.
     it.each([
       ['one message at a time', {}],
-      ['several messages of each partition at once', { concurrency: { partitionsConsumedConcurrently: 3, messagesPerPartition: 4 } }],
+      [
+        'several messages of each partition at once',
+        { concurrency: { partitionsConsumedConcurrently: 3, messagesPerPartition: 4 } },
+      ],
     ])('a member closed right after handling a burst (%s) leaves nothing to hand out again', async (_setting, extra) => {
       const topic = await newTopic('burst-then-close', 3);
       const group = groupId('burst-then-close');

@@ -35,7 +35,10 @@ const NO_FILTER = { externalTables: [], externalEnums: [] };
  * exactly as `prisma migrate deploy` does (same engine code). Re-running it is
  * a no-op. Errors name DATABASE_URL and never echo its password.
  */
-export async function applyMigrations(databaseUrl: string | undefined, location: MigrationLocation = {}): Promise<AppliedMigrations> {
+export async function applyMigrations(
+  databaseUrl: string | undefined,
+  location: MigrationLocation = {},
+): Promise<AppliedMigrations> {
   parseDatabaseUrl(databaseUrl);
   const url = databaseUrl as string;
   const migrationsDir = location.migrationsDir ?? MIGRATIONS_DIR;

@@ -3,7 +3,12 @@ import { evaluateModuleGlue } from './engine-glue';
 describe('evaluating the schema engine glue', () => {
   it('returns the exported functions and classes, sharing module state', () => {
     const glue = evaluateModuleGlue(
-      ['let wasm;', 'export function set(v) { wasm = v; }', 'export function get() { return wasm; }', 'export class Engine { static make() { return new Engine(); } }'].join('\n'),
+      [
+        'let wasm;',
+        'export function set(v) { wasm = v; }',
+        'export function get() { return wasm; }',
+        'export class Engine { static make() { return new Engine(); } }',
+      ].join('\n'),
     );
     (glue['set'] as (v: number) => void)(42);
     expect((glue['get'] as () => number)()).toBe(42);

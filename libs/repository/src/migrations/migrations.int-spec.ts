@@ -27,7 +27,17 @@ describe('migrations on a real PostgreSQL', () => {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
     );
     expect(rows.map((row) => row.table_name)).toEqual(
-      expect.arrayContaining(['flows', 'executions', 'task_runs', 'task_run_attempts', 'logs', 'worker_queues', 'running_jobs', 'service_instances', 'api_tokens']),
+      expect.arrayContaining([
+        'flows',
+        'executions',
+        'task_runs',
+        'task_run_attempts',
+        'logs',
+        'worker_queues',
+        'running_jobs',
+        'service_instances',
+        'api_tokens',
+      ]),
     );
   });
 
@@ -37,7 +47,13 @@ describe('migrations on a real PostgreSQL', () => {
       'SELECT migration_name, checksum, finished_at, rolled_back_at, applied_steps_count, logs FROM _prisma_migrations ORDER BY started_at',
     );
     expect(rows).toHaveLength(listMigrations(MIGRATIONS_DIR).length);
-    expect(rows[0]).toMatchObject({ migration_name: init.name, checksum: init.checksum, rolled_back_at: null, applied_steps_count: 1, logs: null });
+    expect(rows[0]).toMatchObject({
+      migration_name: init.name,
+      checksum: init.checksum,
+      rolled_back_at: null,
+      applied_steps_count: 1,
+      logs: null,
+    });
     expect(rows[0].checksum).toBe(migrationChecksum(readFileSync(join(MIGRATIONS_DIR, init.name, 'migration.sql'), 'utf8')));
     expect(rows[0].finished_at).toBeInstanceOf(Date);
   });
@@ -53,7 +69,9 @@ describe('migrations on a real PostgreSQL', () => {
     const unreachable = 'postgresql://lanner:s3cr3t-pw@127.0.0.1:1/lanner';
     const failure = applyMigrations(unreachable);
     await expect(failure).rejects.toBeInstanceOf(DatabaseUnavailable);
-    await expect(applyMigrations(unreachable)).rejects.toThrow(/cannot reach the database at postgresql:\/\/lanner:\*\*\*@127\.0\.0\.1:1\/lanner .*check DATABASE_URL/);
+    await expect(applyMigrations(unreachable)).rejects.toThrow(
+      /cannot reach the database at postgresql:\/\/lanner:\*\*\*@127\.0\.0\.1:1\/lanner .*check DATABASE_URL/,
+    );
     await expect(applyMigrations('not-a-url')).rejects.toThrow('DATABASE_URL is not a valid URL');
   });
 
@@ -88,7 +106,9 @@ describe('migrations on a real PostgreSQL', () => {
 
       const result = await applyMigrations(database.url, { migrationsDir: join(folder, 'migrations'), schemaFile });
       expect(result.applied).toEqual(['20990101000000_lock_purpose']);
-      const { rows } = await client.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'cluster_locks' AND column_name = 'purpose'");
+      const { rows } = await client.query(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'cluster_locks' AND column_name = 'purpose'",
+      );
       expect(rows).toHaveLength(1);
     });
   });

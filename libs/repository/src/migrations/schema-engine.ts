@@ -80,7 +80,11 @@ export interface EngineSession {
  * adapter, then frees the engine and ends the pool. Diffing two schemas never
  * connects, so any syntactically valid URL does for that.
  */
-export async function withSchemaEngine<T>(databaseUrl: string, schema: string, work: (session: EngineSession) => Promise<T>): Promise<T> {
+export async function withSchemaEngine<T>(
+  databaseUrl: string,
+  schema: string,
+  work: (session: EngineSession) => Promise<T>,
+): Promise<T> {
   const registry = panicRegistry();
   const runtime = loadGlue();
   const pool = new Pool({ connectionString: databaseUrl, max: 2 });
@@ -90,7 +94,11 @@ export async function withSchemaEngine<T>(databaseUrl: string, schema: string, w
   let engine: SchemaEngine | undefined;
   try {
     const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg(pool));
-    engine = await runtime.SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, (line: string) => log.push(line), adapter);
+    engine = await runtime.SchemaEngine.new(
+      { datamodels: [['schema.prisma', schema]] },
+      (line: string) => log.push(line),
+      adapter,
+    );
     return await work({ engine, log });
   } catch (error) {
     if (registry.message !== '') {

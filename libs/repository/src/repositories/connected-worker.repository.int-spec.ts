@@ -22,7 +22,7 @@ function stream(workerId: string, controllerInstanceId: string, workerGroupId = 
 describe('connected worker registry', () => {
   const fixture = useTestRepositories();
 
-  it('lists only rows refreshed inside the staleness window, and a refresh keeps a controller\'s rows alive', async () => {
+  it("lists only rows refreshed inside the staleness window, and a refresh keeps a controller's rows alive", async () => {
     const { connectedWorkers } = fixture.repositories;
     await connectedWorkers.upsert(stream('w-1', 'controller-a'), at(0));
     await connectedWorkers.upsert(stream('w-2', 'controller-b'), at(0));
@@ -30,7 +30,13 @@ describe('connected worker registry', () => {
 
     const live = await connectedWorkers.listLive(at(10));
     expect(live.map((worker) => worker.workerId)).toEqual(['w-1']);
-    expect(live[0]).toMatchObject({ workerGroupId: 'gpu', slots: 8, queueIds: ['gpu-queue'], capacity: { slots: 8, used: 0 }, labels: { zone: 'eu-1' } });
+    expect(live[0]).toMatchObject({
+      workerGroupId: 'gpu',
+      slots: 8,
+      queueIds: ['gpu-queue'],
+      capacity: { slots: 8, used: 0 },
+      labels: { zone: 'eu-1' },
+    });
     expect(await connectedWorkers.purgeStale(at(10))).toBe(1);
     expect((await connectedWorkers.listLive(at(0))).map((worker) => worker.workerId)).toEqual(['w-1']);
   });
@@ -83,7 +89,10 @@ describe('connected worker registry under many concurrent writes (a controller w
     }));
     await Promise.all([
       ...writes.map((write) => connectedWorkers.upsert(write, at(5))),
-      connectedWorkers.upsert({ ...stream('busy-007', 'controller-busy', 'busy'), registrationTokenId: tokenId, draining: true, labels: null }, at(6)),
+      connectedWorkers.upsert(
+        { ...stream('busy-007', 'controller-busy', 'busy'), registrationTokenId: tokenId, draining: true, labels: null },
+        at(6),
+      ),
     ]);
 
     const rows = await connectedWorkers.listLiveByGroup('busy', at(0));
@@ -101,7 +110,14 @@ describe('connected worker registry under many concurrent writes (a controller w
       connectedAt: at(0),
       heartbeatAt: at(5),
     });
-    expect(rows[7]).toMatchObject({ workerId: 'busy-007', registrationTokenId: tokenId, draining: true, labels: null, queueIds: ['gpu-queue'], heartbeatAt: at(6) });
+    expect(rows[7]).toMatchObject({
+      workerId: 'busy-007',
+      registrationTokenId: tokenId,
+      draining: true,
+      labels: null,
+      queueIds: ['gpu-queue'],
+      heartbeatAt: at(6),
+    });
   });
 });
 
@@ -114,9 +130,14 @@ describe('connected worker registry: row writes racing the controller refresh', 
     await Promise.all(ids.map((id) => connectedWorkers.upsert(stream(id, 'controller-race', 'race'), at(0))));
     for (let round = 1; round <= 10; round++) {
       // Writes arrive in reverse and shuffled orders while the refresh walks every row of the controller.
-      const order = round % 2 === 0 ? [...ids].reverse() : ids.filter((_, index) => index % 3 === round % 3).concat(ids.filter((_, index) => index % 3 !== round % 3));
+      const order =
+        round % 2 === 0
+          ? [...ids].reverse()
+          : ids.filter((_, index) => index % 3 === round % 3).concat(ids.filter((_, index) => index % 3 !== round % 3));
       await Promise.all([
-        ...order.map((id) => connectedWorkers.upsert({ ...stream(id, 'controller-race', 'race'), draining: round % 2 === 0 }, at(round))),
+        ...order.map((id) =>
+          connectedWorkers.upsert({ ...stream(id, 'controller-race', 'race'), draining: round % 2 === 0 }, at(round)),
+        ),
         connectedWorkers.touchController('controller-race', at(round)),
         connectedWorkers.touchController('controller-race', at(round)),
       ]);

@@ -10,7 +10,20 @@ export const CONNECTED_WORKER_REFRESH_MS = 3_000;
 export const CONNECTED_WORKER_STALE_MS = 15_000;
 
 /** The type of each of a row's 12 parameters, in column order (see upsertAll). */
-const ROW_CASTS = ['', '', '', '', '::uuid', '::int', '::boolean', '::text[]', '::jsonb', '::jsonb', '::timestamptz', '::timestamptz'];
+const ROW_CASTS = [
+  '',
+  '',
+  '',
+  '',
+  '::uuid',
+  '::int',
+  '::boolean',
+  '::text[]',
+  '::jsonb',
+  '::jsonb',
+  '::timestamptz',
+  '::timestamptz',
+];
 
 /**
  * The live worker registry: one row per open worker stream, owned by the
@@ -49,14 +62,26 @@ export class ConnectedWorkerRepository {
     for (const write of writes) latest.set(write.worker.workerId, write);
     const json = (value: StoredJson | undefined) => (value === undefined || value === null ? null : JSON.stringify(value));
     // Rows are locked in worker id order, so two batches touching the same workers never deadlock.
-    const ordered = [...latest.values()].sort((a, b) => (a.worker.workerId < b.worker.workerId ? -1 : a.worker.workerId > b.worker.workerId ? 1 : 0));
+    const ordered = [...latest.values()].sort((a, b) =>
+      a.worker.workerId < b.worker.workerId ? -1 : a.worker.workerId > b.worker.workerId ? 1 : 0,
+    );
     const values: unknown[] = [];
     const rows = ordered.map(({ worker, at }) => {
-      const first = values.push(
-        worker.workerId, worker.workerGroupId, worker.workerName, worker.controllerInstanceId,
-        worker.registrationTokenId, worker.slots, worker.draining, [...worker.queueIds],
-        json(worker.capacity), json(worker.labels), worker.connectedAt, at,
-      ) - 11;
+      const first =
+        values.push(
+          worker.workerId,
+          worker.workerGroupId,
+          worker.workerName,
+          worker.controllerInstanceId,
+          worker.registrationTokenId,
+          worker.slots,
+          worker.draining,
+          [...worker.queueIds],
+          json(worker.capacity),
+          json(worker.labels),
+          worker.connectedAt,
+          at,
+        ) - 11;
       return `(${ROW_CASTS.map((cast, index) => `$${first + index}${cast}`).join(', ')})`;
     });
     await this.pool.query(
@@ -131,7 +156,9 @@ export class ConnectedWorkerRepository {
     });
     return rows.map((row) => {
       const refreshedAt = alive.get(row.controllerInstanceId);
-      return toConnectedWorkerRecord(refreshedAt !== undefined && refreshedAt > row.heartbeatAt ? { ...row, heartbeatAt: refreshedAt } : row);
+      return toConnectedWorkerRecord(
+        refreshedAt !== undefined && refreshedAt > row.heartbeatAt ? { ...row, heartbeatAt: refreshedAt } : row,
+      );
     });
   }
 

@@ -32,7 +32,15 @@ describe('DeadLetterStore and the database failures that make a message poison',
     expect(total).toBe(2);
     const stored = results.find((row) => row.consumerGroup === letter.consumerGroup);
     if (stored === undefined) throw new Error('the recorded dead letter is not listed');
-    expect(stored).toMatchObject({ partition: 3, offset: '42', key: 'tr-1', attempts: 1, tenantId: 'main', executionId: 'e-1', bytes: letter.value.length });
+    expect(stored).toMatchObject({
+      partition: 3,
+      offset: '42',
+      key: 'tr-1',
+      attempts: 1,
+      tenantId: 'main',
+      executionId: 'e-1',
+      bytes: letter.value.length,
+    });
     // The reason and headers are stored with the NUL replaced, so parking a poison message never fails itself.
     expect(stored.reason).toBe('the database refuses the value: unsupported Unicode escape sequence \uFFFD');
     expect(stored.headers).toEqual({ 'lanner-schema': '1', 'bad\uFFFDheader': 'x\uFFFDy' });

@@ -68,10 +68,19 @@ export class DeadLetterStore {
   }
 
   /** Newest first. */
-  async list(options: { readonly limit: number; readonly offset: number; readonly topic?: string }): Promise<{ results: DeadLetterRecord[]; total: number }> {
+  async list(options: {
+    readonly limit: number;
+    readonly offset: number;
+    readonly topic?: string;
+  }): Promise<{ results: DeadLetterRecord[]; total: number }> {
     const where = options.topic === undefined ? {} : { topic: options.topic };
     const [rows, total] = await Promise.all([
-      this.db.deadLetter.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], skip: options.offset, take: options.limit }),
+      this.db.deadLetter.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+        skip: options.offset,
+        take: options.limit,
+      }),
       this.db.deadLetter.count({ where }),
     ]);
     return { results: rows.map(toRecord), total };
@@ -84,7 +93,12 @@ export class DeadLetterStore {
 
   async payload(id: string): Promise<DeadLetterMessage> {
     const row = await this.findRow(id);
-    return { topic: row.topic, key: row.key, value: Buffer.from(row.value), headers: { ...(row.headers as Record<string, string>) } };
+    return {
+      topic: row.topic,
+      key: row.key,
+      value: Buffer.from(row.value),
+      headers: { ...(row.headers as Record<string, string>) },
+    };
   }
 
   /** Drops it; NotFound when it is not (or no longer) there. */

@@ -33,12 +33,30 @@ describe('ExecutionRepository', () => {
     workerSelector: { tags: ['linux'], match: 'ALL', fallback: 'WAIT' },
     dispatchReason: null,
     error: null,
-    attempts: [{ attempt: 1, workerId: 'worker-1', workerQueueId: 'default', state: 'RUNNING', outputs: null, error: null, startedAt: t1, endedAt: null }],
+    attempts: [
+      {
+        attempt: 1,
+        workerId: 'worker-1',
+        workerQueueId: 'default',
+        state: 'RUNNING',
+        outputs: null,
+        error: null,
+        startedAt: t1,
+        endedAt: null,
+      },
+    ],
   });
 
   it('creates an execution and reads it back with its task runs and attempts', async () => {
     const created = await fixture.repositories.executions.create('main', newExecution('exec-1'));
-    expect(created).toMatchObject({ id: 'exec-1', tenantId: 'main', state: 'CREATED', version: 0, inputs: { region: 'eu' }, labels: { team: 'data' } });
+    expect(created).toMatchObject({
+      id: 'exec-1',
+      tenantId: 'main',
+      state: 'CREATED',
+      version: 0,
+      inputs: { region: 'eu' },
+      labels: { team: 'data' },
+    });
     await expect(fixture.repositories.executions.create('main', newExecution('exec-1'))).rejects.toBeInstanceOf(AlreadyExists);
 
     const updated = await fixture.repositories.executions.update('main', 'exec-1', 0, {
@@ -68,9 +86,17 @@ describe('ExecutionRepository', () => {
       error: 'Timed out after PT30S',
       attempts: [],
     };
-    await fixture.repositories.executions.update('main', 'exec-error', 0, { state: 'RUNNING', stateHistories: created.stateHistories, taskRuns: [timedOut] });
+    await fixture.repositories.executions.update('main', 'exec-error', 0, {
+      state: 'RUNNING',
+      stateHistories: created.stateHistories,
+      taskRuns: [timedOut],
+    });
     expect((await fixture.repositories.executions.get('main', 'exec-error')).taskRuns).toEqual([timedOut]);
-    await fixture.repositories.executions.update('main', 'exec-error', 1, { state: 'RUNNING', stateHistories: created.stateHistories, taskRuns: [{ ...timedOut, error: null }] });
+    await fixture.repositories.executions.update('main', 'exec-error', 1, {
+      state: 'RUNNING',
+      stateHistories: created.stateHistories,
+      taskRuns: [{ ...timedOut, error: null }],
+    });
     expect((await fixture.repositories.executions.get('main', 'exec-error')).taskRuns[0]?.error).toBeNull();
   });
 
@@ -97,7 +123,9 @@ describe('ExecutionRepository', () => {
 
   it('scopes executions to their tenant', async () => {
     await expect(fixture.repositories.executions.get('other-tenant', 'exec-1')).rejects.toBeInstanceOf(ExecutionNotFound);
-    await expect(fixture.repositories.executions.update('other-tenant', 'exec-1', 1, { state: 'KILLING' })).rejects.toBeInstanceOf(ExecutionNotFound);
+    await expect(
+      fixture.repositories.executions.update('other-tenant', 'exec-1', 1, { state: 'KILLING' }),
+    ).rejects.toBeInstanceOf(ExecutionNotFound);
     const page = await fixture.repositories.executions.search('main', { flowId: 'hello', page: 1, size: 2 });
     expect(page.total).toBe(3);
     expect(page.results).toHaveLength(2);
@@ -105,14 +133,23 @@ describe('ExecutionRepository', () => {
 
   describe('flow concurrency slots', () => {
     const limited = (id: string) => ({ ...newExecution(id), flowId: 'limited' });
-    const admission = (executionId: string) => ({ namespace: 'company.team', flowId: 'limited', executionId, limit: 1, queueWhenFull: true, at: t1 });
+    const admission = (executionId: string) => ({
+      namespace: 'company.team',
+      flowId: 'limited',
+      executionId,
+      limit: 1,
+      queueWhenFull: true,
+      at: t1,
+    });
     const state = async (id: string) => (await fixture.repositories.executions.get('main', id)).state;
 
     it('admits one of many executions created at the same moment and queues the others, then hands the slot on in order', async () => {
       const ids = ['slot-a', 'slot-b', 'slot-c', 'slot-d'];
       for (const id of ids) await fixture.repositories.executions.create('main', limited(id));
 
-      const admitted = await Promise.all(ids.map((id) => fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(id))));
+      const admitted = await Promise.all(
+        ids.map((id) => fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(id))),
+      );
 
       expect(admitted.filter(Boolean)).toHaveLength(1);
       const winner = ids[admitted.indexOf(true)];
@@ -134,7 +171,9 @@ describe('ExecutionRepository', () => {
       const next = await fixture.repositories.executions.releaseConcurrencySlot('main', release);
       // The oldest queued execution (creation order, then id) is handed the slot; a repeated release names it again.
       expect(next.map((execution) => execution.id)).toEqual([queued[0]]);
-      expect((await fixture.repositories.executions.releaseConcurrencySlot('main', release)).map((execution) => execution.id)).toEqual([queued[0]]);
+      expect(
+        (await fixture.repositories.executions.releaseConcurrencySlot('main', release)).map((execution) => execution.id),
+      ).toEqual([queued[0]]);
       expect(await fixture.repositories.executions.admitUnderConcurrencyLimit('main', admission(queued[0]))).toBe(true);
       expect(await fixture.repositories.executions.releaseConcurrencySlot('main', release)).toEqual([]);
       // An ended execution never takes a slot again.

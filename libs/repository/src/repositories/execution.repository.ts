@@ -14,7 +14,17 @@ import type {
 } from '@lanner/model';
 import { AlreadyExists, ConcurrentModification, ExecutionNotFound, InvalidRecord } from '../errors';
 import type { Execution, Prisma, TaskRun, TaskRunAttempt } from '../generated/prisma/client';
-import { type Db, type DbOrTx, historiesColumn, historiesOf, jsonColumn, labelsOf, prismaErrorCode, storedJson, UNIQUE_VIOLATION } from '../prisma';
+import {
+  type Db,
+  type DbOrTx,
+  historiesColumn,
+  historiesOf,
+  jsonColumn,
+  labelsOf,
+  prismaErrorCode,
+  storedJson,
+  UNIQUE_VIOLATION,
+} from '../prisma';
 
 /** What the executor reads before applying an event: the row and its state-machine data. */
 export interface ExecutorStateRecord {
@@ -66,9 +76,12 @@ export class ExecutionRepository {
   async get(tenantId: string, executionId: string): Promise<ExecutionWithTaskRuns> {
     // The row and its task runs are separate queries: one snapshot, so a reader never sees
     // task runs newer than the execution state (e.g. a restarted attempt under a FAILED row).
-    const row = await this.db.$transaction((tx) => tx.execution.findFirst({ where: { id: executionId, tenantId }, include: WITH_TASK_RUNS }), {
-      isolationLevel: 'RepeatableRead',
-    });
+    const row = await this.db.$transaction(
+      (tx) => tx.execution.findFirst({ where: { id: executionId, tenantId }, include: WITH_TASK_RUNS }),
+      {
+        isolationLevel: 'RepeatableRead',
+      },
+    );
     if (row === null) throw new ExecutionNotFound(executionId);
     return { ...toExecutionRecord(row), taskRuns: row.taskRuns.map(toTaskRunRecord) };
   }
@@ -78,7 +91,12 @@ export class ExecutionRepository {
    * and bumps it; task runs in `changes` are written in the same transaction.
    * ConcurrentModification when another writer got there first.
    */
-  async update(tenantId: string, executionId: string, expectedVersion: number, changes: ExecutionChanges): Promise<ExecutionWithTaskRuns> {
+  async update(
+    tenantId: string,
+    executionId: string,
+    expectedVersion: number,
+    changes: ExecutionChanges,
+  ): Promise<ExecutionWithTaskRuns> {
     return this.db.$transaction(async (tx) => {
       const { count } = await tx.execution.updateMany({
         where: { id: executionId, tenantId, version: expectedVersion },
@@ -117,9 +135,16 @@ export class ExecutionRepository {
    * state-machine data and upserts the task runs given, in one transaction.
    * ConcurrentModification when another writer got there first.
    */
-  async storeExecutorState(tenantId: string, executionId: string, expectedVersion: number, write: ExecutorStateWrite): Promise<void> {
+  async storeExecutorState(
+    tenantId: string,
+    executionId: string,
+    expectedVersion: number,
+    write: ExecutorStateWrite,
+  ): Promise<void> {
     if (write.version <= expectedVersion) {
-      throw new InvalidRecord(`execution '${executionId}': version ${write.version} must be above the version read (${expectedVersion})`);
+      throw new InvalidRecord(
+        `execution '${executionId}': version ${write.version} must be above the version read (${expectedVersion})`,
+      );
     }
     await this.db.$transaction(async (tx) => {
       const { count } = await tx.execution.updateMany({
@@ -199,16 +224,26 @@ export class ExecutionRepository {
    * slot is admitted, one whose state `mayAsk` refuses is not, and the others take a
    * free slot (moved to RUNNING) or, refused with `queueWhenFull`, wait in QUEUED.
    */
-  private async admitUnderLimit(tenantId: string, request: ConcurrencyAdmission, mayAsk: (state: ExecutionRecordState) => boolean): Promise<boolean> {
+  private async admitUnderLimit(
+    tenantId: string,
+    request: ConcurrencyAdmission,
+    mayAsk: (state: ExecutionRecordState) => boolean,
+  ): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
       await lockFlowConcurrency(tx, tenantId, request.namespace, request.flowId);
-      const own = await tx.execution.findFirst({ where: { id: request.executionId, tenantId }, select: { state: true, stateHistories: true } });
+      const own = await tx.execution.findFirst({
+        where: { id: request.executionId, tenantId },
+        select: { state: true, stateHistories: true },
+      });
       if (own === null) throw new ExecutionNotFound(request.executionId);
       if (SLOT_HOLDING_STATES.includes(own.state)) return true;
       if (!mayAsk(own.state)) return false;
       const move = async (state: ExecutionRecordState): Promise<void> => {
         const histories = [...historiesOf<ExecutionRecordState>(own.stateHistories), { state, date: request.at }];
-        await tx.execution.updateMany({ where: { id: request.executionId, tenantId }, data: { state, stateHistories: historiesColumn(histories) } });
+        await tx.execution.updateMany({
+          where: { id: request.executionId, tenantId },
+          data: { state, stateHistories: historiesColumn(histories) },
+        });
       };
       const holders = await countSlotHolders(tx, tenantId, request.namespace, request.flowId, request.executionId);
       if (holders < request.limit) {
@@ -298,8 +333,16 @@ async function lockFlowConcurrency(tx: DbOrTx, tenantId: string, namespace: stri
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('lanner.flow-concurrency'), hashtext(${key}))`;
 }
 
-function countSlotHolders(tx: DbOrTx, tenantId: string, namespace: string, flowId: string, exceptExecutionId: string): Promise<number> {
-  return tx.execution.count({ where: { tenantId, namespace, flowId, state: { in: SLOT_HOLDING_STATES }, id: { not: exceptExecutionId } } });
+function countSlotHolders(
+  tx: DbOrTx,
+  tenantId: string,
+  namespace: string,
+  flowId: string,
+  exceptExecutionId: string,
+): Promise<number> {
+  return tx.execution.count({
+    where: { tenantId, namespace, flowId, state: { in: SLOT_HOLDING_STATES }, id: { not: exceptExecutionId } },
+  });
 }
 
 async function writeTaskRun(tx: DbOrTx, tenantId: string, executionId: string, taskRun: TaskRunWrite): Promise<void> {

@@ -71,9 +71,14 @@ export class FlowRepository {
 
   /** Deletes the live flow by appending a deleted revision; FlowNotFound if it is not live. */
   async softDelete(tenantId: string, namespace: string, flowId: string): Promise<void> {
-    await this.appendRevision(tenantId, { namespace, flowId, source: '', definition: null }, (latest) => {
-      if (latest === null || latest.deleted) throw new FlowNotFound(namespace, flowId);
-    }, true);
+    await this.appendRevision(
+      tenantId,
+      { namespace, flowId, source: '', definition: null },
+      (latest) => {
+        if (latest === null || latest.deleted) throw new FlowNotFound(namespace, flowId);
+      },
+      true,
+    );
   }
 
   private async appendRevision(

@@ -24,10 +24,16 @@ describe('LogRepository', () => {
       { taskRunId: 'a', attempt: 1, level: 'ERROR', timestamp: at(1), message: 'error' },
       { taskRunId: 'b', attempt: 2, level: 'WARN', timestamp: at(2), message: 'warn' },
     ]);
-    expect((await fixture.repositories.logs.list('main', 'e-2', { minLevel: 'WARN' })).map((l) => l.message)).toEqual(['error', 'warn']);
+    expect((await fixture.repositories.logs.list('main', 'e-2', { minLevel: 'WARN' })).map((l) => l.message)).toEqual([
+      'error',
+      'warn',
+    ]);
     expect((await fixture.repositories.logs.list('main', 'e-2', { taskRunId: 'b' })).map((l) => l.message)).toEqual(['warn']);
     const [first] = await fixture.repositories.logs.list('main', 'e-2');
-    expect((await fixture.repositories.logs.list('main', 'e-2', { afterId: first.id })).map((l) => l.message)).toEqual(['error', 'warn']);
+    expect((await fixture.repositories.logs.list('main', 'e-2', { afterId: first.id })).map((l) => l.message)).toEqual([
+      'error',
+      'warn',
+    ]);
     expect(await fixture.repositories.logs.list('other', 'e-2')).toEqual([]);
   });
 });

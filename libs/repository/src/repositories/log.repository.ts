@@ -54,7 +54,10 @@ export class LogRepository {
     return this.db.$transaction(async (tx) => {
       // Serialises writers of one execution (a rebalance may hand a partition over mid-batch).
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`logs:${executionId}`}))`;
-      const execution = await tx.execution.findFirst({ where: { id: executionId, tenantId }, select: { namespace: true, flowId: true } });
+      const execution = await tx.execution.findFirst({
+        where: { id: executionId, tenantId },
+        select: { namespace: true, flowId: true },
+      });
       const timestamps = lines.map((line) => line.timestamp.getTime());
       const stored = await tx.logLine.findMany({
         where: {
@@ -65,7 +68,9 @@ export class LogRepository {
         },
         select: { taskRunId: true, attempt: true, level: true, timestamp: true, message: true },
       });
-      const alreadyStored = countBy(stored.map((row) => identityOf({ ...row, taskRunId: row.taskRunId ?? '', attempt: row.attempt ?? 0 })));
+      const alreadyStored = countBy(
+        stored.map((row) => identityOf({ ...row, taskRunId: row.taskRunId ?? '', attempt: row.attempt ?? 0 })),
+      );
       const missing = lines.filter((line) => {
         const key = identityOf(line);
         const left = alreadyStored.get(key) ?? 0;

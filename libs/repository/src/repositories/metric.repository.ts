@@ -32,7 +32,10 @@ export class MetricRepository {
     if (points.length === 0) return 0;
     return this.db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`metrics:${executionId}`}))`;
-      const execution = await tx.execution.findFirst({ where: { id: executionId, tenantId }, select: { namespace: true, flowId: true } });
+      const execution = await tx.execution.findFirst({
+        where: { id: executionId, tenantId },
+        select: { namespace: true, flowId: true },
+      });
       const timestamps = points.map((point) => point.timestamp.getTime());
       const stored = await tx.metric.findMany({
         where: {
@@ -72,7 +75,10 @@ export class MetricRepository {
   }
 
   async listForExecution(tenantId: string, executionId: string): Promise<MetricPointRecord[]> {
-    const rows = await this.db.metric.findMany({ where: { tenantId, executionId }, orderBy: [{ timestamp: 'asc' }, { id: 'asc' }] });
+    const rows = await this.db.metric.findMany({
+      where: { tenantId, executionId },
+      orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
+    });
     return rows.map((row) => ({
       executionId: row.executionId,
       taskRunId: row.taskRunId ?? '',
@@ -90,7 +96,14 @@ function tagsOf(value: Prisma.JsonValue | null): Record<string, string> {
   return Object.fromEntries(Object.entries(value).map(([key, tag]) => [key, String(tag)]));
 }
 
-function identityOf(point: { taskRunId: string; name: string; type: string; value: number; tags: Readonly<Record<string, string>>; timestamp: Date }): string {
+function identityOf(point: {
+  taskRunId: string;
+  name: string;
+  type: string;
+  value: number;
+  tags: Readonly<Record<string, string>>;
+  timestamp: Date;
+}): string {
   const tags = Object.entries(point.tags).sort(([a], [b]) => a.localeCompare(b));
   return JSON.stringify([point.taskRunId, point.name, point.type, point.value, tags, point.timestamp.getTime()]);
 }

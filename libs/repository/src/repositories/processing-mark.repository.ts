@@ -68,7 +68,10 @@ export class ProcessingMarkRepository {
   async clear(tenantId: string, executionId: string): Promise<void> {
     await this.db.$transaction([
       this.db.executionProcessingMark.deleteMany({ where: { tenantId, executionId, crashes: 0, quarantinedAt: null } }),
-      this.db.executionProcessingMark.updateMany({ where: { tenantId, executionId }, data: { messageId: null, messageType: null, processingSince: null } }),
+      this.db.executionProcessingMark.updateMany({
+        where: { tenantId, executionId },
+        data: { messageId: null, messageType: null, processingSince: null },
+      }),
     ]);
   }
 

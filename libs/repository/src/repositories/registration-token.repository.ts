@@ -34,7 +34,9 @@ export class RegistrationTokenRepository {
       if (code === FOREIGN_KEY_VIOLATION) throw new NotFound('worker group', workerGroupId);
       if (code === UNIQUE_VIOLATION) {
         const clash = await this.db.registrationToken.findUnique({ where: { tokenHash }, select: { id: true } });
-        throw clash !== null ? new AlreadyExists('registration token', '(this token value)') : new AlreadyExists('registration token', `${workerGroupId}/${name}`);
+        throw clash !== null
+          ? new AlreadyExists('registration token', '(this token value)')
+          : new AlreadyExists('registration token', `${workerGroupId}/${name}`);
       }
       throw error;
     }
@@ -94,7 +96,9 @@ export class RegistrationTokenRepository {
 function assertTokenHash(tokenHash: string): void {
   if (!TOKEN_HASH.test(tokenHash)) {
     // Refusing anything else keeps a raw token from being stored by mistake.
-    throw new InvalidRecord('a registration token is stored as its SHA-256 hash (64 lowercase hex characters), never as its value');
+    throw new InvalidRecord(
+      'a registration token is stored as its SHA-256 hash (64 lowercase hex characters), never as its value',
+    );
   }
 }
 

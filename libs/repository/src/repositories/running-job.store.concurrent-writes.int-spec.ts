@@ -26,7 +26,9 @@ describe('running-job store under concurrent writes (a controller dispatching ma
 
     const jobs = Array.from({ length: 60 }, (_, index) => job(`tr-${index}`));
     // A redelivery racing the first delivery, and a job recorded before: both answer false.
-    const outcomes = await Promise.all([...jobs, job('tr-7'), job('tr-already', 1), job('tr-already', 2)].map((record) => runningJobs.insert(record)));
+    const outcomes = await Promise.all(
+      [...jobs, job('tr-7'), job('tr-already', 1), job('tr-already', 2)].map((record) => runningJobs.insert(record)),
+    );
 
     expect(outcomes.slice(0, 60)).toEqual(jobs.map(() => true));
     expect(outcomes.slice(60)).toEqual([false, false, true]);

@@ -9,7 +9,16 @@ const t0 = new Date('2026-11-30T10:00:00.000Z');
 const STILL_RUNNING: readonly TaskRunRecordState[] = ['SUBMITTED', 'RUNNING', 'KILLING'];
 
 function attempt(number: number, state: TaskRunRecordState): TaskRunAttemptRecord {
-  return { attempt: number, workerId: null, workerQueueId: 'gpu', state, outputs: null, error: null, startedAt: null, endedAt: STILL_RUNNING.includes(state) ? null : t0 };
+  return {
+    attempt: number,
+    workerId: null,
+    workerQueueId: 'gpu',
+    state,
+    outputs: null,
+    error: null,
+    startedAt: null,
+    endedAt: STILL_RUNNING.includes(state) ? null : t0,
+  };
 }
 
 function taskRun(executionId: string, id: string, state: TaskRunRecordState, attempts: TaskRunAttemptRecord[]): TaskRunRecord {
@@ -30,7 +39,12 @@ function taskRun(executionId: string, id: string, state: TaskRunRecordState, att
   };
 }
 
-async function storeExecution(fixture: ReturnType<typeof useTestRepositories>, tenantId: string, executionId: string, taskRuns: TaskRunRecord[]): Promise<void> {
+async function storeExecution(
+  fixture: ReturnType<typeof useTestRepositories>,
+  tenantId: string,
+  executionId: string,
+  taskRuns: TaskRunRecord[],
+): Promise<void> {
   const { executions } = fixture.repositories;
   const created = await executions.create(tenantId, {
     id: executionId,
@@ -111,7 +125,9 @@ describe('running-job store: a late redelivery of an attempt the executor has en
     expect(recorded).toEqual([false, true, false, false, false, true, true]);
 
     const rows = await Promise.all(candidates.map((candidate) => runningJobs.get(candidate.taskRunId, candidate.attempt)));
-    expect(rows.map((row) => (row === null ? null : `${row.taskRunId}#${row.attempt} on ${row.workerId}: ${JSON.stringify(row.job)}`))).toEqual([
+    expect(
+      rows.map((row) => (row === null ? null : `${row.taskRunId}#${row.attempt} on ${row.workerId}: ${JSON.stringify(row.job)}`)),
+    ).toEqual([
       null,
       'tr-lost#2 on w-1: {"correlationId":"c-tr-lost-2"}',
       null,
@@ -163,14 +179,18 @@ describe('running-job store: a redelivery of a job reported lost, before the exe
   it('marks nothing when another holder has the job (adopted elsewhere: nothing is reported)', async () => {
     const { runningJobs } = fixture.repositories;
     expect(await runningJobs.insert(job('tr-adopted', 1))).toBe(true);
-    expect(await runningJobs.removeLostIfHeldBy('tr-adopted', 1, { workerId: 'w-2', controllerInstanceId: 'controller-1' })).toBe(false);
+    expect(await runningJobs.removeLostIfHeldBy('tr-adopted', 1, { workerId: 'w-2', controllerInstanceId: 'controller-1' })).toBe(
+      false,
+    );
     // The dispatch's own undo removes the row without a mark: the job may be recorded again.
     expect(await runningJobs.remove('tr-adopted', 1)).toBe(true);
     expect(await runningJobs.insert(job('tr-adopted', 1))).toBe(true);
   });
 
   it('is never put back once the executor has recorded the attempt as ended', async () => {
-    await storeExecution(fixture, 'main', 'ex-lost', [taskRun('ex-lost', 'tr-ended', 'SUBMITTED', [attempt(1, 'RESUBMITTED'), attempt(2, 'SUBMITTED')])]);
+    await storeExecution(fixture, 'main', 'ex-lost', [
+      taskRun('ex-lost', 'tr-ended', 'SUBMITTED', [attempt(1, 'RESUBMITTED'), attempt(2, 'SUBMITTED')]),
+    ]);
     const { runningJobs } = fixture.repositories;
     expect(await runningJobs.restoreUnreported(job('tr-ended', 1))).toBe(false);
     expect(await runningJobs.get('tr-ended', 1)).toBeNull();
@@ -195,7 +215,9 @@ describe('running-job store: the marks of relayed results', () => {
     // Only tr-recorded's attempt is ended in task_run_attempts.
     expect(await runningJobs.dropSettledResultMarks(aDayAgo)).toBe(1);
     // The two marks left still refuse their redeliveries (tr-recorded's end refuses its own).
-    expect(await Promise.all(['tr-recorded', 'tr-pending', 'tr-unstored'].map((taskRunId) => runningJobs.insert(job(taskRunId, 1))))).toEqual([false, false, false]);
+    expect(
+      await Promise.all(['tr-recorded', 'tr-pending', 'tr-unstored'].map((taskRunId) => runningJobs.insert(job(taskRunId, 1)))),
+    ).toEqual([false, false, false]);
 
     // A day later the marks of attempts never recorded as ended go too.
     expect(await runningJobs.dropSettledResultMarks(new Date(Date.now() + 1_000))).toBe(2);

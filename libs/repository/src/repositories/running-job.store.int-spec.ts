@@ -27,17 +27,28 @@ describe('running-job store: adoption and lost reports', () => {
     const { runningJobs } = fixture.repositories;
     await runningJobs.insert(job('tr-move', oldStream));
 
-    expect(await runningJobs.reassign('tr-move', 1, { workerId: 'w-other', controllerInstanceId: 'controller-a' }, newStream)).toBe(false);
+    expect(
+      await runningJobs.reassign('tr-move', 1, { workerId: 'w-other', controllerInstanceId: 'controller-a' }, newStream),
+    ).toBe(false);
     expect(await runningJobs.reassign('tr-move', 1, { controllerInstanceId: 'controller-z' }, newStream)).toBe(false);
     expect(await runningJobs.get('tr-move', 1)).toMatchObject(oldStream);
 
     expect(await runningJobs.reassign('tr-move', 1, oldStream, newStream)).toBe(true);
     expect(await runningJobs.get('tr-move', 1)).toEqual({ ...job('tr-move', newStream) });
     // The old holder no longer matches: a second move from it does nothing.
-    expect(await runningJobs.reassign('tr-move', 1, oldStream, { workerId: 'w-2', controllerInstanceId: 'controller-c' })).toBe(false);
+    expect(await runningJobs.reassign('tr-move', 1, oldStream, { workerId: 'w-2', controllerInstanceId: 'controller-c' })).toBe(
+      false,
+    );
 
     // Only the controller named: any worker of it.
-    expect(await runningJobs.reassign('tr-move', 1, { controllerInstanceId: 'controller-b' }, { workerId: 'w-3', controllerInstanceId: 'controller-c' })).toBe(true);
+    expect(
+      await runningJobs.reassign(
+        'tr-move',
+        1,
+        { controllerInstanceId: 'controller-b' },
+        { workerId: 'w-3', controllerInstanceId: 'controller-c' },
+      ),
+    ).toBe(true);
     expect(await runningJobs.reassign('tr-move', 1, 'any', newStream)).toBe(true);
     expect(await runningJobs.get('tr-move', 1)).toMatchObject(newStream);
     expect(await runningJobs.listByController('controller-c')).toEqual([]);
@@ -58,7 +69,9 @@ describe('running-job store: adoption and lost reports', () => {
     await runningJobs.insert(job('tr-held', oldStream, 1));
     await runningJobs.insert(job('tr-held', oldStream, 2));
 
-    expect(await runningJobs.removeLostIfHeldBy('tr-held', 1, { workerId: 'w-other', controllerInstanceId: 'controller-a' })).toBe(false);
+    expect(
+      await runningJobs.removeLostIfHeldBy('tr-held', 1, { workerId: 'w-other', controllerInstanceId: 'controller-a' }),
+    ).toBe(false);
     expect(await runningJobs.removeLostIfHeldBy('tr-held', 1, newStream)).toBe(false);
     expect(await runningJobs.get('tr-held', 1)).not.toBeNull();
 
@@ -84,10 +97,14 @@ describe('running-job store: adoption and lost reports', () => {
       // Alternate which one is issued first, so both orders are exercised.
       const [adopted, lost] =
         round % 2 === 0
-          ? await Promise.all([runningJobs.reassign(taskRunId, 1, oldStream, newStream), runningJobs.removeLostIfHeldBy(taskRunId, 1, oldStream)])
-          : await Promise.all([runningJobs.removeLostIfHeldBy(taskRunId, 1, oldStream), runningJobs.reassign(taskRunId, 1, oldStream, newStream)]).then(
-              ([removed, moved]) => [moved, removed] as const,
-            );
+          ? await Promise.all([
+              runningJobs.reassign(taskRunId, 1, oldStream, newStream),
+              runningJobs.removeLostIfHeldBy(taskRunId, 1, oldStream),
+            ])
+          : await Promise.all([
+              runningJobs.removeLostIfHeldBy(taskRunId, 1, oldStream),
+              runningJobs.reassign(taskRunId, 1, oldStream, newStream),
+            ]).then(([removed, moved]) => [moved, removed] as const);
 
       expect(adopted !== lost).toBe(true);
       const row = await runningJobs.get(taskRunId, 1);

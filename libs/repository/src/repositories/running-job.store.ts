@@ -63,7 +63,11 @@ export interface TenantJobKey extends JobKey {
 export class RunningJobStore {
   private readonly inserts = new BatchedCalls<RunningJobRecord, boolean>((jobs) => this.insertAll(jobs));
   private readonly removals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys));
-  private readonly resultRemovals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAllAfterResult(keys), 200, RESULT_REMOVAL_LINGER_MS);
+  private readonly resultRemovals = new BatchedCalls<JobKey, boolean>(
+    (keys) => this.removeAllAfterResult(keys),
+    200,
+    RESULT_REMOVAL_LINGER_MS,
+  );
   private readonly killChecks = new BatchedCalls<TenantJobKey, boolean>((keys) => this.killedAll(keys));
 
   /**
@@ -143,7 +147,9 @@ export class RunningJobStore {
       WHERE a.state = 'KILLED' AND (t.tenant_id, a.task_run_id, a.attempt) IN (${triples.join(', ')})`,
       values,
     );
-    const found = new Set(killed.rows.map((row) => `${row.tenant_id}\u0000${keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })}`));
+    const found = new Set(
+      killed.rows.map((row) => `${row.tenant_id}\u0000${keyOf({ taskRunId: row.task_run_id, attempt: row.attempt })}`),
+    );
     return keys.map((key) => found.has(`${key.tenantId}\u0000${keyOf(key)}`));
   }
 
@@ -209,7 +215,10 @@ export class RunningJobStore {
    * cheap listing for the controller's periodic ledger reconciliation).
    */
   async listHeldByController(controllerInstanceId: string): Promise<{ taskRunId: string; attempt: number; workerId: string }[]> {
-    return this.db.runningJob.findMany({ where: { controllerInstanceId }, select: { taskRunId: true, attempt: true, workerId: true } });
+    return this.db.runningJob.findMany({
+      where: { controllerInstanceId },
+      select: { taskRunId: true, attempt: true, workerId: true },
+    });
   }
 
   /**
@@ -224,7 +233,13 @@ export class RunningJobStore {
     from: { workerId?: string; controllerInstanceId: string } | 'any',
     to: { workerId: string; controllerInstanceId: string },
   ): Promise<boolean> {
-    const holder = from === 'any' ? {} : { controllerInstanceId: from.controllerInstanceId, ...(from.workerId !== undefined ? { workerId: from.workerId } : {}) };
+    const holder =
+      from === 'any'
+        ? {}
+        : {
+            controllerInstanceId: from.controllerInstanceId,
+            ...(from.workerId !== undefined ? { workerId: from.workerId } : {}),
+          };
     const { count } = await this.db.runningJob.updateMany({
       where: { taskRunId, attempt, ...holder },
       data: { workerId: to.workerId, controllerInstanceId: to.controllerInstanceId },
@@ -241,7 +256,11 @@ export class RunningJobStore {
    * if removed. A report that cannot be published is undone with
    * `restoreUnreported`.
    */
-  async removeLostIfHeldBy(taskRunId: string, attempt: number, holder: { workerId: string; controllerInstanceId: string }): Promise<boolean> {
+  async removeLostIfHeldBy(
+    taskRunId: string,
+    attempt: number,
+    holder: { workerId: string; controllerInstanceId: string },
+  ): Promise<boolean> {
     const removed = await this.pool.query(
       `WITH lost AS (
         DELETE FROM running_jobs
@@ -296,7 +315,10 @@ export class RunningJobStore {
       ORDER BY rj.dispatched_at
       LIMIT ${limit}`;
     if (found.length === 0) return [];
-    const rows = await this.db.runningJob.findMany({ where: { id: { in: found.map((row) => row.id) } }, orderBy: { dispatchedAt: 'asc' } });
+    const rows = await this.db.runningJob.findMany({
+      where: { id: { in: found.map((row) => row.id) } },
+      orderBy: { dispatchedAt: 'asc' },
+    });
     return rows.map(toRunningJobRecord);
   }
 
@@ -307,13 +329,25 @@ export class RunningJobStore {
 }
 
 /** The columns of a running-job row its INSERTs write, `id` aside (the database makes it). */
-const RECORD_COLUMNS = 'tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at';
+const RECORD_COLUMNS =
+  'tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at';
 
 /** The jobs as SQL row values in RECORD_COLUMNS' order, and their parameters (the first job's task run id is `$3`, its attempt `$4`). */
 function recordRows(jobs: readonly RunningJobRecord[]): { rows: string[]; values: unknown[] } {
   const values: unknown[] = [];
   const rows = jobs.map((job) => {
-    const at = values.push(job.tenantId, job.executionId, job.taskRunId, job.attempt, job.workerQueueId, job.workerId, job.controllerInstanceId, JSON.stringify(job.job ?? {}), job.dispatchedAt) - 9;
+    const at =
+      values.push(
+        job.tenantId,
+        job.executionId,
+        job.taskRunId,
+        job.attempt,
+        job.workerQueueId,
+        job.workerId,
+        job.controllerInstanceId,
+        JSON.stringify(job.job ?? {}),
+        job.dispatchedAt,
+      ) - 9;
     return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
   });
   return { rows, values };

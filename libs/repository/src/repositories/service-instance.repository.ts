@@ -18,7 +18,11 @@ export class ServiceInstanceRepository {
       stateChangedAt: at,
       metadata: jsonColumn(instance.metadata ?? null),
     };
-    const row = await this.db.serviceInstance.upsert({ where: { id: instance.id }, create: { id: instance.id, ...fields }, update: fields });
+    const row = await this.db.serviceInstance.upsert({
+      where: { id: instance.id },
+      create: { id: instance.id, ...fields },
+      update: fields,
+    });
     return toServiceInstanceRecord(row);
   }
 
@@ -120,7 +124,10 @@ export class ServiceInstanceRepository {
 
   /** Instances in `state` whose last heartbeat is older than `before` (for the liveness coordinator). */
   async listSilentSince(state: ServiceInstanceRecordState, before: Date): Promise<ServiceInstanceRecord[]> {
-    const rows = await this.db.serviceInstance.findMany({ where: { state, heartbeatAt: { lt: before } }, orderBy: { heartbeatAt: 'asc' } });
+    const rows = await this.db.serviceInstance.findMany({
+      where: { state, heartbeatAt: { lt: before } },
+      orderBy: { heartbeatAt: 'asc' },
+    });
     return rows.map(toServiceInstanceRecord);
   }
 }

@@ -15,7 +15,15 @@ describe('executor timers', () => {
     });
   });
 
-  const timer = (id: string, dueAt: Date) => ({ id, tenantId: 'main', executionId, taskRunId: `${executionId}:t`, kind: 'task-timeout', attempt: 1, dueAt });
+  const timer = (id: string, dueAt: Date) => ({
+    id,
+    tenantId: 'main',
+    executionId,
+    taskRunId: `${executionId}:t`,
+    kind: 'task-timeout',
+    attempt: 1,
+    dueAt,
+  });
 
   it('fires only due timers, once, and keeps them when firing failed', async () => {
     const timers = fixture.repositories.timers;
@@ -23,7 +31,9 @@ describe('executor timers', () => {
     await timers.schedule(timer('due', new Date(Date.now() - 1000))); // scheduled again by a redelivered event
     await timers.schedule(timer('later', new Date(Date.now() + 3_600_000)));
 
-    await expect(timers.fireDue(new Date(), 10, async () => Promise.reject(new Error('queue down')))).rejects.toThrow('queue down');
+    await expect(timers.fireDue(new Date(), 10, async () => Promise.reject(new Error('queue down')))).rejects.toThrow(
+      'queue down',
+    );
     const fired: string[] = [];
     const count = await timers.fireDue(new Date(), 10, async (due) => {
       fired.push(...due.map((t) => t.id));

@@ -15,17 +15,25 @@ describe('worker topology: queues, groups, registration tokens', () => {
       ['system', true],
     ]);
     const group = await fixture.repositories.workerGroups.get('default');
-    expect(group).toMatchObject({ reserved: true, subscriptions: [{ workerGroupId: 'default', workerQueueId: 'default', reservedPercent: null, mode: 'STRICT' }] });
+    expect(group).toMatchObject({
+      reserved: true,
+      subscriptions: [{ workerGroupId: 'default', workerQueueId: 'default', reservedPercent: null, mode: 'STRICT' }],
+    });
     await expect(fixture.repositories.workerQueues.put({ id: 'system', tags: ['x'] })).rejects.toBeInstanceOf(ReservedEntity);
     await expect(fixture.repositories.workerQueues.delete('default')).rejects.toBeInstanceOf(ReservedEntity);
     await expect(fixture.repositories.workerGroups.delete('default')).rejects.toBeInstanceOf(ReservedEntity);
-    await expect(fixture.repositories.workerGroups.removeSubscription('default', 'default')).rejects.toBeInstanceOf(ReservedEntity);
+    await expect(fixture.repositories.workerGroups.removeSubscription('default', 'default')).rejects.toBeInstanceOf(
+      ReservedEntity,
+    );
   });
 
   it('puts queues and groups idempotently and refuses to delete a subscribed queue', async () => {
     expect((await fixture.repositories.workerQueues.put({ id: 'gpu', tags: ['gpu', 'linux'] })).created).toBe(true);
     const again = await fixture.repositories.workerQueues.put({ id: 'gpu', tags: ['gpu', 'linux'], description: 'GPU boxes' });
-    expect(again).toMatchObject({ created: false, record: { tags: ['gpu', 'linux'], description: 'GPU boxes', allowedTenants: [] } });
+    expect(again).toMatchObject({
+      created: false,
+      record: { tags: ['gpu', 'linux'], description: 'GPU boxes', allowedTenants: [] },
+    });
 
     const group = await fixture.repositories.workerGroups.put({
       id: 'ml',
@@ -33,8 +41,12 @@ describe('worker topology: queues, groups, registration tokens', () => {
       subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' }],
     });
     expect(group.created).toBe(true);
-    expect(group.record.subscriptions).toEqual([{ workerGroupId: 'ml', workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' }]);
-    await expect(fixture.repositories.workerGroups.put({ id: 'ml', name: 'ML', subscriptions: [{ workerQueueId: 'nope' }] })).rejects.toBeInstanceOf(NotFound);
+    expect(group.record.subscriptions).toEqual([
+      { workerGroupId: 'ml', workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' },
+    ]);
+    await expect(
+      fixture.repositories.workerGroups.put({ id: 'ml', name: 'ML', subscriptions: [{ workerQueueId: 'nope' }] }),
+    ).rejects.toBeInstanceOf(NotFound);
 
     await expect(fixture.repositories.workerQueues.delete('gpu')).rejects.toBeInstanceOf(InUse);
     await fixture.repositories.workerGroups.removeSubscription('ml', 'gpu');
@@ -50,9 +62,18 @@ describe('worker topology: queues, groups, registration tokens', () => {
 
     await expect(fixture.repositories.registrationTokens.create('etl', 'raw', token)).rejects.toBeInstanceOf(InvalidRecord);
     const created = await fixture.repositories.registrationTokens.create('etl', 'ci', tokenHash);
-    expect(created).toEqual({ id: expect.any(String), workerGroupId: 'etl', name: 'ci', createdAt: expect.any(Date), lastUsedAt: null, revokedAt: null });
+    expect(created).toEqual({
+      id: expect.any(String),
+      workerGroupId: 'etl',
+      name: 'ci',
+      createdAt: expect.any(Date),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(JSON.stringify(created)).not.toContain(tokenHash);
-    await expect(fixture.repositories.registrationTokens.create('default', 'elsewhere', tokenHash)).rejects.toBeInstanceOf(AlreadyExists);
+    await expect(fixture.repositories.registrationTokens.create('default', 'elsewhere', tokenHash)).rejects.toBeInstanceOf(
+      AlreadyExists,
+    );
 
     const client = new Client({ connectionString: fixture.database.url });
     await client.connect();
@@ -69,7 +90,9 @@ describe('worker topology: queues, groups, registration tokens', () => {
     const revokedAt = new Date('2026-11-30T12:00:00.000Z');
     expect((await fixture.repositories.registrationTokens.revoke('etl', created.id, revokedAt)).revokedAt).toEqual(revokedAt);
     expect((await fixture.repositories.registrationTokens.findByHash(tokenHash))?.revokedAt).toEqual(revokedAt);
-    await expect(fixture.repositories.registrationTokens.revoke('default', created.id, revokedAt)).rejects.toBeInstanceOf(NotFound);
+    await expect(fixture.repositories.registrationTokens.revoke('default', created.id, revokedAt)).rejects.toBeInstanceOf(
+      NotFound,
+    );
   });
 
   it('writes nothing for a PUT that asks for what is stored, and says whether the subscriptions changed', async () => {
@@ -83,13 +106,29 @@ describe('worker topology: queues, groups, registration tokens', () => {
     const same = await fixture.repositories.workerQueues.put({ id: 'arm', tags: ['linux', 'arm'], allowedTenants: [] });
     expect(same).toEqual({ record: queue.record, created: false, changed: false });
 
-    const group = await fixture.repositories.workerGroups.put({ id: 'builds', name: 'Builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40 }] });
+    const group = await fixture.repositories.workerGroups.put({
+      id: 'builds',
+      name: 'Builds',
+      subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40 }],
+    });
     expect(group).toMatchObject({ created: true, changed: true, subscriptionsChanged: true });
-    const again = await fixture.repositories.workerGroups.put({ id: 'builds', name: 'Builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40, mode: 'STRICT' }] });
+    const again = await fixture.repositories.workerGroups.put({
+      id: 'builds',
+      name: 'Builds',
+      subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40, mode: 'STRICT' }],
+    });
     expect(again).toEqual({ record: group.record, created: false, changed: false, subscriptionsChanged: false });
     const renamed = await fixture.repositories.workerGroups.put({ id: 'builds', name: 'CI builds' });
-    expect(renamed).toMatchObject({ changed: true, subscriptionsChanged: false, record: { name: 'CI builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40 }] } });
-    const resubscribed = await fixture.repositories.workerGroups.put({ id: 'builds', name: 'CI builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40, mode: 'ELASTIC' }] });
+    expect(renamed).toMatchObject({
+      changed: true,
+      subscriptionsChanged: false,
+      record: { name: 'CI builds', subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40 }] },
+    });
+    const resubscribed = await fixture.repositories.workerGroups.put({
+      id: 'builds',
+      name: 'CI builds',
+      subscriptions: [{ workerQueueId: 'arm', reservedPercent: 40, mode: 'ELASTIC' }],
+    });
     expect(resubscribed).toMatchObject({ changed: true, subscriptionsChanged: true });
   });
 
@@ -103,14 +142,26 @@ describe('worker topology: queues, groups, registration tokens', () => {
       { id: 'batch-team', name: 'Batch', subscriptions: [{ workerQueueId: 'batch', reservedPercent: 30, mode: 'ELASTIC' }] },
       [{ name: 'rack', tokenHash: hash(token) }],
     );
-    expect(created.subscriptions).toEqual([{ workerGroupId: 'batch-team', workerQueueId: 'batch', reservedPercent: 30, mode: 'ELASTIC' }]);
-    expect(await fixture.repositories.registrationTokens.findByHash(hash(token))).toMatchObject({ workerGroupId: 'batch-team', name: 'rack' });
+    expect(created.subscriptions).toEqual([
+      { workerGroupId: 'batch-team', workerQueueId: 'batch', reservedPercent: 30, mode: 'ELASTIC' },
+    ]);
+    expect(await fixture.repositories.registrationTokens.findByHash(hash(token))).toMatchObject({
+      workerGroupId: 'batch-team',
+      name: 'rack',
+    });
 
-    await expect(fixture.repositories.workerGroups.createWithTokens({ id: 'batch-team', name: 'Again' }, [])).rejects.toBeInstanceOf(AlreadyExists);
-    await expect(fixture.repositories.workerGroups.createWithTokens({ id: 'raw', name: 'Raw' }, [{ name: 'x', tokenHash: token }])).rejects.toBeInstanceOf(InvalidRecord);
+    await expect(
+      fixture.repositories.workerGroups.createWithTokens({ id: 'batch-team', name: 'Again' }, []),
+    ).rejects.toBeInstanceOf(AlreadyExists);
+    await expect(
+      fixture.repositories.workerGroups.createWithTokens({ id: 'raw', name: 'Raw' }, [{ name: 'x', tokenHash: token }]),
+    ).rejects.toBeInstanceOf(InvalidRecord);
     // A token already registered elsewhere: the group is not created either.
     await expect(
-      fixture.repositories.workerGroups.createWithTokens({ id: 'copycat', name: 'Copycat', subscriptions: [{ workerQueueId: 'batch' }] }, [{ name: 'same', tokenHash: hash(token) }]),
+      fixture.repositories.workerGroups.createWithTokens(
+        { id: 'copycat', name: 'Copycat', subscriptions: [{ workerQueueId: 'batch' }] },
+        [{ name: 'same', tokenHash: hash(token) }],
+      ),
     ).rejects.toBeInstanceOf(AlreadyExists);
     await expect(fixture.repositories.workerGroups.get('copycat')).rejects.toBeInstanceOf(NotFound);
     await expect(fixture.repositories.workerGroups.get('raw')).rejects.toBeInstanceOf(NotFound);

@@ -32,18 +32,34 @@ describe('worker credential repository', () => {
   it('creates a worker with the first token of its family, and rotates that token into a successor', async () => {
     const { workerCredentials } = fixture.repositories;
     const { workerId, familyId, tokenHash } = await registerWorker();
-    expect(await workerCredentials.findWorker(workerId)).toMatchObject({ id: workerId, workerGroupId: 'gpu', registrationTokenId, name: 'host-a' });
+    expect(await workerCredentials.findWorker(workerId)).toMatchObject({
+      id: workerId,
+      workerGroupId: 'gpu',
+      registrationTokenId,
+      name: 'host-a',
+    });
 
     const successorHash = newHash();
-    const rotated = await workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: successorHash, expiresAt: WEEK_LATER }, at(10));
-    expect(rotated).toMatchObject({ outcome: 'rotated', tokenHash, registrationTokenActive: true, worker: { id: workerId, workerGroupId: 'gpu' } });
+    const rotated = await workerCredentials.consumeRefreshToken(
+      tokenHash,
+      { tokenHash: successorHash, expiresAt: WEEK_LATER },
+      at(10),
+    );
+    expect(rotated).toMatchObject({
+      outcome: 'rotated',
+      tokenHash,
+      registrationTokenActive: true,
+      worker: { id: workerId, workerGroupId: 'gpu' },
+    });
 
     const family = await workerCredentials.listFamily(familyId);
     expect(family).toHaveLength(2);
     expect(family[0]).toMatchObject({ usedAt: at(10), revokedAt: null });
     expect(family[1]).toMatchObject({ usedAt: null, revokedAt: null, workerId });
     // Presented again, the used token changes nothing and reports the reuse.
-    expect(await workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(20))).toMatchObject({ outcome: 'used' });
+    expect(
+      await workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(20)),
+    ).toMatchObject({ outcome: 'used' });
     expect(await workerCredentials.listFamily(familyId)).toHaveLength(2);
   });
 
@@ -63,7 +79,9 @@ describe('worker credential repository', () => {
     const { workerCredentials } = fixture.repositories;
     const { familyId, tokenHash } = await registerWorker();
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, () => workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(10))),
+      Array.from({ length: 10 }, () =>
+        workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(10)),
+      ),
     );
     expect(outcomes.filter((outcome) => outcome.outcome === 'rotated')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome.outcome === 'used')).toHaveLength(9);
@@ -79,9 +97,15 @@ describe('worker credential repository', () => {
 
     expect(await workerCredentials.revokeFamily(mine.familyId, at(20))).toBe(2);
     expect(await workerCredentials.revokeFamily(mine.familyId, at(30))).toBe(0);
-    expect((await workerCredentials.listFamily(mine.familyId)).every((token) => token.revokedAt?.getTime() === at(20).getTime())).toBe(true);
-    expect(await workerCredentials.consumeRefreshToken(newestHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(40))).toMatchObject({ outcome: 'revoked' });
-    expect(await workerCredentials.consumeRefreshToken(theirs.tokenHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(40))).toMatchObject({
+    expect(
+      (await workerCredentials.listFamily(mine.familyId)).every((token) => token.revokedAt?.getTime() === at(20).getTime()),
+    ).toBe(true);
+    expect(
+      await workerCredentials.consumeRefreshToken(newestHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(40)),
+    ).toMatchObject({ outcome: 'revoked' });
+    expect(
+      await workerCredentials.consumeRefreshToken(theirs.tokenHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(40)),
+    ).toMatchObject({
       outcome: 'rotated',
     });
   });
@@ -89,31 +113,45 @@ describe('worker credential repository', () => {
   it('refuses an expired token and reports an unknown one, changing nothing', async () => {
     const { workerCredentials } = fixture.repositories;
     const { familyId, tokenHash } = await registerWorker();
-    expect(await workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, WEEK_LATER)).toMatchObject({ outcome: 'expired' });
-    expect(await workerCredentials.consumeRefreshToken(newHash(), { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(10))).toEqual({ outcome: 'unknown' });
-    expect(await workerCredentials.consumeRefreshToken('not-a-hash', { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(10))).toEqual({ outcome: 'unknown' });
+    expect(
+      await workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, WEEK_LATER),
+    ).toMatchObject({ outcome: 'expired' });
+    expect(
+      await workerCredentials.consumeRefreshToken(newHash(), { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(10)),
+    ).toEqual({ outcome: 'unknown' });
+    expect(
+      await workerCredentials.consumeRefreshToken('not-a-hash', { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(10)),
+    ).toEqual({ outcome: 'unknown' });
     expect(await workerCredentials.listFamily(familyId)).toEqual([expect.objectContaining({ usedAt: null, revokedAt: null })]);
   });
 
-  it('says when the registration token behind a refresh token got revoked, and revokes its workers\' tokens on request', async () => {
+  it("says when the registration token behind a refresh token got revoked, and revokes its workers' tokens on request", async () => {
     const { workerCredentials, registrationTokens } = fixture.repositories;
     const revocable = await registrationTokens.create('gpu', `rack-${randomBytes(3).toString('hex')}`, newHash());
     const workerId = `worker-${randomUUID()}`;
     const familyId = randomUUID();
     const tokenHash = newHash();
-    await workerCredentials.createWorker({ id: workerId, workerGroupId: 'gpu', registrationTokenId: revocable.id, name: null }, { tokenHash, familyId, expiresAt: WEEK_LATER }, at(0));
+    await workerCredentials.createWorker(
+      { id: workerId, workerGroupId: 'gpu', registrationTokenId: revocable.id, name: null },
+      { tokenHash, familyId, expiresAt: WEEK_LATER },
+      at(0),
+    );
     expect(await registrationTokens.isActive(revocable.id)).toBe(true);
 
     await registrationTokens.revoke('gpu', revocable.id, at(5));
     expect(await registrationTokens.isActive(revocable.id)).toBe(false);
     expect(await registrationTokens.findById(revocable.id)).toMatchObject({ id: revocable.id, revokedAt: at(5) });
     const successorHash = newHash();
-    expect(await workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: successorHash, expiresAt: WEEK_LATER }, at(10))).toMatchObject({
+    expect(
+      await workerCredentials.consumeRefreshToken(tokenHash, { tokenHash: successorHash, expiresAt: WEEK_LATER }, at(10)),
+    ).toMatchObject({
       outcome: 'rotated',
       registrationTokenActive: false,
     });
     expect(await workerCredentials.revokeByRegistrationToken(revocable.id, at(20))).toBe(2);
-    expect(await workerCredentials.consumeRefreshToken(successorHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(30))).toMatchObject({ outcome: 'revoked' });
+    expect(
+      await workerCredentials.consumeRefreshToken(successorHash, { tokenHash: newHash(), expiresAt: WEEK_LATER }, at(30)),
+    ).toMatchObject({ outcome: 'revoked' });
   });
 
   it('finds a registration token with its hash for a constant-time check, and refuses ids that are not UUIDs', async () => {

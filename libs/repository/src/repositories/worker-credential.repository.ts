@@ -73,17 +73,30 @@ export class WorkerCredentialRepository {
     try {
       const row = await this.db.$transaction(async (tx) => {
         const created = await tx.worker.create({
-          data: { id: worker.id, workerGroupId: worker.workerGroupId, registrationTokenId: worker.registrationTokenId, name: worker.name, createdAt: at },
+          data: {
+            id: worker.id,
+            workerGroupId: worker.workerGroupId,
+            registrationTokenId: worker.registrationTokenId,
+            name: worker.name,
+            createdAt: at,
+          },
         });
         await tx.refreshToken.create({
-          data: { workerId: worker.id, familyId: firstRefreshToken.familyId, tokenHash: firstRefreshToken.tokenHash, expiresAt: firstRefreshToken.expiresAt, createdAt: at },
+          data: {
+            workerId: worker.id,
+            familyId: firstRefreshToken.familyId,
+            tokenHash: firstRefreshToken.tokenHash,
+            expiresAt: firstRefreshToken.expiresAt,
+            createdAt: at,
+          },
         });
         return created;
       });
       return toWorkerRecord(row);
     } catch (error) {
       const code = prismaErrorCode(error);
-      if (code === FOREIGN_KEY_VIOLATION) throw new NotFound('worker group or registration token', `${worker.workerGroupId}/${worker.registrationTokenId}`);
+      if (code === FOREIGN_KEY_VIOLATION)
+        throw new NotFound('worker group or registration token', `${worker.workerGroupId}/${worker.registrationTokenId}`);
       if (code === UNIQUE_VIOLATION) throw new AlreadyExists('worker or refresh token', worker.id);
       throw error;
     }
@@ -101,7 +114,11 @@ export class WorkerCredentialRepository {
    * concurrent presentation waits for the row lock, then matches nothing and
    * sees `used`.
    */
-  async consumeRefreshToken(tokenHash: string, successor: Omit<NewRefreshTokenRecord, 'familyId'>, at: Date): Promise<RefreshTokenConsumptionRecord> {
+  async consumeRefreshToken(
+    tokenHash: string,
+    successor: Omit<NewRefreshTokenRecord, 'familyId'>,
+    at: Date,
+  ): Promise<RefreshTokenConsumptionRecord> {
     if (!TOKEN_HASH.test(tokenHash)) return { outcome: 'unknown' };
     assertTokenHash(successor.tokenHash);
     return this.db.$transaction(async (tx) => {
@@ -125,7 +142,13 @@ export class WorkerCredentialRepository {
         return { outcome, ...presented } as const;
       }
       const next = await tx.refreshToken.create({
-        data: { workerId: row.workerId, familyId: row.familyId, tokenHash: successor.tokenHash, expiresAt: successor.expiresAt, createdAt: at },
+        data: {
+          workerId: row.workerId,
+          familyId: row.familyId,
+          tokenHash: successor.tokenHash,
+          expiresAt: successor.expiresAt,
+          createdAt: at,
+        },
       });
       return { outcome: 'rotated', ...presented, successor: toRefreshTokenRecord(next) } as const;
     });
@@ -161,7 +184,13 @@ function assertTokenHash(tokenHash: string): void {
 }
 
 function toWorkerRecord(row: Worker): WorkerRecord {
-  return { id: row.id, workerGroupId: row.workerGroupId, registrationTokenId: row.registrationTokenId, name: row.name, createdAt: row.createdAt };
+  return {
+    id: row.id,
+    workerGroupId: row.workerGroupId,
+    registrationTokenId: row.registrationTokenId,
+    name: row.name,
+    createdAt: row.createdAt,
+  };
 }
 
 function toRefreshTokenRecord(row: {
@@ -173,5 +202,13 @@ function toRefreshTokenRecord(row: {
   usedAt: Date | null;
   revokedAt: Date | null;
 }): RefreshTokenRecord {
-  return { id: row.id, familyId: row.familyId, workerId: row.workerId, createdAt: row.createdAt, expiresAt: row.expiresAt, usedAt: row.usedAt, revokedAt: row.revokedAt };
+  return {
+    id: row.id,
+    familyId: row.familyId,
+    workerId: row.workerId,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    usedAt: row.usedAt,
+    revokedAt: row.revokedAt,
+  };
 }

@@ -29,19 +29,28 @@ export class WorkerGroupRepository {
         [SYSTEM_WORKER_QUEUE_ID, 'Platform-internal tasks, served by the in-process system worker'],
       ] as const) {
         const queue = await tx.workerQueue.findUnique({ where: { id }, select: { reserved: true } });
-        if (queue === null) await tx.workerQueue.create({ data: { id, tags: [], allowedTenants: [], description, reserved: true } });
+        if (queue === null)
+          await tx.workerQueue.create({ data: { id, tags: [], allowedTenants: [], description, reserved: true } });
         else if (!queue.reserved) await tx.workerQueue.update({ where: { id }, data: { reserved: true } });
       }
       const group = await tx.workerGroup.findUnique({ where: { id: DEFAULT_WORKER_GROUP_ID }, select: { reserved: true } });
       if (group === null) {
         await tx.workerGroup.create({
-          data: { id: DEFAULT_WORKER_GROUP_ID, name: 'Default', description: 'Workers that serve the default queue', reserved: true },
+          data: {
+            id: DEFAULT_WORKER_GROUP_ID,
+            name: 'Default',
+            description: 'Workers that serve the default queue',
+            reserved: true,
+          },
         });
       } else if (!group.reserved) {
         await tx.workerGroup.update({ where: { id: DEFAULT_WORKER_GROUP_ID }, data: { reserved: true } });
       }
       const subscription = { workerGroupId: DEFAULT_WORKER_GROUP_ID, workerQueueId: DEFAULT_WORKER_QUEUE_ID };
-      if ((await tx.subscription.findUnique({ where: { workerGroupId_workerQueueId: subscription }, select: { id: true } })) === null) {
+      if (
+        (await tx.subscription.findUnique({ where: { workerGroupId_workerQueueId: subscription }, select: { id: true } })) ===
+        null
+      ) {
         await tx.subscription.create({ data: subscription });
       }
     });
@@ -72,23 +81,32 @@ export class WorkerGroupRepository {
    * `subscriptionsChanged` tells whether the group's subscription set differs
    * from before (controllers must then be told).
    */
-  async put(group: WorkerGroupWrite): Promise<PutOutcome<WorkerGroupRecord> & { readonly changed: boolean; readonly subscriptionsChanged: boolean }> {
+  async put(
+    group: WorkerGroupWrite,
+  ): Promise<PutOutcome<WorkerGroupRecord> & { readonly changed: boolean; readonly subscriptionsChanged: boolean }> {
     return this.db.$transaction(async (tx) => {
       const existing = await tx.workerGroup.findUnique({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS });
       const fields = { name: group.name, description: group.description ?? null };
       const wanted = group.subscriptions === undefined ? undefined : wantedSubscriptions(group.id, group.subscriptions);
       const sameFields = existing !== null && existing.name === fields.name && existing.description === fields.description;
-      const sameSubscriptions = existing !== null && (wanted === undefined || sameSubscriptionSet(existing.subscriptions, wanted));
+      const sameSubscriptions =
+        existing !== null && (wanted === undefined || sameSubscriptionSet(existing.subscriptions, wanted));
       if (existing !== null && sameFields && sameSubscriptions) {
         return { record: toWorkerGroupRecord(existing), created: false, changed: false, subscriptionsChanged: false };
       }
-      if (!sameFields) await tx.workerGroup.upsert({ where: { id: group.id }, create: { id: group.id, ...fields }, update: fields });
+      if (!sameFields)
+        await tx.workerGroup.upsert({ where: { id: group.id }, create: { id: group.id, ...fields }, update: fields });
       if (wanted !== undefined && !sameSubscriptions) {
         await tx.subscription.deleteMany({ where: { workerGroupId: group.id, workerQueueId: { notIn: [...wanted.keys()] } } });
         for (const subscription of wanted.values()) await upsertSubscription(tx, group.id, subscription);
       }
       const row = await tx.workerGroup.findUniqueOrThrow({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS });
-      return { record: toWorkerGroupRecord(row), created: existing === null, changed: true, subscriptionsChanged: !sameSubscriptions && row.subscriptions.length + (existing?.subscriptions.length ?? 0) > 0 };
+      return {
+        record: toWorkerGroupRecord(row),
+        created: existing === null,
+        changed: true,
+        subscriptionsChanged: !sameSubscriptions && row.subscriptions.length + (existing?.subscriptions.length ?? 0) > 0,
+      };
     });
   }
 
@@ -98,19 +116,29 @@ export class WorkerGroupRepository {
    * declarative setup, which never touches an existing group: AlreadyExists
    * when the id or a token hash is taken, NotFound for an unknown queue.
    */
-  async createWithTokens(group: WorkerGroupWrite, tokens: readonly { name: string; tokenHash: string }[]): Promise<WorkerGroupRecord> {
+  async createWithTokens(
+    group: WorkerGroupWrite,
+    tokens: readonly { name: string; tokenHash: string }[],
+  ): Promise<WorkerGroupRecord> {
     for (const token of tokens) {
       // Refusing anything else keeps a raw token from being stored by mistake.
-      if (!TOKEN_HASH.test(token.tokenHash)) throw new InvalidRecord('a registration token is stored as its SHA-256 hash (64 lowercase hex characters), never as its value');
+      if (!TOKEN_HASH.test(token.tokenHash))
+        throw new InvalidRecord(
+          'a registration token is stored as its SHA-256 hash (64 lowercase hex characters), never as its value',
+        );
     }
     try {
       return await this.db.$transaction(async (tx) => {
         const existing = await tx.workerGroup.findUnique({ where: { id: group.id }, select: { id: true } });
         if (existing !== null) throw new AlreadyExists('worker group', group.id);
         await tx.workerGroup.create({ data: { id: group.id, name: group.name, description: group.description ?? null } });
-        for (const subscription of wantedSubscriptions(group.id, group.subscriptions ?? []).values()) await upsertSubscription(tx, group.id, subscription);
-        for (const token of tokens) await tx.registrationToken.create({ data: { workerGroupId: group.id, name: token.name, tokenHash: token.tokenHash } });
-        return toWorkerGroupRecord(await tx.workerGroup.findUniqueOrThrow({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS }));
+        for (const subscription of wantedSubscriptions(group.id, group.subscriptions ?? []).values())
+          await upsertSubscription(tx, group.id, subscription);
+        for (const token of tokens)
+          await tx.registrationToken.create({ data: { workerGroupId: group.id, name: token.name, tokenHash: token.tokenHash } });
+        return toWorkerGroupRecord(
+          await tx.workerGroup.findUniqueOrThrow({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS }),
+        );
       });
     } catch (error) {
       if (prismaErrorCode(error) === UNIQUE_VIOLATION) throw new AlreadyExists('registration token', '(a declared token value)');
@@ -156,11 +184,17 @@ function sameSubscriptionSet(stored: readonly Subscription[], wanted: ReadonlyMa
   if (stored.length !== wanted.size) return false;
   return stored.every((row) => {
     const other = wanted.get(row.workerQueueId);
-    return other !== undefined && row.reservedPercent === (other.reservedPercent ?? null) && row.mode === (other.mode ?? 'STRICT');
+    return (
+      other !== undefined && row.reservedPercent === (other.reservedPercent ?? null) && row.mode === (other.mode ?? 'STRICT')
+    );
   });
 }
 
-async function upsertSubscription(tx: DbOrTx, workerGroupId: string, subscription: SubscriptionWrite): Promise<SubscriptionRecord> {
+async function upsertSubscription(
+  tx: DbOrTx,
+  workerGroupId: string,
+  subscription: SubscriptionWrite,
+): Promise<SubscriptionRecord> {
   const fields = { reservedPercent: subscription.reservedPercent ?? null, mode: subscription.mode ?? 'STRICT' };
   try {
     const row = await tx.subscription.upsert({

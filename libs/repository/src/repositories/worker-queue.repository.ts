@@ -40,7 +40,8 @@ export class WorkerQueueRepository {
     return this.db.$transaction(async (tx) => {
       const existing = await tx.workerQueue.findUnique({ where: { id: queue.id } });
       // The same PUT again changes nothing, not even `updatedAt` (infrastructure as code repeats it on every run).
-      if (existing !== null && sameQueueFields(existing, fields)) return { record: toWorkerQueueRecord(existing), created: false, changed: false };
+      if (existing !== null && sameQueueFields(existing, fields))
+        return { record: toWorkerQueueRecord(existing), created: false, changed: false };
       const row = await tx.workerQueue.upsert({ where: { id: queue.id }, create: { id: queue.id, ...fields }, update: fields });
       return { record: toWorkerQueueRecord(row), created: existing === null, changed: true };
     });
@@ -62,8 +63,15 @@ export class WorkerQueueRepository {
   }
 }
 
-function sameQueueFields(row: WorkerQueue, fields: { tags: string[]; allowedTenants: string[]; description: string | null }): boolean {
-  return sameList(row.tags, fields.tags) && sameList(row.allowedTenants, fields.allowedTenants) && row.description === fields.description;
+function sameQueueFields(
+  row: WorkerQueue,
+  fields: { tags: string[]; allowedTenants: string[]; description: string | null },
+): boolean {
+  return (
+    sameList(row.tags, fields.tags) &&
+    sameList(row.allowedTenants, fields.allowedTenants) &&
+    row.description === fields.description
+  );
 }
 
 /** Tags and tenants are sets: the order they are given in carries no meaning. */

@@ -43,7 +43,15 @@ export class ApiRoleModule {
   static forRoot(settings: ServerRoleSettings, options: ApiRoleOptions = {}): DynamicModule {
     return {
       module: ApiRoleModule,
-      controllers: [FlowsController, ExecutionsController, LogsController, WorkerQueuesController, WorkerGroupsController, InstanceServicesController, DeadLettersController],
+      controllers: [
+        FlowsController,
+        ExecutionsController,
+        LogsController,
+        WorkerQueuesController,
+        WorkerGroupsController,
+        InstanceServicesController,
+        DeadLettersController,
+      ],
       providers: [
         AdapterLeases,
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
@@ -73,7 +81,8 @@ export class ApiRoleModule {
         {
           provide: ApiDocs,
           inject: [HttpAdapterHost, ModulesContainer],
-          useFactory: (adapterHost: HttpAdapterHost, modules: ModulesContainer) => new ApiDocs(adapterHost, modules, [ApiRoleModule]),
+          useFactory: (adapterHost: HttpAdapterHost, modules: ModulesContainer) =>
+            new ApiDocs(adapterHost, modules, [ApiRoleModule]),
         },
       ],
     };

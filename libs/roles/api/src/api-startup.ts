@@ -60,7 +60,9 @@ export class ApiStartup implements OnApplicationBootstrap, OnModuleDestroy {
         if (error instanceof InvalidSetup || this.stopped) throw error;
         const reason = error instanceof Error ? error.name : 'error';
         if (Date.now() > deadline) {
-          throw new SetupNotApplied(`the declarative setup could not be applied within ${SETUP_PATIENCE_MS / 1000} s (last failure: ${reason})`);
+          throw new SetupNotApplied(
+            `the declarative setup could not be applied within ${SETUP_PATIENCE_MS / 1000} s (last failure: ${reason})`,
+          );
         }
         this.logger.warn({ step: 'apply the declarative setup', reason }, 'could not apply the declarative setup yet; retrying');
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));

@@ -50,7 +50,10 @@ async function call(method: string, path: string, options: { body?: string; cont
 const postFlow = (yaml: string) => call('POST', `/api/v1/${TENANT}/flows`, { body: yaml, contentType: 'application/x-yaml' });
 
 async function createExecution(query = '', body: unknown = { inputs: { who: 'spec' }, labels: { team: 'qa' } }) {
-  return call('POST', `/api/v1/${TENANT}/executions/company.team/hello${query}`, { body: JSON.stringify(body), contentType: 'application/json' });
+  return call('POST', `/api/v1/${TENANT}/executions/company.team/hello${query}`, {
+    body: JSON.stringify(body),
+    contentType: 'application/json',
+  });
 }
 
 /** Plays the executor: stores a new state, then announces it on the updates topic. */
@@ -69,13 +72,23 @@ async function executorMoves(executionId: string, state: ExecutionRecordState) {
       messageId: randomUUID(),
       type: 'execution.updated',
       occurredAt: now.toISOString(),
-      payload: { tenantId: TENANT, executionId, namespace: stored.namespace, flowId: stored.flowId, state, version: stored.version, ended },
+      payload: {
+        tenantId: TENANT,
+        executionId,
+        namespace: stored.namespace,
+        flowId: stored.flowId,
+        state,
+        version: stored.version,
+        ended,
+      },
     }),
   ]);
 }
 
 const eventFor = (type: ExecutorEvent['type'], executionId: string) =>
-  eventually(`${type} for ${executionId}`, () => executorEvents.find((event) => event.type === type && event.payload.executionId === executionId));
+  eventually(`${type} for ${executionId}`, () =>
+    executorEvents.find((event) => event.type === type && event.payload.executionId === executionId),
+  );
 
 beforeAll(async () => {
   api = await startApiForSpec();
@@ -108,12 +121,18 @@ describe('authentication', () => {
 
   it('stores the bootstrap admin token hashed, and serves health and the OpenAPI document without a token', async () => {
     const hash = createHash('sha256').update(api.adminToken).digest('hex');
-    expect(await api.repositories.apiTokens.findUsableByHash(hash, new Date())).toMatchObject({ token: { tenantId: TENANT, instanceAdmin: true } });
+    expect(await api.repositories.apiTokens.findUsableByHash(hash, new Date())).toMatchObject({
+      token: { tenantId: TENANT, instanceAdmin: true },
+    });
     expect((await call('GET', '/health/live', { token: null })).status).toBe(200);
     const doc = await call('GET', '/api/v1/openapi.json', { token: null });
     expect(doc.status).toBe(200);
     expect(Object.keys(doc.json.paths)).toEqual(
-      expect.arrayContaining(['/api/v1/{tenant}/flows', '/api/v1/{tenant}/executions/{namespace}/{flowId}', '/api/v1/{tenant}/logs/{executionId}']),
+      expect.arrayContaining([
+        '/api/v1/{tenant}/flows',
+        '/api/v1/{tenant}/executions/{namespace}/{flowId}',
+        '/api/v1/{tenant}/logs/{executionId}',
+      ]),
     );
     expect(doc.json.components.schemas.Problem).toBeDefined();
     expect((await call('GET', '/api/docs', { token: null })).status).toBe(200);
@@ -130,21 +149,34 @@ describe('reserved worker topology', () => {
 });
 
 describe('flows', () => {
-  const yaml = (id: string, message = 'hi') => `id: ${id}\nnamespace: company.crud\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: ${message}\n`;
+  const yaml = (id: string, message = 'hi') =>
+    `id: ${id}\nnamespace: company.crud\ntasks:\n  - id: say\n    type: io.kestra.plugin.core.log.Log\n    message: ${message}\n`;
 
   it('creates, conflicts, revises, reads revisions, searches and deletes', async () => {
     const created = await postFlow(yaml('crud'));
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ id: 'crud', namespace: 'company.crud', revision: 1, source: yaml('crud'), tasks: [{ id: 'say' }] });
+    expect(created.json).toMatchObject({
+      id: 'crud',
+      namespace: 'company.crud',
+      revision: 1,
+      source: yaml('crud'),
+      tasks: [{ id: 'say' }],
+    });
 
     const again = await postFlow(yaml('crud'));
     expect(again.status).toBe(409);
     expect(again.json).toMatchObject({ status: 409, title: 'Conflict' });
 
-    const revised = await call('PUT', `/api/v1/${TENANT}/flows/company.crud/crud`, { body: yaml('crud', 'changed'), contentType: 'application/x-yaml' });
+    const revised = await call('PUT', `/api/v1/${TENANT}/flows/company.crud/crud`, {
+      body: yaml('crud', 'changed'),
+      contentType: 'application/x-yaml',
+    });
     expect(revised.status).toBe(200);
     expect(revised.json.revision).toBe(2);
-    const fresh = await call('PUT', `/api/v1/${TENANT}/flows/company.crud/fresh`, { body: yaml('fresh'), contentType: 'application/x-yaml' });
+    const fresh = await call('PUT', `/api/v1/${TENANT}/flows/company.crud/fresh`, {
+      body: yaml('fresh'),
+      contentType: 'application/x-yaml',
+    });
     expect(fresh.status).toBe(201);
 
     expect((await call('GET', `/api/v1/${TENANT}/flows/company.crud/crud`)).json.revision).toBe(2);
@@ -163,8 +195,12 @@ describe('flows', () => {
     const broken = 'id: broken\nnamespace: company.crud\ntasks:\n  - id: t\n    type: no.such.Task\n';
     const validated = await call('POST', `/api/v1/${TENANT}/flows/validate`, { body: broken, contentType: 'application/x-yaml' });
     expect(validated.status).toBe(200);
-    expect(validated.json).toEqual([expect.objectContaining({ path: 'tasks[0].type', line: 5, message: expect.stringContaining('no.such.Task') })]);
-    expect((await call('POST', `/api/v1/${TENANT}/flows/validate`, { body: yaml('ok'), contentType: 'application/x-yaml' })).json).toEqual([]);
+    expect(validated.json).toEqual([
+      expect.objectContaining({ path: 'tasks[0].type', line: 5, message: expect.stringContaining('no.such.Task') }),
+    ]);
+    expect(
+      (await call('POST', `/api/v1/${TENANT}/flows/validate`, { body: yaml('ok'), contentType: 'application/x-yaml' })).json,
+    ).toEqual([]);
 
     const refused = await postFlow(broken);
     expect(refused.status).toBe(422);
@@ -175,8 +211,13 @@ describe('flows', () => {
   it('refuses a flow over 1 MiB (413), a flow sent as JSON (415) and malformed JSON (400), as problems', async () => {
     const huge = `${yaml('huge')}# ${'x'.repeat(1024 * 1024)}\n`;
     expect((await postFlow(huge)).json).toMatchObject({ status: 413 });
-    expect((await call('POST', `/api/v1/${TENANT}/flows`, { body: '{}', contentType: 'application/json' })).json).toMatchObject({ status: 415 });
-    const malformed = await call('POST', `/api/v1/${TENANT}/executions/company.team/hello`, { body: '{"inputs": ', contentType: 'application/json' });
+    expect((await call('POST', `/api/v1/${TENANT}/flows`, { body: '{}', contentType: 'application/json' })).json).toMatchObject({
+      status: 415,
+    });
+    const malformed = await call('POST', `/api/v1/${TENANT}/executions/company.team/hello`, {
+      body: '{"inputs": ',
+      contentType: 'application/json',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.contentType).toContain('application/problem+json');
     expect(malformed.text).not.toMatch(/at .*\.js|SyntaxError/);
@@ -187,11 +228,23 @@ describe('executions', () => {
   it('creates a CREATED execution, stores it and publishes execution.created', async () => {
     const created = await createExecution();
     expect(created.status).toBe(200);
-    expect(created.json).toMatchObject({ state: { current: 'CREATED' }, namespace: 'company.team', flowId: 'hello', inputs: { who: 'spec' }, labels: { team: 'qa' } });
+    expect(created.json).toMatchObject({
+      state: { current: 'CREATED' },
+      namespace: 'company.team',
+      flowId: 'hello',
+      inputs: { who: 'spec' },
+      labels: { team: 'qa' },
+    });
     const stored = await api.repositories.executions.get(TENANT, created.json.id);
     expect(stored).toMatchObject({ state: 'CREATED', version: 0, flowRevision: 1 });
     const event = await eventFor('execution.created', created.json.id);
-    expect(event.payload).toMatchObject({ tenantId: TENANT, namespace: 'company.team', flowId: 'hello', flowRevision: 1, inputs: { who: 'spec' } });
+    expect(event.payload).toMatchObject({
+      tenantId: TENANT,
+      namespace: 'company.team',
+      flowId: 'hello',
+      flowRevision: 1,
+      inputs: { who: 'spec' },
+    });
   });
 
   it('refuses bad bodies (400 with JSON paths), unknown inputs (422) and unknown flows (404)', async () => {
@@ -201,7 +254,10 @@ describe('executions', () => {
     const unknownInput = await createExecution('', { inputs: { nope: 1 } });
     expect(unknownInput.status).toBe(422);
     expect(unknownInput.json.errors).toEqual([expect.objectContaining({ path: 'inputs.nope' })]);
-    expect((await call('POST', `/api/v1/${TENANT}/executions/company.team/missing`, { body: '{}', contentType: 'application/json' })).status).toBe(404);
+    expect(
+      (await call('POST', `/api/v1/${TENANT}/executions/company.team/missing`, { body: '{}', contentType: 'application/json' }))
+        .status,
+    ).toBe(404);
   });
 
   it('shows task runs with their attempts, worker and queue', async () => {
@@ -209,7 +265,10 @@ describe('executions', () => {
     const now = new Date();
     await api.repositories.executions.update(TENANT, json.id, 0, {
       state: 'RUNNING',
-      stateHistories: [{ state: 'CREATED', date: now }, { state: 'RUNNING', date: now }],
+      stateHistories: [
+        { state: 'CREATED', date: now },
+        { state: 'RUNNING', date: now },
+      ],
       taskRuns: [
         {
           id: `${json.id}-say`,
@@ -224,7 +283,18 @@ describe('executions', () => {
           workerSelector: null,
           dispatchReason: null,
           error: null,
-          attempts: [{ attempt: 1, workerId: 'w-1', workerQueueId: 'default', state: 'SUCCESS', outputs: { greeting: 'hello spec' }, error: null, startedAt: now, endedAt: now }],
+          attempts: [
+            {
+              attempt: 1,
+              workerId: 'w-1',
+              workerQueueId: 'default',
+              state: 'SUCCESS',
+              outputs: { greeting: 'hello spec' },
+              error: null,
+              startedAt: now,
+              endedAt: now,
+            },
+          ],
         },
       ],
     });
@@ -262,7 +332,10 @@ describe('executions', () => {
     expect((await call('POST', `/api/v1/${TENANT}/executions/${json.id}/restart`)).status).toBe(409);
 
     await executorMoves(json.id, 'PAUSED');
-    const resumed = await call('POST', `/api/v1/${TENANT}/executions/${json.id}/resume`, { body: '{"inputs":{"ok":true}}', contentType: 'application/json' });
+    const resumed = await call('POST', `/api/v1/${TENANT}/executions/${json.id}/resume`, {
+      body: '{"inputs":{"ok":true}}',
+      contentType: 'application/json',
+    });
     expect(resumed.status).toBe(204);
     expect((await eventFor('execution.resume', json.id)).payload).toMatchObject({ inputs: { ok: true } });
 
@@ -277,7 +350,9 @@ describe('executions', () => {
   it('?wait=true answers once an execution.updated says the execution ended', async () => {
     const waiting = createExecution('?wait=true&waitTimeout=PT50S');
     const created = await eventually('the waiting execution', () => {
-      const ids = new Set(executorEvents.filter((event) => event.type === 'execution.created').map((event) => event.payload.executionId));
+      const ids = new Set(
+        executorEvents.filter((event) => event.type === 'execution.created').map((event) => event.payload.executionId),
+      );
       return [...ids].find((id) => !seenBeforeWait.has(id));
     });
     await executorMoves(created, 'RUNNING');
@@ -289,7 +364,9 @@ describe('executions', () => {
 
   it('/follow streams the execution after each update until it ends', async () => {
     const { json } = await createExecution();
-    const response = await fetch(`${api.baseUrl}/api/v1/${TENANT}/executions/${json.id}/follow`, { headers: { authorization: `Bearer ${api.adminToken}` } });
+    const response = await fetch(`${api.baseUrl}/api/v1/${TENANT}/executions/${json.id}/follow`, {
+      headers: { authorization: `Bearer ${api.adminToken}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const events = readEvents(response);
@@ -315,8 +392,20 @@ describe('logs', () => {
     const all = await call('GET', `/api/v1/${TENANT}/logs/${json.id}`);
     expect(all.json.map((line: { message: string }) => line.message)).toEqual(['starting', 'slow disk', 'failed']);
     const warnings = await call('GET', `/api/v1/${TENANT}/logs/${json.id}?minLevel=WARN&taskRunId=tr-1`);
-    expect(warnings.json).toEqual([{ executionId: json.id, taskRunId: 'tr-1', attempt: 1, level: 'WARN', timestamp: at(1).toISOString(), message: 'slow disk' }]);
-    expect((await call('GET', `/api/v1/${TENANT}/logs/${json.id}?minLevel=LOUD`)).json).toMatchObject({ status: 400, errors: [{ path: 'minLevel' }] });
+    expect(warnings.json).toEqual([
+      {
+        executionId: json.id,
+        taskRunId: 'tr-1',
+        attempt: 1,
+        level: 'WARN',
+        timestamp: at(1).toISOString(),
+        message: 'slow disk',
+      },
+    ]);
+    expect((await call('GET', `/api/v1/${TENANT}/logs/${json.id}?minLevel=LOUD`)).json).toMatchObject({
+      status: 400,
+      errors: [{ path: 'minLevel' }],
+    });
   });
 });
 
@@ -344,7 +433,12 @@ function readEvents(response: Response): { next(): Promise<ReceivedEvent | undef
         if (boundary >= 0) {
           const block = buffer.slice(0, boundary);
           buffer = buffer.slice(boundary + 2);
-          const fields = new Map(block.split('\n').filter((line) => !line.startsWith(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+          const fields = new Map(
+            block
+              .split('\n')
+              .filter((line) => !line.startsWith(':'))
+              .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+          );
           if (!fields.has('event')) continue;
           return { event: fields.get('event') ?? '', data: JSON.parse(fields.get('data') ?? 'null') };
         }
@@ -385,8 +479,12 @@ tasks:
     // FormData sets its own multipart Content-Type with the boundary.
     if (contentType !== undefined) headers['content-type'] = contentType;
     const response = await fetch(`${api.baseUrl}${path}`, { method: 'POST', headers, body });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are inspected field by field in the assertions
-    return { status: response.status, contentType: response.headers.get('content-type') ?? '', json: (await response.json()) as any };
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are inspected field by field in the assertions
+      json: (await response.json()) as any,
+    };
   }
 
   it('creates the execution with the inputs coerced to the flow types, labels from fields and the query, and publishes execution.created', async () => {
@@ -410,35 +508,69 @@ tasks:
     const stored = await api.repositories.executions.get(TENANT, created.json.id);
     expect(stored.inputs).toEqual({ name: 'multipart', count: 42, verbose: true });
     const event = await eventFor('execution.created', created.json.id);
-    expect(event.payload).toMatchObject({ flowId: 'typed', inputs: { name: 'multipart', count: 42, verbose: true }, labels: { team: 'qa' } });
+    expect(event.payload).toMatchObject({
+      flowId: 'typed',
+      inputs: { name: 'multipart', count: 42, verbose: true },
+      labels: { team: 'qa' },
+    });
   });
 
   it('?wait=true with a form answers once the execution ended', async () => {
     const run = randomUUID();
-    const waiting = postForm(`${typedPath}?wait=true&waitTimeout=PT50S`, form([['name', 'waiter'], ['count', '1'], ['labels', `run:${run}`]]));
+    const waiting = postForm(
+      `${typedPath}?wait=true&waitTimeout=PT50S`,
+      form([
+        ['name', 'waiter'],
+        ['count', '1'],
+        ['labels', `run:${run}`],
+      ]),
+    );
     const created = await eventually('the waiting execution', () => {
-      const event = executorEvents.find((candidate) => candidate.type === 'execution.created' && candidate.payload.labels?.['run'] === run);
+      const event = executorEvents.find(
+        (candidate) => candidate.type === 'execution.created' && candidate.payload.labels?.['run'] === run,
+      );
       return event?.payload.executionId;
     });
     await executorMoves(created, 'RUNNING');
     await executorMoves(created, 'SUCCESS');
     const answer = await waiting;
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ id: created, state: { current: 'SUCCESS' }, ended: true, inputs: { name: 'waiter', count: 1, verbose: false } });
+    expect(answer.json).toMatchObject({
+      id: created,
+      state: { current: 'SUCCESS' },
+      ended: true,
+      inputs: { name: 'waiter', count: 1, verbose: false },
+    });
   });
 
   it('refuses a value that does not fit the input type (422 naming the input) and a label without a key (400)', async () => {
-    const wrongType = await postForm(typedPath, form([['name', 'x'], ['count', 'many']]));
+    const wrongType = await postForm(
+      typedPath,
+      form([
+        ['name', 'x'],
+        ['count', 'many'],
+      ]),
+    );
     expect(wrongType.status).toBe(422);
     expect(wrongType.contentType).toContain('application/problem+json');
     expect(wrongType.json.errors).toEqual([{ path: 'inputs.count', message: expect.stringContaining('integer') }]);
-    const badLabel = await postForm(typedPath, form([['name', 'x'], ['count', '1'], ['labels', 'no-colon']]));
+    const badLabel = await postForm(
+      typedPath,
+      form([
+        ['name', 'x'],
+        ['count', '1'],
+        ['labels', 'no-colon'],
+      ]),
+    );
     expect(badLabel.status).toBe(400);
     expect(badLabel.json.errors).toEqual([{ path: 'labels[0]', message: expect.stringContaining('key:value') }]);
   });
 
   it('refuses a file part with a 422 naming the input, rather than dropping it', async () => {
-    const data = form([['name', 'x'], ['count', '1']]);
+    const data = form([
+      ['name', 'x'],
+      ['count', '1'],
+    ]);
     data.append('report', new Blob(['a,b\n1,2\n'], { type: 'text/csv' }), 'report.csv');
     const refused = await postForm(typedPath, data);
     expect(refused.status).toBe(422);
@@ -455,14 +587,31 @@ tasks:
     expect(unterminated.json.errors).toEqual([{ path: 'body', message: 'ends before the closing multipart boundary' }]);
     const noBoundary = await postForm(typedPath, 'name=x', 'multipart/form-data');
     expect(noBoundary.status).toBe(400);
-    expect(noBoundary.json.errors).toEqual([{ path: 'headers.content-type', message: 'multipart/form-data needs a boundary parameter' }]);
-    const tooLarge = await postForm(typedPath, form([['name', 'x'.repeat(200 * 1024)], ['count', '1']]));
+    expect(noBoundary.json.errors).toEqual([
+      { path: 'headers.content-type', message: 'multipart/form-data needs a boundary parameter' },
+    ]);
+    const tooLarge = await postForm(
+      typedPath,
+      form([
+        ['name', 'x'.repeat(200 * 1024)],
+        ['count', '1'],
+      ]),
+    );
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.json).toMatchObject({ status: 413, detail: expect.stringContaining(`${100 * 1024} bytes`) });
     // The same limit as a JSON run request.
-    const jsonTooLarge = await call('POST', typedPath, { body: JSON.stringify({ inputs: { name: 'x'.repeat(100 * 1024), count: 1 } }), contentType: 'application/json' });
+    const jsonTooLarge = await call('POST', typedPath, {
+      body: JSON.stringify({ inputs: { name: 'x'.repeat(100 * 1024), count: 1 } }),
+      contentType: 'application/json',
+    });
     expect(jsonTooLarge.status).toBe(413);
-    const justUnder = await postForm(typedPath, form([['name', 'y'.repeat(90 * 1024)], ['count', '1']]));
+    const justUnder = await postForm(
+      typedPath,
+      form([
+        ['name', 'y'.repeat(90 * 1024)],
+        ['count', '1'],
+      ]),
+    );
     expect(justUnder.status).toBe(200);
     // Nothing of the refused requests was created.
     const page = await api.repositories.executions.search(TENANT, { flowId: 'typed', page: 1, size: 100 });

@@ -36,7 +36,8 @@ const SETTLE_MS = 2_000;
 /** The ledger reconciliation period of the spec's controller (the default is 30 s). */
 const RECONCILE_MS = 500;
 
-const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) => eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 100 });
+const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
+  eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 100 });
 
 let database: SpecDatabase | undefined;
 let repositories: Repositories;
@@ -54,7 +55,14 @@ function nextTaskRunId(): string {
 async function publishJob(taskRunId: string, deadline?: string): Promise<void> {
   const record =
     deadline === undefined
-      ? workerJobRecord({ taskRunId, executionId: `${taskRunId}-ex`, workerQueueId: queueId, flowId: 'hygiene', taskId: 'step', message: taskRunId })
+      ? workerJobRecord({
+          taskRunId,
+          executionId: `${taskRunId}-ex`,
+          workerQueueId: queueId,
+          flowId: 'hygiene',
+          taskId: 'step',
+          message: taskRunId,
+        })
       : encodeQueueMessage(workerJobCodec, {
           schemaVersion: 1,
           messageId: jobMessageId(taskRunId, 1),
@@ -101,7 +109,9 @@ function connectWorker(slots: number, credit: number): FakeWorker {
 const jobIds = (worker: FakeWorker) => worker.jobs().map((job) => job.taskRunId);
 
 function resultOf(taskRunId: string): Extract<ExecutorEvent, { type: 'task-run.result' }> | undefined {
-  const event = executorEvents.find((candidate) => candidate.type === 'task-run.result' && candidate.payload.taskRunId === taskRunId);
+  const event = executorEvents.find(
+    (candidate) => candidate.type === 'task-run.result' && candidate.payload.taskRunId === taskRunId,
+  );
   return event?.type === 'task-run.result' ? event : undefined;
 }
 
@@ -124,8 +134,14 @@ beforeAll(async () => {
   await repositories.workerGroups.seedReserved();
   await repositories.workerQueues.put({ id: queueId, tags: [queueId] });
   await repositories.workerGroups.putSubscription('default', { workerQueueId: queueId, mode: 'STRICT' });
-  queue = createKafkaQueue({ brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')), clientId: `hygiene-spec-${run}`, namespace });
-  await queue.createTopics([workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast].map((topic) => ({ topic, partitions: 3 })));
+  queue = createKafkaQueue({
+    brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')),
+    clientId: `hygiene-spec-${run}`,
+    namespace,
+  });
+  await queue.createTopics(
+    [workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast].map((topic) => ({ topic, partitions: 3 })),
+  );
   await queue.subscribe({
     groupId: `hygiene-spec-executor-${run}`,
     topics: [QueueTopics.executor],
@@ -156,7 +172,13 @@ afterEach(async () => {
 
 afterAll(async () => {
   const code = await tearDownControllerSpec(
-    { controller, queue, topics: [workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast], repositories, database },
+    {
+      controller,
+      queue,
+      topics: [workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast],
+      repositories,
+      database,
+    },
     30_000,
   );
   expect(code).toBe(0);
@@ -172,7 +194,9 @@ describe('controller hygiene: killed jobs, deadlines and leaked slots', () => {
     await publishJob(expired, new Date(Date.now() - 60_000).toISOString());
     await publishJob(live);
     await publishKill(killed, 'execution killed by alice');
-    await eventually('the controller to read the kill', () => (logLines('"kill remembered: no worker here holds the job"').some((line) => line['taskRunId'] === killed) ? true : undefined));
+    await eventually('the controller to read the kill', () =>
+      logLines('"kill remembered: no worker here holds the job"').some((line) => line['taskRunId'] === killed) ? true : undefined,
+    );
 
     const worker = connectWorker(3, 3);
     await worker.welcome();
@@ -182,7 +206,11 @@ describe('controller hygiene: killed jobs, deadlines and leaked slots', () => {
     await pause(SETTLE_MS);
 
     expect(jobIds(worker)).toEqual([live]);
-    expect(killedResult.payload).toMatchObject({ state: 'KILLED', errorMessage: 'killed before any worker started it: execution killed by alice', attempt: 1 });
+    expect(killedResult.payload).toMatchObject({
+      state: 'KILLED',
+      errorMessage: 'killed before any worker started it: execution killed by alice',
+      attempt: 1,
+    });
     // Flagged, so the executor words it as its own timeout whether its timer or this report comes first.
     expect(expiredResult.payload).toMatchObject({ state: 'FAILED', attempt: 1, deadlinePassed: true });
     expect(killedResult.payload.deadlinePassed).toBeUndefined();
@@ -206,12 +234,16 @@ describe('controller hygiene: killed jobs, deadlines and leaked slots', () => {
       (await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: queueId })) === 1 ? true : undefined,
     );
     await publishKill(second, 'execution killed by bob');
-    await eventually('the controller to read the kill', () => (logLines('"kill remembered: no worker here holds the job"').some((line) => line['taskRunId'] === second) ? true : undefined));
+    await eventually('the controller to read the kill', () =>
+      logLines('"kill remembered: no worker here holds the job"').some((line) => line['taskRunId'] === second) ? true : undefined,
+    );
 
     // The worker grants a credit: the job, already taken, is sent; then its worker is told to kill it.
     worker.credit(1);
     const kill = await eventually('a kill of the second job', () =>
-      worker.frames.flatMap((frame) => (frame.frame?.$case === 'kill' ? [frame.frame.value] : [])).find((value) => value.taskRunId === second),
+      worker.frames
+        .flatMap((frame) => (frame.frame?.$case === 'kill' ? [frame.frame.value] : []))
+        .find((value) => value.taskRunId === second),
     );
     expect(kill).toEqual({ taskRunId: second, attempt: 1, reason: 'execution killed by bob' });
     expect(jobIds(worker)).toEqual([first, second]);

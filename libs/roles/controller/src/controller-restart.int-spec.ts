@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { broadcastCodec, decodeQueueMessage, encodeQueueMessage, executorEventCodec, QueueTopics, workerJobsTopic, type ExecutorEvent } from '@lanner/frames';
+import {
+  broadcastCodec,
+  decodeQueueMessage,
+  encodeQueueMessage,
+  executorEventCodec,
+  QueueTopics,
+  workerJobsTopic,
+  type ExecutorEvent,
+} from '@lanner/frames';
 import type { TaskRunAttemptRecord, TaskRunRecord, TaskRunRecordState } from '@lanner/model';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
@@ -72,14 +80,24 @@ const jobIds = (worker: FakeWorker) => worker.jobs().map((job) => job.taskRunId)
 
 function eventsOf<T extends ExecutorEvent['type']>(type: T, taskRunId: string): Extract<ExecutorEvent, { type: T }>[] {
   return executorEvents.filter(
-    (event): event is Extract<ExecutorEvent, { type: T }> => event.type === type && 'taskRunId' in event.payload && event.payload.taskRunId === taskRunId,
+    (event): event is Extract<ExecutorEvent, { type: T }> =>
+      event.type === type && 'taskRunId' in event.payload && event.payload.taskRunId === taskRunId,
   );
 }
 
 const t0 = new Date();
 
 function attempt(state: TaskRunRecordState): TaskRunAttemptRecord {
-  return { attempt: 1, workerId: null, workerQueueId: queueId, state, outputs: null, error: null, startedAt: null, endedAt: state === 'KILLED' ? new Date() : null };
+  return {
+    attempt: 1,
+    workerId: null,
+    workerQueueId: queueId,
+    state,
+    outputs: null,
+    error: null,
+    startedAt: null,
+    endedAt: state === 'KILLED' ? new Date() : null,
+  };
 }
 
 function taskRun(executionId: string, taskRunId: string, state: TaskRunRecordState): TaskRunRecord {
@@ -111,8 +129,12 @@ async function submit(taskRunId: string): Promise<void> {
     state: 'RUNNING',
     stateHistories: [{ state: 'RUNNING', date: t0 }],
   });
-  await repositories.executions.update('main', executionId, created.version, { taskRuns: [taskRun(executionId, taskRunId, 'SUBMITTED')] });
-  await queue.publish(workerJobsTopic(queueId), [workerJobRecord({ taskRunId, executionId, workerQueueId: queueId, flowId: 'restart', taskId: 'step', message: taskRunId })]);
+  await repositories.executions.update('main', executionId, created.version, {
+    taskRuns: [taskRun(executionId, taskRunId, 'SUBMITTED')],
+  });
+  await queue.publish(workerJobsTopic(queueId), [
+    workerJobRecord({ taskRunId, executionId, workerQueueId: queueId, flowId: 'restart', taskId: 'step', message: taskRunId }),
+  ]);
 }
 
 /** What the executor does when a user kills the execution: the kill broadcast, then the attempt stored KILLED. */
@@ -128,7 +150,10 @@ async function kill(taskRunId: string, reason: string): Promise<void> {
     }),
   ]);
   const stored = await repositories.executions.get('main', executionId);
-  await repositories.executions.update('main', executionId, stored.version, { state: 'KILLED', taskRuns: [taskRun(executionId, taskRunId, 'KILLED')] });
+  await repositories.executions.update('main', executionId, stored.version, {
+    state: 'KILLED',
+    taskRuns: [taskRun(executionId, taskRunId, 'KILLED')],
+  });
 }
 
 beforeAll(async () => {
@@ -137,8 +162,14 @@ beforeAll(async () => {
   await repositories.workerGroups.seedReserved();
   await repositories.workerQueues.put({ id: queueId, tags: [queueId] });
   await repositories.workerGroups.putSubscription('default', { workerQueueId: queueId, mode: 'STRICT' });
-  queue = createKafkaQueue({ brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')), clientId: `restart-spec-${run}`, namespace });
-  await queue.createTopics([workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast].map((topic) => ({ topic, partitions: 3 })));
+  queue = createKafkaQueue({
+    brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')),
+    clientId: `restart-spec-${run}`,
+    namespace,
+  });
+  await queue.createTopics(
+    [workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast].map((topic) => ({ topic, partitions: 3 })),
+  );
   await queue.subscribe({
     groupId: `restart-spec-executor-${run}`,
     topics: [QueueTopics.executor],
@@ -159,7 +190,13 @@ afterEach(async () => {
 
 afterAll(async () => {
   const code = await tearDownControllerSpec(
-    { controller, queue, topics: [workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast], repositories, database },
+    {
+      controller,
+      queue,
+      topics: [workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.broadcast],
+      repositories,
+      database,
+    },
     30_000,
   );
   expect(code).toBe(0);
@@ -233,7 +270,13 @@ describe('controller restart: kills and lost jobs are not forgotten', () => {
       return reports.length > 0 ? reports : undefined;
     });
     expect(Date.now() - insertedAt).toBeGreaterThanOrEqual(ADOPTION_GRACE_MS);
-    expect(report.payload).toMatchObject({ tenantId: 'main', executionId: `${lost}-ex`, taskRunId: lost, attempt: 1, workerId: 'worker-gone' });
+    expect(report.payload).toMatchObject({
+      tenantId: 'main',
+      executionId: `${lost}-ex`,
+      taskRunId: lost,
+      attempt: 1,
+      workerId: 'worker-gone',
+    });
     expect(report.payload.reason).toMatch(/^worker worker-gone lost: /);
     expect(report.correlationId).toBe(`corr-${lost}`);
     expect(await repositories.runningJobs.get(lost, 1)).toBeNull();

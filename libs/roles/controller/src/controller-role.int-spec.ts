@@ -56,7 +56,10 @@ const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | un
 // --- the controller process --------------------------------------------------
 
 const startController = (env: NodeJS.ProcessEnv) =>
-  startSharedController({ LANNER_JWT_SIGNING_KEY: 'controller-spec-jwt-signing-key-0123456789abcdef', ...env }, { startupWaitMs: STARTUP_WAIT_MS, pollMs: 100 });
+  startSharedController(
+    { LANNER_JWT_SIGNING_KEY: 'controller-spec-jwt-signing-key-0123456789abcdef', ...env },
+    { startupWaitMs: STARTUP_WAIT_MS, pollMs: 100 },
+  );
 
 // --- the spec's worker ----------------------------------------------------------
 
@@ -143,7 +146,10 @@ beforeAll(async () => {
     kafkaNamespace,
   );
   await queue.createTopics(
-    [QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, workerJobsTopic(queueId)].map((topic) => ({ topic, partitions: 3 })),
+    [QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, workerJobsTopic(queueId)].map((topic) => ({
+      topic,
+      partitions: 3,
+    })),
   );
   await queue.subscribe({
     groupId: `controller-spec-executor-${run}`,
@@ -183,7 +189,9 @@ afterAll(async () => {
       // SIGKILL only if it does not stop by itself.
       .map((process_) => stopController(process_, 20_000)),
   );
-  await queue?.deleteTopics([workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast]).catch(() => undefined);
+  await queue
+    ?.deleteTopics([workerJobsTopic(queueId), QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast])
+    .catch(() => undefined);
   await queue?.close();
   await repositories?.close();
   await database?.drop();
@@ -227,7 +235,10 @@ describe('controller: the worker stream', () => {
     expect(status.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(status.details).toContain('incompatible');
     const error = worker.frames.find((frame) => frame.frame?.$case === 'error')?.frame;
-    expect(error).toEqual({ $case: 'error', value: expect.objectContaining({ code: ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, fatal: true }) });
+    expect(error).toEqual({
+      $case: 'error',
+      value: expect.objectContaining({ code: ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, fatal: true }),
+    });
     expect(worker.frames.some((frame) => frame.frame?.$case === 'welcome')).toBe(false);
   });
 
@@ -284,7 +295,11 @@ describe('controller: dispatch', () => {
         taskId: 'hello',
       }),
     );
-    expect(JSON.parse(job?.taskDefinitionJson ?? '{}')).toEqual({ id: 'hello', type: 'io.kestra.plugin.core.log.Log', message: 'job 1' });
+    expect(JSON.parse(job?.taskDefinitionJson ?? '{}')).toEqual({
+      id: 'hello',
+      type: 'io.kestra.plugin.core.log.Log',
+      message: 'job 1',
+    });
   });
 
   it('sends no new job to a draining worker; the job waits for a worker that takes work', async () => {
@@ -331,9 +346,14 @@ describe('controller: dispatch', () => {
 
     const loggedAt = new Date();
     worker.send({
-      frame: { $case: 'logBatch', value: { entries: [{ taskRunId, attempt: 1, level: LogLevel.INFO, timestamp: loggedAt, message: 'Hello, Lanner' }] } },
+      frame: {
+        $case: 'logBatch',
+        value: { entries: [{ taskRunId, attempt: 1, level: LogLevel.INFO, timestamp: loggedAt, message: 'Hello, Lanner' }] },
+      },
     });
-    const batch = await eventually('the log batch', () => logBatches.find((candidate) => candidate.payload.executionId === executionId));
+    const batch = await eventually('the log batch', () =>
+      logBatches.find((candidate) => candidate.payload.executionId === executionId),
+    );
     expect(batch.payload).toEqual({
       tenantId: 'main',
       executionId,
@@ -344,7 +364,17 @@ describe('controller: dispatch', () => {
     worker.send({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId, attempt: 1, state: JobState.SUCCESS, outputsJson: '{"answer":42}', errorMessage: '', cacheHit: false, deadlinePassed: false, startedAt, endedAt },
+        value: {
+          taskRunId,
+          attempt: 1,
+          state: JobState.SUCCESS,
+          outputsJson: '{"answer":42}',
+          errorMessage: '',
+          cacheHit: false,
+          deadlinePassed: false,
+          startedAt,
+          endedAt,
+        },
       },
     });
     const result = await eventFor('task-run.result', taskRunId);
@@ -378,7 +408,17 @@ describe('controller: dispatch', () => {
     worker.send({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId, attempt: 1, state: JobState.FAILED, outputsJson: '{}', errorMessage: 'exit code 3', cacheHit: false, deadlinePassed: false, startedAt: undefined, endedAt: new Date() },
+        value: {
+          taskRunId,
+          attempt: 1,
+          state: JobState.FAILED,
+          outputsJson: '{}',
+          errorMessage: 'exit code 3',
+          cacheHit: false,
+          deadlinePassed: false,
+          startedAt: undefined,
+          endedAt: new Date(),
+        },
       },
     });
     worker.close('end');
@@ -389,7 +429,9 @@ describe('controller: dispatch', () => {
       (await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined,
     );
     await pause(SETTLE_MS);
-    expect(executorEvents.filter((event) => event.type === 'task-run.worker-lost' && event.payload.taskRunId === taskRunId)).toEqual([]);
+    expect(
+      executorEvents.filter((event) => event.type === 'task-run.worker-lost' && event.payload.taskRunId === taskRunId),
+    ).toEqual([]);
   });
 
   it('passes a broadcast kill to the worker holding the job', async () => {

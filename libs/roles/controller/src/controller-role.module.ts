@@ -1,8 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
-import { AdapterLeases, CommonConfig, queueProvider, repositoryProvider, RUNTIME_CONFIG, ServerRoleSettings } from '@lanner/runtime';
-import { CONTROLLER_SETTINGS, ControllerIdentity, controllerSettingsFrom, type ControllerSettings } from './lib/controller-settings';
+import {
+  AdapterLeases,
+  CommonConfig,
+  queueProvider,
+  repositoryProvider,
+  RUNTIME_CONFIG,
+  ServerRoleSettings,
+} from '@lanner/runtime';
+import {
+  CONTROLLER_SETTINGS,
+  ControllerIdentity,
+  controllerSettingsFrom,
+  type ControllerSettings,
+} from './lib/controller-settings';
 import { BroadcastFollower } from './lib/broadcast-follower';
 import { ControllerMetrics } from './lib/controller-metrics';
 import { FrameRelay } from './lib/frame-relay';
@@ -43,7 +55,11 @@ export class ControllerRoleModule {
         queueProvider(settings.queue, { createKafkaQueue, createInProcessQueue }),
         controller
           ? { provide: CONTROLLER_SETTINGS, useValue: controller }
-          : { provide: CONTROLLER_SETTINGS, inject: [RUNTIME_CONFIG], useFactory: (config: CommonConfig) => controllerSettingsFrom(config) },
+          : {
+              provide: CONTROLLER_SETTINGS,
+              inject: [RUNTIME_CONFIG],
+              useFactory: (config: CommonConfig) => controllerSettingsFrom(config),
+            },
         ControllerIdentity,
         WorkerFleet,
         ControllerMetrics,

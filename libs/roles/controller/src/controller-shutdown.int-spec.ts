@@ -29,7 +29,8 @@ const ADOPTION_GRACE_MS = 10_000;
 const STOPS_WITHIN_MS = ADOPTION_GRACE_MS - 1_000;
 const SETTLE_MS = 3_000;
 
-const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) => eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 200 });
+const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
+  eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 200 });
 
 let database: SpecDatabase | undefined;
 let repositories: Repositories;
@@ -69,7 +70,11 @@ beforeAll(async () => {
   await repositories.workerGroups.seedReserved();
   await repositories.workerQueues.put({ id: queueId, tags: [queueId] });
   await repositories.workerGroups.putSubscription('default', { workerQueueId: queueId, mode: 'STRICT' });
-  queue = createKafkaQueue({ brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')), clientId: `shutdown-spec-${run}`, namespace });
+  queue = createKafkaQueue({
+    brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')),
+    clientId: `shutdown-spec-${run}`,
+    namespace,
+  });
   await queue.createTopics([{ topic: workerJobsTopic(queueId), partitions: 3 }]);
 }, 120_000);
 
@@ -94,7 +99,14 @@ describe('controller shutdown with a backlog on its topics', () => {
     await busy.welcome();
     const taskRunIds = Array.from({ length: BACKLOG }, (_, index) => `sd-${run}-${index + 1}`);
     const records = taskRunIds.map((taskRunId) =>
-      workerJobRecord({ taskRunId, executionId: `${taskRunId}-ex`, workerQueueId: queueId, flowId: 'backlog', taskId: 'step', message: taskRunId }),
+      workerJobRecord({
+        taskRunId,
+        executionId: `${taskRunId}-ex`,
+        workerQueueId: queueId,
+        flowId: 'backlog',
+        taskId: 'step',
+        message: taskRunId,
+      }),
     );
     await queue.publish(workerJobsTopic(queueId), records);
     // The worker runs one job and grants nothing more: the controller holds fetched jobs waiting for its slot.

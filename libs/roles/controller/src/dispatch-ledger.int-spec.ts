@@ -10,7 +10,11 @@ import {
 } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
-import { startController as startSharedController, tearDownControllerSpec, type ControllerProcess } from './testing/controller-process';
+import {
+  startController as startSharedController,
+  tearDownControllerSpec,
+  type ControllerProcess,
+} from './testing/controller-process';
 import { metricSample } from './testing/metrics-text';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
@@ -36,7 +40,8 @@ const WAIT_MS = 30_000;
 /** How long the spec lets the controller run before checking it did NOT send something; nothing is asserted about speed. */
 const SETTLE_MS = 3_000;
 
-const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) => eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 100 });
+const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
+  eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 100 });
 
 // --- the controller process ----------------------------------------------------
 
@@ -91,7 +96,17 @@ class SpecWorker extends FakeWorker {
     this.send({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId: job.taskRunId, attempt: job.attempt, state: JobState.SUCCESS, outputsJson: '{}', errorMessage: '', cacheHit: false, deadlinePassed: false, startedAt: now, endedAt: now },
+        value: {
+          taskRunId: job.taskRunId,
+          attempt: job.attempt,
+          state: JobState.SUCCESS,
+          outputsJson: '{}',
+          errorMessage: '',
+          cacheHit: false,
+          deadlinePassed: false,
+          startedAt: now,
+          endedAt: now,
+        },
       },
     });
     this.credit(1);
@@ -119,7 +134,14 @@ async function publish(queueId: string, count: number): Promise<string[]> {
     published += 1;
     const taskRunId = `dl-${run}-${queueId}-${published}`;
     ids.push(taskRunId);
-    return workerJobRecord({ taskRunId, executionId: `dl-${run}-ex-${published}`, workerQueueId: queueId, flowId: 'dispatch-ledger', taskId: 'step', message: taskRunId });
+    return workerJobRecord({
+      taskRunId,
+      executionId: `dl-${run}-ex-${published}`,
+      workerQueueId: queueId,
+      flowId: 'dispatch-ledger',
+      taskId: 'step',
+      message: taskRunId,
+    });
   });
   await queue.publish(workerJobsTopic(queueId), records);
   return ids;
@@ -157,7 +179,13 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const code = await tearDownControllerSpec({ controller, queue, topics: [workerJobsTopic(urgent), workerJobsTopic(bulk)], repositories, database });
+  const code = await tearDownControllerSpec({
+    controller,
+    queue,
+    topics: [workerJobsTopic(urgent), workerJobsTopic(bulk)],
+    repositories,
+    database,
+  });
   expect(code).toBe(0);
 }, 60_000);
 
@@ -181,7 +209,9 @@ describe('controller: dispatch under the worker capacity ledger', () => {
     );
     expect((await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: bulk })) ?? 0).toBeGreaterThan(0);
     // The live worker registry (read by the API's capacity endpoint) shows them too, within its full-check period.
-    await eventually('the registry row to show both urgent jobs waiting', async () => ((await registryWaiting(urgent)) === 2 ? true : undefined));
+    await eventually('the registry row to show both urgent jobs waiting', async () =>
+      (await registryWaiting(urgent)) === 2 ? true : undefined,
+    );
 
     // Two credits: bulk could borrow urgent's idle reserved slots, and its jobs waited longer, but urgent's floor comes first.
     worker.credit(2);
@@ -191,8 +221,15 @@ describe('controller: dispatch under the worker capacity ledger', () => {
     expect(jobs).toHaveLength(4);
     expect(jobs.slice(0, 2).map(queueOf)).toEqual([bulk, bulk]);
     expect(jobs.slice(2).map(queueOf)).toEqual([urgent, urgent]);
-    expect(jobs.slice(2).map((job) => job.taskRunId).sort()).toEqual([...urgentJobs].sort());
-    await eventually('the registry row to show nothing of urgent waiting', async () => ((await registryWaiting(urgent)) === 0 ? true : undefined));
+    expect(
+      jobs
+        .slice(2)
+        .map((job) => job.taskRunId)
+        .sort(),
+    ).toEqual([...urgentJobs].sort());
+    await eventually('the registry row to show nothing of urgent waiting', async () =>
+      (await registryWaiting(urgent)) === 0 ? true : undefined,
+    );
     expect(await metric('lanner_controller_worker_slots_used', { worker_queue: urgent })).toBe(2);
     expect(await metric('lanner_controller_worker_slots_used', { worker_queue: bulk })).toBe(2);
     expect(await metric('lanner_controller_worker_slots_reserved', { worker_queue: urgent })).toBe(2);
@@ -215,11 +252,20 @@ describe('controller: dispatch under the worker capacity ledger', () => {
       (await metric('lanner_controller_jobs_waiting_for_slot', { worker_queue: urgent })) === 1 ? true : undefined,
     );
     // Nothing else about the worker changed since its last row write: only the registry's periodic check can carry this.
-    await eventually('the registry row to show the late urgent job waiting', async () => ((await registryWaiting(urgent)) === 1 ? true : undefined));
+    await eventually('the registry row to show the late urgent job waiting', async () =>
+      (await registryWaiting(urgent)) === 1 ? true : undefined,
+    );
     worker.complete(worker.jobs()[0]);
     const seventh = await eventually('a seventh job', () => worker.jobs()[6]);
     expect(seventh.taskRunId).toBe(late);
-    expect(bulkJobs).toEqual(expect.arrayContaining(worker.jobs().filter((job) => job.queueId === bulk).map((job) => job.taskRunId)));
+    expect(bulkJobs).toEqual(
+      expect.arrayContaining(
+        worker
+          .jobs()
+          .filter((job) => job.queueId === bulk)
+          .map((job) => job.taskRunId),
+      ),
+    );
 
     // Each job the worker got was recorded in the running-job store; completed ones are removed.
     await eventually('the completed jobs to leave the running-job store', async () =>
@@ -290,6 +336,12 @@ describe('controller: dispatch under the worker capacity ledger', () => {
 
     const urgentJobs = await publish(urgent, 3);
     await eventually('eight jobs', () => (worker.jobs().length >= 8 ? true : undefined));
-    expect(worker.jobs().slice(5).map((job) => job.taskRunId).sort()).toEqual([...urgentJobs].sort());
+    expect(
+      worker
+        .jobs()
+        .slice(5)
+        .map((job) => job.taskRunId)
+        .sort(),
+    ).toEqual([...urgentJobs].sort());
   });
 });

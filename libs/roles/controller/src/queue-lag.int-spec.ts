@@ -25,7 +25,8 @@ const WAIT_MS = 30_000;
 const LAG = 'lanner_controller_worker_queue_lag';
 const GROUP_LAG = 'lanner_controller_worker_group_queue_lag';
 
-const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) => eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 250 });
+const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
+  eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 250 });
 
 let database: SpecDatabase | undefined;
 let repositories: Repositories;
@@ -48,7 +49,9 @@ async function sample(metric: string, labels: Record<string, string>): Promise<n
 const lagOf = (queueId: string) => sample(LAG, { worker_queue: queueId });
 
 const lagReaches = (queueId: string, expected: number) =>
-  eventually(`${LAG}{worker_queue="${queueId}"} to be ${expected}`, async () => ((await lagOf(queueId)) === expected ? true : undefined));
+  eventually(`${LAG}{worker_queue="${queueId}"} to be ${expected}`, async () =>
+    (await lagOf(queueId)) === expected ? true : undefined,
+  );
 
 beforeAll(async () => {
   database = await createSpecDatabase(`lanner_ql_spec_${run}`);
@@ -58,7 +61,11 @@ beforeAll(async () => {
   await repositories.workerQueues.put({ id: untouched, tags: [untouched] });
   await repositories.workerGroups.putSubscription('default', { workerQueueId: waiting, mode: 'STRICT' });
 
-  queue = createKafkaQueue({ brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')), clientId: `queue-lag-spec-${run}`, namespace });
+  queue = createKafkaQueue({
+    brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')),
+    clientId: `queue-lag-spec-${run}`,
+    namespace,
+  });
   await queue.createTopics([{ topic: workerJobsTopic(waiting), partitions: 3 }]);
   controller = await startController(
     {
@@ -77,7 +84,13 @@ afterAll(async () => {
     worker.cancel();
     await worker.closed();
   }
-  const code = await tearDownControllerSpec({ controller, queue, topics: [workerJobsTopic(waiting), workerJobsTopic(untouched)], repositories, database });
+  const code = await tearDownControllerSpec({
+    controller,
+    queue,
+    topics: [workerJobsTopic(waiting), workerJobsTopic(untouched)],
+    repositories,
+    database,
+  });
   expect(code).toBe(0);
 }, 60_000);
 
@@ -87,7 +100,14 @@ describe('controller: the lag of each worker queue in /metrics', () => {
     await queue.publish(
       workerJobsTopic(waiting),
       taskRunIds.map((taskRunId, index) =>
-        workerJobRecord({ taskRunId, executionId: `ql-${run}-ex-${index}`, workerQueueId: waiting, flowId: 'queue-lag', taskId: 'step', message: taskRunId }),
+        workerJobRecord({
+          taskRunId,
+          executionId: `ql-${run}-ex-${index}`,
+          workerQueueId: waiting,
+          flowId: 'queue-lag',
+          taskId: 'step',
+          message: taskRunId,
+        }),
       ),
     );
 

@@ -27,7 +27,12 @@ import {
 import { createKafkaQueue, namespacedQueue, parseKafkaBrokers, type QueuePort, type QueueRecord } from '@lanner/queue';
 import { CONNECTED_WORKER_STALE_MS, openRepositories, type Repositories } from '@lanner/repository';
 import jwt from 'jsonwebtoken';
-import { spawnController as spawnSharedController, startController as startSharedController, stopController, type ControllerProcess } from './testing/controller-process';
+import {
+  spawnController as spawnSharedController,
+  startController as startSharedController,
+  stopController,
+  type ControllerProcess,
+} from './testing/controller-process';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
@@ -109,18 +114,35 @@ class SpecWorker extends FakeWorker {
   }
 
   hello(slots = 2): void {
-    this.sendHello({ workerName: `sessions-spec-${run}`, slots, labels: { zone: 'spec' }, runningJobs: [...this.running.values()] });
+    this.sendHello({
+      workerName: `sessions-spec-${run}`,
+      slots,
+      labels: { zone: 'spec' },
+      runningJobs: [...this.running.values()],
+    });
   }
 
   start(job: Job): void {
-    this.send({ frame: { $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt: new Date() } } });
+    this.send({
+      frame: { $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt: new Date() } },
+    });
   }
 
   succeed(ref: JobRef): void {
     this.send({
       frame: {
         $case: 'jobResult',
-        value: { taskRunId: ref.taskRunId, attempt: ref.attempt, state: JobState.SUCCESS, outputsJson: '{}', errorMessage: '', cacheHit: false, deadlinePassed: false, startedAt: undefined, endedAt: new Date() },
+        value: {
+          taskRunId: ref.taskRunId,
+          attempt: ref.attempt,
+          state: JobState.SUCCESS,
+          outputsJson: '{}',
+          errorMessage: '',
+          cacheHit: false,
+          deadlinePassed: false,
+          startedAt: undefined,
+          endedAt: new Date(),
+        },
       },
     });
   }
@@ -218,7 +240,9 @@ function executionIdOf(taskRunId: string): string {
 }
 
 /** What the executor stores once it has handled a job's end: the first attempt of each task run, ended in `state`. */
-async function storeEndedAttempts(ended: { executionId: string; taskRunId: string; state: 'SUCCESS' | 'RESUBMITTED' }[]): Promise<void> {
+async function storeEndedAttempts(
+  ended: { executionId: string; taskRunId: string; state: 'SUCCESS' | 'RESUBMITTED' }[],
+): Promise<void> {
   const at = new Date();
   for (const { executionId, taskRunId, state } of ended) {
     const created = await repositories.executions.create('main', {
@@ -229,9 +253,19 @@ async function storeEndedAttempts(ended: { executionId: string; taskRunId: strin
       state: 'RUNNING',
       stateHistories: [{ state: 'RUNNING', date: at }],
     });
-    const attempt = { attempt: 1, workerId: null, workerQueueId: queueId, state, outputs: null, error: null, startedAt: at, endedAt: at };
+    const attempt = {
+      attempt: 1,
+      workerId: null,
+      workerQueueId: queueId,
+      state,
+      outputs: null,
+      error: null,
+      startedAt: at,
+      endedAt: at,
+    };
     const runState = state === 'SUCCESS' ? 'SUCCESS' : 'SUBMITTED';
-    const attempts = state === 'SUCCESS' ? [attempt] : [attempt, { ...attempt, attempt: 2, state: 'SUBMITTED' as const, endedAt: null }];
+    const attempts =
+      state === 'SUCCESS' ? [attempt] : [attempt, { ...attempt, attempt: 2, state: 'SUBMITTED' as const, endedAt: null }];
     await repositories.executions.update('main', executionId, created.version, {
       taskRuns: [
         {
@@ -258,7 +292,9 @@ async function storeEndedAttempts(ended: { executionId: string; taskRunId: strin
 async function finishesNeverReportedLost(worker: SpecWorker, taskRunId: string): Promise<void> {
   worker.succeed({ taskRunId, attempt: 1 });
   await eventually('the result', () => eventsFor('task-run.result', taskRunId)[0]);
-  await eventually('the running job to be removed', async () => ((await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined));
+  await eventually('the running job to be removed', async () =>
+    (await repositories.runningJobs.get(taskRunId, 1)) === null ? true : undefined,
+  );
   expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
 }
 
@@ -274,7 +310,9 @@ async function publishBroadcast(message: Omit<BroadcastMessage, 'schemaVersion' 
 }
 
 function eventsFor(type: ExecutorEvent['type'], taskRunId: string): ExecutorEvent[] {
-  return executorEvents.filter((event) => event.type === type && 'taskRunId' in event.payload && event.payload.taskRunId === taskRunId);
+  return executorEvents.filter(
+    (event) => event.type === type && 'taskRunId' in event.payload && event.payload.taskRunId === taskRunId,
+  );
 }
 
 beforeAll(async () => {
@@ -297,7 +335,12 @@ beforeAll(async () => {
     namespace,
   );
   await queue.createTopics(
-    [QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, ...[queueId, otherQueueId, anonymousQueueId, 'default'].map(workerJobsTopic)].map((topic) => ({
+    [
+      QueueTopics.executor,
+      QueueTopics.logs,
+      QueueTopics.broadcast,
+      ...[queueId, otherQueueId, anonymousQueueId, 'default'].map(workerJobsTopic),
+    ].map((topic) => ({
       topic,
       partitions: 3,
     })),
@@ -320,10 +363,15 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const exits = await Promise.all(
-    controllers.map((controller) => stopController(controller, 30_000)),
-  );
-  await queue?.deleteTopics([QueueTopics.executor, QueueTopics.logs, QueueTopics.broadcast, ...[queueId, otherQueueId, anonymousQueueId, 'default'].map(workerJobsTopic)]).catch(() => undefined);
+  const exits = await Promise.all(controllers.map((controller) => stopController(controller, 30_000)));
+  await queue
+    ?.deleteTopics([
+      QueueTopics.executor,
+      QueueTopics.logs,
+      QueueTopics.broadcast,
+      ...[queueId, otherQueueId, anonymousQueueId, 'default'].map(workerJobsTopic),
+    ])
+    .catch(() => undefined);
   await queue?.close();
   await repositories?.close();
   await database?.drop();
@@ -352,17 +400,30 @@ describe('worker sessions: authentication', () => {
 
     // The live registry shows it, with the group's queues and its capacity.
     const row = await eventually('the registry row', async () =>
-      (await repositories.connectedWorkers.listLiveByGroup(groupId, new Date(Date.now() - CONNECTED_WORKER_STALE_MS))).find((candidate) => candidate.workerId === welcome.workerId),
+      (await repositories.connectedWorkers.listLiveByGroup(groupId, new Date(Date.now() - CONNECTED_WORKER_STALE_MS))).find(
+        (candidate) => candidate.workerId === welcome.workerId,
+      ),
     );
     expect(row).toEqual(
-      expect.objectContaining({ workerGroupId: groupId, controllerInstanceId: welcome.controllerId, slots: 2, draining: false, queueIds: [queueId], labels: { zone: 'spec' } }),
+      expect.objectContaining({
+        workerGroupId: groupId,
+        controllerInstanceId: welcome.controllerId,
+        slots: 2,
+        draining: false,
+        queueIds: [queueId],
+        labels: { zone: 'spec' },
+      }),
     );
     expect(row.capacity).toEqual(expect.objectContaining({ slots: 2, used: 0 }));
 
     worker.close();
     await worker.closed();
     await eventually('the registry row to go', async () =>
-      (await repositories.connectedWorkers.listLiveByGroup(groupId, new Date(0))).some((candidate) => candidate.workerId === welcome.workerId) ? undefined : true,
+      (await repositories.connectedWorkers.listLiveByGroup(groupId, new Date(0))).some(
+        (candidate) => candidate.workerId === welcome.workerId,
+      )
+        ? undefined
+        : true,
     );
   });
 
@@ -441,11 +502,15 @@ describe('worker sessions: authentication', () => {
     expect(worker.jobs().map((job) => job.taskRunId)).toEqual([own.taskRunId]);
 
     // The other group's job is still waiting for a worker of that group.
-    const teamWorker = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
+    const teamWorker = connectWorker(controller.grpcPort, {
+      accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken,
+    });
     teamWorker.hello();
     await teamWorker.welcome();
     teamWorker.credit(1);
-    await eventually('the team job on the team worker', () => teamWorker.jobs().find((job) => job.taskRunId === theirs.taskRunId));
+    await eventually('the team job on the team worker', () =>
+      teamWorker.jobs().find((job) => job.taskRunId === theirs.taskRunId),
+    );
   });
 
   it('ends the streams of a revoked registration token at once, sends them nothing more, and refuses the token afterwards', async () => {
@@ -457,12 +522,19 @@ describe('worker sessions: authentication', () => {
 
     await repositories.registrationTokens.revoke(groupId, revoked.id, new Date());
     const broadcastAt = Date.now();
-    await publishBroadcast({ type: 'broadcast.token-revoked', payload: { workerGroupId: groupId, registrationTokenId: revoked.id } });
+    await publishBroadcast({
+      type: 'broadcast.token-revoked',
+      payload: { workerGroupId: groupId, registrationTokenId: revoked.id },
+    });
     const status = await worker.closed();
     const endedAfterMs = Date.now() - broadcastAt;
     expect(status.code).toBe(grpc.status.UNAUTHENTICATED);
     expect(status.details).toBe('the registration token of this worker was revoked');
-    expect(worker.frameOf('error')).toEqual({ code: ErrorCode.UNAUTHENTICATED, message: 'the registration token of this worker was revoked', fatal: true });
+    expect(worker.frameOf('error')).toEqual({
+      code: ErrorCode.UNAUTHENTICATED,
+      message: 'the registration token of this worker was revoked',
+      fatal: true,
+    });
     // The broadcast travels through Kafka; the controller acts on it as soon as it reads it.
     expect(endedAfterMs).toBeLessThan(5_000);
 
@@ -477,7 +549,9 @@ describe('worker sessions: authentication', () => {
 
     // A job published now waits for a worker whose token still stands.
     const { taskRunId } = await publishJob(queueId);
-    const valid = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
+    const valid = connectWorker(controller.grpcPort, {
+      accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken,
+    });
     valid.hello();
     await valid.welcome();
     valid.credit(1);
@@ -494,19 +568,33 @@ describe('worker sessions: authentication', () => {
 
     await publishBroadcast({
       type: 'broadcast.subscriptions-changed',
-      payload: { workerGroupId: otherGroupId, subscriptions: [{ workerQueueId: otherQueueId, reservedPercent: 50, mode: 'ELASTIC' }] },
+      payload: {
+        workerGroupId: otherGroupId,
+        subscriptions: [{ workerQueueId: otherQueueId, reservedPercent: 50, mode: 'ELASTIC' }],
+      },
     });
     const changed = await eventually('the ConfigChanged frame', () => worker.frameOf('configChanged'));
     expect(changed.subscriptions).toEqual([{ queueId: otherQueueId, reservedPercent: 50, mode: SubscriptionMode.ELASTIC }]);
 
-    const row = await eventually('the registry to show the new reservation', async () => {
-      const found = (await repositories.connectedWorkers.listLiveByGroup(otherGroupId, new Date(Date.now() - CONNECTED_WORKER_STALE_MS))).find(
-        (candidate) => candidate.workerId === welcome.workerId,
-      );
-      const capacity = found?.capacity as { reserved?: number; subscriptions?: { workerQueueId: string; reservedPercent: number; reserved: number; mode: string }[] } | undefined;
-      return capacity?.reserved === 2 ? capacity : undefined;
-    }, 5_000);
-    expect(row.subscriptions).toEqual([expect.objectContaining({ workerQueueId: otherQueueId, reservedPercent: 50, reserved: 2, mode: 'ELASTIC' })]);
+    const row = await eventually(
+      'the registry to show the new reservation',
+      async () => {
+        const found = (
+          await repositories.connectedWorkers.listLiveByGroup(otherGroupId, new Date(Date.now() - CONNECTED_WORKER_STALE_MS))
+        ).find((candidate) => candidate.workerId === welcome.workerId);
+        const capacity = found?.capacity as
+          | {
+              reserved?: number;
+              subscriptions?: { workerQueueId: string; reservedPercent: number; reserved: number; mode: string }[];
+            }
+          | undefined;
+        return capacity?.reserved === 2 ? capacity : undefined;
+      },
+      5_000,
+    );
+    expect(row.subscriptions).toEqual([
+      expect.objectContaining({ workerQueueId: otherQueueId, reservedPercent: 50, reserved: 2, mode: 'ELASTIC' }),
+    ]);
     // The stream was not cut.
     expect(worker.frameOf('error')).toBeUndefined();
     expect(worker.frameOf('reconnect')).toBeUndefined();
@@ -609,14 +697,72 @@ describe('worker sessions: TLS', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lanner-ctl-tls-'));
     const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=Lanner spec CA');
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=Lanner spec CA',
+    );
     writeFileSync(join(dir, 'server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
     openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'server.ext');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.pem',
+      '-days',
+      '1',
+      '-extfile',
+      'server.ext',
+    );
     openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=spec-worker');
-    openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '1');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'client.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'client.pem',
+      '-days',
+      '1',
+    );
     // A certificate from a CA the controller does not trust.
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'stranger.key', '-out', 'stranger.pem', '-days', '1', '-subj', '/CN=stranger');
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'stranger.key',
+      '-out',
+      'stranger.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=stranger',
+    );
     controller = await startController({
       LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
       LANNER_GRPC_TLS_CERT: join(dir, 'server.pem'),
@@ -629,14 +775,19 @@ describe('worker sessions: TLS', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('with client auth REQUIRE, welcomes a worker whose certificate the CA signed', async () => {
-    const worker = connectWorker(controller.grpcPort, { credentials: grpc.credentials.createSsl(pem('ca.pem'), pem('client.key'), pem('client.pem')) });
+    const worker = connectWorker(controller.grpcPort, {
+      credentials: grpc.credentials.createSsl(pem('ca.pem'), pem('client.key'), pem('client.pem')),
+    });
     worker.hello();
     const welcome = await worker.welcome();
     expect(welcome.workerGroupId).toBe('default');
   });
 
   it('with client auth REQUIRE, a worker without a certificate, or with an untrusted one, cannot connect', async () => {
-    for (const credentials of [grpc.credentials.createSsl(pem('ca.pem')), grpc.credentials.createSsl(pem('ca.pem'), pem('stranger.key'), pem('stranger.pem'))]) {
+    for (const credentials of [
+      grpc.credentials.createSsl(pem('ca.pem')),
+      grpc.credentials.createSsl(pem('ca.pem'), pem('stranger.key'), pem('stranger.pem')),
+    ]) {
       const worker = connectWorker(controller.grpcPort, { credentials });
       worker.hello();
       const status = await worker.closed();
@@ -674,7 +825,10 @@ describe('worker sessions: adoption after a dropped stream', () => {
   }, 120_000);
 
   /** A welcomed worker that took one job of the queue and started it (the controller relayed the start). */
-  async function workerRunningJob(onQueue: string, accessToken?: string): Promise<{ worker: SpecWorker; welcome: Welcome; taskRunId: string }> {
+  async function workerRunningJob(
+    onQueue: string,
+    accessToken?: string,
+  ): Promise<{ worker: SpecWorker; welcome: Welcome; taskRunId: string }> {
     const worker = connectWorker(controller.grpcPort, accessToken === undefined ? {} : { accessToken });
     worker.hello();
     const welcome = await worker.welcome();
@@ -699,14 +853,19 @@ describe('worker sessions: adoption after a dropped stream', () => {
     const { worker: dropped, welcome, taskRunId } = await workerRunningJob(queueId, credentials.accessToken);
     dropped.close(); // the network drops; the task keeps running on the worker
 
-    const worker = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken, runningJobs: [...dropped.running.values()] });
+    const worker = connectWorker(controller.grpcPort, {
+      accessToken: credentials.accessToken,
+      runningJobs: [...dropped.running.values()],
+    });
     worker.hello();
     expect((await worker.welcome()).workerId).toBe(credentials.workerId);
 
     // Past the grace period of the dropped stream: the job is still the worker's, and nobody reported it lost.
     await pause(ADOPTION_GRACE_MS + SETTLE_MS);
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
-    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: credentials.workerId, controllerInstanceId: welcome.controllerId }));
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
+      expect.objectContaining({ workerId: credentials.workerId, controllerInstanceId: welcome.controllerId }),
+    );
     expect(errorFrames(worker)).toEqual([]);
     expect(killFrames(worker)).toEqual([]);
 
@@ -720,15 +879,22 @@ describe('worker sessions: adoption after a dropped stream', () => {
     const { worker: dropped, welcome: first, taskRunId } = await workerRunningJob(queueId, credentials.accessToken);
     dropped.close();
 
-    const worker = connectWorker(other.grpcPort, { accessToken: credentials.accessToken, runningJobs: [...dropped.running.values()] });
+    const worker = connectWorker(other.grpcPort, {
+      accessToken: credentials.accessToken,
+      runningJobs: [...dropped.running.values()],
+    });
     worker.hello();
     const second = await worker.welcome();
     expect(second.controllerId).not.toBe(first.controllerId);
-    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: credentials.workerId, controllerInstanceId: second.controllerId }));
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
+      expect.objectContaining({ workerId: credentials.workerId, controllerInstanceId: second.controllerId }),
+    );
 
     await pause(ADOPTION_GRACE_MS + SETTLE_MS);
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
-    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ controllerInstanceId: second.controllerId }));
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
+      expect.objectContaining({ controllerInstanceId: second.controllerId }),
+    );
 
     await finishesNeverReportedLost(worker, taskRunId);
   }, 150_000);
@@ -744,7 +910,9 @@ describe('worker sessions: adoption after a dropped stream', () => {
 
     await pause(ADOPTION_GRACE_MS + SETTLE_MS);
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
-    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: second.workerId, controllerInstanceId: second.controllerId }));
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
+      expect.objectContaining({ workerId: second.workerId, controllerInstanceId: second.controllerId }),
+    );
     expect(killFrames(worker)).toEqual([]);
 
     worker.succeed({ taskRunId, attempt: 1 });
@@ -758,19 +926,32 @@ describe('worker sessions: adoption after a dropped stream', () => {
     const droppedAt = Date.now();
     dropped.close();
 
-    const lost = await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', taskRunId)[0], ADOPTION_GRACE_MS + WAIT_MS);
+    const lost = await eventually(
+      'the job reported lost',
+      () => eventsFor('task-run.worker-lost', taskRunId)[0],
+      ADOPTION_GRACE_MS + WAIT_MS,
+    );
     expect(Date.now() - droppedAt).toBeGreaterThanOrEqual(ADOPTION_GRACE_MS);
     expect(lost.payload).toEqual(expect.objectContaining({ taskRunId, attempt: 1, workerId: credentials.workerId }));
     expect(await repositories.runningJobs.get(taskRunId, 1)).toBeNull();
 
     // Too late: the executor may already run it again, so this worker must stop it rather than hold it.
-    const late = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken, runningJobs: [...dropped.running.values()] });
+    const late = connectWorker(controller.grpcPort, {
+      accessToken: credentials.accessToken,
+      runningJobs: [...dropped.running.values()],
+    });
     late.hello();
     await late.welcome();
     const kill = await eventually('a Kill frame', () => killFrames(late)[0]);
     expect(kill).toEqual(expect.objectContaining({ taskRunId, attempt: 1 }));
     expect(kill.reason).toContain('reported lost');
-    expect(errorFrames(late)).toEqual([expect.objectContaining({ code: ErrorCode.UNKNOWN_JOB, fatal: false, message: expect.stringContaining(jobMessageId(taskRunId, 1)) })]);
+    expect(errorFrames(late)).toEqual([
+      expect.objectContaining({
+        code: ErrorCode.UNKNOWN_JOB,
+        fatal: false,
+        message: expect.stringContaining(jobMessageId(taskRunId, 1)),
+      }),
+    ]);
     expect(await repositories.runningJobs.get(taskRunId, 1)).toBeNull();
     await pause(SETTLE_MS);
     expect(eventsFor('task-run.worker-lost', taskRunId)).toHaveLength(1);
@@ -781,7 +962,9 @@ describe('worker sessions: adoption after a dropped stream', () => {
     const { worker: dropped, welcome, taskRunId } = await workerRunningJob(queueId, first.accessToken);
     dropped.close(); // gone for good: it never reconnects
     await eventually('the dropped stream out of the registry', async () =>
-      (await repositories.connectedWorkers.listLive(new Date(Date.now() - 15_000))).some((row) => row.workerId === first.workerId) ? undefined : true,
+      (await repositories.connectedWorkers.listLive(new Date(Date.now() - 15_000))).some((row) => row.workerId === first.workerId)
+        ? undefined
+        : true,
     );
 
     const second = await register(controller.grpcPort, tokenOf(groupId));
@@ -790,8 +973,12 @@ describe('worker sessions: adoption after a dropped stream', () => {
     await worker.welcome();
     worker.credit(1);
     await redeliverJob(queueId, taskRunId);
-    const job = await eventually('the redelivered job', () => worker.jobs().find((candidate) => candidate.taskRunId === taskRunId));
-    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: second.workerId, controllerInstanceId: welcome.controllerId }));
+    const job = await eventually('the redelivered job', () =>
+      worker.jobs().find((candidate) => candidate.taskRunId === taskRunId),
+    );
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
+      expect.objectContaining({ workerId: second.workerId, controllerInstanceId: welcome.controllerId }),
+    );
     worker.start(job);
 
     // Past the dropped stream's grace period and the quiet time of the ledger reconciler's
@@ -805,11 +992,19 @@ describe('worker sessions: adoption after a dropped stream', () => {
 
   /** One job finished (its result relayed), another's worker dropped for good and reported lost after the grace period. */
   async function finishedAndLostJobs(): Promise<{ finisher: SpecWorker; finished: string; dropped: SpecWorker; lost: string }> {
-    const { worker: finisher, taskRunId: finished } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
+    const { worker: finisher, taskRunId: finished } = await workerRunningJob(
+      queueId,
+      (await register(controller.grpcPort, tokenOf(groupId))).accessToken,
+    );
     finisher.succeed({ taskRunId: finished, attempt: 1 });
     await eventually('the result', () => eventsFor('task-run.result', finished)[0]);
-    await eventually('the row removed', async () => ((await repositories.runningJobs.get(finished, 1)) === null ? true : undefined));
-    const { worker: dropped, taskRunId: lost } = await workerRunningJob(queueId, (await register(controller.grpcPort, tokenOf(groupId))).accessToken);
+    await eventually('the row removed', async () =>
+      (await repositories.runningJobs.get(finished, 1)) === null ? true : undefined,
+    );
+    const { worker: dropped, taskRunId: lost } = await workerRunningJob(
+      queueId,
+      (await register(controller.grpcPort, tokenOf(groupId))).accessToken,
+    );
     dropped.close();
     await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', lost)[0], ADOPTION_GRACE_MS + WAIT_MS);
     return { finisher, finished, dropped, lost };
@@ -821,14 +1016,19 @@ describe('worker sessions: adoption after a dropped stream', () => {
    * after them is the only one the worker gets.
    */
   async function neitherRedeliveryIsSent(finished: string, lost: string): Promise<void> {
-    const worker = connectWorker(controller.grpcPort, { accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken });
+    const worker = connectWorker(controller.grpcPort, {
+      accessToken: (await register(controller.grpcPort, tokenOf(groupId))).accessToken,
+    });
     worker.hello();
     await worker.welcome();
     worker.credit(2);
     await redeliverJob(queueId, finished);
     await redeliverJob(queueId, lost);
     const notSent = (taskRunId: string) =>
-      controller.output().split('\n').some((line) => line.includes('"job of an attempt that already ended: not sent"') && line.includes(taskRunId));
+      controller
+        .output()
+        .split('\n')
+        .some((line) => line.includes('"job of an attempt that already ended: not sent"') && line.includes(taskRunId));
     await eventually('both redeliveries dropped', () => (notSent(finished) && notSent(lost) ? true : undefined));
 
     const { taskRunId: fresh } = await publishJob(queueId);
@@ -863,16 +1063,21 @@ describe('worker sessions: adoption after a dropped stream', () => {
 
     const otherCredentials = await register(controller.grpcPort, tokenOf(groupId));
     expect(otherCredentials.workerId).not.toBe(holderCredentials.workerId);
-    const claimer = connectWorker(controller.grpcPort, { accessToken: otherCredentials.accessToken, runningJobs: [{ taskRunId, attempt: 1 }] });
+    const claimer = connectWorker(controller.grpcPort, {
+      accessToken: otherCredentials.accessToken,
+      runningJobs: [{ taskRunId, attempt: 1 }],
+    });
     claimer.hello();
     await claimer.welcome();
     const kill = await eventually('a Kill frame to the claimer', () => killFrames(claimer)[0]);
     expect(kill.reason).toContain('recorded for another worker');
     expect(errorFrames(claimer)).toEqual([expect.objectContaining({ code: ErrorCode.UNKNOWN_JOB })]);
-    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: holderCredentials.workerId }));
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
+      expect.objectContaining({ workerId: holderCredentials.workerId }),
+    );
 
     holder.succeed({ taskRunId, attempt: 1 });
-    const result = await eventually('the holder\'s result', () => eventsFor('task-run.result', taskRunId)[0]);
+    const result = await eventually("the holder's result", () => eventsFor('task-run.result', taskRunId)[0]);
     expect(result.payload).toEqual(expect.objectContaining({ taskRunId, attempt: 1 }));
     expect(killFrames(holder)).toEqual([]);
     expect(errorFrames(holder)).toEqual([]);
@@ -890,7 +1095,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
     expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: welcome.workerId }));
 
     holder.succeed({ taskRunId, attempt: 1 });
-    await eventually('the holder\'s result', () => eventsFor('task-run.result', taskRunId)[0]);
+    await eventually("the holder's result", () => eventsFor('task-run.result', taskRunId)[0]);
     expect(killFrames(holder)).toEqual([]);
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
   }, 60_000);

@@ -24,7 +24,10 @@ afterAll(async () => {
 
 function stateAt(execution: ExecutionWithTaskRuns, state: string): number {
   const change = execution.stateHistories.find((entry) => entry.state === state);
-  if (change === undefined) throw new Error(`execution ${execution.id} was never ${state}: ${execution.stateHistories.map((entry) => entry.state).join(' > ')}`);
+  if (change === undefined)
+    throw new Error(
+      `execution ${execution.id} was never ${state}: ${execution.stateHistories.map((entry) => entry.state).join(' > ')}`,
+    );
   return change.date.getTime();
 }
 
@@ -56,9 +59,13 @@ tasks:
 
     expect(executions.map((execution) => execution.state)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
     // Two of them waited in QUEUED for the slot.
-    expect(executions.filter((execution) => execution.stateHistories.some((change) => change.state === 'QUEUED'))).toHaveLength(2);
+    expect(executions.filter((execution) => execution.stateHistories.some((change) => change.state === 'QUEUED'))).toHaveLength(
+      2,
+    );
     // One after the other: each started only after the one before it ended.
-    const runs = executions.map((execution) => ({ start: stateAt(execution, 'RUNNING'), end: stateAt(execution, 'SUCCESS') })).sort((a, b) => a.start - b.start);
+    const runs = executions
+      .map((execution) => ({ start: stateAt(execution, 'RUNNING'), end: stateAt(execution, 'SUCCESS') }))
+      .sort((a, b) => a.start - b.start);
     for (let i = 1; i < runs.length; i++) expect(runs[i].start).toBeGreaterThanOrEqual(runs[i - 1].end);
     // Each ran its task once: a slot handed on twice would have started an execution twice.
     for (const execution of executions) expect(execution.taskRuns.map((taskRun) => taskRun.attempts.length)).toEqual([1]);
@@ -134,7 +141,15 @@ tasks:
       messageId: `${queued}:created`,
       type: 'execution.created',
       occurredAt: new Date().toISOString(),
-      payload: { tenantId: TENANT, executionId: queued, namespace: NAMESPACE, flowId: created.flowId, flowRevision: revision, inputs: {}, labels: {} },
+      payload: {
+        tenantId: TENANT,
+        executionId: queued,
+        namespace: NAMESPACE,
+        flowId: created.flowId,
+        flowRevision: revision,
+        inputs: {},
+        labels: {},
+      },
     });
     await harness.publishToExecutor({
       schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.kill'],
@@ -186,7 +201,13 @@ tasks:
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        const running = await harness.repositories.executions.search(TENANT, { namespace: NAMESPACE, flowId, state: 'RUNNING', page: 1, size: 10 });
+        const running = await harness.repositories.executions.search(TENANT, {
+          namespace: NAMESPACE,
+          flowId,
+          state: 'RUNNING',
+          page: 1,
+          size: 10,
+        });
         mostRunning = Math.max(mostRunning, running.total);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
@@ -207,14 +228,21 @@ tasks:
         occurredAt: new Date().toISOString(),
         payload: { tenantId: TENANT, executionId: first, expectedVersion: failed.version, requestedBy: 'spec' },
       });
-      const restarted = await harness.eventually(TENANT, first, (execution) => execution.version > failed.version, 'changed after the restart');
+      const restarted = await harness.eventually(
+        TENANT,
+        first,
+        (execution) => execution.version > failed.version,
+        'changed after the restart',
+      );
       expect(restarted.state).toBe('QUEUED');
       // It keeps waiting while the other runs: its failed task is not sent again.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const stillWaiting = await harness.repositories.executions.get(TENANT, first);
       expect(stillWaiting.state).toBe('QUEUED');
       expect(stillWaiting.taskRuns.map((taskRun) => [taskRun.state, taskRun.attempts.length])).toEqual([['FAILED', 1]]);
-      expect(harness.jobs.filter((received) => received.job.executionId === first).map((received) => received.job.attempt)).toEqual([1]);
+      expect(
+        harness.jobs.filter((received) => received.job.executionId === first).map((received) => received.job.attempt),
+      ).toEqual([1]);
 
       releaseOther();
       const otherEnded = await harness.eventually(TENANT, other, ended, 'ended');
@@ -222,7 +250,15 @@ tasks:
 
       expect(otherEnded.state).toBe('SUCCESS');
       expect(rerun.state).toBe('SUCCESS');
-      expect(rerun.stateHistories.map((change) => change.state)).toEqual(['CREATED', 'RUNNING', 'FAILED', 'RESTARTED', 'QUEUED', 'RUNNING', 'SUCCESS']);
+      expect(rerun.stateHistories.map((change) => change.state)).toEqual([
+        'CREATED',
+        'RUNNING',
+        'FAILED',
+        'RESTARTED',
+        'QUEUED',
+        'RUNNING',
+        'SUCCESS',
+      ]);
       // It ran again only once the other had ended, and only its failed task, as a second attempt.
       const rerunStart = rerun.stateHistories[5]?.date.getTime() ?? 0;
       expect(rerunStart).toBeGreaterThanOrEqual(stateAt(otherEnded, 'SUCCESS'));
@@ -272,15 +308,29 @@ tasks:
         payload: { tenantId: TENANT, executionId: first, expectedVersion: failed.version, requestedBy: 'spec' },
       });
       // The slot was free: it runs again at once.
-      await harness.eventually(TENANT, first, (execution) => execution.taskRuns[0]?.attempts.length === 2 && execution.state === 'RUNNING', 'ran again');
+      await harness.eventually(
+        TENANT,
+        first,
+        (execution) => execution.taskRuns[0]?.attempts.length === 2 && execution.state === 'RUNNING',
+        'ran again',
+      );
       const later = await harness.submit(TENANT, NAMESPACE, flowId, revision);
-      expect((await harness.eventually(TENANT, later, (execution) => execution.state !== 'CREATED', 'was admitted or queued')).state).toBe('QUEUED');
+      expect(
+        (await harness.eventually(TENANT, later, (execution) => execution.state !== 'CREATED', 'was admitted or queued')).state,
+      ).toBe('QUEUED');
 
       releaseRerun();
       const rerun = await harness.eventually(TENANT, first, ended, 'ended');
       const admitted = await harness.eventually(TENANT, later, ended, 'ended');
       expect(rerun.state).toBe('SUCCESS');
-      expect(rerun.stateHistories.map((change) => change.state)).toEqual(['CREATED', 'RUNNING', 'FAILED', 'RESTARTED', 'RUNNING', 'SUCCESS']);
+      expect(rerun.stateHistories.map((change) => change.state)).toEqual([
+        'CREATED',
+        'RUNNING',
+        'FAILED',
+        'RESTARTED',
+        'RUNNING',
+        'SUCCESS',
+      ]);
       expect(admitted.state).toBe('SUCCESS');
       expect(stateAt(admitted, 'RUNNING')).toBeGreaterThanOrEqual(stateAt(rerun, 'SUCCESS'));
     } finally {
@@ -326,11 +376,22 @@ tasks:
         occurredAt: new Date().toISOString(),
         payload: { tenantId: TENANT, executionId: first, expectedVersion: failed.version, requestedBy: 'spec' },
       });
-      const cancelled = await harness.eventually(TENANT, first, (execution) => execution.version > failed.version, 'changed after the restart');
+      const cancelled = await harness.eventually(
+        TENANT,
+        first,
+        (execution) => execution.version > failed.version,
+        'changed after the restart',
+      );
       releaseOther();
 
       expect(cancelled.state).toBe('CANCELLED');
-      expect(cancelled.stateHistories.map((change) => change.state)).toEqual(['CREATED', 'RUNNING', 'FAILED', 'RESTARTED', 'CANCELLED']);
+      expect(cancelled.stateHistories.map((change) => change.state)).toEqual([
+        'CREATED',
+        'RUNNING',
+        'FAILED',
+        'RESTARTED',
+        'CANCELLED',
+      ]);
       expect(cancelled.taskRuns.map((taskRun) => [taskRun.state, taskRun.attempts.length])).toEqual([['FAILED', 1]]);
       expect((await harness.eventually(TENANT, other, ended, 'ended')).state).toBe('SUCCESS');
     } finally {
@@ -369,17 +430,26 @@ tasks:
     const admission = { namespace: NAMESPACE, flowId, executionId: first, limit: 1, queueWhenFull: true, at: new Date() };
     expect(await harness.repositories.executions.admitRestartUnderConcurrencyLimit(TENANT, admission)).toBe(true);
     const later = await harness.submit(TENANT, NAMESPACE, flowId, revision);
-    expect((await harness.eventually(TENANT, later, (execution) => execution.state !== 'CREATED', 'was admitted or queued')).state).toBe('QUEUED');
+    expect(
+      (await harness.eventually(TENANT, later, (execution) => execution.state !== 'CREATED', 'was admitted or queued')).state,
+    ).toBe('QUEUED');
 
     // As a standalone executor starting on an in-process queue (which forgot the restart message) rebuilds its work.
     await new PendingWork(harness.repositories, harness.queue, harness.topics.executor).rebuild();
 
-    const rerun = await harness.eventually(TENANT, first, (execution) => ended(execution) && execution.version > failed.version, 'ended again');
+    const rerun = await harness.eventually(
+      TENANT,
+      first,
+      (execution) => ended(execution) && execution.version > failed.version,
+      'ended again',
+    );
     const admitted = await harness.eventually(TENANT, later, ended, 'ended');
     expect(rerun.state).toBe('SUCCESS');
     expect(rerun.taskRuns[0].attempts.map((attempt) => attempt.state)).toEqual(['FAILED', 'SUCCESS']);
     expect(admitted.state).toBe('SUCCESS');
-    expect(stateAt(admitted, 'RUNNING')).toBeGreaterThanOrEqual(rerun.stateHistories[rerun.stateHistories.length - 1]?.date.getTime() ?? 0);
+    expect(stateAt(admitted, 'RUNNING')).toBeGreaterThanOrEqual(
+      rerun.stateHistories[rerun.stateHistories.length - 1]?.date.getTime() ?? 0,
+    );
   });
 });
 
@@ -415,7 +485,11 @@ tasks:
     const waiting = await harness.repositories.executions.get(TENANT, retryId);
     const [timer] = await harness.repositories.timers.listForExecution(TENANT, retryId);
     const retriedAt = stateAt(original, 'RETRIED');
-    expect(waiting).toMatchObject({ state: 'CREATED', flowId: 'retried-as-new', trigger: { type: 'retry', retriedExecutionId: originalId, retryAttempt: 2 } });
+    expect(waiting).toMatchObject({
+      state: 'CREATED',
+      flowId: 'retried-as-new',
+      trigger: { type: 'retry', retriedExecutionId: originalId, retryAttempt: 2 },
+    });
     expect(timer).toEqual(expect.objectContaining({ executionId: retryId, kind: 'execution-start' }));
     expect(timer.dueAt.getTime()).toBe(retriedAt + 2000);
 
@@ -424,7 +498,9 @@ tasks:
     const failedAt = original.taskRuns[0].attempts[0].endedAt?.getTime() ?? 0;
     expect(stateAt(retried, 'RUNNING')).toBeGreaterThanOrEqual(failedAt + 2000);
     expect(retried).toMatchObject({ state: 'FAILED', flowId: 'retried-as-new', inputs: {} });
-    expect(retried.taskRuns[0].attempts).toEqual([expect.objectContaining({ state: 'FAILED', error: { message: 'the service answered 503' } })]);
+    expect(retried.taskRuns[0].attempts).toEqual([
+      expect.objectContaining({ state: 'FAILED', error: { message: 'the service answered 503' } }),
+    ]);
     // maxAttempts 2: the original and one retry; no third execution.
     await expect(harness.repositories.executions.get(TENANT, `${originalId}-retry3`)).rejects.toThrow();
   });

@@ -27,7 +27,8 @@ async function run(flowId: string, tag: string): Promise<ExecutionWithTaskRuns> 
   return harness.eventually(TENANT, executionId, ended, 'ended');
 }
 
-const work = (execution: ExecutionWithTaskRuns): TaskRunRecord => execution.taskRuns.find((taskRun) => taskRun.taskId === 'work') as TaskRunRecord;
+const work = (execution: ExecutionWithTaskRuns): TaskRunRecord =>
+  execution.taskRuns.find((taskRun) => taskRun.taskId === 'work') as TaskRunRecord;
 
 beforeAll(async () => {
   harness = await startExecutorHarness({
@@ -35,7 +36,11 @@ beforeAll(async () => {
     executor: { routingRefresh: { fleetMs: 60_000, selectorsMs: 0 } },
   });
   await harness.repositories.workerQueues.put({ id: 'iac-old', tags: ['iac-old'] });
-  await harness.repositories.workerGroups.put({ id: 'iac-pool', name: 'IaC pool', subscriptions: [{ workerQueueId: 'iac-old' }] });
+  await harness.repositories.workerGroups.put({
+    id: 'iac-pool',
+    name: 'IaC pool',
+    subscriptions: [{ workerQueueId: 'iac-old' }],
+  });
   await harness.connectWorker({ workerId: 'iac-worker-1', groupId: 'iac-pool', queueIds: ['iac-old'] });
 }, 120_000);
 
@@ -49,7 +54,11 @@ describe('the executor routes to a worker queue made just after it last read the
     expect(work(await run('before', 'iac-old'))).toMatchObject({ state: 'SUCCESS', workerQueueId: 'iac-old' });
 
     await harness.repositories.workerQueues.put({ id: 'iac-new', tags: ['iac-new'] });
-    await harness.repositories.workerGroups.put({ id: 'iac-pool', name: 'IaC pool', subscriptions: [{ workerQueueId: 'iac-old' }, { workerQueueId: 'iac-new' }] });
+    await harness.repositories.workerGroups.put({
+      id: 'iac-pool',
+      name: 'IaC pool',
+      subscriptions: [{ workerQueueId: 'iac-old' }, { workerQueueId: 'iac-new' }],
+    });
     await harness.disconnectWorker('iac-worker-1');
     await harness.connectWorker({ workerId: 'iac-worker-1', groupId: 'iac-pool', queueIds: ['iac-old', 'iac-new'] });
 

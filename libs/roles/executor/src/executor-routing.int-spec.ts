@@ -55,7 +55,8 @@ async function untilJob(executionId: string, count = 1): Promise<void> {
   }
 }
 
-const work = (execution: ExecutionWithTaskRuns): TaskRunRecord => execution.taskRuns.find((taskRun) => taskRun.taskId === 'work') as TaskRunRecord;
+const work = (execution: ExecutionWithTaskRuns): TaskRunRecord =>
+  execution.taskRuns.find((taskRun) => taskRun.taskId === 'work') as TaskRunRecord;
 
 /** Jobs the stand-in holds unanswered (no worker took them), per execution. */
 const held = new Map<string, JobPayload[]>();
@@ -70,7 +71,11 @@ beforeAll(async () => {
   await workerQueues.put({ id: 'gpu', tags: ['gpu'] });
   await workerQueues.put({ id: 'arm', tags: ['arm'] });
   await workerQueues.put({ id: 'retry-a', tags: ['retry-tag'] });
-  await workerGroups.put({ id: 'gpu-pool', name: 'GPU pool', subscriptions: [{ workerQueueId: 'gpu' }, { workerQueueId: 'retry-a' }] });
+  await workerGroups.put({
+    id: 'gpu-pool',
+    name: 'GPU pool',
+    subscriptions: [{ workerQueueId: 'gpu' }, { workerQueueId: 'retry-a' }],
+  });
   // Flows whose jobs no worker answers until a test says so.
   for (const flowId of ['waits-then-runs', 'times-out', 'killed-while-waiting', 'lost-worker']) {
     harness.scripts.set(flowId, async (job) => {
@@ -100,11 +105,18 @@ describe('the executor routes with live worker availability', () => {
 
     const executionId = await run('waits-then-runs', '    workerSelector: { tags: [gpu] }');
     await untilJob(executionId);
-    const waiting = await harness.eventually(TENANT, executionId, (execution) => execution.state === 'RUNNING' && typeof work(execution)?.dispatchReason === 'string', 'routed its task');
+    const waiting = await harness.eventually(
+      TENANT,
+      executionId,
+      (execution) => execution.state === 'RUNNING' && typeof work(execution)?.dispatchReason === 'string',
+      'routed its task',
+    );
 
     expect(waiting.state).toBe('RUNNING');
     expect(work(waiting)).toMatchObject({ state: 'SUBMITTED', workerQueueId: 'gpu' });
-    expect(work(waiting).dispatchReason).toBe(`${REASON_NOT_CONNECTED} (queue 'gpu'); the job waits on the queue (fallback WAIT)`);
+    expect(work(waiting).dispatchReason).toBe(
+      `${REASON_NOT_CONNECTED} (queue 'gpu'); the job waits on the queue (fallback WAIT)`,
+    );
     expect(jobsOf(executionId).map((received) => received.topic)).toEqual([harness.topics.workerJobs('gpu')]);
 
     // A worker connects and takes the job that waited on the queue's topic.
@@ -182,14 +194,28 @@ describe('the executor routes with live worker availability', () => {
     expect(taskRun.state).toBe('FAILED');
     expect(taskRun.dispatchReason).toContain(REASON_NOT_CONNECTED);
     expect(taskRun.attempts).toEqual([
-      expect.objectContaining({ attempt: 1, state: 'FAILED', workerId: null, error: { message: expect.stringContaining(`Timed out after PT2S: no worker started the job on queue 'gpu' (${REASON_NOT_CONNECTED}`) } }),
+      expect.objectContaining({
+        attempt: 1,
+        state: 'FAILED',
+        workerId: null,
+        error: {
+          message: expect.stringContaining(
+            `Timed out after PT2S: no worker started the job on queue 'gpu' (${REASON_NOT_CONNECTED}`,
+          ),
+        },
+      }),
     ]);
     // The job still on the topic carries the instant after which a worker that takes it refuses to start it.
     const [received] = jobsOf(executionId);
     expect(received.topic).toBe(harness.topics.workerJobs('gpu'));
     const submitted = taskRun.stateHistories.find((change) => change.state === 'SUBMITTED')?.date.getTime() ?? 0;
     expect(Date.parse(received.job.deadline ?? '')).toBe(submitted + 2000);
-    await harness.eventually(TENANT, executionId, () => harness.kills.some((kill) => kill.taskRunId === taskRun.id), 'had its job killed');
+    await harness.eventually(
+      TENANT,
+      executionId,
+      () => harness.kills.some((kill) => kill.taskRunId === taskRun.id),
+      'had its job killed',
+    );
   });
 });
 
@@ -201,13 +227,21 @@ describe('worker selectors declared by namespaces and tenants', () => {
 
     const nearest = await run('etl', '', 'acme.data.etl');
     const farther = await run('site', '', 'acme.web');
-    const [etl, site] = [await harness.eventually(TENANT, nearest, ended, 'ended'), await harness.eventually(TENANT, farther, ended, 'ended')];
+    const [etl, site] = [
+      await harness.eventually(TENANT, nearest, ended, 'ended'),
+      await harness.eventually(TENANT, farther, ended, 'ended'),
+    ];
 
     expect(etl.state).toBe('SUCCESS');
-    expect(work(etl)).toMatchObject({ workerQueueId: 'gpu', dispatchReason: "dispatched to queue 'gpu' (worker selector of namespace 'acme.data')" });
+    expect(work(etl)).toMatchObject({
+      workerQueueId: 'gpu',
+      dispatchReason: "dispatched to queue 'gpu' (worker selector of namespace 'acme.data')",
+    });
     expect(jobsOf(nearest).map((received) => received.topic)).toEqual([harness.topics.workerJobs('gpu')]);
     expect(site.state).toBe('FAILED');
-    expect(work(site).dispatchReason).toBe("no group subscribes to queue 'arm'; the task run fails (fallback FAIL) (worker selector of namespace 'acme')");
+    expect(work(site).dispatchReason).toBe(
+      "no group subscribes to queue 'arm'; the task run fails (fallback FAIL) (worker selector of namespace 'acme')",
+    );
   });
 
   it("routes by the tenant's selector when no task, flow or namespace declares one, and a task's own selector wins over it", async () => {
@@ -216,9 +250,16 @@ describe('worker selectors declared by namespaces and tenants', () => {
 
     const byTenant = await run('report', '', 'globex.ops', 'globex');
     const byTask = await run('report-default', '    workerSelector: { tags: [] }', 'globex.ops', 'globex');
-    const [tenantRouted, taskRouted] = [await harness.eventually('globex', byTenant, ended, 'ended'), await harness.eventually('globex', byTask, ended, 'ended')];
+    const [tenantRouted, taskRouted] = [
+      await harness.eventually('globex', byTenant, ended, 'ended'),
+      await harness.eventually('globex', byTask, ended, 'ended'),
+    ];
 
-    expect(work(tenantRouted)).toMatchObject({ state: 'SUCCESS', workerQueueId: 'gpu', dispatchReason: "dispatched to queue 'gpu' (worker selector of tenant 'globex')" });
+    expect(work(tenantRouted)).toMatchObject({
+      state: 'SUCCESS',
+      workerQueueId: 'gpu',
+      dispatchReason: "dispatched to queue 'gpu' (worker selector of tenant 'globex')",
+    });
     expect(work(taskRouted)).toMatchObject({ state: 'SUCCESS', workerQueueId: 'default' });
   });
 });
@@ -240,7 +281,14 @@ describe('a job sent again', () => {
       messageId: jobMessageId(first.taskRunId, 1),
       type: 'task-run.worker-lost',
       occurredAt: new Date().toISOString(),
-      payload: { tenantId: TENANT, executionId, taskRunId: first.taskRunId, attempt: 1, workerId: 'stand-in-worker', reason: 'worker disconnected' },
+      payload: {
+        tenantId: TENANT,
+        executionId,
+        taskRunId: first.taskRunId,
+        attempt: 1,
+        workerId: 'stand-in-worker',
+        reason: 'worker disconnected',
+      },
     });
     await untilJob(executionId, 2);
 
@@ -283,7 +331,14 @@ describe('a job sent again', () => {
       messageId: jobMessageId(job.taskRunId, 1),
       type: 'task-run.worker-lost',
       occurredAt: new Date().toISOString(),
-      payload: { tenantId: TENANT, executionId, taskRunId: job.taskRunId, attempt: 1, workerId: 'stand-in-worker', reason: 'worker disconnected' },
+      payload: {
+        tenantId: TENANT,
+        executionId,
+        taskRunId: job.taskRunId,
+        attempt: 1,
+        workerId: 'stand-in-worker',
+        reason: 'worker disconnected',
+      },
     });
     // Then a restart, on the same partition after them: once it is applied, everything before it was too.
     await harness.publishToExecutor({

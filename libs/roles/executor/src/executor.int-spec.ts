@@ -35,7 +35,6 @@ const NAMESPACE = 'company.team';
 const run = randomBytes(4).toString('hex');
 const topics = executorTopics(`test-${run}.`);
 
-
 let serverUrl: string;
 let databaseName: string;
 let repositories: Repositories;
@@ -96,7 +95,11 @@ beforeAll(async () => {
   repositories = await openRepositories(databaseUrl, { poolSize: 4 });
   await repositories.workerGroups.seedReserved();
 
-  const config = loadRoleConfig('executor', { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers, LANNER_KAFKA_CLIENT_ID: `executor-spec-${run}` });
+  const config = loadRoleConfig('executor', {
+    DATABASE_URL: databaseUrl,
+    KAFKA_BROKERS: brokers,
+    LANNER_KAFKA_CLIENT_ID: `executor-spec-${run}`,
+  });
   const logger = createProcessLogger('executor', 'warn');
   startExecutor = async (rebuildPendingWorkAtStart) => {
     const options = { timerIntervalMs: 200, groupId: `lanner-executor-spec-${run}`, topics, rebuildPendingWorkAtStart };
@@ -144,7 +147,12 @@ afterAll(async () => {
 
 async function saveFlow(flowId: string, source: string): Promise<number> {
   const flow = parsedFlow(source);
-  const record = await repositories.flows.create(TENANT, { namespace: NAMESPACE, flowId, source, definition: JSON.parse(JSON.stringify(flow)) as StoredJson });
+  const record = await repositories.flows.create(TENANT, {
+    namespace: NAMESPACE,
+    flowId,
+    source,
+    definition: JSON.parse(JSON.stringify(flow)) as StoredJson,
+  });
   return record.revision;
 }
 
@@ -153,7 +161,13 @@ async function submit(flowId: string, revision: number, inputs: Record<string, S
   return submitWithId(randomUUID(), flowId, revision, inputs, script);
 }
 
-async function submitWithId(executionId: string, flowId: string, revision: number, inputs: Record<string, StoredJson>, script: JobScript): Promise<string> {
+async function submitWithId(
+  executionId: string,
+  flowId: string,
+  revision: number,
+  inputs: Record<string, StoredJson>,
+  script: JobScript,
+): Promise<string> {
   scripts.set(executionId, script);
   await repositories.executions.create(TENANT, {
     id: executionId,
@@ -176,18 +190,24 @@ async function submitWithId(executionId: string, flowId: string, revision: numbe
 }
 
 /** Polls the repository until `done` holds; a deadline that passes fails the test (it is not a timing assertion). */
-async function eventually(executionId: string, done: (execution: ExecutionWithTaskRuns) => boolean, what: string): Promise<ExecutionWithTaskRuns> {
+async function eventually(
+  executionId: string,
+  done: (execution: ExecutionWithTaskRuns) => boolean,
+  what: string,
+): Promise<ExecutionWithTaskRuns> {
   const deadline = Date.now() + 40_000;
   let execution = await repositories.executions.get(TENANT, executionId);
   while (!done(execution)) {
-    if (Date.now() > deadline) throw new Error(`execution ${executionId} never ${what}; it is ${execution.state} (version ${execution.version})`);
+    if (Date.now() > deadline)
+      throw new Error(`execution ${executionId} never ${what}; it is ${execution.state} (version ${execution.version})`);
     await pause(200);
     execution = await repositories.executions.get(TENANT, executionId);
   }
   return execution;
 }
 
-const ended = (execution: ExecutionWithTaskRuns) => ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED'].includes(execution.state);
+const ended = (execution: ExecutionWithTaskRuns) =>
+  ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED'].includes(execution.state);
 
 async function untilUpdated(executionId: string, version: number): Promise<ExecutionUpdatedMessage['payload'][]> {
   const deadline = Date.now() + 20_000;
@@ -238,7 +258,13 @@ describe('the executor', () => {
     const answer = execution.taskRuns[1];
     expect(answer.outputs).toEqual({ value: 'ada said hi' });
     expect(answer.attempts).toEqual([
-      expect.objectContaining({ attempt: 1, state: 'SUCCESS', workerId: 'stand-in-worker', workerQueueId: 'default', outputs: { value: 'ada said hi' } }),
+      expect.objectContaining({
+        attempt: 1,
+        state: 'SUCCESS',
+        workerId: 'stand-in-worker',
+        workerQueueId: 'default',
+        outputs: { value: 'ada said hi' },
+      }),
     ]);
     expect(answer.workerQueueId).toBe('default');
 
@@ -267,7 +293,9 @@ describe('the executor', () => {
       payload: { tenantId: TENANT, executionId: `ghost-${executionId}` },
     });
     await queue.publish(topics.executor, [{ ...ghostKill, key: executionId }]);
-    await queue.publish(topics.executor, [{ key: executionId, value: Buffer.from(JSON.stringify({ schemaVersion: 1, type: 'task-run.result', payload: {} })) }]);
+    await queue.publish(topics.executor, [
+      { key: executionId, value: Buffer.from(JSON.stringify({ schemaVersion: 1, type: 'task-run.result', payload: {} })) },
+    ]);
     const submitted = await submitWithId(executionId, 'two-tasks', twoTasksRevision, { name: 'eve' }, answerEverything);
 
     const execution = await eventually(submitted, ended, 'ended');
@@ -301,14 +329,17 @@ tasks:
     const children = (await repositories.executions.search(TENANT, { flowId: 'two-tasks', page: 1, size: 100 })).results.filter(
       (execution) => execution.parentExecutionId === executionId,
     );
-    expect(children).toEqual([expect.objectContaining({ state: 'SUCCESS', parentTaskRunId: parent.taskRuns[0].id, inputs: { name: 'child' } })]);
+    expect(children).toEqual([
+      expect.objectContaining({ state: 'SUCCESS', parentTaskRunId: parent.taskRuns[0].id, inputs: { name: 'child' } }),
+    ]);
   });
 
   it('changes nothing when a task-run result is delivered again', async () => {
     const executionId = await submit('two-tasks', twoTasksRevision, { name: 'bob' }, async (job, reply) => {
       await answerEverything(job, reply);
       // The same result again, as a redelivery after a lost commit would bring it.
-      if (job.taskId === 'hello') await publishToExecutor(sentResults.get(jobMessageId(job.taskRunId, job.attempt)) as ExecutorEvent);
+      if (job.taskId === 'hello')
+        await publishToExecutor(sentResults.get(jobMessageId(job.taskRunId, job.attempt)) as ExecutorEvent);
     });
 
     const execution = await eventually(executionId, ended, 'ended');
@@ -431,7 +462,12 @@ tasks:
     );
     // What a controller (or a worker) reports when it takes a job after its deadline, by its own clock.
     const executionId = await submit('late', revision, {}, async (job) => {
-      const refused = resultEvent(job, 'FAILED', {}, `the job reached its deadline (${new Date().toISOString()}) before a worker could start it`);
+      const refused = resultEvent(
+        job,
+        'FAILED',
+        {},
+        `the job reached its deadline (${new Date().toISOString()}) before a worker could start it`,
+      );
       await publishToExecutor({ ...refused, payload: { ...refused.payload, deadlinePassed: true } } as ExecutorEvent);
     });
 
@@ -439,7 +475,9 @@ tasks:
 
     expect(execution.state).toBe('FAILED');
     expect(execution.taskRuns[0].state).toBe('FAILED');
-    expect(execution.taskRuns[0].attempts[0].error).toEqual({ message: expect.stringMatching(/^Timed out after PT60S: no worker started the job on queue 'default'/) });
+    expect(execution.taskRuns[0].attempts[0].error).toEqual({
+      message: expect.stringMatching(/^Timed out after PT60S: no worker started the job on queue 'default'/),
+    });
     // The timeout's timer was cancelled with it: it cannot end the task run a second time.
     expect(await repositories.timers.listForExecution(TENANT, executionId)).toEqual([]);
   });

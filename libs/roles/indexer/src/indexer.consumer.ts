@@ -67,13 +67,19 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   // A queue that is down at start must not stop the process: it reports not ready and the indexer keeps trying.
   private async startOrRetry(): Promise<void> {
     try {
-      await this.queue.createTopics([this.logsTopic, this.metricsTopic].map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
+      await this.queue.createTopics(
+        [this.logsTopic, this.metricsTopic].map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })),
+      );
       const subscription = await this.queue.subscribe({
         groupId: this.groupId,
         topics: [this.logsTopic, this.metricsTopic],
         // Logs published before the first indexer started must still be indexed.
         fromBeginning: true,
-        handler: parkPoisonMessages((message) => this.handle(message), { repositories: this.repositories, groupId: this.groupId, logger: this.logger }),
+        handler: parkPoisonMessages((message) => this.handle(message), {
+          repositories: this.repositories,
+          groupId: this.groupId,
+          logger: this.logger,
+        }),
       });
       if (this.stopped) {
         await subscription.close();
@@ -82,7 +88,10 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       this.subscription = subscription;
       this.markStarted();
     } catch (error) {
-      this.logger.warn({ reason: error instanceof Error ? error.name : 'error' }, 'could not follow the log and metric topics yet; retrying');
+      this.logger.warn(
+        { reason: error instanceof Error ? error.name : 'error' },
+        'could not follow the log and metric topics yet; retrying',
+      );
       this.retryTimer = setTimeout(() => {
         if (!this.stopped) void this.startOrRetry();
       }, RETRY_MS);
@@ -93,10 +102,16 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   private async handle(message: QueueMessage): Promise<void> {
     let batch: LogBatchMessage | MetricBatchMessage;
     try {
-      batch = message.topic === this.logsTopic ? decodeQueueMessage(logBatchCodec, message.value) : decodeQueueMessage(metricBatchCodec, message.value);
+      batch =
+        message.topic === this.logsTopic
+          ? decodeQueueMessage(logBatchCodec, message.value)
+          : decodeQueueMessage(metricBatchCodec, message.value);
     } catch (error) {
       if (!(error instanceof InvalidQueueMessageError)) throw error;
-      this.logger.error({ topic: message.topic, partition: message.partition, offset: message.offset, problems: error.problems }, 'unreadable message skipped');
+      this.logger.error(
+        { topic: message.topic, partition: message.partition, offset: message.offset, problems: error.problems },
+        'unreadable message skipped',
+      );
       return;
     }
     const { tenantId, executionId } = batch.payload;

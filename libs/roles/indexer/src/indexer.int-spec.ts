@@ -49,7 +49,12 @@ async function publishLogs(batch: LogBatchMessage): Promise<void> {
 beforeAll(async () => {
   serverUrl = requiredEnv('DATABASE_URL');
   const brokers = requiredEnv('KAFKA_BROKERS');
-  const config = loadRoleConfig('indexer', { DATABASE_URL: serverUrl, KAFKA_BROKERS: brokers, LANNER_KAFKA_CLIENT_ID: `indexer-spec-${run}`, LANNER_LOG_LEVEL: 'error' });
+  const config = loadRoleConfig('indexer', {
+    DATABASE_URL: serverUrl,
+    KAFKA_BROKERS: brokers,
+    LANNER_KAFKA_CLIENT_ID: `indexer-spec-${run}`,
+    LANNER_LOG_LEVEL: 'error',
+  });
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${databaseName}`);
@@ -61,7 +66,12 @@ beforeAll(async () => {
   queue = createKafkaQueue({ brokers: parseKafkaBrokers(brokers), clientId: `indexer-spec-client-${run}` });
 
   const settings = serverRoleSettings({ ...config, databaseUrl: url.toString() });
-  @Module({ imports: [RuntimeModule.forRoot(config, createProcessLogger('indexer', config.logLevel)), IndexerRoleModule.forRoot(settings, { topicPrefix: prefix, groupId: `indexer-spec-${run}` })] })
+  @Module({
+    imports: [
+      RuntimeModule.forRoot(config, createProcessLogger('indexer', config.logLevel)),
+      IndexerRoleModule.forRoot(settings, { topicPrefix: prefix, groupId: `indexer-spec-${run}` }),
+    ],
+  })
   class IndexerSpecModule {}
   app = await NestFactory.createApplicationContext(IndexerSpecModule, { logger: false, abortOnError: false });
   await app.init();
@@ -98,7 +108,10 @@ it('writes the lines of a log.batch once, however often the batch is delivered, 
   });
   expect(lines.map((line) => line.message)).toEqual(['starting', 'twice', 'twice', 'after the redelivery']);
   expect(lines[1]).toMatchObject({ taskRunId: 'tr-1', attempt: 1, level: 'WARN' });
-  expect((await repositories.logs.list(TENANT, executionId, { minLevel: 'WARN' })).map((line) => line.message)).toEqual(['twice', 'twice']);
+  expect((await repositories.logs.list(TENANT, executionId, { minLevel: 'WARN' })).map((line) => line.message)).toEqual([
+    'twice',
+    'twice',
+  ]);
 });
 
 it('writes the points of a metric.batch', async () => {
@@ -112,7 +125,17 @@ it('writes the points of a metric.batch', async () => {
       payload: {
         tenantId: TENANT,
         executionId,
-        metrics: [{ taskRunId: 'tr-1', attempt: 1, name: 'rows', type: 'COUNTER', value: 42, tags: { table: 'orders' }, timestamp: new Date().toISOString() }],
+        metrics: [
+          {
+            taskRunId: 'tr-1',
+            attempt: 1,
+            name: 'rows',
+            type: 'COUNTER',
+            value: 42,
+            tags: { table: 'orders' },
+            timestamp: new Date().toISOString(),
+          },
+        ],
       },
     }),
   ]);
@@ -120,5 +143,7 @@ it('writes the points of a metric.batch', async () => {
     const stored = await repositories.metrics.listForExecution(TENANT, executionId);
     return stored.length > 0 ? stored : undefined;
   });
-  expect(points).toEqual([expect.objectContaining({ name: 'rows', type: 'COUNTER', value: 42, tags: { table: 'orders' }, taskRunId: 'tr-1' })]);
+  expect(points).toEqual([
+    expect.objectContaining({ name: 'rows', type: 'COUNTER', value: 42, tags: { table: 'orders' }, taskRunId: 'tr-1' }),
+  ]);
 });

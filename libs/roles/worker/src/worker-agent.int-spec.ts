@@ -7,7 +7,8 @@ import { eventually, readiness, startWorker as startWorkerProcess, stopAllWorker
 
 const SLOTS = 2;
 
-const startWorker = (controller: FakeController, name: string) => startWorkerProcess({ controllers: controller.address, name, slots: SLOTS });
+const startWorker = (controller: FakeController, name: string) =>
+  startWorkerProcess({ controllers: controller.address, name, slots: SLOTS });
 
 /** Processes whose command line is exactly `argv` (from /proc). */
 function processesRunning(argv: string[]): number[] {
@@ -50,7 +51,13 @@ describe('the worker process against a gRPC controller', () => {
   });
 
   it('runs a Log and a Return job: JobStarted, its log lines, then a SUCCESS result with outputs', async () => {
-    const log = jobFor({ id: 'hello', type: 'io.kestra.plugin.core.log.Log', kind: 'Log', message: 'Hello from the worker', level: 'INFO' });
+    const log = jobFor({
+      id: 'hello',
+      type: 'io.kestra.plugin.core.log.Log',
+      kind: 'Log',
+      message: 'Hello from the worker',
+      level: 'INFO',
+    });
     const ret = jobFor({ id: 'answer', type: 'io.kestra.plugin.core.debug.Return', kind: 'Return', format: 'forty-two' });
     controller.offer(log);
     controller.offer(ret);
@@ -58,7 +65,10 @@ describe('the worker process against a gRPC controller', () => {
     const logResult = await resultOf(controller, log.taskRunId);
     expect(logResult.state).toBe(JobState.SUCCESS);
     expect(controller.received('jobStarted').map((started) => started.taskRunId)).toContain(log.taskRunId);
-    const lines = controller.received('logBatch').flatMap((batch) => batch.entries).filter((entry) => entry.taskRunId === log.taskRunId);
+    const lines = controller
+      .received('logBatch')
+      .flatMap((batch) => batch.entries)
+      .filter((entry) => entry.taskRunId === log.taskRunId);
     expect(lines.map((line) => line.message)).toContain('Hello from the worker');
 
     const retResult = await resultOf(controller, ret.taskRunId);
@@ -67,10 +77,17 @@ describe('the worker process against a gRPC controller', () => {
   });
 
   it('stops a running shell job on Kill: KILLED, and its sleep process is gone', async () => {
-    const job = jobFor({ id: 'long', type: 'io.kestra.plugin.scripts.shell.Commands', kind: 'ShellCommands', commands: ['echo sleeping', 'sleep 3017'] });
+    const job = jobFor({
+      id: 'long',
+      type: 'io.kestra.plugin.scripts.shell.Commands',
+      kind: 'ShellCommands',
+      commands: ['echo sleeping', 'sleep 3017'],
+    });
     controller.offer(job);
     await controller.waitFor('the job log', () =>
-      controller.received('logBatch').some((batch) => batch.entries.some((entry) => entry.taskRunId === job.taskRunId && entry.message === 'sleeping'))
+      controller
+        .received('logBatch')
+        .some((batch) => batch.entries.some((entry) => entry.taskRunId === job.taskRunId && entry.message === 'sleeping'))
         ? true
         : undefined,
     );
@@ -84,7 +101,12 @@ describe('the worker process against a gRPC controller', () => {
   });
 
   it('reports a failing shell job as FAILED with the tail of its stderr', async () => {
-    const job = jobFor({ id: 'broken', type: 'io.kestra.plugin.scripts.shell.Commands', kind: 'ShellCommands', commands: ['echo "disk is full" >&2', 'exit 3'] });
+    const job = jobFor({
+      id: 'broken',
+      type: 'io.kestra.plugin.scripts.shell.Commands',
+      kind: 'ShellCommands',
+      commands: ['echo "disk is full" >&2', 'exit 3'],
+    });
     controller.offer(job);
     const result = await resultOf(controller, job.taskRunId);
     expect(result.state).toBe(JobState.FAILED);
@@ -103,8 +125,14 @@ describe('the worker process against a gRPC controller', () => {
   });
 
   it('never starts a job whose deadline has passed, and flags its result so the executor words it as its timeout', async () => {
-    const late = jobFor({ id: 'late', type: 'io.kestra.plugin.core.debug.Return', kind: 'Return', format: 'never' }, { deadline: new Date(Date.now() - 1000) });
-    const onTime = jobFor({ id: 'on-time', type: 'io.kestra.plugin.core.debug.Return', kind: 'Return', format: 'yes' }, { deadline: new Date(Date.now() + 60_000) });
+    const late = jobFor(
+      { id: 'late', type: 'io.kestra.plugin.core.debug.Return', kind: 'Return', format: 'never' },
+      { deadline: new Date(Date.now() - 1000) },
+    );
+    const onTime = jobFor(
+      { id: 'on-time', type: 'io.kestra.plugin.core.debug.Return', kind: 'Return', format: 'yes' },
+      { deadline: new Date(Date.now() + 60_000) },
+    );
     controller.offer(late);
     controller.offer(onTime);
 
@@ -118,13 +146,20 @@ describe('the worker process against a gRPC controller', () => {
 
   it('never runs more jobs than its slots, and refuses a job it granted no credit for', async () => {
     const jobs = Array.from({ length: SLOTS + 2 }, (_, index) =>
-      jobFor({ id: `batch-${index}`, type: 'io.kestra.plugin.scripts.shell.Commands', kind: 'ShellCommands', commands: ['sleep 1'] }),
+      jobFor({
+        id: `batch-${index}`,
+        type: 'io.kestra.plugin.scripts.shell.Commands',
+        kind: 'ShellCommands',
+        commands: ['sleep 1'],
+      }),
     );
     const ids = new Set(jobs.map((job) => job.taskRunId));
     const from = controller.frames.length;
     for (const job of jobs) controller.offer(job);
     // Every credit the worker granted is used once one offered job is left waiting.
-    await eventually('the credit to be used up', () => (controller.creditLeft === 0 && controller.waitingJobCount === 1 ? true : undefined));
+    await eventually('the credit to be used up', () =>
+      controller.creditLeft === 0 && controller.waitingJobCount === 1 ? true : undefined,
+    );
     // One more job, sent regardless of credit, must not run.
     const intruder = jobFor({ id: 'intruder', type: 'io.kestra.plugin.core.debug.Return', kind: 'Return', format: 'x' });
     controller.forceSend(intruder);
@@ -145,7 +180,12 @@ describe('the worker process against a gRPC controller', () => {
   });
 
   it('reconnects to a controller that restarted, keeps its running job, and delivers its result on the new stream', async () => {
-    const running = jobFor({ id: 'across', type: 'io.kestra.plugin.scripts.shell.Commands', kind: 'ShellCommands', commands: ['sleep 2', 'echo finished'] });
+    const running = jobFor({
+      id: 'across',
+      type: 'io.kestra.plugin.scripts.shell.Commands',
+      kind: 'ShellCommands',
+      commands: ['sleep 2', 'echo finished'],
+    });
     controller.offer(running);
     await controller.waitForFrame('jobStarted', (started) => started.taskRunId === running.taskRunId);
 
@@ -173,7 +213,12 @@ describe('the worker process on SIGTERM', () => {
     try {
       const worker = await startWorker(controller, 'draining-worker');
       await controller.waitForFrame('credit');
-      const job = jobFor({ id: 'finishing', type: 'io.kestra.plugin.scripts.shell.Commands', kind: 'ShellCommands', commands: ['sleep 2', 'echo done'] });
+      const job = jobFor({
+        id: 'finishing',
+        type: 'io.kestra.plugin.scripts.shell.Commands',
+        kind: 'ShellCommands',
+        commands: ['sleep 2', 'echo done'],
+      });
       controller.offer(job);
       await controller.waitForFrame('jobStarted', (started) => started.taskRunId === job.taskRunId);
 

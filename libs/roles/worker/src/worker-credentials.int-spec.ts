@@ -7,7 +7,15 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_CREDENTIALS_REFUSED } from './worker-agent.service';
 import { FAKE_GROUP_ID, FakeController } from './testing/fake-controller';
-import { eventually, readiness, startWorker, stopAllWorkers, stopWorker, temporaryDir, type WorkerProcess } from './testing/worker-process';
+import {
+  eventually,
+  readiness,
+  startWorker,
+  stopAllWorkers,
+  stopWorker,
+  temporaryDir,
+  type WorkerProcess,
+} from './testing/worker-process';
 
 const REGISTRATION_TOKEN = `lanner_wrt_${randomBytes(32).toString('base64url')}`;
 
@@ -44,7 +52,12 @@ describe('a worker with a registration token', () => {
   afterAll(() => controller.stop());
 
   it('registers once, keeps its credentials in a 0600 file and opens its stream with the Bearer access token', async () => {
-    const worker = await startWorker({ controllers: controller.address, name: 'gpu-1', dataDir, env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
+    const worker = await startWorker({
+      controllers: controller.address,
+      name: 'gpu-1',
+      dataDir,
+      env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN },
+    });
     await controller.waitForFrame('credit');
     await eventually('readiness', async () => ((await readiness(worker.port)) === 200 ? true : undefined));
 
@@ -85,7 +98,9 @@ describe('a worker with a registration token', () => {
 describe('a worker whose access token nears its expiry', () => {
   it('refreshes it before it expires, stores the rotated pair, and opens its next stream with the new token', async () => {
     // Access tokens live 4 s; the worker refreshes 2 s before expiry.
-    const controller = await FakeController.start(0, { auth: { registrationTokens: [REGISTRATION_TOKEN], accessTtlMs: 4_000, requireToken: true } });
+    const controller = await FakeController.start(0, {
+      auth: { registrationTokens: [REGISTRATION_TOKEN], accessTtlMs: 4_000, requireToken: true },
+    });
     try {
       const dataDir = temporaryDir();
       const worker = await startWorker({
@@ -109,7 +124,9 @@ describe('a worker whose access token nears its expiry', () => {
 
       // The first access token has expired by now; the stream that was opened with it stays up,
       // and the stream after a recycle is opened with a current token.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, (first.accessExpiresAt?.getTime() ?? 0) - Date.now() + 500)));
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, (first.accessExpiresAt?.getTime() ?? 0) - Date.now() + 500)),
+      );
       expect(controller.connects).toHaveLength(1);
       controller.reconnect('stream recycled by the spec');
       await controller.waitFor('the second stream', () => (controller.connects.length > 1 ? true : undefined));
@@ -167,12 +184,19 @@ describe('a worker whose refresh is refused', () => {
     try {
       const dataDir = temporaryDir();
       writeExpiredCredentials(dataDir);
-      const worker = await startWorker({ controllers: controller.address, name: 'reborn', dataDir, env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'reborn',
+        dataDir,
+        env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN },
+      });
       await controller.waitForFrame('credit');
 
       expect(controller.refreshes).toHaveLength(1);
       expect(controller.registrations).toHaveLength(1);
-      expect(controller.connects).toEqual([expect.objectContaining({ authorization: `Bearer ${controller.issued[0].accessToken}`, refused: false })]);
+      expect(controller.connects).toEqual([
+        expect.objectContaining({ authorization: `Bearer ${controller.issued[0].accessToken}`, refused: false }),
+      ]);
       expect(stored(dataDir).workerId).toBe(controller.issued[0].workerId);
       expect(worker.output()).toContain('registering again with the registration token');
       expectNoSecretIn(worker, controller);
@@ -186,7 +210,11 @@ describe('a worker whose refresh is refused', () => {
     const controller = await FakeController.start(0, { auth: { registrationTokens: [REGISTRATION_TOKEN], requireToken: true } });
     try {
       const wrongToken = `lanner_wrt_${randomBytes(32).toString('base64url')}`;
-      const worker = await startWorker({ controllers: controller.address, name: 'stranger', env: { LANNER_WORKER_REGISTRATION_TOKEN: wrongToken } });
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'stranger',
+        env: { LANNER_WORKER_REGISTRATION_TOKEN: wrongToken },
+      });
 
       expect(await worker.exited).toBe(EXIT_CREDENTIALS_REFUSED);
       expect(controller.registrations).toHaveLength(1);
@@ -202,7 +230,12 @@ describe('a worker whose refresh is refused', () => {
 
 describe('a worker whose access token a controller refuses at stream open (signing key rotated)', () => {
   async function registeredWorker(controller: FakeController, dataDir: string): Promise<void> {
-    const worker = await startWorker({ controllers: controller.address, name: 'rotated', dataDir, env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
+    const worker = await startWorker({
+      controllers: controller.address,
+      name: 'rotated',
+      dataDir,
+      env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN },
+    });
     await controller.waitForFrame('credit');
     expect(await stopWorker(worker)).toBe(0);
   }
@@ -215,8 +248,15 @@ describe('a worker whose access token a controller refuses at stream open (signi
       const before = stored(dataDir);
       controller.rotateSigningKey();
 
-      const worker = await startWorker({ controllers: controller.address, name: 'rotated', dataDir, env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
-      await controller.waitFor('an accepted stream', () => (controller.connects.filter((connect) => !connect.refused).length > 1 ? true : undefined));
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'rotated',
+        dataDir,
+        env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN },
+      });
+      await controller.waitFor('an accepted stream', () =>
+        controller.connects.filter((connect) => !connect.refused).length > 1 ? true : undefined,
+      );
       await eventually('readiness', async () => ((await readiness(worker.port)) === 200 ? true : undefined));
 
       const [, refusedConnect, acceptedConnect] = controller.connects;
@@ -243,8 +283,15 @@ describe('a worker whose access token a controller refuses at stream open (signi
       controller.rotateSigningKey();
       controller.refuseRefresh = true;
 
-      const worker = await startWorker({ controllers: controller.address, name: 'rotated', dataDir, env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
-      await controller.waitFor('an accepted stream', () => (controller.connects.filter((connect) => !connect.refused).length > 1 ? true : undefined));
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'rotated',
+        dataDir,
+        env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN },
+      });
+      await controller.waitFor('an accepted stream', () =>
+        controller.connects.filter((connect) => !connect.refused).length > 1 ? true : undefined,
+      );
 
       expect(controller.connects[1]).toMatchObject({ authorization: `Bearer ${before.accessToken}`, refused: true });
       expect(controller.refreshes).toEqual([before.refreshToken]);
@@ -272,7 +319,9 @@ describe('a worker whose access token a controller refuses at stream open (signi
       expect(controller.connects).toHaveLength(2);
       expect(controller.connects[1].refused).toBe(true);
       expect(controller.refreshes).toHaveLength(1);
-      expect(worker.output()).toContain('the controller refused the refresh token (revoked, expired or already used); the worker has no registration token');
+      expect(worker.output()).toContain(
+        'the controller refused the refresh token (revoked, expired or already used); the worker has no registration token',
+      );
       expectNoSecretIn(worker, controller);
     } finally {
       controller.stop();

@@ -25,7 +25,12 @@ describe('a worker told to Reconnect', () => {
         env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN },
       });
       await first.waitForFrame('credit');
-      const job = jobFor({ id: 'long', type: 'io.kestra.plugin.scripts.shell.Commands', kind: 'ShellCommands', commands: ['sleep 3', 'echo finished'] });
+      const job = jobFor({
+        id: 'long',
+        type: 'io.kestra.plugin.scripts.shell.Commands',
+        kind: 'ShellCommands',
+        commands: ['sleep 3', 'echo finished'],
+      });
       first.offer(job);
       await first.waitForFrame('jobStarted', (started) => started.taskRunId === job.taskRunId);
 
@@ -82,9 +87,18 @@ describe('an authenticated worker on SIGTERM', () => {
   it('sends Draining, lets its running job finish and deliver its result, then exits 0', async () => {
     const controller = await FakeController.start(0, { auth });
     try {
-      const worker = await startWorker({ controllers: controller.address, name: 'draining', env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN } });
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'draining',
+        env: { LANNER_WORKER_REGISTRATION_TOKEN: REGISTRATION_TOKEN },
+      });
       await controller.waitForFrame('credit');
-      const job = jobFor({ id: 'finishing', type: 'io.kestra.plugin.scripts.shell.Commands', kind: 'ShellCommands', commands: ['sleep 2', 'echo done'] });
+      const job = jobFor({
+        id: 'finishing',
+        type: 'io.kestra.plugin.scripts.shell.Commands',
+        kind: 'ShellCommands',
+        commands: ['sleep 2', 'echo done'],
+      });
       controller.offer(job);
       await controller.waitForFrame('jobStarted', (started) => started.taskRunId === job.taskRunId);
 

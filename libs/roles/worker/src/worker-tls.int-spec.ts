@@ -19,21 +19,71 @@ function openssl(...args: string[]): void {
 
 /** A self-signed CA: `<name>.crt` and `<name>.key`. */
 function makeCa(name: string, commonName: string): void {
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${commonName}`, '-keyout', file(`${name}.key`), '-out', file(`${name}.crt`));
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${commonName}`,
+    '-keyout',
+    file(`${name}.key`),
+    '-out',
+    file(`${name}.crt`),
+  );
 }
 
 /** A certificate signed by `ca`, with the given extensions: `<name>.crt` and `<name>.key`. */
 function makeCert(name: string, ca: string, commonName: string, extensions: string): void {
   writeFileSync(file(`${name}.ext`), `${extensions}\n`);
-  openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${commonName}`, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`));
-  openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file(`${ca}.crt`), '-CAkey', file(`${ca}.key`), '-CAcreateserial', '-days', '1', '-extfile', file(`${name}.ext`), '-out', file(`${name}.crt`));
+  openssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-subj',
+    `/CN=${commonName}`,
+    '-keyout',
+    file(`${name}.key`),
+    '-out',
+    file(`${name}.csr`),
+  );
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    file(`${name}.csr`),
+    '-CA',
+    file(`${ca}.crt`),
+    '-CAkey',
+    file(`${ca}.key`),
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-extfile',
+    file(`${name}.ext`),
+    '-out',
+    file(`${name}.crt`),
+  );
 }
 
 beforeAll(() => {
   makeCa('ca', 'Lanner spec CA');
   makeCa('other-ca', 'Some other CA');
   makeCert('server', 'ca', 'controller', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth');
-  makeCert('named-server', 'ca', 'controller.lanner.test', 'subjectAltName=DNS:controller.lanner.test\nextendedKeyUsage=serverAuth');
+  makeCert(
+    'named-server',
+    'ca',
+    'controller.lanner.test',
+    'subjectAltName=DNS:controller.lanner.test\nextendedKeyUsage=serverAuth',
+  );
   makeCert('other-ip-server', 'ca', 'controller', 'subjectAltName=IP:127.0.0.2\nextendedKeyUsage=serverAuth');
   makeCert('client', 'ca', 'gpu-worker-7', 'extendedKeyUsage=clientAuth');
   makeCert('stranger-client', 'other-ca', 'stranger', 'extendedKeyUsage=clientAuth');
@@ -41,13 +91,18 @@ beforeAll(() => {
 
 afterAll(() => stopAllWorkers());
 
-const readyWorker = async (port: number) => eventually('readiness', async () => ((await readiness(port)) === 200 ? true : undefined));
+const readyWorker = async (port: number) =>
+  eventually('readiness', async () => ((await readiness(port)) === 200 ? true : undefined));
 
 describe('a worker with LANNER_WORKER_TLS', () => {
   it('connects to a controller whose certificate chains to LANNER_WORKER_TLS_CA', async () => {
     const controller = await FakeController.start(0, { tls: { cert: pem('server.crt'), key: pem('server.key') } });
     try {
-      const worker = await startWorker({ controllers: controller.address, name: 'tls', env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('ca.crt') } });
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'tls',
+        env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('ca.crt') },
+      });
       const hello = await controller.waitForFrame('hello');
       expect(hello.workerName).toBe('tls');
       await readyWorker(worker.port);
@@ -62,10 +117,18 @@ describe('a worker with LANNER_WORKER_TLS', () => {
   });
 
   it('refuses a controller whose certificate names another IP address than the one dialled', async () => {
-    const controller = await FakeController.start(0, { tls: { cert: pem('other-ip-server.crt'), key: pem('other-ip-server.key') } });
+    const controller = await FakeController.start(0, {
+      tls: { cert: pem('other-ip-server.crt'), key: pem('other-ip-server.key') },
+    });
     try {
-      const worker = await startWorker({ controllers: controller.address, name: 'tls-ip', env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('ca.crt') } });
-      await eventually('the handshake failure in the log', () => (worker.output().includes('TLS handshake failed') ? true : undefined));
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'tls-ip',
+        env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('ca.crt') },
+      });
+      await eventually('the handshake failure in the log', () =>
+        worker.output().includes('TLS handshake failed') ? true : undefined,
+      );
       expect(worker.output()).toContain("the controller's certificate does not name the host dialled");
       expect(controller.frames).toEqual([]);
       expect(worker.output()).not.toContain('DEP0123');
@@ -81,7 +144,11 @@ describe('a worker with LANNER_WORKER_TLS', () => {
       const worker = await startWorker({
         controllers: controller.address,
         name: 'by-name',
-        env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('ca.crt'), LANNER_WORKER_TLS_AUTHORITY: 'controller.lanner.test' },
+        env: {
+          LANNER_WORKER_TLS: 'true',
+          LANNER_WORKER_TLS_CA: file('ca.crt'),
+          LANNER_WORKER_TLS_AUTHORITY: 'controller.lanner.test',
+        },
       });
       await controller.waitForFrame('hello');
       await readyWorker(worker.port);
@@ -94,8 +161,14 @@ describe('a worker with LANNER_WORKER_TLS', () => {
   it('refuses a controller whose certificate does not chain to its CA, and says so in its log and readiness', async () => {
     const controller = await FakeController.start(0, { tls: { cert: pem('server.crt'), key: pem('server.key') } });
     try {
-      const worker = await startWorker({ controllers: controller.address, name: 'distrustful', env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('other-ca.crt') } });
-      await eventually('the handshake failure in the log', () => (worker.output().includes('TLS handshake failed') ? true : undefined));
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'distrustful',
+        env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('other-ca.crt') },
+      });
+      await eventually('the handshake failure in the log', () =>
+        worker.output().includes('TLS handshake failed') ? true : undefined,
+      );
       expect(worker.output()).toContain("the controller's certificate does not chain to LANNER_WORKER_TLS_CA");
       expect(await readiness(worker.port)).toBe(503);
       expect(controller.frames).toEqual([]);
@@ -139,9 +212,17 @@ describe('a worker with LANNER_WORKER_TLS', () => {
       tls: { cert: pem('server.crt'), key: pem('server.key'), clientCa: pem('ca.crt'), checkClientCertificate: true },
     });
     try {
-      const worker = await startWorker({ controllers: controller.address, name: 'no-client-cert', env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('ca.crt') } });
-      await eventually('the refusal in the log', () => (worker.output().includes('no controller stream; reconnecting') ? true : undefined));
-      expect(worker.output()).toContain('TLS handshake failed: the controller requires a client certificate: set LANNER_WORKER_TLS_CERT and LANNER_WORKER_TLS_KEY');
+      const worker = await startWorker({
+        controllers: controller.address,
+        name: 'no-client-cert',
+        env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: file('ca.crt') },
+      });
+      await eventually('the refusal in the log', () =>
+        worker.output().includes('no controller stream; reconnecting') ? true : undefined,
+      );
+      expect(worker.output()).toContain(
+        'TLS handshake failed: the controller requires a client certificate: set LANNER_WORKER_TLS_CERT and LANNER_WORKER_TLS_KEY',
+      );
       expect(await readiness(worker.port)).toBe(503);
       expect(controller.frames).toEqual([]);
       expect(await stopWorker(worker)).toBe(0);
@@ -165,7 +246,9 @@ describe('a worker with LANNER_WORKER_TLS', () => {
           LANNER_WORKER_TLS_KEY: file('stranger-client.key'),
         },
       });
-      await eventually('the refusal in the log', () => (worker.output().includes('no controller stream; reconnecting') ? true : undefined));
+      await eventually('the refusal in the log', () =>
+        worker.output().includes('no controller stream; reconnecting') ? true : undefined,
+      );
       expect(worker.output()).toMatch(/client certificate.*LANNER_WORKER_TLS_CERT/);
       expect(await readiness(worker.port)).toBe(503);
       expect(controller.frames).toEqual([]);
@@ -177,7 +260,11 @@ describe('a worker with LANNER_WORKER_TLS', () => {
 
   it('refuses to start, exit code 78, naming the variable, when a TLS file cannot be read', async () => {
     const missing = join(dir, 'no-such-ca.crt');
-    const worker = await startWorker({ controllers: '127.0.0.1:1', name: 'misconfigured', env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: missing } });
+    const worker = await startWorker({
+      controllers: '127.0.0.1:1',
+      name: 'misconfigured',
+      env: { LANNER_WORKER_TLS: 'true', LANNER_WORKER_TLS_CA: missing },
+    });
     expect(await worker.exited).toBe(EXIT_BAD_CONFIG);
     expect(worker.output()).toContain(`lanner worker: LANNER_WORKER_TLS_CA: cannot read ${missing} (ENOENT)`);
     expect(worker.output()).not.toMatch(/\n\s+at /); // no stack trace

@@ -86,7 +86,11 @@ export class AdapterLeases implements OnApplicationShutdown {
             open: lease.open,
             onOpenFailed: (error) =>
               this.logger.warn(
-                { dependency: lease.dependency, reason: describeFailure(error), detail: error instanceof Error ? error.message : String(error) },
+                {
+                  dependency: lease.dependency,
+                  reason: describeFailure(error),
+                  detail: error instanceof Error ? error.message : String(error),
+                },
                 'dependency unavailable, will retry',
               ),
           })

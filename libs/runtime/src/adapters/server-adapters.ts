@@ -78,7 +78,10 @@ export function repositoryProvider<R extends ManagedAdapter>(
         open: async () => {
           if (settings.migrateAtStart) {
             const applied = appliedMigrationNames(await library.applyMigrations(settings.url));
-            new Logger('Migrations').log({ applied }, applied.length ? `applied ${applied.length} migration(s)` : 'schema up to date');
+            new Logger('Migrations').log(
+              { applied },
+              applied.length ? `applied ${applied.length} migration(s)` : 'schema up to date',
+            );
           }
           return library.openRepositories(settings.url);
         },
@@ -87,20 +90,31 @@ export function repositoryProvider<R extends ManagedAdapter>(
 }
 
 /** Provides QUEUE for a role module; the role module must also provide AdapterLeases. */
-export function queueProvider<Q extends ManagedAdapter>(settings: QueueSettings, library: QueueAdapterLibrary<Q>): FactoryProvider<Q> {
+export function queueProvider<Q extends ManagedAdapter>(
+  settings: QueueSettings,
+  library: QueueAdapterLibrary<Q>,
+): FactoryProvider<Q> {
   return {
     provide: QUEUE,
     inject: [AdapterLeases, PROCESS_LOGGER],
     useFactory: (leases: AdapterLeases, processLogger: PinoLogger) => {
       const logger = processLogger.child({ component: 'queue' });
       return leases.hold({
-        key: settings.kind === 'kafka' ? `queue:kafka:${settings.brokers.join(',')}:${settings.clientId}:${settings.namespace}` : 'queue:in-process',
+        key:
+          settings.kind === 'kafka'
+            ? `queue:kafka:${settings.brokers.join(',')}:${settings.clientId}:${settings.namespace}`
+            : 'queue:in-process',
         dependency: 'queue',
         closeOrder: 1,
         toleratesDownAtStart: true,
         open: async () =>
           settings.kind === 'kafka'
-            ? library.createKafkaQueue({ brokers: [...settings.brokers], clientId: settings.clientId, namespace: settings.namespace, logger })
+            ? library.createKafkaQueue({
+                brokers: [...settings.brokers],
+                clientId: settings.clientId,
+                namespace: settings.namespace,
+                logger,
+              })
             : library.createInProcessQueue({ logger }),
       });
     },

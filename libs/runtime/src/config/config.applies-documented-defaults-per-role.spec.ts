@@ -11,7 +11,12 @@ const serverEnv = {
 };
 
 /** The documented defaults of LANNER_HTTP_HEADERS_TIMEOUT_MS, _REQUEST_TIMEOUT_MS, _KEEP_ALIVE_TIMEOUT_MS and _MAX_CONNECTIONS. */
-const DEFAULT_HTTP_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024 };
+const DEFAULT_HTTP_LIMITS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1024,
+};
 
 describe('role config defaults', () => {
   it.each(SERVER_ROLES)('gives the %s role its own HTTP port, all interfaces and info logging', (role) => {
@@ -48,10 +53,16 @@ describe('role config defaults', () => {
     const config = loadRoleConfig('controller', serverEnv);
     expect(config.grpc).toEqual({ host: '0.0.0.0', port: 9090, tls: { clientAuth: 'NONE' } });
     expect(config.allowAnonymousWorkers).toBe(false);
-    expect(config.workerAuth).toEqual({ signingKey: serverEnv.LANNER_JWT_SIGNING_KEY, accessTokenTtlS: 300, refreshTokenTtlS: 604800 });
+    expect(config.workerAuth).toEqual({
+      signingKey: serverEnv.LANNER_JWT_SIGNING_KEY,
+      accessTokenTtlS: 300,
+      refreshTokenTtlS: 604800,
+    });
     expect(config.streamRecycleAgeS).toBe(1800);
     expect(config.heapGrowingPercent).toBe(200);
-    expect(loadRoleConfig('controller', { ...serverEnv, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' }).allowAnonymousWorkers).toBe(true);
+    expect(loadRoleConfig('controller', { ...serverEnv, LANNER_ALLOW_ANONYMOUS_WORKERS: 'true' }).allowAnonymousWorkers).toBe(
+      true,
+    );
     expect(loadRoleConfig('controller', { ...serverEnv, LANNER_HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
   });
 
@@ -69,10 +80,23 @@ describe('role config defaults', () => {
   });
 
   it('gives a worker anonymous, plaintext, static defaults with credentials under its data directory', () => {
-    const config = loadRoleConfig('worker', { LANNER_WORKER_CONTROLLERS: 'controller-0:9090', LANNER_WORKER_DATA_DIR: '/var/lib/lanner' });
-    expect(config.auth).toEqual({ registrationToken: undefined, credentialsPath: '/var/lib/lanner/credentials.json', refreshBufferS: 60 });
+    const config = loadRoleConfig('worker', {
+      LANNER_WORKER_CONTROLLERS: 'controller-0:9090',
+      LANNER_WORKER_DATA_DIR: '/var/lib/lanner',
+    });
+    expect(config.auth).toEqual({
+      registrationToken: undefined,
+      credentialsPath: '/var/lib/lanner/credentials.json',
+      refreshBufferS: 60,
+    });
     expect(config.discovery).toEqual({ mode: 'STATIC', refreshS: 30 });
-    expect(config.tls).toEqual({ enabled: false, caFile: undefined, certFile: undefined, keyFile: undefined, authority: undefined });
+    expect(config.tls).toEqual({
+      enabled: false,
+      caFile: undefined,
+      certFile: undefined,
+      keyFile: undefined,
+      authority: undefined,
+    });
   });
 
   it('reads the worker controller list', () => {
@@ -87,7 +111,12 @@ describe('role config defaults', () => {
   });
 
   it('takes a set variable over the default, and treats an empty one as unset', () => {
-    const config = loadRoleConfig('api', { ...serverEnv, LANNER_HTTP_PORT: '9000', LANNER_LOG_LEVEL: '', LANNER_READY_TIMEOUT_MS: '500' });
+    const config = loadRoleConfig('api', {
+      ...serverEnv,
+      LANNER_HTTP_PORT: '9000',
+      LANNER_LOG_LEVEL: '',
+      LANNER_READY_TIMEOUT_MS: '500',
+    });
     expect(config.http.port).toBe(9000);
     expect(config.logLevel).toBe('info');
     expect(config.readyTimeoutMs).toBe(500);

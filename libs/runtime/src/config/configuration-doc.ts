@@ -19,7 +19,7 @@ export function renderConfigurationDoc(): string {
     '',
     'Every Lanner process is configured by environment variables only. A process refuses to start',
     'when a variable is invalid and prints one line per bad variable, naming it and what is wrong',
-    '(a secret\'s value is never printed). An empty value counts as unset.',
+    "(a secret's value is never printed). An empty value counts as unset.",
     '',
     '| variable | roles | default | meaning |',
     '| --- | --- | --- | --- |',

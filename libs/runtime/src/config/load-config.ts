@@ -60,7 +60,11 @@ function serverConfig<R extends ServerRole>(role: R, env: ServerEnv) {
     role,
     ...commonConfig(env),
     databaseUrl: env.DATABASE_URL,
-    kafka: { brokers: env.KAFKA_BROKERS.map(hostPort), clientId: env.LANNER_KAFKA_CLIENT_ID, namespace: env.LANNER_KAFKA_NAMESPACE ?? '' },
+    kafka: {
+      brokers: env.KAFKA_BROKERS.map(hostPort),
+      clientId: env.LANNER_KAFKA_CLIENT_ID,
+      namespace: env.LANNER_KAFKA_NAMESPACE ?? '',
+    },
   };
 }
 
@@ -108,7 +112,12 @@ export const CONFIG_SCHEMAS = {
       grpc: {
         host: env.LANNER_GRPC_HOST,
         port: env.LANNER_GRPC_PORT,
-        tls: { certFile: env.LANNER_GRPC_TLS_CERT, keyFile: env.LANNER_GRPC_TLS_KEY, caFile: env.LANNER_GRPC_TLS_CA, clientAuth: env.LANNER_GRPC_TLS_CLIENT_AUTH },
+        tls: {
+          certFile: env.LANNER_GRPC_TLS_CERT,
+          keyFile: env.LANNER_GRPC_TLS_KEY,
+          caFile: env.LANNER_GRPC_TLS_CA,
+          clientAuth: env.LANNER_GRPC_TLS_CLIENT_AUTH,
+        },
       },
       allowAnonymousWorkers: env.LANNER_ALLOW_ANONYMOUS_WORKERS,
       workerAuth: {
@@ -177,7 +186,10 @@ export const CONFIG_SCHEMAS = {
     .transform((env) => ({
       role: 'standalone' as const,
       setupFile: env.LANNER_SETUP_FILE,
-      workerTokenTtl: { accessTokenTtlS: env.LANNER_WORKER_ACCESS_TOKEN_TTL_S, refreshTokenTtlS: env.LANNER_WORKER_REFRESH_TOKEN_TTL_S },
+      workerTokenTtl: {
+        accessTokenTtlS: env.LANNER_WORKER_ACCESS_TOKEN_TTL_S,
+        refreshTokenTtlS: env.LANNER_WORKER_REFRESH_TOKEN_TTL_S,
+      },
       ...commonConfig(env),
       dataDir: env.LANNER_DATA_DIR,
       embeddedDatabasePort: env.LANNER_EMBEDDED_DB_PORT,

@@ -30,7 +30,13 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   ready() {
-    return this.health.check(this.readiness.entries().map(([dependency, check]) => () => this.probe(dependency, check)));
+    return this.health.check(
+      this.readiness.entries().map(
+        ([dependency, check]) =>
+          () =>
+            this.probe(dependency, check),
+      ),
+    );
   }
 
   private async probe(dependency: string, check: DependencyCheck): Promise<HealthIndicatorResult> {

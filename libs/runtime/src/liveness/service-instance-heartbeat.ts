@@ -1,4 +1,12 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy, Optional } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleDestroy,
+  Optional,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { CommonConfig } from '../config/load-config';
 import { describeFailure } from '../health/describe-failure';
@@ -15,7 +23,12 @@ type OwnState = 'RUNNING' | 'TERMINATING' | 'TERMINATED';
  */
 export interface ServiceInstanceStore {
   register(
-    instance: { readonly id: string; readonly role: ServiceInstanceIdentity['role']; readonly host: string; readonly metadata?: Record<string, string | number> },
+    instance: {
+      readonly id: string;
+      readonly role: ServiceInstanceIdentity['role'];
+      readonly host: string;
+      readonly metadata?: Record<string, string | number>;
+    },
     at: Date,
   ): Promise<unknown>;
   /** Returns the state after the write; rejects with a `NotFound` error when the row is gone. */
@@ -112,7 +125,10 @@ export class ServiceInstanceHeartbeat implements OnApplicationBootstrap, OnModul
     const at = new Date();
     try {
       if (!this.registered) {
-        await repositories.serviceInstances.register({ id, role, host, metadata: { pid: process.pid, httpPort: this.config.http.port } }, at);
+        await repositories.serviceInstances.register(
+          { id, role, host, metadata: { pid: process.pid, httpPort: this.config.http.port } },
+          at,
+        );
         this.registered = true;
         this.logger.log({ instanceId: id, role }, 'service instance registered');
         if (this.stopping) await repositories.serviceInstances.setState(id, 'TERMINATING', at);

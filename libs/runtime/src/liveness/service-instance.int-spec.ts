@@ -36,7 +36,10 @@ describe('a server process registers itself as a service instance', () => {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${databaseName}`);
     await admin.end();
-    await promisify(execFile)(process.execPath, [lannerBin, 'db', 'migrate'], { cwd: workspaceRoot, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    await promisify(execFile)(process.execPath, [lannerBin, 'db', 'migrate'], {
+      cwd: workspaceRoot,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
     db = new Client({ connectionString: databaseUrl });
     await db.connect();
   });
@@ -52,7 +55,8 @@ describe('a server process registers itself as a service instance', () => {
   });
 
   const rows = async (): Promise<InstanceRow[]> =>
-    (await db.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances')).rows;
+    (await db.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances'))
+      .rows;
 
   interface RunningIndexer {
     readonly exited: Promise<number | null>;
@@ -89,14 +93,22 @@ describe('a server process registers itself as a service instance', () => {
 
     // Two later heartbeats: the row keeps moving while the process lives.
     const first = registered.heartbeat_at.getTime();
-    const second = await eventually('a heartbeat', async () => {
-      const [row] = await rows();
-      return row.heartbeat_at.getTime() > first ? row.heartbeat_at.getTime() : undefined;
-    }, 10_000);
-    await eventually('another heartbeat', async () => {
-      const [row] = await rows();
-      return row.heartbeat_at.getTime() > second ? row : undefined;
-    }, 10_000);
+    const second = await eventually(
+      'a heartbeat',
+      async () => {
+        const [row] = await rows();
+        return row.heartbeat_at.getTime() > first ? row.heartbeat_at.getTime() : undefined;
+      },
+      10_000,
+    );
+    await eventually(
+      'another heartbeat',
+      async () => {
+        const [row] = await rows();
+        return row.heartbeat_at.getTime() > second ? row : undefined;
+      },
+      10_000,
+    );
     expect((await rows()).map((row) => row.state)).toEqual(['RUNNING']);
     // Fresh: within the 10 s after which the coordinator would call it disconnected.
     expect(Date.now() - (await rows())[0].heartbeat_at.getTime()).toBeLessThan(10_000);
@@ -126,20 +138,35 @@ describe('a server process registers itself as a service instance', () => {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${databaseName}_late`);
     await admin.end();
-    await promisify(execFile)(process.execPath, [lannerBin, 'db', 'migrate'], { cwd: workspaceRoot, env: { ...process.env, DATABASE_URL: lateUrl.toString() } });
+    await promisify(execFile)(process.execPath, [lannerBin, 'db', 'migrate'], {
+      cwd: workspaceRoot,
+      env: { ...process.env, DATABASE_URL: lateUrl.toString() },
+    });
 
     const late = new Client({ connectionString: lateUrl.toString() });
     await late.connect();
     try {
-      const row = await eventually('the indexer to register', async () => {
-        const { rows: found } = await late.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances');
-        return found[0];
-      }, START_WAIT_MS);
+      const row = await eventually(
+        'the indexer to register',
+        async () => {
+          const { rows: found } = await late.query<InstanceRow>(
+            'SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances',
+          );
+          return found[0];
+        },
+        START_WAIT_MS,
+      );
       expect(row).toMatchObject({ role: 'INDEXER', state: 'RUNNING' });
       // The log line follows the write that registered the row: wait for it rather than race it.
-      await eventually('the log to say heartbeats are recorded again', async () => (indexer.output().includes('heartbeats recorded again') ? true : undefined), START_WAIT_MS);
+      await eventually(
+        'the log to say heartbeats are recorded again',
+        async () => (indexer.output().includes('heartbeats recorded again') ? true : undefined),
+        START_WAIT_MS,
+      );
       expect(await indexer.stop()).toBe(0);
-      const { rows: stopped } = await late.query<InstanceRow>('SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances');
+      const { rows: stopped } = await late.query<InstanceRow>(
+        'SELECT id, role::text AS role, state::text AS state, heartbeat_at FROM service_instances',
+      );
       expect(stopped.map((instance) => instance.state)).toEqual(['TERMINATED']);
     } finally {
       await late.end();

@@ -30,7 +30,9 @@ describe('secrets in log lines', () => {
   });
 
   it('keeps secrets out of what the process logger writes', () => {
-    const output = logLines((logger) => logger.info({ executionId: 'e-1', accessToken: 'jwt-value', db: { password: 'pw' } }, 'started'));
+    const output = logLines((logger) =>
+      logger.info({ executionId: 'e-1', accessToken: 'jwt-value', db: { password: 'pw' } }, 'started'),
+    );
     expect(output).toContain('"executionId":"e-1"');
     expect(output).not.toContain('jwt-value');
     expect(output).not.toContain('"pw"');

@@ -1,5 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+} from 'prom-client';
 import type { Role } from '../config/roles';
 
 /**
@@ -20,15 +29,24 @@ export class MetricsRegistry {
   }
 
   counter<L extends string>(configuration: Omit<CounterConfiguration<L>, 'registers'>): Counter<L> {
-    return (this.registry.getSingleMetric(configuration.name) as Counter<L> | undefined) ?? new Counter({ ...configuration, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(configuration.name) as Counter<L> | undefined) ??
+      new Counter({ ...configuration, registers: [this.registry] })
+    );
   }
 
   gauge<L extends string>(configuration: Omit<GaugeConfiguration<L>, 'registers'>): Gauge<L> {
-    return (this.registry.getSingleMetric(configuration.name) as Gauge<L> | undefined) ?? new Gauge({ ...configuration, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(configuration.name) as Gauge<L> | undefined) ??
+      new Gauge({ ...configuration, registers: [this.registry] })
+    );
   }
 
   histogram<L extends string>(configuration: Omit<HistogramConfiguration<L>, 'registers'>): Histogram<L> {
-    return (this.registry.getSingleMetric(configuration.name) as Histogram<L> | undefined) ?? new Histogram({ ...configuration, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(configuration.name) as Histogram<L> | undefined) ??
+      new Histogram({ ...configuration, registers: [this.registry] })
+    );
   }
 
   /** The text exposition format. */

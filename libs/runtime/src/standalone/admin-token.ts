@@ -3,8 +3,7 @@ import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export type AdminToken =
-  | { readonly created: true; readonly path: string; readonly token: string }
-  | { readonly created: false; readonly path: string };
+  { readonly created: true; readonly path: string; readonly token: string } | { readonly created: false; readonly path: string };
 
 const OWNER_ONLY = 0o600;
 

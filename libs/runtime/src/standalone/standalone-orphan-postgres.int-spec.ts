@@ -101,7 +101,11 @@ describe('standalone started after a SIGKILL of the previous one on the same dat
     expect(current).not.toBe(orphan);
 
     // A second Lanner on the same data dir while the first lives: it fails, and the live one's PostgreSQL stays.
-    const intruder = startLanner('standalone', { ...env, LANNER_HTTP_PORT: String(await freePort()), LANNER_EMBEDDED_DB_PORT: String(await freePort()) }, { cwd: workDir });
+    const intruder = startLanner(
+      'standalone',
+      { ...env, LANNER_HTTP_PORT: String(await freePort()), LANNER_EMBEDDED_DB_PORT: String(await freePort()) },
+      { cwd: workDir },
+    );
     started.push(intruder);
     expect((await intruder.exited).code).toBe(1);
     expect(intruder.output()).not.toContain(ORPHAN_STOPPED);

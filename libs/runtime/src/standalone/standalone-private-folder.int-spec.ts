@@ -16,7 +16,18 @@ import { postgresUserIds, runningAsRoot } from './postgres-binaries';
 // exactly as in a real clone.
 
 const STARTUP_DEADLINE_MS = 90_000;
-const CLONED = ['bin', 'apps', 'libs', 'tools', 'proto', 'node_modules', 'package.json', 'nx.json', 'tsconfig.base.json', 'tsconfig.json'];
+const CLONED = [
+  'bin',
+  'apps',
+  'libs',
+  'tools',
+  'proto',
+  'node_modules',
+  'package.json',
+  'nx.json',
+  'tsconfig.base.json',
+  'tsconfig.json',
+];
 
 const cleanup: string[] = [];
 const children: ReturnType<typeof spawn>[] = [];
@@ -148,9 +159,15 @@ describe('standalone started from a clone in a private folder', () => {
     const address = taken.address();
     const databasePort = typeof address === 'object' && address ? address.port : 0;
     try {
-      const standalone = startStandalone(clone, { LANNER_HTTP_PORT: String(await freePort()), LANNER_EMBEDDED_DB_PORT: String(databasePort), LANNER_GRPC_PORT: '0' });
+      const standalone = startStandalone(clone, {
+        LANNER_HTTP_PORT: String(await freePort()),
+        LANNER_EMBEDDED_DB_PORT: String(databasePort),
+        LANNER_GRPC_PORT: '0',
+      });
       expect(await standalone.exited).toBe(1);
-      expect(standalone.output()).toContain(`embedded PostgreSQL did not start on 127.0.0.1:${databasePort} with data in ${clusterDir}`);
+      expect(standalone.output()).toContain(
+        `embedded PostgreSQL did not start on 127.0.0.1:${databasePort} with data in ${clusterDir}`,
+      );
       expect(standalone.output()).not.toContain(readFileSync(join(clone, '.lanner', 'postgres-password'), 'utf8').trim());
     } finally {
       await new Promise((resolve) => taken.close(resolve));

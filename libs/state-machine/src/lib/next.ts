@@ -298,7 +298,10 @@ class Step extends StepStore implements FlowableStep {
     this.moveRun(run, 'RUNNING', {
       workerQueueId,
       waitingReason: undefined,
-      attempts: replaceLast(run.attempts, copyAttempt(attempt, { state: 'RUNNING', startedAt: this.now, workerId, workerQueueId })),
+      attempts: replaceLast(
+        run.attempts,
+        copyAttempt(attempt, { state: 'RUNNING', startedAt: this.now, workerId, workerQueueId }),
+      ),
     });
   }
 
@@ -334,7 +337,8 @@ class Step extends StepStore implements FlowableStep {
       this.failRunnable(run, task, error ?? 'The task failed', outputs);
       return;
     }
-    let final: TaskRunState = resultState === 'SUCCESS' && task.retry?.warningOnRetry && attempt.attempt > 1 ? 'WARNING' : resultState;
+    let final: TaskRunState =
+      resultState === 'SUCCESS' && task.retry?.warningOnRetry && attempt.attempt > 1 ? 'WARNING' : resultState;
     if (final === 'WARNING' && task.allowWarning) final = 'SUCCESS';
     run = this.moveRun(run, final, {
       outputs,
@@ -354,7 +358,8 @@ class Step extends StepStore implements FlowableStep {
     if (isFinalExecution(this.state)) return;
     const run = this.find(taskRunId);
     if (run === undefined || run.state !== 'SUBMITTED' || lastAttempt(run)?.attempt !== attemptNumber) return;
-    if (run.workerQueueId === workerQueueId && run.waitingReason === waitingReason && run.dispatchReason === dispatchReason) return;
+    if (run.workerQueueId === workerQueueId && run.waitingReason === waitingReason && run.dispatchReason === dispatchReason)
+      return;
     this.putRun(copyRun(run, { workerQueueId, waitingReason, dispatchReason }));
   }
 
@@ -529,7 +534,12 @@ class Step extends StepStore implements FlowableStep {
     }
   }
 
-  private onSubflowEnded(taskRunId: string, executionId: string, childState: ExecutionState, outputs: JsonObject | undefined): void {
+  private onSubflowEnded(
+    taskRunId: string,
+    executionId: string,
+    childState: ExecutionState,
+    outputs: JsonObject | undefined,
+  ): void {
     if (isFinalExecution(this.state)) return;
     const run = this.find(taskRunId);
     if (run === undefined || run.state !== 'RUNNING' || run.subflowExecutionId !== executionId) return;
@@ -545,10 +555,7 @@ class Step extends StepStore implements FlowableStep {
     const selector = task.workerSelector ?? this.flow.workerSelector;
     const submitted = this.moveRun(run, 'SUBMITTED', {
       selector,
-      attempts: [
-        ...run.attempts,
-        copyAttempt({ attempt: number, state: 'SUBMITTED', submittedAt: this.now }, {}),
-      ],
+      attempts: [...run.attempts, copyAttempt({ attempt: number, state: 'SUBMITTED', submittedAt: this.now }, {})],
     });
     this.emit({
       type: 'dispatch',
@@ -578,7 +585,9 @@ class Step extends StepStore implements FlowableStep {
         let failed = this.moveRun(run, 'FAILED', { error, attempts });
         failed = this.moveRun(failed, 'RETRYING');
         failed = this.moveRun(failed, 'RETRIED');
-        this.startExecutionRetry(this.now + retryDelay(retry, this.base.retryAttempt, `${this.base.id}#${this.base.retryAttempt}`));
+        this.startExecutionRetry(
+          this.now + retryDelay(retry, this.base.retryAttempt, `${this.base.id}#${this.base.retryAttempt}`),
+        );
         this.childEnded(failed);
         return;
       }
@@ -627,7 +636,9 @@ class Step extends StepStore implements FlowableStep {
   private startFlowable(run: TaskRun, task: Task): TaskRunState {
     const rules = rulesOf(task);
     if (rules === undefined) {
-      return this.finishRun(this.moveRun(run, 'RUNNING'), task, 'FAILED', { error: `Task kind '${task.kind}' cannot run in the executor` }).state;
+      return this.finishRun(this.moveRun(run, 'RUNNING'), task, 'FAILED', {
+        error: `Task kind '${task.kind}' cannot run in the executor`,
+      }).state;
     }
     if (!rules.hasChildren) {
       const running = this.moveRun(run, 'RUNNING');
@@ -774,7 +785,11 @@ class Step extends StepStore implements FlowableStep {
         }
         progress = this.progressOf(containerId);
         if (progress.running > 0) return false;
-        if (progress.failed === 0 && progress.killed === 0 && this.nextStartableLane(containerId, progress, lanes) !== undefined) {
+        if (
+          progress.failed === 0 &&
+          progress.killed === 0 &&
+          this.nextStartableLane(containerId, progress, lanes) !== undefined
+        ) {
           continue;
         }
       } else if (progress.running > 0) {
@@ -791,11 +806,25 @@ class Step extends StepStore implements FlowableStep {
         }
         if (outcome === 'KILLED') return this.endContainer(containerId, 'KILLED');
         if (outcome === 'FAILED' && this.hasBranch(containerId, 'errors')) {
-          this.setProgress(containerId, { ...progress, ...reset, stage: 'errors', mainOutcome: outcome, mainLanes: progress.nextLane, mainDag: progress.dag });
+          this.setProgress(containerId, {
+            ...progress,
+            ...reset,
+            stage: 'errors',
+            mainOutcome: outcome,
+            mainLanes: progress.nextLane,
+            mainDag: progress.dag,
+          });
           continue;
         }
         if (this.hasBranch(containerId, 'finally')) {
-          this.setProgress(containerId, { ...progress, ...reset, stage: 'finally', mainOutcome: outcome, mainLanes: progress.nextLane, mainDag: progress.dag });
+          this.setProgress(containerId, {
+            ...progress,
+            ...reset,
+            stage: 'finally',
+            mainOutcome: outcome,
+            mainLanes: progress.nextLane,
+            mainDag: progress.dag,
+          });
           continue;
         }
         return this.endContainer(containerId, outcome);
@@ -865,7 +894,8 @@ class Step extends StepStore implements FlowableStep {
   private laneEnded(containerId: string, lane: number, end: LaneEnd, runningDelta: number, started: boolean): void {
     const progress = this.progressOf(containerId);
     const laneStates = this.laneStatesOf(containerId, progress);
-    const dag = laneStates !== undefined && progress.dag !== undefined ? laneStates.record(progress.dag, lane, end) : progress.dag;
+    const dag =
+      laneStates !== undefined && progress.dag !== undefined ? laneStates.record(progress.dag, lane, end) : progress.dag;
     this.setProgress(
       containerId,
       withCounters(
@@ -921,7 +951,14 @@ class Step extends StepStore implements FlowableStep {
     return id;
   }
 
-  private createRun(containerId: string, progress: ContainerProgress, task: Task, stage: Stage, lane: number, position: number): TaskRun {
+  private createRun(
+    containerId: string,
+    progress: ContainerProgress,
+    task: Task,
+    stage: Stage,
+    lane: number,
+    position: number,
+  ): TaskRun {
     const parent = containerId === ROOT ? undefined : this.run(containerId);
     const rules = stage === 'main' ? this.containerRules(parent === undefined ? undefined : this.task(parent)) : undefined;
     const value = rules?.laneValue?.(progress, lane);
@@ -1012,7 +1049,13 @@ class Step extends StepStore implements FlowableStep {
       }
     }
     const current = this.progressOf(containerId);
-    this.setProgress(containerId, { ...current, running, failed, warned: warned + current.warned, ...(dag !== undefined ? { dag } : {}) });
+    this.setProgress(containerId, {
+      ...current,
+      running,
+      failed,
+      warned: warned + current.warned,
+      ...(dag !== undefined ? { dag } : {}),
+    });
   }
 
   private restartRun(run: TaskRun, task: Task): TaskRunState {

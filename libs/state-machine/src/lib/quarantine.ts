@@ -68,7 +68,10 @@ export interface MarksReview {
 /** The reason a quarantined execution carries, from its mark. */
 export function quarantineReason(mark: Pick<ProcessingMark, 'crashes' | 'lastCrash'>): string {
   const times = mark.crashes === 1 ? 'once' : mark.crashes === 2 ? 'twice' : `${mark.crashes} times`;
-  const last = mark.lastCrash === undefined ? '' : ` (last at ${new Date(mark.lastCrash.since).toISOString()}, handling '${mark.lastCrash.messageType}')`;
+  const last =
+    mark.lastCrash === undefined
+      ? ''
+      : ` (last at ${new Date(mark.lastCrash.since).toISOString()}, handling '${mark.lastCrash.messageType}')`;
   return `quarantined: the executor stopped ${times} while processing this execution after a restart${last}; its pending events are parked and not processed again`;
 }
 
@@ -77,17 +80,27 @@ export function quarantineReason(mark: Pick<ProcessingMark, 'crashes' | 'lastCra
  * execution; an execution that reached `threshold` crashes is quarantined.
  * `now` is when the review runs.
  */
-export function reviewMarksAtStart(marks: readonly ProcessingMark[], now: Millis, threshold: number = QUARANTINE_AFTER_CRASHES): MarksReview {
+export function reviewMarksAtStart(
+  marks: readonly ProcessingMark[],
+  now: Millis,
+  threshold: number = QUARANTINE_AFTER_CRASHES,
+): MarksReview {
   const changed: ProcessingMark[] = [];
   const quarantine: QuarantineOrder[] = [];
   for (const mark of marks) {
     let reviewed = mark;
     if (mark.inProgress !== undefined) {
-      reviewed = { tenantId: mark.tenantId, executionId: mark.executionId, crashes: mark.crashes + 1, lastCrash: mark.inProgress };
+      reviewed = {
+        tenantId: mark.tenantId,
+        executionId: mark.executionId,
+        crashes: mark.crashes + 1,
+        lastCrash: mark.inProgress,
+      };
       if (mark.quarantinedAt !== undefined) reviewed = { ...reviewed, quarantinedAt: mark.quarantinedAt };
     }
     // Only a crash counted now quarantines: a quarantine a restart lifted stays lifted until the next crash.
-    if (reviewed.quarantinedAt === undefined && mark.inProgress !== undefined && reviewed.crashes >= threshold) reviewed = { ...reviewed, quarantinedAt: now };
+    if (reviewed.quarantinedAt === undefined && mark.inProgress !== undefined && reviewed.crashes >= threshold)
+      reviewed = { ...reviewed, quarantinedAt: now };
     if (reviewed !== mark) changed.push(reviewed);
     if (reviewed.quarantinedAt !== undefined) {
       quarantine.push({ tenantId: reviewed.tenantId, executionId: reviewed.executionId, reason: quarantineReason(reviewed) });
@@ -189,7 +202,10 @@ function failTaskRun(run: TaskRun, reason: string, now: Millis, actions: Executi
   if (last !== undefined && (last.state === 'SUBMITTED' || last.state === 'RUNNING')) {
     // The job may be on a queue or a worker: stopped, so a worker never runs it for an ended execution.
     if (run.progress === undefined) actions.push({ type: 'kill-job', taskRunId: run.id, attempt: last.attempt });
-    attempts = [...attempts.slice(0, -1), copyAttempt(last, { state: state === 'KILLED' ? 'KILLED' : 'FAILED', endedAt: now, error: reason })];
+    attempts = [
+      ...attempts.slice(0, -1),
+      copyAttempt(last, { state: state === 'KILLED' ? 'KILLED' : 'FAILED', endedAt: now, error: reason }),
+    ];
   }
   if (run.subflowExecutionId !== undefined) actions.push({ type: 'kill-subflow', executionId: run.subflowExecutionId });
   return copyRun(run, { state, histories, attempts, error: reason });
@@ -207,7 +223,9 @@ export const WORKER_LOSSES_BEFORE_FAILING = 2;
  * reported started count: a job lost before that may never have reached one.
  */
 export function repeatedWorkerLoss(attempts: readonly TaskRunAttempt[]): string | undefined {
-  const lost = attempts.filter((attempt, index) => attempt.startedAt !== undefined && (attempt.state === 'RESUBMITTED' || index === attempts.length - 1));
+  const lost = attempts.filter(
+    (attempt, index) => attempt.startedAt !== undefined && (attempt.state === 'RESUBMITTED' || index === attempts.length - 1),
+  );
   if (lost.length < WORKER_LOSSES_BEFORE_FAILING) return undefined;
   const numbers = lost.map((attempt) => attempt.attempt);
   const listed = `${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;

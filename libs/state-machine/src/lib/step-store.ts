@@ -165,12 +165,21 @@ export class StepStore {
   recordOutputs(run: TaskRun): void {
     if (run.outputs === undefined) return;
     const key = outputKey(run.taskId, run.forEachValues);
-    this.taskOutputs = this.taskOutputs.set(key, { taskId: run.taskId, forEachValues: run.forEachValues ?? [], outputs: run.outputs });
+    this.taskOutputs = this.taskOutputs.set(key, {
+      taskId: run.taskId,
+      forEachValues: run.forEachValues ?? [],
+      outputs: run.outputs,
+    });
   }
 
   context(run?: TaskRun): RenderContext {
     return buildContext(
-      { flow: this.flow, execution: { ...this.base, histories: this.histories }, labels: this.labels, taskOutputs: this.taskOutputs },
+      {
+        flow: this.flow,
+        execution: { ...this.base, histories: this.histories },
+        labels: this.labels,
+        taskOutputs: this.taskOutputs,
+      },
       run,
     );
   }

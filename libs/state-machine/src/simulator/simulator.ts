@@ -31,13 +31,18 @@ export type ScriptedOutcome =
 export type TaskScript =
   | ScriptedOutcome
   | readonly ScriptedOutcome[]
-  | { readonly perValue: Readonly<Record<string, ScriptedOutcome | readonly ScriptedOutcome[]>>; readonly otherwise?: ScriptedOutcome | readonly ScriptedOutcome[] };
+  | {
+      readonly perValue: Readonly<Record<string, ScriptedOutcome | readonly ScriptedOutcome[]>>;
+      readonly otherwise?: ScriptedOutcome | readonly ScriptedOutcome[];
+    };
 
 export interface SimulationOptions {
   readonly inputs?: JsonObject;
   readonly script?: Readonly<Record<string, TaskScript>>;
   /** Child executions of Subflow tasks, by `namespace.flowId` (default: SUCCESS, no outputs). */
-  readonly subflows?: Readonly<Record<string, { readonly state: ExecutionState; readonly outputs?: JsonObject; readonly durationMs?: number }>>;
+  readonly subflows?: Readonly<
+    Record<string, { readonly state: ExecutionState; readonly outputs?: JsonObject; readonly durationMs?: number }>
+  >;
   /** External events at virtual times: kill, resume, restart, concurrency slot freed. */
   readonly events?: readonly { readonly at: Millis; readonly event: ExecutionEvent }[];
   /** Virtual start time (default 0). */
@@ -80,7 +85,11 @@ interface Pending {
 export function simulateFlow(flow: Flow, options: SimulationOptions = {}): SimulationResult {
   const start = options.now ?? 0;
   const defaultDuration = options.defaultDurationMs ?? 1000;
-  let execution = createExecution(flow, { id: options.executionId ?? 'exec', tenant: 'main', inputs: options.inputs ?? {} }, start);
+  let execution = createExecution(
+    flow,
+    { id: options.executionId ?? 'exec', tenant: 'main', inputs: options.inputs ?? {} },
+    start,
+  );
   const queue: Pending[] = [];
   const cancelled = new Set<string>();
   const log: SimulationLogEntry[] = [];
@@ -114,7 +123,9 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
       switch (action.type) {
         case 'dispatch': {
           const run = execution.taskRuns.get(action.taskRunId);
-          const outcome = scriptedOutcome(options.script?.[action.task.id], run?.value, action.attempt) ?? defaultOutcome(flow, execution, action.taskRunId, action.task.id, now);
+          const outcome =
+            scriptedOutcome(options.script?.[action.task.id], run?.value, action.attempt) ??
+            defaultOutcome(flow, execution, action.taskRunId, action.task.id, now);
           const job = { taskRunId: action.taskRunId, attempt: action.attempt };
           if (outcome.state === 'REFUSED') {
             push(now, { type: 'task-run-dispatch-refused', ...job, state: outcome.as, reason: outcome.reason });
@@ -125,7 +136,12 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
           if (outcome.state === 'HANG') break;
           if (outcome.state === 'LOST') push(now + (outcome.durationMs ?? defaultDuration), { type: 'worker-lost', ...job });
           else if (outcome.state === 'FAILED') {
-            push(now + (outcome.durationMs ?? defaultDuration), { type: 'task-run-result', ...job, state: 'FAILED', error: outcome.error ?? 'scripted failure' });
+            push(now + (outcome.durationMs ?? defaultDuration), {
+              type: 'task-run-result',
+              ...job,
+              state: 'FAILED',
+              error: outcome.error ?? 'scripted failure',
+            });
           } else {
             push(now + (outcome.durationMs ?? defaultDuration), {
               type: 'task-run-result',
@@ -170,7 +186,11 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
   return { execution, log, actions: allActions, retryExecutions, exhausted: queue.length > 0, now };
 }
 
-function scriptedOutcome(script: TaskScript | undefined, value: string | undefined, attempt: number): ScriptedOutcome | undefined {
+function scriptedOutcome(
+  script: TaskScript | undefined,
+  value: string | undefined,
+  attempt: number,
+): ScriptedOutcome | undefined {
   if (script === undefined) return undefined;
   if (isPerValue(script)) {
     const chosen = (value !== undefined ? script.perValue[value] : undefined) ?? script.otherwise;
@@ -196,8 +216,10 @@ function defaultOutcome(flow: Flow, execution: Execution, taskRunId: string, tas
   if (task.kind === 'Sleep') return { state: 'SUCCESS', durationMs: task.durationMs };
   try {
     const context = renderContextFor(flow, execution, taskRunId);
-    if (task.kind === 'OutputValues') return { state: 'SUCCESS', outputs: { values: renderAny(task.values, context, { now }) as JsonObject } };
-    if (task.kind === 'Return') return { state: 'SUCCESS', outputs: { value: renderAny(task.format, context, { now }) as string } };
+    if (task.kind === 'OutputValues')
+      return { state: 'SUCCESS', outputs: { values: renderAny(task.values, context, { now }) as JsonObject } };
+    if (task.kind === 'Return')
+      return { state: 'SUCCESS', outputs: { value: renderAny(task.format, context, { now }) as string } };
   } catch (error) {
     return { state: 'FAILED', error: error instanceof Error ? error.message : 'rendering failed' };
   }

@@ -29,9 +29,17 @@ describe('If, Switch, Dag and AllowFailure', () => {
   });
 
   it('runs the matching Switch case, or the defaults', () => {
-    const tree = flow([switchTask('route', '{{ inputs.kind }}', { csv: [log('as-csv')], json: [log('as-json')] }, [log('fallback')])]);
-    expect(statesByTask(simulateFlow(tree, { inputs: { kind: 'json' } }).execution)).toEqual({ route: 'SUCCESS', 'as-json': 'SUCCESS' });
-    expect(statesByTask(simulateFlow(tree, { inputs: { kind: 'xml' } }).execution)).toEqual({ route: 'SUCCESS', fallback: 'SUCCESS' });
+    const tree = flow([
+      switchTask('route', '{{ inputs.kind }}', { csv: [log('as-csv')], json: [log('as-json')] }, [log('fallback')]),
+    ]);
+    expect(statesByTask(simulateFlow(tree, { inputs: { kind: 'json' } }).execution)).toEqual({
+      route: 'SUCCESS',
+      'as-json': 'SUCCESS',
+    });
+    expect(statesByTask(simulateFlow(tree, { inputs: { kind: 'xml' } }).execution)).toEqual({
+      route: 'SUCCESS',
+      fallback: 'SUCCESS',
+    });
   });
 
   it('runs Dag tasks after their dependencies, independent ones together', () => {
@@ -55,7 +63,12 @@ describe('If, Switch, Dag and AllowFailure', () => {
 
   it('does not run Dag tasks whose dependency failed', () => {
     const result = simulateFlow(
-      flow([dag('graph', [{ task: log('extract'), dependsOn: [] }, { task: log('load'), dependsOn: ['extract'] }])]),
+      flow([
+        dag('graph', [
+          { task: log('extract'), dependsOn: [] },
+          { task: log('load'), dependsOn: ['extract'] },
+        ]),
+      ]),
       { script: { extract: { state: 'FAILED' } } },
     );
     expect(result.execution.state).toBe('FAILED');
@@ -63,9 +76,12 @@ describe('If, Switch, Dag and AllowFailure', () => {
   });
 
   it('ends AllowFailure WARNING when a child fails, after running its errors branch', () => {
-    const result = simulateFlow(flow([allowFailure('tolerant', [log('risky'), log('never')], { errors: [log('notify')] }), log('after')]), {
-      script: { risky: { state: 'FAILED' } },
-    });
+    const result = simulateFlow(
+      flow([allowFailure('tolerant', [log('risky'), log('never')], { errors: [log('notify')] }), log('after')]),
+      {
+        script: { risky: { state: 'FAILED' } },
+      },
+    );
     expect(result.execution.state).toBe('WARNING');
     expect(statesByTask(result.execution)).toEqual({ tolerant: 'WARNING', risky: 'FAILED', notify: 'SUCCESS', after: 'SUCCESS' });
     expect(listTaskRuns(result.execution)).toHaveLength(4);

@@ -9,10 +9,16 @@ describe('flow concurrency limit', () => {
   });
 
   it('QUEUE: waits in QUEUED until a slot frees, then runs', () => {
-    const result = simulateFlow(limited('QUEUE'), { runningExecutions: 2, events: [{ at: 30_000, event: { type: 'concurrency-slot-freed' } }] });
+    const result = simulateFlow(limited('QUEUE'), {
+      runningExecutions: 2,
+      events: [{ at: 30_000, event: { type: 'concurrency-slot-freed' } }],
+    });
     expect(result.execution.state).toBe('SUCCESS');
     expect(result.execution.histories.map((change) => `${change.state}@${change.at}`)).toEqual([
-      'CREATED@0', 'QUEUED@0', 'RUNNING@30000', 'SUCCESS@31000',
+      'CREATED@0',
+      'QUEUED@0',
+      'RUNNING@30000',
+      'SUCCESS@31000',
     ]);
   });
 

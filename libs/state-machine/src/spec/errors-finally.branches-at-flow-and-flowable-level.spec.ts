@@ -5,7 +5,9 @@ const FAIL = { state: 'FAILED' as const };
 
 describe('errors and finally', () => {
   it('runs the flow errors branch after a failure, then finally; the execution stays FAILED', () => {
-    const result = simulateFlow(flow([log('a'), log('b')], { errors: [log('alert')], finally: [log('cleanup')] }), { script: { a: FAIL } });
+    const result = simulateFlow(flow([log('a'), log('b')], { errors: [log('alert')], finally: [log('cleanup')] }), {
+      script: { a: FAIL },
+    });
     expect(result.execution.state).toBe('FAILED');
     expect(listTaskRuns(result.execution).map((run) => `${run.taskId}:${run.stage}:${run.state}`)).toEqual([
       'a:main:FAILED',
@@ -27,9 +29,15 @@ describe('errors and finally', () => {
 
   it('runs a flowable errors branch inside the flowable; the flowable and execution fail', () => {
     const result = simulateFlow(
-      flow([sequential('group', [log('a'), log('b')], { errors: [log('local-alert')], finally: [log('local-cleanup')] }), log('after')], {
-        errors: [log('global-alert')],
-      }),
+      flow(
+        [
+          sequential('group', [log('a'), log('b')], { errors: [log('local-alert')], finally: [log('local-cleanup')] }),
+          log('after'),
+        ],
+        {
+          errors: [log('global-alert')],
+        },
+      ),
       { script: { a: FAIL } },
     );
     expect(result.execution.state).toBe('FAILED');
@@ -43,9 +51,12 @@ describe('errors and finally', () => {
   });
 
   it('continues after a flowable whose failure is allowed', () => {
-    const result = simulateFlow(flow([sequential('group', [log('a')], { allowFailure: true, errors: [log('local-alert')] }), log('after')]), {
-      script: { a: FAIL },
-    });
+    const result = simulateFlow(
+      flow([sequential('group', [log('a')], { allowFailure: true, errors: [log('local-alert')] }), log('after')]),
+      {
+        script: { a: FAIL },
+      },
+    );
     expect(result.execution.state).toBe('WARNING');
     expect(statesByTask(result.execution)).toEqual({ group: 'WARNING', a: 'FAILED', 'local-alert': 'SUCCESS', after: 'SUCCESS' });
   });

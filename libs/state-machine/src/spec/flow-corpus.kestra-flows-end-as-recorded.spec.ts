@@ -36,14 +36,20 @@ function readHeader(source: string): Header {
   return { expect, json };
 }
 
-const files = readdirSync(FLOWS_DIR).filter((name) => name.endsWith('.yaml')).sort();
+const files = readdirSync(FLOWS_DIR)
+  .filter((name) => name.endsWith('.yaml'))
+  .sort();
 
 describe('tests/flows corpus', () => {
   it('holds at least 40 flows, each with its expected end', () => {
     expect(files.length).toBeGreaterThanOrEqual(40);
     for (const file of files) {
       const { expect: expected } = readHeader(readFileSync(join(FLOWS_DIR, file), 'utf8'));
-      expect({ file, state: expected['state'] !== undefined, taskRuns: expected['taskRuns'] !== undefined }).toEqual({ file, state: true, taskRuns: true });
+      expect({ file, state: expected['state'] !== undefined, taskRuns: expected['taskRuns'] !== undefined }).toEqual({
+        file,
+        state: true,
+        taskRuns: true,
+      });
     }
   });
 

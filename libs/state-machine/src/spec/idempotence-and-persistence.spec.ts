@@ -57,7 +57,12 @@ describe('plain-data form', () => {
     expect(executionToData(restored)).toEqual(executionToData(midway));
     expect(restored.liveTaskRuns.size).toBe(1);
     const finished = next(tree, restored, { type: 'task-run-result', taskRunId: 'e:second', attempt: 1, state: 'SUCCESS' }, 5000);
-    const last = next(tree, finished.execution, { type: 'task-run-result', taskRunId: 'e:third', attempt: 1, state: 'SUCCESS' }, 6000);
+    const last = next(
+      tree,
+      finished.execution,
+      { type: 'task-run-result', taskRunId: 'e:third', attempt: 1, state: 'SUCCESS' },
+      6000,
+    );
     expect(last.execution.state).toBe('SUCCESS');
     expect(last.execution.outputs).toEqual({ v: 'one' });
   });

@@ -36,16 +36,27 @@ describe('kill', () => {
   });
 
   it('drops results that arrive after the execution was killed', () => {
-    const result = simulateFlow(flow([log('a')]), { script: { a: { state: 'HANG' } }, events: [{ at: 10, event: { type: 'kill-requested' } }] });
+    const result = simulateFlow(flow([log('a')]), {
+      script: { a: { state: 'HANG' } },
+      events: [{ at: 10, event: { type: 'kill-requested' } }],
+    });
     const run = runsOf(result.execution, 'a')[0];
-    const late = next(flow([log('a')]), result.execution, { type: 'task-run-result', taskRunId: run?.id ?? '', attempt: 1, state: 'SUCCESS' }, 99_000);
+    const late = next(
+      flow([log('a')]),
+      result.execution,
+      { type: 'task-run-result', taskRunId: run?.id ?? '', attempt: 1, state: 'SUCCESS' },
+      99_000,
+    );
     expect(late.execution).toBe(result.execution);
     expect(late.actions).toEqual([]);
   });
 
   it('kills a task run waiting for its retry, and the retry timer firing later changes nothing (Kestra #19679)', () => {
     const tree = flow([log('flaky', { retry: constantRetry(60_000, 3) })]);
-    const result = simulateFlow(tree, { script: { flaky: { state: 'FAILED' } }, events: [{ at: 5000, event: { type: 'kill-requested' } }] });
+    const result = simulateFlow(tree, {
+      script: { flaky: { state: 'FAILED' } },
+      events: [{ at: 5000, event: { type: 'kill-requested' } }],
+    });
     expect(result.execution.state).toBe('KILLED');
     const [run] = runsOf(result.execution, 'flaky');
     expect(historyOf(run)).toBe('CREATED>SUBMITTED>RUNNING>FAILED>RETRYING>SUBMITTED>KILLED');

@@ -7,7 +7,13 @@ describe('Pause', () => {
       events: [{ at: 50_000, event: { type: 'resume-requested', inputs: { approved: true } } }],
     });
     expect(result.execution.state).toBe('SUCCESS');
-    expect(result.execution.histories.map((change) => change.state)).toEqual(['CREATED', 'RUNNING', 'PAUSED', 'RUNNING', 'SUCCESS']);
+    expect(result.execution.histories.map((change) => change.state)).toEqual([
+      'CREATED',
+      'RUNNING',
+      'PAUSED',
+      'RUNNING',
+      'SUCCESS',
+    ]);
     const [approval] = runsOf(result.execution, 'approval');
     expect(historyOf(approval)).toBe('CREATED>RUNNING>PAUSED>RUNNING>SUCCESS');
     expect(approval?.outputs).toEqual({ approved: true });

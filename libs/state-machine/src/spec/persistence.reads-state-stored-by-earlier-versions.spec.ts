@@ -20,7 +20,20 @@ import {
   next,
   timerId,
 } from '../index';
-import { dag, failTask, flow, forEach, ifTask, log, parallel, pause, sequential, subflow, switchTask, waitFor } from '../test-support/flows';
+import {
+  dag,
+  failTask,
+  flow,
+  forEach,
+  ifTask,
+  log,
+  parallel,
+  pause,
+  sequential,
+  subflow,
+  switchTask,
+  waitFor,
+} from '../test-support/flows';
 
 const FIXTURE = join(__dirname, 'fixtures', 'stored-before-the-flowable-split.json');
 
@@ -49,7 +62,11 @@ const IN_FLIGHT = new Set(['e:all:plan:b', 'e:all:each:say@1', 'e:all:guarded:re
  * succeeds (unless in `inFlight`), every timer fires when `fireTimers`, every
  * waited-for subflow ends SUCCESS when `endSubflows`.
  */
-function drive(execution: Execution, events: ExecutionEvent[], options: { inFlight?: ReadonlySet<string>; fireTimers: boolean; endSubflows: boolean }): Execution {
+function drive(
+  execution: Execution,
+  events: ExecutionEvent[],
+  options: { inFlight?: ReadonlySet<string>; fireTimers: boolean; endSubflows: boolean },
+): Execution {
   const pending = [...events];
   let now = 1_000;
   for (let event = pending.shift(); event !== undefined; event = pending.shift()) {
@@ -71,13 +88,18 @@ function drive(execution: Execution, events: ExecutionEvent[], options: { inFlig
 }
 
 function midway(): Execution {
-  return drive(createExecution(tree, { id: 'e', tenant: 'main' }, 0), [{ type: 'created' }], { inFlight: IN_FLIGHT, fireTimers: false, endSubflows: false });
+  return drive(createExecution(tree, { id: 'e', tenant: 'main' }, 0), [{ type: 'created' }], {
+    inFlight: IN_FLIGHT,
+    fireTimers: false,
+    endSubflows: false,
+  });
 }
 
 const stored = (): ExecutionData => JSON.parse(readFileSync(FIXTURE, 'utf8')) as ExecutionData;
 const progressById = (data: ExecutionData): Record<string, unknown> =>
   Object.fromEntries(data.taskRuns.filter((run) => run.progress !== undefined).map((run) => [run.id, run.progress]));
-const statesById = (execution: Execution): Record<string, string> => Object.fromEntries(listTaskRuns(execution).map((run: TaskRun) => [run.id, run.state]));
+const statesById = (execution: Execution): Record<string, string> =>
+  Object.fromEntries(listTaskRuns(execution).map((run: TaskRun) => [run.id, run.state]));
 
 describe('an execution stored before the per-kind split of the flowables', () => {
   it('is what the state machine still stores at that point: every flowable keeps its stored progress', () => {
@@ -114,7 +136,16 @@ describe('an execution stored before the per-kind split of the flowables', () =>
         { type: 'task-run-result', taskRunId: 'e:all:plan:b', attempt: 1, state: 'SUCCESS' },
         { type: 'task-run-result', taskRunId: 'e:all:each:say@1', attempt: 1, state: 'SUCCESS' },
         { type: 'task-run-result', taskRunId: 'e:all:guarded:recover', attempt: 1, state: 'SUCCESS' },
-        { type: 'timer-fired', timer: { id: timerId('e:all:poll', 'waitfor-next', 0), kind: 'waitfor-next', at: 61_000, taskRunId: 'e:all:poll', attempt: 0 } },
+        {
+          type: 'timer-fired',
+          timer: {
+            id: timerId('e:all:poll', 'waitfor-next', 0),
+            kind: 'waitfor-next',
+            at: 61_000,
+            taskRunId: 'e:all:poll',
+            attempt: 0,
+          },
+        },
         { type: 'resume-requested', inputs: { approved: true } },
         { type: 'subflow-ended', taskRunId: 'e:all:call', executionId: subflowExecutionId, state: 'SUCCESS' },
       ],
@@ -151,4 +182,3 @@ describe('an execution stored before the per-kind split of the flowables', () =>
     expect(ended.taskRuns.get('e:all:check:hold')?.outputs).toEqual({ approved: true });
   });
 });
-

@@ -46,7 +46,12 @@ const shape: fc.Arbitrary<Shape> = fc.letrec<{ node: Shape }>((tie) => ({
       allowFailure: fc.boolean(),
     }),
     fc.record({ kind: fc.constant('allow' as const), children: fc.array(tie('node'), { minLength: 1, maxLength: 2 }) }),
-    fc.record({ kind: fc.constant('each' as const), values: fc.integer({ min: 0, max: 3 }), limit: fc.integer({ min: 0, max: 2 }), children: fc.array(tie('node'), { minLength: 1, maxLength: 2 }) }),
+    fc.record({
+      kind: fc.constant('each' as const),
+      values: fc.integer({ min: 0, max: 3 }),
+      limit: fc.integer({ min: 0, max: 2 }),
+      children: fc.array(tie('node'), { minLength: 1, maxLength: 2 }),
+    }),
   ),
 })).node;
 
@@ -59,7 +64,13 @@ function toFlow(shapes: Shape[], withErrors: boolean): Flow {
         // 0: none, 1-2: RETRY_FAILED_TASK with 2-3 attempts, 3: CREATE_NEW_EXECUTION, 4: none.
         const retry: RetryPolicy | undefined =
           node.retry === 1 || node.retry === 2
-            ? { type: 'constant', intervalMs: 10, maxAttempts: node.retry + 1, behavior: 'RETRY_FAILED_TASK', warningOnRetry: false }
+            ? {
+                type: 'constant',
+                intervalMs: 10,
+                maxAttempts: node.retry + 1,
+                behavior: 'RETRY_FAILED_TASK',
+                warningOnRetry: false,
+              }
             : node.retry === 3
               ? { type: 'constant', intervalMs: 10, maxAttempts: 2, behavior: 'CREATE_NEW_EXECUTION', warningOnRetry: false }
               : undefined;
@@ -73,9 +84,15 @@ function toFlow(shapes: Shape[], withErrors: boolean): Flow {
         });
       }
       case 'seq':
-        return sequential(id, node.children.map(build), { allowFailure: node.allowFailure, ...(node.timeout ? { timeoutMs: 5000 } : {}) });
+        return sequential(id, node.children.map(build), {
+          allowFailure: node.allowFailure,
+          ...(node.timeout ? { timeoutMs: 5000 } : {}),
+        });
       case 'par':
-        return parallel(id, node.children.map(build), node.concurrency, { allowFailure: node.allowFailure, ...(node.timeout ? { timeoutMs: 5000 } : {}) });
+        return parallel(id, node.children.map(build), node.concurrency, {
+          allowFailure: node.allowFailure,
+          ...(node.timeout ? { timeoutMs: 5000 } : {}),
+        });
       case 'if': {
         const condition = ['true', 'false', '{{ inputs.nope }}'][node.condition] as string;
         return { ...ifTask(id, condition, node.then.map(build), node.else.map(build)), allowFailure: node.allowFailure };
@@ -83,14 +100,21 @@ function toFlow(shapes: Shape[], withErrors: boolean): Flow {
       case 'allow':
         return allowFailure(id, node.children.map(build));
       case 'each':
-        return forEach(id, Array.from({ length: node.values }, (_, i) => `v${i}`), node.children.map(build), node.limit);
+        return forEach(
+          id,
+          Array.from({ length: node.values }, (_, i) => `v${i}`),
+          node.children.map(build),
+          node.limit,
+        );
     }
   };
   const tasks = shapes.map(build);
   return flow(tasks, withErrors ? { errors: [log(`t${counter++}`)], finally: [log(`t${counter++}`)] } : {});
 }
 
-const flows = fc.tuple(fc.array(shape, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([shapes, withErrors]) => toFlow(shapes, withErrors));
+const flows = fc
+  .tuple(fc.array(shape, { minLength: 1, maxLength: 3 }), fc.boolean())
+  .map(([shapes, withErrors]) => toFlow(shapes, withErrors));
 
 // ---- A driver that delivers pending events in a random order, with random worker answers.
 type Answer = 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED' | 'LOST' | 'SILENT';
@@ -109,7 +133,9 @@ function drive(
   from?: Execution,
 ): Run {
   let execution = from ?? createExecution(tree, { id: 'p', tenant: 't' }, 0);
-  const pending: ExecutionEvent[] = [from === undefined ? { type: 'created' } : { type: 'restart-requested', expectedVersion: from.version }];
+  const pending: ExecutionEvent[] = [
+    from === undefined ? { type: 'created' } : { type: 'restart-requested', expectedVersion: from.version },
+  ];
   const applied: ExecutionEvent[] = [];
   let step = 0;
   let replayed = false;
@@ -118,7 +144,8 @@ function drive(
     step++;
     let event: ExecutionEvent;
     if (killAt !== undefined && step === killAt) event = { type: 'kill-requested' };
-    else if (!replayed && applied.length > 0 && choose(7) === 0) event = applied[(choices[(step + 1) % choices.length] ?? 0) % applied.length] as ExecutionEvent; // a redelivery (never two in a row, so the queue drains)
+    else if (!replayed && applied.length > 0 && choose(7) === 0)
+      event = applied[(choices[(step + 1) % choices.length] ?? 0) % applied.length] as ExecutionEvent; // a redelivery (never two in a row, so the queue drains)
     else event = pending.splice(choose(pending.length), 1)[0] as ExecutionEvent;
     const before = execution;
     const result = next(tree, execution, event, (from === undefined ? 0 : 10_000_000) + step * 1000);
@@ -135,7 +162,8 @@ function drive(
         if (answer === 'SILENT' && !action.task.timeoutMs) answer = 'SUCCESS';
         if (answer === 'LOST' && action.attempt > 2) answer = 'SUCCESS';
         if (answer === 'LOST') pending.push({ type: 'worker-lost', ...job });
-        else if (answer !== 'SILENT') pending.push({ type: 'task-run-result', ...job, state: answer, ...(answer === 'FAILED' ? { error: 'x' } : {}) });
+        else if (answer !== 'SILENT')
+          pending.push({ type: 'task-run-result', ...job, state: answer, ...(answer === 'FAILED' ? { error: 'x' } : {}) });
       } else if (action.type === 'schedule-timer') {
         pending.push({ type: 'timer-fired', timer: action.timer });
       } else if (action.type === 'kill-job') {
@@ -161,7 +189,7 @@ function checkTransitions(execution: Execution): void {
 }
 
 const noop = (): void => undefined;
-const settings = { numRuns: Number(process.env["SM_PROPERTY_RUNS"] ?? 150) };
+const settings = { numRuns: Number(process.env['SM_PROPERTY_RUNS'] ?? 150) };
 
 describe('state machine invariants over generated flows', () => {
   it('every task run and the execution reach a terminal state once every job has answered', () => {
@@ -178,53 +206,73 @@ describe('state machine invariants over generated flows', () => {
 
   it('only table transitions occur, with or without a kill', () => {
     fc.assert(
-      fc.property(flows, fc.array(fc.nat(), { minLength: 1, maxLength: 64 }), fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }), (tree, choices, killAt) => {
-        const { final } = drive(tree, choices, killAt, noop);
-        checkTransitions(final);
-        expect(isTerminal(final.state)).toBe(true);
-      }),
+      fc.property(
+        flows,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 64 }),
+        fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }),
+        (tree, choices, killAt) => {
+          const { final } = drive(tree, choices, killAt, noop);
+          checkTransitions(final);
+          expect(isTerminal(final.state)).toBe(true);
+        },
+      ),
       settings,
     );
   });
 
   it('terminal states are absorbing: a terminal task run or execution never changes again', () => {
     fc.assert(
-      fc.property(flows, fc.array(fc.nat(), { minLength: 1, maxLength: 64 }), fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }), (tree, choices, killAt) => {
-        drive(tree, choices, killAt, (before, _event, after) => {
-          if (isTerminal(before.state)) expect(after).toBe(before);
-          before.taskRuns.forEach((run) => {
-            if (isTerminal(run.state)) expect(after.taskRuns.get(run.id)).toBe(run);
+      fc.property(
+        flows,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 64 }),
+        fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }),
+        (tree, choices, killAt) => {
+          drive(tree, choices, killAt, (before, _event, after) => {
+            if (isTerminal(before.state)) expect(after).toBe(before);
+            before.taskRuns.forEach((run) => {
+              if (isTerminal(run.state)) expect(after.taskRuns.get(run.id)).toBe(run);
+            });
           });
-        });
-      }),
+        },
+      ),
       settings,
     );
   });
 
   it('replaying any event is a no-op', () => {
     fc.assert(
-      fc.property(flows, fc.array(fc.nat(), { minLength: 1, maxLength: 64 }), fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }), (tree, choices, killAt) => {
-        drive(tree, choices, killAt, (_before, event, after) => {
-          const replay = next(tree, after, event, Number.MAX_SAFE_INTEGER);
-          expect(replay.execution).toBe(after);
-          expect(replay.actions).toEqual([]);
-        });
-      }),
+      fc.property(
+        flows,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 64 }),
+        fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }),
+        (tree, choices, killAt) => {
+          drive(tree, choices, killAt, (_before, event, after) => {
+            const replay = next(tree, after, event, Number.MAX_SAFE_INTEGER);
+            expect(replay.execution).toBe(after);
+            expect(replay.actions).toEqual([]);
+          });
+        },
+      ),
       settings,
     );
   });
 
   it('a restart of a failed or killed execution runs to a terminal state again, through table transitions only', () => {
     fc.assert(
-      fc.property(flows, fc.array(fc.nat(), { minLength: 1, maxLength: 64 }), fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }), (tree, choices, killAt) => {
-        const first = drive(tree, choices, killAt, noop).final;
-        if (first.state !== 'FAILED' && first.state !== 'KILLED') return;
-        const again = drive(tree, choices.slice().reverse(), undefined, noop, first).final;
-        expect(again.histories.map((change) => change.state)).toContain('RESTARTED');
-        expect(isTerminal(again.state)).toBe(true);
-        for (const run of listTaskRuns(again)) expect(isTerminal(run.state)).toBe(true);
-        checkTransitions(again);
-      }),
+      fc.property(
+        flows,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 64 }),
+        fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }),
+        (tree, choices, killAt) => {
+          const first = drive(tree, choices, killAt, noop).final;
+          if (first.state !== 'FAILED' && first.state !== 'KILLED') return;
+          const again = drive(tree, choices.slice().reverse(), undefined, noop, first).final;
+          expect(again.histories.map((change) => change.state)).toContain('RESTARTED');
+          expect(isTerminal(again.state)).toBe(true);
+          for (const run of listTaskRuns(again)) expect(isTerminal(run.state)).toBe(true);
+          checkTransitions(again);
+        },
+      ),
       settings,
     );
   });

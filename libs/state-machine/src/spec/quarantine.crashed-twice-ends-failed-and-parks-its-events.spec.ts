@@ -26,9 +26,18 @@ describe('crash marks reviewed at start', () => {
   });
 
   it(`quarantines an execution whose processing stopped the process ${QUARANTINE_AFTER_CRASHES} times, saying when and while doing what`, () => {
-    const review = reviewMarksAtStart([mark({ crashes: 1, lastCrash: created, inProgress: { ...created, since: T0 + 60_000 } })], T0 + 90_000);
+    const review = reviewMarksAtStart(
+      [mark({ crashes: 1, lastCrash: created, inProgress: { ...created, since: T0 + 60_000 } })],
+      T0 + 90_000,
+    );
     expect(review.changed).toEqual([
-      { tenantId: 'main', executionId: 'e1', crashes: 2, lastCrash: { ...created, since: T0 + 60_000 }, quarantinedAt: T0 + 90_000 },
+      {
+        tenantId: 'main',
+        executionId: 'e1',
+        crashes: 2,
+        lastCrash: { ...created, since: T0 + 60_000 },
+        quarantinedAt: T0 + 90_000,
+      },
     ]);
     expect(review.quarantine).toEqual([
       {
@@ -49,7 +58,9 @@ describe('crash marks reviewed at start', () => {
   });
 
   it('takes the threshold as an argument', () => {
-    expect(reviewMarksAtStart([mark({ inProgress: created })], T0, 1).quarantine.map((order) => order.executionId)).toEqual(['e1']);
+    expect(reviewMarksAtStart([mark({ inProgress: created })], T0, 1).quarantine.map((order) => order.executionId)).toEqual([
+      'e1',
+    ]);
   });
 });
 
@@ -107,7 +118,10 @@ describe('quarantineExecution', () => {
   it('kills the child of a running subflow and fails a paused task', () => {
     const tree = flow([parallel('both', [subflow('child', 'other', { wait: true }), pause('approval')])]);
     // Stopped while the child still runs: its parent's task run is RUNNING.
-    const running = simulateFlow(tree, { maxSteps: 1, subflows: { 'company.team.other': { state: 'SUCCESS', durationMs: 3_600_000 } } }).execution;
+    const running = simulateFlow(tree, {
+      maxSteps: 1,
+      subflows: { 'company.team.other': { state: 'SUCCESS', durationMs: 3_600_000 } },
+    }).execution;
     const { execution, actions } = quarantineExecution(running, reason, 50_000);
     expect(statesByTask(execution)).toEqual({ both: 'FAILED', child: 'FAILED', approval: 'FAILED' });
     const child = runsOf(running, 'child')[0]?.subflowExecutionId;
@@ -120,7 +134,12 @@ describe('quarantineExecution', () => {
     const running = simulateFlow(tree, { script: { a: { state: 'HANG' } } }).execution;
     const { execution } = quarantineExecution(running, reason, 1000);
     expect(quarantineExecution(execution, reason, 2000)).toEqual({ execution, actions: [] });
-    const late = next(tree, execution, { type: 'task-run-result', taskRunId: runsOf(execution, 'a')[0]?.id ?? '', attempt: 1, state: 'SUCCESS' }, 3000);
+    const late = next(
+      tree,
+      execution,
+      { type: 'task-run-result', taskRunId: runsOf(execution, 'a')[0]?.id ?? '', attempt: 1, state: 'SUCCESS' },
+      3000,
+    );
     expect(late.execution).toBe(execution);
   });
 });

@@ -6,7 +6,10 @@ import { constantRetry, flow, log } from '../test-support/flows';
 describe('a re-dispatched job keeps its worker queue', () => {
   const selector = { tags: ['gpu'], match: 'ALL' as const };
 
-  function drive(tree: ReturnType<typeof flow>, events: ExecutionEvent[]): { execution: Execution; dispatches: ExecutionAction[] } {
+  function drive(
+    tree: ReturnType<typeof flow>,
+    events: ExecutionEvent[],
+  ): { execution: Execution; dispatches: ExecutionAction[] } {
     let execution = createExecution(tree, { id: 'e', tenant: 't' }, 0);
     const dispatches: ExecutionAction[] = [];
     let now = 0;
@@ -20,8 +23,20 @@ describe('a re-dispatched job keeps its worker queue', () => {
   }
 
   const queuedOnGpu: ExecutionEvent = { type: 'task-run-queued', taskRunId: 'e:train', attempt: 1, workerQueueId: 'gpu-a100' };
-  const startedOnGpu: ExecutionEvent = { type: 'task-run-started', taskRunId: 'e:train', attempt: 1, workerId: 'w1', workerQueueId: 'gpu-a100' };
-  const failed: ExecutionEvent = { type: 'task-run-result', taskRunId: 'e:train', attempt: 1, state: 'FAILED', error: 'out of memory' };
+  const startedOnGpu: ExecutionEvent = {
+    type: 'task-run-started',
+    taskRunId: 'e:train',
+    attempt: 1,
+    workerId: 'w1',
+    workerQueueId: 'gpu-a100',
+  };
+  const failed: ExecutionEvent = {
+    type: 'task-run-result',
+    taskRunId: 'e:train',
+    attempt: 1,
+    state: 'FAILED',
+    error: 'out of memory',
+  };
 
   it('after a retry timer', () => {
     const tree = flow([log('train', { workerSelector: selector, retry: constantRetry(1000, 3) })]);
@@ -49,7 +64,13 @@ describe('a re-dispatched job keeps its worker queue', () => {
 
   it('a task run refused before it reached a queue is routed afresh on restart', () => {
     const tree = flow([log('train', { workerSelector: selector })]);
-    const refused: ExecutionEvent = { type: 'task-run-dispatch-refused', taskRunId: 'e:train', attempt: 1, state: 'FAILED', reason: 'no worker queue matches' };
+    const refused: ExecutionEvent = {
+      type: 'task-run-dispatch-refused',
+      taskRunId: 'e:train',
+      attempt: 1,
+      state: 'FAILED',
+      reason: 'no worker queue matches',
+    };
     const { dispatches } = drive(tree, [refused, { type: 'restart-requested' }]);
     expect(dispatches).toHaveLength(2);
     expect(dispatches[1]).not.toHaveProperty('workerQueueId');

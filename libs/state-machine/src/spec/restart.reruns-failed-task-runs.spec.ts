@@ -12,7 +12,12 @@ describe('restart', () => {
     });
     expect(result.execution.state).toBe('SUCCESS');
     expect(result.execution.histories.map((change) => change.state)).toEqual([
-      'CREATED', 'RUNNING', 'FAILED', 'RESTARTED', 'RUNNING', 'SUCCESS',
+      'CREATED',
+      'RUNNING',
+      'FAILED',
+      'RESTARTED',
+      'RUNNING',
+      'SUCCESS',
     ]);
     const [c] = runsOf(result.execution, 'c');
     expect(c?.attempts.map((attempt) => attempt.state)).toEqual(['FAILED', 'SUCCESS']);

@@ -6,7 +6,10 @@ import { flow, historyOf, log, runsOf, statesByTask } from '../test-support/flow
 const FAIL = { state: 'FAILED' as const, error: 'disk full' };
 const OK = { state: 'SUCCESS' as const };
 
-const limited = (behavior: 'QUEUE' | 'CANCEL' | 'FAIL'): Flow => ({ ...flow([log('a'), log('b')]), concurrency: { limit: 1, behavior } });
+const limited = (behavior: 'QUEUE' | 'CANCEL' | 'FAIL'): Flow => ({
+  ...flow([log('a'), log('b')]),
+  concurrency: { limit: 1, behavior },
+});
 
 /** The flow ran once and `b` failed: an execution ready to be restarted. */
 function failedOnce(tree: Flow): Execution {
@@ -39,11 +42,19 @@ describe('a restart under a flow concurrency limit', () => {
     expect(queuedStep?.actions).toEqual([]);
     expect(result.execution.state).toBe('SUCCESS');
     expect(result.execution.histories.map((change) => `${change.state}@${change.at}`)).toEqual([
-      'CREATED@0', 'RUNNING@0', 'FAILED@2000', 'RESTARTED@60000', 'QUEUED@60000', 'RUNNING@90000', 'SUCCESS@91000',
+      'CREATED@0',
+      'RUNNING@0',
+      'FAILED@2000',
+      'RESTARTED@60000',
+      'QUEUED@60000',
+      'RUNNING@90000',
+      'SUCCESS@91000',
     ]);
     // `a` is not run again; `b` gets its second attempt only after the slot freed.
     expect(runsOf(result.execution, 'a')[0]?.attempts).toHaveLength(1);
-    expect(historyOf(runsOf(result.execution, 'b')[0])).toBe('CREATED>SUBMITTED>RUNNING>FAILED>RESTARTED>SUBMITTED>RUNNING>SUCCESS');
+    expect(historyOf(runsOf(result.execution, 'b')[0])).toBe(
+      'CREATED>SUBMITTED>RUNNING>FAILED>RESTARTED>SUBMITTED>RUNNING>SUCCESS',
+    );
     expect(runsOf(result.execution, 'b')[0]?.histories.find((change) => change.state === 'RESTARTED')?.at).toBe(90_000);
   });
 
@@ -89,27 +100,39 @@ describe('a restart under a flow concurrency limit', () => {
   it('a second restart request while QUEUED changes nothing', () => {
     const tree = limited('QUEUE');
     const failed = failedOnce(tree);
-    const queued = next(tree, failed, { type: 'restart-requested', expectedVersion: failed.version, runningExecutions: 1 }, 60_000).execution;
+    const queued = next(
+      tree,
+      failed,
+      { type: 'restart-requested', expectedVersion: failed.version, runningExecutions: 1 },
+      60_000,
+    ).execution;
     expect(next(tree, queued, { type: 'restart-requested', runningExecutions: 0 }, 61_000).execution).toBe(queued);
-    expect(next(tree, queued, { type: 'restart-requested', expectedVersion: failed.version, runningExecutions: 0 }, 61_000).execution).toBe(queued);
+    expect(
+      next(tree, queued, { type: 'restart-requested', expectedVersion: failed.version, runningExecutions: 0 }, 61_000).execution,
+    ).toBe(queued);
   });
 });
 
 describe('a restart and a new execution are admitted alike', () => {
   it('for any limit, behavior and count of running executions, the restart ends where the new execution does', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 4 }), fc.constantFrom('QUEUE' as const, 'CANCEL' as const, 'FAIL' as const), fc.integer({ min: 0, max: 6 }), (limit, behavior, running) => {
-        const tree: Flow = { ...flow([log('a'), log('b')]), concurrency: { limit, behavior } };
-        const failed = simulateFlow(tree, { script: { b: FAIL } }).execution;
-        const restart = next(tree, failed, { type: 'restart-requested', runningExecutions: running }, 60_000);
-        const created = next(tree, restart.execution, { type: 'created', runningExecutions: running }, 60_000);
-        const fresh = simulateFlow(tree, { runningExecutions: running, maxSteps: 1 }).execution;
-        expect(restart.execution.state).toBe(fresh.state);
-        // A restart that does not run leaves every task run as it was.
-        if (restart.execution.state !== 'RUNNING') expect(listStates(restart.execution)).toEqual(listStates(failed));
-        // `created` never applies to a restarted execution.
-        expect(created.execution).toBe(restart.execution);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom('QUEUE' as const, 'CANCEL' as const, 'FAIL' as const),
+        fc.integer({ min: 0, max: 6 }),
+        (limit, behavior, running) => {
+          const tree: Flow = { ...flow([log('a'), log('b')]), concurrency: { limit, behavior } };
+          const failed = simulateFlow(tree, { script: { b: FAIL } }).execution;
+          const restart = next(tree, failed, { type: 'restart-requested', runningExecutions: running }, 60_000);
+          const created = next(tree, restart.execution, { type: 'created', runningExecutions: running }, 60_000);
+          const fresh = simulateFlow(tree, { runningExecutions: running, maxSteps: 1 }).execution;
+          expect(restart.execution.state).toBe(fresh.state);
+          // A restart that does not run leaves every task run as it was.
+          if (restart.execution.state !== 'RUNNING') expect(listStates(restart.execution)).toEqual(listStates(failed));
+          // `created` never applies to a restarted execution.
+          expect(created.execution).toBe(restart.execution);
+        },
+      ),
     );
   });
 });

@@ -34,7 +34,13 @@ describe('retries', () => {
   });
 
   it('stops when maxDuration since the first attempt is used up', () => {
-    const retry: RetryPolicy = { type: 'constant', intervalMs: 1000, maxDurationMs: 4500, behavior: 'RETRY_FAILED_TASK', warningOnRetry: false };
+    const retry: RetryPolicy = {
+      type: 'constant',
+      intervalMs: 1000,
+      maxDurationMs: 4500,
+      behavior: 'RETRY_FAILED_TASK',
+      warningOnRetry: false,
+    };
     const result = simulateFlow(flow([log('flaky', { retry })]), { script: { flaky: FAIL } });
     expect(result.execution.state).toBe('FAILED');
     // Attempts end at 1 s, 3 s, 5 s: the third is past 4.5 s, so no fourth.
@@ -42,16 +48,33 @@ describe('retries', () => {
   });
 
   it('grows exponential delays up to maxInterval', () => {
-    const retry: RetryPolicy = { type: 'exponential', intervalMs: 1000, maxIntervalMs: 5000, maxAttempts: 6, behavior: 'RETRY_FAILED_TASK', warningOnRetry: false };
-    const result = simulateFlow(flow([log('flaky', { retry, })]), { script: { flaky: [FAIL, FAIL, FAIL, FAIL, FAIL, OK] }, defaultDurationMs: 0 });
+    const retry: RetryPolicy = {
+      type: 'exponential',
+      intervalMs: 1000,
+      maxIntervalMs: 5000,
+      maxAttempts: 6,
+      behavior: 'RETRY_FAILED_TASK',
+      warningOnRetry: false,
+    };
+    const result = simulateFlow(flow([log('flaky', { retry })]), {
+      script: { flaky: [FAIL, FAIL, FAIL, FAIL, FAIL, OK] },
+      defaultDurationMs: 0,
+    });
     expect(result.execution.state).toBe('SUCCESS');
     const timers = retryTimers(result);
-    const delays = timers.map((at, i) => at - (i === 0 ? 0 : timers[i - 1] as number));
+    const delays = timers.map((at, i) => at - (i === 0 ? 0 : (timers[i - 1] as number)));
     expect(delays).toEqual([1000, 2000, 4000, 5000, 5000]);
   });
 
   it('draws random delays within bounds, the same for the same task run and attempt', () => {
-    const retry: RetryPolicy = { type: 'random', minIntervalMs: 1000, maxIntervalMs: 3000, maxAttempts: 3, behavior: 'RETRY_FAILED_TASK', warningOnRetry: false };
+    const retry: RetryPolicy = {
+      type: 'random',
+      minIntervalMs: 1000,
+      maxIntervalMs: 3000,
+      maxAttempts: 3,
+      behavior: 'RETRY_FAILED_TASK',
+      warningOnRetry: false,
+    };
     for (let i = 0; i < 50; i++) {
       const delay = retryDelay(retry, 1, `exec${i}:t#1`);
       expect(delay).toBeGreaterThanOrEqual(1000);
@@ -63,12 +86,16 @@ describe('retries', () => {
   });
 
   it('ends WARNING after a retried success with warningOnRetry', () => {
-    const result = simulateFlow(flow([log('flaky', { retry: constantRetry(1000, 3, { warningOnRetry: true }) })]), { script: { flaky: [FAIL, OK] } });
+    const result = simulateFlow(flow([log('flaky', { retry: constantRetry(1000, 3, { warningOnRetry: true }) })]), {
+      script: { flaky: [FAIL, OK] },
+    });
     expect(result.execution.state).toBe('WARNING');
   });
 
   it('does not use up an attempt when the worker is lost; the job keeps its queue', () => {
-    const result = simulateFlow(flow([log('job', { retry: constantRetry(1000, 1) })]), { script: { job: [{ state: 'LOST' }, OK] } });
+    const result = simulateFlow(flow([log('job', { retry: constantRetry(1000, 1) })]), {
+      script: { job: [{ state: 'LOST' }, OK] },
+    });
     expect(result.execution.state).toBe('SUCCESS');
     const [run] = runsOf(result.execution, 'job');
     expect(run?.attempts.map((attempt) => attempt.state)).toEqual(['RESUBMITTED', 'SUCCESS']);
@@ -89,7 +116,9 @@ describe('retries', () => {
   });
 
   it('allowFailure applies once the retries are used up', () => {
-    const result = simulateFlow(flow([log('flaky', { retry: constantRetry(10, 2), allowFailure: true }), log('next')]), { script: { flaky: FAIL } });
+    const result = simulateFlow(flow([log('flaky', { retry: constantRetry(10, 2), allowFailure: true }), log('next')]), {
+      script: { flaky: FAIL },
+    });
     expect(result.execution.state).toBe('WARNING');
     expect(runsOf(result.execution, 'flaky')[0]?.attempts).toHaveLength(2);
     expect(runsOf(result.execution, 'next')[0]?.state).toBe('SUCCESS');

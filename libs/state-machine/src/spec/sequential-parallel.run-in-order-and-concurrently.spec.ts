@@ -52,9 +52,7 @@ describe('Sequential and Parallel', () => {
   });
 
   it('ignores a disabled task and skips a task whose runIf is false', () => {
-    const result = simulateFlow(
-      flow([log('a', { disabled: true }), log('b', { runIf: 'false' }), log('c')]),
-    );
+    const result = simulateFlow(flow([log('a', { disabled: true }), log('b', { runIf: 'false' }), log('c')]));
     expect(result.execution.state).toBe('SUCCESS');
     expect(statesByTask(result.execution)).toEqual({ b: 'SKIPPED', c: 'SUCCESS' });
     expect(historyOf(runsOf(result.execution, 'b')[0])).toBe('CREATED>SKIPPED');

@@ -1,5 +1,16 @@
 import { simulateFlow } from '../index';
-import { failTask, flow, historyOf, labelsTask, log, outputValues, runsOf, statesByTask, subflow, waitFor } from '../test-support/flows';
+import {
+  failTask,
+  flow,
+  historyOf,
+  labelsTask,
+  log,
+  outputValues,
+  runsOf,
+  statesByTask,
+  subflow,
+  waitFor,
+} from '../test-support/flows';
 
 describe('Subflow', () => {
   it('starts the child execution and takes its outputs when it succeeds', () => {
@@ -20,7 +31,9 @@ describe('Subflow', () => {
   });
 
   it('succeeds whatever the child does when transmitFailed is off', () => {
-    const result = simulateFlow(flow([subflow('child', 'report', { transmitFailed: false })]), { subflows: { 'company.team.report': { state: 'FAILED' } } });
+    const result = simulateFlow(flow([subflow('child', 'report', { transmitFailed: false })]), {
+      subflows: { 'company.team.report': { state: 'FAILED' } },
+    });
     expect(result.execution.state).toBe('SUCCESS');
   });
 
@@ -42,7 +55,9 @@ describe('Fail and Labels', () => {
   });
 
   it('Fail succeeds when its condition is false', () => {
-    const result = simulateFlow(flow([failTask('stop', 'x', '{{ inputs.strict }}'), log('after')]), { inputs: { strict: false } });
+    const result = simulateFlow(flow([failTask('stop', 'x', '{{ inputs.strict }}'), log('after')]), {
+      inputs: { strict: false },
+    });
     expect(result.execution.state).toBe('SUCCESS');
   });
 
@@ -55,7 +70,11 @@ describe('Fail and Labels', () => {
 
 describe('WaitFor', () => {
   it('loops its tasks until the condition holds', () => {
-    const result = simulateFlow(flow([waitFor('poll', '{{ outputs.check.values.ready }}', [outputValues('check', { ready: 'true' })], { intervalMs: 5000 })]));
+    const result = simulateFlow(
+      flow([
+        waitFor('poll', '{{ outputs.check.values.ready }}', [outputValues('check', { ready: 'true' })], { intervalMs: 5000 }),
+      ]),
+    );
     expect(result.execution.state).toBe('SUCCESS');
     expect(runsOf(result.execution, 'check')).toHaveLength(1);
   });

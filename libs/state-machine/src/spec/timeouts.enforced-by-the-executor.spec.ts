@@ -3,7 +3,9 @@ import { constantRetry, flow, historyOf, log, runsOf } from '../test-support/flo
 
 describe('task timeouts', () => {
   it('fails a task whose worker never answers, on time, and kills its job', () => {
-    const result = simulateFlow(flow([log('stuck', { timeoutMs: 30_000 }), log('after')]), { script: { stuck: { state: 'HANG' } } });
+    const result = simulateFlow(flow([log('stuck', { timeoutMs: 30_000 }), log('after')]), {
+      script: { stuck: { state: 'HANG' } },
+    });
     expect(result.execution.state).toBe('FAILED');
     const [run] = runsOf(result.execution, 'stuck');
     expect(historyOf(run)).toBe('CREATED>SUBMITTED>RUNNING>FAILED');
@@ -35,12 +37,17 @@ describe('task timeouts', () => {
   it('cancels the timeout timer when the task ends in time', () => {
     const result = simulateFlow(flow([log('quick', { timeoutMs: 5000 })]));
     expect(result.execution.state).toBe('SUCCESS');
-    expect(result.actions).toContainEqual({ type: 'cancel-timer', timerId: `${runsOf(result.execution, 'quick')[0]?.id}|task-timeout|1` });
+    expect(result.actions).toContainEqual({
+      type: 'cancel-timer',
+      timerId: `${runsOf(result.execution, 'quick')[0]?.id}|task-timeout|1`,
+    });
   });
 
   it('fails or cancels a task run whose job the resolver refused, with the reason users see', () => {
-    const reason = "no worker queue matches the tags [gpu]";
-    const failed = simulateFlow(flow([log('train'), log('after')]), { script: { train: { state: 'REFUSED', as: 'FAILED', reason } } });
+    const reason = 'no worker queue matches the tags [gpu]';
+    const failed = simulateFlow(flow([log('train'), log('after')]), {
+      script: { train: { state: 'REFUSED', as: 'FAILED', reason } },
+    });
     expect(failed.execution.state).toBe('FAILED');
     expect(historyOf(runsOf(failed.execution, 'train')[0])).toBe('CREATED>SUBMITTED>FAILED');
     expect(runsOf(failed.execution, 'train')[0]?.error).toBe(reason);
@@ -49,10 +56,16 @@ describe('task timeouts', () => {
     expect(cancelled.execution.state).toBe('FAILED');
   });
 
-  it("says why a queued job never started when the executor told it (WORKERS.md)", () => {
+  it('says why a queued job never started when the executor told it (WORKERS.md)', () => {
     const tree = flow([log('render', { timeoutMs: 60_000 })]);
     let execution = next(tree, createExecution(tree, { id: 'e', tenant: 't' }, 0), { type: 'created' }, 0).execution;
-    const queued = { type: 'task-run-queued' as const, taskRunId: 'e:render', attempt: 1, workerQueueId: 'gpu', waitingReason: 'no group subscribes to queue gpu' };
+    const queued = {
+      type: 'task-run-queued' as const,
+      taskRunId: 'e:render',
+      attempt: 1,
+      workerQueueId: 'gpu',
+      waitingReason: 'no group subscribes to queue gpu',
+    };
     execution = next(tree, execution, queued, 5).execution;
     expect(next(tree, execution, queued, 6).execution).toBe(execution);
     const timer = { id: 'e:render|task-timeout|1', kind: 'task-timeout' as const, at: 60_000, taskRunId: 'e:render', attempt: 1 };
@@ -70,7 +83,18 @@ describe('task timeouts', () => {
     const deadlinePassed = { type: 'task-run-deadline-passed' as const, taskRunId: 'e:render', attempt: 1 };
     const queuedExecution = () => {
       const created = next(tree, createExecution(tree, { id: 'e', tenant: 't' }, 0), { type: 'created' }, 0).execution;
-      return next(tree, created, { type: 'task-run-queued', taskRunId: 'e:render', attempt: 1, workerQueueId: 'gpu', waitingReason: 'no worker of group gpu is connected' }, 5).execution;
+      return next(
+        tree,
+        created,
+        {
+          type: 'task-run-queued',
+          taskRunId: 'e:render',
+          attempt: 1,
+          workerQueueId: 'gpu',
+          waitingReason: 'no worker of group gpu is connected',
+        },
+        5,
+      ).execution;
     };
     const TIMED_OUT = "Timed out after PT60S: no worker started the job on queue 'gpu' (no worker of group gpu is connected)";
 
@@ -97,7 +121,9 @@ describe('task timeouts', () => {
       const run = reported.execution.taskRuns.get('e:render');
       expect(run?.state).toBe('RETRYING');
       expect(run?.attempts[0]?.state).toBe('FAILED');
-      expect(reported.actions).toContainEqual(expect.objectContaining({ type: 'schedule-timer', timer: expect.objectContaining({ kind: 'retry' }) }));
+      expect(reported.actions).toContainEqual(
+        expect.objectContaining({ type: 'schedule-timer', timer: expect.objectContaining({ kind: 'retry' }) }),
+      );
       expect(next(retried, reported.execution, deadlinePassed, 60_500).execution).toBe(reported.execution);
     });
   });

@@ -4,8 +4,10 @@ import { flow, historyOf, log, parallel, pause, runsOf, sequential, statesByTask
 
 const timerActions = (actions: readonly ExecutionAction[], taskRunId: string | undefined) =>
   actions.flatMap((action) => {
-    if (action.type === 'schedule-timer' && action.timer.taskRunId === taskRunId && action.timer.kind === 'task-timeout') return [`schedule ${action.timer.id}`];
-    if (action.type === 'cancel-timer' && action.timerId.startsWith(`${taskRunId}|task-timeout|`)) return [`cancel ${action.timerId}`];
+    if (action.type === 'schedule-timer' && action.timer.taskRunId === taskRunId && action.timer.kind === 'task-timeout')
+      return [`schedule ${action.timer.id}`];
+    if (action.type === 'cancel-timer' && action.timerId.startsWith(`${taskRunId}|task-timeout|`))
+      return [`cancel ${action.timerId}`];
     return [];
   });
 
@@ -34,15 +36,27 @@ describe('the timeout of a flowable task', () => {
     const result = simulateFlow(flow([sequential('steps', [log('one'), log('two')], { timeoutMs: 30_000 })]));
     expect(result.execution.state).toBe('SUCCESS');
     const [steps] = runsOf(result.execution, 'steps');
-    expect(timerActions(result.actions, steps?.id)).toEqual([`schedule ${steps?.id}|task-timeout|1`, `cancel ${steps?.id}|task-timeout|1`]);
+    expect(timerActions(result.actions, steps?.id)).toEqual([
+      `schedule ${steps?.id}|task-timeout|1`,
+      `cancel ${steps?.id}|task-timeout|1`,
+    ]);
   });
 
   it('with allowFailure, ends in WARNING and the flow goes on; a paused task under it no longer holds the execution', () => {
-    const result = simulateFlow(flow([parallel('fan', [log('slow'), pause('approval')], 0, { timeoutMs: 10_000, allowFailure: true }), log('after')]), {
-      script: { slow: { state: 'HANG' } },
-    });
+    const result = simulateFlow(
+      flow([parallel('fan', [log('slow'), pause('approval')], 0, { timeoutMs: 10_000, allowFailure: true }), log('after')]),
+      {
+        script: { slow: { state: 'HANG' } },
+      },
+    );
     expect(result.execution.state).toBe('WARNING');
-    expect(result.execution.histories.map((change) => change.state)).toEqual(['CREATED', 'RUNNING', 'PAUSED', 'RUNNING', 'WARNING']);
+    expect(result.execution.histories.map((change) => change.state)).toEqual([
+      'CREATED',
+      'RUNNING',
+      'PAUSED',
+      'RUNNING',
+      'WARNING',
+    ]);
     expect(statesByTask(result.execution)).toEqual({ fan: 'WARNING', slow: 'KILLED', approval: 'KILLED', after: 'SUCCESS' });
     expect(runsOf(result.execution, 'fan')[0]?.error).toBe('Timed out after PT10S');
     expect(runsOf(result.execution, 'after')[0]?.histories[0]?.at).toBe(10_000);
@@ -57,14 +71,20 @@ describe('the timeout of a flowable task', () => {
     expect(statesByTask(result.execution)).toEqual({ outer: 'FAILED', inner: 'KILLED', stuck: 'KILLED', alert: 'SUCCESS' });
     const [innerRun] = runsOf(result.execution, 'inner');
     expect(historyOf(innerRun)).toBe('CREATED>RUNNING>KILLING>KILLED');
-    expect(timerActions(result.actions, innerRun?.id)).toEqual([`schedule ${innerRun?.id}|task-timeout|1`, `cancel ${innerRun?.id}|task-timeout|1`]);
+    expect(timerActions(result.actions, innerRun?.id)).toEqual([
+      `schedule ${innerRun?.id}|task-timeout|1`,
+      `cancel ${innerRun?.id}|task-timeout|1`,
+    ]);
     expect(runsOf(result.execution, 'alert')[0]?.histories[0]?.at).toBe(60_000);
   });
 
   it('counts its errors and finally branches in, so a hanging cleanup cannot outlive it', () => {
-    const result = simulateFlow(flow([sequential('steps', [log('broken')], { timeoutMs: 20_000, errors: [log('hanging-cleanup')] })]), {
-      script: { broken: { state: 'FAILED', durationMs: 1000 }, 'hanging-cleanup': { state: 'HANG' } },
-    });
+    const result = simulateFlow(
+      flow([sequential('steps', [log('broken')], { timeoutMs: 20_000, errors: [log('hanging-cleanup')] })]),
+      {
+        script: { broken: { state: 'FAILED', durationMs: 1000 }, 'hanging-cleanup': { state: 'HANG' } },
+      },
+    );
     expect(result.execution.state).toBe('FAILED');
     expect(statesByTask(result.execution)).toEqual({ steps: 'FAILED', broken: 'FAILED', 'hanging-cleanup': 'KILLED' });
     expect(runsOf(result.execution, 'steps')[0]?.error).toBe('Timed out after PT20S');
@@ -94,7 +114,10 @@ describe('the timeout of a flowable task', () => {
     const [steps] = runsOf(result.execution, 'steps');
     expect(historyOf(steps)).toBe('CREATED>RUNNING>KILLING>KILLED');
     expect(steps?.error).toBeUndefined();
-    expect(timerActions(result.actions, steps?.id)).toEqual([`schedule ${steps?.id}|task-timeout|1`, `cancel ${steps?.id}|task-timeout|1`]);
+    expect(timerActions(result.actions, steps?.id)).toEqual([
+      `schedule ${steps?.id}|task-timeout|1`,
+      `cancel ${steps?.id}|task-timeout|1`,
+    ]);
   });
 });
 
@@ -118,6 +141,9 @@ describe('the timeout of a Subflow that waits for its execution', () => {
     });
     expect(result.execution.state).toBe('SUCCESS');
     const [child] = runsOf(result.execution, 'child');
-    expect(timerActions(result.actions, child?.id)).toEqual([`schedule ${child?.id}|task-timeout|1`, `cancel ${child?.id}|task-timeout|1`]);
+    expect(timerActions(result.actions, child?.id)).toEqual([
+      `schedule ${child?.id}|task-timeout|1`,
+      `cancel ${child?.id}|task-timeout|1`,
+    ]);
   });
 });

@@ -1,11 +1,5 @@
 import { EXECUTION_RECORD_STATES, TASK_RUN_RECORD_STATES } from '@lanner/model';
-import {
-  EXECUTION_TRANSITIONS,
-  IllegalTransition,
-  TASK_RUN_TRANSITIONS,
-  isTerminal,
-  transition,
-} from '../index';
+import { EXECUTION_TRANSITIONS, IllegalTransition, TASK_RUN_TRANSITIONS, isTerminal, transition } from '../index';
 
 describe('transition tables', () => {
   describe('execution', () => {

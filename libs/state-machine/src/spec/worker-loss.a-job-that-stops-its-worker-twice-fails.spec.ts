@@ -1,7 +1,8 @@
 import { createExecution, next, simulateFlow } from '../index';
 import { constantRetry, flow, historyOf, log, runsOf } from '../test-support/flows';
 
-const LOST_TWICE = 'the worker running this task was lost twice (attempts 1 and 2): a job that stops its worker is not resent again';
+const LOST_TWICE =
+  'the worker running this task was lost twice (attempts 1 and 2): a job that stops its worker is not resent again';
 
 describe('a job whose run stops its worker', () => {
   it('is resent once, then fails with a reason naming the lost attempts instead of being resent forever', () => {
@@ -32,7 +33,12 @@ describe('a job whose run stops its worker', () => {
       execution = lost.execution;
       expect(lost.actions.map((action) => action.type)).toEqual(['dispatch']);
     }
-    expect(runsOf(execution, 'job')[0]?.attempts.map((attempt) => attempt.state)).toEqual(['RESUBMITTED', 'RESUBMITTED', 'RESUBMITTED', 'SUBMITTED']);
+    expect(runsOf(execution, 'job')[0]?.attempts.map((attempt) => attempt.state)).toEqual([
+      'RESUBMITTED',
+      'RESUBMITTED',
+      'RESUBMITTED',
+      'SUBMITTED',
+    ]);
   });
 
   it('fails through its retry policy, which bounds how often it is sent again', () => {

@@ -101,7 +101,11 @@ export const pause = (id: string, extra: { pauseDurationMs?: number; pauseTimeou
   ...(extra.pauseTimeoutMs !== undefined ? { pauseTimeoutMs: extra.pauseTimeoutMs } : {}),
 });
 
-export const subflow = (id: string, flowId: string, extra: { wait?: boolean; transmitFailed?: boolean; inputs?: Record<string, string> } = {}): Task => ({
+export const subflow = (
+  id: string,
+  flowId: string,
+  extra: { wait?: boolean; transmitFailed?: boolean; inputs?: Record<string, string> } = {},
+): Task => ({
   ...common(id, 'io.kestra.plugin.core.flow.Subflow'),
   kind: 'Subflow',
   namespace: 'company.team',
@@ -129,7 +133,9 @@ export const constantRetry = (intervalMs: number, maxAttempts: number, extra: Pa
 
 export function flow(
   tasks: Task[],
-  extra: Partial<Pick<Flow, 'errors' | 'finally' | 'concurrency' | 'inputs' | 'variables' | 'workerSelector'>> & { outputs?: FlowOutput[] } = {},
+  extra: Partial<Pick<Flow, 'errors' | 'finally' | 'concurrency' | 'inputs' | 'variables' | 'workerSelector'>> & {
+    outputs?: FlowOutput[];
+  } = {},
 ): Flow {
   return {
     id: 'scenario',

@@ -24,10 +24,20 @@ import {
   systemSubscriptionMessage,
   type QueueCatalog,
 } from './topology-fields';
-import { DEFAULT_GROUP_ID, type SubscriptionSpec, type Validation, type WorkerGroupSpec, type WorkerQueueSpec } from './topology-model';
+import {
+  DEFAULT_GROUP_ID,
+  type SubscriptionSpec,
+  type Validation,
+  type WorkerGroupSpec,
+  type WorkerQueueSpec,
+} from './topology-model';
 
 /** `PUT /instance/worker-queues/{id}` with `{ tags, allowedTenants?, description? }`; idempotent, so the queue may already exist. */
-export function validateWorkerQueueWrite(id: string, body: unknown, existingQueues: readonly WorkerQueue[]): Validation<WorkerQueueSpec> {
+export function validateWorkerQueueWrite(
+  id: string,
+  body: unknown,
+  existingQueues: readonly WorkerQueue[],
+): Validation<WorkerQueueSpec> {
   const problems = new Problems();
   const queueId = readQueueId(id, 'id', problems);
   const fields = readObject(body, '', 'a worker queue', problems);
@@ -90,9 +100,7 @@ export function validateSubscriptionWrite(
   return { ok: true, value: { workerQueueId: queueId, mode, ...(reservedPercent === undefined ? {} : { reservedPercent }) } };
 }
 
-export type DeletionCheck =
-  | { allowed: true }
-  | { allowed: false; refusal: 'RESERVED' | 'IN_USE'; message: string };
+export type DeletionCheck = { allowed: true } | { allowed: false; refusal: 'RESERVED' | 'IN_USE'; message: string };
 
 /** `DELETE /instance/worker-queues/{id}`: 403 for reserved ids, 409 while a group subscribes. */
 export function checkWorkerQueueDeletion(id: string, subscribingGroupIds: readonly string[]): DeletionCheck {

@@ -1,5 +1,11 @@
 import { DEFAULT_QUEUE_ID, SYSTEM_QUEUE_ID } from '@lanner/worker-selector';
-import { DEFAULT_GROUP_ID, DEFAULT_SUBSCRIPTION_MODE, type SubscriptionSpec, type WorkerGroupSpec, type WorkerQueueSpec } from './topology-model';
+import {
+  DEFAULT_GROUP_ID,
+  DEFAULT_SUBSCRIPTION_MODE,
+  type SubscriptionSpec,
+  type WorkerGroupSpec,
+  type WorkerQueueSpec,
+} from './topology-model';
 import type { ValidatedSetup } from './validate-setup';
 
 export type SetupStep =
@@ -36,14 +42,24 @@ export function planSetup(setup: ValidatedSetup, existing: ExistingIds): SetupPl
 
   for (const queue of setup.workerQueues) {
     if (queueIds.has(queue.id)) {
-      steps.push({ action: 'SKIP', kind: 'worker-queue', id: queue.id, logLine: `skipped worker queue '${queue.id}': it already exists` });
+      steps.push({
+        action: 'SKIP',
+        kind: 'worker-queue',
+        id: queue.id,
+        logLine: `skipped worker queue '${queue.id}': it already exists`,
+      });
     } else {
       steps.push({ action: 'CREATE', kind: 'worker-queue', id: queue.id, queue, logLine: describeQueue(queue) });
     }
   }
   for (const declared of setup.workerGroups) {
     if (groupIds.has(declared.id)) {
-      steps.push({ action: 'SKIP', kind: 'worker-group', id: declared.id, logLine: `skipped worker group '${declared.id}': it already exists` });
+      steps.push({
+        action: 'SKIP',
+        kind: 'worker-group',
+        id: declared.id,
+        logLine: `skipped worker group '${declared.id}': it already exists`,
+      });
     } else {
       const group = { ...declared, subscriptions: withDefaultSubscription(declared.id, declared.subscriptions) };
       steps.push({ action: 'CREATE', kind: 'worker-group', id: group.id, group, logLine: describeGroup(group) });

@@ -40,7 +40,13 @@ export function readObject(value: unknown, path: string, what: string, problems:
   return undefined;
 }
 
-export function rejectUnknownFields(fields: Fields, known: readonly string[], base: string, what: string, problems: Problems): void {
+export function rejectUnknownFields(
+  fields: Fields,
+  known: readonly string[],
+  base: string,
+  what: string,
+  problems: Problems,
+): void {
   for (const key of Object.keys(fields)) {
     if (!known.includes(key)) problems.add(field(base, key), `is not a known field of ${what}`);
   }
@@ -210,7 +216,8 @@ export function readSubscriptions(value: unknown, path: string, catalog: QueueCa
     if (reservedPercent !== undefined) sum += reservedPercent;
     if (queueId !== undefined) {
       const first = firstAt.get(queueId);
-      if (first !== undefined) problems.add(at, `subscribes to the worker queue ${quote(queueId)} again (see ${element(path, first)})`);
+      if (first !== undefined)
+        problems.add(at, `subscribes to the worker queue ${quote(queueId)} again (see ${element(path, first)})`);
       else firstAt.set(queueId, i);
     }
     if (queueId !== undefined && problems.list.length === before) {
@@ -222,7 +229,12 @@ export function readSubscriptions(value: unknown, path: string, catalog: QueueCa
 }
 
 /** Problems about the reference are reported on the subscription itself, as WORKERS.md's example does. */
-function readQueueReference(value: unknown, subscriptionPath: string, catalog: QueueCatalog, problems: Problems): string | undefined {
+function readQueueReference(
+  value: unknown,
+  subscriptionPath: string,
+  catalog: QueueCatalog,
+  problems: Problems,
+): string | undefined {
   const path = field(subscriptionPath, 'workerQueueId');
   if (value === undefined || value === null || value === '') {
     problems.add(path, 'is required');

@@ -83,7 +83,14 @@ export function validateSetup(
   }
 
   const catalog = new Set([...existingQueueIds, ...declaredQueues.flatMap((q) => (q.id === undefined ? [] : [q.id]))]);
-  const groups = readDeclaredGroups(fields['workerGroups'], field(root, 'workerGroups'), catalog, existingGroupIds, ports, problems);
+  const groups = readDeclaredGroups(
+    fields['workerGroups'],
+    field(root, 'workerGroups'),
+    catalog,
+    existingGroupIds,
+    ports,
+    problems,
+  );
 
   if (!problems.empty) return { ok: false, problems: problems.list };
   return {
@@ -155,7 +162,14 @@ function readDeclaredGroups(
     const description = readOptionalText(fields['description'], field(at, 'description'), problems);
     const subscriptions = readSubscriptions(fields['subscriptions'], field(at, 'subscriptions'), catalog, problems);
     const willBeCreated = id !== undefined && !existingGroupIds.has(id);
-    const tokens = readTokens(fields['registrationTokens'], field(at, 'registrationTokens'), willBeCreated, firstPathOfToken, ports, problems);
+    const tokens = readTokens(
+      fields['registrationTokens'],
+      field(at, 'registrationTokens'),
+      willBeCreated,
+      firstPathOfToken,
+      ports,
+      problems,
+    );
     if (id === undefined || problems.list.length > before) return;
     groups.push({
       id,
@@ -226,7 +240,10 @@ function readTokenValue(
   const hasFile = fields['tokenFile'] !== undefined;
   const hasToken = fields['token'] !== undefined;
   if (hasFile === hasToken) {
-    problems.add(at, hasFile ? 'sets both tokenFile and token: exactly one is allowed' : 'needs exactly one of tokenFile or token');
+    problems.add(
+      at,
+      hasFile ? 'sets both tokenFile and token: exactly one is allowed' : 'needs exactly one of tokenFile or token',
+    );
     return undefined;
   }
   if (hasFile) {

@@ -4,7 +4,16 @@ import { TOKEN_A, existingQueues, validate } from './setup-fixtures';
 describe("topology: the 'default' group always exists and always subscribes to the 'default' queue", () => {
   it('a declared default group gets the default subscription alongside the declared ones', () => {
     const declared = validate(
-      { workerGroups: [{ id: 'default', name: 'Shared workers', subscriptions: [{ workerQueueId: 'etl', reservedPercent: 20 }], registrationTokens: [{ name: 'bootstrap', token: TOKEN_A }] }] },
+      {
+        workerGroups: [
+          {
+            id: 'default',
+            name: 'Shared workers',
+            subscriptions: [{ workerQueueId: 'etl', reservedPercent: 20 }],
+            registrationTokens: [{ name: 'bootstrap', token: TOKEN_A }],
+          },
+        ],
+      },
       existingQueues({ id: 'etl', tags: ['etl'], allowedTenants: [] }),
     );
     if (!declared.ok) throw new Error('fixture must be valid');

@@ -10,7 +10,10 @@ describe('topology: one token value is declared once', () => {
     };
     const problems = problemsOf(validate(setup, undefined, { '/run/secrets/b': `${TOKEN_A}\n` }));
     expect(problems).toEqual([
-      { path: 'setup.workerGroups[1].registrationTokens[0]', message: 'repeats the token of setup.workerGroups[0].registrationTokens[0]' },
+      {
+        path: 'setup.workerGroups[1].registrationTokens[0]',
+        message: 'repeats the token of setup.workerGroups[0].registrationTokens[0]',
+      },
     ]);
     expect(JSON.stringify(problems)).not.toContain(TOKEN_A);
   });

@@ -3,12 +3,18 @@ import { problemsOf, validate } from './setup-fixtures';
 
 describe('topology: the whole declaration is validated at once (all-or-nothing)', () => {
   const setup = {
-    workerQueues: [{ id: 'gpu', tags: [] }, { id: 'Etl', tags: ['etl'] }],
+    workerQueues: [
+      { id: 'gpu', tags: [] },
+      { id: 'Etl', tags: ['etl'] },
+    ],
     workerGroups: [
       {
         id: 'gpu-workers',
         'worker-queue-id': 'gpu',
-        subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 70 }, { workerQueueId: 'etl', reservedPercent: 40 }],
+        subscriptions: [
+          { workerQueueId: 'gpu', reservedPercent: 70 },
+          { workerQueueId: 'etl', reservedPercent: 40 },
+        ],
         registrationTokens: [{ name: 'bootstrap', tokenFile: '/missing' }],
       },
     ],
@@ -21,7 +27,8 @@ describe('topology: the whole declaration is validated at once (all-or-nothing)'
       { path: 'setup.workerQueues[0].tags', message: 'must hold at least one tag' },
       {
         path: 'setup.workerQueues[1].id',
-        message: "'Etl' is not an RFC 1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)",
+        message:
+          "'Etl' is not an RFC 1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)",
       },
       { path: 'setup.workerGroups[0].worker-queue-id', message: 'is not a known field of a worker group' },
       { path: 'setup.workerGroups[0].subscriptions[1]', message: "references the unknown worker queue 'etl'" },
@@ -41,6 +48,8 @@ describe('topology: the whole declaration is validated at once (all-or-nothing)'
   });
 
   it('a setup section that is not an object is refused', () => {
-    expect(problemsOf(validate(['gpu']))).toEqual([{ path: 'setup', message: 'must be an object describing the declarative setup' }]);
+    expect(problemsOf(validate(['gpu']))).toEqual([
+      { path: 'setup', message: 'must be an object describing the declarative setup' },
+    ]);
   });
 });

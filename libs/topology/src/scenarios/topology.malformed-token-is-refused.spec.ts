@@ -17,7 +17,15 @@ describe('topology: a registration token is at least 43 URL-safe base64 characte
 
   it('reports a malformed token from config or from a file without showing it', () => {
     const setup = {
-      workerGroups: [{ id: 'w', registrationTokens: [{ name: 'a', token: 'hunter2' }, { name: 'b', tokenFile: '/t' }] }],
+      workerGroups: [
+        {
+          id: 'w',
+          registrationTokens: [
+            { name: 'a', token: 'hunter2' },
+            { name: 'b', tokenFile: '/t' },
+          ],
+        },
+      ],
     };
     const problems = problemsOf(validate(setup, undefined, { '/t': 'correct horse battery staple' }));
     expect(problems).toEqual([

@@ -10,7 +10,10 @@ describe('topology: every declared entity has an id, used once', () => {
 
   it('reports a repeated id with the first declaration', () => {
     const setup = {
-      workerQueues: [{ id: 'gpu', tags: ['gpu'] }, { id: 'gpu', tags: ['cuda'] }],
+      workerQueues: [
+        { id: 'gpu', tags: ['gpu'] },
+        { id: 'gpu', tags: ['cuda'] },
+      ],
       workerGroups: [{ id: 'w' }, { id: 'v' }, { id: 'w' }],
     };
     expect(problemsOf(validate(setup))).toEqual([

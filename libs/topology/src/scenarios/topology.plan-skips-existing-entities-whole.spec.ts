@@ -4,7 +4,10 @@ import { TOKEN_A, validate } from './setup-fixtures';
 describe('topology: the setup is a seed: an entity whose id exists is skipped whole', () => {
   const declared = validate(
     {
-      workerQueues: [{ id: 'gpu', tags: ['gpu', 'linux'], allowedTenants: ['acme'] }, { id: 'etl', tags: ['etl'] }],
+      workerQueues: [
+        { id: 'gpu', tags: ['gpu', 'linux'], allowedTenants: ['acme'] },
+        { id: 'etl', tags: ['etl'] },
+      ],
       workerGroups: [
         {
           id: 'gpu-workers',
@@ -42,7 +45,12 @@ describe('topology: the setup is a seed: an entity whose id exists is skipped wh
     expect(plan.steps).toEqual([
       { action: 'SKIP', kind: 'worker-queue', id: 'gpu', logLine: "skipped worker queue 'gpu': it already exists" },
       expect.objectContaining({ action: 'CREATE', kind: 'worker-queue', id: 'etl' }),
-      { action: 'SKIP', kind: 'worker-group', id: 'gpu-workers', logLine: "skipped worker group 'gpu-workers': it already exists" },
+      {
+        action: 'SKIP',
+        kind: 'worker-group',
+        id: 'gpu-workers',
+        logLine: "skipped worker group 'gpu-workers': it already exists",
+      },
       expect.objectContaining({ action: 'CREATE', kind: 'worker-group', id: 'etl-workers' }),
     ]);
     expect(plan.summary).toBe('setup: worker queues 1 created, 1 skipped; worker groups 1 created, 1 skipped');

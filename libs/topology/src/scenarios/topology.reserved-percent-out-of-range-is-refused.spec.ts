@@ -10,7 +10,9 @@ describe('topology: reservedPercent is a whole number from 1 to 100', () => {
   });
 
   it.each([1, 100])('accepts %j', (reservedPercent) => {
-    expect(validate({ workerGroups: [{ id: 'w', subscriptions: [{ workerQueueId: 'default', reservedPercent }] }] }).ok).toBe(true);
+    expect(validate({ workerGroups: [{ id: 'w', subscriptions: [{ workerQueueId: 'default', reservedPercent }] }] }).ok).toBe(
+      true,
+    );
   });
 
   it('is optional', () => {
@@ -19,7 +21,9 @@ describe('topology: reservedPercent is a whole number from 1 to 100', () => {
 
   it('the REST API reports it at subscriptions[0].reservedPercent, or reservedPercent for a single subscription', () => {
     const known = new Set(['default']);
-    expect(validateWorkerGroupWrite('w', { name: 'W', subscriptions: [{ workerQueueId: 'default', reservedPercent: 0 }] }, known)).toEqual({
+    expect(
+      validateWorkerGroupWrite('w', { name: 'W', subscriptions: [{ workerQueueId: 'default', reservedPercent: 0 }] }, known),
+    ).toEqual({
       ok: false,
       problems: [{ path: 'subscriptions[0].reservedPercent', message: 'must be a whole number from 1 to 100' }],
     });

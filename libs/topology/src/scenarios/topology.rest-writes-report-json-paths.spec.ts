@@ -23,7 +23,11 @@ describe('topology: REST topology writes are validated with JSON paths into the 
   it('a worker group body needs a name and valid subscriptions; tokens are minted by their own endpoint', () => {
     const known = new Set(['default', 'gpu']);
     expect(
-      validateWorkerGroupWrite('gpu-workers', { subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 101, mode: 'LOOSE' }], registrationTokens: [] }, known),
+      validateWorkerGroupWrite(
+        'gpu-workers',
+        { subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 101, mode: 'LOOSE' }], registrationTokens: [] },
+        known,
+      ),
     ).toEqual({
       ok: false,
       problems: [

@@ -11,7 +11,17 @@ describe('topology: two queues may not have the same tag set (collision with an 
   });
 
   it('a subset or superset is not a collision', () => {
-    expect(validate({ workerQueues: [{ id: 'gpu-2', tags: ['gpu'] }, { id: 'gpu-3', tags: ['gpu', 'linux', 'eu'] }] }, existing).ok).toBe(true);
+    expect(
+      validate(
+        {
+          workerQueues: [
+            { id: 'gpu-2', tags: ['gpu'] },
+            { id: 'gpu-3', tags: ['gpu', 'linux', 'eu'] },
+          ],
+        },
+        existing,
+      ).ok,
+    ).toBe(true);
   });
 
   it('a declared queue whose id exists is skipped, so it cannot collide', () => {

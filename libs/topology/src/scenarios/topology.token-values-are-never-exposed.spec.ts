@@ -6,7 +6,17 @@ import { TOKEN_A, TOKEN_B, problemsOf, validate } from './setup-fixtures';
 describe('topology: token values never appear in problems, plans or log lines', () => {
   it('the plan carries tokens by name and source; the value prints as redacted', () => {
     const declared = validate(
-      { workerGroups: [{ id: 'w', registrationTokens: [{ name: 'a', token: TOKEN_A }, { name: 'b', tokenFile: '/t' }] }] },
+      {
+        workerGroups: [
+          {
+            id: 'w',
+            registrationTokens: [
+              { name: 'a', token: TOKEN_A },
+              { name: 'b', tokenFile: '/t' },
+            ],
+          },
+        ],
+      },
       undefined,
       { '/t': TOKEN_B },
     );
@@ -43,7 +53,18 @@ describe('topology: token values never appear in problems, plans or log lines', 
       fc.property(value, value, (inline, fromFile) => {
         const problems = problemsOf(
           validate(
-            { workerGroups: [{ id: 'w', registrationTokens: [{ name: 'a', token: inline }, { name: 'b', tokenFile: '/t' }, { name: 'c', token: inline }] }] },
+            {
+              workerGroups: [
+                {
+                  id: 'w',
+                  registrationTokens: [
+                    { name: 'a', token: inline },
+                    { name: 'b', tokenFile: '/t' },
+                    { name: 'c', token: inline },
+                  ],
+                },
+              ],
+            },
             undefined,
             { '/t': fromFile },
             { [inline]: 'other' },

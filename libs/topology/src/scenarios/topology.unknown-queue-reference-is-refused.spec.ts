@@ -15,7 +15,9 @@ describe('topology: a subscription must reference a known worker queue', () => {
   it('a queue declared in the same setup, an existing queue and the default queue are known', () => {
     const setup = {
       workerQueues: [{ id: 'gpu', tags: ['gpu'] }],
-      workerGroups: [{ id: 'w', subscriptions: [{ workerQueueId: 'gpu' }, { workerQueueId: 'etl' }, { workerQueueId: 'default' }] }],
+      workerGroups: [
+        { id: 'w', subscriptions: [{ workerQueueId: 'gpu' }, { workerQueueId: 'etl' }, { workerQueueId: 'default' }] },
+      ],
     };
     expect(validate(setup, existingQueues({ id: 'etl', tags: ['etl'], allowedTenants: [] })).ok).toBe(true);
   });
@@ -30,10 +32,12 @@ describe('topology: a subscription must reference a known worker queue', () => {
   });
 
   it('the REST API reports it with a JSON path into the body', () => {
-    expect(validateWorkerGroupWrite('w', { name: 'W', subscriptions: [{ workerQueueId: 'etl' }] }, new Set(['default']))).toEqual({
-      ok: false,
-      problems: [{ path: 'subscriptions[0]', message: "references the unknown worker queue 'etl'" }],
-    });
+    expect(validateWorkerGroupWrite('w', { name: 'W', subscriptions: [{ workerQueueId: 'etl' }] }, new Set(['default']))).toEqual(
+      {
+        ok: false,
+        problems: [{ path: 'subscriptions[0]', message: "references the unknown worker queue 'etl'" }],
+      },
+    );
   });
 
   it('a group subscribing twice to one queue is refused', () => {

@@ -38,11 +38,7 @@ export const literalTagRenderer: TagRenderer = (template) => {
  * Renders every tag, trims it, drops the null and blank ones and removes
  * duplicates (two templates may render to the same value). Order is kept.
  */
-export function renderTags(
-  templates: readonly string[],
-  renderer: TagRenderer,
-  context: TagRenderContext,
-): string[] {
+export function renderTags(templates: readonly string[], renderer: TagRenderer, context: TagRenderContext): string[] {
   const rendered: string[] = [];
   for (const template of templates) {
     const value = renderer(template, context);

@@ -111,8 +111,7 @@ export class WorkerQueueIndex {
         if (
           !best ||
           unasked < bestUnasked ||
-          (unasked === bestUnasked &&
-            (matched > bestMatched || (matched === bestMatched && candidate.queue.id < best.queue.id)))
+          (unasked === bestUnasked && (matched > bestMatched || (matched === bestMatched && candidate.queue.id < best.queue.id)))
         ) {
           best = candidate;
           bestUnasked = unasked;

@@ -92,7 +92,13 @@ export class WorkerQueueResolver {
     if (!queue) {
       const reason = noQueueMatchesReason(tags, match, context.tenant);
       if (fallback === 'IGNORE') {
-        return { action: 'DISPATCH', queueId: DEFAULT_QUEUE_ID, cause: 'NO_QUEUE_MATCHES', reason: `${reason}; fallback IGNORE routes the task run to queue '${DEFAULT_QUEUE_ID}'`, tags };
+        return {
+          action: 'DISPATCH',
+          queueId: DEFAULT_QUEUE_ID,
+          cause: 'NO_QUEUE_MATCHES',
+          reason: `${reason}; fallback IGNORE routes the task run to queue '${DEFAULT_QUEUE_ID}'`,
+          tags,
+        };
       }
       // No queue at all is a configuration gap, not a transient outage:
       // waiting would hold the task run forever, so it fails whatever the fallback.
@@ -122,7 +128,13 @@ export class WorkerQueueResolver {
     }
     switch (fallback) {
       case 'WAIT':
-        return { action: 'WAIT_AND_DISPATCH', queueId, cause, reason: `${reason}; the job waits on the queue (fallback WAIT)`, tags };
+        return {
+          action: 'WAIT_AND_DISPATCH',
+          queueId,
+          cause,
+          reason: `${reason}; the job waits on the queue (fallback WAIT)`,
+          tags,
+        };
       case 'FAIL':
         return { action: 'FAIL', queueId, cause, reason: `${reason}; the task run fails (fallback FAIL)`, tags };
       case 'CANCEL':

@@ -9,7 +9,10 @@ describe("resolver: fallback IGNORE dispatches to the 'default' queue", () => {
       { tags: ['gpu'], fallback: 'IGNORE' },
       { tenant: 'main' },
       availabilitySnapshot({
-        subscriptions: [{ groupId: 'gpu-workers', workerQueueId: 'gpu' }, { groupId: 'default', workerQueueId: 'default' }],
+        subscriptions: [
+          { groupId: 'gpu-workers', workerQueueId: 'gpu' },
+          { groupId: 'default', workerQueueId: 'default' },
+        ],
         workers: [{ workerId: 'w1', groupId: 'default', draining: false }],
       }),
     );
@@ -17,7 +20,8 @@ describe("resolver: fallback IGNORE dispatches to the 'default' queue", () => {
       action: 'DISPATCH',
       queueId: 'default',
       cause: 'NO_WORKER_CONNECTED',
-      reason: "no worker of the subscribed groups is connected (queue 'gpu'); fallback IGNORE routes the task run to queue 'default'",
+      reason:
+        "no worker of the subscribed groups is connected (queue 'gpu'); fallback IGNORE routes the task run to queue 'default'",
       tags: ['gpu'],
     });
   });

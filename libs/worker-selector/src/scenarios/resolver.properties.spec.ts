@@ -33,14 +33,20 @@ function availabilityOf(counts: Record<string, [number, number]>): WorkerAvailab
 describe('resolver: properties', () => {
   it('is deterministic and independent of the order queues are listed in', () => {
     fc.assert(
-      fc.property(queuesArb, selectorArb, availabilityArb, fc.constantFrom('main', 'acme'), (queues, selector, counts, tenant) => {
-        const availability = availabilityOf(counts);
-        const forward = new WorkerQueueResolver(WorkerQueueIndex.build(queues));
-        const reversed = new WorkerQueueResolver(WorkerQueueIndex.build([...queues].reverse()));
-        const first = forward.resolve(selector, { tenant }, availability);
-        expect(forward.resolve(selector, { tenant }, availability)).toEqual(first);
-        expect(reversed.resolve(selector, { tenant }, availability)).toEqual(first);
-      }),
+      fc.property(
+        queuesArb,
+        selectorArb,
+        availabilityArb,
+        fc.constantFrom('main', 'acme'),
+        (queues, selector, counts, tenant) => {
+          const availability = availabilityOf(counts);
+          const forward = new WorkerQueueResolver(WorkerQueueIndex.build(queues));
+          const reversed = new WorkerQueueResolver(WorkerQueueIndex.build([...queues].reverse()));
+          const first = forward.resolve(selector, { tenant }, availability);
+          expect(forward.resolve(selector, { tenant }, availability)).toEqual(first);
+          expect(reversed.resolve(selector, { tenant }, availability)).toEqual(first);
+        },
+      ),
     );
   });
 
@@ -48,7 +54,11 @@ describe('resolver: properties', () => {
     fc.assert(
       fc.property(queuesArb, selectorArb, availabilityArb, (queues, selector, counts) => {
         const availability = availabilityOf(counts);
-        const decision = new WorkerQueueResolver(WorkerQueueIndex.build(queues)).resolve(selector, { tenant: 'main' }, availability);
+        const decision = new WorkerQueueResolver(WorkerQueueIndex.build(queues)).resolve(
+          selector,
+          { tenant: 'main' },
+          availability,
+        );
         if (decision.action === 'DISPATCH' && decision.queueId !== 'default') {
           expect(availability.connectedWorkers(decision.queueId ?? '')).toBeGreaterThan(0);
         }

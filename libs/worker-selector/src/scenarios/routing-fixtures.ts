@@ -25,7 +25,11 @@ export function fleet(readyWorkersByQueue: Record<string, number>): WorkerAvaila
   return availabilitySnapshot({
     subscriptions: entries.map(([workerQueueId]) => ({ groupId: `${workerQueueId}-group`, workerQueueId })),
     workers: entries.flatMap(([workerQueueId, count]) =>
-      Array.from({ length: count }, (_, i) => ({ workerId: `${workerQueueId}-w${i}`, groupId: `${workerQueueId}-group`, draining: false })),
+      Array.from({ length: count }, (_, i) => ({
+        workerId: `${workerQueueId}-w${i}`,
+        groupId: `${workerQueueId}-group`,
+        draining: false,
+      })),
     ),
   });
 }
@@ -34,9 +38,11 @@ export function fleet(readyWorkersByQueue: Record<string, number>): WorkerAvaila
 export const placeholderRenderer: TagRenderer = (template, context) => {
   const placeholder = /^\{\{\s*([\w.]+)\s*\}\}$/.exec(template);
   if (!placeholder) return template;
-  const value = placeholder[1].split('.').reduce<unknown>(
-    (scope, key) => (typeof scope === 'object' && scope !== null ? (scope as Record<string, unknown>)[key] : undefined),
-    context,
-  );
+  const value = placeholder[1]
+    .split('.')
+    .reduce<unknown>(
+      (scope, key) => (typeof scope === 'object' && scope !== null ? (scope as Record<string, unknown>)[key] : undefined),
+      context,
+    );
   return typeof value === 'string' ? value : value === null || value === undefined ? value : String(value);
 };

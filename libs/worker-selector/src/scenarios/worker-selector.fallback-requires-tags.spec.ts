@@ -23,7 +23,11 @@ describe('worker selector: fallback may only be set when tags is not empty', () 
   });
 
   it('the resolver fails a task run whose selector is invalid instead of guessing', () => {
-    const decision = resolverFor([queue('gpu', ['gpu'])]).resolve({ tags: [], fallback: 'CANCEL' }, { tenant: 'main' }, fleet({}));
+    const decision = resolverFor([queue('gpu', ['gpu'])]).resolve(
+      { tags: [], fallback: 'CANCEL' },
+      { tenant: 'main' },
+      fleet({}),
+    );
     expect(decision).toMatchObject({ action: 'FAIL', cause: 'INVALID_SELECTOR', queueId: null });
     expect(decision.reason).toContain('fallback may only be set when tags is not empty');
   });

@@ -50,6 +50,8 @@ describe('worker selector: the first level that declares a selector wins as a wh
 
   it('a task selector with no tags still wins: it asks for the default queue explicitly', () => {
     const explicitDefault: WorkerSelector = { tags: [] };
-    expect(resolveSelector({ task: explicitDefault, flow: gpuFail, namespace: 'company', namespaces }).selector).toBe(explicitDefault);
+    expect(resolveSelector({ task: explicitDefault, flow: gpuFail, namespace: 'company', namespaces }).selector).toBe(
+      explicitDefault,
+    );
   });
 });

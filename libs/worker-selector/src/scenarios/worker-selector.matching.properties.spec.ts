@@ -8,9 +8,7 @@ const queueArb: fc.Arbitrary<Omit<WorkerQueue, 'id'>> = fc.record({
   tags: fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 4 }),
   allowedTenants: fc.uniqueArray(fc.constantFrom(...TENANTS), { maxLength: 2 }),
 });
-const queuesArb = fc
-  .array(queueArb, { maxLength: 25 })
-  .map((queues) => queues.map((q, i) => ({ ...q, id: `q${i}` })));
+const queuesArb = fc.array(queueArb, { maxLength: 25 }).map((queues) => queues.map((q, i) => ({ ...q, id: `q${i}` })));
 const askedArb = fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3 });
 const matchArb = fc.constantFrom<SelectorMatch>('ALL', 'ANY');
 const tenantArb = fc.constantFrom(...TENANTS);

@@ -10,12 +10,19 @@ describe('worker selector: the nearest namespace ancestor wins', () => {
   });
 
   it("the flow's own namespace comes first", () => {
-    const namespaces = new Map([['a', a], ['a.b', ab], ['a.b.c', abc]]);
+    const namespaces = new Map([
+      ['a', a],
+      ['a.b', ab],
+      ['a.b.c', abc],
+    ]);
     expect(resolveSelector({ namespace: 'a.b.c', namespaces })).toMatchObject({ selector: abc, namespace: 'a.b.c' });
   });
 
   it('then the closest parent that declares one', () => {
-    const namespaces = new Map([['a', a], ['a.b', ab]]);
+    const namespaces = new Map([
+      ['a', a],
+      ['a.b', ab],
+    ]);
     expect(resolveSelector({ namespace: 'a.b.c.d', namespaces })).toMatchObject({ selector: ab, namespace: 'a.b' });
   });
 

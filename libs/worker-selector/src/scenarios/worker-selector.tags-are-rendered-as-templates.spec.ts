@@ -8,8 +8,12 @@ describe('worker selector: tags are rendered as templates against the execution 
   it('routes by the rendered value', () => {
     const resolver = resolverFor(queues, placeholderRenderer);
     const selector = { tags: ['gpu', '{{ inputs.region }}'] };
-    expect(resolver.resolve(selector, { tenant: 'main', variables: { inputs: { region: 'us' } } }, available).queueId).toBe('gpu-us');
-    expect(resolver.resolve(selector, { tenant: 'main', variables: { inputs: { region: 'eu' } } }, available).queueId).toBe('gpu-eu');
+    expect(resolver.resolve(selector, { tenant: 'main', variables: { inputs: { region: 'us' } } }, available).queueId).toBe(
+      'gpu-us',
+    );
+    expect(resolver.resolve(selector, { tenant: 'main', variables: { inputs: { region: 'eu' } } }, available).queueId).toBe(
+      'gpu-eu',
+    );
   });
 
   it('hands the renderer each template and the execution context', () => {
@@ -20,7 +24,10 @@ describe('worker selector: tags are rendered as templates against the execution 
     };
     const variables = { inputs: { region: 'eu' } };
     resolverFor(queues, recording).resolve({ tags: ['gpu', 'eu'] }, { tenant: 'main', variables }, available);
-    expect(seen).toEqual([['gpu', variables], ['eu', variables]]);
+    expect(seen).toEqual([
+      ['gpu', variables],
+      ['eu', variables],
+    ]);
   });
 
   it('the default renderer takes literal tags as they are', () => {

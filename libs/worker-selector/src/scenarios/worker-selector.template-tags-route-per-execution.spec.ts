@@ -34,13 +34,21 @@ describe('worker selector: template tags rendered by the expression language rou
   });
 
   it('sends a selector whose only tag renders blank to the default queue', () => {
-    const decision = resolver.resolve({ tags: ['{{ inputs.region }}'] }, { tenant: 'main', variables: { inputs: {} } }, available);
+    const decision = resolver.resolve(
+      { tags: ['{{ inputs.region }}'] },
+      { tenant: 'main', variables: { inputs: {} } },
+      available,
+    );
     expect([decision.action, decision.queueId]).toEqual(['DISPATCH', 'default']);
   });
 
   it('reports a broken template as an expression error naming it', () => {
     expect(() =>
-      resolver.resolve({ tags: ['{{ inputs.region | }}'] }, { tenant: 'main', variables: { inputs: { region: 'eu' } } }, available),
+      resolver.resolve(
+        { tags: ['{{ inputs.region | }}'] },
+        { tenant: 'main', variables: { inputs: { region: 'eu' } } },
+        available,
+      ),
     ).toThrow(ExpressionError);
   });
 });

@@ -30,7 +30,9 @@ export class ApiProblem extends CliError {
     super(
       `${status} ${problem.title ?? 'error'}${problem.detail ? `: ${problem.detail}` : ''}`,
       1,
-      (problem.errors ?? []).map((entry) => `${entry.path || '(document)'}: ${entry.message}${entry.line === undefined ? '' : ` (line ${entry.line})`}`),
+      (problem.errors ?? []).map(
+        (entry) => `${entry.path || '(document)'}: ${entry.message}${entry.line === undefined ? '' : ` (line ${entry.line})`}`,
+      ),
     );
   }
 }

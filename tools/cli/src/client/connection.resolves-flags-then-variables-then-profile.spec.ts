@@ -11,7 +11,12 @@ describe('resolveConnection', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'lanner-profile-'));
     file = join(dir, 'profile.json');
-    writeFileSync(file, JSON.stringify({ profiles: { default: { url: 'http://profile:1/', token: 'p-token' }, ops: { url: 'http://ops:2', tenant: 'ops' } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        profiles: { default: { url: 'http://profile:1/', token: 'p-token' }, ops: { url: 'http://ops:2', tenant: 'ops' } },
+      }),
+    );
   });
 
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,21 +28,37 @@ describe('resolveConnection', () => {
   it('lets the variables win over the profile, and the flags over both', () => {
     const env = { LANNER_CONFIG: file, LANNER_URL: 'http://env:3', LANNER_TOKEN: 'e-token' };
     expect(resolveConnection({}, env)).toEqual({ url: 'http://env:3', token: 'e-token', tenant: 'main' });
-    expect(resolveConnection({ server: 'http://flag:4', token: 'f-token', tenant: 't' }, env)).toEqual({ url: 'http://flag:4', token: 'f-token', tenant: 't' });
+    expect(resolveConnection({ server: 'http://flag:4', token: 'f-token', tenant: 't' }, env)).toEqual({
+      url: 'http://flag:4',
+      token: 'f-token',
+      tenant: 't',
+    });
   });
 
   it('picks the profile named by --profile or LANNER_PROFILE, and names a missing one', () => {
-    expect(resolveConnection({}, { LANNER_CONFIG: file, LANNER_PROFILE: 'ops' })).toEqual({ url: 'http://ops:2', token: undefined, tenant: 'ops' });
-    expect(() => resolveConnection({ profile: 'nope' }, { LANNER_CONFIG: file })).toThrow(new CliError(`no profile 'nope' in ${file}`));
+    expect(resolveConnection({}, { LANNER_CONFIG: file, LANNER_PROFILE: 'ops' })).toEqual({
+      url: 'http://ops:2',
+      token: undefined,
+      tenant: 'ops',
+    });
+    expect(() => resolveConnection({ profile: 'nope' }, { LANNER_CONFIG: file })).toThrow(
+      new CliError(`no profile 'nope' in ${file}`),
+    );
   });
 
   it('works without a profile file, on the local default URL', () => {
-    expect(resolveConnection({}, { LANNER_CONFIG: join(dir, 'absent.json') })).toEqual({ url: 'http://127.0.0.1:8080', token: undefined, tenant: 'main' });
+    expect(resolveConnection({}, { LANNER_CONFIG: join(dir, 'absent.json') })).toEqual({
+      url: 'http://127.0.0.1:8080',
+      token: undefined,
+      tenant: 'main',
+    });
   });
 
   it('names the file and the field that is wrong', () => {
     writeFileSync(file, JSON.stringify({ profiles: { default: { token: 42 } } }));
-    expect(() => resolveConnection({}, { LANNER_CONFIG: file })).toThrow(`the profile file ${file}: profiles.default.token must be a string`);
+    expect(() => resolveConnection({}, { LANNER_CONFIG: file })).toThrow(
+      `the profile file ${file}: profiles.default.token must be a string`,
+    );
     writeFileSync(file, '{ not json');
     expect(() => resolveConnection({}, { LANNER_CONFIG: file })).toThrow(`the profile file ${file} is not valid JSON`);
   });

@@ -59,10 +59,12 @@ export function readProfileFile(path: string): ProfileFile {
     throw new CliError(`the profile file ${path} must hold { "profiles": { "<name>": { "url", "token", "tenant" } } }`);
   }
   for (const [name, entry] of Object.entries(profiles as Record<string, unknown>)) {
-    if (typeof entry !== 'object' || entry === null) throw new CliError(`the profile file ${path}: profiles.${name} must be an object`);
+    if (typeof entry !== 'object' || entry === null)
+      throw new CliError(`the profile file ${path}: profiles.${name} must be an object`);
     for (const key of ['url', 'token', 'tenant'] as const) {
       const value = (entry as Record<string, unknown>)[key];
-      if (value !== undefined && typeof value !== 'string') throw new CliError(`the profile file ${path}: profiles.${name}.${key} must be a string`);
+      if (value !== undefined && typeof value !== 'string')
+        throw new CliError(`the profile file ${path}: profiles.${name}.${key} must be a string`);
     }
   }
   return { profiles: profiles as Record<string, ProfileEntry> };
@@ -85,7 +87,8 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     throw new CliError(`no profile '${profileName}' in ${path}`);
   }
   const url = flags.server ?? env['LANNER_URL'] ?? profile?.url ?? DEFAULT_URL;
-  if (!isHttpUrl(url)) throw new CliError(`the server URL '${url}' is not an http:// or https:// URL (from --server, LANNER_URL or the profile)`);
+  if (!isHttpUrl(url))
+    throw new CliError(`the server URL '${url}' is not an http:// or https:// URL (from --server, LANNER_URL or the profile)`);
   return {
     url: url.replace(/\/+$/, ''),
     token: flags.token ?? env['LANNER_TOKEN'] ?? profile?.token,

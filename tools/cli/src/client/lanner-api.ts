@@ -82,7 +82,9 @@ export class LannerApi {
       response = await fetch(url, { method, headers, body, dispatcher: this.dispatcher });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach the Lanner server at ${this.connection.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      throw new CliError(
+        `cannot reach the Lanner server at ${this.connection.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+      );
     }
     if (response.status >= 400) throw new ApiProblem(response.status, await problemOf(response));
     return response;

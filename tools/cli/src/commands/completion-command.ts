@@ -51,7 +51,11 @@ export function registerCompletionCommand(program: Command): void {
     .description('print a shell completion script: source <(lanner completion bash)')
     .argument('<shell>', 'bash (zsh: load bashcompinit first)')
     .action((shell: string) => {
-      if (shell !== 'bash') throw new CliError(`no completion for '${shell}': only bash is supported (zsh: autoload bashcompinit && bashcompinit)`, 2);
+      if (shell !== 'bash')
+        throw new CliError(
+          `no completion for '${shell}': only bash is supported (zsh: autoload bashcompinit && bashcompinit)`,
+          2,
+        );
       process.stdout.write(bashCompletion(program));
     });
 }

@@ -64,7 +64,9 @@ function printExecution(output: OutputFormat, execution: ExecutionView): void {
     process.stdout.write(`${JSON.stringify(execution, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`execution ${execution.id}  ${execution.namespace}.${execution.flowId} rev ${execution.flowRevision}  ${execution.state.current}\n`);
+  process.stdout.write(
+    `execution ${execution.id}  ${execution.namespace}.${execution.flowId} rev ${execution.flowRevision}  ${execution.state.current}\n`,
+  );
   const runs = execution.taskRunList ?? [];
   if (runs.length > 0) {
     print('table', runs, runs, [
@@ -96,7 +98,10 @@ async function readStream(api: LannerApi, path: string, what: string, onEvent: (
     try {
       for await (const event of api.events(path)) {
         if (event.event === 'end') return;
-        if (event.event === 'error') throw new StreamInterrupted(`the ${what} stream ended early: ${(event.data as { detail?: string }).detail ?? 'unknown error'}`);
+        if (event.event === 'error')
+          throw new StreamInterrupted(
+            `the ${what} stream ended early: ${(event.data as { detail?: string }).detail ?? 'unknown error'}`,
+          );
         onEvent(event);
       }
       throw new StreamInterrupted(`the ${what} stream closed before its end`);
@@ -165,18 +170,27 @@ export function registerExecutionCommands(program: Command): void {
     .option('-l, --label <key=value>', 'a label (repeatable)', collect, [])
     .option('-w, --wait', 'wait until the execution ends, printing a progress line on stderr at each change')
     .option('-f, --follow', 'print its logs as they arrive (implies --wait)')
-    .action(async (namespace: string, flowId: string, options: { input: string[]; label: string[]; wait?: boolean; follow?: boolean }, command: Command) => {
-      const inputs = pairsOf(options.input, '--input');
-      const labels = pairsOf(options.label, '--label');
-      const { api, output } = contextOf(command);
-      const { body: created } = await api.request<ExecutionView>('POST', api.tenantPath('executions', namespace, flowId), { body: { inputs, labels } });
-      if (!options.wait && !options.follow) {
-        printExecution(output, created);
-        return;
-      }
-      process.stderr.write(`execution ${created.id} started\n`);
-      printExecution(output, await watch(api, created.id, options.follow === true));
-    });
+    .action(
+      async (
+        namespace: string,
+        flowId: string,
+        options: { input: string[]; label: string[]; wait?: boolean; follow?: boolean },
+        command: Command,
+      ) => {
+        const inputs = pairsOf(options.input, '--input');
+        const labels = pairsOf(options.label, '--label');
+        const { api, output } = contextOf(command);
+        const { body: created } = await api.request<ExecutionView>('POST', api.tenantPath('executions', namespace, flowId), {
+          body: { inputs, labels },
+        });
+        if (!options.wait && !options.follow) {
+          printExecution(output, created);
+          return;
+        }
+        process.stderr.write(`execution ${created.id} started\n`);
+        printExecution(output, await watch(api, created.id, options.follow === true));
+      },
+    );
 
   execution
     .command('get')
@@ -226,7 +240,9 @@ export function registerExecutionCommands(program: Command): void {
     .action(async (id: string, options: { input: string[] }, command: Command) => {
       const inputs = pairsOf(options.input, '--input');
       const { api } = contextOf(command);
-      await api.request('POST', api.tenantPath('executions', id, 'resume'), { body: Object.keys(inputs).length > 0 ? { inputs } : {} });
+      await api.request('POST', api.tenantPath('executions', id, 'resume'), {
+        body: Object.keys(inputs).length > 0 ? { inputs } : {},
+      });
       process.stderr.write(`resumed ${id}\n`);
     });
 

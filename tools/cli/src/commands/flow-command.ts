@@ -57,7 +57,8 @@ function flowFilesUnder(dir: string): string[] {
 /** The problems of each file, checked offline by the same parser the API uses. */
 function problemsOf(files: readonly FlowFile[]): FileProblem[] {
   return files.flatMap(({ file, source }) => {
-    if (Buffer.byteLength(source) > MAX_FLOW_SOURCE_BYTES) return [{ file, path: '', message: `larger than ${MAX_FLOW_SOURCE_BYTES} bytes` }];
+    if (Buffer.byteLength(source) > MAX_FLOW_SOURCE_BYTES)
+      return [{ file, path: '', message: `larger than ${MAX_FLOW_SOURCE_BYTES} bytes` }];
     const result = parseFlow(source);
     return result.ok ? [] : result.problems.map((problem) => ({ file, ...problem }));
   });
@@ -65,12 +66,18 @@ function problemsOf(files: readonly FlowFile[]): FileProblem[] {
 
 /** `file:line:column: path: message`, as compilers print, so editors and CI annotate the line. */
 function formatFileProblem(problem: FileProblem): string {
-  const where = [problem.file, problem.line, problem.line === undefined ? undefined : problem.column].filter((part) => part !== undefined).join(':');
+  const where = [problem.file, problem.line, problem.line === undefined ? undefined : problem.column]
+    .filter((part) => part !== undefined)
+    .join(':');
   return `${where}: ${problem.path ? `${problem.path}: ` : ''}${problem.message}`;
 }
 
 function reportProblems(problems: readonly FileProblem[]): never {
-  throw new CliError(`${problems.length} problem${problems.length === 1 ? '' : 's'} found; nothing was deployed`, 1, problems.map(formatFileProblem));
+  throw new CliError(
+    `${problems.length} problem${problems.length === 1 ? '' : 's'} found; nothing was deployed`,
+    1,
+    problems.map(formatFileProblem),
+  );
 }
 
 function inNamespace(namespace: string, parent: string): boolean {
@@ -100,7 +107,8 @@ export function registerFlowCommands(program: Command): void {
     .option('-n, --namespace <namespace>', 'every flow must be in this namespace or below it')
     .option('--delete-missing', 'delete the flows of --namespace (and below) that are not in the directory')
     .action(async (dir: string, options: { namespace?: string; deleteMissing?: boolean }, command: Command) => {
-      if (options.deleteMissing && !options.namespace) throw new CliError('--delete-missing needs --namespace: it names which flows the directory holds', 2);
+      if (options.deleteMissing && !options.namespace)
+        throw new CliError('--delete-missing needs --namespace: it names which flows the directory holds', 2);
       const files = flowFilesUnder(dir).map(readFlowFile);
       if (files.length === 0 && !options.deleteMissing) throw new CliError(`no .yml or .yaml files under ${dir}`);
       const problems = problemsOf(files);
@@ -112,7 +120,13 @@ export function registerFlowCommands(program: Command): void {
       });
       const outside = parsed.filter((f) => options.namespace && !inNamespace(f.namespace, options.namespace));
       if (outside.length > 0) {
-        reportProblems(outside.map((f) => ({ file: relative(process.cwd(), f.file) || f.file, path: 'namespace', message: `'${f.namespace}' is not in --namespace ${options.namespace}` })));
+        reportProblems(
+          outside.map((f) => ({
+            file: relative(process.cwd(), f.file) || f.file,
+            path: 'namespace',
+            message: `'${f.namespace}' is not in --namespace ${options.namespace}`,
+          })),
+        );
       }
       const seen = new Map<string, string>();
       for (const f of parsed) {
@@ -128,7 +142,13 @@ export function registerFlowCommands(program: Command): void {
         const { status, body } = await api.request<FlowView>('PUT', api.tenantPath('flows', f.namespace, f.id), {
           text: { content: f.source, type: 'application/x-yaml' },
         });
-        results.push({ namespace: f.namespace, id: f.id, revision: body.revision, action: status === 201 ? 'created' : 'updated', file: f.file });
+        results.push({
+          namespace: f.namespace,
+          id: f.id,
+          revision: body.revision,
+          action: status === 201 ? 'created' : 'updated',
+          file: f.file,
+        });
       }
       if (options.deleteMissing && options.namespace) {
         for (const stale of await flowsIn(api, options.namespace)) {

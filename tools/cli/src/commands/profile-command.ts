@@ -10,7 +10,10 @@ export function registerProfileCommands(program: Command): void {
     .command('set')
     .description('save a server URL, token and tenant under a profile name')
     .argument('[name]', 'profile name', DEFAULT_PROFILE)
-    .addHelpText('after', '\nTakes the global --server, --token and --tenant: lanner profile set prod --server https://lanner.example.com --token <token>')
+    .addHelpText(
+      'after',
+      '\nTakes the global --server, --token and --tenant: lanner profile set prod --server https://lanner.example.com --token <token>',
+    )
     .action((name: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<{ server?: string; token?: string; tenant?: string }>();
       const path = profilePath(process.env);

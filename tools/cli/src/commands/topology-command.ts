@@ -33,7 +33,10 @@ interface RegistrationTokenView {
 }
 
 function list(value: string): string[] {
-  return value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 /** `queue[:percent][:STRICT|ELASTIC]`, e.g. `gpu:30:ELASTIC`; the server validates the values. */
@@ -49,13 +52,22 @@ export function subscriptionOf(text: string): { workerQueueId: string; reservedP
 }
 
 function subscriptionText(s: SubscriptionView): string {
-  return [s.workerQueueId, s.reservedPercent === undefined || s.reservedPercent === null ? undefined : `${s.reservedPercent}%`, s.mode].filter(Boolean).join(':');
+  return [
+    s.workerQueueId,
+    s.reservedPercent === undefined || s.reservedPercent === null ? undefined : `${s.reservedPercent}%`,
+    s.mode,
+  ]
+    .filter(Boolean)
+    .join(':');
 }
 
 const QUEUE_COLUMNS = [
   { header: 'ID', value: (q: WorkerQueueView) => q.id },
   { header: 'TAGS', value: (q: WorkerQueueView) => q.tags },
-  { header: 'TENANTS', value: (q: WorkerQueueView) => (q.allowedTenants && q.allowedTenants.length > 0 ? q.allowedTenants : '*') },
+  {
+    header: 'TENANTS',
+    value: (q: WorkerQueueView) => (q.allowedTenants && q.allowedTenants.length > 0 ? q.allowedTenants : '*'),
+  },
   { header: 'DESCRIPTION', value: (q: WorkerQueueView) => q.description },
 ];
 
@@ -76,13 +88,11 @@ const TOKEN_COLUMNS = [
 export function registerTopologyCommands(program: Command): void {
   const queue = program.command('worker-queue').description('worker queues (instance admin)');
 
-  queue
-    .command('list')
-    .action(async (_options: unknown, command: Command) => {
-      const { api, output } = contextOf(command);
-      const { body } = await api.request<WorkerQueueView[]>('GET', api.instancePath('worker-queues'));
-      print(output, body, body, QUEUE_COLUMNS);
-    });
+  queue.command('list').action(async (_options: unknown, command: Command) => {
+    const { api, output } = contextOf(command);
+    const { body } = await api.request<WorkerQueueView[]>('GET', api.instancePath('worker-queues'));
+    print(output, body, body, QUEUE_COLUMNS);
+  });
 
   queue
     .command('get')
@@ -100,14 +110,20 @@ export function registerTopologyCommands(program: Command): void {
     .requiredOption('--tags <tags>', 'comma-separated tags workers of this queue carry', list)
     .option('--allowed-tenants <tenants>', 'comma-separated tenants that may use it (default: all)', list)
     .option('--description <text>')
-    .action(async (id: string, options: { tags: string[]; allowedTenants?: string[]; description?: string }, command: Command) => {
-      const { api, output } = contextOf(command);
-      const { status, body } = await api.request<WorkerQueueView>('PUT', api.instancePath('worker-queues', id), {
-        body: { tags: options.tags, ...(options.allowedTenants ? { allowedTenants: options.allowedTenants } : {}), ...(options.description === undefined ? {} : { description: options.description }) },
-      });
-      process.stderr.write(`worker queue ${id} ${status === 201 ? 'created' : 'applied'}\n`);
-      print(output, body, [body], QUEUE_COLUMNS);
-    });
+    .action(
+      async (id: string, options: { tags: string[]; allowedTenants?: string[]; description?: string }, command: Command) => {
+        const { api, output } = contextOf(command);
+        const { status, body } = await api.request<WorkerQueueView>('PUT', api.instancePath('worker-queues', id), {
+          body: {
+            tags: options.tags,
+            ...(options.allowedTenants ? { allowedTenants: options.allowedTenants } : {}),
+            ...(options.description === undefined ? {} : { description: options.description }),
+          },
+        });
+        process.stderr.write(`worker queue ${id} ${status === 201 ? 'created' : 'applied'}\n`);
+        print(output, body, [body], QUEUE_COLUMNS);
+      },
+    );
 
   queue
     .command('delete')
@@ -120,13 +136,11 @@ export function registerTopologyCommands(program: Command): void {
 
   const group = program.command('worker-group').description('worker groups and their subscriptions (instance admin)');
 
-  group
-    .command('list')
-    .action(async (_options: unknown, command: Command) => {
-      const { api, output } = contextOf(command);
-      const { body } = await api.request<WorkerGroupView[]>('GET', api.instancePath('worker-groups'));
-      print(output, body, body, GROUP_COLUMNS);
-    });
+  group.command('list').action(async (_options: unknown, command: Command) => {
+    const { api, output } = contextOf(command);
+    const { body } = await api.request<WorkerGroupView[]>('GET', api.instancePath('worker-groups'));
+    print(output, body, body, GROUP_COLUMNS);
+  });
 
   group
     .command('get')
@@ -148,7 +162,11 @@ export function registerTopologyCommands(program: Command): void {
       const subscriptions = options.subscribe.map(subscriptionOf);
       const { api, output } = contextOf(command);
       const { status, body } = await api.request<WorkerGroupView>('PUT', api.instancePath('worker-groups', id), {
-        body: { name: options.name ?? id, ...(options.description === undefined ? {} : { description: options.description }), subscriptions },
+        body: {
+          name: options.name ?? id,
+          ...(options.description === undefined ? {} : { description: options.description }),
+          subscriptions,
+        },
       });
       process.stderr.write(`worker group ${id} ${status === 201 ? 'created' : 'applied'}\n`);
       print(output, body, [body], GROUP_COLUMNS);
@@ -172,9 +190,16 @@ export function registerTopologyCommands(program: Command): void {
     .option('--mode <mode>', 'STRICT or ELASTIC')
     .action(async (groupId: string, queueId: string, options: { reservedPercent?: number; mode?: string }, command: Command) => {
       const { api, output } = contextOf(command);
-      const { body } = await api.request<SubscriptionView>('PUT', api.instancePath('worker-groups', groupId, 'subscriptions', queueId), {
-        body: { ...(options.reservedPercent === undefined ? {} : { reservedPercent: options.reservedPercent }), ...(options.mode ? { mode: options.mode.toUpperCase() } : {}) },
-      });
+      const { body } = await api.request<SubscriptionView>(
+        'PUT',
+        api.instancePath('worker-groups', groupId, 'subscriptions', queueId),
+        {
+          body: {
+            ...(options.reservedPercent === undefined ? {} : { reservedPercent: options.reservedPercent }),
+            ...(options.mode ? { mode: options.mode.toUpperCase() } : {}),
+          },
+        },
+      );
       print(output, body, [body], [{ header: 'SUBSCRIPTION', value: subscriptionText }]);
     });
 
@@ -207,10 +232,16 @@ export function registerTopologyCommands(program: Command): void {
     .requiredOption('--name <name>')
     .action(async (groupId: string, options: { name: string }, command: Command) => {
       const { api, output } = contextOf(command);
-      const { body } = await api.request<{ id: string; name: string; token: string }>('POST', api.instancePath('worker-groups', groupId, 'tokens'), { body: { name: options.name } });
+      const { body } = await api.request<{ id: string; name: string; token: string }>(
+        'POST',
+        api.instancePath('worker-groups', groupId, 'tokens'),
+        { body: { name: options.name } },
+      );
       if (output === 'json') process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
       else {
-        process.stderr.write(`registration token ${body.id} (${body.name}) for worker group ${groupId}; store its value now, it is not shown again\n`);
+        process.stderr.write(
+          `registration token ${body.id} (${body.name}) for worker group ${groupId}; store its value now, it is not shown again\n`,
+        );
         process.stdout.write(`${body.token}\n`);
       }
     });

@@ -22,7 +22,8 @@ describe('task cache: an expired entry makes the task run again', () => {
 
   it('answers from the cache within the ttl and runs again after it', async () => {
     const task = shellCommandsTask(['echo run >> runs.log'], { taskCache: { enabled: true, ttlMs: 60 * 60 * 1000 } });
-    const run = () => runWithCache({ runner, cache, task, context: recordingContext({ workingDirectory: work.path, now }).context, scope });
+    const run = () =>
+      runWithCache({ runner, cache, task, context: recordingContext({ workingDirectory: work.path, now }).context, scope });
 
     const first = await run();
     clock = new Date('2026-11-30T02:59:59Z');
@@ -38,10 +39,22 @@ describe('task cache: an expired entry makes the task run again', () => {
   it('purges expired entries and keeps entries without a ttl', async () => {
     clock = new Date('2026-11-30T04:00:00Z');
     const forever = returnTask('kept', { id: 'forever', taskCache: { enabled: true } });
-    await runWithCache({ runner, cache, task: forever, context: recordingContext({ workingDirectory: work.path, now }).context, scope });
+    await runWithCache({
+      runner,
+      cache,
+      task: forever,
+      context: recordingContext({ workingDirectory: work.path, now }).context,
+      scope,
+    });
 
     const removed = await cache.purgeExpired(new Date('2027-01-01T00:00:00Z'));
-    const later = await runWithCache({ runner, cache, task: forever, context: recordingContext({ workingDirectory: work.path, now }).context, scope });
+    const later = await runWithCache({
+      runner,
+      cache,
+      task: forever,
+      context: recordingContext({ workingDirectory: work.path, now }).context,
+      scope,
+    });
 
     expect(removed).toBe(1);
     expect(later).toEqual({ state: 'SUCCESS', outputs: { value: 'kept' }, cacheHit: true });

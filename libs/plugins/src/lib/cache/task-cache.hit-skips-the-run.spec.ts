@@ -17,10 +17,18 @@ describe('task cache: a hit returns the stored outputs without running the task'
   const scope = { tenantId: 'main', namespace: 'company.team', flowId: 'nightly-report' };
   // Each real run appends a line to a file, so the test sees how often the task ran.
   const runs = () => readFileSync(join(work.path, 'runs.log'), 'utf8').trim().split('\n').length;
-  const countingTask = shellCommandsTask(['echo run >> runs.log', `echo '::{"outputs":{"rows":12}}::'`], { taskCache: { enabled: true, ttlMs: 60_000 } });
+  const countingTask = shellCommandsTask(['echo run >> runs.log', `echo '::{"outputs":{"rows":12}}::'`], {
+    taskCache: { enabled: true, ttlMs: 60_000 },
+  });
 
   it('runs once, then answers from the cache with cacheHit: true', async () => {
-    const first = await runWithCache({ runner, cache, task: countingTask, context: recordingContext({ workingDirectory: work.path }).context, scope });
+    const first = await runWithCache({
+      runner,
+      cache,
+      task: countingTask,
+      context: recordingContext({ workingDirectory: work.path }).context,
+      scope,
+    });
     const { context, lines } = recordingContext({ workingDirectory: work.path });
     const second = await runWithCache({ runner, cache, task: countingTask, context, scope });
 
@@ -35,7 +43,13 @@ describe('task cache: a hit returns the stored outputs without running the task'
     const context = recordingContext({ workingDirectory: work.path }).context;
 
     await runWithCache({ runner, cache, task: countingTask, context, scope: { ...scope, flowId: 'other-flow' } });
-    await runWithCache({ runner, cache, task: { ...countingTask, commands: [...countingTask.commands, 'true'] }, context, scope });
+    await runWithCache({
+      runner,
+      cache,
+      task: { ...countingTask, commands: [...countingTask.commands, 'true'] },
+      context,
+      scope,
+    });
 
     expect(runs()).toBe(before + 2);
   });
@@ -65,14 +79,19 @@ describe('task cache: a hit returns the stored outputs without running the task'
   });
 
   it('keys a task with a secret by the secret segment, so the value never reaches the cache folder', async () => {
-    const task = shellCommandsTask(["echo \"::{\\\"outputs\\\":{\\\"length\\\":$(printf %s '{{ secret('TOKEN') }}' | wc -c)}}::\""], {
-      id: 'with-secret',
-      taskCache: { enabled: true },
-    });
+    const task = shellCommandsTask(
+      ['echo "::{\\"outputs\\":{\\"length\\":$(printf %s \'{{ secret(\'TOKEN\') }}\' | wc -c)}}::"'],
+      {
+        id: 'with-secret',
+        taskCache: { enabled: true },
+      },
+    );
     const { context } = recordingContext({ workingDirectory: work.path, secrets: { TOKEN: 'value-of-the-token' } });
 
     const outcome = await runWithCache({ runner, cache, task, context, scope });
-    const stored = readdirSync(join(storage.path, TASK_CACHE_FOLDER)).map((name) => name + readFileSync(join(storage.path, TASK_CACHE_FOLDER, name), 'utf8'));
+    const stored = readdirSync(join(storage.path, TASK_CACHE_FOLDER)).map(
+      (name) => name + readFileSync(join(storage.path, TASK_CACHE_FOLDER, name), 'utf8'),
+    );
 
     expect(outcome).toMatchObject({ state: 'SUCCESS', outputs: { vars: { length: 18 } } });
     expect(cache.keyFor(task, scope)).toMatch(/^[0-9a-f]{64}$/);

@@ -54,7 +54,13 @@ export function createTaskOutputCache(storageDir: string): TaskOutputCache {
   return {
     keyFor(task, scope) {
       const { taskCache: _settings, ...definition } = task;
-      const scoped = { version: FORMAT_VERSION, tenantId: scope.tenantId ?? null, namespace: scope.namespace, flowId: scope.flowId, task: definition };
+      const scoped = {
+        version: FORMAT_VERSION,
+        tenantId: scope.tenantId ?? null,
+        namespace: scope.namespace,
+        flowId: scope.flowId,
+        task: definition,
+      };
       return createHash('sha256').update(canonicalJson(scoped)).digest('hex');
     },
 

@@ -5,7 +5,10 @@
  */
 export const INHERITED_VARIABLES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'USER', 'LOGNAME', 'SHELL'] as const;
 
-export function processEnvironment(taskEnv: Readonly<Record<string, string>> | undefined, workerEnv: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function processEnvironment(
+  taskEnv: Readonly<Record<string, string>> | undefined,
+  workerEnv: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of INHERITED_VARIABLES) {
     const value = workerEnv[name];

@@ -23,7 +23,11 @@ describe('http request: a non-2xx response is a failure', () => {
 
     expect(outcome.state).toBe('FAILED');
     expect(outcome.error).toBe('HTTP request failed with response code 404');
-    expect(outcome.outputs).toMatchObject({ code: 404, body: '{"error":"no such report"}', headers: { 'content-type': ['application/json'] } });
+    expect(outcome.outputs).toMatchObject({
+      code: 404,
+      body: '{"error":"no such report"}',
+      headers: { 'content-type': ['application/json'] },
+    });
   });
 
   it('fails with the connection error when nothing listens', async () => {

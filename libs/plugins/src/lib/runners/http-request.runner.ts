@@ -51,13 +51,22 @@ function parseUrl(uri: string): URL {
  * A string body is sent as written; a map or list as JSON, or as a form when the
  * content type says so. Kestra's default content type is `application/json`.
  */
-function encodeBody(body: TemplatedValue | undefined, contentType: string | undefined, headers: Record<string, string>): string | undefined {
+function encodeBody(
+  body: TemplatedValue | undefined,
+  contentType: string | undefined,
+  headers: Record<string, string>,
+): string | undefined {
   if (body === undefined || body === null) return undefined;
   const type = contentType ?? headerValue(headers, 'content-type') ?? 'application/json';
   if (headerValue(headers, 'content-type') === undefined) headers['content-type'] = type;
   if (typeof body === 'string') return body;
   if (type.startsWith('application/x-www-form-urlencoded') && typeof body === 'object' && !Array.isArray(body)) {
-    return new URLSearchParams(Object.entries(body).map(([key, value]): [string, string] => [key, typeof value === 'string' ? value : JSON.stringify(value)])).toString();
+    return new URLSearchParams(
+      Object.entries(body).map(([key, value]): [string, string] => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    ).toString();
   }
   return JSON.stringify(body);
 }

@@ -24,7 +24,11 @@ describe('http request: sends method, headers and body, outputs code, headers an
 
   it('posts a map body as JSON with the given headers', async () => {
     const { context } = recordingContext({ workingDirectory: folder.path });
-    const task = httpRequestTask(`${server.url}/runs`, { method: 'post', headers: { 'X-Team': 'data' }, body: { region: 'eu', days: [1, 2] } });
+    const task = httpRequestTask(`${server.url}/runs`, {
+      method: 'post',
+      headers: { 'X-Team': 'data' },
+      body: { region: 'eu', days: [1, 2] },
+    });
 
     const outcome = await createTaskRunner().run(task, context);
 
@@ -39,7 +43,11 @@ describe('http request: sends method, headers and body, outputs code, headers an
 
   it('sends a form when the content type asks for one', async () => {
     const { context } = recordingContext({ workingDirectory: folder.path });
-    const task = httpRequestTask(`${server.url}/form`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: { q: 'a b', n: 2 } });
+    const task = httpRequestTask(`${server.url}/form`, {
+      method: 'POST',
+      contentType: 'application/x-www-form-urlencoded',
+      body: { q: 'a b', n: 2 },
+    });
 
     await createTaskRunner().run(task, context);
 
@@ -49,7 +57,10 @@ describe('http request: sends method, headers and body, outputs code, headers an
   it('fails when the body is larger than the cap instead of keeping it all', async () => {
     const { context } = recordingContext({ workingDirectory: folder.path });
 
-    const outcome = await createTaskRunner({ http: { maxResponseBodyBytes: 1000 } }).run(httpRequestTask(`${server.url}/big`), context);
+    const outcome = await createTaskRunner({ http: { maxResponseBodyBytes: 1000 } }).run(
+      httpRequestTask(`${server.url}/big`),
+      context,
+    );
 
     expect(outcome.state).toBe('FAILED');
     expect(outcome.error).toBe('the response body is larger than 1000 bytes');

@@ -29,7 +29,15 @@ export function shellCommandsRunner(options: ScriptOptions = {}): TaskKindRunner
     async run(task, context) {
       await requireDirectory(context);
       const script = ['set -e', ...task.commands].join('\n');
-      return runProcess({ ...processLimits(options), command: '/bin/sh', args: ['-c', script], env: processEnvironment(task.env, options.workerEnv) }, context);
+      return runProcess(
+        {
+          ...processLimits(options),
+          command: '/bin/sh',
+          args: ['-c', script],
+          env: processEnvironment(task.env, options.workerEnv),
+        },
+        context,
+      );
     },
   };
 }
@@ -48,7 +56,15 @@ export function nodeScriptRunner(options: ScriptOptions = {}): TaskKindRunner<No
       try {
         const file = join(folder, 'script.js');
         await writeFile(file, task.script, { mode: 0o600 });
-        return await runProcess({ ...processLimits(options), command: process.execPath, args: [file], env: processEnvironment(task.env, options.workerEnv) }, context);
+        return await runProcess(
+          {
+            ...processLimits(options),
+            command: process.execPath,
+            args: [file],
+            env: processEnvironment(task.env, options.workerEnv),
+          },
+          context,
+        );
       } finally {
         await rm(folder, { recursive: true, force: true });
       }

@@ -14,7 +14,9 @@ function isRunning(pid: number): boolean {
     return false;
   }
   try {
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').charAt(0);
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .charAt(0);
     return state !== 'Z' && state !== 'X';
   } catch {
     return false;

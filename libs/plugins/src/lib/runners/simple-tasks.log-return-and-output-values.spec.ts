@@ -22,7 +22,10 @@ describe('log, return and output values: Kestra outputs', () => {
   it('Return outputs its rendered format as value', async () => {
     const { context } = recordingContext({ workingDirectory: folder.path });
 
-    await expect(runner.run(returnTask('report for eu'), context)).resolves.toMatchObject({ state: 'SUCCESS', outputs: { value: 'report for eu' } });
+    await expect(runner.run(returnTask('report for eu'), context)).resolves.toMatchObject({
+      state: 'SUCCESS',
+      outputs: { value: 'report for eu' },
+    });
   });
 
   it('OutputValues outputs its values map as values', async () => {
@@ -33,7 +36,15 @@ describe('log, return and output values: Kestra outputs', () => {
   });
 
   it('has an implementation for every runnable kind', () => {
-    expect(Object.keys(createTaskRunners()).sort()).toEqual(['HttpRequest', 'Log', 'NodeScript', 'OutputValues', 'Return', 'ShellCommands', 'Sleep']);
+    expect(Object.keys(createTaskRunners()).sort()).toEqual([
+      'HttpRequest',
+      'Log',
+      'NodeScript',
+      'OutputValues',
+      'Return',
+      'ShellCommands',
+      'Sleep',
+    ]);
   });
 
   it('caps a log line at 64 KiB and says it was cut', async () => {

@@ -17,7 +17,10 @@ describe('task timeout: a task that outlives its timeoutMs fails', () => {
   it('treats an abort whose reason is a TimeoutError (AbortSignal.timeout) as a timeout too', async () => {
     const { context } = recordingContext({ workingDirectory: folder.path });
 
-    const outcome = await createTaskRunner().run(shellCommandsTask(['sleep 1000']), { ...context, signal: AbortSignal.timeout(200) });
+    const outcome = await createTaskRunner().run(shellCommandsTask(['sleep 1000']), {
+      ...context,
+      signal: AbortSignal.timeout(200),
+    });
 
     expect(outcome.state).toBe('FAILED');
     expect(outcome.error).toBe('the task timed out');

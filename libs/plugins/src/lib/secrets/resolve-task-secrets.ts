@@ -24,7 +24,9 @@ export function resolveTaskSecrets(task: RunnableTask, source: SecretSource, mas
     try {
       value = source(name);
     } catch (error) {
-      problems.push(error instanceof UnreadableSecretError ? error : new TaskSecretError(`secret '${name}' could not be read on this worker`));
+      problems.push(
+        error instanceof UnreadableSecretError ? error : new TaskSecretError(`secret '${name}' could not be read on this worker`),
+      );
       return undefined;
     }
     if (value === undefined) missing.push(name);
@@ -32,7 +34,11 @@ export function resolveTaskSecrets(task: RunnableTask, source: SecretSource, mas
     return value;
   };
   try {
-    return withSecrets(task, (text) => renderSecrets(text, resolve), (value) => renderSecretsInValue(value, resolve) as TemplatedValue);
+    return withSecrets(
+      task,
+      (text) => renderSecrets(text, resolve),
+      (value) => renderSecretsInValue(value, resolve) as TemplatedValue,
+    );
   } catch (error) {
     // The expression library names the whole segment; say plainly which secret it is.
     if (problems.length > 0) throw new TaskSecretError(problems[0].message);
@@ -42,7 +48,11 @@ export function resolveTaskSecrets(task: RunnableTask, source: SecretSource, mas
   }
 }
 
-function withSecrets(task: RunnableTask, text: (t: string) => string, value: (v: TemplatedValue) => TemplatedValue): RunnableTask {
+function withSecrets(
+  task: RunnableTask,
+  text: (t: string) => string,
+  value: (v: TemplatedValue) => TemplatedValue,
+): RunnableTask {
   const map = (record: Readonly<Record<string, string>> | undefined) =>
     record === undefined ? undefined : Object.fromEntries(Object.entries(record).map(([key, item]) => [key, text(item)]));
   switch (task.kind) {

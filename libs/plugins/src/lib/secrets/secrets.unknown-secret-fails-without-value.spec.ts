@@ -13,7 +13,12 @@ describe('secrets: an unknown secret fails the task without printing any value',
 
     const outcome = await createTaskRunner().run(task, context);
 
-    expect(outcome).toEqual({ state: 'FAILED', outputs: {}, error: "secret 'API_KEY' is not defined on this worker", cacheHit: false });
+    expect(outcome).toEqual({
+      state: 'FAILED',
+      outputs: {},
+      error: "secret 'API_KEY' is not defined on this worker",
+      cacheHit: false,
+    });
     expect(lines).toEqual([]);
     expect(existsSync(marker)).toBe(false);
   });
@@ -25,11 +30,17 @@ describe('secrets: an unknown secret fails the task without printing any value',
       const { context } = recordingContext({ workingDirectory: folder.path });
       const withDefaultSource = { ...context, secrets: undefined };
 
-      const ok = await createTaskRunner().run(shellCommandsTask(["test \"{{ secret('REPORT_TOKEN') }}\" = token-from-env"]), withDefaultSource);
+      const ok = await createTaskRunner().run(
+        shellCommandsTask(['test "{{ secret(\'REPORT_TOKEN\') }}" = token-from-env']),
+        withDefaultSource,
+      );
       const broken = await createTaskRunner().run(shellCommandsTask(["echo {{ secret('BROKEN') }}"]), withDefaultSource);
 
       expect(ok.state).toBe('SUCCESS');
-      expect(broken).toMatchObject({ state: 'FAILED', error: "secret 'BROKEN' on this worker is not valid base64 (variable SECRET_BROKEN)" });
+      expect(broken).toMatchObject({
+        state: 'FAILED',
+        error: "secret 'BROKEN' on this worker is not valid base64 (variable SECRET_BROKEN)",
+      });
     } finally {
       delete process.env['SECRET_REPORT_TOKEN'];
       delete process.env['SECRET_BROKEN'];

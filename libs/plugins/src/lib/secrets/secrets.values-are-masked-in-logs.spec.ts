@@ -1,5 +1,12 @@
 import { createTaskRunner } from '../task-runners';
-import { httpRequestTask, logTask, nodeScriptTask, recordingContext, shellCommandsTask, temporaryFolder } from '../../testing/task-fixtures';
+import {
+  httpRequestTask,
+  logTask,
+  nodeScriptTask,
+  recordingContext,
+  shellCommandsTask,
+  temporaryFolder,
+} from '../../testing/task-fixtures';
 
 describe('secrets: values are masked in what a task logs', () => {
   const folder = temporaryFolder();

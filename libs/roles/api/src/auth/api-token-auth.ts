@@ -28,7 +28,8 @@ export class ApiTokenAuth {
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(API_ROLE_OPTIONS) options: ApiRoleOptions,
   ) {
-    this.bootstrapHash = options.adminToken === undefined || options.adminToken === '' ? undefined : hashToken(options.adminToken);
+    this.bootstrapHash =
+      options.adminToken === undefined || options.adminToken === '' ? undefined : hashToken(options.adminToken);
   }
 
   /** Idempotent: a second start changes nothing; a changed admin token replaces the stored hash. */
@@ -51,7 +52,8 @@ export class ApiTokenAuth {
       return { tokenId: BOOTSTRAP_TOKEN_NAME, tenantId: DEFAULT_TENANT, instanceAdmin: true };
     }
     const match = await this.repositories.apiTokens.findUsableByHash(presented, now);
-    if (match === null || !sameTokenHash(presented, match.tokenHash)) throw new Unauthenticated('The API token is unknown, revoked or expired');
+    if (match === null || !sameTokenHash(presented, match.tokenHash))
+      throw new Unauthenticated('The API token is unknown, revoked or expired');
     return { tokenId: match.token.id, tenantId: match.token.tenantId, instanceAdmin: match.token.instanceAdmin };
   }
 

@@ -65,7 +65,9 @@ export class DeadLettersController {
   @ApiQuery({ name: 'topic', required: false })
   @ApiQuery({ name: 'page', required: false })
   @ApiQuery({ name: 'size', required: false })
-  @ApiOkResponse({ schema: { type: 'object', properties: { results: { type: 'array', items: DEAD_LETTER_SCHEMA }, total: { type: 'integer' } } } })
+  @ApiOkResponse({
+    schema: { type: 'object', properties: { results: { type: 'array', items: DEAD_LETTER_SCHEMA }, total: { type: 'integer' } } },
+  })
   @InstanceProblems(400)
   async list(@Query() query: unknown) {
     const { page, size, topic } = parseWith(DeadLetterQuerySchema, query, 'query');

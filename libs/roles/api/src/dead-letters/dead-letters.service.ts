@@ -12,7 +12,11 @@ export class DeadLettersService {
   ) {}
 
   list(page: number, size: number, topic?: string): Promise<{ results: DeadLetterRecord[]; total: number }> {
-    return this.repositories.deadLetters.list({ limit: size, offset: (page - 1) * size, ...(topic !== undefined ? { topic } : {}) });
+    return this.repositories.deadLetters.list({
+      limit: size,
+      offset: (page - 1) * size,
+      ...(topic !== undefined ? { topic } : {}),
+    });
   }
 
   get(id: string): Promise<DeadLetterRecord> {

@@ -41,7 +41,10 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
         } catch (error) {
           // A hint we cannot read is skipped (followers still poll); retrying it would stall the partition.
           const reason = error instanceof NewerSchemaVersionError ? 'written by a newer Lanner' : 'invalid';
-          this.logger.warn({ topic: message.topic, partition: message.partition, offset: message.offset, reason }, 'execution update skipped');
+          this.logger.warn(
+            { topic: message.topic, partition: message.partition, offset: message.offset, reason },
+            'execution update skipped',
+          );
         }
       },
     });

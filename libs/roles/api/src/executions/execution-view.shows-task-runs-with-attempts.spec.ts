@@ -41,8 +41,26 @@ const execution: ExecutionWithTaskRuns = {
       dispatchReason: null,
       error: null,
       attempts: [
-        { attempt: 1, workerId: 'w-1', workerQueueId: 'default', state: 'FAILED', outputs: null, error: { message: 'boom' }, startedAt: at(1), endedAt: at(2) },
-        { attempt: 2, workerId: 'w-2', workerQueueId: 'default', state: 'SUCCESS', outputs: { rows: 3 }, error: null, startedAt: at(3), endedAt: at(5) },
+        {
+          attempt: 1,
+          workerId: 'w-1',
+          workerQueueId: 'default',
+          state: 'FAILED',
+          outputs: null,
+          error: { message: 'boom' },
+          startedAt: at(1),
+          endedAt: at(2),
+        },
+        {
+          attempt: 2,
+          workerId: 'w-2',
+          workerQueueId: 'default',
+          state: 'SUCCESS',
+          outputs: { rows: 3 },
+          error: null,
+          startedAt: at(3),
+          endedAt: at(5),
+        },
       ],
     },
     {
@@ -67,7 +85,12 @@ describe('executionView', () => {
   it('shows the state with its history and dates, and outputs as an object', () => {
     expect(executionView(execution)).toMatchObject({
       id: 'e-1',
-      state: { current: 'SUCCESS', startDate: at(1).toISOString(), endDate: at(5).toISOString(), histories: [{ state: 'CREATED', date: at(0).toISOString() }, {}, {}] },
+      state: {
+        current: 'SUCCESS',
+        startDate: at(1).toISOString(),
+        endDate: at(5).toISOString(),
+        histories: [{ state: 'CREATED', date: at(0).toISOString() }, {}, {}],
+      },
       ended: true,
       outputs: {},
       labels: { team: 'qa' },
@@ -76,17 +99,42 @@ describe('executionView', () => {
 
   it('lists every attempt of a task run with its worker, queue, outputs and error', () => {
     const [taskRun] = executionView(execution).taskRunList;
-    expect(taskRun).toMatchObject({ id: 'e-1:say', taskId: 'say', parentTaskRunId: null, value: null, state: { current: 'SUCCESS' } });
+    expect(taskRun).toMatchObject({
+      id: 'e-1:say',
+      taskId: 'say',
+      parentTaskRunId: null,
+      value: null,
+      state: { current: 'SUCCESS' },
+    });
     expect(taskRun.attempts).toEqual([
-      { attempt: 1, state: { current: 'FAILED', startDate: at(1).toISOString(), endDate: at(2).toISOString() }, workerId: 'w-1', workerQueueId: 'default', outputs: {}, error: { message: 'boom' } },
-      { attempt: 2, state: { current: 'SUCCESS', startDate: at(3).toISOString(), endDate: at(5).toISOString() }, workerId: 'w-2', workerQueueId: 'default', outputs: { rows: 3 }, error: null },
+      {
+        attempt: 1,
+        state: { current: 'FAILED', startDate: at(1).toISOString(), endDate: at(2).toISOString() },
+        workerId: 'w-1',
+        workerQueueId: 'default',
+        outputs: {},
+        error: { message: 'boom' },
+      },
+      {
+        attempt: 2,
+        state: { current: 'SUCCESS', startDate: at(3).toISOString(), endDate: at(5).toISOString() },
+        workerId: 'w-2',
+        workerQueueId: 'default',
+        outputs: { rows: 3 },
+        error: null,
+      },
     ]);
   });
 
   it("shows why a task run failed as its error, as an attempt's error reads", () => {
     const [say, steps] = executionView(execution).taskRunList;
     expect(say.error).toBeNull();
-    expect(steps).toMatchObject({ taskId: 'steps', state: { current: 'FAILED' }, error: { message: 'Timed out after PT30S' }, attempts: [] });
+    expect(steps).toMatchObject({
+      taskId: 'steps',
+      state: { current: 'FAILED' },
+      error: { message: 'Timed out after PT30S' },
+      attempts: [],
+    });
   });
 
   it('has no task run list for a search result, and calls PAUSED or RUNNING not ended', () => {

@@ -1,4 +1,10 @@
-import type { ExecutionRecord, ExecutionWithTaskRuns, RecordedStateChange, TaskRunAttemptRecord, TaskRunRecord } from '@lanner/model';
+import type {
+  ExecutionRecord,
+  ExecutionWithTaskRuns,
+  RecordedStateChange,
+  TaskRunAttemptRecord,
+  TaskRunRecord,
+} from '@lanner/model';
 import { isTerminal, type TaskRunState } from '@lanner/state-machine';
 
 /** True once the execution reached a state it never leaves by itself. */
@@ -10,7 +16,12 @@ function iso(date: Date | null): string | null {
   return date === null ? null : date.toISOString();
 }
 
-function stateView<S extends string>(current: S, histories: readonly RecordedStateChange<S>[], startedAt?: Date | null, endedAt?: Date | null) {
+function stateView<S extends string>(
+  current: S,
+  histories: readonly RecordedStateChange<S>[],
+  startedAt?: Date | null,
+  endedAt?: Date | null,
+) {
   return {
     current,
     histories: histories.map((change) => ({ state: change.state, date: change.date.toISOString() })),

@@ -65,7 +65,10 @@ function jsonRunRequest(body: unknown): NewExecutionRequest {
 function waitTimeoutMs(text: string | undefined): number {
   if (text === undefined) return DEFAULT_WAIT_MS;
   const ms = parseIsoDuration(text);
-  if (ms === undefined || ms <= 0) throw new InvalidRequest('The query is not valid', [{ path: 'waitTimeout', message: 'must be an ISO-8601 duration such as PT60S' }]);
+  if (ms === undefined || ms <= 0)
+    throw new InvalidRequest('The query is not valid', [
+      { path: 'waitTimeout', message: 'must be an ISO-8601 duration such as PT60S' },
+    ]);
   return Math.min(ms, MAX_WAIT_MS);
 }
 
@@ -96,10 +99,18 @@ export class ExecutionsController {
   @Post(':id/resume')
   @HttpCode(204)
   @ApiOperation({ summary: 'Resume a PAUSED execution' })
-  @ApiBody({ required: false, schema: { type: 'object', properties: { inputs: { type: 'object', additionalProperties: true } } } })
+  @ApiBody({
+    required: false,
+    schema: { type: 'object', properties: { inputs: { type: 'object', additionalProperties: true } } },
+  })
   @ApiResponse({ status: 204, description: 'Resume requested' })
   @ProblemResponses(400, 404, 409)
-  async resume(@Param('tenant') tenant: string, @Param('id') id: string, @Body() body: unknown, @Req() request: HttpRequest): Promise<void> {
+  async resume(
+    @Param('tenant') tenant: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: HttpRequest,
+  ): Promise<void> {
     const parsed = parseWith(ResumeBodySchema, bodyOrNothing(body), 'body');
     await this.executions.resume(tenant, id, parsed?.inputs, correlationIdOf(request));
   }
@@ -110,7 +121,9 @@ export class ExecutionsController {
   @ApiOkResponse({ description: 'The execution as it was when the restart was requested' })
   @ProblemResponses(404, 409)
   async restart(@Param('tenant') tenant: string, @Param('id') id: string, @Req() request: AuthenticatedRequest) {
-    return executionView(await this.executions.restart(tenant, id, request.principal?.tokenId ?? 'unknown', correlationIdOf(request)));
+    return executionView(
+      await this.executions.restart(tenant, id, request.principal?.tokenId ?? 'unknown', correlationIdOf(request)),
+    );
   }
 
   @Post(':namespace/:flowId')
@@ -134,7 +147,9 @@ export class ExecutionsController {
     const { wait, waitTimeout, labels } = parseWith(WaitQuerySchema, query, 'query');
     const timeoutMs = waitTimeoutMs(waitTimeout);
     const queryLabels = parseLabels(labels === undefined ? [] : [labels].flat(), LABELS_FIELD, 'query');
-    const requested = isMultipartForm(request) ? newExecutionFromForm(await readMultipartForm(request, NEW_EXECUTION_BODY_LIMIT_BYTES)) : jsonRunRequest(body);
+    const requested = isMultipartForm(request)
+      ? newExecutionFromForm(await readMultipartForm(request, NEW_EXECUTION_BODY_LIMIT_BYTES))
+      : jsonRunRequest(body);
     const created = await this.executions.create(
       tenant,
       namespace,
@@ -171,7 +186,12 @@ export class ExecutionsController {
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ description: 'text/event-stream of `execution` events, then `end`' })
   @ProblemResponses(404)
-  async follow(@Param('tenant') tenant: string, @Param('id') id: string, @Req() request: HttpRequest, @Res() response: HttpResponse): Promise<void> {
+  async follow(
+    @Param('tenant') tenant: string,
+    @Param('id') id: string,
+    @Req() request: HttpRequest,
+    @Res() response: HttpResponse,
+  ): Promise<void> {
     // Read first, so an unknown execution is a 404 problem rather than an empty stream.
     await this.executions.get(tenant, id);
     const stream = openEventStream(response);
@@ -181,7 +201,8 @@ export class ExecutionsController {
     try {
       const last = await this.executions.follow(tenant, id, {
         signal: aborted.signal,
-        onChange: (execution) => stream.send({ event: 'execution', id: String(execution.version), data: executionView(execution) }),
+        onChange: (execution) =>
+          stream.send({ event: 'execution', id: String(execution.version), data: executionView(execution) }),
       });
       stream.send({ event: 'end', data: { id: last.id, state: last.state } });
     } catch (error) {

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
-import { coerceInputs, type ExecutionRecordState, type ExecutionWithTaskRuns, type RecordPage, type ExecutionRecord, type StoredJson } from '@lanner/model';
+import {
+  coerceInputs,
+  type ExecutionRecordState,
+  type ExecutionWithTaskRuns,
+  type RecordPage,
+  type ExecutionRecord,
+  type StoredJson,
+} from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
@@ -52,11 +59,21 @@ export class ExecutionsService {
     this.pollMs = options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS;
   }
 
-  async create(tenantId: string, namespace: string, flowId: string, request: NewExecutionRequest, correlationId: string): Promise<ExecutionWithTaskRuns> {
+  async create(
+    tenantId: string,
+    namespace: string,
+    flowId: string,
+    request: NewExecutionRequest,
+    correlationId: string,
+  ): Promise<ExecutionWithTaskRuns> {
     const revision = await this.repositories.flows.getLatest(tenantId, namespace, flowId);
     const parsed = await this.parser.parse(revision.source);
     // A stored revision was valid when saved; a newer parser may disagree, and the user must see why.
-    if (!parsed.ok) throw new InvalidContent(`Flow ${namespace}.${flowId} revision ${revision.revision} is no longer valid`, problemEntries(parsed.problems));
+    if (!parsed.ok)
+      throw new InvalidContent(
+        `Flow ${namespace}.${flowId} revision ${revision.revision} is no longer valid`,
+        problemEntries(parsed.problems),
+      );
     if (parsed.flow.disabled) throw new WrongState(`Flow ${namespace}.${flowId} is disabled`);
     // The api has no internal storage yet: a file is refused, never dropped.
     if (request.fileInputs !== undefined && request.fileInputs.length > 0) {
@@ -122,7 +139,12 @@ export class ExecutionsService {
     });
   }
 
-  async resume(tenantId: string, executionId: string, inputs: Record<string, unknown> | undefined, correlationId: string): Promise<void> {
+  async resume(
+    tenantId: string,
+    executionId: string,
+    inputs: Record<string, unknown> | undefined,
+    correlationId: string,
+  ): Promise<void> {
     const execution = await this.get(tenantId, executionId);
     if (execution.state !== 'PAUSED') throw new WrongState(`Execution '${executionId}' is ${execution.state}, not PAUSED`);
     await this.publish({
@@ -135,9 +157,15 @@ export class ExecutionsService {
     });
   }
 
-  async restart(tenantId: string, executionId: string, requestedBy: string, correlationId: string): Promise<ExecutionWithTaskRuns> {
+  async restart(
+    tenantId: string,
+    executionId: string,
+    requestedBy: string,
+    correlationId: string,
+  ): Promise<ExecutionWithTaskRuns> {
     const execution = await this.get(tenantId, executionId);
-    if (!RESTARTABLE.includes(execution.state)) throw new WrongState(`Execution '${executionId}' is ${execution.state}; only FAILED or KILLED executions restart`);
+    if (!RESTARTABLE.includes(execution.state))
+      throw new WrongState(`Execution '${executionId}' is ${execution.state}; only FAILED or KILLED executions restart`);
     await this.publish({
       schemaVersion: 1,
       // The version the requester saw: a duplicate restart of the same failure is one restart.

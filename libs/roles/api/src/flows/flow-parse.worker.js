@@ -3,6 +3,7 @@
 'use strict';
 const path = require('node:path');
 
-if (!process.env.SWC_NODE_PROJECT) process.env.SWC_NODE_PROJECT = path.join(__dirname, '..', '..', '..', '..', '..', 'tsconfig.base.json');
+if (!process.env.SWC_NODE_PROJECT)
+  process.env.SWC_NODE_PROJECT = path.join(__dirname, '..', '..', '..', '..', '..', 'tsconfig.base.json');
 require('@swc-node/register');
 require('./flow-parse.worker.ts');

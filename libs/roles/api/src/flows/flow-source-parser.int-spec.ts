@@ -11,7 +11,10 @@ const BIG = [
   'id: nine-thousand',
   'namespace: company.big',
   'tasks:',
-  ...Array.from({ length: TASKS }, (_, index) => `  - { id: t${index}, type: io.kestra.plugin.core.log.Log, message: "step ${index}" }`),
+  ...Array.from(
+    { length: TASKS },
+    (_, index) => `  - { id: t${index}, type: io.kestra.plugin.core.log.Log, message: "step ${index}" }`,
+  ),
 ].join('\n');
 
 let api: ApiSpecFixture;
@@ -62,7 +65,10 @@ describe('flow sources too large to read in place are read off the event loop', 
   }, 120_000);
 
   it('reports the problems of a large invalid flow with their YAML paths, as a small one would', async () => {
-    const broken = BIG.replace('  - { id: t4500, type: io.kestra.plugin.core.log.Log, message: "step 4500" }', '  - { id: t4500, type: io.kestra.plugin.core.log.Nope }');
+    const broken = BIG.replace(
+      '  - { id: t4500, type: io.kestra.plugin.core.log.Log, message: "step 4500" }',
+      '  - { id: t4500, type: io.kestra.plugin.core.log.Nope }',
+    );
     const response = await fetch(`${api.baseUrl}/api/v1/main/flows/validate`, {
       method: 'POST',
       headers: { authorization: `Bearer ${api.adminToken}`, 'content-type': 'application/x-yaml' },

@@ -2,7 +2,10 @@ import type { FlowRevisionRecord } from '@lanner/model';
 
 /** A flow as the API shows it: the parsed fields, plus its identity, revision and the YAML as sent. */
 export function flowView(record: FlowRevisionRecord): Record<string, unknown> {
-  const parsed = record.definition !== null && typeof record.definition === 'object' && !Array.isArray(record.definition) ? record.definition : {};
+  const parsed =
+    record.definition !== null && typeof record.definition === 'object' && !Array.isArray(record.definition)
+      ? record.definition
+      : {};
   return {
     ...parsed,
     id: record.flowId,

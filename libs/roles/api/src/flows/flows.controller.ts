@@ -79,7 +79,12 @@ export class FlowsController {
   @ApiQuery({ name: 'revision', required: false })
   @ApiOkResponse({ description: 'The flow' })
   @ProblemResponses(400, 404)
-  async get(@Param('tenant') tenant: string, @Param('namespace') namespace: string, @Param('id') id: string, @Query() query: unknown) {
+  async get(
+    @Param('tenant') tenant: string,
+    @Param('namespace') namespace: string,
+    @Param('id') id: string,
+    @Query() query: unknown,
+  ) {
     const { revision } = parseWith(RevisionQuerySchema, query, 'query');
     return flowView(await this.flows.get(tenant, namespace, id, revision));
   }

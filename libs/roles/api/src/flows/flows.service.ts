@@ -7,7 +7,12 @@ import { findUnstorable, unstorableTextProblems } from '../http/storable-text';
 import { FlowSourceParser } from './flow-source-parser';
 
 export function problemEntries(problems: readonly FlowProblem[]): ProblemEntry[] {
-  return problems.map((p) => ({ path: p.path, message: p.message, ...(p.line === undefined ? {} : { line: p.line }), ...(p.column === undefined ? {} : { column: p.column }) }));
+  return problems.map((p) => ({
+    path: p.path,
+    message: p.message,
+    ...(p.line === undefined ? {} : { line: p.line }),
+    ...(p.column === undefined ? {} : { column: p.column }),
+  }));
 }
 
 /**
@@ -21,7 +26,14 @@ function unstorableFlowProblems(source: string, flow: Flow): ProblemEntry[] {
   const found = findUnstorable(source);
   if (found === undefined) return [];
   const before = source.slice(0, found.index).split('\n');
-  return [{ path: '$', message: `the source contains ${found.character}`, line: before.length, column: before[before.length - 1].length + 1 }];
+  return [
+    {
+      path: '$',
+      message: `the source contains ${found.character}`,
+      line: before.length,
+      column: before[before.length - 1].length + 1,
+    },
+  ];
 }
 
 /** The parsed flow, or InvalidContent (422) listing every problem with its YAML path and line. */
@@ -51,14 +63,25 @@ export class FlowsService {
 
   async create(tenantId: string, source: string): Promise<FlowRevisionRecord> {
     const flow = await this.parseOrThrow(source);
-    return this.repositories.flows.create(tenantId, { namespace: flow.namespace, flowId: flow.id, source, definition: definitionOf(flow) });
+    return this.repositories.flows.create(tenantId, {
+      namespace: flow.namespace,
+      flowId: flow.id,
+      source,
+      definition: definitionOf(flow),
+    });
   }
 
   /** A new revision; `created` when the flow did not exist (or was deleted). */
-  async save(tenantId: string, namespace: string, flowId: string, source: string): Promise<{ flow: FlowRevisionRecord; created: boolean }> {
+  async save(
+    tenantId: string,
+    namespace: string,
+    flowId: string,
+    source: string,
+  ): Promise<{ flow: FlowRevisionRecord; created: boolean }> {
     const flow = await this.parseOrThrow(source);
     const mismatches: ProblemEntry[] = [];
-    if (flow.namespace !== namespace) mismatches.push({ path: 'namespace', message: `must be '${namespace}', the namespace in the URL` });
+    if (flow.namespace !== namespace)
+      mismatches.push({ path: 'namespace', message: `must be '${namespace}', the namespace in the URL` });
     if (flow.id !== flowId) mismatches.push({ path: 'id', message: `must be '${flowId}', the flow id in the URL` });
     if (mismatches.length > 0) throw new InvalidContent('The flow does not match the URL', mismatches);
     const existed = await this.repositories.flows.getLatest(tenantId, namespace, flowId).then(
@@ -68,7 +91,12 @@ export class FlowsService {
         throw error;
       },
     );
-    const saved = await this.repositories.flows.saveRevision(tenantId, { namespace, flowId, source, definition: definitionOf(flow) });
+    const saved = await this.repositories.flows.saveRevision(tenantId, {
+      namespace,
+      flowId,
+      source,
+      definition: definitionOf(flow),
+    });
     return { flow: saved, created: !existed };
   }
 
@@ -82,8 +110,16 @@ export class FlowsService {
     return this.repositories.flows.softDelete(tenantId, namespace, flowId);
   }
 
-  search(tenantId: string, query: { namespace?: string; q?: string; page: number; size: number }): Promise<RecordPage<FlowRevisionRecord>> {
-    return this.repositories.flows.search(tenantId, { namespace: query.namespace, text: query.q, page: query.page, size: query.size });
+  search(
+    tenantId: string,
+    query: { namespace?: string; q?: string; page: number; size: number },
+  ): Promise<RecordPage<FlowRevisionRecord>> {
+    return this.repositories.flows.search(tenantId, {
+      namespace: query.namespace,
+      text: query.q,
+      page: query.page,
+      size: query.size,
+    });
   }
 
   /** Every problem of the flow; empty when it is valid. */

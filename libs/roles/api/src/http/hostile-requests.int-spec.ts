@@ -25,7 +25,11 @@ interface Answer {
   readonly text: string;
 }
 
-async function call(method: string, path: string, options: { body?: string | Buffer; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function call(
+  method: string,
+  path: string,
+  options: { body?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const response = await fetch(`${api.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${api.adminToken}`, ...options.headers },
@@ -42,11 +46,17 @@ async function call(method: string, path: string, options: { body?: string | Buf
 }
 
 const runFlow = (body: string, headers: Record<string, string> = {}) =>
-  call('POST', `/api/v1/${TENANT}/executions/company.team/hello`, { body, headers: { 'content-type': 'application/json', ...headers } });
+  call('POST', `/api/v1/${TENANT}/executions/company.team/hello`, {
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 
 /** A problem+json answer with this status that names `path` among its errors. */
 function expectProblemAt(answer: Answer, status: number, path: string): void {
-  expect({ status: answer.status, contentType: answer.contentType }).toEqual({ status, contentType: expect.stringContaining('application/problem+json') });
+  expect({ status: answer.status, contentType: answer.contentType }).toEqual({
+    status,
+    contentType: expect.stringContaining('application/problem+json'),
+  });
   expect(answer.json.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
   // What PostgreSQL or the runtime would have said must not come through.
   expect(answer.text).not.toMatch(/22021|unsupported Unicode|invalid byte sequence|Prisma|\.ts:\d+|node_modules/);
@@ -54,7 +64,10 @@ function expectProblemAt(answer: Answer, status: number, path: string): void {
 
 beforeAll(async () => {
   api = await startApiForSpec();
-  const created = await call('POST', `/api/v1/${TENANT}/flows`, { body: FLOW_YAML, headers: { 'content-type': 'application/x-yaml' } });
+  const created = await call('POST', `/api/v1/${TENANT}/flows`, {
+    body: FLOW_YAML,
+    headers: { 'content-type': 'application/x-yaml' },
+  });
   expect(created.status).toBe(201);
 }, 120_000);
 
@@ -80,21 +93,43 @@ describe('text PostgreSQL cannot store', () => {
     expectProblemAt(await runFlow('{"inputs":{"who":"a\\ud800b"}}'), 400, 'inputs.who');
     expectProblemAt(await runFlow('{"labels":{"team":"\\udfff"}}'), 400, 'labels.team');
     expectProblemAt(await runFlow('{"labels":{"te\\u0000am":"qa"}}'), 400, 'labels');
-    expectProblemAt(await call('POST', `/api/v1/${TENANT}/executions/company.team/hello?labels=team:%00`, { headers: { 'content-type': 'application/json' }, body: '{}' }), 400, 'labels');
+    expectProblemAt(
+      await call('POST', `/api/v1/${TENANT}/executions/company.team/hello?labels=team:%00`, {
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+      400,
+      'labels',
+    );
   });
 
   it('refuses a NUL or a lone surrogate in a flow source with a 422 naming the YAML path', async () => {
-    const postYaml = (yaml: string) => call('POST', `/api/v1/${TENANT}/flows`, { body: yaml, headers: { 'content-type': 'application/x-yaml' } });
+    const postYaml = (yaml: string) =>
+      call('POST', `/api/v1/${TENANT}/flows`, { body: yaml, headers: { 'content-type': 'application/x-yaml' } });
     const other = FLOW_YAML.replace('id: hello', 'id: other');
-    expectProblemAt(await postYaml(other.replace('hello {{ inputs.who }}', 'hello \\0 {{ inputs.who }}')), 422, 'tasks[0].message');
+    expectProblemAt(
+      await postYaml(other.replace('hello {{ inputs.who }}', 'hello \\0 {{ inputs.who }}')),
+      422,
+      'tasks[0].message',
+    );
     const withSurrogate = FLOW_YAML.replace('hello {{ inputs.who }}', 'hello \\ud800');
-    expectProblemAt(await call('PUT', `/api/v1/${TENANT}/flows/company.team/hello`, { body: withSurrogate, headers: { 'content-type': 'application/x-yaml' } }), 422, 'tasks[0].message');
+    expectProblemAt(
+      await call('PUT', `/api/v1/${TENANT}/flows/company.team/hello`, {
+        body: withSurrogate,
+        headers: { 'content-type': 'application/x-yaml' },
+      }),
+      422,
+      'tasks[0].message',
+    );
     // A raw NUL in a comment: no value holds it, the source does; its line is named.
     const inComment = await postYaml(`${other}# a comment \u0000 here\n`);
     expectProblemAt(inComment, 422, '$');
     expect(inComment.json.errors[0]).toMatchObject({ line: other.split('\n').length, column: 13 });
     // The validate endpoint reports the same, and nothing was stored.
-    const validated = await call('POST', `/api/v1/${TENANT}/flows/validate`, { body: other.replace('who }}', 'who }}\\0'), headers: { 'content-type': 'application/x-yaml' } });
+    const validated = await call('POST', `/api/v1/${TENANT}/flows/validate`, {
+      body: other.replace('who }}', 'who }}\\0'),
+      headers: { 'content-type': 'application/x-yaml' },
+    });
     expect(validated.json).toEqual([expect.objectContaining({ path: 'tasks[0].message' })]);
     expect((await call('GET', `/api/v1/${TENANT}/flows/company.team/other`)).status).toBe(404);
     expect((await call('GET', `/api/v1/${TENANT}/flows/company.team/hello`)).json.revision).toBe(1);
@@ -103,14 +138,21 @@ describe('text PostgreSQL cannot store', () => {
   it('refuses a NUL in a multipart field with a 400 naming the field', async () => {
     const form = new FormData();
     form.append('who', 'a\u0000b');
-    const response = await fetch(`${api.baseUrl}/api/v1/${TENANT}/executions/company.team/hello`, { method: 'POST', headers: { authorization: `Bearer ${api.adminToken}` }, body: form });
+    const response = await fetch(`${api.baseUrl}/api/v1/${TENANT}/executions/company.team/hello`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.adminToken}` },
+      body: form,
+    });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { errors: unknown[] }).errors).toEqual([expect.objectContaining({ path: 'who' })]);
   });
 
   it('refuses a multipart part without a name with a 400, and stays up (it used to end the process)', async () => {
     const body = '--fuzz\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--fuzz--\r\n';
-    const answer = await call('POST', `/api/v1/${TENANT}/executions/company.team/hello`, { body, headers: { 'content-type': 'multipart/form-data; boundary=fuzz' } });
+    const answer = await call('POST', `/api/v1/${TENANT}/executions/company.team/hello`, {
+      body,
+      headers: { 'content-type': 'multipart/form-data; boundary=fuzz' },
+    });
     expect(answer.status).toBe(400);
     expect(answer.json.detail).toContain('a field without a name');
     expect((await call('GET', `/api/v1/${TENANT}/flows/company.team/hello`)).status).toBe(200);

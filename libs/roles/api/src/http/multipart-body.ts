@@ -72,9 +72,17 @@ export function readMultipartForm(request: HttpRequest, limitBytes: number): Pro
       // A throw in a parser's event handler would end the process: every failure here goes to `fail`.
       try {
         if (info.valueTruncated || info.nameTruncated) return fail(new PayloadTooLarge(limitBytes));
-        if (name === undefined || name === '') return fail(new InvalidRequest('The multipart body has a field without a name', [{ path: '$', message: 'every part needs a name' }]));
+        if (name === undefined || name === '')
+          return fail(
+            new InvalidRequest('The multipart body has a field without a name', [
+              { path: '$', message: 'every part needs a name' },
+            ]),
+          );
         const reason = unstorableText(name) ?? unstorableText(value);
-        if (reason !== undefined) return fail(new InvalidRequest('The multipart body holds text that cannot be accepted', [{ path: name, message: reason }]));
+        if (reason !== undefined)
+          return fail(
+            new InvalidRequest('The multipart body holds text that cannot be accepted', [{ path: name, message: reason }]),
+          );
         fields.push({ name, value });
       } catch (error) {
         fail(error instanceof Error ? error : new Error(String(error)));
@@ -94,7 +102,13 @@ export function readMultipartForm(request: HttpRequest, limitBytes: number): Pro
         }),
       );
     });
-    parser.on('partsLimit', () => fail(new InvalidRequest('The multipart body could not be read', [{ path: 'body', message: `has more than ${MAX_PARTS} parts` }])));
+    parser.on('partsLimit', () =>
+      fail(
+        new InvalidRequest('The multipart body could not be read', [
+          { path: 'body', message: `has more than ${MAX_PARTS} parts` },
+        ]),
+      ),
+    );
     parser.on('error', (error) => fail(malformed(error)));
     parser.on('close', () => {
       void Promise.all(pendingFiles).then(() => {
@@ -112,7 +126,8 @@ export function readMultipartForm(request: HttpRequest, limitBytes: number): Pro
 /** The parser's own wording is not shown; each known failure gets a sentence of ours. */
 function malformed(error: unknown): InvalidRequest {
   const text = error instanceof Error ? error.message : '';
-  const problem = (path: string, message: string) => new InvalidRequest('The multipart body could not be read', [{ path, message }]);
+  const problem = (path: string, message: string) =>
+    new InvalidRequest('The multipart body could not be read', [{ path, message }]);
   if (/boundary not found/i.test(text)) return problem('headers.content-type', 'multipart/form-data needs a boundary parameter');
   if (/malformed content type/i.test(text)) return problem('headers.content-type', 'is not a valid media type');
   if (/malformed part header/i.test(text)) return problem('body', 'a part has a malformed header');

@@ -25,7 +25,8 @@ export class ProblemFilter extends BaseExceptionFilter {
 
     const { problem, unexpected } = problemFor(error);
     // The kind and the first line of the message only: a stack trace, or a driver's query text, never reaches a log.
-    if (unexpected) this.logger.error({ ...errorSummary(error), method: request.method, path: request.path }, 'request failed unexpectedly');
+    if (unexpected)
+      this.logger.error({ ...errorSummary(error), method: request.method, path: request.path }, 'request failed unexpectedly');
     // A streaming answer (SSE) that already started cannot become a problem; end it.
     if (response.headersSent) {
       response.end();
@@ -36,4 +37,3 @@ export class ProblemFilter extends BaseExceptionFilter {
     response.end(JSON.stringify(problem));
   }
 }
-

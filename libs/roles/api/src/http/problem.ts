@@ -98,7 +98,8 @@ export function problemFor(error: unknown): MappedProblem {
 
   if (error instanceof NotFound) return expected(problem(404, capitalise(error.message)));
   if (error instanceof AlreadyExists) return expected(problem(409, capitalise(error.message)));
-  if (error instanceof ConcurrentModification) return expected(problem(409, `${capitalise(error.entity)} '${error.id}' was changed at the same time; try again`));
+  if (error instanceof ConcurrentModification)
+    return expected(problem(409, `${capitalise(error.entity)} '${error.id}' was changed at the same time; try again`));
   if (error instanceof InUse) return expected(problem(409, capitalise(error.message)));
   if (error instanceof ReservedEntity) return expected(problem(403, capitalise(error.message)));
   if (error instanceof InvalidRecord) return expected(problem(422, capitalise(error.message)));
@@ -136,11 +137,14 @@ function bodyParserFailure(error: unknown): Problem | undefined {
   const { status, type, code } = error as { status?: unknown; type?: unknown; code?: unknown };
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
   if (type === 'entity.too.large') return problem(413, 'The request body is too large');
-  if (type === 'encoding.unsupported') return problem(415, 'The request body has a Content-Encoding this API does not read (use gzip, deflate, br or none)');
+  if (type === 'encoding.unsupported')
+    return problem(415, 'The request body has a Content-Encoding this API does not read (use gzip, deflate, br or none)');
   if (type === 'charset.unsupported') return problem(415, 'The request body has a charset this API does not read (use utf-8)');
   // zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR...): the body is not what its Content-Encoding says.
-  if (typeof code === 'string' && code.startsWith('Z_')) return problem(400, 'The request body could not be decoded as its Content-Encoding says');
-  if (typeof type === 'string' || status === 400) return problem(400, 'The request body could not be read (malformed JSON or encoding)');
+  if (typeof code === 'string' && code.startsWith('Z_'))
+    return problem(400, 'The request body could not be decoded as its Content-Encoding says');
+  if (typeof type === 'string' || status === 400)
+    return problem(400, 'The request body could not be read (malformed JSON or encoding)');
   return undefined;
 }
 

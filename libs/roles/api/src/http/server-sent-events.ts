@@ -24,7 +24,11 @@ export function formatServerSentEvent(message: ServerSentEvent): string {
 export const SSE_KEEP_ALIVE = ': keep-alive\n\n';
 
 /** Starts an event stream on `response`; returns a writer that knows when the client went away. */
-export function openEventStream(response: HttpResponse): { send(message: ServerSentEvent): void; close(): void; readonly closed: Promise<void> } {
+export function openEventStream(response: HttpResponse): {
+  send(message: ServerSentEvent): void;
+  close(): void;
+  readonly closed: Promise<void>;
+} {
   response.statusCode = 200;
   response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   response.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -33,10 +37,12 @@ export function openEventStream(response: HttpResponse): { send(message: ServerS
   response.setHeader('X-Accel-Buffering', 'no');
   response.flushHeaders();
   let ended = false;
-  const closed = new Promise<void>((resolve) => response.once('close', () => {
-    ended = true;
-    resolve();
-  }));
+  const closed = new Promise<void>((resolve) =>
+    response.once('close', () => {
+      ended = true;
+      resolve();
+    }),
+  );
   return {
     send(message) {
       if (!ended) response.write(formatServerSentEvent(message));

@@ -18,8 +18,12 @@ describe('StorableTextPipe', () => {
     const param = refusal(() => pipe.transform('ab\u0000', { type: 'param', data: 'namespace' }));
     expect(param.message).toBe('The path holds text that cannot be accepted');
     expect(param.problems).toEqual([{ path: 'namespace', message: 'contains a NUL character (U+0000) at character 3' }]);
-    expect(refusal(() => pipe.transform({ q: 'ok', flowId: '\ud800' }, { type: 'query' })).problems).toEqual([{ path: 'flowId', message: expect.stringContaining('lone surrogate') }]);
-    expect(refusal(() => pipe.transform({ inputs: { who: ['x', 'a\u0000'] } }, { type: 'body' })).problems).toEqual([{ path: 'inputs.who[1]', message: expect.any(String) }]);
+    expect(refusal(() => pipe.transform({ q: 'ok', flowId: '\ud800' }, { type: 'query' })).problems).toEqual([
+      { path: 'flowId', message: expect.stringContaining('lone surrogate') },
+    ]);
+    expect(refusal(() => pipe.transform({ inputs: { who: ['x', 'a\u0000'] } }, { type: 'body' })).problems).toEqual([
+      { path: 'inputs.who[1]', message: expect.any(String) },
+    ]);
   });
 
   it('passes storable values and other arguments through unchanged', () => {

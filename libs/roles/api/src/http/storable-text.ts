@@ -55,7 +55,12 @@ export function unstorableTextProblems(value: unknown, rootPath = ''): ProblemEn
     }
     const children: Pending[] = Array.isArray(current)
       ? current.map((item, index) => ({ value: item, path: `${path}[${index}]`, depth: depth + 1 }))
-      : Object.entries(current).map(([name, item]) => ({ value: item, path: path === '' ? name : `${path}.${name}`, depth: depth + 1, key: { name, objectPath: path } }));
+      : Object.entries(current).map(([name, item]) => ({
+          value: item,
+          path: path === '' ? name : `${path}.${name}`,
+          depth: depth + 1,
+          key: { name, objectPath: path },
+        }));
     for (let index = children.length - 1; index >= 0; index -= 1) pending.push(children[index]);
   }
   return problems;

@@ -42,7 +42,9 @@ export class WebUi implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   onModuleInit(): void {
-    const adapter = this.adapterHost.httpAdapter as unknown as { use(handler: (request: HttpRequest, response: HttpResponse, next: Next) => void): void };
+    const adapter = this.adapterHost.httpAdapter as unknown as {
+      use(handler: (request: HttpRequest, response: HttpResponse, next: Next) => void): void;
+    };
     adapter.use((request, response, next) => this.serve(request, response, next));
   }
 
@@ -91,7 +93,9 @@ export class WebUi implements OnModuleInit {
     response.statusCode = 503;
     response.setHeader('Content-Type', 'text/plain; charset=utf-8');
     response.setHeader('Cache-Control', 'no-store');
-    response.end('The Lanner web UI is not built. Build it with `npx nx run ui:build` (`npm start` does so when it is missing); the API is under /api.\n');
+    response.end(
+      'The Lanner web UI is not built. Build it with `npx nx run ui:build` (`npm start` does so when it is missing); the API is under /api.\n',
+    );
   }
 }
 

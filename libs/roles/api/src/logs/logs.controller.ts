@@ -49,12 +49,19 @@ export class LogsController {
   }
 
   @Get(':executionId/follow')
-  @ApiOperation({ summary: 'Server-sent events: `log` per line (stored ones first), until the execution ended and its last lines arrived' })
+  @ApiOperation({
+    summary: 'Server-sent events: `log` per line (stored ones first), until the execution ended and its last lines arrived',
+  })
   @ApiQuery({ name: 'minLevel', required: false, enum: LOG_LEVELS })
   @ApiQuery({ name: 'taskRunId', required: false })
   @ApiProduces('text/event-stream')
   @ProblemResponses(400, 404)
-  async follow(@Param('tenant') tenant: string, @Param('executionId') executionId: string, @Query() query: unknown, @Res() response: HttpResponse) {
+  async follow(
+    @Param('tenant') tenant: string,
+    @Param('executionId') executionId: string,
+    @Query() query: unknown,
+    @Res() response: HttpResponse,
+  ) {
     const filter: LogQuery = parseWith(LogQuerySchema, query, 'query');
     await this.repositories.executions.get(tenant, executionId);
     const stream = openEventStream(response);
@@ -68,7 +75,10 @@ export class LogsController {
         const lines = await this.repositories.logs.list(tenant, executionId, { ...filter, afterId });
         for (const line of lines) stream.send({ event: 'log', id: line.id, data: logLineView(line) });
         // Ids grow with every stored line: the largest one sent is where the next read starts.
-        afterId = lines.reduce<string | undefined>((max, line) => (max === undefined || BigInt(line.id) > BigInt(max) ? line.id : max), afterId);
+        afterId = lines.reduce<string | undefined>(
+          (max, line) => (max === undefined || BigInt(line.id) > BigInt(max) ? line.id : max),
+          afterId,
+        );
         if (endedAt === undefined && hasEnded(await this.repositories.executions.get(tenant, executionId))) endedAt = Date.now();
         if (endedAt !== undefined && Date.now() - endedAt >= TRAILING_LOGS_MS) break;
         await new Promise((resolve) => setTimeout(resolve, LOG_POLL_MS));

@@ -31,7 +31,10 @@ export class ApiDocs implements OnModuleInit {
       config: new ApplicationConfig(),
       getHttpAdapter: () => httpAdapter,
       useStaticAssets: (path: string, options: { prefix: string }) =>
-        (httpAdapter as unknown as { useStaticAssets(path: string, options: { prefix: string }): void }).useStaticAssets(path, options),
+        (httpAdapter as unknown as { useStaticAssets(path: string, options: { prefix: string }): void }).useStaticAssets(
+          path,
+          options,
+        ),
     };
     let document: OpenAPIObject | undefined;
     const build = (): OpenAPIObject => {
@@ -56,7 +59,10 @@ export class ApiDocs implements OnModuleInit {
     const document = SwaggerModule.createDocument(application as Parameters<typeof SwaggerModule.createDocument>[0], config, {
       include: [...this.includedModules] as unknown as (() => void)[],
     });
-    document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: { ...PROBLEM_SCHEMA } as never } };
+    document.components = {
+      ...document.components,
+      schemas: { ...document.components?.schemas, Problem: { ...PROBLEM_SCHEMA } as never },
+    };
     return document;
   }
 }

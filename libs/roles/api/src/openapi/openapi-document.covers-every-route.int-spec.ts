@@ -30,12 +30,18 @@ interface DeclaredRoute {
 type Controller = new (...args: never[]) => object;
 
 function joinPath(...parts: string[]): string {
-  return `/${parts.flatMap((part) => part.split('/')).filter((segment) => segment !== '').join('/')}`;
+  return `/${parts
+    .flatMap((part) => part.split('/'))
+    .filter((segment) => segment !== '')
+    .join('/')}`;
 }
 
 /** Every route of every controller the api module registers, read from Nest's own route metadata. */
 function declaredRoutes(): DeclaredRoute[] {
-  const module = ApiRoleModule.forRoot({ database: { url: 'postgresql://unused', migrateAtStart: false }, queue: { kind: 'in-process' } } as never);
+  const module = ApiRoleModule.forRoot({
+    database: { url: 'postgresql://unused', migrateAtStart: false },
+    queue: { kind: 'in-process' },
+  } as never);
   const routes: DeclaredRoute[] = [];
   for (const controller of (module.controllers ?? []) as Controller[]) {
     const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
@@ -84,8 +90,10 @@ describe('the OpenAPI document', () => {
         continue;
       }
       const documented = (operation.parameters ?? []).filter((p) => p.in === 'path' && p.required === true).map((p) => p.name);
-      for (const param of route.pathParams) if (!documented.includes(param)) missing.push(`${route.where}: path parameter '${param}' is not documented`);
-      if (route.readsJsonBody && operation.requestBody === undefined) missing.push(`${route.where}: its JSON body is not documented`);
+      for (const param of route.pathParams)
+        if (!documented.includes(param)) missing.push(`${route.where}: path parameter '${param}' is not documented`);
+      if (route.readsJsonBody && operation.requestBody === undefined)
+        missing.push(`${route.where}: its JSON body is not documented`);
       if (Object.keys(operation.responses ?? {}).length === 0) missing.push(`${route.where}: no answer is documented`);
     }
     expect(missing).toEqual([]);
@@ -107,6 +115,9 @@ describe('the OpenAPI document', () => {
     ] as const) {
       expect(Object.keys(paths[path][method].requestBody?.content ?? {})).toEqual(['application/x-yaml']);
     }
-    expect(Object.keys(paths['/api/v1/{tenant}/executions/{namespace}/{flowId}'].post.requestBody?.content ?? {})).toEqual(['application/json', 'multipart/form-data']);
+    expect(Object.keys(paths['/api/v1/{tenant}/executions/{namespace}/{flowId}'].post.requestBody?.content ?? {})).toEqual([
+      'application/json',
+      'multipart/form-data',
+    ]);
   });
 });

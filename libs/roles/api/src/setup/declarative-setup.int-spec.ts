@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spineTopics, workerJobsTopic } from '@lanner/frames';
 import { eventually } from '../testing/api-spec-fixture';
-import { call, connectSpecKafka, createSpecDatabase, startSpecApi, type SpecDatabase, type SpecKafka } from '../topology/topology-spec-fixture';
+import {
+  call,
+  connectSpecKafka,
+  createSpecDatabase,
+  startSpecApi,
+  type SpecDatabase,
+  type SpecKafka,
+} from '../topology/topology-spec-fixture';
 
 // The declarative setup (WORKERS.md) applied by the real api role at start,
 // on the real PostgreSQL and Kafka: a valid file seeds queues, groups and
@@ -88,7 +95,10 @@ setup:
           { workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' },
         ],
       });
-      expect((await admin('/worker-groups/etl-team')).json).toMatchObject({ name: 'etl-team', subscriptions: [{ workerQueueId: 'etl', reservedPercent: 100 }] });
+      expect((await admin('/worker-groups/etl-team')).json).toMatchObject({
+        name: 'etl-team',
+        subscriptions: [{ workerQueueId: 'etl', reservedPercent: 100 }],
+      });
       // `default` existed (it always does): skipped whole, its name unchanged.
       expect((await admin('/worker-groups/default')).json.name).toBe('Default');
 
@@ -100,15 +110,21 @@ setup:
       expect((await admin('/worker-groups/gpu-team/tokens')).json.map((t: { name: string }) => t.name)).toEqual(['rack-1']);
 
       for (const id of ['gpu', 'etl']) {
-        await expect(kafka.queue.publish(`${topicPrefix}${workerJobsTopic(id)}`, [{ key: 'probe', value: Buffer.from('{}') }])).resolves.toBeUndefined();
+        await expect(
+          kafka.queue.publish(`${topicPrefix}${workerJobsTopic(id)}`, [{ key: 'probe', value: Buffer.from('{}') }]),
+        ).resolves.toBeUndefined();
       }
 
       const setupLines = api.logs.lines.filter((line) => /worker (queue|group) '|setup: worker queues/.test(line));
       expect(setupLines).toEqual([
         expect.stringContaining("created worker queue 'gpu' (tags gpu, linux; all tenants)"),
         expect.stringContaining("created worker queue 'etl' (tags etl; tenants main)"),
-        expect.stringContaining("created worker group 'gpu-team' with 2 subscriptions (gpu 50% ELASTIC, etl STRICT) and 1 registration token ('rack-1' from file gpu-rack.token)"),
-        expect.stringContaining("created worker group 'etl-team' with 1 subscription (etl 100% STRICT) and 1 registration token ('ci' from config)"),
+        expect.stringContaining(
+          "created worker group 'gpu-team' with 2 subscriptions (gpu 50% ELASTIC, etl STRICT) and 1 registration token ('rack-1' from file gpu-rack.token)",
+        ),
+        expect.stringContaining(
+          "created worker group 'etl-team' with 1 subscription (etl 100% STRICT) and 1 registration token ('ci' from config)",
+        ),
         expect.stringContaining("skipped worker group 'default': it already exists"),
         expect.stringContaining('setup: worker queues 2 created, 0 skipped; worker groups 2 created, 1 skipped'),
       ]);
@@ -121,14 +137,20 @@ setup:
   }, 120_000);
 
   it('is skipped whole at the next start, even where the file changed, and changes nothing', async () => {
-    const before = { queues: await database.rows('worker_queues'), groups: await database.rows('worker_groups'), tokens: await database.rows('registration_tokens') };
+    const before = {
+      queues: await database.rows('worker_queues'),
+      groups: await database.rows('worker_groups'),
+      tokens: await database.rows('registration_tokens'),
+    };
     // A changed declaration of existing ids (seed, not desired state): still skipped.
     process.env['LANNER_SPEC_ETL_TOKEN'] = newToken();
     const api = await startSpecApi({ database, topicPrefix, setupFile });
     try {
-      const summary = await eventually('the setup summary', () => api.logs.lines.find((line) => line.includes('setup: worker queues')));
+      const summary = await eventually('the setup summary', () =>
+        api.logs.lines.find((line) => line.includes('setup: worker queues')),
+      );
       expect(summary).toContain('setup: worker queues 0 created, 2 skipped; worker groups 0 created, 3 skipped');
-      expect(api.logs.lines.filter((line) => line.includes("skipped worker "))).toHaveLength(5);
+      expect(api.logs.lines.filter((line) => line.includes('skipped worker '))).toHaveLength(5);
       expect(await database.rows('worker_queues')).toEqual(before.queues);
       expect(await database.rows('worker_groups')).toEqual(before.groups);
       expect(await database.rows('registration_tokens')).toEqual(before.tokens);
@@ -178,12 +200,17 @@ describe('an invalid setup file', () => {
         - { name: c, token: ${elsewhereToken} }
 `,
     );
-    const before = { queues: await database.rows('worker_queues'), groups: await database.rows('worker_groups'), tokens: await database.rows('registration_tokens') };
+    const before = {
+      queues: await database.rows('worker_queues'),
+      groups: await database.rows('worker_groups'),
+      tokens: await database.rows('registration_tokens'),
+    };
 
     const failure: Error = await startSpecApi({ database, topicPrefix, setupFile }).then(
-      (api) => api.close().then(() => {
-        throw new Error('the api started with an invalid setup');
-      }),
+      (api) =>
+        api.close().then(() => {
+          throw new Error('the api started with an invalid setup');
+        }),
       (error: Error) => error,
     );
     expect(failure.name).toBe('InvalidSetup');
@@ -212,12 +239,17 @@ describe('an invalid setup file', () => {
     const setupFile = join(folder, 'broken.yml');
     writeFileSync(setupFile, 'setup:\n  workerQueues: [\n    - id: gpu\n');
     const failure: Error = await startSpecApi({ database, topicPrefix, setupFile }).then(
-      (api) => api.close().then(() => {
-        throw new Error('the api started with a broken setup file');
-      }),
+      (api) =>
+        api.close().then(() => {
+          throw new Error('the api started with a broken setup file');
+        }),
       (error: Error) => error,
     );
     expect(failure.name).toBe('InvalidSetup');
-    expect(failure.message).toMatch(new RegExp(`LANNER_SETUP_FILE ${setupFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid YAML \\(\\w+ at line \\d+, column \\d+\\)`));
+    expect(failure.message).toMatch(
+      new RegExp(
+        `LANNER_SETUP_FILE ${setupFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid YAML \\(\\w+ at line \\d+, column \\d+\\)`,
+      ),
+    );
   }, 120_000);
 });

@@ -31,10 +31,7 @@ export class InvalidSetup extends StartupRefused {
     super(
       `the declarative setup in ${file} is invalid, nothing was written (${setupProblems.length} problem${setupProblems.length === 1 ? '' : 's'}):\n` +
         setupProblems.map((p) => `  ${p.path} ${p.message}`).join('\n'),
-      [
-        `the declarative setup in ${file} is invalid, nothing was written`,
-        ...setupProblems.map((p) => `${p.path} ${p.message}`),
-      ],
+      [`the declarative setup in ${file} is invalid, nothing was written`, ...setupProblems.map((p) => `${p.path} ${p.message}`)],
     );
     this.name = 'InvalidSetup';
     this.stack = `${this.name}: ${this.message}`;
@@ -83,7 +80,10 @@ export class DeclarativeSetup {
     const existing: ExistingTopology = { workerQueues: queues, workerGroupIds: groups.map((g) => g.id) };
     const setup = await this.validate(read.section, existing, fileTokenReader(file), file);
 
-    const plan = planSetup(setup, { workerQueueIds: existing.workerQueues.map((q) => q.id), workerGroupIds: existing.workerGroupIds });
+    const plan = planSetup(setup, {
+      workerQueueIds: existing.workerQueues.map((q) => q.id),
+      workerGroupIds: existing.workerGroupIds,
+    });
     await this.write(plan);
     this.logger.log({ setupFile: file }, plan.summary);
     return { plan };
@@ -95,9 +95,17 @@ export class DeclarativeSetup {
    * declared tokens, their owners are looked up by hash, and the second pass
    * (the validator is pure, so the same input gives the same answer) decides.
    */
-  private async validate(section: unknown, existing: ExistingTopology, tokenFiles: TokenFileReader, file: string): Promise<ValidatedSetup> {
+  private async validate(
+    section: unknown,
+    existing: ExistingTopology,
+    tokenFiles: TokenFileReader,
+    file: string,
+  ): Promise<ValidatedSetup> {
     const declared: RegistrationTokenSecret[] = [];
-    validateSetup(section, existing, { tokenFiles, registeredTokens: { groupOwning: (secret) => (declared.push(secret), undefined) } });
+    validateSetup(section, existing, {
+      tokenFiles,
+      registeredTokens: { groupOwning: (secret) => (declared.push(secret), undefined) },
+    });
     const owners = new Map<string, string>();
     for (const secret of declared) {
       const tokenHash = hashToken(secret.reveal());
@@ -112,10 +120,14 @@ export class DeclarativeSetup {
   }
 
   private async write(plan: SetupPlan): Promise<void> {
-    const newQueues = plan.steps.flatMap((step) => (step.action === 'CREATE' && step.kind === 'worker-queue' ? [step.queue] : []));
+    const newQueues = plan.steps.flatMap((step) =>
+      step.action === 'CREATE' && step.kind === 'worker-queue' ? [step.queue] : [],
+    );
     // Topics first: a queue never exists without the topic its jobs go to (createTopics is idempotent).
     if (newQueues.length > 0) {
-      await this.queue.createTopics(newQueues.map((q) => ({ topic: `${this.topicPrefix}${workerJobsTopic(q.id)}`, partitions: DEFAULT_TOPIC_PARTITIONS })));
+      await this.queue.createTopics(
+        newQueues.map((q) => ({ topic: `${this.topicPrefix}${workerJobsTopic(q.id)}`, partitions: DEFAULT_TOPIC_PARTITIONS })),
+      );
     }
     for (const step of plan.steps) {
       if (step.action === 'SKIP') {
@@ -132,7 +144,11 @@ export class DeclarativeSetup {
               id: group.id,
               name: group.name,
               description: group.description ?? null,
-              subscriptions: group.subscriptions.map((s) => ({ workerQueueId: s.workerQueueId, mode: s.mode, reservedPercent: s.reservedPercent ?? null })),
+              subscriptions: group.subscriptions.map((s) => ({
+                workerQueueId: s.workerQueueId,
+                mode: s.mode,
+                reservedPercent: s.reservedPercent ?? null,
+              })),
             },
             group.registrationTokens.map((t) => ({ name: t.name, tokenHash: hashToken(t.secret.reveal()) })),
           );
@@ -140,7 +156,10 @@ export class DeclarativeSetup {
         } catch (error) {
           // Another api replica applying the same setup got there first: seed semantics, so it is a skip.
           if (!(error instanceof AlreadyExists)) throw error;
-          this.logger.log({ kind: step.kind, id: group.id }, `skipped worker group '${group.id}': it was created meanwhile (${error.entity} already exists)`);
+          this.logger.log(
+            { kind: step.kind, id: group.id },
+            `skipped worker group '${group.id}': it was created meanwhile (${error.entity} already exists)`,
+          );
         }
       }
     }

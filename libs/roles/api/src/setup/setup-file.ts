@@ -26,7 +26,10 @@ export function readSetupSection(path: string, env: Readonly<Record<string, stri
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    return { ok: false, problems: [{ path: FILE_VARIABLE, message: `names a file that cannot be read (${errorCode(error)}): ${path}` }] };
+    return {
+      ok: false,
+      problems: [{ path: FILE_VARIABLE, message: `names a file that cannot be read (${errorCode(error)}): ${path}` }],
+    };
   }
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
@@ -36,7 +39,10 @@ export function readSetupSection(path: string, env: Readonly<Record<string, stri
       problems: document.errors.map((error) => {
         const at = error.pos?.[0] === undefined ? undefined : lines.linePos(error.pos[0]);
         // The parser's own text may quote the file (a token); only its code and position are shown.
-        return { path: FILE_VARIABLE, message: `${path} is not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ''})` };
+        return {
+          path: FILE_VARIABLE,
+          message: `${path} is not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ''})`,
+        };
       }),
     };
   }

@@ -29,8 +29,33 @@ const SNAPSHOT: StoredJson = {
   borrowed: 1,
   lent: 1,
   subscriptions: [
-    { workerQueueId: 'gpu', mode: 'ELASTIC', subscribed: true, reservedPercent: 50, reserved: 8, used: 2, reservedUsed: 2, sharedUsed: 0, borrowed: 0, lent: 1, idleReserved: 5 },
-    { workerQueueId: 'etl', mode: 'ELASTIC', subscribed: true, reservedPercent: 25, reserved: 4, used: 5, reservedUsed: 2, sharedUsed: 2, borrowed: 1, lent: 0, idleReserved: 2, waiting: 3 },
+    {
+      workerQueueId: 'gpu',
+      mode: 'ELASTIC',
+      subscribed: true,
+      reservedPercent: 50,
+      reserved: 8,
+      used: 2,
+      reservedUsed: 2,
+      sharedUsed: 0,
+      borrowed: 0,
+      lent: 1,
+      idleReserved: 5,
+    },
+    {
+      workerQueueId: 'etl',
+      mode: 'ELASTIC',
+      subscribed: true,
+      reservedPercent: 25,
+      reserved: 4,
+      used: 5,
+      reservedUsed: 2,
+      sharedUsed: 2,
+      borrowed: 1,
+      lent: 0,
+      idleReserved: 2,
+      waiting: 3,
+    },
   ],
 };
 
@@ -71,8 +96,19 @@ describe('capacity view: what GET /worker-groups/{id}/capacity shows of a worker
   });
 
   it('reads a subscription without a reservation as reservedPercent null, and ignores entries it cannot read', () => {
-    const view = workerCapacityView(worker({ slots: 4, subscriptions: [{ workerQueueId: 'etl', mode: 'STRICT', reservedPercent: 0, reserved: 0, used: 1 }, 'garbage', { used: 2 }] }));
-    expect(view.subscriptions).toEqual([{ workerQueueId: 'etl', mode: 'STRICT', reservedPercent: null, reserved: 0, used: 1, borrowed: 0, lent: 0, waiting: 0 }]);
+    const view = workerCapacityView(
+      worker({
+        slots: 4,
+        subscriptions: [
+          { workerQueueId: 'etl', mode: 'STRICT', reservedPercent: 0, reserved: 0, used: 1 },
+          'garbage',
+          { used: 2 },
+        ],
+      }),
+    );
+    expect(view.subscriptions).toEqual([
+      { workerQueueId: 'etl', mode: 'STRICT', reservedPercent: null, reserved: 0, used: 1, borrowed: 0, lent: 0, waiting: 0 },
+    ]);
     expect(view).toMatchObject({ slots: 4, used: 0, waiting: 0 });
   });
 });

@@ -56,7 +56,9 @@ export class RegistrationTokensService {
 function tokenName(body: unknown): string {
   const problems: ProblemEntry[] = [];
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidContent('The registration token is not valid', [{ path: '$', message: 'must be an object describing a registration token' }]);
+    throw new InvalidContent('The registration token is not valid', [
+      { path: '$', message: 'must be an object describing a registration token' },
+    ]);
   }
   const fields = body as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
@@ -64,8 +66,10 @@ function tokenName(body: unknown): string {
   }
   const name = fields['name'];
   if (name === undefined || name === null) problems.push({ path: 'name', message: 'is required' });
-  else if (typeof name !== 'string' || name.trim().length === 0) problems.push({ path: 'name', message: 'must be a non-blank string' });
-  else if (name.length > MAX_TOKEN_NAME_LENGTH) problems.push({ path: 'name', message: `must be at most ${MAX_TOKEN_NAME_LENGTH} characters` });
+  else if (typeof name !== 'string' || name.trim().length === 0)
+    problems.push({ path: 'name', message: 'must be a non-blank string' });
+  else if (name.length > MAX_TOKEN_NAME_LENGTH)
+    problems.push({ path: 'name', message: `must be at most ${MAX_TOKEN_NAME_LENGTH} characters` });
   if (problems.length > 0) throw new InvalidContent('The registration token is not valid', problems);
   return name as string;
 }

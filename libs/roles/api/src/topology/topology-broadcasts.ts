@@ -24,7 +24,11 @@ export class TopologyBroadcasts {
   }
 
   /** The group's full list (empty once the group is deleted); it replaces what controllers hold. */
-  subscriptionsChanged(workerGroupId: string, subscriptions: readonly SubscriptionRecord[], correlationId: string): Promise<void> {
+  subscriptionsChanged(
+    workerGroupId: string,
+    subscriptions: readonly SubscriptionRecord[],
+    correlationId: string,
+  ): Promise<void> {
     return this.publish({
       ...this.envelope(correlationId),
       type: 'broadcast.subscriptions-changed',
@@ -40,7 +44,11 @@ export class TopologyBroadcasts {
   }
 
   tokenRevoked(workerGroupId: string, registrationTokenId: string, correlationId: string): Promise<void> {
-    return this.publish({ ...this.envelope(correlationId), type: 'broadcast.token-revoked', payload: { workerGroupId, registrationTokenId } });
+    return this.publish({
+      ...this.envelope(correlationId),
+      type: 'broadcast.token-revoked',
+      payload: { workerGroupId, registrationTokenId },
+    });
   }
 
   private envelope(correlationId: string) {

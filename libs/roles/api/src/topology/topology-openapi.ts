@@ -50,7 +50,12 @@ export const WORKER_QUEUE_BODY = {
     required: ['tags'],
     additionalProperties: false,
     properties: {
-      tags: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'Non-empty set; no two queues have the same set' },
+      tags: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string' },
+        description: 'Non-empty set; no two queues have the same set',
+      },
       allowedTenants: { type: 'array', items: { type: 'string' }, description: 'Empty or absent: every tenant' },
       description: { type: 'string' },
     },
@@ -72,7 +77,11 @@ export const WORKER_QUEUE_SCHEMA: SchemaObject = {
 
 const SUBSCRIPTION_SCHEMA: SchemaObject = {
   type: 'object',
-  properties: { workerQueueId: { type: 'string' }, reservedPercent: { ...RESERVED_PERCENT, nullable: true }, mode: SUBSCRIPTION_MODE },
+  properties: {
+    workerQueueId: { type: 'string' },
+    reservedPercent: { ...RESERVED_PERCENT, nullable: true },
+    mode: SUBSCRIPTION_MODE,
+  },
 };
 
 export const WORKER_GROUP_BODY = {
@@ -86,7 +95,8 @@ export const WORKER_GROUP_BODY = {
       description: { type: 'string' },
       subscriptions: {
         type: 'array',
-        description: "When given, replaces the group's subscriptions (the `default` group always keeps `default`); absent keeps them",
+        description:
+          "When given, replaces the group's subscriptions (the `default` group always keeps `default`); absent keeps them",
         items: {
           type: 'object',
           required: ['workerQueueId'],
@@ -113,14 +123,23 @@ export const WORKER_GROUP_SCHEMA: SchemaObject = {
 
 export const SUBSCRIPTION_BODY = {
   required: false,
-  schema: { type: 'object', additionalProperties: false, properties: { reservedPercent: RESERVED_PERCENT, mode: SUBSCRIPTION_MODE } },
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { reservedPercent: RESERVED_PERCENT, mode: SUBSCRIPTION_MODE },
+  },
 } as const;
 
 export { SUBSCRIPTION_SCHEMA };
 
 export const TOKEN_BODY = {
   required: true,
-  schema: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', maxLength: 200 } } },
+  schema: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: { name: { type: 'string', maxLength: 200 } },
+  },
 } as const;
 
 export const MINTED_TOKEN_SCHEMA: SchemaObject = {
@@ -135,7 +154,13 @@ export const MINTED_TOKEN_SCHEMA: SchemaObject = {
 
 export const TOKEN_SCHEMA: SchemaObject = {
   type: 'object',
-  properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, createdAt: instant, lastUsedAt: nullableInstant, revokedAt: nullableInstant },
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    createdAt: instant,
+    lastUsedAt: nullableInstant,
+    revokedAt: nullableInstant,
+  },
 };
 
 export const WORKER_SCHEMA: SchemaObject = {
@@ -177,13 +202,21 @@ export const CAPACITY_SCHEMA: SchemaObject = {
           name: { type: 'string' },
           slots: { type: 'integer' },
           state: { type: 'string', enum: ['CONNECTED', 'DRAINING'] },
-          reported: { type: 'boolean', description: 'False until the controller wrote a ledger snapshot (every figure is then 0)' },
+          reported: {
+            type: 'boolean',
+            description: 'False until the controller wrote a ledger snapshot (every figure is then 0)',
+          },
           ...FIGURES,
           subscriptions: {
             type: 'array',
             items: {
               type: 'object',
-              properties: { workerQueueId: { type: 'string' }, mode: SUBSCRIPTION_MODE, reservedPercent: { type: 'integer', nullable: true }, ...FIGURES },
+              properties: {
+                workerQueueId: { type: 'string' },
+                mode: SUBSCRIPTION_MODE,
+                reservedPercent: { type: 'integer', nullable: true },
+                ...FIGURES,
+              },
             },
           },
         },

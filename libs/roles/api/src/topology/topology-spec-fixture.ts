@@ -138,7 +138,10 @@ export interface SpecKafka {
 
 export async function connectSpecKafka(topicPrefix: string): Promise<SpecKafka> {
   const run = randomBytes(4).toString('hex');
-  const queue = createKafkaQueue({ brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')), clientId: `topology-spec-client-${run}` });
+  const queue = createKafkaQueue({
+    brokers: parseKafkaBrokers(requiredEnv('KAFKA_BROKERS')),
+    clientId: `topology-spec-client-${run}`,
+  });
   const broadcasts: BroadcastMessage[] = [];
   const topic = `${topicPrefix}${QueueTopics.broadcast}`;
   await queue.createTopics([{ topic }]);
@@ -162,11 +165,22 @@ export async function connectSpecKafka(topicPrefix: string): Promise<SpecKafka> 
 }
 
 /** An HTTP call with a token (the admin's by default; null for none). */
-export async function call(baseUrl: string, token: string | null, method: string, path: string, body?: unknown, rawBody?: string) {
+export async function call(
+  baseUrl: string,
+  token: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  rawBody?: string,
+) {
   const headers: Record<string, string> = {};
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (body !== undefined || rawBody !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)) });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
   const text = await response.text();
   let json: unknown;
   try {

@@ -45,7 +45,13 @@ export function workerGroupView(group: WorkerGroupRecord) {
 
 /** A stored token: no value, no hash. */
 export function registrationTokenView(token: RegistrationTokenRecord) {
-  return { id: token.id, name: token.name, createdAt: iso(token.createdAt), lastUsedAt: iso(token.lastUsedAt), revokedAt: iso(token.revokedAt) };
+  return {
+    id: token.id,
+    name: token.name,
+    createdAt: iso(token.createdAt),
+    lastUsedAt: iso(token.lastUsedAt),
+    revokedAt: iso(token.revokedAt),
+  };
 }
 
 export function connectedWorkerView(worker: ConnectedWorkerRecord) {
@@ -107,20 +113,22 @@ export interface WorkerCapacityView extends CapacityFigures {
  */
 export function workerCapacityView(worker: ConnectedWorkerRecord): WorkerCapacityView {
   const snapshot = asObject(worker.capacity);
-  const subscriptions = (Array.isArray(snapshot?.['subscriptions']) ? snapshot['subscriptions'] : []).flatMap((entry): SubscriptionCapacityView[] => {
-    const fields = asObject(entry);
-    const workerQueueId = fields?.['workerQueueId'];
-    if (!fields || typeof workerQueueId !== 'string') return [];
-    const percent = count(fields['reservedPercent']);
-    return [
-      {
-        workerQueueId,
-        mode: typeof fields['mode'] === 'string' ? fields['mode'] : null,
-        reservedPercent: percent > 0 ? percent : null,
-        ...figures(fields),
-      },
-    ];
-  });
+  const subscriptions = (Array.isArray(snapshot?.['subscriptions']) ? snapshot['subscriptions'] : []).flatMap(
+    (entry): SubscriptionCapacityView[] => {
+      const fields = asObject(entry);
+      const workerQueueId = fields?.['workerQueueId'];
+      if (!fields || typeof workerQueueId !== 'string') return [];
+      const percent = count(fields['reservedPercent']);
+      return [
+        {
+          workerQueueId,
+          mode: typeof fields['mode'] === 'string' ? fields['mode'] : null,
+          reservedPercent: percent > 0 ? percent : null,
+          ...figures(fields),
+        },
+      ];
+    },
+  );
   const own = snapshot ? figures(snapshot) : { reserved: 0, used: 0, borrowed: 0, lent: 0, waiting: 0 };
   return {
     workerId: worker.workerId,

@@ -2,7 +2,15 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type BroadcastMessage, spineTopics, workerJobsTopic } from '@lanner/frames';
 import { UnknownTopicError } from '@lanner/queue';
 import { eventually } from '../testing/api-spec-fixture';
-import { call, connectSpecKafka, createSpecDatabase, startSpecApi, type SpecApi, type SpecDatabase, type SpecKafka } from './topology-spec-fixture';
+import {
+  call,
+  connectSpecKafka,
+  createSpecDatabase,
+  startSpecApi,
+  type SpecApi,
+  type SpecDatabase,
+  type SpecKafka,
+} from './topology-spec-fixture';
 
 // The worker topology routes (API.md "Worker topology") on the real api role,
 // PostgreSQL and Kafka: the spec talks HTTP, reads `lanner.broadcast` as a
@@ -14,12 +22,15 @@ let kafka: SpecKafka;
 let api: SpecApi;
 let developerToken: string;
 
-const admin = (method: string, path: string, body?: unknown) => call(api.baseUrl, api.adminToken, method, `/api/v1/instance${path}`, body);
+const admin = (method: string, path: string, body?: unknown) =>
+  call(api.baseUrl, api.adminToken, method, `/api/v1/instance${path}`, body);
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 type SubscriptionsChanged = Extract<BroadcastMessage, { type: 'broadcast.subscriptions-changed' }>;
 type TokenRevoked = Extract<BroadcastMessage, { type: 'broadcast.token-revoked' }>;
 const changesOf = (groupId: string) =>
-  kafka.broadcasts.filter((m): m is SubscriptionsChanged => m.type === 'broadcast.subscriptions-changed' && m.payload.workerGroupId === groupId);
+  kafka.broadcasts.filter(
+    (m): m is SubscriptionsChanged => m.type === 'broadcast.subscriptions-changed' && m.payload.workerGroupId === groupId,
+  );
 const revocationsOf = (groupId: string) =>
   kafka.broadcasts.filter((m): m is TokenRevoked => m.type === 'broadcast.token-revoked' && m.payload.workerGroupId === groupId);
 
@@ -28,9 +39,17 @@ beforeAll(async () => {
   kafka = await connectSpecKafka(topicPrefix);
   api = await startSpecApi({ database, topicPrefix });
   developerToken = `developer-${randomBytes(16).toString('hex')}`;
-  await database.repositories.apiTokens.grant({ tenantId: 'main', name: 'developer', tokenHash: sha256(developerToken), role: 'ADMIN', instanceAdmin: false });
+  await database.repositories.apiTokens.grant({
+    tenantId: 'main',
+    name: 'developer',
+    tokenHash: sha256(developerToken),
+    role: 'ADMIN',
+    instanceAdmin: false,
+  });
   // The reserved topology is seeded at start (possibly just after the server listens).
-  await eventually('the reserved worker queues', async () => ((await admin('GET', '/worker-queues')).json?.length === 2 ? true : undefined));
+  await eventually('the reserved worker queues', async () =>
+    (await admin('GET', '/worker-queues')).json?.length === 2 ? true : undefined,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -50,7 +69,13 @@ describe('access', () => {
       ['GET', '/worker-groups/default/capacity'],
       ['GET', '/services'],
     ]) {
-      const answer = await call(api.baseUrl, developerToken, method, `/api/v1/instance${path}`, method === 'GET' ? undefined : { tags: ['gpu'], name: 'x' });
+      const answer = await call(
+        api.baseUrl,
+        developerToken,
+        method,
+        `/api/v1/instance${path}`,
+        method === 'GET' ? undefined : { tags: ['gpu'], name: 'x' },
+      );
       expect({ route: `${method} ${path}`, status: answer.status, type: answer.contentType }).toEqual({
         route: `${method} ${path}`,
         status: 403,
@@ -99,14 +124,24 @@ describe('worker queues', () => {
 
     const created = await admin('PUT', '/worker-queues/gpu', { tags: ['gpu', 'linux'], description: 'GPU boxes' });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ id: 'gpu', tags: ['gpu', 'linux'], allowedTenants: [], description: 'GPU boxes', reserved: false });
+    expect(created.json).toMatchObject({
+      id: 'gpu',
+      tags: ['gpu', 'linux'],
+      allowedTenants: [],
+      description: 'GPU boxes',
+      reserved: false,
+    });
     await expect(probe()).resolves.toBeUndefined();
 
     const again = await admin('PUT', '/worker-queues/gpu', { tags: ['linux', 'gpu'], description: 'GPU boxes' });
     expect(again.status).toBe(200);
     expect(again.json).toEqual(created.json);
 
-    const changed = await admin('PUT', '/worker-queues/gpu', { tags: ['gpu', 'linux'], allowedTenants: ['main'], description: 'GPU boxes' });
+    const changed = await admin('PUT', '/worker-queues/gpu', {
+      tags: ['gpu', 'linux'],
+      allowedTenants: ['main'],
+      description: 'GPU boxes',
+    });
     expect(changed.status).toBe(200);
     expect(changed.json.allowedTenants).toEqual(['main']);
     expect((await admin('GET', '/worker-queues/gpu')).json).toEqual(changed.json);
@@ -153,12 +188,20 @@ describe('worker groups and subscriptions', () => {
     const body = { name: 'ML team', subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' }] };
     const created = await admin('PUT', '/worker-groups/ml', body);
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ id: 'ml', name: 'ML team', description: null, subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' }] });
+    expect(created.json).toMatchObject({
+      id: 'ml',
+      name: 'ML team',
+      description: null,
+      subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' }],
+    });
     const [first] = await eventually('subscriptions-changed for ml', () => {
       const seen = changesOf('ml');
       return seen.length > 0 ? seen : undefined;
     });
-    expect(first.payload).toEqual({ workerGroupId: 'ml', subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' }] });
+    expect(first.payload).toEqual({
+      workerGroupId: 'ml',
+      subscriptions: [{ workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' }],
+    });
 
     const again = await admin('PUT', '/worker-groups/ml', body);
     expect(again.status).toBe(200);
@@ -192,7 +235,9 @@ describe('worker groups and subscriptions', () => {
     expect(badGroupId.status).toBe(422);
     expect(badGroupId.json.errors[0].path).toBe('id');
     // Nothing changed.
-    expect((await admin('GET', '/worker-groups/ml')).json.subscriptions).toEqual([{ workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' }]);
+    expect((await admin('GET', '/worker-groups/ml')).json.subscriptions).toEqual([
+      { workerQueueId: 'gpu', reservedPercent: 50, mode: 'ELASTIC' },
+    ]);
   });
 
   it('refuses to delete a queue a group subscribes to (409)', async () => {
@@ -219,7 +264,9 @@ describe('worker groups and subscriptions', () => {
 
     const tooMuch = await admin('PUT', '/worker-groups/ml/subscriptions/etl', { reservedPercent: 60 });
     expect(tooMuch.status).toBe(422);
-    expect(tooMuch.json.errors).toEqual([{ path: 'reservedPercent', message: "brings the group's reserved percentages to 110, above 100" }]);
+    expect(tooMuch.json.errors).toEqual([
+      { path: 'reservedPercent', message: "brings the group's reserved percentages to 110, above 100" },
+    ]);
     expect((await admin('PUT', '/worker-groups/nope/subscriptions/etl', {})).status).toBe(404);
     expect((await admin('PUT', '/worker-groups/ml/subscriptions/nope', {})).status).toBe(404);
   });
@@ -251,11 +298,18 @@ describe('registration tokens', () => {
   it('shows a new token once, lists it without its value, and stores only its SHA-256 hash', async () => {
     const created = await admin('POST', '/worker-groups/ml/tokens', { name: 'rack-1' });
     expect(created.status).toBe(201);
-    expect(created.json).toEqual({ id: expect.any(String), name: 'rack-1', token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), createdAt: expect.any(String) });
+    expect(created.json).toEqual({
+      id: expect.any(String),
+      name: 'rack-1',
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      createdAt: expect.any(String),
+    });
     token = created.json;
 
     const listed = await admin('GET', '/worker-groups/ml/tokens');
-    expect(listed.json).toEqual([{ id: token.id, name: 'rack-1', createdAt: created.json.createdAt, lastUsedAt: null, revokedAt: null }]);
+    expect(listed.json).toEqual([
+      { id: token.id, name: 'rack-1', createdAt: created.json.createdAt, lastUsedAt: null, revokedAt: null },
+    ]);
     expect(listed.text).not.toContain(token.token);
     expect(listed.text).not.toContain(sha256(token.token));
 
@@ -298,7 +352,13 @@ describe('registration tokens', () => {
 describe('connected workers, capacity and services', () => {
   it('lists the live workers of a group and their capacity ledgers; rows of a dead controller are not shown', async () => {
     const now = new Date();
-    const base = { workerGroupId: 'ml', controllerInstanceId: 'controller-a', registrationTokenId: null, labels: null, connectedAt: now };
+    const base = {
+      workerGroupId: 'ml',
+      controllerInstanceId: 'controller-a',
+      registrationTokenId: null,
+      labels: null,
+      connectedAt: now,
+    };
     await database.repositories.connectedWorkers.upsert(
       {
         ...base,
@@ -317,23 +377,67 @@ describe('connected workers, capacity and services', () => {
           borrowed: 0,
           lent: 0,
           subscriptions: [
-            { workerQueueId: 'gpu', mode: 'ELASTIC', subscribed: true, reservedPercent: 50, reserved: 8, used: 3, reservedUsed: 2, sharedUsed: 1, borrowed: 0, lent: 0, idleReserved: 6 },
+            {
+              workerQueueId: 'gpu',
+              mode: 'ELASTIC',
+              subscribed: true,
+              reservedPercent: 50,
+              reserved: 8,
+              used: 3,
+              reservedUsed: 2,
+              sharedUsed: 1,
+              borrowed: 0,
+              lent: 0,
+              idleReserved: 6,
+            },
           ],
         },
       },
       now,
     );
-    await database.repositories.connectedWorkers.upsert({ ...base, workerId: 'w-2', workerName: 'gpu-box-2', slots: 4, draining: true, queueIds: ['gpu'], capacity: null }, now);
     await database.repositories.connectedWorkers.upsert(
-      { ...base, workerId: 'w-3', workerName: 'gone', controllerInstanceId: 'controller-dead', slots: 4, draining: false, queueIds: ['gpu'], capacity: null },
+      { ...base, workerId: 'w-2', workerName: 'gpu-box-2', slots: 4, draining: true, queueIds: ['gpu'], capacity: null },
+      now,
+    );
+    await database.repositories.connectedWorkers.upsert(
+      {
+        ...base,
+        workerId: 'w-3',
+        workerName: 'gone',
+        controllerInstanceId: 'controller-dead',
+        slots: 4,
+        draining: false,
+        queueIds: ['gpu'],
+        capacity: null,
+      },
       new Date(now.getTime() - 60_000),
     );
 
     const workers = await admin('GET', '/worker-groups/ml/workers');
     expect(workers.status).toBe(200);
     expect(workers.json).toEqual([
-      { id: 'w-1', name: 'gpu-box-1', controller: 'controller-a', slots: 16, state: 'CONNECTED', draining: false, queues: ['gpu'], connectedAt: now.toISOString(), lastHeartbeatAt: now.toISOString() },
-      { id: 'w-2', name: 'gpu-box-2', controller: 'controller-a', slots: 4, state: 'DRAINING', draining: true, queues: ['gpu'], connectedAt: now.toISOString(), lastHeartbeatAt: now.toISOString() },
+      {
+        id: 'w-1',
+        name: 'gpu-box-1',
+        controller: 'controller-a',
+        slots: 16,
+        state: 'CONNECTED',
+        draining: false,
+        queues: ['gpu'],
+        connectedAt: now.toISOString(),
+        lastHeartbeatAt: now.toISOString(),
+      },
+      {
+        id: 'w-2',
+        name: 'gpu-box-2',
+        controller: 'controller-a',
+        slots: 4,
+        state: 'DRAINING',
+        draining: true,
+        queues: ['gpu'],
+        connectedAt: now.toISOString(),
+        lastHeartbeatAt: now.toISOString(),
+      },
     ]);
 
     const capacity = await admin('GET', '/worker-groups/ml/capacity');
@@ -352,9 +456,32 @@ describe('connected workers, capacity and services', () => {
           borrowed: 0,
           lent: 0,
           waiting: 0,
-          subscriptions: [{ workerQueueId: 'gpu', mode: 'ELASTIC', reservedPercent: 50, reserved: 8, used: 3, borrowed: 0, lent: 0, waiting: 0 }],
+          subscriptions: [
+            {
+              workerQueueId: 'gpu',
+              mode: 'ELASTIC',
+              reservedPercent: 50,
+              reserved: 8,
+              used: 3,
+              borrowed: 0,
+              lent: 0,
+              waiting: 0,
+            },
+          ],
         },
-        { workerId: 'w-2', name: 'gpu-box-2', slots: 4, state: 'DRAINING', reported: false, reserved: 0, used: 0, borrowed: 0, lent: 0, waiting: 0, subscriptions: [] },
+        {
+          workerId: 'w-2',
+          name: 'gpu-box-2',
+          slots: 4,
+          state: 'DRAINING',
+          reported: false,
+          reserved: 0,
+          used: 0,
+          borrowed: 0,
+          lent: 0,
+          waiting: 0,
+          subscriptions: [],
+        },
       ],
     });
     expect((await admin('GET', '/worker-groups/default/workers')).json).toEqual([]);
@@ -369,7 +496,15 @@ describe('connected workers, capacity and services', () => {
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual(
       expect.arrayContaining([
-        { id: 'executor-spec-1', role: 'EXECUTOR', host: 'node-a', state: 'RUNNING', startedAt: at.toISOString(), heartbeatAt: at.toISOString(), stateChangedAt: at.toISOString() },
+        {
+          id: 'executor-spec-1',
+          role: 'EXECUTOR',
+          host: 'node-a',
+          state: 'RUNNING',
+          startedAt: at.toISOString(),
+          heartbeatAt: at.toISOString(),
+          stateChangedAt: at.toISOString(),
+        },
       ]),
     );
   });

@@ -52,10 +52,16 @@ export class TopologyService {
   }
 
   async putQueue(id: string, body: unknown): Promise<Written<WorkerQueueRecord>> {
-    if (isReservedQueueId(id)) throw new Forbidden(`Worker queue '${id}' is reserved: it always exists and cannot be created, changed or deleted`);
-    const spec = valid(validateWorkerQueueWrite(id, body, await this.repositories.workerQueues.list()), 'The worker queue is not valid');
+    if (isReservedQueueId(id))
+      throw new Forbidden(`Worker queue '${id}' is reserved: it always exists and cannot be created, changed or deleted`);
+    const spec = valid(
+      validateWorkerQueueWrite(id, body, await this.repositories.workerQueues.list()),
+      'The worker queue is not valid',
+    );
     // The topic first: a queue must never exist without the topic its jobs go to (createTopics is idempotent).
-    await this.queue.createTopics([{ topic: `${this.topicPrefix}${workerJobsTopic(spec.id)}`, partitions: DEFAULT_TOPIC_PARTITIONS }]);
+    await this.queue.createTopics([
+      { topic: `${this.topicPrefix}${workerJobsTopic(spec.id)}`, partitions: DEFAULT_TOPIC_PARTITIONS },
+    ]);
     const outcome = await this.repositories.workerQueues.put({
       id: spec.id,
       tags: spec.tags,
@@ -67,7 +73,12 @@ export class TopologyService {
 
   async deleteQueue(id: string): Promise<void> {
     const subscribers = isReservedQueueId(id) ? [] : await this.repositories.workerGroups.listSubscribersOf(id);
-    refuseUnless(checkWorkerQueueDeletion(id, subscribers.map((s) => s.workerGroupId)));
+    refuseUnless(
+      checkWorkerQueueDeletion(
+        id,
+        subscribers.map((s) => s.workerGroupId),
+      ),
+    );
     // The queue's topic stays: jobs already on it are not lost, and re-creating the queue finds them.
     await this.repositories.workerQueues.delete(id);
   }
@@ -90,7 +101,8 @@ export class TopologyService {
       description: spec.description ?? null,
       ...(givesSubscriptions ? { subscriptions: spec.subscriptions.map(subscriptionWrite) } : {}),
     });
-    if (outcome.subscriptionsChanged) await this.broadcasts.subscriptionsChanged(spec.id, outcome.record.subscriptions, correlationId);
+    if (outcome.subscriptionsChanged)
+      await this.broadcasts.subscriptionsChanged(spec.id, outcome.record.subscriptions, correlationId);
     return { record: outcome.record, created: outcome.created };
   }
 
@@ -100,7 +112,8 @@ export class TopologyService {
     await this.repositories.workerGroups.delete(id);
     // Its workers lose their queues and their tokens at once.
     await this.broadcasts.subscriptionsChanged(id, [], correlationId);
-    for (const token of tokens.filter((t) => t.revokedAt === null)) await this.broadcasts.tokenRevoked(id, token.id, correlationId);
+    for (const token of tokens.filter((t) => t.revokedAt === null))
+      await this.broadcasts.tokenRevoked(id, token.id, correlationId);
   }
 
   async putSubscription(groupId: string, queueId: string, body: unknown, correlationId: string): Promise<SubscriptionRecord> {
@@ -117,7 +130,11 @@ export class TopologyService {
     const before = group.subscriptions.find((s) => s.workerQueueId === queueId);
     const stored = await this.repositories.workerGroups.putSubscription(groupId, subscriptionWrite(spec));
     if (before === undefined || before.mode !== stored.mode || before.reservedPercent !== stored.reservedPercent) {
-      await this.broadcasts.subscriptionsChanged(groupId, (await this.repositories.workerGroups.get(groupId)).subscriptions, correlationId);
+      await this.broadcasts.subscriptionsChanged(
+        groupId,
+        (await this.repositories.workerGroups.get(groupId)).subscriptions,
+        correlationId,
+      );
     }
     return stored;
   }
@@ -126,7 +143,11 @@ export class TopologyService {
     refuseUnless(checkSubscriptionDeletion(groupId, queueId));
     await this.repositories.workerGroups.get(groupId);
     await this.repositories.workerGroups.removeSubscription(groupId, queueId);
-    await this.broadcasts.subscriptionsChanged(groupId, (await this.repositories.workerGroups.get(groupId)).subscriptions, correlationId);
+    await this.broadcasts.subscriptionsChanged(
+      groupId,
+      (await this.repositories.workerGroups.get(groupId)).subscriptions,
+      correlationId,
+    );
   }
 }
 

@@ -18,7 +18,13 @@ import {
   WORKER_GROUP_SCHEMA,
   WORKER_SCHEMA,
 } from './topology-openapi';
-import { connectedWorkerView, registrationTokenView, subscriptionView, workerCapacityView, workerGroupView } from './topology-view';
+import {
+  connectedWorkerView,
+  registrationTokenView,
+  subscriptionView,
+  workerCapacityView,
+  workerGroupView,
+} from './topology-view';
 import { TopologyService } from './topology.service';
 import { WorkerFleetService } from './worker-fleet.service';
 
@@ -42,12 +48,19 @@ export class WorkerGroupsController {
   }
 
   @Put(':id')
-  @ApiOperation({ summary: 'Create or replace a worker group (idempotent); a subscription change reaches controllers within seconds' })
+  @ApiOperation({
+    summary: 'Create or replace a worker group (idempotent); a subscription change reaches controllers within seconds',
+  })
   @ApiBody(WORKER_GROUP_BODY)
   @ApiResponse({ status: 201, description: 'Created', schema: WORKER_GROUP_SCHEMA })
   @ApiOkResponse({ description: 'Updated, or already as asked (then nothing changed)', schema: WORKER_GROUP_SCHEMA })
   @InstanceProblems(400, 404, 422, 503)
-  async put(@Param('id') id: string, @Body() body: unknown, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HttpResponse) {
+  async put(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: HttpRequest,
+    @Res({ passthrough: true }) response: HttpResponse,
+  ) {
     const { record, created } = await this.topology.putGroup(id, body, correlationIdOf(request));
     response.statusCode = created ? 201 : 200;
     return workerGroupView(record);
@@ -63,7 +76,9 @@ export class WorkerGroupsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a worker group with its subscriptions and tokens (its workers get no new work); not `default`' })
+  @ApiOperation({
+    summary: 'Delete a worker group with its subscriptions and tokens (its workers get no new work); not `default`',
+  })
   @ApiResponse({ status: 204, description: 'Deleted' })
   @InstanceProblems(404, 503)
   async delete(@Param('id') id: string, @Req() request: HttpRequest): Promise<void> {
@@ -75,7 +90,12 @@ export class WorkerGroupsController {
   @ApiBody(SUBSCRIPTION_BODY)
   @ApiOkResponse({ schema: SUBSCRIPTION_SCHEMA })
   @InstanceProblems(400, 404, 422, 503)
-  async putSubscription(@Param('id') id: string, @Param('queueId') queueId: string, @Body() body: unknown, @Req() request: HttpRequest) {
+  async putSubscription(
+    @Param('id') id: string,
+    @Param('queueId') queueId: string,
+    @Body() body: unknown,
+    @Req() request: HttpRequest,
+  ) {
     return subscriptionView(await this.topology.putSubscription(id, queueId, body, correlationIdOf(request)));
   }
 
@@ -84,7 +104,11 @@ export class WorkerGroupsController {
   @ApiOperation({ summary: 'Remove a subscription (the queue stays); `default` keeps its `default` subscription' })
   @ApiResponse({ status: 204, description: 'Removed' })
   @InstanceProblems(404, 503)
-  async deleteSubscription(@Param('id') id: string, @Param('queueId') queueId: string, @Req() request: HttpRequest): Promise<void> {
+  async deleteSubscription(
+    @Param('id') id: string,
+    @Param('queueId') queueId: string,
+    @Req() request: HttpRequest,
+  ): Promise<void> {
     await this.topology.deleteSubscription(id, queueId, correlationIdOf(request));
   }
 
@@ -128,7 +152,7 @@ export class WorkerGroupsController {
   @ApiOperation({
     summary: 'The live capacity ledger of each connected worker, per subscription',
     description:
-      'From the snapshot each controller writes with its workers\' heartbeats: slots, reserved, used, borrowed, lent and waiting. ' +
+      "From the snapshot each controller writes with its workers' heartbeats: slots, reserved, used, borrowed, lent and waiting. " +
       '`waiting` is reported when the snapshot carries it, otherwise 0.',
   })
   @ApiOkResponse({ schema: CAPACITY_SCHEMA })

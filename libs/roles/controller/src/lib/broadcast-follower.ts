@@ -38,7 +38,10 @@ export class BroadcastFollower {
       broadcast = decodeQueueMessage(broadcastCodec, message.value);
     } catch (error) {
       // A controller cannot hold the broadcast topic for everyone else's messages: log and move on.
-      this.logger.warn({ offset: message.offset, partition: message.partition, problem: error instanceof Error ? error.message : String(error) }, 'broadcast ignored');
+      this.logger.warn(
+        { offset: message.offset, partition: message.partition, problem: error instanceof Error ? error.message : String(error) },
+        'broadcast ignored',
+      );
       return;
     }
     switch (broadcast.type) {
@@ -59,13 +62,19 @@ export class BroadcastFollower {
       case 'broadcast.subscriptions-changed': {
         const { workerGroupId, subscriptions } = broadcast.payload;
         const told = this.streams.subscriptionsChanged(workerGroupId, subscriptions);
-        this.logger.log({ workerGroupId, queues: subscriptions.map((subscription) => subscription.workerQueueId), workers: told }, 'worker group subscriptions changed');
+        this.logger.log(
+          { workerGroupId, queues: subscriptions.map((subscription) => subscription.workerQueueId), workers: told },
+          'worker group subscriptions changed',
+        );
         return;
       }
       case 'broadcast.token-revoked': {
         const { workerGroupId, registrationTokenId } = broadcast.payload;
         const ended = this.streams.tokenRevoked(registrationTokenId);
-        this.logger.log({ workerGroupId, registrationTokenId, workers: ended }, 'registration token revoked: its workers get no new job and their streams end');
+        this.logger.log(
+          { workerGroupId, registrationTokenId, workers: ended },
+          'registration token revoked: its workers get no new job and their streams end',
+        );
         return;
       }
       case 'broadcast.maintenance':

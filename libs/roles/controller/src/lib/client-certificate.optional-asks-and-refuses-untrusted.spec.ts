@@ -14,8 +14,24 @@ import { grpcServerCredentials } from './grpc-credentials';
 
 const raw = (buffer: Buffer) => buffer;
 const probe: grpc.ServiceDefinition = {
-  ask: { path: '/lanner.spec.Probe/Ask', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
-  talk: { path: '/lanner.spec.Probe/Talk', requestStream: true, responseStream: true, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
+  ask: {
+    path: '/lanner.spec.Probe/Ask',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: raw,
+    requestDeserialize: raw,
+    responseSerialize: raw,
+    responseDeserialize: raw,
+  },
+  talk: {
+    path: '/lanner.spec.Probe/Talk',
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: raw,
+    requestDeserialize: raw,
+    responseSerialize: raw,
+    responseDeserialize: raw,
+  },
 };
 const ProbeClient = grpc.makeGenericClientConstructor(probe, 'Probe');
 type Probe = InstanceType<typeof ProbeClient> & {
@@ -40,27 +56,125 @@ describe('LANNER_GRPC_TLS_CLIENT_AUTH=OPTIONAL asks for a client certificate and
     openssl('req', '-x509', ...rsa, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=Lanner spec CA');
     writeFileSync(join(dir, 'server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
     openssl('req', ...rsa, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'server.ext');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.pem',
+      '-days',
+      '1',
+      '-extfile',
+      'server.ext',
+    );
     const signedByCa = (name: string, cn: string, days: string) => {
       openssl('req', ...rsa, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
-      openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', days);
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        days,
+      );
     };
     signedByCa('client', 'trusted-worker', '1');
     // An intermediate CA the root signed, and a worker certificate it signed; the controller's
     // CA file (LANNER_GRPC_TLS_CA) holds both the root and the intermediate.
     writeFileSync(join(dir, 'intermediate.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n');
     openssl('req', ...rsa, '-keyout', 'intermediate.key', '-out', 'intermediate.csr', '-subj', '/CN=Lanner spec intermediate CA');
-    openssl('x509', '-req', '-in', 'intermediate.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'intermediate.pem', '-days', '1', '-extfile', 'intermediate.ext');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'intermediate.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'intermediate.pem',
+      '-days',
+      '1',
+      '-extfile',
+      'intermediate.ext',
+    );
     openssl('req', ...rsa, '-keyout', 'team.key', '-out', 'team.csr', '-subj', '/CN=team-worker');
-    openssl('x509', '-req', '-in', 'team.csr', '-CA', 'intermediate.pem', '-CAkey', 'intermediate.key', '-CAcreateserial', '-out', 'team.pem', '-days', '1');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'team.csr',
+      '-CA',
+      'intermediate.pem',
+      '-CAkey',
+      'intermediate.key',
+      '-CAcreateserial',
+      '-out',
+      'team.pem',
+      '-days',
+      '1',
+    );
     writeFileSync(join(dir, 'ca-bundle.pem'), Buffer.concat([pem('ca.pem'), pem('intermediate.pem')]));
     // Signed by the CA, but its validity ended a day ago.
     signedByCa('expired', 'expired-worker', '-1');
-    openssl('req', '-x509', ...rsa, '-keyout', 'self-signed.key', '-out', 'self-signed.pem', '-days', '1', '-subj', '/CN=self-signed-worker');
+    openssl(
+      'req',
+      '-x509',
+      ...rsa,
+      '-keyout',
+      'self-signed.key',
+      '-out',
+      'self-signed.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=self-signed-worker',
+    );
     // Another CA, and a certificate it signed.
-    openssl('req', '-x509', ...rsa, '-keyout', 'other-ca.key', '-out', 'other-ca.pem', '-days', '1', '-subj', '/CN=Some other CA');
+    openssl(
+      'req',
+      '-x509',
+      ...rsa,
+      '-keyout',
+      'other-ca.key',
+      '-out',
+      'other-ca.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=Some other CA',
+    );
     openssl('req', ...rsa, '-keyout', 'stranger.key', '-out', 'stranger.csr', '-subj', '/CN=stranger-worker');
-    openssl('x509', '-req', '-in', 'stranger.csr', '-CA', 'other-ca.pem', '-CAkey', 'other-ca.key', '-CAcreateserial', '-out', 'stranger.pem', '-days', '1');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'stranger.csr',
+      '-CA',
+      'other-ca.pem',
+      '-CAkey',
+      'other-ca.key',
+      '-CAcreateserial',
+      '-out',
+      'stranger.pem',
+      '-days',
+      '1',
+    );
 
     const seenBy = (call: Pick<grpc.ServerUnaryCall<Buffer, Buffer>, 'getAuthContext'>) => {
       const subject = call.getAuthContext().sslPeerCertificate?.subject?.CN;
@@ -79,10 +193,17 @@ describe('LANNER_GRPC_TLS_CLIENT_AUTH=OPTIONAL asks for a client certificate and
       },
     });
     const credentials = grpcServerCredentials(
-      { certFile: join(dir, 'server.pem'), keyFile: join(dir, 'server.key'), caFile: join(dir, 'ca-bundle.pem'), clientAuth: 'OPTIONAL' },
+      {
+        certFile: join(dir, 'server.pem'),
+        keyFile: join(dir, 'server.key'),
+        caFile: join(dir, 'ca-bundle.pem'),
+        clientAuth: 'OPTIONAL',
+      },
       { onRefused: (one) => refused.push(one), onUnchecked: (method) => unchecked.push(method) },
     );
-    port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
+    port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -97,7 +218,9 @@ describe('LANNER_GRPC_TLS_CLIENT_AUTH=OPTIONAL asks for a client certificate and
   });
 
   function client(certificate?: string): Probe {
-    const channel = certificate ? grpc.credentials.createSsl(pem('ca.pem'), pem(`${certificate}.key`), pem(`${certificate}.pem`)) : grpc.credentials.createSsl(pem('ca.pem'));
+    const channel = certificate
+      ? grpc.credentials.createSsl(pem('ca.pem'), pem(`${certificate}.key`), pem(`${certificate}.pem`))
+      : grpc.credentials.createSsl(pem('ca.pem'));
     return new ProbeClient(`127.0.0.1:${port}`, channel) as Probe;
   }
 
@@ -150,7 +273,12 @@ describe('LANNER_GRPC_TLS_CLIENT_AUTH=OPTIONAL asks for a client certificate and
     expect(error.details).toContain('LANNER_GRPC_TLS_CA');
     expect(handled).toEqual([]);
     expect(refused).toEqual([
-      expect.objectContaining({ subject: 'CN=self-signed-worker', fingerprint256: fingerprintOf('self-signed'), reason: 'DEPTH_ZERO_SELF_SIGNED_CERT', method: '/lanner.spec.Probe/Ask' }),
+      expect.objectContaining({
+        subject: 'CN=self-signed-worker',
+        fingerprint256: fingerprintOf('self-signed'),
+        reason: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+        method: '/lanner.spec.Probe/Ask',
+      }),
     ]);
     expect(JSON.stringify(refused)).not.toContain('PRIVATE KEY');
   });
@@ -160,7 +288,13 @@ describe('LANNER_GRPC_TLS_CLIENT_AUTH=OPTIONAL asks for a client certificate and
     expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
     expect(error.details).toBe(UNTRUSTED_CLIENT_CERTIFICATE);
     expect(handled).toEqual([]);
-    expect(refused).toEqual([expect.objectContaining({ subject: 'CN=stranger-worker', issuer: 'CN=Some other CA', fingerprint256: fingerprintOf('stranger') })]);
+    expect(refused).toEqual([
+      expect.objectContaining({
+        subject: 'CN=stranger-worker',
+        issuer: 'CN=Some other CA',
+        fingerprint256: fingerprintOf('stranger'),
+      }),
+    ]);
   });
 
   it('refuses a certificate of the CA whose validity has ended, saying it expired', async () => {

@@ -6,7 +6,8 @@ import * as grpc from '@grpc/grpc-js';
 /** What a refused worker is told when its certificate does not chain to the CA. */
 export const UNTRUSTED_CLIENT_CERTIFICATE = "the client certificate is not signed by the controller's CA (LANNER_GRPC_TLS_CA)";
 /** What a worker is told when the controller cannot tell whether its certificate is trusted (it fails closed). */
-export const UNCHECKED_CLIENT_CERTIFICATE = 'the controller cannot check client certificates on this connection; see the controller log';
+export const UNCHECKED_CLIENT_CERTIFICATE =
+  'the controller cannot check client certificates on this connection; see the controller log';
 
 /** A presented client certificate that the controller refused: what its log line says (no key material). */
 export interface RefusedClientCertificate {
@@ -144,7 +145,8 @@ export function optionalClientCertificateCredentials(
   material: { readonly ca: Buffer; readonly cert: Buffer; readonly key: Buffer },
   events: ClientCertificateEvents,
 ): grpc.ServerCredentials {
-  return grpc.experimental.createServerCredentialsWithInterceptors(new AskingServerCredentials({ ca: material.ca, cert: material.cert, key: material.key }), [
-    clientCertificateInterceptor(events),
-  ]);
+  return grpc.experimental.createServerCredentialsWithInterceptors(
+    new AskingServerCredentials({ ca: material.ca, cert: material.cert, key: material.key }),
+    [clientCertificateInterceptor(events)],
+  );
 }

@@ -8,10 +8,15 @@ describe('controller metrics', () => {
     const registry = new MetricsRegistry('controller');
     const dispatch = new SpecDispatch();
     const metrics = new ControllerMetrics(registry, dispatch.fleet);
-    const gpu = worker('w-gpu', 8, [
-      { workerQueueId: 'gpu', reservedPercent: 50, mode: 'STRICT' },
-      { workerQueueId: 'etl', mode: 'ELASTIC' },
-    ], 'gpu-team');
+    const gpu = worker(
+      'w-gpu',
+      8,
+      [
+        { workerQueueId: 'gpu', reservedPercent: 50, mode: 'STRICT' },
+        { workerQueueId: 'etl', mode: 'ELASTIC' },
+      ],
+      'gpu-team',
+    );
     const plain = worker('w-plain', 2, [{ workerQueueId: 'etl', mode: 'STRICT' }]);
     gpu.session.credit = 8;
     dispatch.join(gpu, plain);
@@ -38,9 +43,13 @@ describe('controller metrics', () => {
     text = await registry.render();
     expect(sample(text, 'lanner_controller_worker_slots_used', { worker_group: 'gpu-team', worker_queue: 'gpu' })).toBe(2);
     expect(sample(text, 'lanner_controller_jobs_dispatched_total', { worker_group: 'gpu-team', worker_queue: 'gpu' })).toBe(1);
-    expect(sample(text, 'lanner_controller_jobs_completed_total', { worker_group: 'gpu-team', worker_queue: 'gpu', state: 'SUCCESS' })).toBe(1);
+    expect(
+      sample(text, 'lanner_controller_jobs_completed_total', { worker_group: 'gpu-team', worker_queue: 'gpu', state: 'SUCCESS' }),
+    ).toBe(1);
     expect(sample(text, 'lanner_controller_dispatch_latency_seconds_count', { worker_queue: 'gpu', since: 'taken' })).toBe(1);
-    expect(sample(text, 'lanner_controller_dispatch_latency_seconds_sum', { worker_queue: 'gpu', since: 'queued' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'lanner_controller_dispatch_latency_seconds_sum', { worker_queue: 'gpu', since: 'queued' }),
+    ).toBeGreaterThanOrEqual(1);
     // The worker that left is no longer counted.
     expect(sample(text, 'lanner_controller_connected_workers', { worker_group: 'default' })).toBeUndefined();
     expect(sample(text, 'lanner_controller_worker_slots', { worker_group: 'default', worker_queue: 'etl' })).toBeUndefined();

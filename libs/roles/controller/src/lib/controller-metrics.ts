@@ -35,9 +35,21 @@ export class ControllerMetrics {
           for (const { labels, figures } of this.slotFiguresOfScrape()) gauge.set(labels, pick(figures));
         },
       });
-    slotGauge('lanner_controller_worker_slots', 'Slots of the connected workers serving the worker queue (each worker counts all its slots).', (figures) => figures.total);
-    slotGauge('lanner_controller_worker_slots_used', 'Slots held by running jobs of the worker queue.', (figures) => figures.used);
-    slotGauge('lanner_controller_worker_slots_reserved', 'Slots reserved for the worker queue by its subscription (reservedPercent).', (figures) => figures.reserved);
+    slotGauge(
+      'lanner_controller_worker_slots',
+      'Slots of the connected workers serving the worker queue (each worker counts all its slots).',
+      (figures) => figures.total,
+    );
+    slotGauge(
+      'lanner_controller_worker_slots_used',
+      'Slots held by running jobs of the worker queue.',
+      (figures) => figures.used,
+    );
+    slotGauge(
+      'lanner_controller_worker_slots_reserved',
+      'Slots reserved for the worker queue by its subscription (reservedPercent).',
+      (figures) => figures.reserved,
+    );
     registry.gauge<'worker_group'>({
       name: 'lanner_controller_connected_workers',
       help: 'Workers connected to this controller.',
@@ -58,7 +70,8 @@ export class ControllerMetrics {
         const gauge = registry.registry.getSingleMetric('lanner_controller_jobs_waiting_for_slot') as Gauge<'worker_queue'>;
         gauge.reset();
         const queueIds = new Set<string>();
-        for (const { labels, figures } of this.slotFiguresOfScrape()) if (figures.subscribers > 0) queueIds.add(labels.worker_queue);
+        for (const { labels, figures } of this.slotFiguresOfScrape())
+          if (figures.subscribers > 0) queueIds.add(labels.worker_queue);
         for (const queueId of queueIds) gauge.set({ worker_queue: queueId }, this.fleet.waiting(queueId));
       },
     });
@@ -81,13 +94,20 @@ export class ControllerMetrics {
   }
 
   /** A Job frame left: `takenAtMs` is performance.now() when the job was taken from its topic; `queuedAt` the job message's time. */
-  jobDispatched(workerGroupId: string, queueId: string, takenAtMs: number, queuedAt: string | undefined, nowMs = performance.now()): void {
+  jobDispatched(
+    workerGroupId: string,
+    queueId: string,
+    takenAtMs: number,
+    queuedAt: string | undefined,
+    nowMs = performance.now(),
+  ): void {
     const labels = { worker_group: workerGroupId, worker_queue: queueId };
     this.dispatchedJobs.inc(labels);
     this.latency.observe({ ...labels, since: 'taken' }, Math.max(0, nowMs - takenAtMs) / 1000);
     const queuedAtMs = queuedAt === undefined ? Number.NaN : Date.parse(queuedAt);
     // Clocks of two hosts may disagree a little; a negative difference says nothing.
-    if (Number.isFinite(queuedAtMs)) this.latency.observe({ ...labels, since: 'queued' }, Math.max(0, Date.now() - queuedAtMs) / 1000);
+    if (Number.isFinite(queuedAtMs))
+      this.latency.observe({ ...labels, since: 'queued' }, Math.max(0, Date.now() - queuedAtMs) / 1000);
   }
 
   jobCompleted(workerGroupId: string, queueId: string, state: string): void {

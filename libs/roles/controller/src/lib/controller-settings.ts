@@ -74,7 +74,8 @@ export function controllerSettingsFrom(config: CommonConfig): ControllerSettings
   if (!isControllerConfig(config)) {
     throw new Error(`the controller role reads its settings from a 'controller' process config, not a '${config.role}' one`);
   }
-  const allowAnonymousWorkers = 'allowAnonymousWorkers' in config && (config as { allowAnonymousWorkers: unknown }).allowAnonymousWorkers === true;
+  const allowAnonymousWorkers =
+    'allowAnonymousWorkers' in config && (config as { allowAnonymousWorkers: unknown }).allowAnonymousWorkers === true;
   return {
     grpc: { host: config.grpc.host, port: config.grpc.port, tls: config.grpc.tls },
     allowAnonymousWorkers,

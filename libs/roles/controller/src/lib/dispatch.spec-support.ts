@@ -15,7 +15,12 @@ export interface SpecWorker {
   jobs(): string[];
 }
 
-export function worker(workerId: string, slots: number, subscriptions: readonly CapacitySubscription[], workerGroupId = 'default'): SpecWorker {
+export function worker(
+  workerId: string,
+  slots: number,
+  subscriptions: readonly CapacitySubscription[],
+  workerGroupId = 'default',
+): SpecWorker {
   const sent: ControllerFrame[] = [];
   const session = new WorkerSession({
     workerId,
@@ -60,7 +65,15 @@ export class SpecDispatch {
       ids.push(taskRunId);
       void this.arbiter.place(queueId).then(
         (placement) => {
-          const job: HeldJob = { tenantId: 'main', executionId: `ex-${taskRunId}`, taskRunId, attempt: 1, workerQueueId: queueId, started: false, lease: placement.lease };
+          const job: HeldJob = {
+            tenantId: 'main',
+            executionId: `ex-${taskRunId}`,
+            taskRunId,
+            attempt: 1,
+            workerQueueId: queueId,
+            started: false,
+            lease: placement.lease,
+          };
           placement.session.hold(job);
           placement.session.send({
             frame: {

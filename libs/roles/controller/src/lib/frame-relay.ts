@@ -62,7 +62,9 @@ function parseOutputs(outputsJson: string): Record<string, unknown> | undefined 
   if (outputsJson.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(outputsJson);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -141,7 +143,12 @@ export class FrameRelay {
    * the worker id, since no worker ever held it. `deadlinePassed` lets the
    * executor word a late job as its own timeout.
    */
-  async jobRefused(job: WorkerJobMessage, errorMessage: string, state: 'FAILED' | 'KILLED' = 'FAILED', deadlinePassed = false): Promise<void> {
+  async jobRefused(
+    job: WorkerJobMessage,
+    errorMessage: string,
+    state: 'FAILED' | 'KILLED' = 'FAILED',
+    deadlinePassed = false,
+  ): Promise<void> {
     const { payload } = job;
     await this.publishResult(
       {
@@ -247,7 +254,15 @@ export class FrameRelay {
   private async publishResult(
     job: HeldJob,
     workerId: string,
-    outcome: { state: JobStateName; outputs: Record<string, unknown>; errorMessage?: string; cacheHit: boolean; startedAt?: string; endedAt: string; deadlinePassed?: boolean },
+    outcome: {
+      state: JobStateName;
+      outputs: Record<string, unknown>;
+      errorMessage?: string;
+      cacheHit: boolean;
+      startedAt?: string;
+      endedAt: string;
+      deadlinePassed?: boolean;
+    },
   ): Promise<void> {
     const message = {
       ...envelope('task-run.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId),

@@ -30,13 +30,22 @@ describe('gRPC server credentials from LANNER_GRPC_TLS_*', () => {
 
   it('serves TLS with a certificate and its key, whatever the client certificates asked', () => {
     for (const clientAuth of ['NONE', 'OPTIONAL', 'REQUIRE'] as const) {
-      expect(grpcServerCredentials({ certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem'), caFile: join(dir, 'cert.pem'), clientAuth })._isSecure()).toBe(true);
+      expect(
+        grpcServerCredentials({
+          certFile: join(dir, 'cert.pem'),
+          keyFile: join(dir, 'key.pem'),
+          caFile: join(dir, 'cert.pem'),
+          clientAuth,
+        })._isSecure(),
+      ).toBe(true);
     }
   });
 
   it('names the variable of a file that does not exist or is empty', () => {
     const missing = join(dir, 'missing.pem');
-    expect(problemsOf(() => grpcServerCredentials({ certFile: missing, keyFile: join(dir, 'empty.pem'), clientAuth: 'NONE' }))).toEqual([
+    expect(
+      problemsOf(() => grpcServerCredentials({ certFile: missing, keyFile: join(dir, 'empty.pem'), clientAuth: 'NONE' })),
+    ).toEqual([
       `LANNER_GRPC_TLS_CERT: cannot read ${missing} (it does not exist)`,
       `LANNER_GRPC_TLS_KEY: the file ${join(dir, 'empty.pem')} is empty`,
     ]);
@@ -49,9 +58,15 @@ describe('gRPC server credentials from LANNER_GRPC_TLS_*', () => {
   });
 
   it('asks for a CA when client certificates are to be checked, and for a server certificate when none is set', () => {
-    expect(problemsOf(() => grpcServerCredentials({ certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem'), clientAuth: 'REQUIRE' }))).toEqual([
+    expect(
+      problemsOf(() =>
+        grpcServerCredentials({ certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem'), clientAuth: 'REQUIRE' }),
+      ),
+    ).toEqual([
       'LANNER_GRPC_TLS_CA: not set, but LANNER_GRPC_TLS_CLIENT_AUTH is REQUIRE; client certificates are checked against it',
     ]);
-    expect(problemsOf(() => grpcServerCredentials({ clientAuth: 'OPTIONAL' }))[0]).toMatch(/^LANNER_GRPC_TLS_CLIENT_AUTH is OPTIONAL but no server certificate is set/);
+    expect(problemsOf(() => grpcServerCredentials({ clientAuth: 'OPTIONAL' }))[0]).toMatch(
+      /^LANNER_GRPC_TLS_CLIENT_AUTH is OPTIONAL but no server certificate is set/,
+    );
   });
 });

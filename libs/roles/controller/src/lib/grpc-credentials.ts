@@ -24,7 +24,14 @@ function readPem(file: string, variable: string, problems: string[]): Buffer | u
     return content;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'it does not exist' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : 'it cannot be read';
+    const why =
+      code === 'ENOENT'
+        ? 'it does not exist'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : 'it cannot be read';
     problems.push(`${variable}: cannot read ${file} (${why})`);
     return undefined;
   }
@@ -42,7 +49,10 @@ function readPem(file: string, variable: string, problems: string[]): Buffer | u
  * - `REQUIRE`: a client without a certificate signed by that CA cannot finish the
  *   handshake.
  */
-export function grpcServerCredentials(tls: ControllerTlsSettings | undefined, events: ClientCertificateEvents = IGNORE_CLIENT_CERTIFICATE_EVENTS): grpc.ServerCredentials {
+export function grpcServerCredentials(
+  tls: ControllerTlsSettings | undefined,
+  events: ClientCertificateEvents = IGNORE_CLIENT_CERTIFICATE_EVENTS,
+): grpc.ServerCredentials {
   const clientAuth = tls?.clientAuth ?? 'NONE';
   if (!tls?.certFile && !tls?.keyFile) {
     if (clientAuth !== 'NONE') {
@@ -56,7 +66,9 @@ export function grpcServerCredentials(tls: ControllerTlsSettings | undefined, ev
   if (!tls.certFile) problems.push('LANNER_GRPC_TLS_CERT: not set, but LANNER_GRPC_TLS_KEY is; set both for TLS');
   if (!tls.keyFile) problems.push('LANNER_GRPC_TLS_KEY: not set, but LANNER_GRPC_TLS_CERT is; set both for TLS');
   if (clientAuth !== 'NONE' && !tls.caFile) {
-    problems.push(`LANNER_GRPC_TLS_CA: not set, but LANNER_GRPC_TLS_CLIENT_AUTH is ${clientAuth}; client certificates are checked against it`);
+    problems.push(
+      `LANNER_GRPC_TLS_CA: not set, but LANNER_GRPC_TLS_CLIENT_AUTH is ${clientAuth}; client certificates are checked against it`,
+    );
   }
   const cert = tls.certFile ? readPem(tls.certFile, 'LANNER_GRPC_TLS_CERT', problems) : undefined;
   const key = tls.keyFile ? readPem(tls.keyFile, 'LANNER_GRPC_TLS_KEY', problems) : undefined;
@@ -66,6 +78,8 @@ export function grpcServerCredentials(tls: ControllerTlsSettings | undefined, ev
     if (clientAuth === 'OPTIONAL' && ca) return optionalClientCertificateCredentials({ ca, cert, key }, events);
     return grpc.ServerCredentials.createSsl(ca ?? null, [{ cert_chain: cert, private_key: key }], clientAuth === 'REQUIRE');
   } catch {
-    throw new GrpcTlsSetupError(['LANNER_GRPC_TLS_CERT / LANNER_GRPC_TLS_KEY: the files are not a usable PEM certificate chain and private key']);
+    throw new GrpcTlsSetupError([
+      'LANNER_GRPC_TLS_CERT / LANNER_GRPC_TLS_KEY: the files are not a usable PEM certificate chain and private key',
+    ]);
   }
 }

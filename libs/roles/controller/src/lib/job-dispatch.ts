@@ -13,7 +13,13 @@ import {
   type WorkerJobMessage,
 } from '@lanner/frames';
 import { describeUnstorableText, findUnstorableText, type StoredJson } from '@lanner/model';
-import { UnknownTopicError, type QueueMessage, type QueuePort, type QueueSubscription, type SubscribeOptions } from '@lanner/queue';
+import {
+  UnknownTopicError,
+  type QueueMessage,
+  type QueuePort,
+  type QueueSubscription,
+  type SubscribeOptions,
+} from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
@@ -129,7 +135,10 @@ export class JobDispatch {
       for (const queueId of change.added) this.retain(queueId);
       for (const queueId of change.removed) this.release(queueId);
     }
-    this.logger.log({ workerGroupId, queues: subscriptions.map((subscription) => subscription.workerQueueId) }, 'worker group subscriptions applied');
+    this.logger.log(
+      { workerGroupId, queues: subscriptions.map((subscription) => subscription.workerQueueId) },
+      'worker group subscriptions applied',
+    );
     this.arbiter.pump();
   }
 
@@ -200,7 +209,11 @@ export class JobDispatch {
         return;
       } catch (error) {
         this.logger.warn(
-          { queue: dispatch.queueId, error: error instanceof Error ? error.message : String(error), retryInMs: SUBSCRIBE_RETRY_MS },
+          {
+            queue: dispatch.queueId,
+            error: error instanceof Error ? error.message : String(error),
+            retryInMs: SUBSCRIBE_RETRY_MS,
+          },
           'cannot consume the worker queue yet; will retry',
         );
         await sleep(SUBSCRIBE_RETRY_MS, this.stopping.signal);
@@ -254,7 +267,10 @@ export class JobDispatch {
       await subscription.close();
       this.logger.log({ queue: dispatch.queueId }, 'stopped dispatching from worker queue: no worker serves it here');
     } catch (error) {
-      this.logger.warn({ queue: dispatch.queueId, error: error instanceof Error ? error.message : String(error) }, 'worker queue consumer did not close cleanly');
+      this.logger.warn(
+        { queue: dispatch.queueId, error: error instanceof Error ? error.message : String(error) },
+        'worker queue consumer did not close cleanly',
+      );
     }
   }
 
@@ -281,7 +297,12 @@ export class JobDispatch {
       // Left uncommitted until this controller is upgraded (frames README).
       if (error instanceof NewerSchemaVersionError) throw error;
       this.logger.error(
-        { queue: dispatch.queueId, partition: message.partition, offset: message.offset, problem: error instanceof Error ? error.message : String(error) },
+        {
+          queue: dispatch.queueId,
+          partition: message.partition,
+          offset: message.offset,
+          problem: error instanceof Error ? error.message : String(error),
+        },
         'invalid job message dropped',
       );
       return;
@@ -291,8 +312,14 @@ export class JobDispatch {
     // Text the running-job store cannot hold would fail its insert, and with it every job batched beside it, on every retry.
     const unstorable = findUnstorableText(job.payload.taskDefinition);
     if (unstorable !== undefined) {
-      this.logger.warn({ taskRunId: job.payload.taskRunId, attempt: job.payload.attempt, path: unstorable.path }, 'job holds text that cannot be stored: failing it');
-      await this.relay.jobRefused(job, `the task's rendered ${describeUnstorableText(unstorable, 'property')}, which Lanner cannot store`);
+      this.logger.warn(
+        { taskRunId: job.payload.taskRunId, attempt: job.payload.attempt, path: unstorable.path },
+        'job holds text that cannot be stored: failing it',
+      );
+      await this.relay.jobRefused(
+        job,
+        `the task's rendered ${describeUnstorableText(unstorable, 'property')}, which Lanner cannot store`,
+      );
       return;
     }
 
@@ -301,7 +328,10 @@ export class JobDispatch {
     // Encoding is only needed to measure a frame that may be near the limit; gRPC encodes it again to send it.
     const frameBytes = frameBytesAtMost(jobFrame) <= MAX_FRAME_BYTES ? 0 : ControllerFrame.encode(frame).finish().length;
     if (frameBytes > MAX_FRAME_BYTES) {
-      this.logger.warn({ taskRunId: job.payload.taskRunId, attempt: job.payload.attempt, frameBytes }, 'job too large for a worker stream: failing it');
+      this.logger.warn(
+        { taskRunId: job.payload.taskRunId, attempt: job.payload.attempt, frameBytes },
+        'job too large for a worker stream: failing it',
+      );
       await this.relay.jobRefused(
         job,
         `the task's rendered definition takes ${frameBytes} bytes, more than the ${MAX_FRAME_BYTES}-byte limit of a job frame; ` +
@@ -326,7 +356,9 @@ export class JobDispatch {
         this.arbiter.giveBack(placement);
         this.logger.log(
           { taskRunId: job.payload.taskRunId, attempt: job.payload.attempt },
-          recorded === 'ended' ? 'job of an attempt that already ended: not sent' : 'redelivered job already held by a live worker: not sent again',
+          recorded === 'ended'
+            ? 'job of an attempt that already ended: not sent'
+            : 'redelivered job already held by a live worker: not sent again',
         );
         return;
       }
@@ -349,7 +381,13 @@ export class JobDispatch {
       worker.send(frame);
       this.metrics?.jobDispatched(worker.workerGroupId, dispatch.queueId, takenAt, job.occurredAt);
       this.logger.log(
-        { taskRunId: job.payload.taskRunId, attempt: job.payload.attempt, executionId: job.payload.executionId, workerId: worker.workerId, queue: dispatch.queueId },
+        {
+          taskRunId: job.payload.taskRunId,
+          attempt: job.payload.attempt,
+          executionId: job.payload.executionId,
+          workerId: worker.workerId,
+          queue: dispatch.queueId,
+        },
         'job sent to worker',
       );
       return;
@@ -391,7 +429,10 @@ export class JobDispatch {
       // report of the row deletes it only while the same holds (removeLostIfHeldBy), so of the two, exactly one
       // wins: the job is either sent again or reported lost, never both.
       const from = { workerId: existing.workerId, controllerInstanceId: this.identity.id };
-      const takenOver = await store.reassign(payload.taskRunId, payload.attempt, from, { workerId: worker.workerId, controllerInstanceId: this.identity.id });
+      const takenOver = await store.reassign(payload.taskRunId, payload.attempt, from, {
+        workerId: worker.workerId,
+        controllerInstanceId: this.identity.id,
+      });
       return takenOver ? 'recorded' : 'held-elsewhere';
     }
     // Held by a live worker here, or by another controller (which, or the liveness coordinator, answers for it).

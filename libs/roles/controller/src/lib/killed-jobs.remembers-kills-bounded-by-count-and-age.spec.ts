@@ -29,7 +29,10 @@ describe('killed jobs: a job of a killed task run, or past its deadline, is neve
   it('drops the killed attempt of a task run as KILLED with the reason, but not its next attempt nor other task runs', () => {
     const memory = new KilledJobMemory();
     memory.remember('tr-1', 1, 'execution killed by alice', NOW);
-    expect(endedJob(job('tr-1', 1), memory, NOW + 1)).toEqual({ outcome: 'KILLED', errorMessage: 'killed before any worker started it: execution killed by alice' });
+    expect(endedJob(job('tr-1', 1), memory, NOW + 1)).toEqual({
+      outcome: 'KILLED',
+      errorMessage: 'killed before any worker started it: execution killed by alice',
+    });
     expect(endedJob(job('tr-1', 2), memory, NOW + 1)).toBeUndefined();
     expect(endedJob(job('tr-2', 1), memory, NOW + 1)).toBeUndefined();
   });

@@ -97,7 +97,11 @@ export const KILL_CHECK_CLOCK_MARGIN_MS = 10_000;
  * `occurredAt` cannot be read. A kill always comes after its job was queued,
  * so a job queued later has its kill, if any, read from the broadcast. Pure.
  */
-export function mayHaveMissedKill(occurredAt: string, followingSince: number | undefined, marginMs = KILL_CHECK_CLOCK_MARGIN_MS): boolean {
+export function mayHaveMissedKill(
+  occurredAt: string,
+  followingSince: number | undefined,
+  marginMs = KILL_CHECK_CLOCK_MARGIN_MS,
+): boolean {
   if (followingSince === undefined) return true;
   const queuedAt = Date.parse(occurredAt);
   return Number.isNaN(queuedAt) || queuedAt < followingSince + marginMs;
@@ -116,10 +120,17 @@ export function endedJob(job: WorkerJobMessage, memory: KilledJobMemory, now: nu
   const { taskRunId, attempt, deadline } = job.payload;
   const reason = memory.killReason(taskRunId, attempt, now);
   if (reason !== undefined) {
-    return { outcome: 'KILLED', errorMessage: reason === '' ? 'killed before any worker started it' : `killed before any worker started it: ${reason}` };
+    return {
+      outcome: 'KILLED',
+      errorMessage: reason === '' ? 'killed before any worker started it' : `killed before any worker started it: ${reason}`,
+    };
   }
   if (deadline !== undefined && Date.parse(deadline) <= now) {
-    return { outcome: 'FAILED', errorMessage: `the job reached its deadline (${deadline}) before a worker could start it`, deadlinePassed: true };
+    return {
+      outcome: 'FAILED',
+      errorMessage: `the job reached its deadline (${deadline}) before a worker could start it`,
+      deadlinePassed: true,
+    };
   }
   return undefined;
 }
@@ -178,7 +189,11 @@ export class KilledJobs {
     const { taskRunId, attempt, executionId, tenantId } = job.payload;
     const unknownKill = this.memory.killReason(taskRunId, attempt, Date.now()) === undefined;
     // A failed lookup throws: the job stays uncommitted and comes back, it is never sent unchecked.
-    if (unknownKill && mayHaveMissedKill(job.occurredAt, this.followingSince) && (await this.repositories.runningJobs.isAttemptKilled({ tenantId, taskRunId, attempt }))) {
+    if (
+      unknownKill &&
+      mayHaveMissedKill(job.occurredAt, this.followingSince) &&
+      (await this.repositories.runningJobs.isAttemptKilled({ tenantId, taskRunId, attempt }))
+    ) {
       // Remembered like a broadcast kill: a redelivery is refused without asking the store again.
       this.memory.remember(taskRunId, attempt, '', Date.now());
       this.logger.log({ taskRunId, attempt, executionId, queue: queueId }, 'kill of a queued job found in the execution store');
@@ -188,7 +203,9 @@ export class KilledJobs {
     await this.relay.jobRefused(job, ended.errorMessage, ended.outcome, ended.outcome === 'FAILED' && ended.deadlinePassed);
     this.logger.log(
       { taskRunId, attempt, executionId, queue: queueId, outcome: ended.outcome },
-      ended.outcome === 'KILLED' ? 'job of a killed task run dropped: not sent to any worker' : 'job past its deadline dropped: not sent to any worker',
+      ended.outcome === 'KILLED'
+        ? 'job of a killed task run dropped: not sent to any worker'
+        : 'job past its deadline dropped: not sent to any worker',
     );
     return true;
   }

@@ -20,7 +20,10 @@ describe('ledger reconciliation against the running-job store', () => {
       { taskRunId: 'tr-3', attempt: 1 },
       { taskRunId: 'tr-9', attempt: 1 },
     ]);
-    expect(stale.map(({ session, job }) => `${session.workerId}/${job.taskRunId}:${job.attempt}`)).toEqual(['worker-a/tr-2:1', 'worker-b/tr-3:2']);
+    expect(stale.map(({ session, job }) => `${session.workerId}/${job.taskRunId}:${job.attempt}`)).toEqual([
+      'worker-a/tr-2:1',
+      'worker-b/tr-3:2',
+    ]);
   });
 
   it('frees nothing when every held job has its row', () => {

@@ -2,7 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { jobMessageId } from '@lanner/frames';
 import type { Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
-import { CONTROLLER_SETTINGS, ControllerIdentity, DEFAULT_LEDGER_RECONCILE_INTERVAL_MS, type ControllerSettings } from './controller-settings';
+import {
+  CONTROLLER_SETTINGS,
+  ControllerIdentity,
+  DEFAULT_LEDGER_RECONCILE_INTERVAL_MS,
+  type ControllerSettings,
+} from './controller-settings';
 import { FrameRelay } from './frame-relay';
 import { KilledJobs } from './killed-jobs';
 import { UnreportedLostJobs, type RunningJobOfController } from './unreported-lost-jobs';
@@ -74,7 +79,10 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
       this.running = this.reconcile()
         .then(() => undefined)
         .catch((error: unknown) =>
-          this.logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not reconcile the worker ledgers with the running-job store; will retry'),
+          this.logger.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'could not reconcile the worker ledgers with the running-job store; will retry',
+          ),
         )
         .finally(() => (this.running = undefined));
     }, intervalMs);
@@ -109,12 +117,14 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
     for (const row of this.unreported.due(rows, heldKeys, Date.now())) {
       if (this.streams.isClosing) break;
       // In the job's turn: an adoption of it on this controller and this report never interleave.
-      await this.streams.inTurn(jobMessageId(row.taskRunId, row.attempt), () => this.reportLostAgain(row)).catch((error: unknown) =>
-        this.logger.error(
-          { workerId: row.workerId, taskRunId: row.taskRunId, attempt: row.attempt, error: errorText(error) },
-          'could not report a lost job; the next reconciliation tries again',
-        ),
-      );
+      await this.streams
+        .inTurn(jobMessageId(row.taskRunId, row.attempt), () => this.reportLostAgain(row))
+        .catch((error: unknown) =>
+          this.logger.error(
+            { workerId: row.workerId, taskRunId: row.taskRunId, attempt: row.attempt, error: errorText(error) },
+            'could not report a lost job; the next reconciliation tries again',
+          ),
+        );
     }
     return freed;
   }
@@ -138,12 +148,20 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
     try {
       await this.relay.workerLost(workerId, job, `worker ${workerId} lost: its stream ended and no stream took the job back`);
     } catch (error) {
-      await store.restoreUnreported(row).catch((restoreError: unknown) =>
-        this.logger.error({ workerId, taskRunId, attempt, error: errorText(restoreError) }, 'could not keep the record of an unreported lost job'),
-      );
+      await store
+        .restoreUnreported(row)
+        .catch((restoreError: unknown) =>
+          this.logger.error(
+            { workerId, taskRunId, attempt, error: errorText(restoreError) },
+            'could not keep the record of an unreported lost job',
+          ),
+        );
       throw error;
     }
-    this.logger.warn({ workerId, taskRunId, attempt, executionId: job.executionId, queue: job.workerQueueId }, 'lost job reported: no stream here held it after its stream ended');
+    this.logger.warn(
+      { workerId, taskRunId, attempt, executionId: job.executionId, queue: job.workerQueueId },
+      'lost job reported: no stream here held it after its stream ended',
+    );
   }
 
   /**
@@ -156,7 +174,10 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
       const reason = this.killedJobs.takeUnsentKill(job.taskRunId, job.attempt);
       if (reason === undefined) continue;
       session.send({ frame: { $case: 'kill', value: { taskRunId: job.taskRunId, attempt: job.attempt, reason } } });
-      this.logger.log({ taskRunId: job.taskRunId, attempt: job.attempt, executionId: job.executionId, workerId: session.workerId }, 'kill sent to worker: its job was sent after the kill was read');
+      this.logger.log(
+        { taskRunId: job.taskRunId, attempt: job.attempt, executionId: job.executionId, workerId: session.workerId },
+        'kill sent to worker: its job was sent after the kill was read',
+      );
     }
   }
 }

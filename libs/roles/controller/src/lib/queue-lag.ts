@@ -100,14 +100,21 @@ export class QueueLag {
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
   ) {
-    this.lag = new CachedLag(() => this.readLag(), { byQueue: new Map(), subscriptions: [] }, {
-      maxAgeMs: QUEUE_LAG_MAX_AGE_MS,
-      waitMs: QUEUE_LAG_SCRAPE_WAIT_MS,
-      now: () => Date.now(),
-      onFailure: (error) =>
-        this.logger.warn({ problem: firstLine(error) }, 'cannot read the lag of the worker queues; /metrics shows the last figures read'),
-      onRecovery: () => this.logger.log('the lag of the worker queues can be read again'),
-    });
+    this.lag = new CachedLag(
+      () => this.readLag(),
+      { byQueue: new Map(), subscriptions: [] },
+      {
+        maxAgeMs: QUEUE_LAG_MAX_AGE_MS,
+        waitMs: QUEUE_LAG_SCRAPE_WAIT_MS,
+        now: () => Date.now(),
+        onFailure: (error) =>
+          this.logger.warn(
+            { problem: firstLine(error) },
+            'cannot read the lag of the worker queues; /metrics shows the last figures read',
+          ),
+        onRecovery: () => this.logger.log('the lag of the worker queues can be read again'),
+      },
+    );
     registry.gauge<'worker_queue'>({
       name: 'lanner_controller_worker_queue_lag',
       help:
@@ -129,7 +136,9 @@ export class QueueLag {
       labelNames: ['worker_group', 'worker_queue'],
       collect: async () => {
         const { byQueue, subscriptions } = await this.lag.current();
-        const gauge = registry.registry.getSingleMetric('lanner_controller_worker_group_queue_lag') as Gauge<'worker_group' | 'worker_queue'>;
+        const gauge = registry.registry.getSingleMetric('lanner_controller_worker_group_queue_lag') as Gauge<
+          'worker_group' | 'worker_queue'
+        >;
         gauge.reset();
         for (const { workerGroupId, workerQueueId } of subscriptions) {
           const jobs = byQueue.get(workerQueueId);

@@ -50,7 +50,14 @@ describe('dispatch: a slot is held from dispatch until the result, and never lea
     const dispatch = new SpecDispatch();
     const one = worker('w-1', 1, [{ workerQueueId: 'etl', mode: 'STRICT' }]);
     dispatch.join(one);
-    const running = (taskRunId: string) => ({ tenantId: 'main', executionId: 'ex', taskRunId, attempt: 1, workerQueueId: 'etl', started: true });
+    const running = (taskRunId: string) => ({
+      tenantId: 'main',
+      executionId: 'ex',
+      taskRunId,
+      attempt: 1,
+      workerQueueId: 'etl',
+      started: true,
+    });
     const first = running('tr-1');
     const second = running('tr-2');
     one.session.adopt(first);

@@ -20,7 +20,9 @@ describe('dispatch: live reconfiguration of a worker group', () => {
     ]);
     expect(change).toEqual({ added: [], removed: [] });
     const snapshot = one.session.capacitySnapshot();
-    expect(snapshot.subscriptions.find((s) => s.workerQueueId === 'a')).toEqual(expect.objectContaining({ reserved: 2, used: 4 }));
+    expect(snapshot.subscriptions.find((s) => s.workerQueueId === 'a')).toEqual(
+      expect.objectContaining({ reserved: 2, used: 4 }),
+    );
     expect(snapshot.subscriptions.find((s) => s.workerQueueId === 'b')).toEqual(expect.objectContaining({ reserved: 4 }));
     expect(snapshot.used).toBe(8);
     // No job was cut: all still held.
@@ -31,8 +33,12 @@ describe('dispatch: live reconfiguration of a worker group', () => {
     for (const id of aJobs) dispatch.finish(id);
     await settle();
     const after = one.session.capacitySnapshot().subscriptions;
-    expect(after.find((s) => s.workerQueueId === 'a')).toEqual(expect.objectContaining({ reserved: 2, used: 1, idleReserved: 1 }));
-    expect(after.find((s) => s.workerQueueId === 'b')).toEqual(expect.objectContaining({ reserved: 4, reservedUsed: 4, sharedUsed: 2, used: 6, waiting: 4 }));
+    expect(after.find((s) => s.workerQueueId === 'a')).toEqual(
+      expect.objectContaining({ reserved: 2, used: 1, idleReserved: 1 }),
+    );
+    expect(after.find((s) => s.workerQueueId === 'b')).toEqual(
+      expect.objectContaining({ reserved: 4, reservedUsed: 4, sharedUsed: 2, used: 6, waiting: 4 }),
+    );
   });
 
   it('reports queues gained and lost, and a removed queue keeps its running jobs until their results', async () => {

@@ -20,9 +20,13 @@ describe('dispatch under a worker capacity ledger: a flood of one queue', () => 
     expect(gpu.jobs().every((id) => id.startsWith('b-'))).toBe(true);
     expect(dispatch.arbiter.waiting('b')).toBe(16);
     const afterFlood = gpu.session.capacitySnapshot();
-    expect(afterFlood.subscriptions.find((s) => s.workerQueueId === 'a')).toEqual(expect.objectContaining({ used: 0, lent: 0, idleReserved: 4 }));
+    expect(afterFlood.subscriptions.find((s) => s.workerQueueId === 'a')).toEqual(
+      expect.objectContaining({ used: 0, lent: 0, idleReserved: 4 }),
+    );
     expect(afterFlood.subscriptions.find((s) => s.workerQueueId === 'c')).toEqual(expect.objectContaining({ used: 0, lent: 2 }));
-    expect(afterFlood.subscriptions.find((s) => s.workerQueueId === 'b')).toEqual(expect.objectContaining({ used: 4, borrowed: 2, waiting: 16 }));
+    expect(afterFlood.subscriptions.find((s) => s.workerQueueId === 'b')).toEqual(
+      expect.objectContaining({ used: 4, borrowed: 2, waiting: 16 }),
+    );
 
     const aJobs = dispatch.submit('a', 4);
     await settle();

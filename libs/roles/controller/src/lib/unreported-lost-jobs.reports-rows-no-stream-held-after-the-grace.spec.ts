@@ -51,7 +51,15 @@ describe('lost jobs whose report did not go out: rows of this controller no stre
       job: { correlationId: 'corr-9', payload: { taskRunId: 'tr-9' } },
       dispatchedAt: new Date(0),
     };
-    expect(heldJobOfRow(record)).toEqual({ tenantId: 'main', executionId: 'ex-9', taskRunId: 'tr-9', attempt: 2, workerQueueId: 'gpu', correlationId: 'corr-9', started: true });
+    expect(heldJobOfRow(record)).toEqual({
+      tenantId: 'main',
+      executionId: 'ex-9',
+      taskRunId: 'tr-9',
+      attempt: 2,
+      workerQueueId: 'gpu',
+      correlationId: 'corr-9',
+      started: true,
+    });
     expect(heldJobOfRow({ ...record, job: {} })).not.toHaveProperty('correlationId');
   });
 });

@@ -30,7 +30,12 @@ export function repositoryCredentialStore(repositories: Repositories): WorkerCre
       const match = await repositories.registrationTokens.findMatchByHash(tokenHash);
       return match === null
         ? null
-        : { id: match.token.id, workerGroupId: match.token.workerGroupId, tokenHash: match.tokenHash, revokedAt: match.token.revokedAt };
+        : {
+            id: match.token.id,
+            workerGroupId: match.token.workerGroupId,
+            tokenHash: match.tokenHash,
+            revokedAt: match.token.revokedAt,
+          };
     },
     markRegistrationTokenUsed: (registrationTokenId, at) => repositories.registrationTokens.markUsed(registrationTokenId, at),
     async createWorker(worker, firstRefreshToken, at) {
@@ -103,7 +108,11 @@ export class WorkerAuthGrpc {
         void this.answer('register', callback, async () => {
           const credentials = await this.issuer.register(call.request.registrationToken, call.request.workerName, new Date());
           this.logger.log(
-            { workerId: credentials.workerId, workerGroupId: credentials.workerGroupId, registrationTokenId: credentials.registrationTokenId },
+            {
+              workerId: credentials.workerId,
+              workerGroupId: credentials.workerGroupId,
+              registrationTokenId: credentials.registrationTokenId,
+            },
             'worker registered',
           );
           return credentials;
@@ -112,14 +121,21 @@ export class WorkerAuthGrpc {
       refresh: (call, callback) => {
         void this.answer('refresh', callback, async () => {
           const credentials = await this.issuer.refresh(call.request.refreshToken, new Date());
-          this.logger.debug({ workerId: credentials.workerId, workerGroupId: credentials.workerGroupId }, 'worker credentials refreshed');
+          this.logger.debug(
+            { workerId: credentials.workerId, workerGroupId: credentials.workerGroupId },
+            'worker credentials refreshed',
+          );
           return credentials;
         });
       },
     };
   }
 
-  private async answer(operation: Operation, callback: grpc.sendUnaryData<Credentials>, issue: () => Promise<IssuedWorkerCredentials>): Promise<void> {
+  private async answer(
+    operation: Operation,
+    callback: grpc.sendUnaryData<Credentials>,
+    issue: () => Promise<IssuedWorkerCredentials>,
+  ): Promise<void> {
     try {
       const credentials = await issue();
       this.count(operation, 'issued');
@@ -134,7 +150,8 @@ export class WorkerAuthGrpc {
       this.count(operation, 'rejected');
       this.rejections?.inc({ reason: error.reason });
       const fields = { operation, reason: error.reason, ...error.ids };
-      if (error.reason === 'refresh-token-reused') this.logger.warn(fields, 'a used refresh token was presented again; its token family is revoked');
+      if (error.reason === 'refresh-token-reused')
+        this.logger.warn(fields, 'a used refresh token was presented again; its token family is revoked');
       else this.logger.log(fields, 'worker credentials refused');
       return { code: grpc.status.UNAUTHENTICATED, details: error.message };
     }

@@ -77,7 +77,12 @@ class CapturedLogs implements LoggerService {
 }
 
 /** The controller's WorkerAuthGrpc, built by Nest's injector as the controller module builds it, served on a port of its own. */
-async function authFromInjector(repositories: Repositories, metrics: MetricsRegistry, logs: CapturedLogs, signingKey = SIGNING_KEY): Promise<WorkerAuthGrpc> {
+async function authFromInjector(
+  repositories: Repositories,
+  metrics: MetricsRegistry,
+  logs: CapturedLogs,
+  signingKey = SIGNING_KEY,
+): Promise<WorkerAuthGrpc> {
   const module = await Test.createTestingModule({
     providers: [
       WorkerAuthGrpc,
@@ -91,12 +96,18 @@ async function authFromInjector(repositories: Repositories, metrics: MetricsRegi
   return module.get(WorkerAuthGrpc);
 }
 
-async function serveAuth(repositories: Repositories, metrics: MetricsRegistry, logs: CapturedLogs): Promise<{ auth: WorkerAuthGrpc; server: grpc.Server; port: number }> {
+async function serveAuth(
+  repositories: Repositories,
+  metrics: MetricsRegistry,
+  logs: CapturedLogs,
+): Promise<{ auth: WorkerAuthGrpc; server: grpc.Server; port: number }> {
   const auth = await authFromInjector(repositories, metrics, logs);
   const server = new grpc.Server();
   server.addService(WorkerAuthServiceService, auth.implementation());
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
   );
   return { auth, server, port };
 }
@@ -143,7 +154,11 @@ describe('controller WorkerAuthService over gRPC', () => {
   async function newRegistrationToken(workerGroupId = 'gpu'): Promise<{ value: string; id: string }> {
     const value = generateSecretToken();
     presentedTokens.push(value);
-    const token = await repositories.registrationTokens.create(workerGroupId, `spec-${randomBytes(3).toString('hex')}`, hashToken(value));
+    const token = await repositories.registrationTokens.create(
+      workerGroupId,
+      `spec-${randomBytes(3).toString('hex')}`,
+      hashToken(value),
+    );
     return { value, id: token.id };
   }
 
@@ -182,11 +197,19 @@ describe('controller WorkerAuthService over gRPC', () => {
     expect((credentials.refreshExpiresAt as Date).getTime() - before).toBeGreaterThan(604_790_000);
 
     const verifier = new WorkerAccessTokens(signingKeyFrom(SIGNING_KEY, 'spec'), 300);
-    expect(verifier.verify(credentials.accessToken, new Date())).toEqual({ workerId: credentials.workerId, workerGroupId: 'gpu', registrationTokenId: registration.id });
+    expect(verifier.verify(credentials.accessToken, new Date())).toEqual({
+      workerId: credentials.workerId,
+      workerGroupId: 'gpu',
+      registrationTokenId: registration.id,
+    });
     expect(served.auth.accessTokens.verify(credentials.accessToken, new Date()).workerId).toBe(credentials.workerId);
 
     // What an administrator sees: the worker under its group, the token's last use recorded.
-    expect(await repositories.workerCredentials.findWorker(credentials.workerId)).toMatchObject({ workerGroupId: 'gpu', registrationTokenId: registration.id, name: 'gpu-host-1' });
+    expect(await repositories.workerCredentials.findWorker(credentials.workerId)).toMatchObject({
+      workerGroupId: 'gpu',
+      registrationTokenId: registration.id,
+      name: 'gpu-host-1',
+    });
     expect((await repositories.registrationTokens.findById(registration.id))?.lastUsedAt).not.toBeNull();
   });
 
@@ -204,14 +227,22 @@ describe('controller WorkerAuthService over gRPC', () => {
   });
 
   it('refuses a malformed request with INVALID_ARGUMENT naming what is wrong', async () => {
-    expect(await worker.register('')).toEqual({ ok: false, code: grpc.status.INVALID_ARGUMENT, details: 'registration_token is empty' });
+    expect(await worker.register('')).toEqual({
+      ok: false,
+      code: grpc.status.INVALID_ARGUMENT,
+      details: 'registration_token is empty',
+    });
     const registration = await newRegistrationToken();
     expect(await worker.register(registration.value, 'h'.repeat(300))).toEqual({
       ok: false,
       code: grpc.status.INVALID_ARGUMENT,
       details: 'worker_name is 300 characters long; at most 255 are allowed',
     });
-    expect(await worker.refresh('')).toEqual({ ok: false, code: grpc.status.INVALID_ARGUMENT, details: 'refresh_token is empty' });
+    expect(await worker.refresh('')).toEqual({
+      ok: false,
+      code: grpc.status.INVALID_ARGUMENT,
+      details: 'refresh_token is empty',
+    });
   });
 
   it('rotates on Refresh: same worker, new tokens, and the old refresh token is spent', async () => {
@@ -222,7 +253,11 @@ describe('controller WorkerAuthService over gRPC', () => {
     expect(second.workerId).toBe(first.workerId);
     expect(second.workerGroupId).toBe('gpu');
     expect(second.refreshToken).not.toBe(first.refreshToken);
-    expect(served.auth.accessTokens.verify(second.accessToken, new Date())).toEqual({ workerId: first.workerId, workerGroupId: 'gpu', registrationTokenId: registration.id });
+    expect(served.auth.accessTokens.verify(second.accessToken, new Date())).toEqual({
+      workerId: first.workerId,
+      workerGroupId: 'gpu',
+      registrationTokenId: registration.id,
+    });
     const third = keep(issued(await worker.refresh(second.refreshToken)));
     expect(third.workerId).toBe(first.workerId);
     expect(await worker.refresh(first.refreshToken)).toEqual({ ok: false, code: grpc.status.UNAUTHENTICATED, details: REFUSED });
@@ -258,8 +293,12 @@ describe('controller WorkerAuthService over gRPC', () => {
 
   it('counts outcomes in the controller metrics', async () => {
     const exposition = await metrics.render();
-    expect(exposition).toMatch(/lanner_controller_worker_credential_requests_total\{[^}]*operation="register"[^}]*outcome="issued"[^}]*\} [1-9]/);
-    expect(exposition).toMatch(/lanner_controller_worker_credential_rejections_total\{[^}]*reason="refresh-token-reused"[^}]*\} [1-9]/);
+    expect(exposition).toMatch(
+      /lanner_controller_worker_credential_requests_total\{[^}]*operation="register"[^}]*outcome="issued"[^}]*\} [1-9]/,
+    );
+    expect(exposition).toMatch(
+      /lanner_controller_worker_credential_rejections_total\{[^}]*reason="refresh-token-reused"[^}]*\} [1-9]/,
+    );
   });
 
   it('refuses to start with a signing key shorter than 32 bytes, naming the variable and not the value', async () => {

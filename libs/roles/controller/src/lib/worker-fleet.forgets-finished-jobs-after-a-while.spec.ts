@@ -4,7 +4,15 @@ import { FINISHED_JOB_MEMORY_MS, type HeldJob, type WorkerSession } from './work
 const ELASTIC_A = { workerQueueId: 'a', mode: 'ELASTIC' as const };
 
 function held(session: WorkerSession, taskRunId: string): HeldJob {
-  const job: HeldJob = { tenantId: 'main', executionId: `ex-${taskRunId}`, taskRunId, attempt: 1, workerQueueId: 'a', started: true, lease: session.ledger.acquire('a') };
+  const job: HeldJob = {
+    tenantId: 'main',
+    executionId: `ex-${taskRunId}`,
+    taskRunId,
+    attempt: 1,
+    workerQueueId: 'a',
+    started: true,
+    lease: session.ledger.acquire('a'),
+  };
   session.hold(job);
   return job;
 }
@@ -46,7 +54,9 @@ describe("a worker session's memory of finished jobs", () => {
       runJob(session, `tr-${index}`);
     }
     const running = held(session, 'tr-running');
-    const remembered = Array.from({ length: 3_000 }, (_, index) => session.knownJob(`tr-${index}`, 1)).filter((known) => known !== undefined);
+    const remembered = Array.from({ length: 3_000 }, (_, index) => session.knownJob(`tr-${index}`, 1)).filter(
+      (known) => known !== undefined,
+    );
     expect(remembered).toHaveLength(FINISHED_JOB_MEMORY_MS / 200);
     expect(session.knownJob('tr-2999', 1)?.finished).toBe(true);
     expect(session.knownJob('tr-0', 1)).toBeUndefined();
@@ -69,7 +79,9 @@ describe("a worker session's memory of finished jobs", () => {
   it('keeps at most 256 however fast jobs finish', () => {
     const { session } = worker('w-1', 4, [ELASTIC_A]);
     for (let index = 0; index < 1_000; index++) runJob(session, `tr-${index}`);
-    const remembered = Array.from({ length: 1_000 }, (_, index) => session.knownJob(`tr-${index}`, 1)).filter((known) => known !== undefined);
+    const remembered = Array.from({ length: 1_000 }, (_, index) => session.knownJob(`tr-${index}`, 1)).filter(
+      (known) => known !== undefined,
+    );
     expect(remembered).toHaveLength(256);
     expect(session.knownJob('tr-999', 1)?.finished).toBe(true);
     expect(session.knownJob('tr-743', 1)).toBeUndefined();

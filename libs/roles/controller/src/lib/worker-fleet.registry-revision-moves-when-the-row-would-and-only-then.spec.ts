@@ -5,7 +5,15 @@ const STRICT_A = { workerQueueId: 'a', reservedPercent: 50, mode: 'STRICT' as co
 const ELASTIC_B = { workerQueueId: 'b', mode: 'ELASTIC' as const };
 
 function job(session: WorkerSession, taskRunId: string, queueId: string): HeldJob {
-  return { tenantId: 'main', executionId: `ex-${taskRunId}`, taskRunId, attempt: 1, workerQueueId: queueId, started: false, lease: session.ledger.acquire(queueId) };
+  return {
+    tenantId: 'main',
+    executionId: `ex-${taskRunId}`,
+    taskRunId,
+    attempt: 1,
+    workerQueueId: queueId,
+    started: false,
+    lease: session.ledger.acquire(queueId),
+  };
 }
 
 /** The capacity part of the worker's registry row, which the revision stands for. */

@@ -122,7 +122,11 @@ export class WorkerSession {
   registryRevision(): number {
     const seen = this.revisionSeen;
     const { liveLeases, liveLeaseIdSum } = this.ledger;
-    if (seen.standingChanges !== this.standingChanges || seen.liveLeases !== liveLeases || seen.liveLeaseIdSum !== liveLeaseIdSum) {
+    if (
+      seen.standingChanges !== this.standingChanges ||
+      seen.liveLeases !== liveLeases ||
+      seen.liveLeaseIdSum !== liveLeaseIdSum
+    ) {
       seen.standingChanges = this.standingChanges;
       seen.liveLeases = liveLeases;
       seen.liveLeaseIdSum = liveLeaseIdSum;
@@ -397,7 +401,8 @@ export class WorkerFleet {
 /** The job of a running-job row (after a reconnect, or for a lost report); its correlation id comes from the stored job. */
 export function heldJobOfRow(row: RunningJobRecord): HeldJob {
   const stored = row.job as { correlationId?: unknown } | null;
-  const correlationId = stored && typeof stored === 'object' && typeof stored.correlationId === 'string' ? stored.correlationId : undefined;
+  const correlationId =
+    stored && typeof stored === 'object' && typeof stored.correlationId === 'string' ? stored.correlationId : undefined;
   return {
     tenantId: row.tenantId,
     executionId: row.executionId,

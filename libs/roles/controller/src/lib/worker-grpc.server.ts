@@ -55,20 +55,33 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
     this.server.addService(WorkerAuthServiceService, this.auth.implementation());
     const { host, port, tls } = this.settings.grpc;
     const credentials = grpcServerCredentials(tls, {
-      onRefused: (refused) => this.logger.warn(refused, "refused a worker's client certificate: it does not chain to LANNER_GRPC_TLS_CA or is out of its validity"),
+      onRefused: (refused) =>
+        this.logger.warn(
+          refused,
+          "refused a worker's client certificate: it does not chain to LANNER_GRPC_TLS_CA or is out of its validity",
+        ),
       onUnchecked: (method, peer) =>
-        this.logger.error({ method, peer }, 'cannot read the TLS connection of a call to check its client certificate; the call is refused (is @grpc/grpc-js at the version Lanner was tested with?)'),
+        this.logger.error(
+          { method, peer },
+          'cannot read the TLS connection of a call to check its client certificate; the call is refused (is @grpc/grpc-js at the version Lanner was tested with?)',
+        ),
     });
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     const boundPort = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(address, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
     ).catch((error: unknown) => {
       // grpc-js parses the PEM files only here; a bad pair surfaces as a bind failure.
-      if (tls?.certFile) throw new GrpcTlsSetupError([`cannot serve gRPC on ${address} with LANNER_GRPC_TLS_CERT / LANNER_GRPC_TLS_KEY: ${error instanceof Error ? error.message : String(error)}`]);
+      if (tls?.certFile)
+        throw new GrpcTlsSetupError([
+          `cannot serve gRPC on ${address} with LANNER_GRPC_TLS_CERT / LANNER_GRPC_TLS_KEY: ${error instanceof Error ? error.message : String(error)}`,
+        ]);
       throw error;
     });
     this.registry.start();
-    this.logger.log({ host, port: boundPort, tls: tls?.certFile ? tls.clientAuth : 'off', controllerId: this.identity.id }, 'controller gRPC listening');
+    this.logger.log(
+      { host, port: boundPort, tls: tls?.certFile ? tls.clientAuth : 'off', controllerId: this.identity.id },
+      'controller gRPC listening',
+    );
     // In the background: a queue down at start must not keep the role from starting (it reports not ready instead).
     this.queueSetup = this.prepareQueue();
   }

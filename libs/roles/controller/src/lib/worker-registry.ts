@@ -96,7 +96,11 @@ export class WorkerRegistry {
    * cheaper than `describe`: a counter, nothing allocated); `slowFigures` must
    * change when those do, and is read every REGISTRY_FULL_CHECK_MS.
    */
-  track(describe: () => RegistryRow, fingerprint: () => number, slowFigures: () => string): { forget: () => Promise<void>; written: Promise<void> } {
+  track(
+    describe: () => RegistryRow,
+    fingerprint: () => number,
+    slowFigures: () => string,
+  ): { forget: () => Promise<void>; written: Promise<void> } {
     const entry = new Entry(describe, fingerprint, slowFigures);
     const { workerId } = describe();
     const previous = this.newest.get(workerId);
@@ -133,7 +137,10 @@ export class WorkerRegistry {
       try {
         await this.limited(() => this.repositories.connectedWorkers.remove(workerId, this.identity.id));
       } catch (error) {
-        this.logger.warn({ workerId, error: message(error) }, 'could not remove a worker from the registry; it goes stale on its own');
+        this.logger.warn(
+          { workerId, error: message(error) },
+          'could not remove a worker from the registry; it goes stale on its own',
+        );
       }
       if (this.newest.get(workerId) === entry) this.newest.delete(workerId);
     });
@@ -154,7 +161,9 @@ export class WorkerRegistry {
       }
       entry.writtenAt = Date.now();
       try {
-        await this.limited(() => this.repositories.connectedWorkers.upsert({ ...row, controllerInstanceId: this.identity.id }, new Date()));
+        await this.limited(() =>
+          this.repositories.connectedWorkers.upsert({ ...row, controllerInstanceId: this.identity.id }, new Date()),
+        );
         entry.written = content;
         entry.seen = seen;
         this.recovered();

@@ -20,7 +20,13 @@ import {
   type WorkerFrame,
 } from '@lanner/frames';
 import type { RunningJobRecord, StoredJson, SubscriptionRecord } from '@lanner/model';
-import { CONNECTED_WORKER_STALE_MS, DEFAULT_WORKER_GROUP_ID, NotFound, SYSTEM_WORKER_QUEUE_ID, type Repositories } from '@lanner/repository';
+import {
+  CONNECTED_WORKER_STALE_MS,
+  DEFAULT_WORKER_GROUP_ID,
+  NotFound,
+  SYSTEM_WORKER_QUEUE_ID,
+  type Repositories,
+} from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
 import { FrameRelay } from './frame-relay';
@@ -83,10 +89,16 @@ class Refusal {
 }
 
 /** The subscriptions a remote worker serves: WORKERS.md reserves the `system` queue for the executor's in-process worker. */
-export function servedSubscriptions(subscriptions: readonly { workerQueueId: string; reservedPercent?: number | null; mode: 'STRICT' | 'ELASTIC' }[]): CapacitySubscription[] {
+export function servedSubscriptions(
+  subscriptions: readonly { workerQueueId: string; reservedPercent?: number | null; mode: 'STRICT' | 'ELASTIC' }[],
+): CapacitySubscription[] {
   return subscriptions
     .filter((subscription) => subscription.workerQueueId !== SYSTEM_WORKER_QUEUE_ID)
-    .map((subscription) => ({ workerQueueId: subscription.workerQueueId, reservedPercent: subscription.reservedPercent ?? 0, mode: subscription.mode }));
+    .map((subscription) => ({
+      workerQueueId: subscription.workerQueueId,
+      reservedPercent: subscription.reservedPercent ?? 0,
+      mode: subscription.mode,
+    }));
 }
 
 function subscriptionFrames(subscriptions: readonly CapacitySubscription[]): Subscription[] {
@@ -160,15 +172,28 @@ export class WorkerStreams {
     }
     const token = presented.length === 1 && typeof presented[0] === 'string' ? bearerToken(presented[0]) : undefined;
     if (token === undefined) {
-      return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, "the authorization metadata must be one 'Bearer <access token>' value");
+      return new Refusal(
+        ErrorCode.UNAUTHENTICATED,
+        grpc.status.UNAUTHENTICATED,
+        "the authorization metadata must be one 'Bearer <access token>' value",
+      );
     }
     try {
       const verified = this.auth.accessTokens.verify(token, new Date());
-      return { workerId: verified.workerId, workerGroupId: verified.workerGroupId, registrationTokenId: verified.registrationTokenId };
+      return {
+        workerId: verified.workerId,
+        workerGroupId: verified.workerGroupId,
+        registrationTokenId: verified.registrationTokenId,
+      };
     } catch (error) {
-      if (error instanceof AccessTokenRejected) return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, error.message);
+      if (error instanceof AccessTokenRejected)
+        return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, error.message);
       this.logger.error({ error: message(error) }, 'access token check failed');
-      return new Refusal(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, 'the controller could not check the access token; reconnect later');
+      return new Refusal(
+        ErrorCode.INTERNAL,
+        grpc.status.UNAVAILABLE,
+        'the controller could not check the access token; reconnect later',
+      );
     }
   }
 
@@ -183,25 +208,39 @@ export class WorkerStreams {
       return { ...identity, subscriptions: servedSubscriptions(group.subscriptions as SubscriptionRecord[]) };
     } catch (error) {
       if (error instanceof NotFound) {
-        if (identity.workerGroupId === DEFAULT_WORKER_GROUP_ID) return new Refusal(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, UNSEEDED_TOPOLOGY_MESSAGE);
+        if (identity.workerGroupId === DEFAULT_WORKER_GROUP_ID)
+          return new Refusal(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, UNSEEDED_TOPOLOGY_MESSAGE);
         return new Refusal(
           ErrorCode.UNAUTHENTICATED,
           grpc.status.UNAUTHENTICATED,
           `the worker group '${identity.workerGroupId}' of this worker no longer exists; register again with a token of an existing group`,
         );
       }
-      this.logger.error({ workerId: identity.workerId, error: message(error) }, 'cannot read the worker group of a connecting worker');
-      return new Refusal(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, 'the controller cannot read its worker groups right now; reconnect later');
+      this.logger.error(
+        { workerId: identity.workerId, error: message(error) },
+        'cannot read the worker group of a connecting worker',
+      );
+      return new Refusal(
+        ErrorCode.INTERNAL,
+        grpc.status.UNAVAILABLE,
+        'the controller cannot read its worker groups right now; reconnect later',
+      );
     }
   }
 
   private async tokenRefusal(workerGroupId: string, registrationTokenId: string): Promise<Refusal | undefined> {
-    if (this.revokedTokens.has(registrationTokenId)) return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    if (this.revokedTokens.has(registrationTokenId))
+      return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
     const token = await this.repositories.registrationTokens.findById(registrationTokenId);
     if (!token || token.workerGroupId !== workerGroupId) {
-      return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, 'the registration token of this worker was deleted; register again with a new token');
+      return new Refusal(
+        ErrorCode.UNAUTHENTICATED,
+        grpc.status.UNAUTHENTICATED,
+        'the registration token of this worker was deleted; register again with a new token',
+      );
     }
-    if (token.revokedAt !== null) return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    if (token.revokedAt !== null)
+      return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
     return undefined;
   }
 
@@ -228,7 +267,8 @@ export class WorkerStreams {
     this.revokedTokens.add(registrationTokenId);
     const affected = [...this.open].filter((conversation) => conversation.stopForRevocation(registrationTokenId));
     if (affected.length > 0) this.dispatch.creditChanged();
-    for (const conversation of affected) conversation.refuseAndEnd(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    for (const conversation of affected)
+      conversation.refuseAndEnd(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
     return affected.length;
   }
 
@@ -282,7 +322,11 @@ export class WorkerStreams {
   trackRowRemoval(workerId: string, taskRunId: string, attempt: number): void {
     const removal = this.repositories.runningJobs.removeAfterResult(taskRunId, attempt).then(
       () => undefined,
-      (error: unknown) => this.logger.error({ workerId, taskRunId, attempt, error: message(error) }, 'could not remove the running-job row of a relayed result'),
+      (error: unknown) =>
+        this.logger.error(
+          { workerId, taskRunId, attempt, error: message(error) },
+          'could not remove the running-job row of a relayed result',
+        ),
     );
     this.rowRemovals.add(removal);
     void removal.finally(() => this.rowRemovals.delete(removal));
@@ -330,14 +374,27 @@ class WorkerConversation {
       if (this.session) this.session.lastHeardAt = Date.now();
       this.pending = this.pending
         .then(() => this.handle(frame))
-        .catch((error: unknown) => this.logger.error({ workerId: this.session?.workerId, error: message(error) }, 'worker frame could not be handled'));
+        .catch((error: unknown) =>
+          this.logger.error({ workerId: this.session?.workerId, error: message(error) }, 'worker frame could not be handled'),
+        );
     });
     // grpc-js emits 'end' before 'cancelled' for a dropped stream; waiting a turn lets the more precise reason win.
     call.on('end', () => setImmediate(() => void this.end('the worker closed the stream', false)));
     // grpc-js shows an over-limit frame from the worker as a plain cancellation, so the reason names both causes.
-    call.on('cancelled', () => void this.end(`its stream dropped (the worker disconnected, or sent a frame over the ${MAX_FRAME_BYTES}-byte limit)`, false));
+    call.on(
+      'cancelled',
+      () =>
+        void this.end(
+          `its stream dropped (the worker disconnected, or sent a frame over the ${MAX_FRAME_BYTES}-byte limit)`,
+          false,
+        ),
+    );
     // grpc-js reports a status object ({ code, details }), not always an Error.
-    call.on('error', (error: { message?: string; details?: string }) => void this.end(`the stream failed: ${error.details ?? error.message ?? 'unknown error'}`, false));
+    call.on(
+      'error',
+      (error: { message?: string; details?: string }) =>
+        void this.end(`the stream failed: ${error.details ?? error.message ?? 'unknown error'}`, false),
+    );
     call.on('close', () => setImmediate(() => void this.end('the stream closed', false)));
     this.silenceCheck = setInterval(() => {
       const session = this.session;
@@ -357,7 +414,10 @@ class WorkerConversation {
     if (!session || this.finished) return true; // Welcome (still to come) carries the new list
     session.send({ frame: { $case: 'configChanged', value: { subscriptions: subscriptionFrames(subscriptions) } } });
     // Debug: a group change reaches thousands of workers at once; the broadcast follower logs one line for all of them.
-    this.logger.debug({ workerId: session.workerId, workerGroupId, queues: subscriptions.map((s) => s.workerQueueId) }, 'worker reconfigured');
+    this.logger.debug(
+      { workerId: session.workerId, workerGroupId, queues: subscriptions.map((s) => s.workerQueueId) },
+      'worker reconfigured',
+    );
     return true;
   }
 
@@ -400,7 +460,12 @@ class WorkerConversation {
         this.streams.dispatch.creditChanged();
         return;
       case 'hello':
-        session.send({ frame: { $case: 'error', value: { code: ErrorCode.INVALID_FRAME, message: 'hello was already received on this stream', fatal: false } } });
+        session.send({
+          frame: {
+            $case: 'error',
+            value: { code: ErrorCode.INVALID_FRAME, message: 'hello was already received on this stream', fatal: false },
+          },
+        });
         return;
     }
   }
@@ -409,7 +474,11 @@ class WorkerConversation {
     const admission = this.admission;
     if (!admission || this.finished) return;
     if (first.$case !== 'hello') {
-      return this.refuseAndEnd(ErrorCode.INVALID_FRAME, grpc.status.FAILED_PRECONDITION, `the first frame must be hello, got ${first.$case}`);
+      return this.refuseAndEnd(
+        ErrorCode.INVALID_FRAME,
+        grpc.status.FAILED_PRECONDITION,
+        `the first frame must be hello, got ${first.$case}`,
+      );
     }
     const hello: Hello = first.value;
     const version = checkPeerProtocolVersion(hello.protocolVersion);
@@ -417,7 +486,11 @@ class WorkerConversation {
       return this.refuseAndEnd(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, grpc.status.FAILED_PRECONDITION, version.reason);
     }
     if (!Number.isInteger(hello.slots) || hello.slots < 1) {
-      return this.refuseAndEnd(ErrorCode.INVALID_FRAME, grpc.status.INVALID_ARGUMENT, `hello.slots must be at least 1, got ${hello.slots}`);
+      return this.refuseAndEnd(
+        ErrorCode.INVALID_FRAME,
+        grpc.status.INVALID_ARGUMENT,
+        `hello.slots must be at least 1, got ${hello.slots}`,
+      );
     }
 
     const { workerId, workerGroupId, registrationTokenId } = admission;
@@ -435,8 +508,15 @@ class WorkerConversation {
         call: this.call,
       });
     } catch (error) {
-      this.logger.error({ workerId, workerGroupId, error: message(error) }, "the worker group's subscriptions do not fit the worker");
-      return this.refuseAndEnd(ErrorCode.INTERNAL, grpc.status.FAILED_PRECONDITION, `the subscriptions of worker group '${workerGroupId}' cannot be applied to this worker: ${message(error)}`);
+      this.logger.error(
+        { workerId, workerGroupId, error: message(error) },
+        "the worker group's subscriptions do not fit the worker",
+      );
+      return this.refuseAndEnd(
+        ErrorCode.INTERNAL,
+        grpc.status.FAILED_PRECONDITION,
+        `the subscriptions of worker group '${workerGroupId}' cannot be applied to this worker: ${message(error)}`,
+      );
     }
     this.session = session;
     const { adopted, notAdopted } = await this.adopt(session, hello.runningJobs);
@@ -458,18 +538,22 @@ class WorkerConversation {
     });
     this.stopNotAdopted(session, notAdopted);
     this.streams.dispatch.workerJoined(session);
-    this.registration = this.streams.registry.track(() => ({
-      workerId,
-      workerGroupId,
-      workerName: session.workerName,
-      registrationTokenId,
-      slots: session.slots,
-      draining: session.draining,
-      queueIds: this.subscriptions.map((subscription) => subscription.workerQueueId),
-      capacity: session.capacitySnapshot() as unknown as StoredJson,
-      labels: session.labels as StoredJson,
-      connectedAt: session.connectedAt,
-    }), () => this.registryFingerprint(session), () => session.waitingFigures());
+    this.registration = this.streams.registry.track(
+      () => ({
+        workerId,
+        workerGroupId,
+        workerName: session.workerName,
+        registrationTokenId,
+        slots: session.slots,
+        draining: session.draining,
+        queueIds: this.subscriptions.map((subscription) => subscription.workerQueueId),
+        capacity: session.capacitySnapshot() as unknown as StoredJson,
+        labels: session.labels as StoredJson,
+        connectedAt: session.connectedAt,
+      }),
+      () => this.registryFingerprint(session),
+      () => session.waitingFigures(),
+    );
     this.scheduleRecycling();
     this.logger.log(
       {
@@ -503,7 +587,10 @@ class WorkerConversation {
    * holder's stream is no longer connected. A job whose row is gone (result
    * recorded, or reported lost) or that another live stream holds is not adopted.
    */
-  private async adopt(session: WorkerSession, refs: readonly JobRef[]): Promise<{ adopted: number; notAdopted: { ref: JobRef; why: string }[] }> {
+  private async adopt(
+    session: WorkerSession,
+    refs: readonly JobRef[],
+  ): Promise<{ adopted: number; notAdopted: { ref: JobRef; why: string }[] }> {
     let adopted = 0;
     const notAdopted: { ref: JobRef; why: string }[] = [];
     const store = this.streams.repositories.runningJobs;
@@ -518,13 +605,21 @@ class WorkerConversation {
         const why = await this.streams.inTurn(key, async (): Promise<string | undefined> => {
           const row = await store.get(ref.taskRunId, ref.attempt);
           if (row === null) return 'its result was already recorded or it was reported lost';
-          if (!served.has(row.workerQueueId)) return `its worker queue '${row.workerQueueId}' is not served by worker group '${session.workerGroupId}'`;
+          if (!served.has(row.workerQueueId))
+            return `its worker queue '${row.workerQueueId}' is not served by worker group '${session.workerGroupId}'`;
           if (session.registrationTokenId !== null) {
             if (row.workerId !== session.workerId) return 'it is recorded for another worker';
           } else if (await this.heldByConnectedStream(session, row, waitUntil)) {
             return 'the worker stream it is recorded for is still connected';
           }
-          if (!(await store.reassign(ref.taskRunId, ref.attempt, { workerId: row.workerId, controllerInstanceId: row.controllerInstanceId }, me))) {
+          if (
+            !(await store.reassign(
+              ref.taskRunId,
+              ref.attempt,
+              { workerId: row.workerId, controllerInstanceId: row.controllerInstanceId },
+              me,
+            ))
+          ) {
             return 'its result was just recorded, or it was just reported lost or adopted by another stream';
           }
           // The old stream of this worker may still be open here: it gives the job up.
@@ -539,7 +634,10 @@ class WorkerConversation {
         if (why === undefined) adopted += 1;
         else notAdopted.push({ ref, why });
       } catch (error) {
-        this.logger.warn({ workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, error: message(error) }, 'could not adopt a running job');
+        this.logger.warn(
+          { workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, error: message(error) },
+          'could not adopt a running job',
+        );
         notAdopted.push({ ref, why: 'the controller could not check its running-job record' });
       }
     }
@@ -557,7 +655,9 @@ class WorkerConversation {
     for (;;) {
       let connected: boolean;
       if (row.controllerInstanceId === this.streams.identity.id) {
-        connected = this.streams.fleet.all().some((other) => other !== session && !other.closed && (other.workerId === row.workerId || other.held.has(key)));
+        connected = this.streams.fleet
+          .all()
+          .some((other) => other !== session && !other.closed && (other.workerId === row.workerId || other.held.has(key)));
       } else {
         const live = await this.streams.repositories.connectedWorkers.listLive(new Date(Date.now() - CONNECTED_WORKER_STALE_MS));
         connected = live.some((worker) => worker.workerId === row.workerId);
@@ -575,11 +675,26 @@ class WorkerConversation {
   private stopNotAdopted(session: WorkerSession, notAdopted: readonly { ref: JobRef; why: string }[]): void {
     for (const { ref, why } of notAdopted) {
       const id = jobMessageId(ref.taskRunId, ref.attempt);
-      this.logger.warn({ workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, reason: why }, 'running job not adopted: it is stopped on the worker');
+      this.logger.warn(
+        { workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, reason: why },
+        'running job not adopted: it is stopped on the worker',
+      );
       session.send({
-        frame: { $case: 'error', value: { code: ErrorCode.UNKNOWN_JOB, message: `job ${id} is not adopted by this stream: ${why}; it is stopped`, fatal: false } },
+        frame: {
+          $case: 'error',
+          value: {
+            code: ErrorCode.UNKNOWN_JOB,
+            message: `job ${id} is not adopted by this stream: ${why}; it is stopped`,
+            fatal: false,
+          },
+        },
       });
-      session.send({ frame: { $case: 'kill', value: { taskRunId: ref.taskRunId, attempt: ref.attempt, reason: `not adopted after the reconnect: ${why}` } } });
+      session.send({
+        frame: {
+          $case: 'kill',
+          value: { taskRunId: ref.taskRunId, attempt: ref.attempt, reason: `not adopted after the reconnect: ${why}` },
+        },
+      });
     }
   }
 
@@ -587,7 +702,10 @@ class WorkerConversation {
     const ageS = this.streams.settings.streamRecycleAgeS;
     if (ageS <= 0) return;
     const afterMs = ageS * 1000 * (1 + Math.random() * RECYCLE_JITTER);
-    this.recycleTimer = setTimeout(() => void this.end(`the stream is recycled after ${ageS} s so that every controller gets traffic`, true), afterMs);
+    this.recycleTimer = setTimeout(
+      () => void this.end(`the stream is recycled after ${ageS} s so that every controller gets traffic`, true),
+      afterMs,
+    );
     this.recycleTimer.unref();
   }
 
@@ -640,14 +758,21 @@ class WorkerConversation {
     this.streams.dispatch.creditChanged();
     // The worker's next frames do not wait for the row's removal (it goes with others of the moment); shutdown does.
     this.streams.trackRowRemoval(session.workerId, frame.taskRunId, frame.attempt);
-    this.logger.log({ workerId: session.workerId, taskRunId: frame.taskRunId, attempt: frame.attempt, executionId: known.job.executionId }, 'job result relayed');
+    this.logger.log(
+      { workerId: session.workerId, taskRunId: frame.taskRunId, attempt: frame.attempt, executionId: known.job.executionId },
+      'job result relayed',
+    );
   }
 
   private unknownJob(session: WorkerSession, taskRunId: string, attempt: number): void {
     session.send({
       frame: {
         $case: 'error',
-        value: { code: ErrorCode.UNKNOWN_JOB, message: `this worker holds no job ${jobMessageId(taskRunId, attempt)} on this controller`, fatal: false },
+        value: {
+          code: ErrorCode.UNKNOWN_JOB,
+          message: `this worker holds no job ${jobMessageId(taskRunId, attempt)} on this controller`,
+          fatal: false,
+        },
       },
     });
   }
@@ -671,7 +796,8 @@ class WorkerConversation {
     clearTimeout(this.recycleTimer);
     const session = this.session;
     if (session) {
-      if (byController && !this.refused) session.send({ frame: { $case: 'reconnect', value: { reason, delay: durationFromMillis(0) } } });
+      if (byController && !this.refused)
+        session.send({ frame: { $case: 'reconnect', value: { reason, delay: durationFromMillis(0) } } });
       session.closed = true;
       this.streams.dispatch.workerLeft(session);
       this.streams.dispatch.creditChanged();
@@ -726,17 +852,28 @@ class WorkerConversation {
       if (!(await store.removeLostIfHeldBy(job.taskRunId, job.attempt, holder))) return;
     } catch (error) {
       // The row stays in the running-job store, where the liveness coordinator finds it.
-      this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not check a job of an ended stream');
+      this.logger.error(
+        { workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) },
+        'could not check a job of an ended stream',
+      );
       return;
     }
     try {
       await this.streams.relay.workerLost(workerId, job, `worker ${workerId} lost: ${reason}`);
     } catch (error) {
-      this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) }, 'could not report a lost job');
-      // Put back, so the liveness coordinator still finds it once this controller is gone.
-      await store.restoreUnreported(row).catch((restoreError: unknown) =>
-        this.logger.error({ workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(restoreError) }, 'could not keep the record of an unreported lost job'),
+      this.logger.error(
+        { workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) },
+        'could not report a lost job',
       );
+      // Put back, so the liveness coordinator still finds it once this controller is gone.
+      await store
+        .restoreUnreported(row)
+        .catch((restoreError: unknown) =>
+          this.logger.error(
+            { workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(restoreError) },
+            'could not keep the record of an unreported lost job',
+          ),
+        );
     }
   }
 }

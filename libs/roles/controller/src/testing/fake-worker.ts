@@ -53,14 +53,21 @@ export class FakeWorker {
   constructor(port: number, options: FakeWorkerOptions) {
     this.wait = options.wait;
     const address = options.credentials ? `localhost:${port}` : `127.0.0.1:${port}`;
-    this.client = new WorkerControllerServiceClient(address, options.credentials ?? grpc.credentials.createInsecure(), frameSizeChannelOptions());
+    this.client = new WorkerControllerServiceClient(
+      address,
+      options.credentials ?? grpc.credentials.createInsecure(),
+      frameSizeChannelOptions(),
+    );
     this.call = this.client.connect(options.metadata ?? new grpc.Metadata());
     for (const ref of options.runningJobs ?? []) this.running.set(jobMessageId(ref.taskRunId, ref.attempt), ref);
     this.call.on('data', (frame: ControllerFrame) => this.frames.push(frame));
     this.call.on('error', () => undefined); // the final status is what the spec checks
     this.status = new Promise((resolve) => this.call.on('status', resolve));
     // A real worker heartbeats; without it a long test would look like a silent worker.
-    this.heartbeat = setInterval(() => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: this.runningJobs() } } }), options.heartbeatMs);
+    this.heartbeat = setInterval(
+      () => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: this.runningJobs() } } }),
+      options.heartbeatMs,
+    );
   }
 
   /** What the heartbeats list as running: the jobs started and without a result. */
@@ -71,7 +78,11 @@ export class FakeWorker {
   /** Sends a frame while the stream is open; a job start or result also updates what the worker runs. */
   send(frame: WorkerFrame): void {
     const sent = frame.frame;
-    if (sent?.$case === 'jobStarted') this.running.set(jobMessageId(sent.value.taskRunId, sent.value.attempt), { taskRunId: sent.value.taskRunId, attempt: sent.value.attempt });
+    if (sent?.$case === 'jobStarted')
+      this.running.set(jobMessageId(sent.value.taskRunId, sent.value.attempt), {
+        taskRunId: sent.value.taskRunId,
+        attempt: sent.value.attempt,
+      });
     if (sent?.$case === 'jobResult') this.running.delete(jobMessageId(sent.value.taskRunId, sent.value.attempt));
     if (!this.call.writableEnded && !this.call.destroyed) this.call.write(frame);
   }

@@ -70,7 +70,12 @@ afterAll(async () => {
 
 async function pausedExecution(): Promise<string> {
   const flow = parsedFlow(FLOW);
-  const record = await repositories.flows.saveRevision(TENANT, { namespace: NAMESPACE, flowId: 'held', source: FLOW, definition: JSON.parse(JSON.stringify(flow)) as StoredJson });
+  const record = await repositories.flows.saveRevision(TENANT, {
+    namespace: NAMESPACE,
+    flowId: 'held',
+    source: FLOW,
+    definition: JSON.parse(JSON.stringify(flow)) as StoredJson,
+  });
   const id = randomUUID();
   await repositories.executions.create(TENANT, {
     id,
@@ -153,18 +158,31 @@ describe('the crash guard across executor restarts', () => {
     expect(quarantined.error).toMatch(/^quarantined: the executor stopped twice while processing this execution after a restart/);
     const approval = quarantined.taskRuns.find((run) => run.taskId === 'approval');
     expect(approval?.state).toBe('FAILED');
-    expect(approval?.error).toMatch(/^quarantined: the executor stopped twice while processing this execution after a restart \(last at .*, handling 'execution.resume'\)/);
+    expect(approval?.error).toMatch(
+      /^quarantined: the executor stopped twice while processing this execution after a restart \(last at .*, handling 'execution.resume'\)/,
+    );
     expect(quarantined.taskRuns.some((run) => run.taskId === 'after')).toBe(false);
-    expect((await repositories.processingMarks.listParked(TENANT, id)).map((parked) => parked.messageType)).toEqual(['execution.resume']);
+    expect((await repositories.processingMarks.listParked(TENANT, id)).map((parked) => parked.messageType)).toEqual([
+      'execution.resume',
+    ]);
 
     // Redelivered and new events alike are parked, never processed.
     const processed: string[] = [];
     const record = (event: ExecutorEvent) => async () => void processed.push(event.type);
     await fourth.guard.guard(resume(id), record(resume(id)));
-    const kill: ExecutorEvent = { ...resume(id), messageId: `${id}:kill`, type: 'execution.kill', schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.kill'], payload: { tenantId: TENANT, executionId: id } };
+    const kill: ExecutorEvent = {
+      ...resume(id),
+      messageId: `${id}:kill`,
+      type: 'execution.kill',
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.kill'],
+      payload: { tenantId: TENANT, executionId: id },
+    };
     await fourth.guard.guard(kill, record(kill));
     expect(processed).toEqual([]);
-    expect((await repositories.processingMarks.listParked(TENANT, id)).map((parked) => parked.messageType).sort()).toEqual(['execution.kill', 'execution.resume']);
+    expect((await repositories.processingMarks.listParked(TENANT, id)).map((parked) => parked.messageType).sort()).toEqual([
+      'execution.kill',
+      'execution.resume',
+    ]);
 
     // A user's restart goes through, and lifts the quarantine (its crashes stay counted).
     await fourth.guard.guard(restart(id, quarantined.version), () => fourth.processor.process(restart(id, quarantined.version)));
@@ -181,7 +199,9 @@ describe('the crash guard across executor restarts', () => {
     const life = await startLife();
     await life.guard.guard(resume(id), () => life.processor.process(resume(id)));
     expect(await repositories.processingMarks.get(TENANT, id)).toBeUndefined();
-    expect((await repositories.executions.get(TENANT, id)).taskRuns.find((run) => run.taskId === 'approval')?.state).toBe('SUCCESS');
+    expect((await repositories.executions.get(TENANT, id)).taskRuns.find((run) => run.taskId === 'approval')?.state).toBe(
+      'SUCCESS',
+    );
     // The next start finds nothing to count.
     await startLife();
     expect(await repositories.processingMarks.get(TENANT, id)).toBeUndefined();

@@ -17,7 +17,9 @@ const key = (tenantId: string, executionId: string): string => `${tenantId}\u000
 
 function toMark(record: ProcessingMarkRecord): ProcessingMark {
   const event = (marked: ProcessingMarkRecord['inProgress']): MarkedEvent | undefined =>
-    marked === undefined ? undefined : { messageId: marked.messageId, messageType: marked.messageType, since: marked.since.getTime() };
+    marked === undefined
+      ? undefined
+      : { messageId: marked.messageId, messageType: marked.messageType, since: marked.since.getTime() };
   const inProgress = event(record.inProgress);
   const lastCrash = event(record.lastCrash);
   return {
@@ -32,7 +34,9 @@ function toMark(record: ProcessingMarkRecord): ProcessingMark {
 
 function toRecord(mark: ProcessingMark): ProcessingMarkRecord {
   const event = (marked: MarkedEvent | undefined) =>
-    marked === undefined ? undefined : { messageId: marked.messageId, messageType: marked.messageType, since: new Date(marked.since) };
+    marked === undefined
+      ? undefined
+      : { messageId: marked.messageId, messageType: marked.messageType, since: new Date(marked.since) };
   const inProgress = event(mark.inProgress);
   const lastCrash = event(mark.lastCrash);
   return {
@@ -90,17 +94,32 @@ export class CrashGuard {
     const changed = new Map(review.changed.map((mark) => [key(mark.tenantId, mark.executionId), mark]));
     for (const mark of review.changed) {
       this.logger.warn(
-        { tenantId: mark.tenantId, executionId: mark.executionId, crashes: mark.crashes, messageType: mark.lastCrash?.messageType, messageId: mark.lastCrash?.messageId },
+        {
+          tenantId: mark.tenantId,
+          executionId: mark.executionId,
+          crashes: mark.crashes,
+          messageType: mark.lastCrash?.messageType,
+          messageId: mark.lastCrash?.messageId,
+        },
         'the executor stopped while processing this execution',
       );
     }
     for (const order of review.quarantine) {
-      const mark = changed.get(key(order.tenantId, order.executionId)) ?? marks.find((m) => m.tenantId === order.tenantId && m.executionId === order.executionId);
-      this.quarantined.set(key(order.tenantId, order.executionId), { quarantinedAt: mark?.quarantinedAt ?? this.clock(), reason: order.reason });
-      if (mark?.lastCrash !== undefined) await this.park(order.tenantId, order.executionId, mark.lastCrash.messageId, mark.lastCrash.messageType, order.reason);
+      const mark =
+        changed.get(key(order.tenantId, order.executionId)) ??
+        marks.find((m) => m.tenantId === order.tenantId && m.executionId === order.executionId);
+      this.quarantined.set(key(order.tenantId, order.executionId), {
+        quarantinedAt: mark?.quarantinedAt ?? this.clock(),
+        reason: order.reason,
+      });
+      if (mark?.lastCrash !== undefined)
+        await this.park(order.tenantId, order.executionId, mark.lastCrash.messageId, mark.lastCrash.messageType, order.reason);
       await quarantine(order.tenantId, order.executionId, order.reason);
       if (changed.has(key(order.tenantId, order.executionId))) {
-        this.logger.error({ tenantId: order.tenantId, executionId: order.executionId, reason: order.reason }, 'execution quarantined');
+        this.logger.error(
+          { tenantId: order.tenantId, executionId: order.executionId, reason: order.reason },
+          'execution quarantined',
+        );
       }
     }
     for (const tenantId of await this.repositories.executions.listTenantsWithUnfinished()) {
@@ -118,7 +137,10 @@ export class CrashGuard {
     if (quarantined !== undefined) {
       if (parksEvent(quarantined, event.type)) {
         await this.park(tenantId, executionId, event.messageId, event.type, quarantined.reason);
-        this.logger.warn({ tenantId, executionId, messageType: event.type, messageId: event.messageId }, 'event of a quarantined execution parked');
+        this.logger.warn(
+          { tenantId, executionId, messageType: event.type, messageId: event.messageId },
+          'event of a quarantined execution parked',
+        );
         return;
       }
       await this.lift(tenantId, executionId);
@@ -137,7 +159,11 @@ export class CrashGuard {
       const remaining = this.watched.get(id);
       if (remaining === undefined) return await process();
       const { tenantId, executionId } = event.payload;
-      await this.repositories.processingMarks.mark(tenantId, executionId, { messageId: event.messageId, messageType: event.type, since: new Date(this.clock()) });
+      await this.repositories.processingMarks.mark(tenantId, executionId, {
+        messageId: event.messageId,
+        messageType: event.type,
+        since: new Date(this.clock()),
+      });
       try {
         await process();
         if (remaining > 1) this.watched.set(id, remaining - 1);
@@ -159,7 +185,20 @@ export class CrashGuard {
     this.logger.warn({ tenantId, executionId }, 'quarantine lifted by a restart; the execution is watched again');
   }
 
-  private async park(tenantId: string, executionId: string, messageId: string, messageType: string, reason: string): Promise<void> {
-    await this.repositories.processingMarks.park({ tenantId, executionId, messageId, messageType, reason, parkedAt: new Date(this.clock()) });
+  private async park(
+    tenantId: string,
+    executionId: string,
+    messageId: string,
+    messageType: string,
+    reason: string,
+  ): Promise<void> {
+    await this.repositories.processingMarks.park({
+      tenantId,
+      executionId,
+      messageId,
+      messageType,
+      reason,
+      parkedAt: new Date(this.clock()),
+    });
   }
 }

@@ -62,11 +62,21 @@ describe('executor events', () => {
   });
 
   it('turns a result flagged as past its deadline into the deadline event, so the task run reads as its own timeout', () => {
-    const deadlinePassed = { errorMessage: 'the job reached its deadline (2026-11-30T00:59:59.000Z) before a worker could start it', deadlinePassed: true };
+    const deadlinePassed = {
+      errorMessage: 'the job reached its deadline (2026-11-30T00:59:59.000Z) before a worker could start it',
+      deadlinePassed: true,
+    };
 
-    expect(toExecutionEvent(taskRunResult(deadlinePassed))).toEqual({ type: 'task-run-deadline-passed', taskRunId: 'exec-1:t', attempt: 1 });
+    expect(toExecutionEvent(taskRunResult(deadlinePassed))).toEqual({
+      type: 'task-run-deadline-passed',
+      taskRunId: 'exec-1:t',
+      attempt: 1,
+    });
     // Only a job that did not run carries the flag; a result of any other state stays a result.
-    expect(toExecutionEvent(taskRunResult({ ...deadlinePassed, state: 'SUCCESS' }))).toMatchObject({ type: 'task-run-result', state: 'SUCCESS' });
+    expect(toExecutionEvent(taskRunResult({ ...deadlinePassed, state: 'SUCCESS' }))).toMatchObject({
+      type: 'task-run-result',
+      state: 'SUCCESS',
+    });
   });
 
   it('refuses a subflow end with a state no execution takes', () => {

@@ -1,4 +1,10 @@
-import { executionStartTimerId, executorTimerReason, isExecutionStartTimer, isExecutorTimerKind, timerFromId } from './execution-events';
+import {
+  executionStartTimerId,
+  executorTimerReason,
+  isExecutionStartTimer,
+  isExecutorTimerKind,
+  timerFromId,
+} from './execution-events';
 
 describe("the start timer of a retry execution (the executor's own timer kind)", () => {
   it('is told apart from the state machine timers by its id', () => {

@@ -13,7 +13,14 @@ import {
 } from '@lanner/frames';
 import { parseFlow, type ExecutionRecord, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
-import { AlreadyExists, ConcurrentModification, FlowNotFound, NotFound, type ConcurrencyAdmission, type Repositories } from '@lanner/repository';
+import {
+  AlreadyExists,
+  ConcurrentModification,
+  FlowNotFound,
+  NotFound,
+  type ConcurrencyAdmission,
+  type Repositories,
+} from '@lanner/repository';
 import {
   acceptsRestart,
   createExecution,
@@ -32,7 +39,13 @@ import {
   UnknownTask,
 } from '@lanner/state-machine';
 import { executorStateWrite } from './execution-records';
-import { EXECUTION_START_TIMER_KIND, executionStartTimerId, isExecutionStartTimer, toExecutionEvent, UnusableExecutorEvent } from './execution-events';
+import {
+  EXECUTION_START_TIMER_KIND,
+  executionStartTimerId,
+  isExecutionStartTimer,
+  toExecutionEvent,
+  UnusableExecutorEvent,
+} from './execution-events';
 import type { ExecutorOptions } from './executor-options';
 import { retryOrigin, retryTrigger } from './retry-execution';
 import { encodeWorkerJob, JobTooLarge, renderTaskForWorker, UnstorableJob } from './worker-job';
@@ -115,7 +128,10 @@ export class ExecutionProcessor {
         error instanceof IllegalTransition ||
         error instanceof UnknownTask
       ) {
-        this.logger.error({ tenantId, executionId, messageType: message.type, messageId: message.messageId, reason: error.message }, 'executor event skipped');
+        this.logger.error(
+          { tenantId, executionId, messageType: message.type, messageId: message.messageId, reason: error.message },
+          'executor event skipped',
+        );
         return;
       }
       throw error;
@@ -128,7 +144,10 @@ export class ExecutionProcessor {
     const pending: ExecutionEvent[] = first === undefined ? [] : [first];
     let applied = 0;
     while (pending.length > 0) {
-      if (++applied > MAX_EVENTS_PER_MESSAGE) throw new UnusableExecutorEvent(`more than ${MAX_EVENTS_PER_MESSAGE} events for one message of execution ${unit.current.id}`);
+      if (++applied > MAX_EVENTS_PER_MESSAGE)
+        throw new UnusableExecutorEvent(
+          `more than ${MAX_EVENTS_PER_MESSAGE} events for one message of execution ${unit.current.id}`,
+        );
       const event = pending.shift() as ExecutionEvent;
       const result = next(unit.flow, unit.current, event, this.clock());
       unit.current = result.execution;
@@ -162,7 +181,12 @@ export class ExecutionProcessor {
   /** Stores what a unit of work changed and announces it. */
   private async settle(unit: Unit): Promise<void> {
     if (unit.current !== unit.stored) {
-      await this.repositories.executions.storeExecutorState(unit.tenantId, unit.current.id, unit.storedVersion, executorStateWrite(unit.stored, unit.current));
+      await this.repositories.executions.storeExecutorState(
+        unit.tenantId,
+        unit.current.id,
+        unit.storedVersion,
+        executorStateWrite(unit.stored, unit.current),
+      );
       await this.announce(unit);
     }
     // Once an ended execution's end is stored, its concurrency slot is free. Done again for any later
@@ -172,7 +196,10 @@ export class ExecutionProcessor {
 
   // ---- Loading ---------------------------------------------------------------------
 
-  private async load(message: { readonly payload: { readonly tenantId: string; readonly executionId: string }; readonly correlationId?: string }): Promise<Unit> {
+  private async load(message: {
+    readonly payload: { readonly tenantId: string; readonly executionId: string };
+    readonly correlationId?: string;
+  }): Promise<Unit> {
     const { tenantId, executionId } = message.payload;
     const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
     const flow = await this.flow(tenantId, record.namespace, record.flowId, record.flowRevision);
@@ -217,13 +244,17 @@ export class ExecutionProcessor {
    */
   private async firstEvent(message: ExecutorEvent, unit: Unit): Promise<ExecutionEvent | undefined> {
     if (message.type === 'execution.restart') return this.restartEvent(message, unit);
-    const startRequest = message.type === 'execution.created' || (message.type === 'timer.fired' && isExecutionStartTimer(message.payload.timerId));
+    const startRequest =
+      message.type === 'execution.created' || (message.type === 'timer.fired' && isExecutionStartTimer(message.payload.timerId));
     if (!startRequest) return toExecutionEvent(message);
     const state = unit.current.state;
     const concurrency = unit.flow.concurrency;
     if (state !== 'CREATED' && state !== 'QUEUED') return undefined; // started already: a redelivery
     if (concurrency === undefined) return state === 'CREATED' ? { type: 'created' } : { type: 'concurrency-slot-freed' };
-    const admitted = await this.repositories.executions.admitUnderConcurrencyLimit(unit.tenantId, this.admission(unit, concurrency));
+    const admitted = await this.repositories.executions.admitUnderConcurrencyLimit(
+      unit.tenantId,
+      this.admission(unit, concurrency),
+    );
     if (state === 'QUEUED') return admitted ? { type: 'concurrency-slot-freed' } : undefined;
     return { type: 'created', runningExecutions: admitted ? 0 : concurrency.limit };
   }
@@ -236,12 +267,18 @@ export class ExecutionProcessor {
    * or a late duplicate) goes to the state machine as it is, which ignores it,
    * and never touches a slot.
    */
-  private async restartEvent(message: Extract<ExecutorEvent, { type: 'execution.restart' }>, unit: Unit): Promise<ExecutionEvent> {
+  private async restartEvent(
+    message: Extract<ExecutorEvent, { type: 'execution.restart' }>,
+    unit: Unit,
+  ): Promise<ExecutionEvent> {
     const expectedVersion = message.payload.expectedVersion;
     const event: ExecutionEvent = { type: 'restart-requested', ...(expectedVersion !== undefined ? { expectedVersion } : {}) };
     const concurrency = unit.flow.concurrency;
     if (concurrency === undefined || !acceptsRestart(unit.current, expectedVersion)) return event;
-    const admitted = await this.repositories.executions.admitRestartUnderConcurrencyLimit(unit.tenantId, this.admission(unit, concurrency));
+    const admitted = await this.repositories.executions.admitRestartUnderConcurrencyLimit(
+      unit.tenantId,
+      this.admission(unit, concurrency),
+    );
     return { ...event, runningExecutions: admitted ? 0 : concurrency.limit };
   }
 
@@ -298,7 +335,13 @@ export class ExecutionProcessor {
             type: 'broadcast.kill',
             occurredAt: this.nowIso(),
             ...this.correlation(unit),
-            payload: { tenantId: unit.tenantId, executionId: execution.id, taskRunId: action.taskRunId, attempt: action.attempt, reason: 'execution killed' },
+            payload: {
+              tenantId: unit.tenantId,
+              executionId: execution.id,
+              taskRunId: action.taskRunId,
+              attempt: action.attempt,
+              reason: 'execution killed',
+            },
           }),
         ]);
         return undefined;
@@ -372,7 +415,9 @@ export class ExecutionProcessor {
         // A re-dispatched job keeps its queue (Kestra #7730); it says so when no worker can take it now.
         waitingReason = await this.routing.waitingReason(workerQueueId, now);
       }
-      const submittedAt = execution.taskRuns.get(action.taskRunId)?.attempts.find((attempt) => attempt.attempt === action.attempt)?.submittedAt ?? now;
+      const submittedAt =
+        execution.taskRuns.get(action.taskRunId)?.attempts.find((attempt) => attempt.attempt === action.attempt)?.submittedAt ??
+        now;
       const job = encodeWorkerJob({
         execution,
         taskRunId: action.taskRunId,
@@ -398,14 +443,18 @@ export class ExecutionProcessor {
       };
     } catch (error) {
       // What the user must fix in the flow fails the task run with a message that says so.
-      if (error instanceof ExpressionError || error instanceof JobTooLarge || error instanceof UnstorableJob) return refused(error.message);
+      if (error instanceof ExpressionError || error instanceof JobTooLarge || error instanceof UnstorableJob)
+        return refused(error.message);
       // A job the contract refuses (its problems name paths, never values) would be refused on every retry.
       if (error instanceof InvalidQueueMessageError) return refused(`the job could not be produced: ${error.message}`);
       throw error;
     }
   }
 
-  private async startSubflow(unit: Unit, action: Extract<ExecutionAction, { type: 'start-subflow' }>): Promise<ExecutionEvent | undefined> {
+  private async startSubflow(
+    unit: Unit,
+    action: Extract<ExecutionAction, { type: 'start-subflow' }>,
+  ): Promise<ExecutionEvent | undefined> {
     let child: FlowRevisionRecord;
     try {
       child =
@@ -414,7 +463,10 @@ export class ExecutionProcessor {
           : await this.repositories.flows.getRevision(unit.tenantId, action.namespace, action.flowId, action.revision);
     } catch (error) {
       if (!(error instanceof FlowNotFound)) throw error;
-      this.logger.warn({ executionId: unit.current.id, taskRunId: action.taskRunId, reason: error.message }, 'subflow cannot start');
+      this.logger.warn(
+        { executionId: unit.current.id, taskRunId: action.taskRunId, reason: error.message },
+        'subflow cannot start',
+      );
       return { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED' };
     }
     await this.createExecution(unit, {
@@ -432,14 +484,26 @@ export class ExecutionProcessor {
    * see it and may kill it), and starts when its durable start timer fires at
    * the retry delay. Its row names the execution it retries and its attempt.
    */
-  private async createRetryExecution(unit: Unit, action: Extract<ExecutionAction, { type: 'create-retry-execution' }>): Promise<void> {
-    const flow = await this.repositories.flows.getRevision(unit.tenantId, unit.current.namespace, unit.current.flowId, unit.current.flowRevision);
+  private async createRetryExecution(
+    unit: Unit,
+    action: Extract<ExecutionAction, { type: 'create-retry-execution' }>,
+  ): Promise<void> {
+    const flow = await this.repositories.flows.getRevision(
+      unit.tenantId,
+      unit.current.namespace,
+      unit.current.flowId,
+      unit.current.flowRevision,
+    );
     await this.insertExecution(unit.tenantId, {
       id: action.executionId,
       flow,
       inputs: unit.current.inputs,
       labels: unit.current.labels,
-      trigger: retryTrigger({ retriedExecutionId: unit.current.id, originalExecutionId: action.originalExecutionId, retryAttempt: action.retryAttempt }),
+      trigger: retryTrigger({
+        retriedExecutionId: unit.current.id,
+        originalExecutionId: action.originalExecutionId,
+        retryAttempt: action.retryAttempt,
+      }),
     });
     await this.repositories.timers.schedule({
       id: executionStartTimerId(action.executionId),

@@ -21,7 +21,12 @@ describe('execution records', () => {
     const created = createExecution(flow, { id: 'exec-1', tenant: 'main' }, NOW);
     const started = next(flow, created, { type: 'created' }, NOW).execution;
     const first = started.taskRuns.values()[0];
-    const running = next(flow, started, { type: 'task-run-started', taskRunId: first.id, attempt: 1, workerId: 'w-1', workerQueueId: 'default' }, NOW + 1).execution;
+    const running = next(
+      flow,
+      started,
+      { type: 'task-run-started', taskRunId: first.id, attempt: 1, workerId: 'w-1', workerQueueId: 'default' },
+      NOW + 1,
+    ).execution;
 
     const write = executorStateWrite(started, running);
 
@@ -30,7 +35,9 @@ describe('execution records', () => {
     expect(write.startedAt).toEqual(new Date(NOW));
     expect(write.endedAt).toBeNull();
     expect(write.taskRuns?.map((taskRun) => [taskRun.taskId, taskRun.state])).toEqual([['first', 'RUNNING']]);
-    expect(write.taskRuns?.[0].attempts).toEqual([expect.objectContaining({ attempt: 1, workerId: 'w-1', workerQueueId: 'default', state: 'RUNNING' })]);
+    expect(write.taskRuns?.[0].attempts).toEqual([
+      expect.objectContaining({ attempt: 1, workerId: 'w-1', workerQueueId: 'default', state: 'RUNNING' }),
+    ]);
   });
 
   it('stores a state the executor rebuilds exactly', () => {
@@ -42,6 +49,8 @@ describe('execution records', () => {
     expect(rebuilt.state).toBe(started.state);
     expect(rebuilt.version).toBe(started.version);
     expect(rebuilt.inputs).toEqual({ a: 1 });
-    expect(rebuilt.taskRuns.values().map((taskRun) => taskRun.state)).toEqual(started.taskRuns.values().map((taskRun) => taskRun.state));
+    expect(rebuilt.taskRuns.values().map((taskRun) => taskRun.state)).toEqual(
+      started.taskRuns.values().map((taskRun) => taskRun.state),
+    );
   });
 });

@@ -15,7 +15,12 @@ function storedAfter(flow: Flow, events: ExecutionEvent[]): Map<string, { state:
     at = event.type === 'timer-fired' ? event.timer.at : at + 1;
     current = next(flow, current, event, at).execution;
   }
-  return new Map((executorStateWrite(previous, current).taskRuns ?? []).map((taskRun) => [taskRun.taskId, { state: taskRun.state, error: taskRun.error }]));
+  return new Map(
+    (executorStateWrite(previous, current).taskRuns ?? []).map((taskRun) => [
+      taskRun.taskId,
+      { state: taskRun.state, error: taskRun.error },
+    ]),
+  );
 }
 
 describe("a task run's own error as stored", () => {
@@ -34,7 +39,10 @@ tasks:
 `);
     const stored = storedAfter(flow, [
       { type: 'task-run-started', taskRunId: 'e:steps:work', attempt: 1, workerId: 'w1', workerQueueId: 'default' },
-      { type: 'timer-fired', timer: { id: 'e:steps|task-timeout|1', kind: 'task-timeout', at: NOW + 30_000, taskRunId: 'e:steps', attempt: 1 } },
+      {
+        type: 'timer-fired',
+        timer: { id: 'e:steps|task-timeout|1', kind: 'task-timeout', at: NOW + 30_000, taskRunId: 'e:steps', attempt: 1 },
+      },
     ]);
     expect(stored.get('steps')).toEqual({ state: 'FAILED', error: 'Timed out after PT30S' });
     expect(stored.get('work')).toEqual({ state: 'KILLED', error: null });

@@ -69,7 +69,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         await this.start();
         return;
       } catch (error) {
-        this.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, `executor not started; trying again in ${START_RETRY_MS} ms`);
+        this.logger.warn(
+          { reason: error instanceof Error ? error.message : String(error) },
+          `executor not started; trying again in ${START_RETRY_MS} ms`,
+        );
         await new Promise((resolve) => setTimeout(resolve, START_RETRY_MS));
       }
     }
@@ -98,7 +101,11 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         logger: this.logger,
         afterParking: async (_message, reason, { tenantId, executionId }) => {
           if (tenantId === undefined || executionId === undefined) return;
-          await this.processor.quarantine(tenantId, executionId, `an event of this execution could never be processed and was parked as a dead letter: ${reason}`);
+          await this.processor.quarantine(
+            tenantId,
+            executionId,
+            `an event of this execution could never be processed and was parked as a dead letter: ${reason}`,
+          );
         },
       }),
     });
@@ -118,7 +125,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     } catch (error) {
       if (error instanceof InvalidQueueMessageError) {
         // The problems name paths and rules, never values: safe to log.
-        this.logger.error({ topic: message.topic, partition: message.partition, offset: message.offset, reason: error.message }, 'unreadable executor event skipped');
+        this.logger.error(
+          { topic: message.topic, partition: message.partition, offset: message.offset, reason: error.message },
+          'unreadable executor event skipped',
+        );
         return;
       }
       // A newer schema version: leave it uncommitted until this process is upgraded.

@@ -37,7 +37,13 @@ async function executorCoordinator(name: string): Promise<LivenessCoordinator> {
   const repositories = await openRepositories(databaseUrl, { poolSize: 2 });
   const queue = createKafkaQueue({ brokers, clientId: `liveness-spec-${run}-${name}`, logger });
   opened.push({ repositories, queue });
-  return new LivenessCoordinator(repositories, queue, executorOptions({ topics }), new ServiceInstanceIdentity('executor'), settings);
+  return new LivenessCoordinator(
+    repositories,
+    queue,
+    executorOptions({ topics }),
+    new ServiceInstanceIdentity('executor'),
+    settings,
+  );
 }
 
 beforeAll(async () => {
@@ -64,7 +70,10 @@ beforeAll(async () => {
     topics: [topics.executor],
     fromBeginning: true,
     handler: async (message) => {
-      events.push({ key: message.key === null ? null : message.key.toString(), event: decodeQueueMessage(executorEventCodec, message.value) });
+      events.push({
+        key: message.key === null ? null : message.key.toString(),
+        event: decodeQueueMessage(executorEventCodec, message.value),
+      });
     },
   });
 }, 120_000);
@@ -178,14 +187,27 @@ describe('the liveness coordinator', () => {
     try {
       // Within the missed-heartbeat timeout nothing moves; the instance that ended two days ago is purged.
       await liveBeats(missedHeartbeatTimeoutMs - 1_000);
-      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs - 1))).toMatchObject({ leader: true, disconnected: [], notRunning: [], requeued: [], purgedInstances: 1 });
+      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs - 1))).toMatchObject({
+        leader: true,
+        disconnected: [],
+        notRunning: [],
+        requeued: [],
+        purgedInstances: 1,
+      });
 
       // Past it: the silent one is DISCONNECTED; its jobs wait for the grace period (its workers may re-attach elsewhere).
       await liveBeats(missedHeartbeatTimeoutMs + 500);
-      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs + 1_000))).toMatchObject({ disconnected: [dead], notRunning: [], requeued: [] });
+      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs + 1_000))).toMatchObject({
+        disconnected: [dead],
+        notRunning: [],
+        requeued: [],
+      });
       expect((await instances.get(dead)).state).toBe('DISCONNECTED');
       await liveBeats(missedHeartbeatTimeoutMs + disconnectedGraceMs);
-      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs + disconnectedGraceMs))).toMatchObject({ notRunning: [], requeued: [] });
+      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs + disconnectedGraceMs))).toMatchObject({
+        notRunning: [],
+        requeued: [],
+      });
       expect(await observer.runningJobs.listByController(dead)).toHaveLength(3);
 
       // After the grace period: NOT_RUNNING, and every job it held is reported lost.
@@ -198,9 +220,18 @@ describe('the liveness coordinator', () => {
       expect(await observer.runningJobs.listByController(dead)).toEqual([]);
 
       // On the executor topic: one task-run.worker-lost per job, keyed by its execution id.
-      const lost = await eventually('the lost reports', () => (lostReports().length >= deadJobs.length ? lostReports() : undefined), 60_000);
+      const lost = await eventually(
+        'the lost reports',
+        () => (lostReports().length >= deadJobs.length ? lostReports() : undefined),
+        60_000,
+      );
       const seen = lost
-        .map(({ key, event }) => ({ key, messageId: event.messageId, correlationId: event.correlationId, payload: event.payload }))
+        .map(({ key, event }) => ({
+          key,
+          messageId: event.messageId,
+          correlationId: event.correlationId,
+          payload: event.payload,
+        }))
         .sort((a, b) => a.messageId.localeCompare(b.messageId));
       expect(seen).toEqual(
         deadJobs.map((record, i) => ({
@@ -220,7 +251,12 @@ describe('the liveness coordinator', () => {
 
       // Another pass changes nothing: no second report; the live controller and its jobs are untouched.
       await liveBeats(late + 1_500);
-      expect(await coordinator.pass(at(late + 2_000))).toMatchObject({ leader: true, disconnected: [], notRunning: [], requeued: [] });
+      expect(await coordinator.pass(at(late + 2_000))).toMatchObject({
+        leader: true,
+        disconnected: [],
+        notRunning: [],
+        requeued: [],
+      });
       expect((await instances.get(live)).state).toBe('RUNNING');
       expect(await observer.runningJobs.listByController(live)).toEqual(liveJobs);
       // The dead controller's worker row is gone, the live one's stays.

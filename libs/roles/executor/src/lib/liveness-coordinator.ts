@@ -1,10 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
-import { encodeQueueMessage, executorEventCodec, jobMessageId, QUEUE_SCHEMA_VERSIONS, type EncodedQueueMessage } from '@lanner/frames';
+import {
+  encodeQueueMessage,
+  executorEventCodec,
+  jobMessageId,
+  QUEUE_SCHEMA_VERSIONS,
+  type EncodedQueueMessage,
+} from '@lanner/frames';
 import type { RunningJobRecord, ServiceInstanceRecordState } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { CONNECTED_WORKER_STALE_MS, type Repositories } from '@lanner/repository';
-import { DEFAULT_LIVENESS_TIMINGS, MetricsRegistry, QUEUE, REPOSITORIES, ServiceInstanceIdentity, type LivenessTimings } from '@lanner/runtime';
+import {
+  DEFAULT_LIVENESS_TIMINGS,
+  MetricsRegistry,
+  QUEUE,
+  REPOSITORIES,
+  ServiceInstanceIdentity,
+  type LivenessTimings,
+} from '@lanner/runtime';
 import type { Counter } from 'prom-client';
 import type { ExecutorOptions } from './executor-options';
 import { EXECUTOR_OPTIONS } from './executor.service';
@@ -49,7 +62,14 @@ export interface LivenessPass {
   readonly purgedWorkers: number;
 }
 
-const NOT_LEADER: LivenessPass = { leader: false, disconnected: [], notRunning: [], requeued: [], purgedInstances: 0, purgedWorkers: 0 };
+const NOT_LEADER: LivenessPass = {
+  leader: false,
+  disconnected: [],
+  notRunning: [],
+  requeued: [],
+  purgedInstances: 0,
+  purgedWorkers: 0,
+};
 
 function correlationIdOf(job: unknown): string | undefined {
   if (job === null || typeof job !== 'object') return undefined;
@@ -140,7 +160,10 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
     } catch (error) {
       if (!this.failing) {
         // Repository and queue errors name what failed, never SQL or a secret.
-        this.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'liveness pass failed; trying again on the next one');
+        this.logger.warn(
+          { reason: error instanceof Error ? error.message : String(error) },
+          'liveness pass failed; trying again on the next one',
+        );
       }
       this.failing = true;
       return NOT_LEADER;
@@ -148,9 +171,17 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
   }
 
   private async leadAndWork(now: Date): Promise<LivenessPass> {
-    const held = await this.repositories.clusterLocks.tryAcquire(LIVENESS_COORDINATOR_LOCK, this.holder, this.settings.leaseTtlMs, now);
+    const held = await this.repositories.clusterLocks.tryAcquire(
+      LIVENESS_COORDINATOR_LOCK,
+      this.holder,
+      this.settings.leaseTtlMs,
+      now,
+    );
     if (held !== this.leader) {
-      this.logger.log({ holder: this.holder }, held ? 'this executor is the liveness coordinator' : 'this executor is no longer the liveness coordinator');
+      this.logger.log(
+        { holder: this.holder },
+        held ? 'this executor is the liveness coordinator' : 'this executor is no longer the liveness coordinator',
+      );
       this.leader = held;
     }
     if (!held) return NOT_LEADER;
@@ -162,11 +193,17 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
 
     const disconnected = await instances.transitionSilent(ALIVE_STATES, 'DISCONNECTED', silentBefore, now);
     for (const instance of disconnected) {
-      this.logger.warn({ instanceId: instance.id, role: instance.role, lastHeartbeatAt: instance.heartbeatAt.toISOString() }, 'service instance disconnected: missed heartbeats');
+      this.logger.warn(
+        { instanceId: instance.id, role: instance.role, lastHeartbeatAt: instance.heartbeatAt.toISOString() },
+        'service instance disconnected: missed heartbeats',
+      );
     }
     const notRunning = await instances.transitionSilent(['DISCONNECTED'], 'NOT_RUNNING', silentBefore, now, graceStartedBefore);
     for (const instance of notRunning) {
-      this.logger.warn({ instanceId: instance.id, role: instance.role, lastHeartbeatAt: instance.heartbeatAt.toISOString() }, 'service instance not running: grace period over');
+      this.logger.warn(
+        { instanceId: instance.id, role: instance.role, lastHeartbeatAt: instance.heartbeatAt.toISOString() },
+        'service instance not running: grace period over',
+      );
       // Its workers' rows would stop counting on their own; removing them makes the fleet view right at once.
       await this.repositories.connectedWorkers.removeController(instance.id);
     }
@@ -176,9 +213,12 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
 
     const requeued = await this.requeueOrphans(graceStartedBefore);
     if (requeued.length > 0) this.requeuedJobs?.inc(requeued.length);
-    const purgedWorkers = await this.repositories.connectedWorkers.purgeStale(new Date(now.getTime() - CONNECTED_WORKER_STALE_MS));
+    const purgedWorkers = await this.repositories.connectedWorkers.purgeStale(
+      new Date(now.getTime() - CONNECTED_WORKER_STALE_MS),
+    );
     const purgedInstances = await instances.purge(ENDED_STATES, new Date(now.getTime() - purgeAfterMs));
-    if (purgedWorkers > 0 || purgedInstances > 0) this.logger.log({ purgedWorkers, purgedInstances }, 'stale liveness rows purged');
+    if (purgedWorkers > 0 || purgedInstances > 0)
+      this.logger.log({ purgedWorkers, purgedInstances }, 'stale liveness rows purged');
     // Marks of relayed ends (results, lost reports) the executor has recorded, or that outlived any redelivery: no longer needed.
     await this.repositories.runningJobs.dropSettledResultMarks(new Date(now.getTime() - RESULT_MARK_MAX_AGE_MS));
     return {
@@ -207,14 +247,23 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
     }
     if (claimed.length === 0) return [];
     try {
-      await this.queue.publish(this.options.topics.executor, claimed.map((job) => this.lostMessage(job)));
+      await this.queue.publish(
+        this.options.topics.executor,
+        claimed.map((job) => this.lostMessage(job)),
+      );
     } catch (error) {
       for (const job of claimed) await this.repositories.runningJobs.restoreUnreported(job).catch(() => undefined);
       throw error;
     }
     for (const job of claimed) {
       this.logger.warn(
-        { executionId: job.executionId, taskRunId: job.taskRunId, attempt: job.attempt, workerId: job.workerId, controllerInstanceId: job.controllerInstanceId },
+        {
+          executionId: job.executionId,
+          taskRunId: job.taskRunId,
+          attempt: job.attempt,
+          workerId: job.workerId,
+          controllerInstanceId: job.controllerInstanceId,
+        },
         'running job of a gone controller reported lost',
       );
     }

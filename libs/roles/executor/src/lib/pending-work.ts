@@ -1,5 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { encodeQueueMessage, executorEventCodec, jobMessageId, QUEUE_HEADERS, QUEUE_SCHEMA_VERSIONS, type EncodedQueueMessage } from '@lanner/frames';
+import {
+  encodeQueueMessage,
+  executorEventCodec,
+  jobMessageId,
+  QUEUE_HEADERS,
+  QUEUE_SCHEMA_VERSIONS,
+  type EncodedQueueMessage,
+} from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { executionFromData, isTerminal, type ExecutionData } from '@lanner/state-machine';

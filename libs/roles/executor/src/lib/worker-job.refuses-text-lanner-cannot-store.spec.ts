@@ -16,7 +16,9 @@ tasks:
 `);
     const render = () => renderTaskForWorker(flow.tasks[0] as RunnableTask, {}, NOW);
     expect(render).toThrow(UnstorableJob);
-    expect(render).toThrow("task 'answer' cannot be sent to a worker: once rendered, its property format holds a NUL character (U+0000), which Lanner cannot store");
+    expect(render).toThrow(
+      "task 'answer' cannot be sent to a worker: once rendered, its property format holds a NUL character (U+0000), which Lanner cannot store",
+    );
   });
 
   it('refuses a lone surrogate deep in a rendered list', () => {

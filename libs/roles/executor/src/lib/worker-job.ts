@@ -1,4 +1,12 @@
-import { encodeQueueMessage, jobMessageId, MAX_FRAME_BYTES, QUEUE_SCHEMA_VERSIONS, workerJobCodec, type EncodedQueueMessage, type WorkerJobMessage } from '@lanner/frames';
+import {
+  encodeQueueMessage,
+  jobMessageId,
+  MAX_FRAME_BYTES,
+  QUEUE_SCHEMA_VERSIONS,
+  workerJobCodec,
+  type EncodedQueueMessage,
+  type WorkerJobMessage,
+} from '@lanner/frames';
 import { renderValue } from '@lanner/expressions';
 import { describeUnstorableText, findUnstorableText, type RunnableTask } from '@lanner/model';
 import type { Execution } from '@lanner/state-machine';
@@ -8,7 +16,20 @@ import type { Execution } from '@lanner/state-machine';
  * written (the runner reads `timeoutMs`; `runIf`, `retry` and the selector were
  * used by the executor already). Everything else is rendered late, here.
  */
-const NOT_RENDERED = new Set(['id', 'type', 'kind', 'description', 'disabled', 'runIf', 'allowFailure', 'allowWarning', 'timeoutMs', 'retry', 'workerSelector', 'taskCache']);
+const NOT_RENDERED = new Set([
+  'id',
+  'type',
+  'kind',
+  'description',
+  'disabled',
+  'runIf',
+  'allowFailure',
+  'allowWarning',
+  'timeoutMs',
+  'retry',
+  'workerSelector',
+  'taskCache',
+]);
 
 /**
  * Renders a runnable task for a worker: every template against the execution

@@ -51,7 +51,11 @@ interface TenantSelectors {
 }
 
 /** Causes a newer view of the fleet could change: the decision is made again on a fresh read. */
-const FLEET_CHANGE_MAY_SERVE: ReadonlySet<RoutingCause> = new Set<RoutingCause>(['NO_QUEUE_MATCHES', 'NO_GROUP_SUBSCRIBES', 'NO_WORKER_CONNECTED']);
+const FLEET_CHANGE_MAY_SERVE: ReadonlySet<RoutingCause> = new Set<RoutingCause>([
+  'NO_QUEUE_MATCHES',
+  'NO_GROUP_SUBSCRIBES',
+  'NO_WORKER_CONNECTED',
+]);
 /** A view read this recently is as fresh as a second look can ask (decisions of one moment share it). */
 const FLEET_REREAD_MIN_AGE_MS = 20;
 
@@ -120,9 +124,17 @@ export class WorkerQueueRouting {
       tenant: declared.tenant ?? null,
     });
     const resolver = new WorkerQueueResolver(fleet.index, expressionTagRenderer(new Date(now)));
-    const decision = resolver.resolve(resolved.selector, { tenant: request.tenant, variables: request.variables }, fleet.availability);
+    const decision = resolver.resolve(
+      resolved.selector,
+      { tenant: request.tenant, variables: request.variables },
+      fleet.availability,
+    );
     const origin =
-      resolved.level === 'NAMESPACE' ? ` (worker selector of namespace '${resolved.namespace}')` : resolved.level === 'TENANT' ? ` (worker selector of tenant '${request.tenant}')` : '';
+      resolved.level === 'NAMESPACE'
+        ? ` (worker selector of namespace '${resolved.namespace}')`
+        : resolved.level === 'TENANT'
+          ? ` (worker selector of tenant '${request.tenant}')`
+          : '';
     return { ...decision, reason: `${decision.reason}${origin}`, level: resolved.level };
   }
 
@@ -134,7 +146,8 @@ export class WorkerQueueRouting {
   async waitingReason(queueId: string, now: number): Promise<string | undefined> {
     const { availability } = await this.fleet.get(now);
     if (availability.subscribedGroups(queueId) === 0) return `${reasonNoGroupSubscribes(queueId)}; the job waits on the queue`;
-    if (availability.connectedWorkers(queueId) === 0) return `${REASON_NO_WORKER_CONNECTED} (queue '${queueId}'); the job waits on the queue`;
+    if (availability.connectedWorkers(queueId) === 0)
+      return `${REASON_NO_WORKER_CONNECTED} (queue '${queueId}'); the job waits on the queue`;
     return undefined;
   }
 
@@ -146,10 +159,18 @@ export class WorkerQueueRouting {
       this.sources.connectedWorkers.listLive(freshSince),
     ]);
     return {
-      index: WorkerQueueIndex.build(queues.map((queue) => ({ id: queue.id, tags: queue.tags, allowedTenants: queue.allowedTenants }))),
+      index: WorkerQueueIndex.build(
+        queues.map((queue) => ({ id: queue.id, tags: queue.tags, allowedTenants: queue.allowedTenants })),
+      ),
       availability: availabilitySnapshot({
-        subscriptions: groups.flatMap((group) => group.subscriptions.map((subscription) => ({ groupId: group.id, workerQueueId: subscription.workerQueueId }))),
-        workers: workers.map((worker) => ({ workerId: worker.workerId, groupId: worker.workerGroupId, draining: worker.draining })),
+        subscriptions: groups.flatMap((group) =>
+          group.subscriptions.map((subscription) => ({ groupId: group.id, workerQueueId: subscription.workerQueueId })),
+        ),
+        workers: workers.map((worker) => ({
+          workerId: worker.workerId,
+          groupId: worker.workerGroupId,
+          draining: worker.draining,
+        })),
       }),
     };
   }
@@ -164,7 +185,10 @@ export class WorkerQueueRouting {
   }
 
   private async readSelectors(tenant: string): Promise<TenantSelectors> {
-    const [namespaces, tenantSelector] = await Promise.all([this.sources.namespaces.listWorkerSelectors(tenant), this.sources.tenants.getWorkerSelector(tenant)]);
+    const [namespaces, tenantSelector] = await Promise.all([
+      this.sources.namespaces.listWorkerSelectors(tenant),
+      this.sources.tenants.getWorkerSelector(tenant),
+    ]);
     return {
       namespaces: new Map(namespaces.map((row) => [row.namespace, storedSelector(row.workerSelector)])),
       tenant: tenantSelector === null ? undefined : storedSelector(tenantSelector),

@@ -33,7 +33,12 @@ export type JobPayload = WorkerJobMessage['payload'];
 
 export interface Answers {
   started(job: JobPayload): Promise<void>;
-  result(job: JobPayload, state: 'SUCCESS' | 'FAILED' | 'KILLED', outputs?: Record<string, StoredJson>, errorMessage?: string): Promise<void>;
+  result(
+    job: JobPayload,
+    state: 'SUCCESS' | 'FAILED' | 'KILLED',
+    outputs?: Record<string, StoredJson>,
+    errorMessage?: string,
+  ): Promise<void>;
 }
 
 /** How the stand-in answers one job; `undefined` leaves it unanswered (no worker took it). */
@@ -57,16 +62,28 @@ export interface ExecutorHarness {
   readonly scripts: Map<string, JobScript>;
   readonly answers: Answers;
   saveFlow(tenantId: string, source: string): Promise<number>;
-  submit(tenantId: string, namespace: string, flowId: string, revision: number, inputs?: Record<string, StoredJson>): Promise<string>;
+  submit(
+    tenantId: string,
+    namespace: string,
+    flowId: string,
+    revision: number,
+    inputs?: Record<string, StoredJson>,
+  ): Promise<string>;
   publishToExecutor(message: ExecutorEvent): Promise<void>;
-  eventually(tenantId: string, executionId: string, done: (execution: ExecutionWithTaskRuns) => boolean, what: string): Promise<ExecutionWithTaskRuns>;
+  eventually(
+    tenantId: string,
+    executionId: string,
+    done: (execution: ExecutionWithTaskRuns) => boolean,
+    what: string,
+  ): Promise<ExecutionWithTaskRuns>;
   /** Registers a worker as connected through this stand-in controller (refreshed until `disconnectWorker`). */
   connectWorker(worker: { workerId: string; groupId: string; queueIds: string[]; draining?: boolean }): Promise<void>;
   disconnectWorker(workerId: string): Promise<void>;
   close(): Promise<void>;
 }
 
-export const ended = (execution: ExecutionWithTaskRuns): boolean => ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED', 'RETRIED'].includes(execution.state);
+export const ended = (execution: ExecutionWithTaskRuns): boolean =>
+  ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED', 'RETRIED'].includes(execution.state);
 
 export const answerSuccess: JobScript = async (job, reply) => {
   await reply.started(job);
@@ -127,7 +144,12 @@ export function startedEvent(job: JobPayload): ExecutorEvent {
 }
 
 /** The `task-run.result` event a stand-in worker would cause for a job. */
-export function resultEvent(job: JobPayload, state: 'SUCCESS' | 'FAILED' | 'KILLED', outputs: Record<string, StoredJson> = {}, errorMessage?: string): ExecutorEvent {
+export function resultEvent(
+  job: JobPayload,
+  state: 'SUCCESS' | 'FAILED' | 'KILLED',
+  outputs: Record<string, StoredJson> = {},
+  errorMessage?: string,
+): ExecutorEvent {
   return {
     schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.result'],
     messageId: jobMessageId(job.taskRunId, job.attempt),
@@ -153,7 +175,10 @@ export function resultEvent(job: JobPayload, state: 'SUCCESS' | 'FAILED' | 'KILL
  * Starts the executor and the stand-in. `jobQueues`: the worker queues whose
  * topics the stand-in consumes (their topics are created first).
  */
-export async function startExecutorHarness(options: { jobQueues: string[]; executor?: Partial<ExecutorOptions> }): Promise<ExecutorHarness> {
+export async function startExecutorHarness(options: {
+  jobQueues: string[];
+  executor?: Partial<ExecutorOptions>;
+}): Promise<ExecutorHarness> {
   const brokers = requiredEnv('KAFKA_BROKERS');
   const run = randomBytes(4).toString('hex');
   const topics = executorTopics(`test-${run}.`);
@@ -162,7 +187,11 @@ export async function startExecutorHarness(options: { jobQueues: string[]; execu
   const repositories = await openRepositories(database.url, { poolSize: 4 });
   await repositories.workerGroups.seedReserved();
 
-  const config = loadRoleConfig('executor', { DATABASE_URL: database.url, KAFKA_BROKERS: brokers, LANNER_KAFKA_CLIENT_ID: `executor-spec-${run}` });
+  const config = loadRoleConfig('executor', {
+    DATABASE_URL: database.url,
+    KAFKA_BROKERS: brokers,
+    LANNER_KAFKA_CLIENT_ID: `executor-spec-${run}`,
+  });
   const logger = createProcessLogger('executor', 'warn');
   const queue = createKafkaQueue({ brokers: config.kafka.brokers, clientId: `executor-spec-stand-in-${run}`, logger });
   const jobTopics = new Map(options.jobQueues.map((queueId) => [topics.workerJobs(queueId), queueId]));
@@ -170,9 +199,14 @@ export async function startExecutorHarness(options: { jobQueues: string[]; execu
   await queue.createTopics(allTopics.map((topic) => ({ topic, partitions: 3 })));
 
   const executorOptions = { timerIntervalMs: 200, groupId: `lanner-executor-spec-${run}`, topics, ...options.executor };
-  @Module({ imports: [RuntimeModule.forRoot(config, logger), ExecutorRoleModule.forRoot(serverRoleSettings(config), executorOptions)] })
+  @Module({
+    imports: [RuntimeModule.forRoot(config, logger), ExecutorRoleModule.forRoot(serverRoleSettings(config), executorOptions)],
+  })
   class ExecutorSpecModule {}
-  const app: INestApplicationContext = await NestFactory.createApplicationContext(ExecutorSpecModule, { logger: false, abortOnError: false });
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(ExecutorSpecModule, {
+    logger: false,
+    abortOnError: false,
+  });
   await app.init();
   await app.get(ExecutorService).whenStarted();
 
@@ -188,7 +222,6 @@ export async function startExecutorHarness(options: { jobQueues: string[]; execu
     started: (job) => publishToExecutor(startedEvent(job)),
     result: (job, state, outputs = {}, errorMessage) => publishToExecutor(resultEvent(job, state, outputs, errorMessage)),
   };
-
 
   const standIn: QueueSubscription = await queue.subscribe({
     groupId: `stand-in-${run}`,
@@ -209,7 +242,8 @@ export async function startExecutorHarness(options: { jobQueues: string[]; execu
 
   // As a controller does: the rows of its connected workers are refreshed well within the staleness limit.
   const refresher = setInterval(() => {
-    if (connected.size > 0) void repositories.connectedWorkers.touchController(controllerInstanceId, new Date()).catch(() => undefined);
+    if (connected.size > 0)
+      void repositories.connectedWorkers.touchController(controllerInstanceId, new Date()).catch(() => undefined);
   }, 2000);
 
   return {
@@ -258,7 +292,8 @@ export async function startExecutorHarness(options: { jobQueues: string[]; execu
       const deadline = Date.now() + 40_000;
       let execution = await repositories.executions.get(tenantId, executionId);
       while (!done(execution)) {
-        if (Date.now() > deadline) throw new Error(`execution ${executionId} never ${what}; it is ${execution.state} (version ${execution.version})`);
+        if (Date.now() > deadline)
+          throw new Error(`execution ${executionId} never ${what}; it is ${execution.state} (version ${execution.version})`);
         await pause(150);
         execution = await repositories.executions.get(tenantId, executionId);
       }

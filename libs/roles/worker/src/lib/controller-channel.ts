@@ -30,7 +30,13 @@ export function endpointAddress(endpoint: Endpoint): string {
 }
 
 export function controllerChannel(tls: WorkerTlsMaterial | undefined): ControllerChannel {
-  if (!tls) return { credentials: grpc.credentials.createInsecure(), options: frameSizeChannelOptions(), secure: false, clientCertificate: false };
+  if (!tls)
+    return {
+      credentials: grpc.credentials.createInsecure(),
+      options: frameSizeChannelOptions(),
+      secure: false,
+      clientCertificate: false,
+    };
   const options: grpc.ChannelOptions = { ...frameSizeChannelOptions() };
   if (tls.authority) {
     options['grpc.ssl_target_name_override'] = tls.authority;
@@ -70,13 +76,19 @@ const TLS_HINTS: ReadonlyArray<readonly [RegExp, string]> = [
     /alert (bad certificate|unknown ca|certificate unknown|unsupported certificate|certificate expired)/i,
     "the controller refused the worker's client certificate: check that LANNER_WORKER_TLS_CERT chains to the CA the controller trusts",
   ],
-  [/does not match certificate|altnames/i, "the controller's certificate does not name the host dialled: set LANNER_WORKER_TLS_AUTHORITY to the name it carries"],
+  [
+    /does not match certificate|altnames/i,
+    "the controller's certificate does not name the host dialled: set LANNER_WORKER_TLS_AUTHORITY to the name it carries",
+  ],
   [/certificate has expired|not yet valid/i, "the controller's certificate is expired or not yet valid"],
   [
     /unable to verify|unable to get (local )?issuer|self[- ]signed|certificate chain/i,
     "the controller's certificate does not chain to LANNER_WORKER_TLS_CA (or the system roots when it is unset)",
   ],
-  [/wrong version number|packet length too long|http request/i, 'the controller does not speak TLS on this port: check LANNER_WORKER_TLS'],
+  [
+    /wrong version number|packet length too long|http request/i,
+    'the controller does not speak TLS on this port: check LANNER_WORKER_TLS',
+  ],
 ];
 
 /**
@@ -84,7 +96,10 @@ const TLS_HINTS: ReadonlyArray<readonly [RegExp, string]> = [
  * internal error codes and source paths removed), plus what to check when the
  * failure is the TLS handshake.
  */
-export function describeFailure(channel: Pick<ControllerChannel, 'secure' | 'clientCertificate'>, error: Pick<grpc.ServiceError, 'code' | 'details'>): string {
+export function describeFailure(
+  channel: Pick<ControllerChannel, 'secure' | 'clientCertificate'>,
+  error: Pick<grpc.ServiceError, 'code' | 'details'>,
+): string {
   const details = error.details
     .replace(/:SSL alert number \d+/g, '')
     .replace(/[0-9A-F]{8,}:error:[0-9A-F]+:[A-Za-z ]+routines:[A-Za-z0-9_]+:([^:]+):\S*/g, '$1')
@@ -96,12 +111,18 @@ export function describeFailure(channel: Pick<ControllerChannel, 'secure' | 'cli
     const hint = TLS_HINTS.find(([pattern]) => pattern.test(error.details))?.[1];
     if (hint) return `${text} (TLS handshake failed: ${hint})`;
     // With TLS 1.3 a controller that refuses the client certificate often just closes the connection.
-    if (error.code === grpc.status.UNAVAILABLE && /ECONNRESET|Failed to connect|socket hang up|Connection dropped/i.test(error.details)) {
+    if (
+      error.code === grpc.status.UNAVAILABLE &&
+      /ECONNRESET|Failed to connect|socket hang up|Connection dropped/i.test(error.details)
+    ) {
       return channel.clientCertificate
         ? `${text} (the controller closed the TLS connection: it may have refused the worker's client certificate; check that LANNER_WORKER_TLS_CERT chains to the CA the controller trusts)`
         : `${text} (the controller closed the TLS connection: it may require a client certificate; set LANNER_WORKER_TLS_CERT and LANNER_WORKER_TLS_KEY)`;
     }
-  } else if (error.code === grpc.status.UNAVAILABLE && /EPROTO|wrong version|protocol|ECONNRESET|socket hang up/i.test(error.details)) {
+  } else if (
+    error.code === grpc.status.UNAVAILABLE &&
+    /EPROTO|wrong version|protocol|ECONNRESET|socket hang up/i.test(error.details)
+  ) {
     return `${text} (if the controller requires TLS, set LANNER_WORKER_TLS=true)`;
   }
   return text;
@@ -127,7 +148,15 @@ function storedFrom(answer: Credentials): StoredCredentials {
 
 /** WorkerAuthService over gRPC, on the controller being dialled, with the same transport security as Connect. */
 export function grpcAuthCalls(channel: ControllerChannel): AuthCalls {
-  const call = (endpoint: Endpoint, what: string, invoke: (client: WorkerAuthServiceClient, deadline: Date, done: (error: grpc.ServiceError | null, answer: Credentials) => void) => void) =>
+  const call = (
+    endpoint: Endpoint,
+    what: string,
+    invoke: (
+      client: WorkerAuthServiceClient,
+      deadline: Date,
+      done: (error: grpc.ServiceError | null, answer: Credentials) => void,
+    ) => void,
+  ) =>
     new Promise<StoredCredentials>((resolve, reject) => {
       const address = endpointAddress(endpoint);
       const client = new WorkerAuthServiceClient(address, channel.credentials, channel.options);
@@ -146,8 +175,12 @@ export function grpcAuthCalls(channel: ControllerChannel): AuthCalls {
     });
   return {
     register: (endpoint, registrationToken, workerName) =>
-      call(endpoint, 'Register', (client, deadline, done) => client.register({ registrationToken, workerName }, new grpc.Metadata(), { deadline }, done)),
+      call(endpoint, 'Register', (client, deadline, done) =>
+        client.register({ registrationToken, workerName }, new grpc.Metadata(), { deadline }, done),
+      ),
     refresh: (endpoint, refreshToken) =>
-      call(endpoint, 'Refresh', (client, deadline, done) => client.refresh({ refreshToken }, new grpc.Metadata(), { deadline }, done)),
+      call(endpoint, 'Refresh', (client, deadline, done) =>
+        client.refresh({ refreshToken }, new grpc.Metadata(), { deadline }, done),
+      ),
   };
 }

@@ -1,12 +1,23 @@
 import type { Endpoint } from '@lanner/runtime';
-import { ControllerDirectory, nextController, resolveControllers, type ControllerResolver, type SrvAnswer } from './controller-directory';
+import {
+  ControllerDirectory,
+  nextController,
+  resolveControllers,
+  type ControllerResolver,
+  type SrvAnswer,
+} from './controller-directory';
 
 function notFound(name: string): Error {
   return Object.assign(new Error(`queryA ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
 }
 
 /** A resolver that answers from tables; a name it does not know fails as DNS would. */
-function fakeResolver(tables: { a?: Record<string, string[]>; aaaa?: Record<string, string[]>; srv?: Record<string, SrvAnswer[]>; hosts?: Record<string, string[]> }) {
+function fakeResolver(tables: {
+  a?: Record<string, string[]>;
+  aaaa?: Record<string, string[]>;
+  srv?: Record<string, SrvAnswer[]>;
+  hosts?: Record<string, string[]>;
+}) {
   const asked: string[] = [];
   const answer = <T>(table: Record<string, T[]> | undefined, name: string, kind: string): Promise<T[]> => {
     asked.push(`${kind} ${name}`);
@@ -38,7 +49,12 @@ describe('controller discovery', () => {
       aaaa: { 'controller.lanner.svc': ['fd00::5'] },
     });
     const resolved = await resolveControllers('DNS', [entry('controller.lanner.svc', 9443), entry('10.9.9.9', 9000)], resolver);
-    expect(resolved.endpoints).toEqual([entry('10.1.0.5', 9443), entry('10.1.0.6', 9443), entry('fd00::5', 9443), entry('10.9.9.9', 9000)]);
+    expect(resolved.endpoints).toEqual([
+      entry('10.1.0.5', 9443),
+      entry('10.1.0.6', 9443),
+      entry('fd00::5', 9443),
+      entry('10.9.9.9', 9000),
+    ]);
     expect(resolved.problems).toEqual([]);
   });
 
@@ -60,7 +76,11 @@ describe('controller discovery', () => {
       },
     });
     const resolved = await resolveControllers('SRV', [entry('_grpc._tcp.controller.lanner.svc', 1)], resolver);
-    expect(resolved.endpoints).toEqual([entry('c-heavy.lanner.svc', 7002), entry('c-light.lanner.svc', 7001), entry('c-backup.lanner.svc', 7000)]);
+    expect(resolved.endpoints).toEqual([
+      entry('c-heavy.lanner.svc', 7002),
+      entry('c-light.lanner.svc', 7001),
+      entry('c-backup.lanner.svc', 7000),
+    ]);
   });
 
   it('SRV names an entry without records', async () => {
@@ -103,7 +123,11 @@ describe('controller discovery', () => {
     const afterFailure = await directory.current();
     expect(afterFailure.endpoints).toEqual([entry('10.0.0.1', 9090), entry('10.0.0.2', 9090)]);
     expect(afterFailure.problems).toEqual(['c.svc has no A or AAAA record (ENOTFOUND)']);
-    expect(changes).toEqual([['10.0.0.1'], ['10.0.0.1', '10.0.0.2'], ['10.0.0.1', '10.0.0.2', 'c.svc has no A or AAAA record (ENOTFOUND)']]);
+    expect(changes).toEqual([
+      ['10.0.0.1'],
+      ['10.0.0.1', '10.0.0.2'],
+      ['10.0.0.1', '10.0.0.2', 'c.svc has no A or AAAA record (ENOTFOUND)'],
+    ]);
     expect(asked.filter((question) => question.startsWith('A '))).toHaveLength(3);
   });
 });

@@ -54,7 +54,9 @@ async function addressesOf(host: string, resolver: ControllerResolver): Promise<
 
 /** SRV answers in the order to try them: lowest priority first, then the heaviest weight. */
 export function orderSrvAnswers(answers: readonly SrvAnswer[]): SrvAnswer[] {
-  return [...answers].sort((a, b) => a.priority - b.priority || b.weight - a.weight || a.name.localeCompare(b.name) || a.port - b.port);
+  return [...answers].sort(
+    (a, b) => a.priority - b.priority || b.weight - a.weight || a.name.localeCompare(b.name) || a.port - b.port,
+  );
 }
 
 /**
@@ -80,7 +82,8 @@ export async function resolveControllers(
           throw new Error(`${entry.host} has no SRV record (${reasonOf(error)})`);
         });
         if (answers.length === 0) throw new Error(`${entry.host} has no SRV record`);
-        for (const answer of orderSrvAnswers(answers)) endpoints.push({ host: answer.name.replace(/\.$/, ''), port: answer.port });
+        for (const answer of orderSrvAnswers(answers))
+          endpoints.push({ host: answer.name.replace(/\.$/, ''), port: answer.port });
       }
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
@@ -132,7 +135,8 @@ export class ControllerDirectory {
       this.resolvedAt = now();
       const changed =
         resolved.endpoints.length > 0 &&
-        (resolved.endpoints.length !== this.endpoints.length || resolved.endpoints.some((endpoint, index) => !sameEndpoint(endpoint, this.endpoints[index])));
+        (resolved.endpoints.length !== this.endpoints.length ||
+          resolved.endpoints.some((endpoint, index) => !sameEndpoint(endpoint, this.endpoints[index])));
       const problemsChanged = resolved.problems.join('\n') !== this.problems.join('\n');
       if (resolved.endpoints.length > 0) this.endpoints = resolved.endpoints;
       this.problems = resolved.problems;

@@ -94,6 +94,7 @@ export async function writeCredentials(path: string, credentials: StoredCredenti
   const mode = (await stat(path)).mode & 0o777;
   if (mode !== OWNER_ONLY) {
     await chmod(path, OWNER_ONLY);
-    if (((await stat(path)).mode & 0o777) !== OWNER_ONLY) throw new CredentialsFileError(`${path} cannot be made readable by its owner only (mode 0600)`);
+    if (((await stat(path)).mode & 0o777) !== OWNER_ONLY)
+      throw new CredentialsFileError(`${path} cannot be made readable by its owner only (mode 0600)`);
   }
 }

@@ -1,12 +1,21 @@
 import { LogLevel, type LogEntry } from '@lanner/frames';
 import { LOG_BATCH_MAX_ENTRIES, LogBatcher } from './log-batcher';
 
-const line = (n: number): LogEntry => ({ taskRunId: 'tr', attempt: 1, level: LogLevel.INFO, timestamp: new Date(0), message: `line ${n}` });
+const line = (n: number): LogEntry => ({
+  taskRunId: 'tr',
+  attempt: 1,
+  level: LogLevel.INFO,
+  timestamp: new Date(0),
+  message: `line ${n}`,
+});
 
 describe('log batching', () => {
   it('sends a full batch at once, in order, without waiting for the timer', () => {
     const sent: LogEntry[][] = [];
-    const batcher = new LogBatcher((entries) => (sent.push(entries), true), () => undefined);
+    const batcher = new LogBatcher(
+      (entries) => (sent.push(entries), true),
+      () => undefined,
+    );
     for (let n = 0; n < LOG_BATCH_MAX_ENTRIES; n += 1) batcher.add(line(n));
     batcher.stop();
     expect(sent).toHaveLength(1);

@@ -33,9 +33,9 @@ export function runnableTaskOf(job: Job): RunnableJob {
   } catch {
     return { ok: false, reason: `the job's task definition is not valid JSON (task run ${job.taskRunId})` };
   }
-  if (!isObject(definition)) return { ok: false, reason: 'the job\'s task definition is not a JSON object' };
+  if (!isObject(definition)) return { ok: false, reason: "the job's task definition is not a JSON object" };
   if (typeof definition['id'] !== 'string' || definition['id'] === '') {
-    return { ok: false, reason: 'the job\'s task definition has no id' };
+    return { ok: false, reason: "the job's task definition has no id" };
   }
   const kind = definition['kind'];
   if (typeof kind !== 'string' || !RUNNABLE_KINDS.has(kind)) {

@@ -41,7 +41,9 @@ export function readTlsMaterial(tls: WorkerConfig['tls']): WorkerTlsMaterial | u
   if (!tls.enabled) {
     // A CA or a client certificate the worker would silently not use is a mistake worth stopping for.
     if (given.length > 0) {
-      throw new ConfigError(given.map(([name]) => `${name}: set, but LANNER_WORKER_TLS is false; set LANNER_WORKER_TLS=true to connect with TLS`));
+      throw new ConfigError(
+        given.map(([name]) => `${name}: set, but LANNER_WORKER_TLS is false; set LANNER_WORKER_TLS=true to connect with TLS`),
+      );
     }
     return undefined;
   }

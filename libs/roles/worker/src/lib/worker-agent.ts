@@ -17,7 +17,14 @@ import {
   type JobResult,
 } from '@lanner/frames';
 import type { LogLevel } from '@lanner/model';
-import { createTaskOutputCache, createTaskRunner, runWithCache, type TaskOutcome, type TaskOutputCache, type TaskRunner } from '@lanner/plugins';
+import {
+  createTaskOutputCache,
+  createTaskRunner,
+  runWithCache,
+  type TaskOutcome,
+  type TaskOutputCache,
+  type TaskRunner,
+} from '@lanner/plugins';
 import { errorSummary, type Endpoint } from '@lanner/runtime';
 import { controllerChannel, type ControllerChannel } from './controller-channel';
 import { ControllerDirectory, nextController, type ControllerResolver, type DiscoveryMode } from './controller-directory';
@@ -145,7 +152,8 @@ export class WorkerAgent {
       onChange: (endpoints, problems) => {
         if (discovery.mode === 'STATIC') return;
         const addresses = endpoints.map((endpoint) => `${endpoint.host}:${endpoint.port}`);
-        if (problems.length > 0) options.logger.warn({ controllers: addresses, problems }, 'controller discovery: some entries gave no address');
+        if (problems.length > 0)
+          options.logger.warn({ controllers: addresses, problems }, 'controller discovery: some entries gave no address');
         else options.logger.info({ controllers: addresses }, 'controller discovery: controller list updated');
       },
     });
@@ -265,16 +273,23 @@ export class WorkerAgent {
     let reconnectDelay: number | undefined;
     let closeCode: grpc.status | undefined;
     const closed = new Promise<string>((onClosed) => {
-      ControllerSession.open(endpoint, this.channel, accessToken, this.hello(), this.options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS, {
-        onFrame: (frame) => {
-          if (frame.$case === 'reconnect') reconnectDelay = millisFromDuration(frame.value.delay) ?? 0;
-          this.onFrame(frame);
+      ControllerSession.open(
+        endpoint,
+        this.channel,
+        accessToken,
+        this.hello(),
+        this.options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS,
+        {
+          onFrame: (frame) => {
+            if (frame.$case === 'reconnect') reconnectDelay = millisFromDuration(frame.value.delay) ?? 0;
+            this.onFrame(frame);
+          },
+          onClosed: (why, code) => {
+            closeCode = code;
+            onClosed(why);
+          },
         },
-        onClosed: (why, code) => {
-          closeCode = code;
-          onClosed(why);
-        },
-      }).then(
+      ).then(
         (session) => this.onWelcome(session, endpoint),
         (error: Error) => {
           if (error instanceof SessionRefused) closeCode = error.code;
@@ -400,7 +415,10 @@ export class WorkerAgent {
         return;
       }
       case 'error':
-        this.options.logger.warn({ code: frame.value.code, fatal: frame.value.fatal }, `controller refused a frame: ${frame.value.message}`);
+        this.options.logger.warn(
+          { code: frame.value.code, fatal: frame.value.fatal },
+          `controller refused a frame: ${frame.value.message}`,
+        );
         return;
       default:
         // ConfigChanged: the controller's ledger applies subscriptions; nothing changes on this side yet.
@@ -418,7 +436,9 @@ export class WorkerAgent {
     if (this.draining || this.outstandingCredit <= 0 || this.jobs.size >= this.capacity) {
       // A controller that ignores credit would overload the worker; the job is refused, never queued.
       log.warn('job refused: the worker granted no credit for it');
-      this.sendResult(this.failedWithoutRunning(job, 'the worker refused the job: it had granted no credit for it (it may be draining)'));
+      this.sendResult(
+        this.failedWithoutRunning(job, 'the worker refused the job: it had granted no credit for it (it may be draining)'),
+      );
       return;
     }
     this.outstandingCredit -= 1;
@@ -446,7 +466,10 @@ export class WorkerAgent {
     } catch (error) {
       // Only the worker's own storage can throw here (the task runner never does); the slot must still free.
       log.error(errorSummary(error), 'job could not run on this worker');
-      result = this.failedWithoutRunning(job, 'the worker could not prepare the job (its internal storage failed); see the worker log');
+      result = this.failedWithoutRunning(
+        job,
+        'the worker could not prepare the job (its internal storage failed); see the worker log',
+      );
     }
     // Logs go before the result, so a reader that sees the result has the task's whole log.
     this.logs.flush();
@@ -464,7 +487,10 @@ export class WorkerAgent {
     if (held.abort.signal.aborted) {
       result = { ...this.failedWithoutRunning(job, held.stoppedBecause ?? 'killed'), state: JobState.KILLED };
     } else if (job.deadline !== undefined && job.deadline.getTime() <= startedAt.getTime()) {
-      result = { ...this.failedWithoutRunning(job, 'the job reached its deadline before a worker could start it'), deadlinePassed: true };
+      result = {
+        ...this.failedWithoutRunning(job, 'the job reached its deadline before a worker could start it'),
+        deadlinePassed: true,
+      };
     } else {
       const read = runnableTaskOf(job);
       if (!read.ok) {
@@ -484,7 +510,13 @@ export class WorkerAgent {
             workingDirectory,
             now: () => new Date(),
             log: (level, message) =>
-              this.logs.add({ taskRunId: job.taskRunId, attempt: job.attempt, level: FRAME_LOG_LEVELS[level], timestamp: new Date(), message }),
+              this.logs.add({
+                taskRunId: job.taskRunId,
+                attempt: job.attempt,
+                level: FRAME_LOG_LEVELS[level],
+                timestamp: new Date(),
+                message,
+              }),
           },
         });
         await rm(workingDirectory, { recursive: true, force: true }).catch(() => undefined);

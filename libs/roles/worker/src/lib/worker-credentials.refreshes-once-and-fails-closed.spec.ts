@@ -62,7 +62,15 @@ describe('worker credentials', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const make = (calls: AuthCalls, registrationToken?: string, refreshBufferMs = 60 * SECOND) =>
-    new WorkerCredentials({ path: join(dir, 'credentials.json'), registrationToken, refreshBufferMs, workerName: 'gpu-1', calls, logger, now: clock });
+    new WorkerCredentials({
+      path: join(dir, 'credentials.json'),
+      registrationToken,
+      refreshBufferMs,
+      workerName: 'gpu-1',
+      calls,
+      logger,
+      now: clock,
+    });
 
   it('is anonymous without a registration token or stored credentials', async () => {
     const { calls, log } = fakeCalls(clock);
@@ -79,7 +87,10 @@ describe('worker credentials', () => {
     await credentials.load();
     expect(await credentials.accessTokenFor(endpoint)).toBe('access-1');
     expect(statSync(join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'))).toMatchObject({ accessToken: 'access-1', refreshToken: 'refresh-1' });
+    expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'))).toMatchObject({
+      accessToken: 'access-1',
+      refreshToken: 'refresh-1',
+    });
     expect(credentials.msUntilRefresh()).toBe(240 * SECOND);
 
     now += 200 * SECOND;
@@ -87,7 +98,10 @@ describe('worker credentials', () => {
     now += 41 * SECOND;
     expect(await credentials.accessTokenFor(endpoint)).toBe('access-2');
     expect(log).toEqual(['register rt-secret gpu-1', 'refresh refresh-1']);
-    expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'))).toMatchObject({ accessToken: 'access-2', refreshToken: 'refresh-2' });
+    expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'))).toMatchObject({
+      accessToken: 'access-2',
+      refreshToken: 'refresh-2',
+    });
   });
 
   it('refreshes half way through a token whose life is shorter than the buffer, never in a loop', async () => {
@@ -104,7 +118,11 @@ describe('worker credentials', () => {
     await credentials.load();
     await credentials.accessTokenFor(endpoint);
     now += 299 * SECOND;
-    const tokens = await Promise.all([credentials.accessTokenFor(endpoint), credentials.refreshIfDue(endpoint), credentials.accessTokenFor(endpoint)]);
+    const tokens = await Promise.all([
+      credentials.accessTokenFor(endpoint),
+      credentials.refreshIfDue(endpoint),
+      credentials.accessTokenFor(endpoint),
+    ]);
     expect(tokens[0]).toBe('access-2');
     expect(tokens[2]).toBe('access-2');
     expect(log.filter((call) => call.startsWith('refresh'))).toEqual(['refresh refresh-1']);
@@ -202,14 +220,18 @@ describe('worker credentials', () => {
     behaviour.register = 'refused';
     const credentials = make(calls, 'rt-revoked');
     await credentials.load();
-    await expect(credentials.accessTokenFor(endpoint)).rejects.toThrow('the controller refused the registration (Register: UNAUTHENTICATED); when it names the registration token');
+    await expect(credentials.accessTokenFor(endpoint)).rejects.toThrow(
+      'the controller refused the registration (Register: UNAUTHENTICATED); when it names the registration token',
+    );
   });
 
   it('replaces a broken credentials file by registering, or names it when it cannot', async () => {
     const path = join(dir, 'credentials.json');
     writeFileSync(path, '{"version":1,"workerId":"w-1"', { mode: 0o600 });
     const { calls, log } = fakeCalls(clock);
-    await expect(make(calls).load()).rejects.toThrow(`${path} is not valid JSON; fix or delete it, or set LANNER_WORKER_REGISTRATION_TOKEN so the worker registers again`);
+    await expect(make(calls).load()).rejects.toThrow(
+      `${path} is not valid JSON; fix or delete it, or set LANNER_WORKER_REGISTRATION_TOKEN so the worker registers again`,
+    );
     const withToken = make(calls, 'rt-secret');
     await withToken.load();
     expect(await withToken.accessTokenFor(endpoint)).toBe('access-1');

@@ -85,7 +85,10 @@ export class WorkerCredentials {
       const stored = await readCredentials(path);
       if (stored) {
         this.held = { credentials: stored, obtainedAt: this.now(), via: 'file' };
-        logger.info({ workerId: stored.workerId, group: stored.workerGroupId, file: path }, 'using the stored worker credentials');
+        logger.info(
+          { workerId: stored.workerId, group: stored.workerGroupId, file: path },
+          'using the stored worker credentials',
+        );
       } else if (registrationToken) {
         logger.info({ file: path }, 'no stored worker credentials: the worker registers with its registration token');
       } else {
@@ -93,7 +96,10 @@ export class WorkerCredentials {
       }
     } catch (error) {
       if (!(error instanceof CredentialsFileError)) throw error;
-      if (!registrationToken) throw new CredentialsLost(`${error.message}; fix or delete it, or set LANNER_WORKER_REGISTRATION_TOKEN so the worker registers again`);
+      if (!registrationToken)
+        throw new CredentialsLost(
+          `${error.message}; fix or delete it, or set LANNER_WORKER_REGISTRATION_TOKEN so the worker registers again`,
+        );
       logger.warn({ file: path }, `${error.message}; the worker registers again with its registration token`);
     }
   }
@@ -180,11 +186,16 @@ export class WorkerCredentials {
       return refreshed.accessToken;
     } catch (error) {
       if (error instanceof AuthRefused) {
-        return (await this.registerInstead(endpoint, 'the controller refused the refresh token (revoked, expired or already used)')).accessToken;
+        return (
+          await this.registerInstead(endpoint, 'the controller refused the refresh token (revoked, expired or already used)')
+        ).accessToken;
       }
       // No answer: a still valid access token may yet open a stream; the next attempt refreshes again.
       if (!fromTimer && !this.accessRefused && held.credentials.accessExpiresAt.getTime() > this.now()) {
-        this.options.logger.warn({ reason: (error as Error).message }, 'could not refresh the access token yet; using the current one');
+        this.options.logger.warn(
+          { reason: (error as Error).message },
+          'could not refresh the access token yet; using the current one',
+        );
         return held.credentials.accessToken;
       }
       throw error;
@@ -217,14 +228,20 @@ export class WorkerCredentials {
       throw this.lost;
     }
     await this.keep(credentials, 'register');
-    logger.info({ workerId: credentials.workerId, group: credentials.workerGroupId, accessExpiresAt: credentials.accessExpiresAt }, 'worker registered');
+    logger.info(
+      { workerId: credentials.workerId, group: credentials.workerGroupId, accessExpiresAt: credentials.accessExpiresAt },
+      'worker registered',
+    );
     return credentials;
   }
 
   private async refresh(endpoint: Endpoint, held: Held): Promise<StoredCredentials> {
     const credentials = await this.options.calls.refresh(endpoint, held.credentials.refreshToken);
     await this.keep(credentials, 'refresh');
-    this.options.logger.info({ workerId: credentials.workerId, accessExpiresAt: credentials.accessExpiresAt }, 'worker credentials refreshed');
+    this.options.logger.info(
+      { workerId: credentials.workerId, accessExpiresAt: credentials.accessExpiresAt },
+      'worker credentials refreshed',
+    );
     return credentials;
   }
 

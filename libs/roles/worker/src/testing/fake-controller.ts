@@ -42,7 +42,12 @@ export interface RecordedFrame {
 
 export interface FakeControllerOptions {
   /** Serve TLS with this certificate; with `clientCa` and `checkClientCertificate`, require a client certificate. */
-  readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly clientCa?: Buffer; readonly checkClientCertificate?: boolean };
+  readonly tls?: {
+    readonly cert: Buffer;
+    readonly key: Buffer;
+    readonly clientCa?: Buffer;
+    readonly checkClientCertificate?: boolean;
+  };
   readonly auth?: {
     /** Registration tokens Register accepts; each registration gets a new worker id in group `gpu-workers`. */
     readonly registrationTokens: readonly string[];
@@ -114,7 +119,11 @@ export class FakeController {
     server.addService(WorkerAuthServiceService, auth);
     const tls = this.options.tls;
     const credentials = tls
-      ? grpc.ServerCredentials.createSsl(tls.clientCa ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.checkClientCertificate ?? false)
+      ? grpc.ServerCredentials.createSsl(
+          tls.clientCa ?? null,
+          [{ cert_chain: tls.cert, private_key: tls.key }],
+          tls.checkClientCertificate ?? false,
+        )
       : grpc.ServerCredentials.createInsecure();
     this.port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`127.0.0.1:${this.port}`, credentials, (error, port) => (error ? reject(error) : resolve(port))),
@@ -255,7 +264,9 @@ export class FakeController {
     after = 0,
   ): Promise<WorkerFrameOf<C>> {
     return this.waitFor(`a ${kind} frame`, (frames) => {
-      const hit = frames.slice(after).find((recorded) => recorded.frame.$case === kind && match(recorded.frame.value as WorkerFrameOf<C>));
+      const hit = frames
+        .slice(after)
+        .find((recorded) => recorded.frame.$case === kind && match(recorded.frame.value as WorkerFrameOf<C>));
       return hit?.frame.value as WorkerFrameOf<C> | undefined;
     });
   }

@@ -77,7 +77,8 @@ export async function stopWorker(worker: WorkerProcess): Promise<number | null> 
 
 /** For afterAll: kills what is left and removes the temporary directories. */
 export async function stopAllWorkers(): Promise<void> {
-  for (const worker of processes) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+  for (const worker of processes)
+    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
   await Promise.all(processes.map((worker) => worker.exited));
   processes.length = 0;
   for (const dir of temporaryDirs.splice(0)) rmSync(dir, { recursive: true, force: true });

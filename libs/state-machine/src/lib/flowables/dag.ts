@@ -38,7 +38,11 @@ export const dagRules: ContainerRules<DagTask> = {
   hasChildren: true,
   taskLists: (task) => [task.tasks.map((entry) => entry.task)],
   start: (task) => ({ ...EMPTY_PROGRESS, dag: task.tasks.map(() => DAG_TASK.waiting) }),
-  lanes: (task) => ({ count: task.tasks.length, limit: task.concurrency || Infinity, tasksOf: (lane) => [task.tasks[lane]?.task as Task] }),
+  lanes: (task) => ({
+    count: task.tasks.length,
+    limit: task.concurrency || Infinity,
+    tasksOf: (lane) => [task.tasks[lane]?.task as Task],
+  }),
   laneStates: dagLanes,
   mainEnded(_task, _step, _run, progress, outcome) {
     if (outcome !== 'SUCCESS' || !progress.dag?.some((state) => state === DAG_TASK.waiting)) return undefined;

@@ -16,6 +16,10 @@ export const forEachRules: ContainerRules<ForEachTask> = {
     );
     return { ...EMPTY_PROGRESS, values };
   },
-  lanes: (task, progress) => ({ count: progress.values?.length ?? 0, limit: task.concurrencyLimit || Infinity, tasksOf: () => task.tasks }),
+  lanes: (task, progress) => ({
+    count: progress.values?.length ?? 0,
+    limit: task.concurrencyLimit || Infinity,
+    tasksOf: () => task.tasks,
+  }),
   laneValue: (progress, lane) => progress.values?.[lane],
 };

@@ -7,5 +7,9 @@ export const parallelRules: ContainerRules<ParallelTask> = {
   hasChildren: true,
   taskLists: (task) => [task.tasks],
   start: () => EMPTY_PROGRESS,
-  lanes: (task) => ({ count: task.tasks.length, limit: task.concurrency || Infinity, tasksOf: (lane) => [task.tasks[lane] as Task] }),
+  lanes: (task) => ({
+    count: task.tasks.length,
+    limit: task.concurrency || Infinity,
+    tasksOf: (lane) => [task.tasks[lane] as Task],
+  }),
 };

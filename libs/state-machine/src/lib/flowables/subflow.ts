@@ -62,7 +62,8 @@ export const subflowRules: LeafRules<SubflowTask> = {
     return step.moveRun(step.moveRun(run, 'KILLING'), 'KILLED');
   },
   timedOut(task, step, run, round) {
-    if (run.state !== 'RUNNING' || step.halted || subflowRound(run) !== round || run.subflowExecutionId === undefined) return undefined;
+    if (run.state !== 'RUNNING' || step.halted || subflowRound(run) !== round || run.subflowExecutionId === undefined)
+      return undefined;
     step.emit({ type: 'kill-subflow', executionId: run.subflowExecutionId });
     const error = `Timed out after ${formatDuration(task.timeoutMs ?? 0)}: the subflow execution '${run.subflowExecutionId}' had not ended`;
     return step.finishRun(run, task, 'FAILED', { error });

@@ -29,10 +29,13 @@ export const waitForRules: ContainerRules<WaitForTask> = {
     const iteration = progress.iteration ?? 0;
     const frequency = task.checkFrequency;
     const maxIterationsReached = frequency.maxIterations !== undefined && iteration + 1 >= frequency.maxIterations;
-    const maxDurationReached = frequency.maxDurationMs !== undefined && step.now - (progress.startedAt ?? step.now) >= frequency.maxDurationMs;
+    const maxDurationReached =
+      frequency.maxDurationMs !== undefined && step.now - (progress.startedAt ?? step.now) >= frequency.maxDurationMs;
     if (maxIterationsReached || maxDurationReached) {
       if (!task.failOnMaxReached) return { outcome };
-      step.putRun(copyRun(step.run(run.id), { error: `WaitFor: the condition was still false after ${iteration + 1} iterations` }));
+      step.putRun(
+        copyRun(step.run(run.id), { error: `WaitFor: the condition was still false after ${iteration + 1} iterations` }),
+      );
       return { outcome: 'FAILED' };
     }
     step.setProgress(run.id, { ...progress, waiting: true });
