@@ -146,6 +146,9 @@ function summary() {
 
 async function main() {
   await step('lint', NX, ['run-many', '-t', 'lint', ...NX_COMMON]);
+  await step('document references', process.execPath, [path.join(ROOT, 'tools', 'scripts', 'check-doc-links.js')], {
+    limitMinutes: 2,
+  });
   await step('typecheck', path.join(BIN, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], { limitMinutes: 10 });
   const codegenCheck = path.join(ROOT, 'tools', 'scripts', 'check-codegen.js');
   if (fs.existsSync(codegenCheck)) {
