@@ -166,6 +166,16 @@ async function main() {
     countTests: true,
     limitMinutes: 30,
   });
+  // The container image: built with buildah (the UI bundle in it), then migrate and the api run from it.
+  await step(
+    'image: build and start (deploy/image/run-image-test.sh)',
+    path.join(ROOT, 'deploy', 'image', 'run-image-test.sh'),
+    [],
+    {
+      countTests: true,
+      limitMinutes: 15,
+    },
+  );
 }
 
 function onSignal(signal) {

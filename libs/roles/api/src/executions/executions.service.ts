@@ -4,6 +4,9 @@ import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lan
 import {
   coerceInputs,
   type ExecutionRecordState,
+  type ExecutionSearchQuery,
+  type ExecutionStats,
+  type ExecutionStatsQuery,
   type ExecutionWithTaskRuns,
   type RecordPage,
   type ExecutionRecord,
@@ -27,13 +30,7 @@ export interface NewExecutionRequest {
   readonly fileInputs?: readonly string[];
 }
 
-export interface ExecutionSearch {
-  readonly namespace?: string;
-  readonly flowId?: string;
-  readonly state?: ExecutionRecordState;
-  readonly page: number;
-  readonly size: number;
-}
+export type ExecutionSearch = ExecutionSearchQuery;
 
 const DEFAULT_FOLLOW_POLL_MS = 5000;
 const RESTARTABLE: readonly ExecutionRecordState[] = ['FAILED', 'KILLED'];
@@ -124,6 +121,10 @@ export class ExecutionsService {
 
   search(tenantId: string, query: ExecutionSearch): Promise<RecordPage<ExecutionRecord>> {
     return this.repositories.executions.search(tenantId, query);
+  }
+
+  stats(tenantId: string, query: ExecutionStatsQuery): Promise<ExecutionStats> {
+    return this.repositories.executions.stats(tenantId, query);
   }
 
   async kill(tenantId: string, executionId: string, requestedBy: string, correlationId: string): Promise<void> {
