@@ -139,6 +139,8 @@ describe("Kestra's tests and operators", () => {
     ["{{ inputs.nothing ?? 'null-or-undefined' }} {{ inputs.missing ?? 'fallback' }}", 'null-or-undefined fallback'],
     ["{{ inputs.missing ??? 'undefined-only' }}|{{ inputs.nothing ??? 'kept' }}|", 'undefined-only||'],
     ["{{ 3 in inputs.list ? 'yes' : 'no' }}", 'yes'],
+    // A template holding only a comment is a template too.
+    ['a{# a note #}b', 'ab'],
   ])('%s', (template, expected) => {
     expect(render(template)).toBe(expected);
   });

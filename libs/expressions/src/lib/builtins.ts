@@ -648,7 +648,15 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
       return Buffer.from(subject, 'base64').toString('utf8');
     },
   ],
-  ['urlencode', textMapped('urlencode', (subject) => encodeURIComponent(subject))],
+  // Java's URLEncoder, as Pebble's urlencode: a space is '+', and only letters, digits and . - * _ stay as they are.
+  [
+    'urlencode',
+    textMapped('urlencode', (subject) =>
+      encodeURIComponent(subject)
+        .replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+        .replace(/%20/g, '+'),
+    ),
+  ],
   [
     'urldecode',
     textMapped('urldecode', (subject) => {
