@@ -101,7 +101,9 @@ describe("Kestra's filters", () => {
     const error = failure("{{ inputs.when | dateAdd(1, 'FORTNIGHTS') }}");
     expect(error.message).toContain("'dateAdd' unit must be one of");
     expect(error.expression).toBe("{{ inputs.when | dateAdd(1, 'FORTNIGHTS') }}");
+    expect(failure("{{ inputs.when | date('MMMM', locale='fr') }}").message).toContain("'date' does not support locale");
     expect(failure('{{ inputs.list | chunk(0) }}').message).toContain("'chunk' size must be a whole number");
+    expect(failure("{{ 'a1' | replace({'[0-9]': ''}, regexp=true) }}").message).toContain('regexp=true is not supported');
     expect(failure("{{ 'x' | escapeChar('HTML') }}").message).toContain("'escapeChar' type must be SINGLE, DOUBLE or SHELL");
   });
 });
@@ -139,6 +141,8 @@ describe("Kestra's tests and operators", () => {
     ["{{ inputs.nothing ?? 'null-or-undefined' }} {{ inputs.missing ?? 'fallback' }}", 'null-or-undefined fallback'],
     ["{{ inputs.missing ??? 'undefined-only' }}|{{ inputs.nothing ??? 'kept' }}|", 'undefined-only||'],
     ["{{ 3 in inputs.list ? 'yes' : 'no' }}", 'yes'],
+    // Pebble divides whole numbers as Java longs.
+    ['{{ 7 / 2 }} {{ -7 / 2 }} {{ 7.5 / 2 }} {{ 6 / 3 }}', '3 -3 3.75 2'],
     // A template holding only a comment is a template too.
     ['a{# a note #}b', 'ab'],
   ])('%s', (template, expected) => {

@@ -178,6 +178,8 @@ function dated<T>(name: string, run: () => T): T {
 function noExistingFormat(a: Arguments, name: string): void {
   if (a.named.has('existingFormat') && a.named.get('existingFormat') !== null)
     throw new BuiltinError(`'${name}' does not support existingFormat; pass an ISO-8601 date`);
+  if (a.named.has('locale') && a.named.get('locale') !== null)
+    throw new BuiltinError(`'${name}' does not support locale; month and day names are English`);
 }
 
 /** Epoch nanoseconds of a date input as text (digits past milliseconds kept from ISO text). */
@@ -513,7 +515,7 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   [
     'date',
     (input, a) => {
-      if (a.named.has('existingFormat')) throw new BuiltinError("'date' does not support existingFormat; pass an ISO-8601 date");
+      noExistingFormat(a, 'date');
       const format = arg(a, 0, 'format') ?? 'iso8601';
       const timeZone = arg(a, 1, 'timeZone') ?? 'UTC';
       try {
@@ -560,6 +562,8 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
     'replace',
     (input, a, budget) => {
       const subject = text(input, 'replace');
+      if (a.named.get('regexp') === true)
+        throw new BuiltinError("'replace' with regexp=true is not supported (no regular expressions)");
       const first = arg(a, 0, 'search');
       // Pebble passes a map of replacements; Kestra also accepts (search, replacement).
       const pairs: [string, string][] = isDataMap(first)

@@ -535,7 +535,8 @@ function arithmetic(operator: string, left: unknown, right: unknown, at: Positio
     case '*':
       return left * right;
     case '/':
-      return left / right;
+      // Pebble divides two whole numbers as Java longs: 7 / 2 is 3.
+      return Number.isInteger(left) && Number.isInteger(right) ? Math.trunc(left / right) : left / right;
     case '//':
       return Math.floor(left / right);
     case '%':
