@@ -17,6 +17,8 @@ export interface ContextSource {
   readonly taskOutputs: PersistentMap<TaskOutputEntry>;
   /** Kestra's `envs` (the instance's ENV_-prefixed variables) and `globals` (instance-wide variables); empty when not given. */
   readonly envs?: Readonly<Record<string, string>>;
+  /** Visits every task run of the execution as it stands (Kestra's `tasks.<taskId>.state`). */
+  readonly eachTaskRun?: (visit: (run: TaskRun) => void) => void;
   readonly globals?: Readonly<Record<string, unknown>>;
 }
 
@@ -70,6 +72,14 @@ export function buildContext(source: ContextSource, taskRun?: TaskRun): RenderCo
     enumerable: true,
     get: () => (outputs ??= materialiseOutputs(source.taskOutputs)),
   });
+  const eachTaskRun = source.eachTaskRun;
+  if (eachTaskRun !== undefined) {
+    let tasks: Record<string, unknown> | undefined;
+    Object.defineProperty(context, 'tasks', {
+      enumerable: true,
+      get: () => (tasks ??= taskStates(eachTaskRun)),
+    });
+  }
   if (taskRun !== undefined) {
     const task = taskIfKnown(flow, taskRun.taskId);
     if (task !== undefined) context['task'] = { id: task.id, type: task.type };
@@ -96,6 +106,17 @@ export function buildContext(source: ContextSource, taskRun?: TaskRun): RenderCo
     if (parents.length > 0) context['parent'] = parents[0];
   }
   return context;
+}
+
+/** Kestra's `tasks`: `tasks.<taskId>.state`, or `tasks.<taskId>.<value>.state` for task runs of a ForEach value. */
+function taskStates(eachTaskRun: (visit: (run: TaskRun) => void) => void): Record<string, unknown> {
+  const tasks: Record<string, Record<string, unknown>> = {};
+  eachTaskRun((run) => {
+    const entry = (tasks[run.taskId] ??= {});
+    if (run.value === undefined) entry['state'] = run.state;
+    else entry[run.value] = { state: run.state };
+  });
+  return tasks;
 }
 
 function taskIfKnown(flow: Flow, taskId: string): { id: string; type: string } | undefined {

@@ -1,5 +1,5 @@
 import { simulateFlow } from '../index';
-import { flow, forEach, outputValues, runsOf } from '../test-support/flows';
+import { flow, forEach, log, outputValues, runsOf } from '../test-support/flows';
 
 // The render context of a task run holds Kestra's RunVariables: what a template reads.
 describe('the render context (Kestra RunVariables)', () => {
@@ -52,5 +52,16 @@ describe('the render context (Kestra RunVariables)', () => {
       { v: 'a-1 1 true' },
       { v: 'b-1 1 true' },
     ]);
+  });
+
+  it("gives Kestra's tasks map: the state of each task run, by value inside ForEach", () => {
+    const result = simulateFlow(
+      flow([
+        log('first'),
+        forEach('each', ['x', 'y'], [log('inner')], 1),
+        outputValues('read', { v: '{{ tasks.first.state }} {{ tasks.inner.x.state }} {{ tasks.each.state }}' }),
+      ]),
+    );
+    expect(runsOf(result.execution, 'read')[0].outputs).toEqual({ values: { v: 'SUCCESS SUCCESS SUCCESS' } });
   });
 });
