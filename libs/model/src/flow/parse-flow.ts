@@ -8,6 +8,7 @@ import { readInputs, readOutputs } from './read-inputs';
 import { dropUndefined, readWorkerSelector, TaskReader } from './read-tasks';
 import { readTriggers } from './read-triggers';
 import { checkYamlBounds } from './yaml-bounds';
+import { SYSTEM_LABEL_REFUSAL, systemLabelKeys } from './system-labels';
 
 /** FLOWS.md: a flow's source is at most 1 MiB. */
 export const MAX_FLOW_SOURCE_BYTES = 1024 * 1024;
@@ -109,13 +110,15 @@ function readFlow(source: FlowSource, view: ObjectView): Flow {
       view.report('namespace', `must be at most ${MAX_NAMESPACE_LENGTH} characters`);
     }
   }
+  const labels = view.labels('labels') ?? {};
+  for (const key of systemLabelKeys(labels)) view.report('labels', `'${key}': ${SYSTEM_LABEL_REFUSAL}`);
   const tasks = new TaskReader(source);
   return dropUndefined({
     id,
     namespace,
     revision: view.integer('revision', { min: 1 }),
     description: view.string('description'),
-    labels: view.labels('labels') ?? {},
+    labels,
     inputs: readInputs(source, view),
     variables: view.valueRecord('variables') ?? {},
     concurrency: readConcurrency(source, view),

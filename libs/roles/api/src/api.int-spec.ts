@@ -233,7 +233,8 @@ describe('executions', () => {
       namespace: 'company.team',
       flowId: 'hello',
       inputs: { who: 'spec' },
-      labels: { team: 'qa' },
+      // Its own id as the correlation id, as Kestra sets system.correlationId.
+      labels: { team: 'qa', 'system.correlationId': created.json.id },
     });
     const stored = await api.repositories.executions.get(TENANT, created.json.id);
     expect(stored).toMatchObject({ state: 'CREATED', version: 0, flowRevision: 1 });
@@ -251,6 +252,11 @@ describe('executions', () => {
     const badLabels = await createExecution('', { labels: { team: 3 } });
     expect(badLabels.status).toBe(400);
     expect(badLabels.json.errors).toEqual([expect.objectContaining({ path: 'labels.team' })]);
+    const systemLabel = await createExecution('', { labels: { 'system.correlationId': 'forged' } });
+    expect(systemLabel.status).toBe(422);
+    expect(systemLabel.json.errors).toEqual([
+      { path: 'labels.system.correlationId', message: 'labels starting with system. are set by Lanner, not by a flow or a user' },
+    ]);
     const unknownInput = await createExecution('', { inputs: { nope: 1 } });
     expect(unknownInput.status).toBe(422);
     expect(unknownInput.json.errors).toEqual([expect.objectContaining({ path: 'inputs.nope' })]);

@@ -3,6 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
 import {
   coerceInputs,
+  CORRELATION_ID_LABEL,
+  SYSTEM_LABEL_REFUSAL,
+  systemLabelKeys,
   type ExecutionRecordState,
   type ExecutionSearchQuery,
   type ExecutionStats,
@@ -79,12 +82,20 @@ export class ExecutionsService {
         request.fileInputs.map((name) => ({ path: `inputs.${name}`, message: 'file inputs are not supported yet' })),
       );
     }
+    const reserved = systemLabelKeys(request.labels);
+    if (reserved.length > 0) {
+      throw new InvalidContent(
+        'The labels are not valid',
+        reserved.map((key) => ({ path: `labels.${key}`, message: SYSTEM_LABEL_REFUSAL })),
+      );
+    }
     const inputs = coerceInputs(parsed.flow.inputs, request.inputs);
     if (!inputs.ok) throw new InvalidContent('The inputs do not match the flow', problemEntries(inputs.problems));
 
     const now = new Date();
     const executionId = randomUUID();
-    const labels = { ...parsed.flow.labels, ...request.labels };
+    // Every execution carries its correlation id; its subflow children and retries inherit it.
+    const labels = { ...parsed.flow.labels, ...request.labels, [CORRELATION_ID_LABEL]: executionId };
     const created = await this.repositories.executions.create(tenantId, {
       id: executionId,
       namespace,
