@@ -208,6 +208,22 @@ describe('flows', () => {
     expect(refused.json).toMatchObject({ status: 422, errors: [{ path: 'tasks[0].type', line: 5 }] });
   });
 
+  it('validation names a deprecated spelling as a warning, and the flow is still accepted', async () => {
+    const old =
+      'id: old-spelling\nnamespace: company.crud\ntasks:\n  - id: t\n    type: io.kestra.plugin.core.log.Log\n    message: hi\n' +
+      '    retry: { type: constant, interval: PT1S, maxAttempts: 2 }\n';
+    const validated = await call('POST', `/api/v1/${TENANT}/flows/validate`, { body: old, contentType: 'application/x-yaml' });
+    expect(validated.json).toEqual([
+      expect.objectContaining({
+        path: 'tasks[0].retry.maxAttempts',
+        line: 7,
+        severity: 'WARNING',
+        message: expect.stringContaining("'maxAttempt'"),
+      }),
+    ]);
+    expect((await postFlow(old)).status).toBe(201);
+  });
+
   it('refuses a flow over 1 MiB (413), a flow sent as JSON (415) and malformed JSON (400), as problems', async () => {
     const huge = `${yaml('huge')}# ${'x'.repeat(1024 * 1024)}\n`;
     expect((await postFlow(huge)).json).toMatchObject({ status: 413 });

@@ -338,7 +338,7 @@ class Step extends StepStore implements FlowableStep {
       return;
     }
     let final: TaskRunState =
-      resultState === 'SUCCESS' && task.retry?.warningOnRetry && attempt.attempt > 1 ? 'WARNING' : resultState;
+      resultState === 'SUCCESS' && this.retryOf(run, task)?.warningOnRetry && attempt.attempt > 1 ? 'WARNING' : resultState;
     if (final === 'WARNING' && task.allowWarning) final = 'SUCCESS';
     run = this.moveRun(run, final, {
       outputs,
@@ -572,7 +572,7 @@ class Step extends StepStore implements FlowableStep {
   /** A runnable attempt failed: retry, allow the failure, or fail. */
   private failRunnable(run: TaskRun, task: RunnableTask, error: string, outputs: JsonObject | undefined): void {
     const attempts = endAttempt(run, 'FAILED', this.now, { error, outputs });
-    const retry = task.retry;
+    const retry = this.retryOf(run, task);
     if (retry !== undefined && this.halt === undefined && retryAllowed(retry, run.attempts, this.now)) {
       if (retry.behavior === 'RETRY_FAILED_TASK') {
         let failed = this.moveRun(run, 'FAILED', { error, attempts });
@@ -600,6 +600,21 @@ class Step extends StepStore implements FlowableStep {
       ended = this.moveRun(run, 'FAILED', { error, attempts, outputs });
     }
     this.childEnded(ended);
+  }
+
+  /**
+   * Kestra's order: the task's own retry, else the nearest flowable above it
+   * that has one, else the flow's `retry`.
+   */
+  private retryOf(run: TaskRun, task: Task): RetryPolicy | undefined {
+    if (task.retry !== undefined) return task.retry;
+    for (let parentId = run.parentTaskRunId; parentId !== undefined;) {
+      const parent = this.run(parentId);
+      const retry = this.task(parent).retry;
+      if (retry !== undefined) return retry;
+      parentId = parent.parentTaskRunId;
+    }
+    return this.flow.retry;
   }
 
   private executionRetryAllowed(retry: RetryPolicy): boolean {
