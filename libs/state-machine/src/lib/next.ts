@@ -74,7 +74,7 @@ class Step extends StepStore implements FlowableStep {
       case 'task-run-queued':
         return this.onQueued(event.taskRunId, event.attempt, event.workerQueueId, event.waitingReason, event.reason);
       case 'task-run-dispatch-refused':
-        return this.onDispatchRefused(event.taskRunId, event.attempt, event.state, event.reason);
+        return this.onDispatchRefused(event.taskRunId, event.attempt, event.state, event.reason, event.attemptFailed === true);
       case 'worker-lost':
         return this.onWorkerLost(event.taskRunId, event.attempt);
       case 'task-run-deadline-passed':
@@ -363,12 +363,22 @@ class Step extends StepStore implements FlowableStep {
     this.putRun(copyRun(run, { workerQueueId, waitingReason, dispatchReason }));
   }
 
-  private onDispatchRefused(taskRunId: string, attemptNumber: number, refused: 'FAILED' | 'CANCELLED', reason: string): void {
+  private onDispatchRefused(
+    taskRunId: string,
+    attemptNumber: number,
+    refused: 'FAILED' | 'CANCELLED',
+    reason: string,
+    attemptFailed: boolean,
+  ): void {
     if (isFinalExecution(this.state)) return;
     let run = this.find(taskRunId);
     if (run === undefined || run.state !== 'SUBMITTED' || lastAttempt(run)?.attempt !== attemptNumber) return;
     const task = this.task(run);
     if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
+    if (attemptFailed && refused === 'FAILED' && isRunnable(task)) {
+      this.failRunnable(copyRun(run, { waitingReason: undefined }), task, reason, undefined);
+      return;
+    }
     run = this.moveRun(run, refused, {
       error: reason,
       waitingReason: undefined,
@@ -669,7 +679,9 @@ class Step extends StepStore implements FlowableStep {
     } catch (error) {
       return this.failAtStart(run, task, renderFailure(error)).state;
     }
-    const running = this.moveRun(run, 'RUNNING', { progress });
+    const outputs = rules.startOutputs?.(progress);
+    const running = this.moveRun(run, 'RUNNING', { progress, ...(outputs !== undefined ? { outputs } : {}) });
+    if (outputs !== undefined) this.recordOutputs(running);
     this.advance(running.id);
     const started = this.run(running.id);
     this.scheduleContainerTimeout(started);
@@ -790,9 +802,13 @@ class Step extends StepStore implements FlowableStep {
       if (rules?.idle?.(progress) === true && !stopping) return false;
       if (!stopping) {
         const lanes = this.lanesOf(containerId, progress);
-        for (;;) {
+        // The lanes started together are all created, even when one of them fails
+        // at once (Kestra creates every free slot's task run in one go): a failure
+        // only stops the lanes that would start later.
+        let batch = progress.failed > 0 || progress.killed > 0 ? 0 : lanes.limit - progress.running;
+        for (; batch > 0; batch--) {
           progress = this.progressOf(containerId);
-          if (progress.failed > 0 || progress.killed > 0 || progress.running >= lanes.limit) break;
+          if (progress.killed > 0 || progress.running >= lanes.limit || this.stopping(containerId)) break;
           const lane = this.nextStartableLane(containerId, progress, lanes);
           if (lane === undefined) break;
           const end = this.runLane(containerId, progress.stage, lane, 0);

@@ -217,6 +217,12 @@ export type ExecutionEvent =
       readonly attempt: number;
       readonly state: 'FAILED' | 'CANCELLED';
       readonly reason: string;
+      /**
+       * The job could not be produced because of the flow (a template that did
+       * not render, a job too large): a failed attempt, to which the task's
+       * retry and allowFailure apply, as when a worker fails it.
+       */
+      readonly attemptFailed?: boolean;
     }
   | { readonly type: 'worker-lost'; readonly taskRunId: string; readonly attempt: number }
   /**

@@ -22,7 +22,9 @@ export type ScriptedOutcome =
   /** Starts, then its worker dies after `durationMs`. */
   | { readonly state: 'LOST'; readonly durationMs?: number }
   /** The resolver refuses the job (selector fallback FAIL/CANCEL). */
-  | { readonly state: 'REFUSED'; readonly as: 'FAILED' | 'CANCELLED'; readonly reason: string };
+  | { readonly state: 'REFUSED'; readonly as: 'FAILED' | 'CANCELLED'; readonly reason: string }
+  /** The executor cannot produce the job: a template of the task does not render (a failed attempt). */
+  | { readonly state: 'UNRENDERABLE'; readonly reason: string };
 
 /**
  * Per task id: one outcome for every attempt, a list per attempt (the last
@@ -129,6 +131,11 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
           const job = { taskRunId: action.taskRunId, attempt: action.attempt };
           if (outcome.state === 'REFUSED') {
             push(now, { type: 'task-run-dispatch-refused', ...job, state: outcome.as, reason: outcome.reason });
+            break;
+          }
+          if (outcome.state === 'UNRENDERABLE') {
+            const refused = { state: 'FAILED', reason: outcome.reason, attemptFailed: true } as const;
+            push(now, { type: 'task-run-dispatch-refused', ...job, ...refused });
             break;
           }
           if (outcome.state === 'UNSTARTED') break;

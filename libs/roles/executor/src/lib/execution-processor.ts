@@ -386,12 +386,13 @@ export class ExecutionProcessor {
   private async dispatch(unit: Unit, action: DispatchAction): Promise<ExecutionEvent> {
     const execution = unit.current;
     const now = this.clock();
-    const refused = (reason: string, state: 'FAILED' | 'CANCELLED' = 'FAILED'): ExecutionEvent => ({
+    const refused = (reason: string, state: 'FAILED' | 'CANCELLED' = 'FAILED', attemptFailed = false): ExecutionEvent => ({
       type: 'task-run-dispatch-refused',
       taskRunId: action.taskRunId,
       attempt: action.attempt,
       state,
       reason,
+      ...(attemptFailed ? { attemptFailed } : {}),
     });
     try {
       const context = renderContextFor(unit.flow, execution, action.taskRunId);
@@ -443,8 +444,9 @@ export class ExecutionProcessor {
       };
     } catch (error) {
       // What the user must fix in the flow fails the task run with a message that says so.
+      // It is a failed attempt, as in Kestra: the task's retry and allowFailure apply.
       if (error instanceof ExpressionError || error instanceof JobTooLarge || error instanceof UnstorableJob)
-        return refused(error.message);
+        return refused(error.message, 'FAILED', true);
       // A job the contract refuses (its problems name paths, never values) would be refused on every retry.
       if (error instanceof InvalidQueueMessageError) return refused(`the job could not be produced: ${error.message}`);
       throw error;
