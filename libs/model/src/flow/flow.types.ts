@@ -230,7 +230,7 @@ export interface SubflowTask extends TaskCommon {
   readonly transmitFailed: boolean;
   /** Kestra's `inheritLabels`: the subflow execution gets this execution's labels. */
   readonly inheritLabels?: boolean;
-  /** Kestra's deprecated `outputs` map: rendered against the child execution when it ends. */
+  /** Kestra's deprecated `outputs` map: accepted (with a warning), not rendered. */
   readonly outputs?: Readonly<Record<string, TemplatedValue>>;
 }
 export interface FailTask extends TaskCommon {

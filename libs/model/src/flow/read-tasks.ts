@@ -343,7 +343,7 @@ export class TaskReader {
 
   private subflowOutputs(view: ObjectView): Record<string, TemplatedValue> | undefined {
     if (!view.has('outputs')) return undefined;
-    view.warn('outputs', "is deprecated in Kestra: declare the child flow's own 'outputs' instead");
+    view.warn('outputs', "is deprecated and not rendered by Lanner: declare the child flow's own 'outputs' instead");
     return view.valueRecord('outputs');
   }
 

@@ -89,7 +89,7 @@ class Step extends StepStore implements FlowableStep {
         if (!acceptsRestart(this.base, event.expectedVersion)) return;
         return this.onRestart(event.runningExecutions ?? 0);
       case 'subflow-ended':
-        return this.onSubflowEnded(event.taskRunId, event.executionId, event.state, event.outputs);
+        return this.onSubflowEnded(event.taskRunId, event.executionId, event.state, event.outputs, event.error);
     }
   }
 
@@ -549,13 +549,14 @@ class Step extends StepStore implements FlowableStep {
     executionId: string,
     childState: ExecutionState,
     outputs: JsonObject | undefined,
+    error: string | undefined,
   ): void {
     if (isFinalExecution(this.state)) return;
     const run = this.find(taskRunId);
     if (run === undefined || run.state !== 'RUNNING' || run.subflowExecutionId !== executionId) return;
     const task = this.task(run);
     if (task.kind !== 'Subflow' || !isFinalExecution(childState)) return;
-    this.childEnded(subflowChildEnded(task, this, run, executionId, childState, outputs));
+    this.childEnded(subflowChildEnded(task, this, run, executionId, childState, outputs, error));
   }
 
   // ---- Runnable tasks -----------------------------------------------------------------

@@ -250,6 +250,8 @@ export type ExecutionEvent =
       readonly executionId: string;
       readonly state: ExecutionState;
       readonly outputs?: JsonObject;
+      /** Why the child could not even start (its inputs do not match its flow, say). */
+      readonly error?: string;
     };
 
 // ---- Actions --------------------------------------------------------------------

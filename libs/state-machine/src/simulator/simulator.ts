@@ -43,7 +43,10 @@ export interface SimulationOptions {
   readonly script?: Readonly<Record<string, TaskScript>>;
   /** Child executions of Subflow tasks, by `namespace.flowId` (default: SUCCESS, no outputs). */
   readonly subflows?: Readonly<
-    Record<string, { readonly state: ExecutionState; readonly outputs?: JsonObject; readonly durationMs?: number }>
+    Record<
+      string,
+      { readonly state: ExecutionState; readonly outputs?: JsonObject; readonly durationMs?: number; readonly error?: string }
+    >
   >;
   /** External events at virtual times: kill, resume, restart, concurrency slot freed. */
   readonly events?: readonly { readonly at: Millis; readonly event: ExecutionEvent }[];
@@ -179,6 +182,7 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
             executionId: action.executionId,
             state: child.state,
             ...(child.outputs !== undefined ? { outputs: child.outputs } : {}),
+            ...('error' in child && child.error !== undefined ? { error: child.error } : {}),
           });
           break;
         }

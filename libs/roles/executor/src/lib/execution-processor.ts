@@ -11,7 +11,15 @@ import {
   type EncodedQueueMessage,
   type ExecutorEvent,
 } from '@lanner/frames';
-import { parseFlow, type ExecutionRecord, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
+import {
+  coerceInputs,
+  formatProblem,
+  parseFlow,
+  type ExecutionRecord,
+  type Flow,
+  type FlowRevisionRecord,
+  type StoredJson,
+} from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import {
   AlreadyExists,
@@ -471,10 +479,17 @@ export class ExecutionProcessor {
       );
       return { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED' };
     }
+    // The child's inputs are checked and defaulted against its flow, as for any execution.
+    const childFlow = await this.flow(unit.tenantId, child.namespace, child.flowId, child.revision);
+    const inputs = coerceInputs(childFlow.inputs, action.inputs);
+    if (!inputs.ok) {
+      const error = `The inputs do not match the flow ${child.namespace}.${child.flowId}: ${inputs.problems.map(formatProblem).join('; ')}`;
+      return { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED', error };
+    }
     await this.createExecution(unit, {
       id: action.executionId,
       flow: child,
-      inputs: action.inputs,
+      inputs: inputs.values as JsonObject,
       labels: action.labels,
       parent: { executionId: action.parent.executionId, taskRunId: action.parent.taskRunId },
     });

@@ -78,10 +78,15 @@ export function subflowChildEnded(
   executionId: string,
   childState: ExecutionState,
   outputs: JsonObject | undefined,
+  startError?: string,
 ): TaskRun {
   step.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
   let outcome: Outcome = 'SUCCESS';
   let error: string | undefined;
+  if (startError !== undefined) {
+    // A child that could not start fails the task whatever transmitFailed says: nothing ran.
+    return step.finishRun(run, task, 'FAILED', { error: startError });
+  }
   if (childState === 'WARNING') outcome = 'WARNING';
   else if (childState !== 'SUCCESS' && task.transmitFailed) {
     outcome = 'FAILED';
