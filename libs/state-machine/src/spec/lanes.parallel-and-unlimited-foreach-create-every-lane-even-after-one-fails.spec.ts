@@ -13,10 +13,14 @@ describe('lanes started together', () => {
   });
 
   it('ForEach without a limit creates a lane per value even when one fails at once', () => {
-    const body = [failTask('stop', 'x', "{{ taskrun.value == 'a' }}"), log('work')];
+    const body = [failTask('stop', 'x', "{{ taskrun.value == 'a' }}")];
     const result = simulateFlow(flow([forEach('each', ['a', 'b', 'c'], body, 0)]));
     expect(result.execution.state).toBe('FAILED');
-    expect(runsOf(result.execution, 'work').map((run) => run.value)).toEqual(['b', 'c']);
+    expect(runsOf(result.execution, 'stop').map((run) => [run.value, run.state])).toEqual([
+      ['a', 'FAILED'],
+      ['b', 'SUCCESS'],
+      ['c', 'SUCCESS'],
+    ]);
   });
 
   it('a limit of one still stops at the first failure', () => {

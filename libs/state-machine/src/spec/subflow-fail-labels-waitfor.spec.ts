@@ -22,6 +22,8 @@ describe('Subflow', () => {
     const start = result.actions.find((action) => action.type === 'start-subflow');
     expect(start).toMatchObject({ namespace: 'company.team', flowId: 'report', inputs: { region: 'eu' }, wait: true });
     expect(runsOf(result.execution, 'child')[0]?.outputs).toMatchObject({ rows: 42, state: 'SUCCESS' });
+    // Kestra's place for them.
+    expect(runsOf(result.execution, 'child')[0]?.outputs).toMatchObject({ outputs: { rows: 42 } });
   });
 
   it('fails when the child fails and transmitFailed is set', () => {

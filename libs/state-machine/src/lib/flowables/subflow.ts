@@ -92,7 +92,10 @@ export function subflowChildEnded(
     outcome = 'FAILED';
     error = `The subflow execution '${executionId}' ended ${childState}`;
   }
-  const ended = step.finishRun(run, task, outcome, { outputs: { executionId, state: childState, ...(outputs ?? {}) }, error });
+  // Kestra's shape is `outputs.<task>.outputs.<name>`; the child's outputs also stay
+  // at the top level, where earlier Lanner flows read them.
+  const taskOutputs = { ...(outputs ?? {}), executionId, state: childState, ...(outputs !== undefined ? { outputs } : {}) };
+  const ended = step.finishRun(run, task, outcome, { outputs: taskOutputs, error });
   step.recordOutputs(ended);
   return ended;
 }
