@@ -235,6 +235,7 @@ export interface SubflowTask extends TaskCommon {
 }
 export interface FailTask extends TaskCommon {
   readonly kind: 'Fail';
+  /** Fails only when this renders truthy (Kestra: anything but false, 0, -0 and ''). */
   readonly condition?: Template;
   readonly errorMessage: Template;
 }
@@ -255,7 +256,6 @@ export type FlowableTask =
   | WaitForTask
   | PauseTask
   | SubflowTask
-  | FailTask
   | LabelsTask;
 
 // ---- Runnable tasks (run on a worker) --------------------------------------
@@ -296,8 +296,9 @@ export interface NodeScriptTask extends TaskCommon {
   readonly env?: Readonly<Record<string, Template>>;
 }
 
+/** Kestra's Fail is a runnable task: it runs on a worker, so retry, timeout and allowFailure apply to it as to any. */
 export type RunnableTask =
-  LogTask | ReturnTask | OutputValuesTask | SleepTask | HttpRequestTask | ShellCommandsTask | NodeScriptTask;
+  LogTask | ReturnTask | OutputValuesTask | SleepTask | HttpRequestTask | ShellCommandsTask | NodeScriptTask | FailTask;
 
 export type Task = FlowableTask | RunnableTask;
 export type TaskKind = Task['kind'];

@@ -73,7 +73,7 @@ const TASK_SPECS: Readonly<Record<string, TaskTypeSpec>> = {
     runnable: false,
     keys: ['namespace', 'flowId', 'revision', 'inputs', 'labels', 'wait', 'transmitFailed', 'inheritLabels', 'outputs'],
   },
-  [TASK_TYPES.Fail]: { runnable: false, keys: ['condition', 'errorMessage'] },
+  [TASK_TYPES.Fail]: { runnable: true, keys: ['condition', 'errorMessage'] },
   [TASK_TYPES.Labels]: { runnable: false, keys: ['labels'] },
   [TASK_TYPES.Log]: { runnable: true, keys: ['message', 'level'] },
   [TASK_TYPES.Echo]: { runnable: true, keys: ['format', 'level'] },

@@ -231,6 +231,12 @@ function defaultOutcome(flow: Flow, execution: Execution, taskRunId: string, tas
       return { state: 'SUCCESS', outputs: { values: renderAny(task.values, context, { now }) as JsonObject } };
     if (task.kind === 'Return')
       return { state: 'SUCCESS', outputs: { value: renderAny(task.format, context, { now }) as string } };
+    if (task.kind === 'Fail') {
+      // As the worker's Fail: a condition that rendered false, 0, -0 or '' lets it succeed.
+      const condition = task.condition === undefined ? undefined : String(renderAny(task.condition, context, { now }));
+      if (condition !== undefined && ['false', '0', '-0', ''].includes(condition)) return { state: 'SUCCESS' };
+      return { state: 'FAILED', error: String(renderAny(task.errorMessage, context, { now })) };
+    }
   } catch (error) {
     return { state: 'FAILED', error: error instanceof Error ? error.message : 'rendering failed' };
   }
