@@ -51,6 +51,7 @@ import type {
 export function next(flow: Flow, execution: Execution, event: ExecutionEvent, now: Millis): NextResult {
   const step = new Step(flow, execution, now);
   step.apply(event);
+  step.checkAssertions();
   return step.result();
 }
 
@@ -130,6 +131,11 @@ class Step extends StepStore implements FlowableStep {
 
   private startExecution(): void {
     this.moveExecution('RUNNING');
+    // Kestra measures a MAX_DURATION SLA from the execution's start date (its creation).
+    const startedAt = this.histories[0]?.at ?? this.now;
+    (this.flow.sla ?? []).forEach((sla, index) => {
+      if (sla.type === 'MAX_DURATION') this.scheduleTimer(this.base.id, 'sla-max-duration', index, startedAt + sla.durationMs);
+    });
     this.root = EMPTY_PROGRESS;
     this.changed = true;
     this.advance(ROOT);
@@ -148,6 +154,13 @@ class Step extends StepStore implements FlowableStep {
         originalExecutionId,
       });
       this.emit({ type: 'end', state: 'RETRIED' });
+      return;
+    }
+    this.cancelSlaTimers();
+    if (this.halt?.reason === 'sla') {
+      const final = this.halt.slaOutcome ?? 'FAILED';
+      this.moveExecution(final);
+      this.emit({ type: 'end', state: final });
       return;
     }
     if (this.state === 'KILLING' || outcome === 'KILLED') {
@@ -173,6 +186,48 @@ class Step extends StepStore implements FlowableStep {
     if (this.state === 'PAUSED') this.moveExecution('RUNNING');
     this.moveExecution(final);
     this.emit({ type: 'end', state: final });
+  }
+
+  /**
+   * Kestra evaluates EXECUTION_ASSERTION SLAs on every change of a running
+   * execution: the first whose assertion renders falsy is violated. One that
+   * does not render is not judged.
+   */
+  checkAssertions(): void {
+    const slas = this.flow.sla;
+    if (slas === undefined || this.halt !== undefined || (this.state !== 'RUNNING' && this.state !== 'PAUSED')) return;
+    for (const sla of slas) {
+      if (sla.type !== 'EXECUTION_ASSERTION') continue;
+      let text: string;
+      try {
+        text = String(renderAny(sla.assert, this.context(), { now: this.now }));
+      } catch {
+        continue;
+      }
+      if (!['false', '0', '-0', ''].includes(text.trim())) continue;
+      this.slaViolated(sla, `assertion is false: ${sla.assert}`);
+      return;
+    }
+  }
+
+  /** A violated SLA: its labels are added; FAIL and CANCEL stop the execution, which ends FAILED or CANCELLED. */
+  private slaViolated(sla: NonNullable<Flow['sla']>[number], reason: string): void {
+    const labels = renderAny(sla.labels, this.context(), { now: this.now }) as Record<string, unknown>;
+    const missing = Object.entries(labels).filter(([key, value]) => this.labels[key] !== String(value));
+    if (missing.length > 0) this.addLabels(Object.fromEntries(missing.map(([key, value]) => [key, String(value)])));
+    if (sla.behavior === 'NONE' || this.halt !== undefined) return;
+    this.error = `SLA '${sla.id}' violated: ${reason}`;
+    if (this.state === 'PAUSED') this.moveExecution('RUNNING');
+    this.halt = { reason: 'sla', slaOutcome: sla.behavior === 'FAIL' ? 'FAILED' : 'CANCELLED' };
+    this.stopLiveTaskRuns();
+  }
+
+  /** The MAX_DURATION timers set when the execution started (a restart ended them already). */
+  private cancelSlaTimers(): void {
+    const pending = !this.histories.some((change) => change.state === 'RESTARTED');
+    (this.flow.sla ?? []).forEach((sla, index) => {
+      if (sla.type === 'MAX_DURATION') this.cancelTimer(this.base.id, 'sla-max-duration', index, pending);
+    });
   }
 
   private onKill(): void {
@@ -414,6 +469,11 @@ class Step extends StepStore implements FlowableStep {
 
   private onTimer(timer: Timer): void {
     if (isFinalExecution(this.state)) return;
+    if (timer.kind === 'sla-max-duration') {
+      const sla = this.flow.sla?.[timer.attempt];
+      if (sla?.type === 'MAX_DURATION') this.slaViolated(sla, `the execution ran longer than ${formatDuration(sla.durationMs)}`);
+      return;
+    }
     const run = this.find(timer.taskRunId);
     if (run === undefined) return;
     switch (timer.kind) {
