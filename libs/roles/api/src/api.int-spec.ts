@@ -337,6 +337,54 @@ describe('executions', () => {
     expect((await call('GET', `/api/v1/${TENANT}/executions/${randomUUID()}`)).status).toBe(404);
   });
 
+  it("refuses a resume whose inputs do not match the paused task's onResume (422 naming the input)", async () => {
+    const source =
+      'id: approval\nnamespace: company.team\ntasks:\n  - id: wait\n    type: io.kestra.plugin.core.flow.Pause\n' +
+      '    onResume:\n      - { id: approved, type: BOOLEAN }\n';
+    expect((await postFlow(source)).status).toBe(201);
+    const created = await call('POST', `/api/v1/${TENANT}/executions/company.team/approval`, {
+      body: '{}',
+      contentType: 'application/json',
+    });
+    const id = created.json.id as string;
+    const now = new Date();
+    const current = await api.repositories.executions.get(TENANT, id);
+    await api.repositories.executions.update(TENANT, id, current.version, {
+      state: 'PAUSED',
+      stateHistories: [...current.stateHistories, { state: 'PAUSED', date: now }],
+      taskRuns: [
+        {
+          id: `${id}:wait`,
+          executionId: id,
+          taskId: 'wait',
+          parentTaskRunId: null,
+          value: null,
+          state: 'PAUSED',
+          stateHistories: [{ state: 'PAUSED', date: now }],
+          outputs: null,
+          workerQueueId: null,
+          workerSelector: null,
+          dispatchReason: null,
+          error: null,
+          attempts: [],
+        },
+      ],
+    });
+    const refused = await call('POST', `/api/v1/${TENANT}/executions/${id}/resume`, {
+      body: '{"inputs":{"approved":"perhaps"}}',
+      contentType: 'application/json',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual([expect.objectContaining({ path: 'inputs.approved' })]);
+    const missing = await call('POST', `/api/v1/${TENANT}/executions/${id}/resume`);
+    expect(missing.json.errors).toEqual([{ path: 'inputs.approved', message: 'required' }]);
+    const resumed = await call('POST', `/api/v1/${TENANT}/executions/${id}/resume`, {
+      body: '{"inputs":{"approved":true}}',
+      contentType: 'application/json',
+    });
+    expect(resumed.status).toBe(204);
+  });
+
   it('kill answers 202 and publishes execution.kill; resume and restart check the state (204/200 or 409)', async () => {
     const { json } = await createExecution();
     expect((await call('DELETE', `/api/v1/${TENANT}/executions/${json.id}/kill`)).status).toBe(202);

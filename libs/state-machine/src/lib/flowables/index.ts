@@ -36,6 +36,6 @@ export function rulesOf(task: Task): FlowableRules | undefined {
 export type { ContainerRules, FlowableRules, FlowableStep, Lanes, LeafRules, MainEnd } from './flowable';
 export { oneLane } from './flowable';
 export { DAG_TASK } from './dag';
-export { pauseTimedOut, resumePause } from './pause';
+export { pauseResumeInputs, pauseTimedOut, resumePause } from './pause';
 export { subflowChildEnded } from './subflow';
 export { startNextIteration } from './wait-for';

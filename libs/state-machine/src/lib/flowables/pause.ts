@@ -3,7 +3,14 @@
 // `timeout` (a `pause-timeout` timer: fails, WARNING with allowFailure). The
 // resume inputs are its outputs, checked and defaulted against `onResume`.
 // Templated durations are rendered when it starts.
-import { coerceInputs, formatProblem, parseIsoDuration, type DurationSpec, type PauseTask } from '@lanner/model';
+import {
+  coerceInputs,
+  formatProblem,
+  parseIsoDuration,
+  type DurationSpec,
+  type FlowProblem,
+  type PauseTask,
+} from '@lanner/model';
 import { formatDuration } from '../attempts';
 import { renderText } from '../render';
 import type { JsonObject, TaskRun } from '../types';
@@ -38,20 +45,27 @@ export const pauseRules: LeafRules<PauseTask> = {
   },
 };
 
+/** The inputs a resume gives a Pause: checked and defaulted against its `onResume`; taken as they are without one. */
+export function pauseResumeInputs(
+  task: PauseTask,
+  inputs: JsonObject,
+): { readonly ok: true; readonly values: JsonObject } | { readonly ok: false; readonly problems: readonly FlowProblem[] } {
+  if (task.onResume === undefined) return { ok: true, values: inputs };
+  const checked = coerceInputs(task.onResume, inputs);
+  return checked.ok ? { ok: true, values: checked.values as JsonObject } : checked;
+}
+
 /** Resumed (by a request or its duration): SUCCESS with `inputs` as outputs. Returns it ended. */
 export function resumePause(task: PauseTask, step: FlowableStep, run: TaskRun, inputs: JsonObject): TaskRun {
   pauseRules.cancelTimers?.(task, step, run);
   let resumed = step.moveRun(run, 'RUNNING');
-  let outputs = inputs;
-  if (task.onResume !== undefined) {
-    const checked = coerceInputs(task.onResume, inputs);
-    if (!checked.ok) {
-      const error = `The resume inputs are not valid: ${checked.problems.map(formatProblem).join('; ')}`;
-      return step.finishRun(resumed, task, 'FAILED', { error });
-    }
-    outputs = checked.values as JsonObject;
+  // The API refuses a resume whose inputs do not match; one that still gets here (the flow changed) fails the Pause.
+  const checked = pauseResumeInputs(task, inputs);
+  if (!checked.ok) {
+    const error = `The resume inputs are not valid: ${checked.problems.map(formatProblem).join('; ')}`;
+    return step.finishRun(resumed, task, 'FAILED', { error });
   }
-  resumed = step.moveRun(resumed, 'SUCCESS', { outputs });
+  resumed = step.moveRun(resumed, 'SUCCESS', { outputs: checked.values });
   step.recordOutputs(resumed);
   return resumed;
 }
