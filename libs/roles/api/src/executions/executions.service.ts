@@ -11,11 +11,13 @@ import {
   type ExecutionStats,
   type ExecutionStatsQuery,
   type ExecutionWithTaskRuns,
+  type FlowProblem,
   type RecordPage,
   type ExecutionRecord,
   type StoredJson,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
+import { resumeInputProblems, type JsonObject } from '@lanner/state-machine';
 import type { Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
@@ -159,6 +161,8 @@ export class ExecutionsService {
   ): Promise<void> {
     const execution = await this.get(tenantId, executionId);
     if (execution.state !== 'PAUSED') throw new WrongState(`Execution '${executionId}' is ${execution.state}, not PAUSED`);
+    const problems = await this.resumeProblems(tenantId, execution, inputs ?? {});
+    if (problems.length > 0) throw new InvalidContent('The resume inputs do not match the paused task', problemEntries(problems));
     await this.publish({
       schemaVersion: 1,
       messageId: randomUUID(),
@@ -167,6 +171,24 @@ export class ExecutionsService {
       correlationId,
       payload: { tenantId, executionId, ...(inputs === undefined ? {} : { inputs }) },
     });
+  }
+
+  /** What is wrong with resume inputs against the `onResume` of the paused tasks (Kestra refuses such a resume). */
+  private async resumeProblems(
+    tenantId: string,
+    execution: ExecutionWithTaskRuns,
+    inputs: Record<string, unknown>,
+  ): Promise<FlowProblem[]> {
+    const revision = await this.repositories.flows.getRevision(
+      tenantId,
+      execution.namespace,
+      execution.flowId,
+      execution.flowRevision,
+    );
+    const parsed = await this.parser.parse(revision.source);
+    if (!parsed.ok) return [];
+    const paused = execution.taskRuns.filter((run) => run.state === 'PAUSED').map((run) => run.taskId);
+    return resumeInputProblems(parsed.flow, paused, inputs as JsonObject);
   }
 
   async restart(

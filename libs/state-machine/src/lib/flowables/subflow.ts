@@ -88,16 +88,24 @@ export function subflowChildEnded(
   executionId: string,
   childState: ExecutionState,
   outputs: JsonObject | undefined,
+  startError?: string,
 ): TaskRun {
   step.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
   let outcome: Outcome = 'SUCCESS';
   let error: string | undefined;
+  if (startError !== undefined) {
+    // A child that could not start fails the task whatever transmitFailed says: nothing ran.
+    return step.finishRun(run, task, 'FAILED', { error: startError });
+  }
   if (childState === 'WARNING') outcome = 'WARNING';
   else if (childState !== 'SUCCESS' && task.transmitFailed) {
     outcome = 'FAILED';
     error = `The subflow execution '${executionId}' ended ${childState}`;
   }
-  const ended = step.finishRun(run, task, outcome, { outputs: { executionId, state: childState, ...(outputs ?? {}) }, error });
+  // Kestra's shape is `outputs.<task>.outputs.<name>`; the child's outputs also stay
+  // at the top level, where earlier Lanner flows read them.
+  const taskOutputs = { ...(outputs ?? {}), executionId, state: childState, ...(outputs !== undefined ? { outputs } : {}) };
+  const ended = step.finishRun(run, task, outcome, { outputs: taskOutputs, error });
   step.recordOutputs(ended);
   return ended;
 }
