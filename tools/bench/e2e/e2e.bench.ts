@@ -13,8 +13,15 @@
  * Two phases: a fixed arrival rate (open loop: one submission every 1/RATE s whatever
  * the answers do), then saturation (closed loop: CONCURRENCY clients submitting back to
  * back). The last line is JSON for tooling. A timing belongs here, never in a test.
+ *
+ * Counts: with LANNER_BENCH_COUNTS_DIR (and, distributed, LANNER_BENCH_DATABASE with the
+ * server's DATABASE_URL) as the cluster printed them, each phase line also gives what one
+ * execution cost: SQL statements and transactions, queue messages, Kafka requests by API,
+ * gRPC messages and CPU ms by process (see counts.ts). Those repeat run to run; compare them.
+ * Standalone: `tools/bench/e2e/standalone-cli.ts` starts one counted standalone process.
  */
 import { cpus } from 'node:os';
+import { type CountSources, describe, type PhaseCounts, perExecution, snapshot } from './counts';
 
 const API_URL = process.env['LANNER_BENCH_API_URL'] ?? 'http://127.0.0.1:8080';
 const TOKEN = process.env['LANNER_BENCH_TOKEN'];
@@ -22,6 +29,12 @@ const EXECUTIONS = Number(process.env['E2E_BENCH_EXECUTIONS'] ?? 100);
 const RATE = Number(process.env['E2E_BENCH_RATE'] ?? 5);
 const CONCURRENCY = Number(process.env['E2E_BENCH_CONCURRENCY'] ?? 16);
 const WARM_UP = Number(process.env['E2E_BENCH_WARM_UP'] ?? 5);
+/** Where the counted role processes write their totals (cluster-cli and standalone-cli print it). */
+const COUNTS_DIR = process.env['LANNER_BENCH_COUNTS_DIR'];
+/** The run's database on the server of DATABASE_URL (distributed; standalone's embedded one is counted as a child). */
+const DATABASE = process.env['LANNER_BENCH_DATABASE'];
+/** Quiet time after a phase, so trailing work (indexing, commits) and PostgreSQL's statistics land in its counts. */
+const SETTLE_MS = 2_000;
 
 const NAMESPACE = 'bench.e2e';
 const FLOW_ID = 'two-tasks';
@@ -84,6 +97,7 @@ interface PhaseResult {
   readonly p50Ms: number;
   readonly p95Ms: number;
   readonly p99Ms: number;
+  counts?: PhaseCounts;
 }
 
 function summarise(phase: string, samples: readonly Sample[], wallMs: number): PhaseResult {
@@ -139,8 +153,21 @@ function printPhase(result: PhaseResult): void {
     .join(', ');
   process.stdout.write(
     `${result.phase}: ${result.executions} executions in ${result.wallSeconds} s = ${result.executionsPerSecond}/s; ` +
-      `latency p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms; ${result.succeeded} SUCCESS${others ? `, ${others}` : ''}\n`,
+      `latency p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms; ${result.succeeded} SUCCESS${others ? `, ${others}` : ''}` +
+      (result.counts ? `; ${describe(result.counts)}` : '') +
+      '\n',
   );
+}
+
+/** Runs a phase between two count snapshots when the processes are counted. */
+async function counted(run: () => Promise<PhaseResult>): Promise<PhaseResult> {
+  if (!COUNTS_DIR) return run();
+  const sources: CountSources = { countsDir: COUNTS_DIR, serverDatabaseUrl: process.env['DATABASE_URL'], databaseName: DATABASE };
+  const before = await snapshot(sources);
+  const result = await run();
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  result.counts = perExecution(before, await snapshot(sources), result.executions);
+  return result;
 }
 
 async function main(): Promise<void> {
@@ -150,9 +177,9 @@ async function main(): Promise<void> {
   );
   await putFlow();
   for (let i = 0; i < WARM_UP; i++) await runOne();
-  const rate = await fixedRate(EXECUTIONS, RATE);
+  const rate = await counted(() => fixedRate(EXECUTIONS, RATE));
   printPhase(rate);
-  const saturated = await saturation(EXECUTIONS, CONCURRENCY);
+  const saturated = await counted(() => saturation(EXECUTIONS, CONCURRENCY));
   printPhase(saturated);
   process.stdout.write(`${JSON.stringify({ bench: 'e2e', apiUrl: API_URL, results: [rate, saturated] })}\n`);
 }
