@@ -83,7 +83,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     runningJobs: new RunningJobStore(db, pool),
     serviceInstances: new ServiceInstanceRepository(db),
     timers: new TimerRepository(db),
-    logs: new LogRepository(db),
+    logs: new LogRepository(db, pool),
     metrics: new MetricRepository(db),
     apiTokens: new ApiTokenRepository(db),
     connectedWorkers: new ConnectedWorkerRepository(db, pool),
