@@ -76,7 +76,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
   let closed: Promise<void> | undefined;
   return {
     flows: new FlowRepository(db),
-    executions: new ExecutionRepository(db),
+    executions: new ExecutionRepository(db, pool),
     workerQueues: new WorkerQueueRepository(db),
     workerGroups: new WorkerGroupRepository(db),
     registrationTokens: new RegistrationTokenRepository(db),
