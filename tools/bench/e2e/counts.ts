@@ -178,6 +178,32 @@ export function perExecution(before: Snapshot, after: Snapshot, executions: numb
   };
 }
 
+/**
+ * A phase's counts less what the processes do when idle (timer polls, heartbeats, Kafka
+ * fetches), `idle` being per-second rates (`perExecution` over an idle window, divided by
+ * its seconds): what the executions themselves cost, whatever the rate the machine allowed.
+ */
+export function netOfIdle(phase: PhaseCounts, idle: PhaseCounts, phaseSeconds: number, executions: number): PhaseCounts {
+  const less = (values: Record<string, number>, rates: Record<string, number>): Record<string, number> =>
+    Object.fromEntries(
+      Object.entries(values).map(([key, n]) => [key, round(Math.max(0, n - ((rates[key] ?? 0) * phaseSeconds) / executions))]),
+    );
+  return {
+    perExecution: less(phase.perExecution, idle.perExecution),
+    cpuMsPerExecution: less(phase.cpuMsPerExecution, idle.cpuMsPerExecution),
+  };
+}
+
+/** The four figures to compare from commit to commit. */
+export function headline(phase: PhaseCounts): string {
+  const c = phase.perExecution;
+  const kafkaWrites = round((c['kafka Produce'] ?? 0) + (c['kafka OffsetCommit'] ?? 0));
+  return (
+    `${c['sql'] ?? 0} SQL statements, ${c['transactions'] ?? 0} transactions, ${kafkaWrites} Kafka produce + commit, ` +
+    `${total(phase.cpuMsPerExecution, '')} ms CPU`
+  );
+}
+
 function group(values: Record<string, number>, prefix: string): string {
   const entries = Object.entries(values)
     .filter(([key]) => key.startsWith(prefix))
