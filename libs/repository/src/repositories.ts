@@ -76,14 +76,14 @@ export async function openRepositories(databaseUrl: string | undefined, options:
   let closed: Promise<void> | undefined;
   return {
     flows: new FlowRepository(db),
-    executions: new ExecutionRepository(db),
+    executions: new ExecutionRepository(db, pool),
     workerQueues: new WorkerQueueRepository(db),
     workerGroups: new WorkerGroupRepository(db),
     registrationTokens: new RegistrationTokenRepository(db),
     runningJobs: new RunningJobStore(db, pool),
     serviceInstances: new ServiceInstanceRepository(db),
     timers: new TimerRepository(db),
-    logs: new LogRepository(db),
+    logs: new LogRepository(db, pool),
     metrics: new MetricRepository(db),
     apiTokens: new ApiTokenRepository(db),
     connectedWorkers: new ConnectedWorkerRepository(db, pool),

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Writable } from 'node:stream';
-import { Controller, Get, INestApplication, Module } from '@nestjs/common';
+import { Controller, Get, HttpCode, INestApplication, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import type { CommonConfig } from './config/load-config';
@@ -11,6 +11,12 @@ import { RuntimeModule } from './runtime.module';
 class EchoController {
   @Get()
   echo(): { ok: boolean } {
+    return { ok: true };
+  }
+
+  @Post()
+  @HttpCode(200)
+  post(): { ok: boolean } {
     return { ok: true };
   }
 }
@@ -63,13 +69,17 @@ describe('runtime module: probes and scrapes skip the request logger', () => {
     expect(lines.filter((line) => typeof line['req'] === 'object')).toEqual([]);
   });
 
-  it('still logs a user request, with its request context', async () => {
+  it('still logs a user request that changes something, with its request context; a read only at debug', async () => {
     const contexts = jest.spyOn(AsyncLocalStorage.prototype, 'run');
-    const response = await fetch(`${baseUrl}/api/v1/echo`);
+    const read = await fetch(`${baseUrl}/api/v1/echo`);
+    expect(await read.json()).toEqual({ ok: true });
+    const response = await fetch(`${baseUrl}/api/v1/echo`, { method: 'POST' });
     expect(await response.json()).toEqual({ ok: true });
     expect(contexts).toHaveBeenCalled();
     await new Promise((resolve) => setImmediate(resolve));
-    const logged = lines.filter((line) => typeof line['req'] === 'object').map((line) => (line['req'] as { url?: string }).url);
-    expect(logged).toEqual(['/api/v1/echo']);
+    const logged = lines
+      .filter((line) => typeof line['req'] === 'object')
+      .map((line) => `${(line['req'] as { method?: string }).method} ${(line['req'] as { url?: string }).url}`);
+    expect(logged).toEqual(['POST /api/v1/echo']);
   });
 });

@@ -4,6 +4,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { AdapterPool } from './adapters/adapter-pool';
 import { CommonConfig } from './config/load-config';
+import { requestLogLevel } from './logging/request-log-level';
 import { HealthController } from './health/health.controller';
 import { ReadinessChecks } from './health/readiness-checks';
 import { MetricsController } from './metrics/metrics.controller';
@@ -32,7 +33,8 @@ export class RuntimeModule {
       global: true,
       imports: [
         LoggerModule.forRoot({
-          pinoHttp: { logger },
+          // Reads that succeed (polls, `?wait` answers, UI refreshes) at debug: see requestLogLevel.
+          pinoHttp: { logger, customLogLevel: requestLogLevel },
           // Probes and scrapes skip the request logger altogether. Logging them would drown
           // everything else, and its request context (an AsyncLocalStorage) would, from the
           // first probe on, make every promise of the process pay for async hooks: a role

@@ -13,8 +13,15 @@
  * Two phases: a fixed arrival rate (open loop: one submission every 1/RATE s whatever
  * the answers do), then saturation (closed loop: CONCURRENCY clients submitting back to
  * back). The last line is JSON for tooling. A timing belongs here, never in a test.
+ *
+ * Counts: with LANNER_BENCH_COUNTS_DIR (and, distributed, LANNER_BENCH_DATABASE with the
+ * server's DATABASE_URL) as the cluster printed them, each phase line also gives what one
+ * execution cost: SQL statements and transactions, queue messages, Kafka requests by API,
+ * gRPC messages and CPU ms by process (see counts.ts). Those repeat run to run; compare them.
+ * Standalone: `tools/bench/e2e/standalone-cli.ts` starts one counted standalone process.
  */
 import { cpus } from 'node:os';
+import { type CountSources, describe, headline, netOfIdle, type PhaseCounts, perExecution, snapshot } from './counts';
 
 const API_URL = process.env['LANNER_BENCH_API_URL'] ?? 'http://127.0.0.1:8080';
 const TOKEN = process.env['LANNER_BENCH_TOKEN'];
@@ -22,6 +29,14 @@ const EXECUTIONS = Number(process.env['E2E_BENCH_EXECUTIONS'] ?? 100);
 const RATE = Number(process.env['E2E_BENCH_RATE'] ?? 5);
 const CONCURRENCY = Number(process.env['E2E_BENCH_CONCURRENCY'] ?? 16);
 const WARM_UP = Number(process.env['E2E_BENCH_WARM_UP'] ?? 5);
+/** Where the counted role processes write their totals (cluster-cli and standalone-cli print it). */
+const COUNTS_DIR = process.env['LANNER_BENCH_COUNTS_DIR'];
+/** The run's database on the server of DATABASE_URL (distributed; standalone's embedded one is counted as a child). */
+const DATABASE = process.env['LANNER_BENCH_DATABASE'];
+/** Quiet time after a phase, so trailing work (indexing, commits) and PostgreSQL's statistics land in its counts. */
+const SETTLE_MS = 2_000;
+/** How long the idle rates (per second, before the phases) are measured. */
+const IDLE_MS = 10_000;
 
 const NAMESPACE = 'bench.e2e';
 const FLOW_ID = 'two-tasks';
@@ -84,6 +99,8 @@ interface PhaseResult {
   readonly p50Ms: number;
   readonly p95Ms: number;
   readonly p99Ms: number;
+  counts?: PhaseCounts;
+  netCounts?: PhaseCounts;
 }
 
 function summarise(phase: string, samples: readonly Sample[], wallMs: number): PhaseResult {
@@ -139,8 +156,41 @@ function printPhase(result: PhaseResult): void {
     .join(', ');
   process.stdout.write(
     `${result.phase}: ${result.executions} executions in ${result.wallSeconds} s = ${result.executionsPerSecond}/s; ` +
-      `latency p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms; ${result.succeeded} SUCCESS${others ? `, ${others}` : ''}\n`,
+      `latency p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms; ${result.succeeded} SUCCESS${others ? `, ${others}` : ''}` +
+      (result.counts ? `; ${describe(result.counts)}` : '') +
+      (result.netCounts ? `; net of the idle rate: ${headline(result.netCounts)}` : '') +
+      '\n',
   );
+}
+
+/** Runs a phase between two count snapshots when the processes are counted. */
+function countSources(): CountSources | undefined {
+  return COUNTS_DIR
+    ? { countsDir: COUNTS_DIR, serverDatabaseUrl: process.env['DATABASE_URL'], databaseName: DATABASE }
+    : undefined;
+}
+
+/** What the processes do per second with nothing to run (printed, and taken off each phase's net figures). */
+async function idleRates(): Promise<PhaseCounts | undefined> {
+  const sources = countSources();
+  if (!sources) return undefined;
+  const before = await snapshot(sources);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const rates = perExecution(before, await snapshot(sources), IDLE_MS / 1000);
+  process.stdout.write(`idle, per second: ${describe(rates).replace(/^per execution: /, '')}\n`);
+  return rates;
+}
+
+async function counted(run: () => Promise<PhaseResult>, idle: PhaseCounts | undefined): Promise<PhaseResult> {
+  const sources = countSources();
+  if (!sources) return run();
+  const before = await snapshot(sources);
+  const startedAt = performance.now();
+  const result = await run();
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  result.counts = perExecution(before, await snapshot(sources), result.executions);
+  if (idle) result.netCounts = netOfIdle(result.counts, idle, (performance.now() - startedAt) / 1000, result.executions);
+  return result;
 }
 
 async function main(): Promise<void> {
@@ -150,9 +200,10 @@ async function main(): Promise<void> {
   );
   await putFlow();
   for (let i = 0; i < WARM_UP; i++) await runOne();
-  const rate = await fixedRate(EXECUTIONS, RATE);
+  const idle = await idleRates();
+  const rate = await counted(() => fixedRate(EXECUTIONS, RATE), idle);
   printPhase(rate);
-  const saturated = await saturation(EXECUTIONS, CONCURRENCY);
+  const saturated = await counted(() => saturation(EXECUTIONS, CONCURRENCY), idle);
   printPhase(saturated);
   process.stdout.write(`${JSON.stringify({ bench: 'e2e', apiUrl: API_URL, results: [rate, saturated] })}\n`);
 }

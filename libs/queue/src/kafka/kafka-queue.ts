@@ -79,6 +79,14 @@ export interface KafkaSubscribeOptions extends SubscribeOptions {
    * deferred, and what is waiting is committed when the subscription closes.
    */
   commitIntervalMs?: number;
+  /**
+   * `false`: the member never commits an offset (default `true`). For a group of
+   * one process that only follows the topic from its end, whose offsets nobody
+   * reads again (the api's execution-updates feed): a rejoin starts where
+   * `fromBeginning` says, as for a new group. Handling is unchanged (a failing
+   * message is retried, order per partition holds); only the commit requests go.
+   */
+  commitOffsets?: boolean;
 }
 
 export interface KafkaQueueOptions {
@@ -593,6 +601,8 @@ class KafkaSubscription implements QueueSubscription {
   /** Batches waiting at the gate, woken by any pause, resume or close. */
   private readonly gateWaiters = new Set<() => void>();
   private readonly topics: ReadonlySet<string>;
+  /** False for a member that never commits (see `KafkaSubscribeOptions.commitOffsets`). */
+  private readonly commits: boolean;
   /** Cuts a retry backoff short on close. */
   private readonly abort = new AbortController();
   private closing: Promise<void> | undefined;
@@ -620,6 +630,7 @@ class KafkaSubscription implements QueueSubscription {
     private readonly logger: QueueLogger,
   ) {
     this.topics = new Set(options.topics);
+    this.commits = (options as KafkaSubscribeOptions).commitOffsets !== false;
   }
 
   async start(): Promise<void> {
@@ -759,6 +770,8 @@ class KafkaSubscription implements QueueSubscription {
    * would skip what this one had not handled yet).
    */
   private deferCommit(topic: string, partition: number, offset: string): boolean {
+    // Never committed: as if it were left for an interval that never comes.
+    if (!this.commits) return true;
     const key = partitionKey(topic, partition);
     if (this.commitIntervalMs === 0 || this.closing !== undefined || !this.committedOnce.has(key)) {
       this.committedOnce.add(key);
@@ -929,7 +942,8 @@ class KafkaSubscription implements QueueSubscription {
     batch: Batch,
     raw: KafkaMessage,
     payload: EachBatchPayload,
-    pin: () => Promise<void> = () => {
+    pin: () => Promise<void> = async () => {
+      if (!this.commits) return;
       this.deferredCommits.delete(partitionKey(batch.topic, batch.partition));
       this.committedOnce.add(partitionKey(batch.topic, batch.partition));
       return payload.commitOffsetsIfNecessary({

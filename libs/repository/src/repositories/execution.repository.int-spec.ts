@@ -1,4 +1,5 @@
 import type { TaskRunRecord } from '@lanner/model';
+import { Client } from 'pg';
 import { AlreadyExists, ConcurrentModification, ExecutionNotFound } from '../errors';
 import { useTestRepositories } from '../testing/test-database';
 
@@ -73,6 +74,85 @@ describe('ExecutionRepository', () => {
       { state: 'RUNNING', date: t1 },
     ]);
     expect(read.taskRuns).toEqual([taskRun('exec-1')]);
+  });
+
+  it('reads an execution with its task runs and attempts in one statement, the same as the record written', async () => {
+    const created = await fixture.repositories.executions.create('reader', newExecution('exec-one-read'));
+    const second: TaskRunRecord = { ...taskRun('exec-one-read'), id: 'exec-one-read-answer', taskId: 'answer', attempts: [] };
+    const updated = await fixture.repositories.executions.update('reader', 'exec-one-read', 0, {
+      state: 'RUNNING',
+      stateHistories: [...created.stateHistories, { state: 'RUNNING', date: t1 }],
+      startedAt: t1,
+      outputs: { answer: 42, nested: { list: [1, 'two', null] } },
+      taskRuns: [taskRun('exec-one-read'), second],
+    });
+    const statements = jest.spyOn(Client.prototype, 'query');
+    try {
+      const read = await fixture.repositories.executions.get('reader', 'exec-one-read');
+      expect(statements).toHaveBeenCalledTimes(1);
+      const { taskRuns: _written, ...row } = updated;
+      const { taskRuns, ...readRow } = read;
+      expect(readRow).toEqual(row);
+      expect(taskRuns).toEqual([taskRun('exec-one-read'), second]);
+      expect(readRow.startedAt).toBeInstanceOf(Date);
+    } finally {
+      statements.mockRestore();
+    }
+    await expect(fixture.repositories.executions.get('main', 'exec-one-read')).rejects.toBeInstanceOf(ExecutionNotFound);
+  });
+
+  it("stores the executor's write in one statement, and refuses a stale version, a missing row and a moved task run", async () => {
+    const { executions } = fixture.repositories;
+    await executions.create('writer', newExecution('exec-write'));
+    await executions.create('writer', newExecution('exec-other'));
+    const run = taskRun('exec-write');
+    const write = {
+      version: 3,
+      state: 'RUNNING' as const,
+      stateHistories: [
+        { state: 'CREATED' as const, date: t0 },
+        { state: 'RUNNING' as const, date: t1 },
+      ],
+      startedAt: t1,
+      stateData: { cursor: 1 },
+      taskRuns: [run],
+    };
+    const statements = jest.spyOn(Client.prototype, 'query');
+    try {
+      await executions.storeExecutorState('writer', 'exec-write', 0, write);
+      expect(statements).toHaveBeenCalledTimes(1);
+    } finally {
+      statements.mockRestore();
+    }
+    const stored = await executions.getExecutorState('writer', 'exec-write');
+    expect(stored).toMatchObject({ execution: { state: 'RUNNING', version: 3, startedAt: t1 }, stateData: { cursor: 1 } });
+    expect((await executions.get('writer', 'exec-write')).taskRuns).toEqual([run]);
+
+    // The same write again (a replay after a crash between the write and the commit) names a version that is gone.
+    await expect(executions.storeExecutorState('writer', 'exec-write', 0, write)).rejects.toBeInstanceOf(ConcurrentModification);
+    await expect(executions.storeExecutorState('writer', 'exec-missing', 0, write)).rejects.toBeInstanceOf(ExecutionNotFound);
+    // A task-run id of another execution is never taken over, and nothing of that write is stored.
+    await expect(
+      executions.storeExecutorState('writer', 'exec-other', 0, { ...write, state: 'FAILED', taskRuns: [run] }),
+    ).rejects.toBeInstanceOf(AlreadyExists);
+    expect((await executions.get('writer', 'exec-other')).state).toBe('CREATED');
+
+    // A later write replaces the task run and its attempt in place.
+    const ended = {
+      ...run,
+      state: 'SUCCESS' as const,
+      outputs: { value: 'done' },
+      attempts: [{ ...run.attempts[0], state: 'SUCCESS' as const, outputs: { value: 'done' }, endedAt: t1 }],
+    };
+    await executions.storeExecutorState('writer', 'exec-write', 3, {
+      ...write,
+      version: 4,
+      outputs: { answer: 1 },
+      taskRuns: [ended],
+    });
+    const read = await executions.get('writer', 'exec-write');
+    expect(read.outputs).toEqual({ answer: 1 });
+    expect(read.taskRuns).toEqual([ended]);
   });
 
   it("keeps a task run's own error, and replaces it when the task run is written again", async () => {

@@ -14,6 +14,7 @@ import type {
   TaskRunRecordState,
   TaskRunWrite,
 } from '@lanner/model';
+import type { Pool } from 'pg';
 import { AlreadyExists, ConcurrentModification, ExecutionNotFound, InvalidRecord } from '../errors';
 import type { Execution, Prisma, TaskRun, TaskRunAttempt } from '../generated/prisma/client';
 import {
@@ -49,7 +50,11 @@ const WITH_TASK_RUNS = {
 
 /** Executions with their task runs and attempts, per tenant, with optimistic versioning. */
 export class ExecutionRepository {
-  constructor(private readonly db: Db) {}
+  /** `pool` is the one under `db`: `get` runs on it directly. */
+  constructor(
+    private readonly db: Db,
+    private readonly pool: Pool,
+  ) {}
 
   async create(tenantId: string, execution: NewExecution): Promise<ExecutionRecord> {
     try {
@@ -77,16 +82,16 @@ export class ExecutionRepository {
   }
 
   async get(tenantId: string, executionId: string): Promise<ExecutionWithTaskRuns> {
-    // The row and its task runs are separate queries: one snapshot, so a reader never sees
-    // task runs newer than the execution state (e.g. a restarted attempt under a FAILED row).
-    const row = await this.db.$transaction(
-      (tx) => tx.execution.findFirst({ where: { id: executionId, tenantId }, include: WITH_TASK_RUNS }),
-      {
-        isolationLevel: 'RepeatableRead',
-      },
-    );
-    if (row === null) throw new ExecutionNotFound(executionId);
-    return { ...toExecutionRecord(row), taskRuns: row.taskRuns.map(toTaskRunRecord) };
+    // One statement: one snapshot of the row, its task runs and their attempts, so a reader never sees
+    // task runs newer than the execution state (e.g. a restarted attempt under a FAILED row). The api
+    // reads this on every change of a followed execution; on pg directly, without a transaction.
+    const { rows } = await this.pool.query<ExecutionRow>(GET_EXECUTION_SQL, [executionId, tenantId]);
+    const row = rows[0];
+    if (row === undefined) throw new ExecutionNotFound(executionId);
+    return {
+      ...toExecutionRecord(executionOfRow(row)),
+      taskRuns: row.task_runs.map((taskRun) => toTaskRunRecord(taskRunOfJson(taskRun))),
+    };
   }
 
   /**
@@ -135,7 +140,8 @@ export class ExecutionRepository {
    * The executor's write: only if the stored version is still `expectedVersion`,
    * sets the row to `write.version` (the state machine's own counter, so the
    * version the API shows is the one a restart request names), stores the
-   * state-machine data and upserts the task runs given, in one transaction.
+   * state-machine data and upserts the task runs given, in one statement on pg
+   * (atomic; no read before it, no transaction round trips).
    * ConcurrentModification when another writer got there first.
    */
   async storeExecutorState(
@@ -149,28 +155,19 @@ export class ExecutionRepository {
         `execution '${executionId}': version ${write.version} must be above the version read (${expectedVersion})`,
       );
     }
-    await this.db.$transaction(async (tx) => {
-      const { count } = await tx.execution.updateMany({
-        where: { id: executionId, tenantId, version: expectedVersion },
-        data: {
-          version: write.version,
-          state: write.state,
-          stateHistories: write.stateHistories === undefined ? undefined : historiesColumn(write.stateHistories),
-          outputs: jsonColumn(write.outputs),
-          labels: write.labels,
-          startedAt: write.startedAt,
-          endedAt: write.endedAt,
-          error: write.error,
-          stateData: jsonColumn(write.stateData),
-        },
-      });
-      if (count === 0) {
-        const exists = await tx.execution.count({ where: { id: executionId, tenantId } });
-        if (exists === 0) throw new ExecutionNotFound(executionId);
-        throw new ConcurrentModification('execution', executionId, expectedVersion);
-      }
-      for (const taskRun of write.taskRuns ?? []) await writeTaskRun(tx, tenantId, executionId, taskRun);
-    });
+    const statement = executorWriteStatement(tenantId, executionId, expectedVersion, write);
+    const { rows } = await this.pool.query<{ updated: number }>(statement.text, statement.values);
+    if ((rows[0]?.updated ?? 0) > 0) return;
+    // Nothing was written; say why (a second statement only on this path).
+    const why = await this.pool.query<{ present: boolean; moved: string | null }>(
+      `SELECT EXISTS (SELECT 1 FROM executions WHERE id = $1 AND tenant_id = $2) AS present,
+        (SELECT id FROM task_runs WHERE id = ANY($3::text[]) AND execution_id <> $1 LIMIT 1) AS moved`,
+      [executionId, tenantId, statement.taskRunIds],
+    );
+    if (!why.rows[0]?.present) throw new ExecutionNotFound(executionId);
+    // A task-run id is unique across executions; never move one between them.
+    if (why.rows[0].moved !== null) throw new AlreadyExists('task run', why.rows[0].moved);
+    throw new ConcurrentModification('execution', executionId, expectedVersion);
   }
 
   async search(tenantId: string, query: ExecutionSearchQuery): Promise<RecordPage<ExecutionRecord>> {
@@ -394,6 +391,253 @@ async function writeTaskRun(tx: DbOrTx, tenantId: string, executionId: string, t
       update: attemptFields,
     });
   }
+}
+
+const jsonText = (value: StoredJson | undefined): string | null =>
+  value === undefined || value === null ? null : JSON.stringify(value);
+
+/** The last write of each key wins, as when they were written one after the other. */
+function lastOfEach<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  return [...new Map(items.map((item) => [keyOf(item), item])).values()];
+}
+
+/**
+ * The executor's write as one statement: the row's update under the optimistic version (and only if no
+ * task-run id given belongs to another execution), then the task runs and their attempts upserted only
+ * when the row was. Answers `updated` 1 or 0.
+ */
+function executorWriteStatement(
+  tenantId: string,
+  executionId: string,
+  expectedVersion: number,
+  write: ExecutorStateWrite,
+): { text: string; values: unknown[]; taskRunIds: string[] } {
+  const taskRuns = lastOfEach(write.taskRuns ?? [], (taskRun) => taskRun.id);
+  const attempts = lastOfEach(
+    taskRuns.flatMap((taskRun) => taskRun.attempts.map((attempt) => ({ taskRunId: taskRun.id, ...attempt }))),
+    (attempt) => `${attempt.attempt}:${attempt.taskRunId}`,
+  );
+  const taskRunIds = taskRuns.map((taskRun) => taskRun.id);
+  const values: unknown[] = [executionId, tenantId, expectedVersion, write.version, taskRunIds];
+  const param = (value: unknown, cast = ''): string => `$${values.push(value)}${cast}`;
+  const sets = ['version = $4', 'updated_at = now()'];
+  const set = (column: string, value: unknown, cast = ''): void => {
+    if (value !== undefined) sets.push(`${column} = ${param(value, cast)}`);
+  };
+  set('state', write.state, '::execution_state');
+  set(
+    'state_histories',
+    write.stateHistories === undefined ? undefined : JSON.stringify(historiesColumn(write.stateHistories)),
+    '::jsonb',
+  );
+  if (write.outputs !== undefined) set('outputs', jsonText(write.outputs), '::jsonb');
+  set('labels', write.labels === undefined ? undefined : JSON.stringify(write.labels), '::jsonb');
+  set('started_at', write.startedAt, '::timestamptz');
+  set('ended_at', write.endedAt, '::timestamptz');
+  set('error', write.error, '::text');
+  set('state_data', jsonText(write.stateData), '::jsonb');
+  const runs = [
+    param(
+      taskRuns.map((run) => run.taskId),
+      '::text[]',
+    ),
+    param(
+      taskRuns.map((run) => run.parentTaskRunId),
+      '::text[]',
+    ),
+    param(
+      taskRuns.map((run) => run.value),
+      '::text[]',
+    ),
+    param(
+      taskRuns.map((run) => run.state),
+      '::text[]',
+    ),
+    param(
+      taskRuns.map((run) => JSON.stringify(historiesColumn(run.stateHistories))),
+      '::jsonb[]',
+    ),
+    param(
+      taskRuns.map((run) => jsonText(run.outputs)),
+      '::jsonb[]',
+    ),
+    param(
+      taskRuns.map((run) => run.workerQueueId),
+      '::text[]',
+    ),
+    param(
+      taskRuns.map((run) => jsonText(run.workerSelector)),
+      '::jsonb[]',
+    ),
+    param(
+      taskRuns.map((run) => run.dispatchReason),
+      '::text[]',
+    ),
+    param(
+      taskRuns.map((run) => run.error),
+      '::text[]',
+    ),
+  ];
+  const tries = [
+    param(
+      attempts.map((attempt) => attempt.taskRunId),
+      '::text[]',
+    ),
+    param(
+      attempts.map((attempt) => attempt.attempt),
+      '::int[]',
+    ),
+    param(
+      attempts.map((attempt) => attempt.workerId),
+      '::text[]',
+    ),
+    param(
+      attempts.map((attempt) => attempt.workerQueueId),
+      '::text[]',
+    ),
+    param(
+      attempts.map((attempt) => attempt.state),
+      '::text[]',
+    ),
+    param(
+      attempts.map((attempt) => jsonText(attempt.outputs)),
+      '::jsonb[]',
+    ),
+    param(
+      attempts.map((attempt) => jsonText(attempt.error)),
+      '::jsonb[]',
+    ),
+    param(
+      attempts.map((attempt) => attempt.startedAt?.toISOString() ?? null),
+      '::timestamptz[]',
+    ),
+    param(
+      attempts.map((attempt) => attempt.endedAt?.toISOString() ?? null),
+      '::timestamptz[]',
+    ),
+  ];
+  const text = `WITH updated AS (
+    UPDATE executions SET ${sets.join(', ')}
+    WHERE id = $1 AND tenant_id = $2 AND version = $3
+      AND NOT EXISTS (SELECT 1 FROM task_runs x WHERE x.id = ANY($5::text[]) AND x.execution_id <> $1)
+    RETURNING id
+  ), runs AS (
+    INSERT INTO task_runs (id, tenant_id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs,
+      worker_queue_id, worker_selector, dispatch_reason, error, updated_at)
+    SELECT r.id, $2, $1, r.task_id, r.parent_task_run_id, r.value, r.state::task_run_state, r.state_histories, r.outputs,
+      r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, now()
+    FROM unnest($5::text[], ${runs.join(', ')})
+      AS r (id, task_id, parent_task_run_id, value, state, state_histories, outputs, worker_queue_id, worker_selector, dispatch_reason, error)
+    WHERE EXISTS (SELECT 1 FROM updated)
+    ON CONFLICT (id) DO UPDATE SET task_id = EXCLUDED.task_id, parent_task_run_id = EXCLUDED.parent_task_run_id,
+      value = EXCLUDED.value, state = EXCLUDED.state, state_histories = EXCLUDED.state_histories, outputs = EXCLUDED.outputs,
+      worker_queue_id = EXCLUDED.worker_queue_id, worker_selector = EXCLUDED.worker_selector,
+      dispatch_reason = EXCLUDED.dispatch_reason, error = EXCLUDED.error, updated_at = now()
+    RETURNING id
+  ), tries AS (
+    INSERT INTO task_run_attempts (id, task_run_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
+    SELECT gen_random_uuid(), a.task_run_id, a.attempt, a.worker_id, a.worker_queue_id, a.state::task_run_state, a.outputs,
+      a.error, a.started_at, a.ended_at
+    FROM unnest(${tries.join(', ')})
+      AS a (task_run_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
+    WHERE EXISTS (SELECT 1 FROM updated)
+    ON CONFLICT (task_run_id, attempt) DO UPDATE SET worker_id = EXCLUDED.worker_id, worker_queue_id = EXCLUDED.worker_queue_id,
+      state = EXCLUDED.state, outputs = EXCLUDED.outputs, error = EXCLUDED.error, started_at = EXCLUDED.started_at,
+      ended_at = EXCLUDED.ended_at
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM runs)::int AS runs, (SELECT count(*) FROM tries)::int AS tries`;
+  return { text, values, taskRunIds };
+}
+
+/** The execution's columns (all but the executor's state data) and its task runs with their attempts, as JSON. */
+const GET_EXECUTION_SQL = `SELECT e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::text AS state, e.state_histories,
+  e.inputs, e.outputs, e.labels, e.trigger, e.version, e.parent_execution_id, e.parent_task_run_id,
+  e.created_at, e.updated_at, e.started_at, e.ended_at, e.error,
+  coalesce((
+    SELECT json_agg(json_build_object(
+      'id', t.id, 'tenantId', t.tenant_id, 'executionId', t.execution_id, 'taskId', t.task_id,
+      'parentTaskRunId', t.parent_task_run_id, 'value', t.value, 'state', t.state, 'stateHistories', t.state_histories,
+      'outputs', t.outputs, 'workerQueueId', t.worker_queue_id, 'workerSelector', t.worker_selector,
+      'dispatchReason', t.dispatch_reason, 'error', t.error, 'createdAt', t.created_at, 'updatedAt', t.updated_at,
+      'attempts', coalesce((
+        SELECT json_agg(json_build_object(
+          'id', a.id, 'taskRunId', a.task_run_id, 'attempt', a.attempt, 'workerId', a.worker_id,
+          'workerQueueId', a.worker_queue_id, 'state', a.state, 'outputs', a.outputs, 'error', a.error,
+          'startedAt', a.started_at, 'endedAt', a.ended_at) ORDER BY a.attempt)
+        FROM task_run_attempts a WHERE a.task_run_id = t.id), '[]'::json)
+    ) ORDER BY t.created_at, t.id)
+    FROM task_runs t WHERE t.execution_id = e.id), '[]'::json) AS task_runs
+FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
+
+interface ExecutionRow {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly namespace: string;
+  readonly flow_id: string;
+  readonly flow_revision: number;
+  readonly state: Execution['state'];
+  readonly state_histories: Prisma.JsonValue;
+  readonly inputs: Prisma.JsonValue | null;
+  readonly outputs: Prisma.JsonValue | null;
+  readonly labels: Prisma.JsonValue | null;
+  readonly trigger: Prisma.JsonValue | null;
+  readonly version: number;
+  readonly parent_execution_id: string | null;
+  readonly parent_task_run_id: string | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+  readonly started_at: Date | null;
+  readonly ended_at: Date | null;
+  readonly error: string | null;
+  readonly task_runs: TaskRunJson[];
+}
+
+/** A task run as the statement's JSON holds it: the columns by their field names, instants as ISO strings. */
+type TaskRunJson = Omit<TaskRun, 'createdAt' | 'updatedAt'> & {
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly attempts: Array<Omit<TaskRunAttempt, 'startedAt' | 'endedAt'> & { startedAt: string | null; endedAt: string | null }>;
+};
+
+function executionOfRow(row: ExecutionRow): Execution {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    namespace: row.namespace,
+    flowId: row.flow_id,
+    flowRevision: row.flow_revision,
+    state: row.state,
+    stateHistories: row.state_histories,
+    inputs: row.inputs,
+    outputs: row.outputs,
+    labels: row.labels,
+    trigger: row.trigger,
+    version: row.version,
+    parentExecutionId: row.parent_execution_id,
+    parentTaskRunId: row.parent_task_run_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    error: row.error,
+    stateData: null,
+  };
+}
+
+const instant = (value: string | null): Date | null => (value === null ? null : new Date(value));
+
+function taskRunOfJson(json: TaskRunJson): TaskRun & { attempts: TaskRunAttempt[] } {
+  return {
+    ...json,
+    createdAt: new Date(json.createdAt),
+    updatedAt: new Date(json.updatedAt),
+    attempts: json.attempts.map((attempt) => ({
+      ...attempt,
+      startedAt: instant(attempt.startedAt),
+      endedAt: instant(attempt.endedAt),
+    })),
+  };
 }
 
 function toExecutionRecord(row: Execution): ExecutionRecord {

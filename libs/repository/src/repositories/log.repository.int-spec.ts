@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { useTestRepositories } from '../testing/test-database';
 
 describe('LogRepository', () => {
@@ -16,6 +17,61 @@ describe('LogRepository', () => {
     expect(stored.map((line) => line.message)).toEqual(['start', 'retrying', 'retrying']);
     // Logs may come before the execution row: the flow is then unknown, and the lines are kept.
     expect(stored[0]).toMatchObject({ executionId: 'e-1', taskRunId: 'tr-1', attempt: 1, level: 'INFO', timestamp: at(0) });
+  });
+
+  it('writes a batch in one statement, and two indexers writing the same batch at once store it once', async () => {
+    const lines = Array.from({ length: 50 }, (_, index) => ({
+      taskRunId: `tr-${index % 3}`,
+      attempt: 1,
+      level: 'INFO' as const,
+      timestamp: at(index),
+      message: `line ${index}`,
+    }));
+    const statements = jest.spyOn(Client.prototype, 'query');
+    try {
+      expect(await fixture.repositories.logs.appendBatch('main', 'e-3', lines.slice(0, 10))).toBe(10);
+      expect(statements).toHaveBeenCalledTimes(1);
+    } finally {
+      statements.mockRestore();
+    }
+    // A partition handed over mid-batch: the old and the new owner write the same lines concurrently.
+    const added = await Promise.all([
+      fixture.repositories.logs.appendBatch('main', 'e-3', lines),
+      fixture.repositories.logs.appendBatch('main', 'e-3', lines),
+    ]);
+    expect(added[0] + added[1]).toBe(40);
+    const stored = await fixture.repositories.logs.list('main', 'e-3');
+    expect(stored.map((line) => line.message)).toEqual(lines.map((line) => line.message));
+  });
+
+  it('fills in the namespace and flow of an execution that exists, under its tenant only', async () => {
+    const t0 = at(0);
+    await fixture.repositories.executions.create('main', {
+      id: 'e-4',
+      namespace: 'company.team',
+      flowId: 'hello',
+      flowRevision: 1,
+      state: 'CREATED',
+      stateHistories: [{ state: 'CREATED', date: t0 }],
+      inputs: {},
+      labels: {},
+    });
+    const line = { taskRunId: 'tr-1', attempt: 1, level: 'INFO' as const, timestamp: t0, message: 'hello' };
+    await fixture.repositories.logs.appendBatch('main', 'e-4', [line]);
+    await fixture.repositories.logs.appendBatch('other', 'e-4', [line]);
+    const client = new Client({ connectionString: fixture.database.url });
+    await client.connect();
+    try {
+      const rows = await client.query(
+        `SELECT tenant_id, namespace, flow_id FROM logs WHERE execution_id = 'e-4' ORDER BY tenant_id`,
+      );
+      expect(rows.rows).toEqual([
+        { tenant_id: 'main', namespace: 'company.team', flow_id: 'hello' },
+        { tenant_id: 'other', namespace: '', flow_id: '' },
+      ]);
+    } finally {
+      await client.end();
+    }
   });
 
   it('filters by minimum level and task run, pages after a line id, and keeps tenants apart', async () => {

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { toStorableText } from '@lanner/model';
+import type { Pool } from 'pg';
 import { InvalidRecord } from '../errors';
-import type { LogLevel, Prisma } from '../generated/prisma/client';
+import type { LogLevel } from '../generated/prisma/client';
 import type { Db } from '../prisma';
 
 /** The levels in increasing severity; `minLevel` keeps a level and everything after it. */
@@ -36,64 +38,59 @@ const DEFAULT_LIMIT = 10_000;
 /**
  * Log lines per execution, written by the indexer from `log.batch` messages.
  *
- * Idempotent on redelivery without a message id column: a batch only adds the
- * lines that are not stored yet, counted per (task run, attempt, level,
- * timestamp, message). A redelivered batch therefore adds nothing, while a line
- * a task really printed twice in one batch is kept twice. (Two different
- * batches holding the same line at the same millisecond keep one copy.)
+ * Idempotent on redelivery without a message id column: each line carries a key,
+ * its identity (task run, attempt, level, timestamp, message) and how many times
+ * that identity came before it in its batch, unique per execution. A redelivered
+ * batch therefore adds nothing, while a line a task really printed twice in one
+ * batch is kept twice. (Two different batches holding the same line at the same
+ * millisecond keep one copy.)
  */
 export class LogRepository {
-  constructor(private readonly db: Db) {}
+  /** `pool` is the one under `db`: a batch is one statement on it, without Prisma's query pipeline. */
+  constructor(
+    private readonly db: Db,
+    private readonly pool: Pool,
+  ) {}
 
-  /** Stores the lines that are not stored yet; returns how many were added. */
+  /**
+   * Stores the lines that are not stored yet; returns how many were added. One
+   * statement whatever the batch size, and no lock: the unique line key makes a
+   * concurrent or repeated write of the same lines a no-op (ON CONFLICT DO NOTHING).
+   * The namespace and flow come from the execution row in the same statement.
+   */
   async appendBatch(tenantId: string, executionId: string, given: readonly NewLogLine[]): Promise<number> {
     if (given.length === 0) return 0;
     // A line keeps its text: only characters PostgreSQL cannot store (NUL, unpaired surrogates) become U+FFFD,
-    // the same way on every delivery, so a redelivered batch still matches what was stored.
+    // the same way on every delivery, so a redelivered batch has the same keys.
     const lines = given.map((line) => ({ ...line, message: toStorableText(line.message) }));
-    return this.db.$transaction(async (tx) => {
-      // Serialises writers of one execution (a rebalance may hand a partition over mid-batch).
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`logs:${executionId}`}))`;
-      const execution = await tx.execution.findFirst({
-        where: { id: executionId, tenantId },
-        select: { namespace: true, flowId: true },
-      });
-      const timestamps = lines.map((line) => line.timestamp.getTime());
-      const stored = await tx.logLine.findMany({
-        where: {
-          tenantId,
-          executionId,
-          taskRunId: { in: [...new Set(lines.map((line) => line.taskRunId))] },
-          timestamp: { gte: new Date(Math.min(...timestamps)), lte: new Date(Math.max(...timestamps)) },
-        },
-        select: { taskRunId: true, attempt: true, level: true, timestamp: true, message: true },
-      });
-      const alreadyStored = countBy(
-        stored.map((row) => identityOf({ ...row, taskRunId: row.taskRunId ?? '', attempt: row.attempt ?? 0 })),
-      );
-      const missing = lines.filter((line) => {
-        const key = identityOf(line);
-        const left = alreadyStored.get(key) ?? 0;
-        if (left === 0) return true;
-        alreadyStored.set(key, left - 1);
-        return false;
-      });
-      if (missing.length === 0) return 0;
-      // Logs may arrive before the execution row exists (no foreign key, on purpose); then the flow is unknown.
-      const data: Prisma.LogLineCreateManyInput[] = missing.map((line) => ({
-        tenantId,
-        namespace: execution?.namespace ?? '',
-        flowId: execution?.flowId ?? '',
-        executionId,
-        taskRunId: line.taskRunId,
-        attempt: line.attempt,
-        level: line.level as LogLevel,
-        timestamp: line.timestamp,
-        message: line.message,
-      }));
-      const { count } = await tx.logLine.createMany({ data });
-      return count;
+    const seen = new Map<string, number>();
+    const keys = lines.map((line) => {
+      const identity = identityOf(line);
+      const before = seen.get(identity) ?? 0;
+      seen.set(identity, before + 1);
+      return `${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}:${before}`;
     });
+    // Logs may arrive before the execution row exists (no foreign key, on purpose); then the flow is unknown.
+    const added = await this.pool.query(
+      `INSERT INTO logs (tenant_id, namespace, flow_id, execution_id, task_run_id, attempt, level, timestamp, message, line_key)
+      SELECT $1, coalesce(e.namespace, ''), coalesce(e.flow_id, ''), $2, l.task_run_id, l.attempt, l.level::log_level, l.at, l.message, l.line_key
+      FROM unnest($3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::text[], $8::text[]) WITH ORDINALITY
+        AS l (task_run_id, attempt, level, at, message, line_key, n)
+      LEFT JOIN executions e ON e.id = $2 AND e.tenant_id = $1
+      ORDER BY l.n
+      ON CONFLICT (tenant_id, execution_id, line_key) DO NOTHING`,
+      [
+        tenantId,
+        executionId,
+        lines.map((line) => line.taskRunId),
+        lines.map((line) => line.attempt),
+        lines.map((line) => line.level),
+        lines.map((line) => line.timestamp.toISOString()),
+        lines.map((line) => line.message),
+        keys,
+      ],
+    );
+    return added.rowCount ?? 0;
   }
 
   /** The execution's lines, oldest first (by timestamp, then by arrival). */
@@ -133,10 +130,4 @@ function parseLineId(id: string): bigint {
 
 function identityOf(line: { taskRunId: string; attempt: number; level: string; timestamp: Date; message: string }): string {
   return JSON.stringify([line.taskRunId, line.attempt, line.level, line.timestamp.getTime(), line.message]);
-}
-
-function countBy(keys: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
-  return counts;
 }

@@ -1,4 +1,5 @@
 import type { RunningJobRecord } from '@lanner/model';
+import { Client } from 'pg';
 import { useTestRepositories } from '../testing/test-database';
 
 const holder = { workerId: 'w-batch', controllerInstanceId: 'controller-batch' };
@@ -35,6 +36,26 @@ describe('running-job store under concurrent writes (a controller dispatching ma
     const rows = await runningJobs.listByController(holder.controllerInstanceId);
     expect(rows).toHaveLength(62);
     expect(await runningJobs.get('tr-42', 1)).toEqual(job('tr-42'));
+  });
+
+  it('records jobs dispatched one after the other in the same moment with one statement', async () => {
+    const { runningJobs } = fixture.repositories;
+    const controller = 'controller-window';
+    const statements = jest.spyOn(Client.prototype, 'query');
+    try {
+      const outcomes: Promise<boolean>[] = [];
+      // As a controller dispatches a fetched batch: one job after the other, each insert started after an await.
+      // (Without the window the first goes alone and the others follow in a second statement.)
+      for (let index = 0; index < 4; index++) {
+        outcomes.push(runningJobs.insert(job(`win-${index}`, 1, controller)));
+        await Promise.resolve();
+      }
+      expect(await Promise.all(outcomes)).toEqual([true, true, true, true]);
+      expect(statements).toHaveBeenCalledTimes(1);
+    } finally {
+      statements.mockRestore();
+    }
+    expect(await runningJobs.listByController(controller)).toHaveLength(4);
   });
 
   it('removes each of many concurrent removals once, and says false for a row that was not there', async () => {

@@ -43,6 +43,14 @@ function answersPerKey(keys: readonly JobKey[], returned: readonly KeyRow[]): bo
  */
 const RESULT_REMOVAL_LINGER_MS = 20;
 
+/**
+ * How long the insert of a dispatched job's row waits for others to go with it.
+ * The job leaves for its worker after the insert, so this stays small: jobs
+ * dispatched in the same moment (one per turn of the event loop, as they come
+ * off the queue) share one INSERT instead of one each plus one for the rest.
+ */
+const INSERT_LINGER_MS = 3;
+
 /** A job as its worker-queue message names it: the tenant, the task run and the attempt. */
 export interface TenantJobKey extends JobKey {
   readonly tenantId: string;
@@ -55,13 +63,13 @@ export interface TenantJobKey extends JobKey {
  * has recorded it. Unique on task-run id + attempt, so a redelivered job is
  * recorded once.
  *
- * Inserts and removals that arrive while an earlier one is in flight go
- * together in one statement (a controller dispatching hundreds of jobs a
+ * Inserts (and removals of results) wait a few milliseconds for others, and
+ * calls that arrive while an earlier one is in flight go together in one statement (a controller dispatching hundreds of jobs a
  * second makes a few round trips instead of hundreds); each caller still gets
  * its own answer.
  */
 export class RunningJobStore {
-  private readonly inserts = new BatchedCalls<RunningJobRecord, boolean>((jobs) => this.insertAll(jobs));
+  private readonly inserts = new BatchedCalls<RunningJobRecord, boolean>((jobs) => this.insertAll(jobs), 200, INSERT_LINGER_MS);
   private readonly removals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys));
   private readonly resultRemovals = new BatchedCalls<JobKey, boolean>(
     (keys) => this.removeAllAfterResult(keys),

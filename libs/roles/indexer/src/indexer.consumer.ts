@@ -29,7 +29,8 @@ const RETRY_MS = 2000;
 
 /**
  * Copies `log.batch` and `metric.batch` messages into the repository, one
- * message (a batch from one worker flush) per transaction. Redelivery adds
+ * message (a batch from one worker flush) per write (a log batch is one
+ * statement, see LogRepository.appendBatch). Redelivery adds
  * nothing: the repositories only store what is not stored yet. A message that
  * can never be read is logged and committed, so it does not stall its
  * partition; one from a newer Lanner is left uncommitted until this process

@@ -1,17 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { decodeQueueMessage, executionUpdateCodec, NewerSchemaVersionError } from '@lanner/frames';
-import type { QueuePort, QueueSubscription } from '@lanner/queue';
+import type { QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
 import { QUEUE } from '@lanner/runtime';
 import { API_TOPICS, type ApiTopics } from '../api-topics';
 
 type Listener = () => void;
+
+/** The Kafka adapter's option (the in-process one has no commit requests to save). */
+type FollowOptions = SubscribeOptions & { commitOffsets: false };
 
 /**
  * Follows `lanner.execution-updates` for this API process: a consumer group of
  * its own (every process sees every update), starting at the end of the topic.
  * Listeners are told that an execution changed; they re-read the repository,
  * which holds the truth (an update is only a hint, and may be missed).
+ * The group's offsets are never committed: nobody reads them again (a restarted
+ * process has a new group), so each update costs no commit request.
  */
 @Injectable()
 export class ExecutionUpdatesFeed implements OnModuleDestroy {
@@ -30,8 +35,9 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
 
   async start(): Promise<void> {
     if (this.subscription !== undefined) return;
-    this.subscription = await this.queue.subscribe({
+    const options: FollowOptions = {
       groupId: this.groupId,
+      commitOffsets: false,
       topics: [this.topics.executionUpdates],
       fromBeginning: false,
       handler: async (message) => {
@@ -47,7 +53,8 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
           );
         }
       },
-    });
+    };
+    this.subscription = await this.queue.subscribe(options);
     this.markStarted();
   }
 

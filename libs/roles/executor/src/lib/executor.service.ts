@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { decodeQueueMessage, executorEventCodec, InvalidQueueMessageError, type ExecutorEvent } from '@lanner/frames';
-import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
+import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
@@ -14,6 +14,21 @@ export const EXECUTOR_OPTIONS = Symbol('lanner.executor-options');
 
 /** Between attempts to start while Kafka or PostgreSQL is not there yet. */
 const START_RETRY_MS = 2000;
+
+/**
+ * How long the commit of a handled event's offset may wait, merged with the
+ * member's others into one request, so the consumer takes the next event at
+ * once instead of after a commit round trip per event. The event's effect is
+ * stored before its offset is committed, as before; a crash or a rebalance may
+ * now deliver again the events of that last stretch, and applying a stored
+ * event again changes nothing (a started execution ignores its creation, the
+ * state machine an event its task run is past), as it already had to for the
+ * one event between a store and its commit.
+ */
+const EXECUTOR_COMMIT_INTERVAL_MS = 250;
+
+/** What the Kafka adapter reads beyond the port's options (the in-process queue has no commit requests to save). */
+type ExecutorSubscribeOptions = SubscribeOptions & { commitIntervalMs: number };
 
 /**
  * The executor's edges: the `lanner.executor` consumer (decode, hand to the
@@ -88,9 +103,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       this.guarded = true;
     }
     // Each step is done once, so a start retried after a failure picks up where it stopped.
-    this.subscription ??= await this.queue.subscribe({
+    const subscribeOptions: ExecutorSubscribeOptions = {
       groupId,
       topics: [topics.executor],
+      commitIntervalMs: EXECUTOR_COMMIT_INTERVAL_MS,
       // A new group must not miss executions submitted before the first executor joined.
       fromBeginning: true,
       // A message that fails the same way on every try is parked as a dead letter, so its partition moves on.
@@ -108,7 +124,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
           );
         },
       }),
-    });
+    };
+    this.subscription ??= await this.queue.subscribe(subscribeOptions);
     if (this.stopped) return;
     if (this.options.rebuildPendingWorkAtStart && !this.rebuilt) {
       await this.pendingWork.rebuild();
