@@ -82,7 +82,7 @@ export function createTaskRunner(options: CreateTaskRunnerOptions = {}): TaskRun
             error instanceof TaskSecretError ? error.message : 'the task properties could not be rendered on this worker',
           );
         }
-        const log = maskedLog(context.log, mask);
+        const log = atLeast(task.logLevel, maskedLog(context.log, mask));
         let result: TaskKindResult;
         try {
           result = await dispatch(registry, resolved, {
@@ -150,6 +150,17 @@ function taskSignal(outer: AbortSignal, timeoutMs: number | undefined): { signal
       clearTimeout(timer);
       outer.removeEventListener('abort', onOuterAbort);
     },
+  };
+}
+
+const LEVEL_ORDER = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+/** Kestra's task `logLevel`: lines below it are not kept. */
+function atLeast(level: RunnableTask['logLevel'], sink: TaskLogSink): TaskLogSink {
+  if (level === undefined) return sink;
+  const lowest = LEVEL_ORDER.indexOf(level);
+  return (lineLevel, message) => {
+    if (LEVEL_ORDER.indexOf(lineLevel) >= lowest) sink(lineLevel, message);
   };
 }
 
