@@ -95,6 +95,11 @@ describe("Kestra's filters", () => {
     expect(failure('{{ inputs.list | jq(\'test("a")\') }}').message).toContain("test/1 is not supported in Lanner's jq");
     expect(failure("{{ inputs.list | jq('.a') }}").message).toContain('cannot index array with "a"');
     expect(failure("{{ 'not json' | jq('.') }}").message).toContain("'jq' expects JSON text");
+    const deep = `${'['.repeat(100)}.${']'.repeat(100)}`;
+    expect(failure(`{{ inputs.list | jq('${deep}') }}`).message).toContain("'jq' the expression nests more than 64 levels");
+    const long = Array.from({ length: 499 }, () => '.').join(' | ');
+    expect(render(`{{ inputs.list | jq('${long}') | first | length }}`)).toBe('5');
+    expect(failure(`{{ inputs.list | jq('${long} | ${long}') }}`).message).toContain('more than 1000 tokens');
   });
 
   it('refuses bad arguments naming the filter and the expression', () => {
