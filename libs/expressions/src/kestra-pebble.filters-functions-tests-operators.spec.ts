@@ -118,6 +118,7 @@ describe("Kestra's functions", () => {
     ['{{ json(inputs.payload).total }} {{ fromJson(inputs.payload).items[1].id }}', '2 2'],
     ["{{ yaml('a: [1, 2]').a[1] }}", '2'],
     ['{{ render(inputs.template) }}', 'company.team/hello'],
+    ['{{ renderOnce(inputs.template) }}', 'company.team/hello'],
     ["{{ render('{{ render(inputs.template) | upper }}') }}", 'COMPANY.TEAM/HELLO'],
     ['{{ printContext().flow.id }} {{ printContext() | keys | length > 3 }}', 'hello true'],
     ['{{ currentEachOutput(outputs.each).value }}', 'B'],

@@ -462,6 +462,7 @@ export class Evaluation {
       case 'currentEachOutput':
         return this.guard(expr, () => currentEachOutput(this.arguments(expr.args, expr.named, scope), this.options.context));
       case 'render':
+      case 'renderOnce':
         return this.renderAgain(expr, scope);
       default:
         throw new EvaluationFailure(`unknown function '${expr.name}'`, expr.line, expr.column);
