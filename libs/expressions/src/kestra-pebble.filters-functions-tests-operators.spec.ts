@@ -1,4 +1,4 @@
-import { ExpressionError, renderTemplate } from './index';
+import { ExpressionError, renderFinal, renderTemplate } from './index';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
 const context = {
@@ -13,6 +13,7 @@ const context = {
     ],
     payload: '{"items": [{"id": 1, "ok": true}, {"id": 2, "ok": false}], "total": 2}',
     template: "{{ flow.namespace ~ '/' ~ flow.id }}",
+    indirect: '{{ inputs.template }}',
     path: 'data/2026/report.final.csv',
     quote: 'it\'s "quoted"',
     when: '2026-01-31T10:00:00.123456Z',
@@ -119,11 +120,23 @@ describe("Kestra's functions", () => {
     ["{{ yaml('a: [1, 2]').a[1] }}", '2'],
     ['{{ render(inputs.template) }}', 'company.team/hello'],
     ['{{ renderOnce(inputs.template) }}', 'company.team/hello'],
+
     ["{{ render('{{ render(inputs.template) | upper }}') }}", 'COMPANY.TEAM/HELLO'],
     ['{{ printContext().flow.id }} {{ printContext() | keys | length > 3 }}', 'hello true'],
     ['{{ currentEachOutput(outputs.each).value }}', 'B'],
   ])('%s', (template, expected) => {
     expect(render(template)).toBe(expected);
+  });
+
+  it('renders again while an expression is left; renderOnce() and recursive=false render once', () => {
+    const template =
+      '{{ render(inputs.indirect) }}|{{ renderOnce(inputs.indirect) }}|{{ render(inputs.indirect, recursive=false) }}';
+    expect(renderFinal(template, context, options)).toBe(
+      "company.team/hello|{{ flow.namespace ~ '/' ~ flow.id }}|{{ flow.namespace ~ '/' ~ flow.id }}",
+    );
+    expect(failure("{{ render(inputs.indirect, recursive='yes') }}").message).toContain(
+      "render()'s recursive argument must be true or false",
+    );
   });
 
   it('stops a value that renders itself', () => {
