@@ -1,4 +1,4 @@
-import { ExpressionError, renderTemplate } from './index';
+import { ExpressionError, renderFinal, renderTemplate } from './index';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
 const context = {
@@ -13,6 +13,7 @@ const context = {
     ],
     payload: '{"items": [{"id": 1, "ok": true}, {"id": 2, "ok": false}], "total": 2}',
     template: "{{ flow.namespace ~ '/' ~ flow.id }}",
+    indirect: '{{ inputs.template }}',
     path: 'data/2026/report.final.csv',
     quote: 'it\'s "quoted"',
     when: '2026-01-31T10:00:00.123456Z',
@@ -95,6 +96,11 @@ describe("Kestra's filters", () => {
     expect(failure('{{ inputs.list | jq(\'test("a")\') }}').message).toContain("test/1 is not supported in Lanner's jq");
     expect(failure("{{ inputs.list | jq('.a') }}").message).toContain('cannot index array with "a"');
     expect(failure("{{ 'not json' | jq('.') }}").message).toContain("'jq' expects JSON text");
+    const deep = `${'['.repeat(100)}.${']'.repeat(100)}`;
+    expect(failure(`{{ inputs.list | jq('${deep}') }}`).message).toContain("'jq' the expression nests more than 64 levels");
+    const long = Array.from({ length: 499 }, () => '.').join(' | ');
+    expect(render(`{{ inputs.list | jq('${long}') | first | length }}`)).toBe('5');
+    expect(failure(`{{ inputs.list | jq('${long} | ${long}') }}`).message).toContain('more than 1000 tokens');
   });
 
   it('refuses bad arguments naming the filter and the expression', () => {
@@ -113,11 +119,24 @@ describe("Kestra's functions", () => {
     ['{{ json(inputs.payload).total }} {{ fromJson(inputs.payload).items[1].id }}', '2 2'],
     ["{{ yaml('a: [1, 2]').a[1] }}", '2'],
     ['{{ render(inputs.template) }}', 'company.team/hello'],
+    ['{{ renderOnce(inputs.template) }}', 'company.team/hello'],
+
     ["{{ render('{{ render(inputs.template) | upper }}') }}", 'COMPANY.TEAM/HELLO'],
     ['{{ printContext().flow.id }} {{ printContext() | keys | length > 3 }}', 'hello true'],
     ['{{ currentEachOutput(outputs.each).value }}', 'B'],
   ])('%s', (template, expected) => {
     expect(render(template)).toBe(expected);
+  });
+
+  it('renders again while an expression is left; renderOnce() and recursive=false render once', () => {
+    const template =
+      '{{ render(inputs.indirect) }}|{{ renderOnce(inputs.indirect) }}|{{ render(inputs.indirect, recursive=false) }}';
+    expect(renderFinal(template, context, options)).toBe(
+      "company.team/hello|{{ flow.namespace ~ '/' ~ flow.id }}|{{ flow.namespace ~ '/' ~ flow.id }}",
+    );
+    expect(failure("{{ render(inputs.indirect, recursive='yes') }}").message).toContain(
+      "render()'s recursive argument must be true or false",
+    );
   });
 
   it('stops a value that renders itself', () => {

@@ -50,6 +50,11 @@ class Scope {
 
 const START: Position = { line: 1, column: 1 };
 
+/** Whether rendered text still holds an expression (render.ts' hasExpression, without importing it back). */
+function hasExpressionText(text: string): boolean {
+  return text.includes('{{') || text.includes('{%') || text.includes('{#');
+}
+
 /** How deep render() may nest (a value whose text calls render() on itself). */
 const MAX_RENDER_DEPTH = 10;
 
@@ -462,6 +467,7 @@ export class Evaluation {
       case 'currentEachOutput':
         return this.guard(expr, () => currentEachOutput(this.arguments(expr.args, expr.named, scope), this.options.context));
       case 'render':
+      case 'renderOnce':
         return this.renderAgain(expr, scope);
       default:
         throw new EvaluationFailure(`unknown function '${expr.name}'`, expr.line, expr.column);
@@ -477,18 +483,28 @@ export class Evaluation {
     const a = this.arguments(expr.args, expr.named, scope);
     const toRender = a.named.has('toRender') ? a.named.get('toRender') : a.args[0];
     if (typeof toRender !== 'string') return toRender ?? null;
-    if (this.depth >= MAX_RENDER_DEPTH) {
-      throw new EvaluationFailure(`render() nests more than ${MAX_RENDER_DEPTH} levels`, expr.line, expr.column);
+    // Kestra's render() renders again while the result still holds an expression (recursive, the
+    // default); renderOnce() and recursive=false render once.
+    const recursiveArg = a.named.has('recursive') ? a.named.get('recursive') : a.args[1];
+    if (recursiveArg !== undefined && recursiveArg !== null && typeof recursiveArg !== 'boolean') {
+      throw new EvaluationFailure("render()'s recursive argument must be true or false", expr.line, expr.column);
     }
-    let statements: Statement[];
-    try {
-      statements = parseTemplate(toRender);
-    } catch (error) {
-      if (error instanceof EvaluationFailure) throw new EvaluationFailure(`render(): ${error.reason}`, expr.line, expr.column);
-      throw error;
+    const recursive = expr.name === 'render' && recursiveArg !== false;
+    let text = toRender;
+    for (let round = 0; ; round++) {
+      if (this.depth + round >= MAX_RENDER_DEPTH) {
+        throw new EvaluationFailure(`render() nests more than ${MAX_RENDER_DEPTH} levels`, expr.line, expr.column);
+      }
+      const rendered = this.renderOnce(text, expr, round);
+      if (!recursive || rendered === text || !hasExpressionText(rendered)) return rendered;
+      text = rendered;
     }
-    const inner = new Evaluation({ ...this.options, secrets: { mode: 'refuse' } }, this.depth + 1);
+  }
+
+  private renderOnce(text: string, expr: Position, round: number): string {
     try {
+      const statements = parseTemplate(text);
+      const inner = new Evaluation({ ...this.options, secrets: { mode: 'refuse' } }, this.depth + round + 1);
       return inner
         .render(statements)
         .map((part) => (part.kind === 'text' ? part.text : ''))

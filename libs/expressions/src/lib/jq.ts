@@ -35,6 +35,11 @@ interface Token {
   readonly at: number;
 }
 
+/** The deepest nesting of (), [] and {} a jq program may have. */
+const MAX_NESTING = 64;
+/** The most tokens a jq program may have (Kestra's flows use a few dozen). */
+const MAX_TOKENS = 1_000;
+
 const PUNCTUATION = [
   '//',
   '==',
@@ -114,6 +119,19 @@ function tokenize(source: string): Token[] {
     i += punct.length;
   }
   tokens.push({ type: 'end', value: '', at: source.length });
+  // Chains of operators nest as deep as they are long when run: a bound on the program's size keeps them shallow.
+  if (tokens.length > MAX_TOKENS) throw new JqError(`the expression has more than ${MAX_TOKENS} tokens`);
+  // The parser recurses once per nesting level: a bound keeps a hostile program off the call stack's end.
+  let depth = 0;
+  for (const token of tokens) {
+    if (token.type !== 'punct') continue;
+    if (token.value === '(' || token.value === '[' || token.value === '{') depth++;
+    else if (token.value === ')' || token.value === ']' || token.value === '}') depth--;
+    else if (token.value === '|') continue;
+    if (depth > MAX_NESTING) throw new JqError(`the expression nests more than ${MAX_NESTING} levels`);
+  }
+  if (tokens.filter((token) => token.type === 'ident' && token.value === 'if').length > MAX_NESTING)
+    throw new JqError(`the expression holds more than ${MAX_NESTING} conditionals`);
   return tokens;
 }
 
