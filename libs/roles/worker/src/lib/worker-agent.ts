@@ -30,6 +30,7 @@ import { controllerChannel, type ControllerChannel } from './controller-channel'
 import { ControllerDirectory, nextController, type ControllerResolver, type DiscoveryMode } from './controller-directory';
 import { ControllerSession, SessionRefused } from './controller-session';
 import { LogBatcher } from './log-batcher';
+import { workerInstanceId } from './instance-id';
 import { HEALTHY_STREAM_MS, reconnectDelayMs, recycleDelayMs } from './reconnect-backoff';
 import { runnableTaskOf } from './runnable-job';
 import { systemResolver } from './system-resolver';
@@ -139,6 +140,8 @@ export class WorkerAgent {
   private readonly channel: ControllerChannel;
   private readonly directory: ControllerDirectory;
   private refreshTimer: NodeJS.Timeout | undefined;
+  /** The persisted instance id an anonymous stream is known by (a stream with an access token is known by it). */
+  private readonly instanceId: string;
 
   constructor(private readonly options: WorkerAgentOptions) {
     this.channel = options.channel ?? controllerChannel(undefined);
@@ -158,6 +161,7 @@ export class WorkerAgent {
       },
     });
     this.dataDir = resolve(options.dataDir);
+    this.instanceId = workerInstanceId(this.dataDir);
     this.cache = createTaskOutputCache(this.dataDir);
     this.capacity = options.slots + (options.bufferedJobs ?? DEFAULT_BUFFERED_JOBS);
     this.logs = new LogBatcher(
@@ -277,6 +281,7 @@ export class WorkerAgent {
         endpoint,
         this.channel,
         accessToken,
+        this.instanceId,
         this.hello(),
         this.options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS,
         {
@@ -347,7 +352,11 @@ export class WorkerAgent {
   }
 
   private hello() {
-    const runningJobs: JobRef[] = [...this.jobs.values()].map(({ job }) => ({ taskRunId: job.taskRunId, attempt: job.attempt }));
+    // The jobs whose results wait to be sent are listed too: the controller adopts them, then takes their results.
+    const runningJobs: JobRef[] = [
+      ...[...this.jobs.values()].map(({ job }) => ({ taskRunId: job.taskRunId, attempt: job.attempt })),
+      ...this.unsentResults.map((result) => ({ taskRunId: result.taskRunId, attempt: result.attempt })),
+    ];
     return {
       protocolVersion: { ...PROTOCOL_VERSION },
       workerName: this.options.name,
