@@ -15,13 +15,26 @@ export interface ProcessSpec {
   readonly stderrTailLines: number;
 }
 
+/**
+ * The task's process dies with its worker, even with a kill -9 of the worker:
+ * before it becomes the task's command (`exec`, same pid, leader of the task's
+ * process group), the shell leaves a watcher in the group that reads the
+ * lifeline (its stdin, a pipe whose write end only the worker holds). The
+ * kernel closes that pipe when the worker dies, however it dies; the watcher
+ * reads end-of-file and SIGKILLs the whole group. The task gets /dev/null as
+ * its stdin, as before. The watcher ends with the group when the task ends.
+ */
+// A background list's stdin would be /dev/null: the lifeline is handed to it as fd 3.
+const SUPERVISOR = 'exec 3<&0; { cat <&3 >/dev/null; kill -9 0; } >/dev/null 2>&1 & exec 3<&- "$@" </dev/null';
+
 /** An output line (`::{"outputs":...}::`) may be far longer than a log line; this bounds it. */
 const MAX_PROCESS_LINE_CHARS = 4 * 1024 * 1024;
 const MAX_TAIL_LINE_CHARS = 1000;
 
 /**
  * Runs one process for a script task and waits until it and everything it started
- * are gone. The process leads its own process group (`detached`), so a kill or a
+ * are gone. The process leads its own process group (`detached`), dies with the
+ * worker (see SUPERVISOR), and a kill or a
  * timeout reaches the children a shell put in the background too (SIGTERM to the
  * group, SIGKILL after the grace period). When the process itself exits, what it left
  * running in its group is ended the same way: a task's processes end with the task
@@ -33,12 +46,14 @@ const MAX_TAIL_LINE_CHARS = 1000;
 export function runProcess(spec: ProcessSpec, context: TaskKindContext): Promise<TaskKindResult> {
   return new Promise((resolve, reject) => {
     if (context.signal.aborted) return resolve({ state: 'FAILED', outputs: {}, error: 'aborted before start' });
-    const child = spawn(spec.command, [...spec.args], {
+    const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'lanner-task', spec.command, ...spec.args], {
       cwd: context.workingDirectory,
       env: spec.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // stdin is the lifeline: the worker holds its write end open and never writes.
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.on('error', () => undefined);
     const vars: JsonObject = {};
     const stderrTail: string[] = [];
     const stdout = new LineSplitter((line) => {
