@@ -13,6 +13,14 @@ export interface ProcessSpec {
   readonly killGraceMs: number;
   /** Lines of stderr quoted in the error of a failed run. */
   readonly stderrTailLines: number;
+  /** The user the process runs as (Lanner's task isolation); the worker's own when absent. */
+  readonly runAs?: TaskUser;
+}
+
+/** A uid and gid of its own for task processes: they cannot read the worker's files, nor its `/proc` entries. */
+export interface TaskUser {
+  readonly uid: number;
+  readonly gid: number;
 }
 
 /**
@@ -48,7 +56,10 @@ export function runProcess(spec: ProcessSpec, context: TaskKindContext): Promise
     if (context.signal.aborted) return resolve({ state: 'FAILED', outputs: {}, error: 'aborted before start' });
     const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'lanner-task', spec.command, ...spec.args], {
       cwd: context.workingDirectory,
-      env: spec.env,
+      // Under its own user the task's HOME is its working directory (the worker's is not its to write).
+      env: spec.runAs ? { ...spec.env, HOME: context.workingDirectory } : spec.env,
+      // Supplementary groups are dropped with the uid change (libuv does it when the parent is root).
+      ...(spec.runAs ? { uid: spec.runAs.uid, gid: spec.runAs.gid } : {}),
       detached: true,
       // stdin is the lifeline: the worker holds its write end open and never writes.
       stdio: ['pipe', 'pipe', 'pipe'],
