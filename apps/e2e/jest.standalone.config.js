@@ -19,6 +19,7 @@ const SUBSET = [
   'cli',
   'terraform-provider',
   'kestra-corpus',
+  'task-isolation',
 ];
 
 module.exports = {

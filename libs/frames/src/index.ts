@@ -5,6 +5,7 @@ export type { Duration } from './generated/google/protobuf/duration';
 export * from './protocol-version';
 export * from './frame-limits';
 export * from './durations';
+export * from './worker-instance';
 
 // Queue (Kafka) message contract.
 export * from './queue-messages/topics';

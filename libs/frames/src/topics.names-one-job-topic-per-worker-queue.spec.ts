@@ -37,6 +37,8 @@ describe('the spine topics every server role ensures', () => {
       'lanner.broadcast',
       'lanner.worker-jobs.default',
       'lanner.worker-jobs.system',
+      'lanner.resubmitted-jobs.default',
+      'lanner.resubmitted-jobs.system',
     ]);
     expect(spineTopics('run-7.').every((topic) => topic.startsWith('run-7.lanner.'))).toBe(true);
   });

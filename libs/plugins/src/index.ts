@@ -17,6 +17,7 @@ export type { CreateTaskRunnerOptions, TaskRunnerOptions } from './lib/task-runn
 export type { HttpRequestOptions } from './lib/runners/http-request.runner';
 export { DEFAULT_MAX_RESPONSE_BODY_BYTES } from './lib/runners/http-request.runner';
 export type { ScriptOptions } from './lib/runners/script-runners';
+export type { TaskUser } from './lib/process/run-process';
 export { INHERITED_VARIABLES } from './lib/process/process-environment';
 export { environmentSecretSource, SECRET_ENV_PREFIX } from './lib/secrets/environment-secret-source';
 export { SECRET_MASK } from './lib/secrets/secret-mask';

@@ -51,6 +51,8 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
   mkdirSync(logDir);
   mkdirSync(scratchDir);
   chmodSync(workDir, 0o755);
+  // The workers' script tasks run as a user of their own (docs/task-isolation.md): they write here too.
+  chmodSync(scratchDir, 0o777);
   const databaseName = `lanner_e2e_${process.pid}`;
   const databaseUrl = runDatabaseUrl(serverDatabaseUrl, databaseName);
   const adminToken = `e2e-${randomBytes(32).toString('base64url')}`;

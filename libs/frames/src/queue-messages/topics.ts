@@ -38,6 +38,24 @@ export function workerJobsTopic(queueId: string): string {
   return `${WORKER_JOBS_TOPIC_PREFIX}${queueId}`;
 }
 
+export const RESUBMITTED_JOBS_TOPIC_PREFIX = 'lanner.resubmitted-jobs.';
+
+/**
+ * The topic of one worker queue's re-queued jobs (the next attempt of a job
+ * whose worker was lost), e.g. `lanner.resubmitted-jobs.gpu`: the controller
+ * serves it before the queue's own topic, so a re-queued job does not wait
+ * behind the queue's backlog of new work.
+ */
+export function resubmittedJobsTopic(queueId: string): string {
+  if (!isWorkerQueueId(queueId)) throw new InvalidWorkerQueueIdError(queueId);
+  return `${RESUBMITTED_JOBS_TOPIC_PREFIX}${queueId}`;
+}
+
+/** Both job topics of a worker queue (its new work, its re-queued jobs): they exist together. */
+export function jobTopicsOf(queueId: string): [string, string] {
+  return [workerJobsTopic(queueId), resubmittedJobsTopic(queueId)];
+}
+
 /** The worker queue id of a worker-jobs topic, or undefined for any other topic. */
 export function workerQueueIdOfTopic(topic: string): string | undefined {
   if (!topic.startsWith(WORKER_JOBS_TOPIC_PREFIX)) return undefined;
@@ -51,8 +69,8 @@ export const DEFAULT_TOPIC_PARTITIONS = 3;
 /**
  * Every topic of the spine, under an optional prefix (empty in deployments;
  * integration specs give one to keep apart on a shared broker). Each server role
- * ensures them at start: `createTopics` is idempotent. The job topics of the
- * reserved worker queues `default` and `system` always exist.
+ * ensures them at start: `createTopics` is idempotent. The job topics (new and
+ * resubmitted) of the reserved worker queues `default` and `system` always exist.
  */
 export function spineTopics(prefix = ''): string[] {
   return [
@@ -64,5 +82,7 @@ export function spineTopics(prefix = ''): string[] {
     QueueTopics.broadcast,
     workerJobsTopic('default'),
     workerJobsTopic('system'),
+    resubmittedJobsTopic('default'),
+    resubmittedJobsTopic('system'),
   ].map((topic) => `${prefix}${topic}`);
 }

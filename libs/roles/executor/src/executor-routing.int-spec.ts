@@ -294,7 +294,8 @@ describe('a job sent again', () => {
 
     expect(jobsOf(executionId).map((received) => [received.job.attempt, received.topic])).toEqual([
       [1, harness.topics.workerJobs('retry-a')],
-      [2, harness.topics.workerJobs('retry-a')],
+      // Re-queued on the queue's resubmitted-jobs topic, which its controllers serve before its new work.
+      [2, harness.topics.resubmittedJobs('retry-a')],
     ]);
     const second = (held.get(executionId) ?? [])[1];
     await harness.answers.started(second);

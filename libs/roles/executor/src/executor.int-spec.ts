@@ -116,7 +116,7 @@ beforeAll(async () => {
 
   standIn = await queue.subscribe({
     groupId: `stand-in-${run}`,
-    topics: [topics.workerJobs('default'), topics.broadcast, topics.executionUpdates],
+    topics: [topics.workerJobs('default'), topics.resubmittedJobs('default'), topics.broadcast, topics.executionUpdates],
     fromBeginning: true,
     handler: async (message) => {
       if (message.topic === topics.executionUpdates) {

@@ -13,7 +13,27 @@ export interface ProcessSpec {
   readonly killGraceMs: number;
   /** Lines of stderr quoted in the error of a failed run. */
   readonly stderrTailLines: number;
+  /** The user the process runs as (Lanner's task isolation); the worker's own when absent. */
+  readonly runAs?: TaskUser;
 }
+
+/** A uid and gid of its own for task processes: they cannot read the worker's files, nor its `/proc` entries. */
+export interface TaskUser {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/**
+ * The task's process dies with its worker, even with a kill -9 of the worker:
+ * before it becomes the task's command (`exec`, same pid, leader of the task's
+ * process group), the shell leaves a watcher in the group that reads the
+ * lifeline (its stdin, a pipe whose write end only the worker holds). The
+ * kernel closes that pipe when the worker dies, however it dies; the watcher
+ * reads end-of-file and SIGKILLs the whole group. The task gets /dev/null as
+ * its stdin, as before. The watcher ends with the group when the task ends.
+ */
+// A background list's stdin would be /dev/null: the lifeline is handed to it as fd 3.
+const SUPERVISOR = 'exec 3<&0; { cat <&3 >/dev/null; kill -9 0; } >/dev/null 2>&1 & exec 3<&- "$@" </dev/null';
 
 /** An output line (`::{"outputs":...}::`) may be far longer than a log line; this bounds it. */
 const MAX_PROCESS_LINE_CHARS = 4 * 1024 * 1024;
@@ -21,7 +41,8 @@ const MAX_TAIL_LINE_CHARS = 1000;
 
 /**
  * Runs one process for a script task and waits until it and everything it started
- * are gone. The process leads its own process group (`detached`), so a kill or a
+ * are gone. The process leads its own process group (`detached`), dies with the
+ * worker (see SUPERVISOR), and a kill or a
  * timeout reaches the children a shell put in the background too (SIGTERM to the
  * group, SIGKILL after the grace period). When the process itself exits, what it left
  * running in its group is ended the same way: a task's processes end with the task
@@ -33,12 +54,17 @@ const MAX_TAIL_LINE_CHARS = 1000;
 export function runProcess(spec: ProcessSpec, context: TaskKindContext): Promise<TaskKindResult> {
   return new Promise((resolve, reject) => {
     if (context.signal.aborted) return resolve({ state: 'FAILED', outputs: {}, error: 'aborted before start' });
-    const child = spawn(spec.command, [...spec.args], {
+    const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'lanner-task', spec.command, ...spec.args], {
       cwd: context.workingDirectory,
-      env: spec.env,
+      // Under its own user the task's HOME is its working directory (the worker's is not its to write).
+      env: spec.runAs ? { ...spec.env, HOME: context.workingDirectory } : spec.env,
+      // Supplementary groups are dropped with the uid change (libuv does it when the parent is root).
+      ...(spec.runAs ? { uid: spec.runAs.uid, gid: spec.runAs.gid } : {}),
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // stdin is the lifeline: the worker holds its write end open and never writes.
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.on('error', () => undefined);
     const vars: JsonObject = {};
     const stderrTail: string[] = [];
     const stdout = new LineSplitter((line) => {

@@ -1,9 +1,9 @@
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NodeScriptTask, ShellCommandsTask } from '@lanner/model';
 import { processEnvironment } from '../process/process-environment';
-import { runProcess } from '../process/run-process';
+import { runProcess, type TaskUser } from '../process/run-process';
 import type { TaskKindContext, TaskKindRunner } from '../task-runner.port';
 
 export interface ScriptOptions {
@@ -13,10 +13,16 @@ export interface ScriptOptions {
   readonly stderrTailLines?: number;
   /** The worker's environment, filtered by `processEnvironment`. Default `process.env`. */
   readonly workerEnv?: NodeJS.ProcessEnv;
+  /** The user script processes run as (docs/task-isolation.md); the worker's own when absent. */
+  readonly runAs?: TaskUser;
 }
 
-function processLimits(options: ScriptOptions): { killGraceMs: number; stderrTailLines: number } {
-  return { killGraceMs: options.killGraceMs ?? 5000, stderrTailLines: options.stderrTailLines ?? 20 };
+function processLimits(options: ScriptOptions): { killGraceMs: number; stderrTailLines: number; runAs?: TaskUser } {
+  return {
+    killGraceMs: options.killGraceMs ?? 5000,
+    stderrTailLines: options.stderrTailLines ?? 20,
+    ...(options.runAs ? { runAs: options.runAs } : {}),
+  };
 }
 
 /**
@@ -56,6 +62,11 @@ export function nodeScriptRunner(options: ScriptOptions = {}): TaskKindRunner<No
       try {
         const file = join(folder, 'script.js');
         await writeFile(file, task.script, { mode: 0o600 });
+        // The script's user must read it: the folder and the file are its own.
+        if (options.runAs) {
+          await chown(folder, options.runAs.uid, options.runAs.gid);
+          await chown(file, options.runAs.uid, options.runAs.gid);
+        }
         return await runProcess(
           {
             ...processLimits(options),

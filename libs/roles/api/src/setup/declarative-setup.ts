@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { hashToken } from '@lanner/auth';
-import { DEFAULT_TOPIC_PARTITIONS, workerJobsTopic } from '@lanner/frames';
+import { DEFAULT_TOPIC_PARTITIONS, jobTopicsOf } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import { AlreadyExists, type Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES, StartupRefused } from '@lanner/runtime';
@@ -126,7 +126,9 @@ export class DeclarativeSetup {
     // Topics first: a queue never exists without the topic its jobs go to (createTopics is idempotent).
     if (newQueues.length > 0) {
       await this.queue.createTopics(
-        newQueues.map((q) => ({ topic: `${this.topicPrefix}${workerJobsTopic(q.id)}`, partitions: DEFAULT_TOPIC_PARTITIONS })),
+        newQueues.flatMap((q) =>
+          jobTopicsOf(q.id).map((topic) => ({ topic: `${this.topicPrefix}${topic}`, partitions: DEFAULT_TOPIC_PARTITIONS })),
+        ),
       );
     }
     for (const step of plan.steps) {

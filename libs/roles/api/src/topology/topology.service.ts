@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULT_TOPIC_PARTITIONS, workerJobsTopic } from '@lanner/frames';
+import { DEFAULT_TOPIC_PARTITIONS, jobTopicsOf } from '@lanner/frames';
 import type { SubscriptionRecord, WorkerGroupRecord, WorkerQueueRecord } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { NotFound, type Repositories } from '@lanner/repository';
@@ -59,9 +59,9 @@ export class TopologyService {
       'The worker queue is not valid',
     );
     // The topic first: a queue must never exist without the topic its jobs go to (createTopics is idempotent).
-    await this.queue.createTopics([
-      { topic: `${this.topicPrefix}${workerJobsTopic(spec.id)}`, partitions: DEFAULT_TOPIC_PARTITIONS },
-    ]);
+    await this.queue.createTopics(
+      jobTopicsOf(spec.id).map((topic) => ({ topic: `${this.topicPrefix}${topic}`, partitions: DEFAULT_TOPIC_PARTITIONS })),
+    );
     const outcome = await this.repositories.workerQueues.put({
       id: spec.id,
       tags: spec.tags,

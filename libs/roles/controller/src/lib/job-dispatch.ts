@@ -7,6 +7,7 @@ import {
   durationFromMillis,
   MAX_FRAME_BYTES,
   NewerSchemaVersionError,
+  resubmittedJobsTopic,
   workerJobCodec,
   workerJobsTopic,
   type Job,
@@ -32,6 +33,8 @@ import { WorkerFleet, type WorkerSession } from './worker-fleet';
 
 const SUBSCRIBE_RETRY_MS = 5_000;
 export const dispatchGroupId = (queueId: string): string => `lanner-controller-${queueId}`;
+/** The consumer group of a worker queue's re-queued jobs (`lanner.resubmitted-jobs.<queue>`). */
+export const resubmittedDispatchGroupId = (queueId: string): string => `lanner-controller-${queueId}-resubmitted`;
 
 /**
  * Jobs of one worker queue handled at the same time by this controller: every
@@ -65,6 +68,8 @@ class QueueDispatch {
   constructor(
     readonly queueId: string,
     readonly topic: string,
+    /** The queue's re-queued jobs: never paused (they are few), and placed ahead of the queue's new work. */
+    readonly resubmittedTopic: string,
   ) {}
 }
 
@@ -192,7 +197,7 @@ export class JobDispatch {
   private dispatchOf(queueId: string): QueueDispatch {
     let dispatch = this.queues.get(queueId);
     if (!dispatch) {
-      dispatch = new QueueDispatch(queueId, workerJobsTopic(queueId));
+      dispatch = new QueueDispatch(queueId, workerJobsTopic(queueId), resubmittedJobsTopic(queueId));
       this.queues.set(queueId, dispatch);
     }
     return dispatch;
@@ -221,12 +226,38 @@ export class JobDispatch {
     }
   }
 
+  /**
+   * Two consumers: the queue's new work (paused while no slot admits more) and
+   * its re-queued jobs, in a group of their own, so that they are fetched even
+   * while the first consumer's handlers all wait for a slot (a consumer fetches
+   * again only once its batch is handled). Pausing and resuming apply to the
+   * new work only; closing closes both.
+   */
   private async subscribe(dispatch: QueueDispatch): Promise<QueueSubscription> {
+    const work = await this.subscribeTo(dispatch, dispatch.topic, dispatchGroupId(dispatch.queueId));
+    let resubmitted: QueueSubscription;
+    try {
+      resubmitted = await this.subscribeTo(dispatch, dispatch.resubmittedTopic, resubmittedDispatchGroupId(dispatch.queueId));
+    } catch (error) {
+      await work.close().catch(() => undefined);
+      throw error;
+    }
+    return {
+      pause: (topic) => work.pause(topic),
+      resume: (topic) => work.resume(topic),
+      isPaused: (topic) => work.isPaused(topic),
+      close: async () => {
+        await Promise.all([work.close(), resubmitted.close()]);
+      },
+    };
+  }
+
+  private async subscribeTo(dispatch: QueueDispatch, topic: string, groupId: string): Promise<QueueSubscription> {
     const options: DispatchSubscribeOptions = {
-      groupId: dispatchGroupId(dispatch.queueId),
-      topics: [dispatch.topic],
+      groupId,
+      topics: [topic],
       fromBeginning: true,
-      handler: this.parkingPoison(dispatch),
+      handler: this.parkingPoison(dispatch, groupId),
       concurrency: DISPATCH_CONCURRENCY,
       commitIntervalMs: DISPATCH_COMMIT_INTERVAL_MS,
     };
@@ -235,7 +266,7 @@ export class JobDispatch {
     } catch (error) {
       if (!(error instanceof UnknownTopicError)) throw error;
       // The API creates a queue's topic with the queue; this covers a topic not made yet (or deleted).
-      await this.queue.createTopics([{ topic: dispatch.topic, partitions: DEFAULT_TOPIC_PARTITIONS }]);
+      await this.queue.createTopics([{ topic, partitions: DEFAULT_TOPIC_PARTITIONS }]);
       return this.queue.subscribe(options);
     }
   }
@@ -246,10 +277,10 @@ export class JobDispatch {
    * partition, of every tenant, are dispatched. A job given up on while stopping is never parked: it stays
    * for the group's next consumer.
    */
-  private parkingPoison(dispatch: QueueDispatch): (message: QueueMessage) => Promise<void> {
+  private parkingPoison(dispatch: QueueDispatch, groupId: string): (message: QueueMessage) => Promise<void> {
     return parkPoisonMessages((message) => this.take(dispatch, message), {
       repositories: this.repositories,
-      groupId: dispatchGroupId(dispatch.queueId),
+      groupId,
       logger: this.logger,
       alsoPassing: (error) => error instanceof DispatchAbandoned,
       afterParking: async (message, reason) => {
@@ -343,7 +374,8 @@ export class JobDispatch {
     for (;;) {
       if (dispatch.retained === 0 || this.stopping.signal.aborted) throw new DispatchAbandoned(dispatch.queueId);
       // Credit and slot are taken synchronously inside the arbiter, before any await of this handler.
-      const placement: Placement = await this.arbiter.place(dispatch.queueId);
+      // A re-queued job (its worker was lost) goes ahead of the queue's new work waiting here.
+      const placement: Placement = await this.arbiter.place(dispatch.queueId, message.topic === dispatch.resubmittedTopic);
       const worker = placement.session;
       let recorded: RecordOutcome;
       try {

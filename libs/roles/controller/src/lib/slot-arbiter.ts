@@ -18,6 +18,8 @@ export class DispatchAbandoned extends Error {
 interface Waiter {
   resolve(placement: Placement): void;
   reject(error: Error): void;
+  /** A re-queued job: ahead of the queue's new work. */
+  readonly first: boolean;
 }
 
 /**
@@ -45,15 +47,23 @@ export class SlotArbiter {
     fleet.setWaitingSource((queueId) => this.waiting(queueId));
   }
 
-  /** Resolves once a worker has credit and a ledger slot for a job of the queue; both are then taken. */
-  place(queueId: string): Promise<Placement> {
+  /**
+   * Resolves once a worker has credit and a ledger slot for a job of the queue; both are then taken.
+   * `first`: a re-queued job, placed after the queue's other re-queued jobs and before its new work.
+   */
+  place(queueId: string, first = false): Promise<Placement> {
     return new Promise<Placement>((resolve, reject) => {
       let queue = this.waiters.get(queueId);
       if (!queue) {
         queue = [];
         this.waiters.set(queueId, queue);
       }
-      queue.push({ resolve, reject });
+      const waiter: Waiter = { resolve, reject, first };
+      if (!first) queue.push(waiter);
+      else {
+        const behind = queue.findIndex((other) => !other.first);
+        queue.splice(behind < 0 ? queue.length : behind, 0, waiter);
+      }
       this.pump();
     });
   }

@@ -4,9 +4,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccessTokenRejected, bearerToken } from '@lanner/auth';
 import type { CapacitySubscription } from '@lanner/capacity';
 import {
+  anonymousWorkerId,
   checkPeerProtocolVersion,
   durationFromMillis,
   ErrorCode,
+  isWorkerInstanceId,
   jobMessageId,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
@@ -17,6 +19,7 @@ import {
   type JobResult,
   type JobStarted,
   type Subscription,
+  WORKER_INSTANCE_METADATA,
   type WorkerFrame,
 } from '@lanner/frames';
 import type { RunningJobRecord, StoredJson, SubscriptionRecord } from '@lanner/model';
@@ -168,7 +171,10 @@ export class WorkerStreams {
           'anonymous workers are not allowed on this controller (LANNER_ALLOW_ANONYMOUS_WORKERS is false); give the worker a registration token',
         );
       }
-      return { workerId: `worker-${randomUUID()}`, workerGroupId: DEFAULT_WORKER_GROUP_ID, registrationTokenId: null };
+      // Known by its persisted instance id, it keeps its id across reconnects and controllers (an older worker sends none).
+      const instance = call.metadata.get(WORKER_INSTANCE_METADATA);
+      const instanceId = instance.length === 1 && isWorkerInstanceId(instance[0]) ? instance[0] : randomUUID();
+      return { workerId: anonymousWorkerId(instanceId), workerGroupId: DEFAULT_WORKER_GROUP_ID, registrationTokenId: null };
     }
     const token = presented.length === 1 && typeof presented[0] === 'string' ? bearerToken(presented[0]) : undefined;
     if (token === undefined) {
@@ -583,8 +589,9 @@ class WorkerConversation {
    * re-pointed to this controller and stream by one conditional UPDATE of its
    * running-job row (from the holder just read), and holds its slot here. A
    * worker with a token adopts only rows recorded for its own worker id; an
-   * anonymous one (new id per stream) only rows of its group's queues whose
-   * holder's stream is no longer connected. A job whose row is gone (result
+   * anonymous one its own rows (its id comes from its persisted instance id)
+   * and, from a worker that sent no instance id, rows of its group's queues
+   * whose holder's stream is no longer connected. A job whose row is gone (result
    * recorded, or reported lost) or that another live stream holds is not adopted.
    */
   private async adopt(
@@ -607,9 +614,10 @@ class WorkerConversation {
           if (row === null) return 'its result was already recorded or it was reported lost';
           if (!served.has(row.workerQueueId))
             return `its worker queue '${row.workerQueueId}' is not served by worker group '${session.workerGroupId}'`;
+          // A worker's own row (a token's worker id, or an anonymous worker's instance id) is adopted at once.
           if (session.registrationTokenId !== null) {
             if (row.workerId !== session.workerId) return 'it is recorded for another worker';
-          } else if (await this.heldByConnectedStream(session, row, waitUntil)) {
+          } else if (row.workerId !== session.workerId && (await this.heldByConnectedStream(session, row, waitUntil))) {
             return 'the worker stream it is recorded for is still connected';
           }
           if (

@@ -424,9 +424,10 @@ export class ExecutionProcessor {
         // A re-dispatched job keeps its queue (Kestra #7730); it says so when no worker can take it now.
         waitingReason = await this.routing.waitingReason(workerQueueId, now);
       }
-      const submittedAt =
-        execution.taskRuns.get(action.taskRunId)?.attempts.find((attempt) => attempt.attempt === action.attempt)?.submittedAt ??
-        now;
+      const attempts = execution.taskRuns.get(action.taskRunId)?.attempts;
+      const submittedAt = attempts?.find((attempt) => attempt.attempt === action.attempt)?.submittedAt ?? now;
+      // The next attempt of a job whose worker was lost goes ahead of the queue's new work.
+      const resubmitted = attempts?.find((attempt) => attempt.attempt === action.attempt - 1)?.state === 'RESUBMITTED';
       const job = encodeWorkerJob({
         execution,
         taskRunId: action.taskRunId,
@@ -439,7 +440,9 @@ export class ExecutionProcessor {
         ...(action.task.timeoutMs !== undefined ? { deadline: submittedAt + action.task.timeoutMs } : {}),
         ...(unit.correlationId !== undefined ? { correlationId: unit.correlationId } : {}),
       });
-      const topic = this.options.topics.workerJobs(workerQueueId);
+      const topic = resubmitted
+        ? this.options.topics.resubmittedJobs(workerQueueId)
+        : this.options.topics.workerJobs(workerQueueId);
       await this.ensureTopic(topic);
       await this.publish(topic, [job]);
       return {

@@ -1,4 +1,4 @@
-import { DEFAULT_TOPIC_PARTITIONS, QueueTopics, spineTopics, workerJobsTopic } from '@lanner/frames';
+import { DEFAULT_TOPIC_PARTITIONS, QueueTopics, resubmittedJobsTopic, spineTopics, workerJobsTopic } from '@lanner/frames';
 import { DEFAULT_ROUTING_REFRESH, type RoutingRefresh } from './worker-queue-routing';
 
 /** The topics the executor produces and consumes (ARCHITECTURE.md "Message flow"). */
@@ -9,6 +9,8 @@ export interface ExecutorTopics {
   /** Every topic a server role ensures at start (the executor's own and those of the data path). */
   readonly ensured: readonly string[];
   workerJobs(queueId: string): string;
+  /** Where the next attempt of a job whose worker was lost goes: served before the queue's new work. */
+  resubmittedJobs(queueId: string): string;
 }
 
 export interface ExecutorOptions {
@@ -44,6 +46,7 @@ export function executorTopics(prefix = ''): ExecutorTopics {
     broadcast: `${prefix}${QueueTopics.broadcast}`,
     ensured: spineTopics(prefix),
     workerJobs,
+    resubmittedJobs: (queueId: string): string => `${prefix}${resubmittedJobsTopic(queueId)}`,
   };
 }
 

@@ -194,7 +194,12 @@ export async function startExecutorHarness(options: {
   });
   const logger = createProcessLogger('executor', 'warn');
   const queue = createKafkaQueue({ brokers: config.kafka.brokers, clientId: `executor-spec-stand-in-${run}`, logger });
-  const jobTopics = new Map(options.jobQueues.map((queueId) => [topics.workerJobs(queueId), queueId]));
+  const jobTopics = new Map(
+    options.jobQueues.flatMap((queueId) => [
+      [topics.workerJobs(queueId), queueId],
+      [topics.resubmittedJobs(queueId), queueId],
+    ]),
+  );
   const allTopics = [...new Set([...topics.ensured, ...jobTopics.keys()])];
   await queue.createTopics(allTopics.map((topic) => ({ topic, partitions: 3 })));
 

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import {
   checkPeerProtocolVersion,
   ErrorCode,
+  WORKER_INSTANCE_METADATA,
   WorkerControllerServiceClient,
   type ControllerFrame,
   type Hello,
@@ -52,12 +53,14 @@ export class ControllerSession {
   /**
    * Opens the stream with `authorization: Bearer <accessToken>` metadata when
    * the worker has a token (the controller checks it at open, so a token that
-   * expires later does not end the stream).
+   * expires later does not end the stream), and an anonymous worker's
+   * persisted instance id, so it keeps one identity across reconnects.
    */
   static open(
     endpoint: Endpoint,
     channel: ControllerChannel,
     accessToken: string | undefined,
+    instanceId: string | undefined,
     hello: Hello,
     welcomeTimeoutMs: number,
     handlers: SessionHandlers,
@@ -66,6 +69,7 @@ export class ControllerSession {
     const client = new WorkerControllerServiceClient(address, channel.credentials, channel.options);
     const metadata = new grpc.Metadata();
     if (accessToken) metadata.set('authorization', `Bearer ${accessToken}`);
+    else if (instanceId) metadata.set(WORKER_INSTANCE_METADATA, instanceId);
     const call = client.connect(metadata);
     return new Promise<ControllerSession>((resolve, reject) => {
       let session: ControllerSession | undefined;

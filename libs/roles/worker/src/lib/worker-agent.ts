@@ -1,5 +1,5 @@
-import { mkdir, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -24,12 +24,14 @@ import {
   type TaskOutcome,
   type TaskOutputCache,
   type TaskRunner,
+  type TaskUser,
 } from '@lanner/plugins';
 import { errorSummary, type Endpoint } from '@lanner/runtime';
 import { controllerChannel, type ControllerChannel } from './controller-channel';
 import { ControllerDirectory, nextController, type ControllerResolver, type DiscoveryMode } from './controller-directory';
 import { ControllerSession, SessionRefused } from './controller-session';
 import { LogBatcher } from './log-batcher';
+import { workerInstanceId } from './instance-id';
 import { HEALTHY_STREAM_MS, reconnectDelayMs, recycleDelayMs } from './reconnect-backoff';
 import { runnableTaskOf } from './runnable-job';
 import { systemResolver } from './system-resolver';
@@ -54,6 +56,16 @@ export interface WorkerAgentOptions {
   readonly bufferedJobs?: number;
   readonly welcomeTimeoutMs?: number;
   readonly random?: () => number;
+  /** The user script tasks run as; default: `nobody` (65534) when the worker runs as root, else the worker's own (null). */
+  readonly taskUser?: TaskUser | null;
+}
+
+/** Debian's `nobody` and `nogroup`: a root worker's script tasks run as them (docs/task-isolation.md). */
+export const DEFAULT_TASK_USER: TaskUser = { uid: 65534, gid: 65534 };
+
+/** Tasks of a root worker get a user of their own; a worker that is not root cannot switch users. */
+function defaultTaskUser(): TaskUser | null {
+  return process.getuid?.() === 0 ? DEFAULT_TASK_USER : null;
 }
 
 const WORKER_VERSION = '0.1.0';
@@ -123,7 +135,8 @@ export class WorkerAgent {
   private readonly jobs = new Map<string, HeldJob>();
   private readonly unsentResults: JobResult[] = [];
   private readonly logs: LogBatcher;
-  private readonly runner: TaskRunner = createTaskRunner();
+  private readonly runner: TaskRunner;
+  private readonly taskUser: TaskUser | null;
   private readonly cache: TaskOutputCache;
   private readonly dataDir: string;
   private readonly capacity: number;
@@ -139,6 +152,8 @@ export class WorkerAgent {
   private readonly channel: ControllerChannel;
   private readonly directory: ControllerDirectory;
   private refreshTimer: NodeJS.Timeout | undefined;
+  /** The persisted instance id an anonymous stream is known by (a stream with an access token is known by it). */
+  private readonly instanceId: string;
 
   constructor(private readonly options: WorkerAgentOptions) {
     this.channel = options.channel ?? controllerChannel(undefined);
@@ -158,6 +173,9 @@ export class WorkerAgent {
       },
     });
     this.dataDir = resolve(options.dataDir);
+    this.instanceId = workerInstanceId(this.dataDir);
+    this.taskUser = options.taskUser === undefined ? defaultTaskUser() : options.taskUser;
+    this.runner = createTaskRunner({ scripts: this.taskUser ? { runAs: this.taskUser } : {} });
     this.cache = createTaskOutputCache(this.dataDir);
     this.capacity = options.slots + (options.bufferedJobs ?? DEFAULT_BUFFERED_JOBS);
     this.logs = new LogBatcher(
@@ -277,6 +295,7 @@ export class WorkerAgent {
         endpoint,
         this.channel,
         accessToken,
+        this.instanceId,
         this.hello(),
         this.options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS,
         {
@@ -347,7 +366,11 @@ export class WorkerAgent {
   }
 
   private hello() {
-    const runningJobs: JobRef[] = [...this.jobs.values()].map(({ job }) => ({ taskRunId: job.taskRunId, attempt: job.attempt }));
+    // The jobs whose results wait to be sent are listed too: the controller adopts them, then takes their results.
+    const runningJobs: JobRef[] = [
+      ...[...this.jobs.values()].map(({ job }) => ({ taskRunId: job.taskRunId, attempt: job.attempt })),
+      ...this.unsentResults.map((result) => ({ taskRunId: result.taskRunId, attempt: result.attempt })),
+    ];
     return {
       protocolVersion: { ...PROTOCOL_VERSION },
       workerName: this.options.name,
@@ -498,8 +521,7 @@ export class WorkerAgent {
       } else {
         this.session?.send({ $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt } });
         log.info({ taskId: job.taskId }, 'job started');
-        const workingDirectory = join(this.dataDir, 'jobs', `${job.taskRunId.replace(/[^A-Za-z0-9._-]/g, '_')}-${job.attempt}`);
-        await mkdir(workingDirectory, { recursive: true });
+        const workingDirectory = await this.workingDirectoryFor(job);
         const outcome = await runWithCache({
           runner: this.runner,
           cache: this.cache,
@@ -562,6 +584,24 @@ export class WorkerAgent {
       endedAt: now,
       deadlinePassed: false,
     };
+  }
+
+  /**
+   * The job's working directory. Under a task user it is a fresh folder of that
+   * user's outside the data dir (which the task may not read, nor even pass
+   * through); otherwise `<data dir>/jobs/<task run>-<attempt>`.
+   */
+  private async workingDirectoryFor(job: Job): Promise<string> {
+    const name = `${job.taskRunId.replace(/[^A-Za-z0-9._-]/g, '_')}-${job.attempt}`;
+    if (!this.taskUser) {
+      const workingDirectory = join(this.dataDir, 'jobs', name);
+      await mkdir(workingDirectory, { recursive: true });
+      return workingDirectory;
+    }
+    const workingDirectory = await mkdtemp(join(tmpdir(), `lanner-job-${name.slice(0, 80)}-`));
+    await chown(workingDirectory, this.taskUser.uid, this.taskUser.gid);
+    await chmod(workingDirectory, 0o700);
+    return workingDirectory;
   }
 
   /** A result that would not fit in a frame becomes a FAILED result that says so (the slot must still free). */
