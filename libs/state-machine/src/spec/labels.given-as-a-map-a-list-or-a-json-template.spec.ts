@@ -22,4 +22,15 @@ describe('Labels given as one template', () => {
     expect(result.execution.state).toBe('FAILED');
     expect(runsOf(result.execution, 'tag')[0]?.error).toMatch(/not JSON/);
   });
+
+  it('refuses a system. label, as a flow or a request may not set one, and adds none of the labels', () => {
+    const task = labelsTask('tag', '{"team":"data","system.correlationId":"forged"}');
+    const result = simulateFlow(flow([task]));
+    expect(result.execution.state).toBe('FAILED');
+    expect(runsOf(result.execution, 'tag')[0]?.error).toBe(
+      "labels: 'system.correlationId': labels starting with system. are set by Lanner, not by a flow or a user",
+    );
+    expect(result.execution.labels.team).toBeUndefined();
+    expect(result.execution.labels['system.correlationId']).not.toBe('forged');
+  });
 });

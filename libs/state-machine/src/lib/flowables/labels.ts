@@ -1,7 +1,7 @@
 // Labels: renders its labels and adds them to the execution's (values that
 // do not render to text are kept as JSON). Given as one template, it must
 // render to a JSON object (or a list of `{ key, value }`).
-import type { LabelsTask } from '@lanner/model';
+import { SYSTEM_LABEL_REFUSAL, systemLabelKeys, type LabelsTask } from '@lanner/model';
 import { renderAny, renderText } from '../render';
 import type { LeafRules } from './flowable';
 
@@ -39,6 +39,10 @@ export const labelsRules: LeafRules<LabelsTask> = {
     } else rendered = renderAny(task.labels, context, { now: step.now }) as Record<string, unknown>;
     const labels: Record<string, string> = {};
     for (const [key, value] of Object.entries(rendered)) labels[key] = typeof value === 'string' ? value : JSON.stringify(value);
+    const reserved = systemLabelKeys(labels);
+    if (reserved.length > 0) {
+      return step.finishRun(run, task, 'FAILED', { error: `labels: '${reserved.join("', '")}': ${SYSTEM_LABEL_REFUSAL}` }).state;
+    }
     step.addLabels(labels);
     return step.finishRun(run, task, 'SUCCESS').state;
   },
