@@ -27,6 +27,7 @@ void runRole('standalone', async (config, roleProcess) => {
       slots: config.workerSlots,
       name: 'standalone',
       dataDir: join(config.dataDir, 'worker'),
+      storage: config.storage,
       drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
     }),
   ];

@@ -254,12 +254,22 @@ export interface HttpRequestTask extends TaskCommon {
   readonly body?: TemplatedValue;
   readonly contentType?: string;
 }
-export interface ShellCommandsTask extends TaskCommon {
+/**
+ * What Kestra's script tasks share about files: `inputFiles` maps a file name in the
+ * working directory to its content, or to a `kestra:///` URI whose file is fetched there;
+ * `outputFiles` names (or globs) the files stored after the script, output as
+ * `outputFiles.<name>` = their URI.
+ */
+export interface ScriptFiles {
+  readonly inputFiles?: Readonly<Record<string, Template>>;
+  readonly outputFiles?: readonly Template[];
+}
+export interface ShellCommandsTask extends TaskCommon, ScriptFiles {
   readonly kind: 'ShellCommands';
   readonly commands: readonly Template[];
   readonly env?: Readonly<Record<string, Template>>;
 }
-export interface NodeScriptTask extends TaskCommon {
+export interface NodeScriptTask extends TaskCommon, ScriptFiles {
   readonly kind: 'NodeScript';
   readonly script: Template;
   readonly env?: Readonly<Record<string, Template>>;

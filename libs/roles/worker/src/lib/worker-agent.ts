@@ -1,3 +1,4 @@
+import { taskRunFiles, type InternalStorage } from '@lanner/storage';
 import { mkdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -49,6 +50,8 @@ export interface WorkerAgentOptions {
   readonly slots: number;
   readonly name: string;
   readonly dataDir: string;
+  /** Internal storage for the tasks' files; absent: a task with file properties fails saying so. */
+  readonly storage?: InternalStorage;
   readonly logger: Logger;
   /** Jobs held beyond the running ones, so a freed slot starts the next job without a round trip. */
   readonly bufferedJobs?: number;
@@ -509,6 +512,17 @@ export class WorkerAgent {
             signal: held.abort.signal,
             workingDirectory,
             now: () => new Date(),
+            ...(this.options.storage && job.tenantId
+              ? {
+                  files: taskRunFiles(this.options.storage, job.tenantId, {
+                    namespace: job.namespace,
+                    flowId: job.flowId,
+                    executionId: job.executionId,
+                    taskId: job.taskId,
+                    taskRunId: job.taskRunId,
+                  }),
+                }
+              : {}),
             log: (level, message) =>
               this.logs.add({
                 taskRunId: job.taskRunId,
