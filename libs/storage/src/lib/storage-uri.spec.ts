@@ -18,6 +18,14 @@ describe('internal storage URIs', () => {
     );
   });
 
+  it("keeps a Lanner task run id's separators as written", () => {
+    const uri = taskFileUri({ ...scope, taskRunId: `${scope.executionId}:each:build@2~1` }, 'out.csv');
+    expect(uri.uri).toBe(
+      `kestra:///company/team/etl/executions/${scope.executionId}/tasks/build/${scope.executionId}:each:build@2~1/out.csv`,
+    );
+    expect(parseStorageUri(uri.uri)).toEqual(uri);
+  });
+
   it('escapes what a URI cannot hold and reads it back', () => {
     const uri = taskFileUri(scope, 'reports/march 2024 #1.csv');
     expect(uri.uri).toBe(

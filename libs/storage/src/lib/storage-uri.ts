@@ -25,7 +25,8 @@ export interface StorageUri {
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const NAMESPACE = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/;
+// Lanner's task run ids join their parents' with `:` and mark lanes and loops with `@` and `~`.
+const ID = /^[A-Za-z0-9][A-Za-z0-9._:@~-]{0,254}$/;
 // Control characters, a backslash, or a slash that came from an escape (`%2F`): each could
 // make one segment into several on a file system.
 // eslint-disable-next-line no-control-regex
@@ -65,9 +66,9 @@ function build(segments: readonly string[]): StorageUri {
   return { uri, segments };
 }
 
-/** `encodeURIComponent` keeps `'()*!`; a URI keeps them too, everything else outside the unreserved set is escaped. */
+/** Escapes what a path segment cannot hold; `:` and `@` are path characters (RFC 3986 pchar) and stay as written. */
 function encodeSegment(segment: string): string {
-  return encodeURIComponent(segment);
+  return encodeURIComponent(segment).replace(/%3A/g, ':').replace(/%40/g, '@');
 }
 
 export interface ExecutionScope {
