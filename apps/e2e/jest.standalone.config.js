@@ -19,6 +19,7 @@ const SUBSET = [
   'cli',
   'terraform-provider',
   'files-outputs',
+  'files-inputs',
 ];
 
 module.exports = {

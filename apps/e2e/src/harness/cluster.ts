@@ -17,12 +17,12 @@ export const WORKER_SLOTS = 2;
 export const WORKER_NAMES = ['e2e-worker-a', 'e2e-worker-b'] as const;
 
 /**
- * The workers' internal storage: the S3-compatible store of the dev services when
+ * Internal storage of the api (FILE inputs, downloads) and the workers: the S3-compatible store of the dev services when
  * S3_ENDPOINT is set (its AWS_* keys reach the workers through the environment, the SDK's
  * default chain), under a key prefix of this run's own; otherwise one local folder all the
  * run's workers share. Workers started later copy it with the rest of a worker's env.
  */
-function workerStorageEnv(workDir: string, runId: string): NodeJS.ProcessEnv {
+function storageEnv(workDir: string, runId: string): NodeJS.ProcessEnv {
   const endpoint = process.env['S3_ENDPOINT'];
   if (!endpoint) return { LANNER_STORAGE_TYPE: 'local', LANNER_STORAGE_LOCAL_DIR: join(workDir, 'storage') };
   return {
@@ -108,7 +108,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
       };
     };
     const servers = [
-      spec('api', 'api', apiPort, { ...server, LANNER_ADMIN_TOKEN: adminToken }),
+      spec('api', 'api', apiPort, { ...server, ...storageEnv(workDir, kafkaNamespace), LANNER_ADMIN_TOKEN: adminToken }),
       spec('executor', 'executor', executorPort, { ...server, LANNER_TIMER_INTERVAL_MS: '200' }),
       spec('controller', 'controller', controllerPort, {
         ...server,
@@ -122,7 +122,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
     const workers = WORKER_NAMES.map((name, index) =>
       spec(name, 'worker', workerPorts[index], {
         ...common,
-        ...workerStorageEnv(workDir, kafkaNamespace),
+        ...storageEnv(workDir, kafkaNamespace),
         LANNER_WORKER_CONTROLLERS: `127.0.0.1:${grpcPort}`,
         LANNER_WORKER_NAME: name,
         LANNER_WORKER_SLOTS: String(WORKER_SLOTS),

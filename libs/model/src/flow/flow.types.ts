@@ -8,7 +8,18 @@ export type Template = string;
 /** Any JSON-like value whose strings may hold templates (rendered recursively). */
 export type TemplatedValue = null | boolean | number | string | TemplatedValue[] | { [key: string]: TemplatedValue };
 
-export const INPUT_TYPES = ['STRING', 'INT', 'FLOAT', 'BOOLEAN', 'DATETIME', 'DURATION', 'JSON', 'ARRAY', 'SELECT'] as const;
+export const INPUT_TYPES = [
+  'STRING',
+  'INT',
+  'FLOAT',
+  'BOOLEAN',
+  'DATETIME',
+  'DURATION',
+  'JSON',
+  'ARRAY',
+  'SELECT',
+  'FILE',
+] as const;
 export type InputType = (typeof INPUT_TYPES)[number];
 
 export interface FlowInput {
@@ -28,7 +39,7 @@ export interface FlowInput {
   /** SELECT: the allowed values. */
   readonly values?: readonly string[];
   /** ARRAY: the type of each item. */
-  readonly itemType?: Exclude<InputType, 'ARRAY' | 'SELECT'>;
+  readonly itemType?: Exclude<InputType, 'ARRAY' | 'SELECT' | 'FILE'>;
 }
 
 export const OUTPUT_TYPES = ['STRING', 'INT', 'FLOAT', 'BOOLEAN', 'DATETIME', 'DURATION', 'JSON', 'ARRAY'] as const;

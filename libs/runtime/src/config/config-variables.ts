@@ -589,7 +589,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_TYPE',
-    roles: ['worker', 'standalone'],
+    roles: ['api', 'worker', 'standalone'],
     defaultFor: () => 'local',
     defaultText: '`local`',
     description:
@@ -599,16 +599,18 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_LOCAL_DIR',
-    roles: ['worker', 'standalone'],
+    roles: ['api', 'worker', 'standalone'],
     defaultFor: UNSET,
-    defaultText: '`<LANNER_WORKER_DATA_DIR>/storage` (worker), `<LANNER_DATA_DIR>/storage` (standalone)',
-    description: 'The folder of `local` internal storage: `<tenant>/<namespace as folders>/<flow>/executions/...` below it.',
+    defaultText:
+      '`<LANNER_WORKER_DATA_DIR>/storage` (worker), `<LANNER_DATA_DIR>/storage` (standalone), `.lanner-api/storage` (api)',
+    description:
+      'The folder of `local` internal storage: `<tenant>/<namespace as folders>/<flow>/executions/...` below it. The api (FILE inputs, downloads) and the workers of a cluster must all see the same folder.',
     secret: false,
     schema: optionalFile(),
   },
   {
     name: 'LANNER_STORAGE_S3_BUCKET',
-    roles: ['worker', 'standalone'],
+    roles: ['api', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: 'unset (required when `LANNER_STORAGE_TYPE` is `s3`)',
     description: 'The bucket of `s3` internal storage; it must exist.',
@@ -620,7 +622,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_ENDPOINT',
-    roles: ['worker', 'standalone'],
+    roles: ['api', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: "unset (AWS S3's own endpoint for the region)",
     description: 'The endpoint of an S3-compatible server (SeaweedFS, MinIO, a cloud gateway), e.g. `http://127.0.0.1:8333`.',
@@ -629,7 +631,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_REGION',
-    roles: ['worker', 'standalone'],
+    roles: ['api', 'worker', 'standalone'],
     defaultFor: () => 'us-east-1',
     defaultText: '`us-east-1`',
     description: "The bucket's region (any value for most S3-compatible servers).",
@@ -640,7 +642,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_PATH_STYLE',
-    roles: ['worker', 'standalone'],
+    roles: ['api', 'worker', 'standalone'],
     defaultFor: () => 'false',
     defaultText: '`false`',
     description:
@@ -649,8 +651,18 @@ export const CONFIG_VARIABLES = [
     schema: flag(),
   },
   {
+    name: 'LANNER_FILE_INPUT_MAX_BYTES',
+    roles: ['api', 'standalone'],
+    defaultFor: () => String(1024 * 1024 * 1024),
+    defaultText: '`1073741824` (1 GiB)',
+    description:
+      'The largest file one FILE input of a new execution may be; a larger upload is refused with 413 and nothing of it is kept.',
+    secret: false,
+    schema: integer(1, 1024 * 1024 * 1024 * 1024),
+  },
+  {
     name: 'LANNER_STORAGE_S3_PREFIX',
-    roles: ['worker', 'standalone'],
+    roles: ['api', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: "unset (the bucket's root)",
     description: 'A key prefix for every file, to share a bucket: `<prefix>/<tenant>/<namespace as folders>/...`.',

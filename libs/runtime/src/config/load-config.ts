@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { StorageConfig } from '@lanner/storage';
 import { z } from 'zod';
 import { CONFIG_VARIABLES, ConfigVariableName, Endpoint, variablesOf } from './config-variables';
@@ -52,7 +52,7 @@ function requireBucket(env: StorageEnv, context: z.RefinementCtx): void {
 /** The store internal storage uses; `local` defaults to a folder under the role's data dir. */
 function storageConfig(env: StorageEnv, dataDir: string): StorageConfig {
   if (env.LANNER_STORAGE_TYPE === 'local')
-    return { kind: 'local', root: env.LANNER_STORAGE_LOCAL_DIR ?? join(dataDir, 'storage') };
+    return { kind: 'local', root: env.LANNER_STORAGE_LOCAL_DIR ?? resolve(dataDir, 'storage') };
   return {
     kind: 's3',
     bucket: env.LANNER_STORAGE_S3_BUCKET ?? '',
@@ -119,12 +119,17 @@ export const CONFIG_SCHEMAS = {
       LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN'),
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
       LANNER_API_EMBEDDED_INDEXER: schemaOf('LANNER_API_EMBEDDED_INDEXER'),
+      LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
+      ...storageVariables,
     })
+    .superRefine(requireBucket)
     .transform((env) => ({
       ...serverConfig('api', env),
       adminToken: env.LANNER_ADMIN_TOKEN,
       setupFile: env.LANNER_SETUP_FILE,
       embeddedIndexer: env.LANNER_API_EMBEDDED_INDEXER,
+      storage: storageConfig(env, '.lanner-api'),
+      fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
     })),
   executor: z
     .object({ ...serverVariables, LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS') })
@@ -224,11 +229,13 @@ export const CONFIG_SCHEMAS = {
       LANNER_WORKER_ACCESS_TOKEN_TTL_S: schemaOf('LANNER_WORKER_ACCESS_TOKEN_TTL_S'),
       LANNER_WORKER_REFRESH_TOKEN_TTL_S: schemaOf('LANNER_WORKER_REFRESH_TOKEN_TTL_S'),
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
+      LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
       ...storageVariables,
     })
     .superRefine(requireBucket)
     .transform((env) => ({
       role: 'standalone' as const,
+      fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
       setupFile: env.LANNER_SETUP_FILE,
       workerTokenTtl: {
         accessTokenTtlS: env.LANNER_WORKER_ACCESS_TOKEN_TTL_S,
