@@ -25,11 +25,11 @@ export interface S3StorageOptions {
   readonly prefix?: string;
   /** Explicit credentials; absent: the SDK's default chain (AWS_ACCESS_KEY_ID..., profiles, instance roles). */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
-  /** Multipart part size for uploads; default 8 MiB (the least memory a large upload holds per part in flight). */
+  /** Multipart part size for uploads; default 5 MiB, the least S3 accepts (the memory a large upload holds per part in flight). */
   readonly partSizeBytes?: number;
 }
 
-const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
 const UPLOAD_QUEUE = 2;
 
 /**
