@@ -20,6 +20,8 @@ const SUBSET = [
   'terraform-provider',
   'kestra-corpus',
   'task-isolation',
+  'files-outputs',
+  'files-inputs',
 ];
 
 module.exports = {

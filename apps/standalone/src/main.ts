@@ -12,7 +12,12 @@ import { runRole, startEmbeddedServices } from '@lanner/runtime';
 void runRole('standalone', async (config, roleProcess) => {
   const { serverRoles, adminToken, grpc, workerSigningKey } = await startEmbeddedServices(config, roleProcess);
   return [
-    ApiRoleModule.forRoot(serverRoles, { adminToken, setupFile: config.setupFile }),
+    ApiRoleModule.forRoot(serverRoles, {
+      adminToken,
+      setupFile: config.setupFile,
+      storage: config.storage,
+      fileInputMaxBytes: config.fileInputMaxBytes,
+    }),
     ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs }),
     ControllerRoleModule.forRoot(serverRoles, {
       grpc: grpc.listen,
@@ -27,6 +32,7 @@ void runRole('standalone', async (config, roleProcess) => {
       slots: config.workerSlots,
       name: 'standalone',
       dataDir: join(config.dataDir, 'worker'),
+      storage: config.storage,
       drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
     }),
   ];

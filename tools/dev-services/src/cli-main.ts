@@ -4,9 +4,10 @@ import { ENV_VARIABLE, SERVICE_NAMES, servicesDown, servicesStatus, servicesUp, 
 import type { ServiceName } from './state';
 
 const USAGE = `usage: node tools/dev-services/cli.js <command>
-  up                   start Kafka and PostgreSQL unless KAFKA_BROKERS / DATABASE_URL are set (idempotent)
-  down [kafka|postgres] stop what "up" started (all by default)
-  status [--json]      show each service; exit 0 only when both answer`;
+  up                   start Kafka, PostgreSQL and an S3-compatible store (SeaweedFS) unless
+                       KAFKA_BROKERS / DATABASE_URL / S3_ENDPOINT are set (idempotent)
+  down [kafka|postgres|s3] stop what "up" started (all by default)
+  status [--json]      show each service; exit 0 only when all answer`;
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const progress = (line: string): void => void process.stderr.write(`dev-services: ${line}\n`);
@@ -23,9 +24,15 @@ function outcomeLine(outcome: ServiceOutcome): string {
   }
 }
 
+/** `VARIABLE=value` lines for one service: its connection, then what else a client needs. */
+function envLines(service: Pick<ServiceOutcome, 'name' | 'connection' | 'extraEnv'>): string {
+  const extra = Object.entries(service.extraEnv ?? {}).map(([name, value]) => `${name}=${value}`);
+  return [`${ENV_VARIABLE[service.name]}=${service.connection}`, ...extra].join('\n');
+}
+
 function parseServiceNames(args: readonly string[]): ServiceName[] {
   const unknown = args.filter((arg) => !(SERVICE_NAMES as readonly string[]).includes(arg));
-  if (unknown.length > 0) throw new DevServicesError(`unknown service "${unknown[0]}": expected kafka or postgres`);
+  if (unknown.length > 0) throw new DevServicesError(`unknown service "${unknown[0]}": expected kafka, postgres or s3`);
   return args.length > 0 ? (args as ServiceName[]) : [...SERVICE_NAMES];
 }
 
@@ -36,7 +43,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       case 'up': {
         const outcomes = await servicesUp(progress);
         outcomes.forEach((outcome) => say(outcomeLine(outcome)));
-        outcomes.forEach((outcome) => say(`${ENV_VARIABLE[outcome.name]}=${outcome.connection}`));
+        outcomes.forEach((outcome) => say(envLines(outcome)));
         say(`# state: ${STATE_FILE}`);
         return 0;
       }
@@ -55,7 +62,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
           }
           statuses
             .filter((status) => status.ready && status.connection)
-            .forEach((status) => say(`${ENV_VARIABLE[status.name]}=${status.connection}`));
+            .forEach((status) => say(envLines({ ...status, connection: status.connection ?? '' })));
         }
         return statuses.every((status) => status.ready) ? 0 : 3;
       }

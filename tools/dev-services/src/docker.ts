@@ -114,3 +114,24 @@ export async function removeContainer(containerId: string): Promise<void> {
   await client.container.stop(container, { timeout: 10 }).catch(() => undefined);
   await client.container.remove(container, { removeVolumes: true }).catch(() => undefined);
 }
+
+/** SeaweedFS's own image, at the release the Go build reports (`weed version`). */
+const SEAWEEDFS_IMAGE = 'chrislusf/seaweedfs:4.53';
+
+export async function startS3Container(identities: string, extraEnv: Record<string, string>): Promise<RunningService> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const container = await new GenericContainer(SEAWEEDFS_IMAGE)
+    .withCopyContentToContainer([{ content: identities, target: '/etc/lanner/identities.json' }])
+    .withCommand(['server', '-s3', '-s3.config=/etc/lanner/identities.json', '-s3.iam=false', '-master.volumeSizeLimitMB=256'])
+    .withExposedPorts(8333)
+    .withWaitStrategy(Wait.forListeningPorts())
+    .withStartupTimeout(120_000)
+    .start();
+  return {
+    source: 'docker',
+    connection: `http://${container.getHost()}:${container.getMappedPort(8333)}`,
+    extraEnv,
+    handle: { kind: 'container', containerId: container.getId() },
+    startedAt: new Date().toISOString(),
+  };
+}

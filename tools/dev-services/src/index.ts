@@ -20,5 +20,9 @@ export function readServiceEnv(env: NodeJS.ProcessEnv = process.env): ServiceEnv
   const KAFKA_BROKERS = env['KAFKA_BROKERS']?.trim() || fromState.KAFKA_BROKERS;
   const DATABASE_URL = env['DATABASE_URL']?.trim() || fromState.DATABASE_URL;
   if (!KAFKA_BROKERS && !DATABASE_URL) return undefined;
-  return { ...(KAFKA_BROKERS ? { KAFKA_BROKERS } : {}), ...(DATABASE_URL ? { DATABASE_URL } : {}) };
+  // S3: a given S3_ENDPOINT comes with the developer's own AWS_* variables; the recorded one with its keys.
+  const s3 = env['S3_ENDPOINT']?.trim()
+    ? { S3_ENDPOINT: env['S3_ENDPOINT'].trim() }
+    : Object.fromEntries(Object.entries(fromState).filter(([name]) => name !== 'KAFKA_BROKERS' && name !== 'DATABASE_URL'));
+  return { ...(KAFKA_BROKERS ? { KAFKA_BROKERS } : {}), ...(DATABASE_URL ? { DATABASE_URL } : {}), ...s3 };
 }

@@ -13,6 +13,9 @@ export const KAFKA_DIR = join(SERVICES_DIR, 'kafka');
 /** The local broker's GC log (see jvm-gc-log.ts). */
 export const KAFKA_GC_LOG = join(KAFKA_DIR, 'gc.log');
 export const POSTGRES_DIR = join(SERVICES_DIR, 'postgres');
+export const S3_DIR = join(SERVICES_DIR, 's3');
+
+export const SEAWEEDFS_INSTALLER = join(WORKSPACE_ROOT, 'tools', 'ci', 'install-seaweedfs.sh');
 
 export const KAFKA_POM = join(WORKSPACE_ROOT, 'tools', 'dev-services', 'pom.xml');
 

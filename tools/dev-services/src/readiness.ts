@@ -66,3 +66,54 @@ export async function ensureDatabase(connectionString: string): Promise<void> {
     await client.end().catch(() => undefined);
   }
 }
+
+export interface S3Access {
+  readonly endpoint: string;
+  /** Explicit keys (the local server's); absent: the SDK's default chain reads AWS_* itself. */
+  readonly accessKeyId?: string;
+  readonly secretAccessKey?: string;
+  readonly region: string;
+}
+
+async function s3Client(access: S3Access, timeoutMs: number) {
+  const { S3Client } = await import('@aws-sdk/client-s3');
+  return new S3Client({
+    endpoint: access.endpoint,
+    region: access.region,
+    forcePathStyle: true,
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
+    ...(access.accessKeyId && access.secretAccessKey
+      ? { credentials: { accessKeyId: access.accessKeyId, secretAccessKey: access.secretAccessKey } }
+      : {}),
+  });
+}
+
+/** True when the S3 endpoint answers a signed ListBuckets with the given credentials. */
+export async function s3Answers(access: S3Access, timeoutMs = 5_000): Promise<boolean> {
+  const { ListBucketsCommand } = await import('@aws-sdk/client-s3');
+  const client = await s3Client(access, timeoutMs);
+  try {
+    await client.send(new ListBucketsCommand({}));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Creates the bucket when it does not exist. */
+export async function ensureBucket(access: S3Access, bucket: string): Promise<void> {
+  const { CreateBucketCommand, HeadBucketCommand } = await import('@aws-sdk/client-s3');
+  const client = await s3Client(access, 10_000);
+  try {
+    const found = await client.send(new HeadBucketCommand({ Bucket: bucket })).then(
+      () => true,
+      () => false,
+    );
+    if (!found) await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } finally {
+    client.destroy();
+  }
+}

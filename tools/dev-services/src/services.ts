@@ -1,17 +1,26 @@
-import { containerRunning, dockerAnswers, removeContainer, startKafkaContainer, startPostgresContainer } from './docker';
+import {
+  containerRunning,
+  dockerAnswers,
+  removeContainer,
+  startKafkaContainer,
+  startPostgresContainer,
+  startS3Container,
+} from './docker';
 import { startLocalKafka } from './kafka-local';
 import { startLocalPostgres } from './postgres-local';
 import { isOurProcessAlive, sleep, stopProcess } from './processes';
-import { kafkaAnswers, postgresAnswers } from './readiness';
+import { kafkaAnswers, postgresAnswers, s3Answers } from './readiness';
+import { DEV_S3, devS3Env, devS3Identities, startLocalS3, waitForS3 } from './s3-local';
 import { chooseServiceSource, memoizeProbe } from './source-chooser';
 import { currentState, withServicesLock, writeStateFile } from './state-store';
-import type { RunningService, ServiceName, ServiceState } from './state';
+import { SERVICE_NAMES, type RunningService, type ServiceName, type ServiceState } from './state';
 
-export const SERVICE_NAMES: readonly ServiceName[] = ['kafka', 'postgres'];
+export { SERVICE_NAMES } from './state';
 
-export const ENV_VARIABLE: Record<ServiceName, 'KAFKA_BROKERS' | 'DATABASE_URL'> = {
+export const ENV_VARIABLE: Record<ServiceName, 'KAFKA_BROKERS' | 'DATABASE_URL' | 'S3_ENDPOINT'> = {
   kafka: 'KAFKA_BROKERS',
   postgres: 'DATABASE_URL',
+  s3: 'S3_ENDPOINT',
 };
 
 export type Report = (line: string) => void;
@@ -22,6 +31,8 @@ export interface ServiceOutcome {
   readonly action: 'given' | 'reused' | 'started';
   readonly source: 'env' | RunningService['source'];
   readonly connection: string;
+  /** Further variables a client needs (S3: credentials, region, bucket). */
+  readonly extraEnv?: Readonly<Record<string, string>>;
   readonly pid?: number;
   readonly seconds?: number;
 }
@@ -29,8 +40,21 @@ export interface ServiceOutcome {
 const STOP_GRACE_MS = 20_000;
 const REUSE_READY_WAIT_MS = 30_000;
 
-async function answers(name: ServiceName, connection: string): Promise<boolean> {
-  return name === 'kafka' ? kafkaAnswers(connection) : postgresAnswers(connection);
+/**
+ * S3: a recorded server is asked with the keys it was started with; a given S3_ENDPOINT
+ * with the SDK's default chain (the AWS_* variables the developer set beside it).
+ */
+async function answers(name: ServiceName, connection: string, extraEnv?: Readonly<Record<string, string>>): Promise<boolean> {
+  if (name === 'kafka') return kafkaAnswers(connection);
+  if (name === 'postgres') return postgresAnswers(connection);
+  const keys = extraEnv?.['AWS_ACCESS_KEY_ID']
+    ? { accessKeyId: extraEnv['AWS_ACCESS_KEY_ID'], secretAccessKey: extraEnv['AWS_SECRET_ACCESS_KEY'] ?? '' }
+    : {};
+  return s3Answers({
+    endpoint: connection,
+    region: extraEnv?.['AWS_REGION'] ?? process.env['AWS_REGION'] ?? DEV_S3.region,
+    ...keys,
+  });
 }
 
 async function isAlive(service: RunningService): Promise<boolean> {
@@ -46,7 +70,7 @@ async function stopService(service: RunningService): Promise<void> {
 async function reusable(name: ServiceName, service: RunningService): Promise<boolean> {
   const deadline = Date.now() + REUSE_READY_WAIT_MS;
   while (await isAlive(service)) {
-    if (await answers(name, service.connection)) return true;
+    if (await answers(name, service.connection, service.extraEnv)) return true;
     if (Date.now() > deadline) break;
     await sleep(500);
   }
@@ -61,8 +85,18 @@ async function start(
   report: Report,
   onSpawned: (service: RunningService) => void,
 ): Promise<RunningService> {
-  if (source === 'docker') return name === 'kafka' ? startKafkaContainer() : startPostgresContainer();
-  return name === 'kafka' ? startLocalKafka(report, onSpawned) : startLocalPostgres(onSpawned);
+  if (source === 'docker') {
+    if (name === 'kafka') return startKafkaContainer();
+    if (name === 'postgres') return startPostgresContainer();
+    const container = await startS3Container(devS3Identities(), devS3Env());
+    onSpawned(container);
+    const id = container.handle.kind === 'container' ? container.handle.containerId : '';
+    await waitForS3(container.connection, () => containerRunning(id));
+    return container;
+  }
+  if (name === 'kafka') return startLocalKafka(report, onSpawned);
+  if (name === 'postgres') return startLocalPostgres(onSpawned);
+  return startLocalS3(report, onSpawned);
 }
 
 /** Starts whatever is neither given by the environment nor already running; idempotent. */
@@ -109,10 +143,11 @@ export async function servicesUp(report: Report, env: NodeJS.ProcessEnv = proces
   }, report);
 }
 
-function describe(service: RunningService): Pick<ServiceOutcome, 'source' | 'connection' | 'pid'> {
+function describe(service: RunningService): Pick<ServiceOutcome, 'source' | 'connection' | 'extraEnv' | 'pid'> {
   return {
     source: service.source,
     connection: service.connection,
+    ...(service.extraEnv ? { extraEnv: service.extraEnv } : {}),
     ...(service.handle.kind === 'process' ? { pid: service.handle.pid } : {}),
   };
 }
@@ -141,8 +176,9 @@ export interface ServiceStatus {
   readonly name: ServiceName;
   readonly source: 'env' | RunningService['source'] | 'none';
   readonly connection?: string;
+  readonly extraEnv?: Readonly<Record<string, string>>;
   readonly pid?: number;
-  /** Answers a request right now (Kafka: list + produce; PostgreSQL: SELECT 1). */
+  /** Answers a request right now (Kafka: list + produce; PostgreSQL: SELECT 1; S3: a signed ListBuckets). */
   readonly ready: boolean;
   readonly logFile?: string;
 }
@@ -155,7 +191,7 @@ export async function servicesStatus(env: NodeJS.ProcessEnv = process.env): Prom
       if (given) return { name, source: 'env', connection: given, ready: await answers(name, given) };
       const recorded = state.services[name];
       if (!recorded) return { name, source: 'none', ready: false };
-      const ready = (await isAlive(recorded)) && (await answers(name, recorded.connection));
+      const ready = (await isAlive(recorded)) && (await answers(name, recorded.connection, recorded.extraEnv));
       return { name, ...describe(recorded), ready, ...(recorded.logFile ? { logFile: recorded.logFile } : {}) };
     }),
   );

@@ -31,6 +31,29 @@ describe('the state file', () => {
     });
   });
 
+  it('gives the S3 endpoint with the variables recorded beside it', () => {
+    const withS3: ServiceState = {
+      version: 1,
+      services: {
+        s3: {
+          source: 'local',
+          connection: 'http://127.0.0.1:40005',
+          extraEnv: { AWS_ACCESS_KEY_ID: 'dev', AWS_SECRET_ACCESS_KEY: 'dev-secret', AWS_REGION: 'us-east-1', S3_BUCKET: 'dev' },
+          handle: { kind: 'process', pid: 4343, commandMarker: '/w/.dev-services/s3/data', stopSignal: 'SIGTERM' },
+          startedAt: '2026-01-01T00:00:02.000Z',
+        },
+      },
+    };
+    expect(parseServiceState(serializeServiceState(withS3))).toEqual(withS3);
+    expect(serviceEnvOf(withS3)).toEqual({
+      S3_ENDPOINT: 'http://127.0.0.1:40005',
+      AWS_ACCESS_KEY_ID: 'dev',
+      AWS_SECRET_ACCESS_KEY: 'dev-secret',
+      AWS_REGION: 'us-east-1',
+      S3_BUCKET: 'dev',
+    });
+  });
+
   it('gives only the variables of the services it records', () => {
     const onlyKafka: ServiceState = { version: 1, services: { kafka: running.services.kafka } };
     expect(serviceEnvOf(onlyKafka)).toEqual({ KAFKA_BROKERS: '127.0.0.1:40001' });
@@ -61,6 +84,10 @@ describe('the state file', () => {
     [
       'an empty connection string',
       JSON.stringify({ version: 1, services: { postgres: { ...running.services.postgres, connection: '' } } }),
+    ],
+    [
+      'extra variables that are not strings',
+      JSON.stringify({ version: 1, services: { kafka: { ...running.services.kafka, extraEnv: { AWS_REGION: 1 } } } }),
     ],
   ])('is treated as absent when it holds %s', (_case, text) => {
     expect(parseServiceState(text)).toBeUndefined();

@@ -3,7 +3,9 @@
  * nothing else, and so that tests can find the connection strings. Parsing is strict:
  * a file that does not have the expected shape is treated as absent, never guessed at.
  */
-export type ServiceName = 'kafka' | 'postgres';
+export type ServiceName = 'kafka' | 'postgres' | 's3';
+
+export const SERVICE_NAMES: readonly ServiceName[] = ['kafka', 'postgres', 's3'];
 
 /** Where a running service came from; `env` services are never stopped by us. */
 export type ServiceSource = 'local' | 'docker';
@@ -24,8 +26,10 @@ export interface DockerContainer {
 
 export interface RunningService {
   readonly source: ServiceSource;
-  /** KAFKA_BROKERS or DATABASE_URL value. */
+  /** KAFKA_BROKERS, DATABASE_URL or S3_ENDPOINT value. */
   readonly connection: string;
+  /** Further variables a client needs (the S3 store's credentials, region and bucket). */
+  readonly extraEnv?: Readonly<Record<string, string>>;
   readonly handle: LocalProcess | DockerContainer;
   readonly logFile?: string;
   readonly startedAt: string;
@@ -41,6 +45,8 @@ export const EMPTY_STATE: ServiceState = { version: 1, services: {} };
 export interface ServiceEnv {
   readonly KAFKA_BROKERS?: string;
   readonly DATABASE_URL?: string;
+  readonly S3_ENDPOINT?: string;
+  readonly [variable: string]: string | undefined;
 }
 
 export function parseServiceState(text: string): ServiceState | undefined {
@@ -52,7 +58,7 @@ export function parseServiceState(text: string): ServiceState | undefined {
   }
   if (!isRecord(raw) || raw['version'] !== 1 || !isRecord(raw['services'])) return undefined;
   const services: Partial<Record<ServiceName, RunningService>> = {};
-  for (const name of ['kafka', 'postgres'] as const) {
+  for (const name of SERVICE_NAMES) {
     const entry = raw['services'][name];
     if (entry === undefined) continue;
     const service = parseRunningService(entry);
@@ -70,19 +76,29 @@ export function serviceEnvOf(state: ServiceState): ServiceEnv {
   return {
     ...(state.services.kafka ? { KAFKA_BROKERS: state.services.kafka.connection } : {}),
     ...(state.services.postgres ? { DATABASE_URL: state.services.postgres.connection } : {}),
+    ...(state.services.s3 ? { ...state.services.s3.extraEnv, S3_ENDPOINT: state.services.s3.connection } : {}),
   };
 }
 
 function parseRunningService(value: unknown): RunningService | undefined {
   if (!isRecord(value)) return undefined;
-  const { source, connection, handle, logFile, startedAt } = value;
+  const { source, connection, handle, logFile, startedAt, extraEnv } = value;
   if (source !== 'local' && source !== 'docker') return undefined;
   if (typeof connection !== 'string' || connection.length === 0) return undefined;
   if (typeof startedAt !== 'string') return undefined;
   if (logFile !== undefined && typeof logFile !== 'string') return undefined;
+  if (extraEnv !== undefined && !(isRecord(extraEnv) && Object.values(extraEnv).every((v) => typeof v === 'string')))
+    return undefined;
   const parsedHandle = parseHandle(handle);
   if (!parsedHandle) return undefined;
-  return { source, connection, handle: parsedHandle, startedAt, ...(logFile !== undefined ? { logFile } : {}) };
+  return {
+    source,
+    connection,
+    handle: parsedHandle,
+    startedAt,
+    ...(logFile !== undefined ? { logFile } : {}),
+    ...(extraEnv !== undefined ? { extraEnv: extraEnv as Record<string, string> } : {}),
+  };
 }
 
 function parseHandle(value: unknown): LocalProcess | DockerContainer | undefined {

@@ -16,6 +16,24 @@ const STOP_GRACE_MS = 10_000;
 export const WORKER_SLOTS = 2;
 export const WORKER_NAMES = ['e2e-worker-a', 'e2e-worker-b'] as const;
 
+/**
+ * Internal storage of the api (FILE inputs, downloads) and the workers: the S3-compatible store of the dev services when
+ * S3_ENDPOINT is set (its AWS_* keys reach the workers through the environment, the SDK's
+ * default chain), under a key prefix of this run's own; otherwise one local folder all the
+ * run's workers share. Workers started later copy it with the rest of a worker's env.
+ */
+function storageEnv(workDir: string, runId: string): NodeJS.ProcessEnv {
+  const endpoint = process.env['S3_ENDPOINT'];
+  if (!endpoint) return { LANNER_STORAGE_TYPE: 'local', LANNER_STORAGE_LOCAL_DIR: join(workDir, 'storage') };
+  return {
+    LANNER_STORAGE_TYPE: 's3',
+    LANNER_STORAGE_S3_ENDPOINT: endpoint,
+    LANNER_STORAGE_S3_BUCKET: process.env['S3_BUCKET'] ?? 'lanner-dev',
+    LANNER_STORAGE_S3_PATH_STYLE: 'true',
+    LANNER_STORAGE_S3_PREFIX: runId.replace(/[^A-Za-z0-9_-]/g, ''),
+  };
+}
+
 /** Everything a running cluster holds, to stop it and clean up after it. */
 export interface Cluster {
   readonly state: ClusterState;
@@ -92,7 +110,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
       };
     };
     const servers = [
-      spec('api', 'api', apiPort, { ...server, LANNER_ADMIN_TOKEN: adminToken }),
+      spec('api', 'api', apiPort, { ...server, ...storageEnv(workDir, kafkaNamespace), LANNER_ADMIN_TOKEN: adminToken }),
       spec('executor', 'executor', executorPort, { ...server, LANNER_TIMER_INTERVAL_MS: '200' }),
       spec('controller', 'controller', controllerPort, {
         ...server,
@@ -106,6 +124,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
     const workers = WORKER_NAMES.map((name, index) =>
       spec(name, 'worker', workerPorts[index], {
         ...common,
+        ...storageEnv(workDir, kafkaNamespace),
         LANNER_WORKER_CONTROLLERS: `127.0.0.1:${grpcPort}`,
         LANNER_WORKER_NAME: name,
         LANNER_WORKER_SLOTS: String(WORKER_SLOTS),

@@ -53,6 +53,21 @@ export class LannerClient {
     return `${this.apiUrl}/api/v1/${this.tenant}${path}`;
   }
 
+  /** The same API and token, acting on another tenant. */
+  forTenant(tenant: string): LannerClient {
+    return new LannerClient(this.apiUrl, this.token, tenant);
+  }
+
+  /** A tenant-scoped call whose answer is given whole as fetch has it; a FormData body goes as multipart. */
+  raw(method: string, path: string, body?: FormData): Promise<Response> {
+    return fetch(this.url(path), {
+      method,
+      headers: { authorization: `Bearer ${this.token}` },
+      ...(body ? { body } : {}),
+      signal: AbortSignal.timeout(120_000),
+    });
+  }
+
   /** A tenant-scoped call: `path` is under `/api/v1/{tenant}`. */
   request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
     return this.send<T>(method, this.url(path), options);

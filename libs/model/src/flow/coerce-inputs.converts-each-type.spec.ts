@@ -27,6 +27,15 @@ describe('coerceInputs converts each input type', () => {
     expect(refused({ type: 'STRING' }, { a: 1 })).toEqual(['inputs.x: must be a string']);
   });
 
+  it('FILE: an internal storage URI, as the API gives it once the file is stored', () => {
+    const uri = 'kestra:///company/etl/executions/e1/inputs/x/data.csv';
+    expect(accepted({ type: 'FILE' }, uri)).toBe(uri);
+    expect(refused({ type: 'FILE' }, '/etc/passwd')).toEqual([
+      'inputs.x: must be a file (an internal storage URI kestra:///...)',
+    ]);
+    expect(refused({ type: 'FILE' }, { uri })).toEqual(['inputs.x: must be a file (an internal storage URI kestra:///...)']);
+  });
+
   it('INT: integers (also as text) within min and max', () => {
     expect(accepted({ type: 'INT' }, 7)).toBe(7);
     expect(accepted({ type: 'INT' }, '-12')).toBe(-12);

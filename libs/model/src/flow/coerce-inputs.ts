@@ -122,6 +122,12 @@ export function coerceInputValue(input: InputRules, raw: unknown, path: string, 
       if (text === undefined || !allowed.includes(text)) return fail(`must be one of ${allowed.join(', ')}`);
       return text;
     }
+    case 'FILE': {
+      // The file itself is streamed to internal storage by whoever received it (the API's
+      // multipart upload); the input holds its URI, which tasks read on their worker.
+      if (typeof raw === 'string' && /^kestra:\/\/\/\S+$/.test(raw)) return raw;
+      return fail('must be a file (an internal storage URI kestra:///...)');
+    }
     default:
       return fail('has an unsupported input type');
   }

@@ -8,7 +8,18 @@ export type Template = string;
 /** Any JSON-like value whose strings may hold templates (rendered recursively). */
 export type TemplatedValue = null | boolean | number | string | TemplatedValue[] | { [key: string]: TemplatedValue };
 
-export const INPUT_TYPES = ['STRING', 'INT', 'FLOAT', 'BOOLEAN', 'DATETIME', 'DURATION', 'JSON', 'ARRAY', 'SELECT'] as const;
+export const INPUT_TYPES = [
+  'STRING',
+  'INT',
+  'FLOAT',
+  'BOOLEAN',
+  'DATETIME',
+  'DURATION',
+  'JSON',
+  'ARRAY',
+  'SELECT',
+  'FILE',
+] as const;
 export type InputType = (typeof INPUT_TYPES)[number];
 
 export interface FlowInput {
@@ -28,7 +39,7 @@ export interface FlowInput {
   /** SELECT: the allowed values. */
   readonly values?: readonly string[];
   /** ARRAY: the type of each item. */
-  readonly itemType?: Exclude<InputType, 'ARRAY' | 'SELECT'>;
+  readonly itemType?: Exclude<InputType, 'ARRAY' | 'SELECT' | 'FILE'>;
 }
 
 export const OUTPUT_TYPES = ['STRING', 'INT', 'FLOAT', 'BOOLEAN', 'DATETIME', 'DURATION', 'JSON', 'ARRAY'] as const;
@@ -285,12 +296,22 @@ export interface HttpRequestTask extends TaskCommon {
   readonly body?: TemplatedValue;
   readonly contentType?: string;
 }
-export interface ShellCommandsTask extends TaskCommon {
+/**
+ * What Kestra's script tasks share about files: `inputFiles` maps a file name in the
+ * working directory to its content, or to a `kestra:///` URI whose file is fetched there;
+ * `outputFiles` names (or globs) the files stored after the script, output as
+ * `outputFiles.<name>` = their URI.
+ */
+export interface ScriptFiles {
+  readonly inputFiles?: Readonly<Record<string, Template>>;
+  readonly outputFiles?: readonly Template[];
+}
+export interface ShellCommandsTask extends TaskCommon, ScriptFiles {
   readonly kind: 'ShellCommands';
   readonly commands: readonly Template[];
   readonly env?: Readonly<Record<string, Template>>;
 }
-export interface NodeScriptTask extends TaskCommon {
+export interface NodeScriptTask extends TaskCommon, ScriptFiles {
   readonly kind: 'NodeScript';
   readonly script: Template;
   readonly env?: Readonly<Record<string, Template>>;

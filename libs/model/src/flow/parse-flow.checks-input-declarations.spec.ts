@@ -30,7 +30,7 @@ describe('parseFlow checks input and output declarations', () => {
   it('refuses unsupported types, misplaced rules, bad validators and defaults of the wrong type', () => {
     expect(
       messagesOf(
-        withInputs(`  - { id: f, type: FILE }
+        withInputs(`  - { id: f, type: SECRET }
   - { id: n, type: INT, validator: "x" }
   - { id: s, type: STRING, validator: "([a-z" }
   - { id: m, type: FLOAT, min: 5, max: 1 }
@@ -42,7 +42,7 @@ describe('parseFlow checks input and output declarations', () => {
 `),
       ),
     ).toEqual([
-      "inputs[0].type: unsupported input type 'FILE' (use one of STRING, INT, FLOAT, BOOLEAN, DATETIME, DURATION, JSON, ARRAY, SELECT)",
+      "inputs[0].type: unsupported input type 'SECRET' (use one of STRING, INT, FLOAT, BOOLEAN, DATETIME, DURATION, JSON, ARRAY, SELECT, FILE)",
       "inputs[1].validator: unknown property 'validator' for a INT input",
       'inputs[2].validator: is not a valid regular expression',
       'inputs[3].max: must be >= min',

@@ -242,6 +242,26 @@ describe('parseFlow reads every task type of FLOWS.md into its kind', () => {
     });
   });
 
+  it("reads script tasks' inputFiles and outputFiles", () => {
+    expect(
+      onlyTask(`  - id: sh
+    type: io.kestra.plugin.scripts.shell.Commands
+    inputFiles:
+      data.csv: "{{ outputs.build.outputFiles['out.csv'] }}"
+      notes.txt: inline content
+    outputFiles: [out.csv, "reports/*.txt"]
+    commands: [ls]
+`),
+    ).toMatchObject({
+      kind: 'ShellCommands',
+      inputFiles: { 'data.csv': "{{ outputs.build.outputFiles['out.csv'] }}", 'notes.txt': 'inline content' },
+      outputFiles: ['out.csv', 'reports/*.txt'],
+    });
+    expect(
+      onlyTask('  - { id: js, type: io.kestra.plugin.scripts.node.Script, script: "1", outputFiles: ["*.json"] }\n'),
+    ).toMatchObject({ kind: 'NodeScript', outputFiles: ['*.json'] });
+  });
+
   it('reads the common properties', () => {
     expect(
       onlyTask(`  - id: a

@@ -18,7 +18,7 @@ const TYPE_INPUT_KEYS: Partial<Record<InputType, readonly string[]>> = {
 /** Kestra's other names for the same input types. */
 const INPUT_TYPE_ALIASES: Readonly<Record<string, InputType>> = { ENUM: 'SELECT', BOOL: 'BOOLEAN' };
 const ITEM_TYPES = INPUT_TYPES.filter(
-  (type): type is Exclude<InputType, 'ARRAY' | 'SELECT'> => type !== 'ARRAY' && type !== 'SELECT',
+  (type): type is Exclude<InputType, 'ARRAY' | 'SELECT' | 'FILE'> => type !== 'ARRAY' && type !== 'SELECT' && type !== 'FILE',
 );
 
 export function readInputs(source: FlowSource, flow: ObjectView): FlowInput[] {

@@ -81,8 +81,8 @@ const TASK_SPECS: Readonly<Record<string, TaskTypeSpec>> = {
   [TASK_TYPES.OutputValues]: { runnable: true, keys: ['values'] },
   [TASK_TYPES.Sleep]: { runnable: true, keys: ['duration'] },
   [TASK_TYPES.HttpRequest]: { runnable: true, keys: ['uri', 'method', 'headers', 'body', 'contentType'] },
-  [TASK_TYPES.ShellCommands]: { runnable: true, keys: ['commands', 'env'] },
-  [TASK_TYPES.NodeScript]: { runnable: true, keys: ['script', 'env'] },
+  [TASK_TYPES.ShellCommands]: { runnable: true, keys: ['commands', 'env', 'inputFiles', 'outputFiles'] },
+  [TASK_TYPES.NodeScript]: { runnable: true, keys: ['script', 'env', 'inputFiles', 'outputFiles'] },
 };
 
 /** The current name of a task type, following legacy aliases; `undefined` when unknown. */
@@ -319,6 +319,8 @@ export class TaskReader {
           kind: 'ShellCommands' as const,
           commands: view.stringList('commands', { required: true, nonEmpty: true }) ?? [],
           env: view.stringRecord('env'),
+          inputFiles: view.stringRecord('inputFiles'),
+          outputFiles: view.stringList('outputFiles'),
         });
       case TASK_TYPES.NodeScript:
         return dropUndefined({
@@ -326,6 +328,8 @@ export class TaskReader {
           kind: 'NodeScript' as const,
           script: view.template('script', true),
           env: view.stringRecord('env'),
+          inputFiles: view.stringRecord('inputFiles'),
+          outputFiles: view.stringList('outputFiles'),
         });
       default:
         return undefined;

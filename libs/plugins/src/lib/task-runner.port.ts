@@ -1,4 +1,5 @@
 import type { LogLevel, RunnableTask } from '@lanner/model';
+import type { TaskFiles } from '@lanner/storage';
 import type { JsonObject } from './json';
 
 /**
@@ -20,6 +21,8 @@ export interface TaskRunContext {
   readonly workingDirectory: string;
   /** The worker's clock (cache expiry); injected so tests need not wait. */
   readonly now: () => Date;
+  /** Internal storage for this task run; absent on a worker without one (file properties then fail the task). */
+  readonly files?: TaskFiles;
 }
 
 export type TaskOutcomeState = 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED';
@@ -44,6 +47,7 @@ export interface TaskKindContext {
   readonly log: TaskLogSink;
   readonly workingDirectory: string;
   readonly now: () => Date;
+  readonly files?: TaskFiles;
 }
 
 /** The result of one implementation; KILLED and cache hits are decided around it. */

@@ -90,6 +90,7 @@ export function createTaskRunner(options: CreateTaskRunnerOptions = {}): TaskRun
             log,
             workingDirectory: context.workingDirectory,
             now: context.now,
+            ...(context.files ? { files: context.files } : {}),
           });
         } catch (error) {
           if (signal.aborted) return abortedOutcome(signal);

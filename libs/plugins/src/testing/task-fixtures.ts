@@ -15,6 +15,7 @@ import type {
   TaskCommon,
 } from '@lanner/model';
 import { TASK_TYPES } from '@lanner/model';
+import type { TaskFiles } from '@lanner/storage';
 import type { SecretSource, TaskRunContext } from '../lib/task-runner.port';
 
 type Common = Omit<TaskCommon, 'type'>;
@@ -88,6 +89,7 @@ export function recordingContext(options: {
   workingDirectory: string;
   secrets?: Record<string, string>;
   now?: () => Date;
+  files?: TaskFiles;
 }): RecordingContext {
   const controller = new AbortController();
   const lines: LoggedLine[] = [];
@@ -98,6 +100,7 @@ export function recordingContext(options: {
     workingDirectory: options.workingDirectory,
     now: options.now ?? (() => new Date()),
     secrets,
+    ...(options.files ? { files: options.files } : {}),
     log: (level, message) => {
       const line = { level, message };
       lines.push(line);

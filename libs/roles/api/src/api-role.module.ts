@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
+import { createInternalStorage } from '@lanner/storage';
 import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from './api-role.options';
 import { ApiStartup } from './api-startup';
@@ -12,7 +13,7 @@ import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
 import { DeadLettersController } from './dead-letters/dead-letters.controller';
 import { DeadLettersService } from './dead-letters/dead-letters.service';
 import { ExecutionsController } from './executions/executions.controller';
-import { ExecutionsService } from './executions/executions.service';
+import { ExecutionsService, INTERNAL_STORAGE } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
 import { FlowSourceParser } from './flows/flow-source-parser';
 import { FlowsService } from './flows/flows.service';
@@ -57,6 +58,7 @@ export class ApiRoleModule {
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
         queueProvider(settings.queue, { createKafkaQueue, createInProcessQueue }),
         { provide: API_ROLE_OPTIONS, useValue: options },
+        { provide: INTERNAL_STORAGE, useValue: options.storage ? createInternalStorage(options.storage) : null },
         { provide: API_TOPICS, useValue: apiTopics(options.topicPrefix) },
         // Global, because body-parser and unknown-route errors never reach a controller's filters;
         // it answers only under /api/ and leaves other routes to Nest's default handling.

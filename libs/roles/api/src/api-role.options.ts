@@ -1,5 +1,14 @@
+import type { StorageConfig } from '@lanner/storage';
+
 /** What the api role needs beyond the shared adapters. */
 export interface ApiRoleOptions {
+  /**
+   * Internal storage, where FILE inputs are streamed and from where execution files are
+   * downloaded (config `LANNER_STORAGE_*`). When absent, FILE inputs are refused (422).
+   */
+  readonly storage?: StorageConfig;
+  /** The largest file one FILE input may be (config `LANNER_FILE_INPUT_MAX_BYTES`); default 1 GiB. */
+  readonly fileInputMaxBytes?: number;
   /**
    * The bootstrap admin token (config `LANNER_ADMIN_TOKEN`; standalone passes the
    * one it generated in `./.lanner/admin-token`). Stored hashed at start. When

@@ -636,7 +636,7 @@ tasks:
     expect(badLabel.json.errors).toEqual([{ path: 'labels[0]', message: expect.stringContaining('key:value') }]);
   });
 
-  it('refuses a file part with a 422 naming the input, rather than dropping it', async () => {
+  it('refuses a file part with a 422 naming the input when the API has no internal storage, rather than dropping it', async () => {
     const data = form([
       ['name', 'x'],
       ['count', '1'],
@@ -644,7 +644,9 @@ tasks:
     data.append('report', new Blob(['a,b\n1,2\n'], { type: 'text/csv' }), 'report.csv');
     const refused = await postForm(typedPath, data);
     expect(refused.status).toBe(422);
-    expect(refused.json.errors).toEqual([{ path: 'inputs.report', message: 'file inputs are not supported yet' }]);
+    expect(refused.json.errors).toEqual([
+      { path: 'inputs.report', message: 'file inputs need internal storage (LANNER_STORAGE_TYPE)' },
+    ]);
   });
 
   it('refuses a malformed form (400 saying what is wrong) and one over the body limit (413)', async () => {

@@ -1,3 +1,4 @@
+import { createInternalStorage } from '@lanner/storage';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DependencyDownError, PROCESS_LOGGER, ReadinessChecks } from '@lanner/runtime';
@@ -50,6 +51,7 @@ export class WorkerAgentService implements OnModuleInit, OnApplicationBootstrap,
       slots: settings.slots,
       name: settings.name,
       dataDir: settings.dataDir,
+      storage: createInternalStorage(settings.storage),
       logger: log,
     });
   }

@@ -1,4 +1,5 @@
 import { Endpoint, WorkerConfig } from '@lanner/runtime';
+import type { StorageConfig } from '@lanner/storage';
 import type { WorkerTlsMaterial } from './lib/controller-channel';
 import type { DiscoveryMode } from './lib/controller-directory';
 import { readTlsMaterial } from './lib/tls-material';
@@ -12,6 +13,8 @@ export interface WorkerRoleSettings {
   readonly name: string;
   /** Internal storage: task working directories and the task output cache. */
   readonly dataDir: string;
+  /** Where the files flows pass between tasks live (script outputFiles, inputFiles from a URI). */
+  readonly storage: StorageConfig;
   /** How long a shutdown waits for running jobs before it stops them. */
   readonly drainGraceMs: number;
   /** Registration and rotating credentials; absent: the worker is anonymous (standalone's local worker). */
@@ -41,6 +44,7 @@ export function workerRoleSettings(config: WorkerConfig): WorkerRoleSettings {
     slots: config.slots,
     name: config.name,
     dataDir: config.dataDir,
+    storage: config.storage,
     drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
     auth: config.auth,
     discovery: config.discovery,

@@ -587,6 +587,88 @@ export const CONFIG_VARIABLES = [
     secret: false,
     schema: optionalText('expected a host name', /^[A-Za-z0-9.-]{1,253}$/),
   },
+  {
+    name: 'LANNER_STORAGE_TYPE',
+    roles: ['api', 'worker', 'standalone'],
+    defaultFor: () => 'local',
+    defaultText: '`local`',
+    description:
+      "Where internal storage keeps the files flows pass between tasks (script `outputFiles`, `inputFiles` from a `kestra:///` URI): `local` (a folder, `LANNER_STORAGE_LOCAL_DIR`; every worker of a flow must see the same folder) or `s3` (an S3-compatible bucket, `LANNER_STORAGE_S3_*`; credentials from the AWS SDK's default chain: `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_PROFILE`, an instance or pod role).",
+    secret: false,
+    schema: oneOf(['local', 's3'] as const),
+  },
+  {
+    name: 'LANNER_STORAGE_LOCAL_DIR',
+    roles: ['api', 'worker', 'standalone'],
+    defaultFor: UNSET,
+    defaultText:
+      '`<LANNER_WORKER_DATA_DIR>/storage` (worker), `<LANNER_DATA_DIR>/storage` (standalone), `.lanner-api/storage` (api)',
+    description:
+      'The folder of `local` internal storage: `<tenant>/<namespace as folders>/<flow>/executions/...` below it. The api (FILE inputs, downloads) and the workers of a cluster must all see the same folder.',
+    secret: false,
+    schema: optionalFile(),
+  },
+  {
+    name: 'LANNER_STORAGE_S3_BUCKET',
+    roles: ['api', 'worker', 'standalone'],
+    defaultFor: UNSET,
+    defaultText: 'unset (required when `LANNER_STORAGE_TYPE` is `s3`)',
+    description: 'The bucket of `s3` internal storage; it must exist.',
+    secret: false,
+    schema: optionalText(
+      'expected an S3 bucket name (3-63 lower-case letters, digits, ".", "-")',
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+    ),
+  },
+  {
+    name: 'LANNER_STORAGE_S3_ENDPOINT',
+    roles: ['api', 'worker', 'standalone'],
+    defaultFor: UNSET,
+    defaultText: "unset (AWS S3's own endpoint for the region)",
+    description: 'The endpoint of an S3-compatible server (SeaweedFS, MinIO, a cloud gateway), e.g. `http://127.0.0.1:8333`.',
+    secret: false,
+    schema: optionalText('expected an http:// or https:// URL', /^https?:\/\/[^\s/]+(\/\S*)?$/),
+  },
+  {
+    name: 'LANNER_STORAGE_S3_REGION',
+    roles: ['api', 'worker', 'standalone'],
+    defaultFor: () => 'us-east-1',
+    defaultText: '`us-east-1`',
+    description: "The bucket's region (any value for most S3-compatible servers).",
+    secret: false,
+    schema: text('expected a region name').refine((value) => /^[a-z0-9-]{1,64}$/.test(value), {
+      error: 'expected a region name (lower-case letters, digits, "-")',
+    }),
+  },
+  {
+    name: 'LANNER_STORAGE_S3_PATH_STYLE',
+    roles: ['api', 'worker', 'standalone'],
+    defaultFor: () => 'false',
+    defaultText: '`false`',
+    description:
+      'Path-style addressing (`<endpoint>/<bucket>/<key>`), which most S3-compatible servers need; AWS S3 itself takes `false`.',
+    secret: false,
+    schema: flag(),
+  },
+  {
+    name: 'LANNER_FILE_INPUT_MAX_BYTES',
+    roles: ['api', 'standalone'],
+    defaultFor: () => String(1024 * 1024 * 1024),
+    defaultText: '`1073741824` (1 GiB)',
+    description:
+      'The largest file one FILE input of a new execution may be; a larger upload is refused with 413 and nothing of it is kept.',
+    secret: false,
+    schema: integer(1, 1024 * 1024 * 1024 * 1024),
+  },
+  {
+    name: 'LANNER_STORAGE_S3_PREFIX',
+    roles: ['api', 'worker', 'standalone'],
+    defaultFor: UNSET,
+    defaultText: "unset (the bucket's root)",
+    description: 'A key prefix for every file, to share a bucket: `<prefix>/<tenant>/<namespace as folders>/...`.',
+    secret: false,
+    schema: optionalText('expected letters, digits, "/", ".", "_" or "-"', /^[A-Za-z0-9/._-]{1,256}$/),
+  },
 ] as const satisfies readonly ConfigVariable[];
 
 export type ConfigVariableName = (typeof CONFIG_VARIABLES)[number]['name'];

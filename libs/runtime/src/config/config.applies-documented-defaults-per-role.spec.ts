@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DEFAULT_HTTP_PORTS } from './config-variables';
 import { loadRoleConfig } from './load-config';
 import { SERVER_ROLES } from './roles';
@@ -43,6 +43,7 @@ describe('role config defaults', () => {
     const config = loadRoleConfig('standalone', {});
     expect(config.http).toEqual({ host: '127.0.0.1', port: 8080, limits: DEFAULT_HTTP_LIMITS });
     expect(config.dataDir).toBe(resolve('.lanner'));
+    expect(config.storage).toEqual({ kind: 'local', root: join(resolve('.lanner'), 'storage') });
     expect(config.embeddedDatabasePort).toBe(54329);
     expect(config.grpc).toEqual({ host: '127.0.0.1', port: 9090 });
     expect(config.workerSlots).toBe(8);
@@ -99,11 +100,29 @@ describe('role config defaults', () => {
     });
   });
 
+  it('reads S3 internal storage for a worker', () => {
+    const config = loadRoleConfig('worker', {
+      LANNER_WORKER_CONTROLLERS: 'c:1',
+      LANNER_STORAGE_TYPE: 's3',
+      LANNER_STORAGE_S3_BUCKET: 'flows-files',
+      LANNER_STORAGE_S3_ENDPOINT: 'http://127.0.0.1:8333',
+      LANNER_STORAGE_S3_PATH_STYLE: 'true',
+    });
+    expect(config.storage).toEqual({
+      kind: 's3',
+      bucket: 'flows-files',
+      endpoint: 'http://127.0.0.1:8333',
+      region: 'us-east-1',
+      forcePathStyle: true,
+    });
+  });
+
   it('reads the worker controller list', () => {
     const config = loadRoleConfig('worker', { LANNER_WORKER_CONTROLLERS: 'controller-0:9090,[::1]:9091' });
     expect(config.http.port).toBe(8083);
     expect(config.slots).toBe(8);
     expect(config.dataDir).toBe(resolve('.lanner-worker'));
+    expect(config.storage).toEqual({ kind: 'local', root: join(resolve('.lanner-worker'), 'storage') });
     expect(config.controllers).toEqual([
       { host: 'controller-0', port: 9090 },
       { host: '::1', port: 9091 },

@@ -33,6 +33,15 @@ describe('refusing bad config', () => {
     ]);
   });
 
+  it('names the bucket when S3 internal storage has none, and a storage type it does not know', () => {
+    expect(problemsOf('worker', { LANNER_WORKER_CONTROLLERS: 'c:1', LANNER_STORAGE_TYPE: 's3' })).toEqual([
+      'LANNER_STORAGE_S3_BUCKET: required when LANNER_STORAGE_TYPE is s3, not set',
+    ]);
+    expect(problemsOf('standalone', { LANNER_STORAGE_TYPE: 'gcs' })).toEqual([
+      'LANNER_STORAGE_TYPE: expected one of local, s3, got "gcs"',
+    ]);
+  });
+
   it('names every missing required variable of a server role', () => {
     expect(problemsOf('executor', {})).toEqual(['DATABASE_URL: required, not set', 'KAFKA_BROKERS: required, not set']);
   });

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import type { StorageConfig } from '@lanner/storage';
 import { z } from 'zod';
 import { CONFIG_VARIABLES, ConfigVariableName, Endpoint, variablesOf } from './config-variables';
 import { Role, ServerRole } from './roles';
@@ -23,6 +24,44 @@ const commonVariables = {
 };
 
 type CommonEnv = z.output<z.ZodObject<typeof commonVariables>>;
+
+/** Internal storage's variables, shared by the roles that read and write files (worker, standalone). */
+const storageVariables = {
+  LANNER_STORAGE_TYPE: schemaOf('LANNER_STORAGE_TYPE'),
+  LANNER_STORAGE_LOCAL_DIR: schemaOf('LANNER_STORAGE_LOCAL_DIR'),
+  LANNER_STORAGE_S3_BUCKET: schemaOf('LANNER_STORAGE_S3_BUCKET'),
+  LANNER_STORAGE_S3_ENDPOINT: schemaOf('LANNER_STORAGE_S3_ENDPOINT'),
+  LANNER_STORAGE_S3_REGION: schemaOf('LANNER_STORAGE_S3_REGION'),
+  LANNER_STORAGE_S3_PATH_STYLE: schemaOf('LANNER_STORAGE_S3_PATH_STYLE'),
+  LANNER_STORAGE_S3_PREFIX: schemaOf('LANNER_STORAGE_S3_PREFIX'),
+};
+
+type StorageEnv = z.output<z.ZodObject<typeof storageVariables>>;
+
+/** `s3` needs a bucket: said against the bucket's variable. */
+function requireBucket(env: StorageEnv, context: z.RefinementCtx): void {
+  if (env.LANNER_STORAGE_TYPE === 's3' && env.LANNER_STORAGE_S3_BUCKET === undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['LANNER_STORAGE_S3_BUCKET'],
+      message: 'required when LANNER_STORAGE_TYPE is s3, not set',
+    });
+  }
+}
+
+/** The store internal storage uses; `local` defaults to a folder under the role's data dir. */
+function storageConfig(env: StorageEnv, dataDir: string): StorageConfig {
+  if (env.LANNER_STORAGE_TYPE === 'local')
+    return { kind: 'local', root: env.LANNER_STORAGE_LOCAL_DIR ?? resolve(dataDir, 'storage') };
+  return {
+    kind: 's3',
+    bucket: env.LANNER_STORAGE_S3_BUCKET ?? '',
+    region: env.LANNER_STORAGE_S3_REGION,
+    forcePathStyle: env.LANNER_STORAGE_S3_PATH_STYLE,
+    ...(env.LANNER_STORAGE_S3_ENDPOINT ? { endpoint: env.LANNER_STORAGE_S3_ENDPOINT } : {}),
+    ...(env.LANNER_STORAGE_S3_PREFIX ? { prefix: env.LANNER_STORAGE_S3_PREFIX } : {}),
+  };
+}
 
 function commonConfig(env: CommonEnv) {
   return {
@@ -80,12 +119,17 @@ export const CONFIG_SCHEMAS = {
       LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN'),
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
       LANNER_API_EMBEDDED_INDEXER: schemaOf('LANNER_API_EMBEDDED_INDEXER'),
+      LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
+      ...storageVariables,
     })
+    .superRefine(requireBucket)
     .transform((env) => ({
       ...serverConfig('api', env),
       adminToken: env.LANNER_ADMIN_TOKEN,
       setupFile: env.LANNER_SETUP_FILE,
       embeddedIndexer: env.LANNER_API_EMBEDDED_INDEXER,
+      storage: storageConfig(env, '.lanner-api'),
+      fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
     })),
   executor: z
     .object({ ...serverVariables, LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS') })
@@ -148,7 +192,9 @@ export const CONFIG_SCHEMAS = {
       LANNER_WORKER_TLS_CERT: schemaOf('LANNER_WORKER_TLS_CERT'),
       LANNER_WORKER_TLS_KEY: schemaOf('LANNER_WORKER_TLS_KEY'),
       LANNER_WORKER_TLS_AUTHORITY: schemaOf('LANNER_WORKER_TLS_AUTHORITY'),
+      ...storageVariables,
     })
+    .superRefine(requireBucket)
     .transform((env) => ({
       role: 'worker' as const,
       ...commonConfig(env),
@@ -156,6 +202,7 @@ export const CONFIG_SCHEMAS = {
       slots: env.LANNER_WORKER_SLOTS,
       name: env.LANNER_WORKER_NAME,
       dataDir: env.LANNER_WORKER_DATA_DIR,
+      storage: storageConfig(env, env.LANNER_WORKER_DATA_DIR),
       auth: {
         registrationToken: env.LANNER_WORKER_REGISTRATION_TOKEN,
         credentialsPath: env.LANNER_WORKER_CREDENTIALS_PATH ?? join(env.LANNER_WORKER_DATA_DIR, 'credentials.json'),
@@ -182,9 +229,13 @@ export const CONFIG_SCHEMAS = {
       LANNER_WORKER_ACCESS_TOKEN_TTL_S: schemaOf('LANNER_WORKER_ACCESS_TOKEN_TTL_S'),
       LANNER_WORKER_REFRESH_TOKEN_TTL_S: schemaOf('LANNER_WORKER_REFRESH_TOKEN_TTL_S'),
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
+      LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
+      ...storageVariables,
     })
+    .superRefine(requireBucket)
     .transform((env) => ({
       role: 'standalone' as const,
+      fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
       setupFile: env.LANNER_SETUP_FILE,
       workerTokenTtl: {
         accessTokenTtlS: env.LANNER_WORKER_ACCESS_TOKEN_TTL_S,
@@ -192,6 +243,7 @@ export const CONFIG_SCHEMAS = {
       },
       ...commonConfig(env),
       dataDir: env.LANNER_DATA_DIR,
+      storage: storageConfig(env, env.LANNER_DATA_DIR),
       embeddedDatabasePort: env.LANNER_EMBEDDED_DB_PORT,
       timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS,
       grpc: { host: env.LANNER_GRPC_HOST, port: env.LANNER_GRPC_PORT },
@@ -254,7 +306,8 @@ export function loadRoleConfig<R extends Role>(role: R, env: NodeJS.ProcessEnv =
     .filter((variable) => messages.has(variable.name))
     .map((variable) => {
       const value = raw[variable.name];
-      const shown = variable.secret || value === undefined ? '' : `, got ${JSON.stringify(value)}`;
+      // An optional variable left unset is '' here: nothing was given, so nothing is quoted.
+      const shown = variable.secret || value === undefined || value === '' ? '' : `, got ${JSON.stringify(value)}`;
       return `${variable.name}: ${messages.get(variable.name)}${shown}`;
     });
   throw new ConfigError(problems);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { NodeScriptTask, ShellCommandsTask } from '@lanner/model';
 import { processEnvironment } from '../process/process-environment';
 import { runProcess, type TaskUser } from '../process/run-process';
-import type { TaskKindContext, TaskKindRunner } from '../task-runner.port';
+import type { TaskKindContext, TaskKindResult, TaskKindRunner } from '../task-runner.port';
+import { uploadOutputFiles, writeInputFiles } from './script-files';
 
 export interface ScriptOptions {
   /** Time between SIGTERM and SIGKILL when a script is killed. Default 5 s. */
@@ -34,8 +35,9 @@ export function shellCommandsRunner(options: ScriptOptions = {}): TaskKindRunner
   return {
     async run(task, context) {
       await requireDirectory(context);
+      await writeInputFiles(task, context);
       const script = ['set -e', ...task.commands].join('\n');
-      return runProcess(
+      const result = await runProcess(
         {
           ...processLimits(options),
           command: '/bin/sh',
@@ -44,6 +46,7 @@ export function shellCommandsRunner(options: ScriptOptions = {}): TaskKindRunner
         },
         context,
       );
+      return withOutputFiles(task, context, result);
     },
   };
 }
@@ -58,6 +61,7 @@ export function nodeScriptRunner(options: ScriptOptions = {}): TaskKindRunner<No
   return {
     async run(task, context) {
       await requireDirectory(context);
+      await writeInputFiles(task, context);
       const folder = await mkdtemp(join(tmpdir(), 'lanner-node-script-'));
       try {
         const file = join(folder, 'script.js');
@@ -67,7 +71,7 @@ export function nodeScriptRunner(options: ScriptOptions = {}): TaskKindRunner<No
           await chown(folder, options.runAs.uid, options.runAs.gid);
           await chown(file, options.runAs.uid, options.runAs.gid);
         }
-        return await runProcess(
+        const result = await runProcess(
           {
             ...processLimits(options),
             command: process.execPath,
@@ -76,11 +80,23 @@ export function nodeScriptRunner(options: ScriptOptions = {}): TaskKindRunner<No
           },
           context,
         );
+        return await withOutputFiles(task, context, result);
       } finally {
         await rm(folder, { recursive: true, force: true });
       }
     },
   };
+}
+
+/** After a script that did not fail: its `outputFiles` stored, their URIs under the output `outputFiles`. */
+async function withOutputFiles(
+  task: ShellCommandsTask | NodeScriptTask,
+  context: TaskKindContext,
+  result: TaskKindResult,
+): Promise<TaskKindResult> {
+  if (result.state === 'FAILED' || context.signal.aborted) return result;
+  const outputFiles = await uploadOutputFiles(task, context);
+  return outputFiles === undefined ? result : { ...result, outputs: { ...result.outputs, outputFiles } };
 }
 
 async function requireDirectory(context: TaskKindContext): Promise<void> {

@@ -73,9 +73,9 @@ function withSecrets(
         contentType: task.contentType === undefined ? undefined : text(task.contentType),
       };
     case 'ShellCommands':
-      return { ...task, commands: task.commands.map(text), env: map(task.env) };
+      return { ...task, commands: task.commands.map(text), env: map(task.env), inputFiles: map(task.inputFiles) };
     case 'NodeScript':
-      return { ...task, script: text(task.script), env: map(task.env) };
+      return { ...task, script: text(task.script), env: map(task.env), inputFiles: map(task.inputFiles) };
     case 'Fail':
       return { ...task, errorMessage: text(task.errorMessage) };
   }

@@ -4,9 +4,12 @@ import { EXECUTION_RECORD_STATES, parseIsoDuration, statsBucketSeconds } from '@
 import { errorSummary } from '@lanner/runtime';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { StringDecoder } from 'node:string_decoder';
 import type { AuthenticatedRequest } from '../auth/api-token.guard';
 import { ApiTokenGuard } from '../auth/api-token.guard';
-import { InvalidRequest } from '../http/api-errors';
+import { InvalidContent, InvalidRequest } from '../http/api-errors';
 import { correlationIdOf } from '../http/correlation';
 import { PageQuerySchema } from '../http/query';
 import { isMultipartForm, readMultipartForm } from '../http/multipart-body';
@@ -74,6 +77,8 @@ function statsPeriodOf(query: { from?: string; to?: string }, now: Date): { from
 
 /** A multipart run request is held to the same limit as a JSON one (the platform's JSON body limit, 100 KiB). */
 const NEW_EXECUTION_BODY_LIMIT_BYTES = 100 * 1024;
+const FileQuerySchema = z.object({ path: z.string().min(1) });
+const PREVIEW_BYTES = 64 * 1024;
 const DEFAULT_WAIT_MS = 60_000;
 const MAX_WAIT_MS = 3_600_000;
 const KEEP_ALIVE_MS = 15_000;
@@ -97,6 +102,50 @@ function bodyOrNothing(body: unknown): unknown {
 function jsonRunRequest(body: unknown): NewExecutionRequest {
   const parsed = parseWith(NewExecutionBodySchema, bodyOrNothing(body), 'body');
   return { inputs: parsed?.inputs ?? {}, labels: parsed?.labels ?? {} };
+}
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  csv: 'text/csv; charset=utf-8',
+  json: 'application/json',
+  txt: 'text/plain; charset=utf-8',
+  log: 'text/plain; charset=utf-8',
+  md: 'text/markdown; charset=utf-8',
+};
+
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? '' : name.slice(dot + 1).toLowerCase();
+}
+
+/** Only a few known types; anything else downloads as bytes (never rendered by a browser). */
+function contentTypeOf(name: string): string {
+  return CONTENT_TYPES[extensionOf(name)] ?? 'application/octet-stream';
+}
+
+function previewTypeOf(name: string): 'text' | 'csv' | 'json' | undefined {
+  const extension = extensionOf(name);
+  if (extension === 'csv') return 'csv';
+  if (extension === 'json') return 'json';
+  return ['txt', 'log', 'md'].includes(extension) ? 'text' : undefined;
+}
+
+/** The first `limit` bytes as UTF-8 text (a character cut at the end is dropped); the rest is not read. */
+async function readHead(stream: Readable, limit: number): Promise<{ text: string; truncated: boolean }> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of stream) {
+    const buffer = chunk as Buffer;
+    parts.push(buffer);
+    size += buffer.length;
+    if (size >= limit) {
+      truncated = size > limit;
+      break;
+    }
+  }
+  stream.destroy();
+  const bytes = Buffer.concat(parts).subarray(0, limit);
+  return { text: new StringDecoder('utf8').write(bytes), truncated };
 }
 
 function waitTimeoutMs(text: string | undefined): number {
@@ -212,17 +261,35 @@ export class ExecutionsController {
     const { wait, waitTimeout, labels } = parseWith(WaitQuerySchema, query, 'query');
     const timeoutMs = waitTimeoutMs(waitTimeout);
     const queryLabels = parseLabels(labels === undefined ? [] : [labels].flat(), LABELS_FIELD, 'query');
-    const requested = isMultipartForm(request)
-      ? newExecutionFromForm(await readMultipartForm(request, NEW_EXECUTION_BODY_LIMIT_BYTES))
-      : jsonRunRequest(body);
-    const created = await this.executions.create(
-      tenant,
-      namespace,
-      flowId,
-      // Labels in the body win over the same key in the query.
-      { ...requested, labels: { ...queryLabels, ...requested.labels } },
-      correlationIdOf(request),
-    );
+    let created;
+    if (isMultipartForm(request)) {
+      // FILE inputs are streamed to internal storage as they arrive, under the new execution's id.
+      const uploads = await this.executions.fileUploads(tenant, namespace, flowId);
+      try {
+        const requested = newExecutionFromForm(await readMultipartForm(request, NEW_EXECUTION_BODY_LIMIT_BYTES, uploads?.parts));
+        created = await this.executions.create(
+          tenant,
+          namespace,
+          flowId,
+          // Labels in the body win over the same key in the query.
+          { ...requested, labels: { ...queryLabels, ...requested.labels } },
+          correlationIdOf(request),
+          uploads?.executionId,
+        );
+      } catch (error) {
+        await uploads?.discard();
+        throw error;
+      }
+    } else {
+      const requested = jsonRunRequest(body);
+      created = await this.executions.create(
+        tenant,
+        namespace,
+        flowId,
+        { ...requested, labels: { ...queryLabels, ...requested.labels } },
+        correlationIdOf(request),
+      );
+    }
     if (wait !== 'true') return executionView(created);
     const aborted = new AbortController();
     request.once('close', () => aborted.abort());
@@ -235,6 +302,51 @@ export class ExecutionsController {
   @ProblemResponses(404)
   async get(@Param('tenant') tenant: string, @Param('id') id: string) {
     return executionView(await this.executions.get(tenant, id));
+  }
+
+  @Get(':id/file')
+  @ApiOperation({ summary: 'Download a file of the execution (an output file, a FILE input) by its kestra:/// URI' })
+  @ApiQuery({ name: 'path', required: true, description: 'The kestra:/// URI, as the execution shows it' })
+  @ApiProduces('application/octet-stream')
+  @ApiOkResponse({ description: "The file's bytes" })
+  @ProblemResponses(400, 404)
+  async file(
+    @Param('tenant') tenant: string,
+    @Param('id') id: string,
+    @Query() query: unknown,
+    @Res() response: HttpResponse,
+  ): Promise<void> {
+    const { path } = parseWith(FileQuerySchema, query, 'query');
+    const file = await this.executions.openFile(tenant, id, path);
+    response.statusCode = 200;
+    response.setHeader('content-type', contentTypeOf(file.name));
+    response.setHeader('content-length', String(file.sizeBytes));
+    response.setHeader('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+    response.setHeader('x-content-type-options', 'nosniff');
+    await pipeline(file.content, response).catch((error: unknown) => {
+      // The answer has started: a failure can only cut it short.
+      this.logger.warn({ executionId: id, ...errorSummary(error) }, 'file download interrupted');
+      response.destroy();
+    });
+  }
+
+  @Get(':id/file/preview')
+  @ApiOperation({ summary: 'The start of a text, CSV or JSON file of the execution, for display' })
+  @ApiQuery({ name: 'path', required: true, description: 'The kestra:/// URI, as the execution shows it' })
+  @ApiOkResponse({ description: '{ type, content, truncated }: up to 64 KiB of the file as text' })
+  @ProblemResponses(400, 404, 422)
+  async preview(@Param('tenant') tenant: string, @Param('id') id: string, @Query() query: unknown) {
+    const { path } = parseWith(FileQuerySchema, query, 'query');
+    const file = await this.executions.openFile(tenant, id, path);
+    const type = previewTypeOf(file.name);
+    if (type === undefined) {
+      file.content.destroy();
+      throw new InvalidContent('This file has no preview', [
+        { path: 'path', message: 'only text (.txt, .log, .md), CSV and JSON files have a preview' },
+      ]);
+    }
+    const head = await readHead(file.content, PREVIEW_BYTES);
+    return { type, content: head.text, truncated: head.truncated || file.sizeBytes > PREVIEW_BYTES };
   }
 
   @Delete(':id/kill')

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
 import {
@@ -18,11 +20,23 @@ import {
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { resumeInputProblems, type JsonObject } from '@lanner/state-machine';
-import type { Repositories } from '@lanner/repository';
+import { NotFound, type Repositories } from '@lanner/repository';
+import {
+  executionPrefix,
+  fileNameOf,
+  inputFileUri,
+  isUnder,
+  parseStorageUri,
+  StorageFileNotFound,
+  StorageFileTooLarge,
+  StorageUriError,
+  type InternalStorage,
+} from '@lanner/storage';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
 import { API_TOPICS, type ApiTopics } from '../api-topics';
-import { InvalidContent, WrongState } from '../http/api-errors';
+import { InvalidContent, InvalidRequest, PayloadTooLarge, WrongState } from '../http/api-errors';
+import type { FileParts } from '../http/multipart-body';
 import { FlowSourceParser } from '../flows/flow-source-parser';
 import { problemEntries } from '../flows/flows.service';
 import { ExecutionUpdatesFeed } from './execution-updates.feed';
@@ -31,13 +45,33 @@ import { hasEnded } from './execution-view';
 export interface NewExecutionRequest {
   readonly inputs: Record<string, unknown>;
   readonly labels: Record<string, string>;
-  /** Inputs sent as file parts of a multipart request. */
-  readonly fileInputs?: readonly string[];
+  /** Inputs sent as file parts of a multipart request, with where each was stored (absent: nowhere to store it). */
+  readonly fileInputs?: readonly { readonly name: string; readonly stored?: string }[];
+}
+
+/** Where the file parts of one run request go: the execution's id is chosen before its files arrive. */
+export interface FileUploads {
+  readonly executionId: string;
+  readonly parts: FileParts;
+  /** Deletes what was stored, when the execution is not created after all. */
+  discard(): Promise<void>;
+}
+
+/** A file of an execution, ready to stream. */
+export interface ExecutionFile {
+  readonly uri: string;
+  readonly name: string;
+  readonly sizeBytes: number;
+  readonly content: Readable;
 }
 
 export type ExecutionSearch = ExecutionSearchQuery;
 
 const DEFAULT_FOLLOW_POLL_MS = 5000;
+const DEFAULT_FILE_INPUT_MAX_BYTES = 1024 * 1024 * 1024;
+
+/** The api's internal storage (`null` when none is configured). */
+export const INTERNAL_STORAGE = Symbol('lanner.api-internal-storage');
 const RESTARTABLE: readonly ExecutionRecordState[] = ['FAILED', 'KILLED'];
 
 /**
@@ -49,6 +83,8 @@ const RESTARTABLE: readonly ExecutionRecordState[] = ['FAILED', 'KILLED'];
 @Injectable()
 export class ExecutionsService {
   private readonly pollMs: number;
+  private readonly storage: InternalStorage | undefined;
+  private readonly fileInputMaxBytes: number;
 
   constructor(
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
@@ -57,8 +93,11 @@ export class ExecutionsService {
     private readonly updates: ExecutionUpdatesFeed,
     private readonly parser: FlowSourceParser,
     @Inject(API_ROLE_OPTIONS) options: ApiRoleOptions,
+    @Inject(INTERNAL_STORAGE) storage: InternalStorage | null,
   ) {
     this.pollMs = options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS;
+    this.storage = storage ?? undefined;
+    this.fileInputMaxBytes = options.fileInputMaxBytes ?? DEFAULT_FILE_INPUT_MAX_BYTES;
   }
 
   async create(
@@ -67,6 +106,7 @@ export class ExecutionsService {
     flowId: string,
     request: NewExecutionRequest,
     correlationId: string,
+    presetExecutionId?: string,
   ): Promise<ExecutionWithTaskRuns> {
     const revision = await this.repositories.flows.getLatest(tenantId, namespace, flowId);
     const parsed = await this.parser.parse(revision.source);
@@ -77,11 +117,15 @@ export class ExecutionsService {
         problemEntries(parsed.problems),
       );
     if (parsed.flow.disabled) throw new WrongState(`Flow ${namespace}.${flowId} is disabled`);
-    // The api has no internal storage yet: a file is refused, never dropped.
-    if (request.fileInputs !== undefined && request.fileInputs.length > 0) {
+    const files = request.fileInputs ?? [];
+    // Without internal storage a file is refused, never dropped.
+    if (files.some((file) => file.stored === undefined)) {
       throw new InvalidContent(
-        'File inputs are not supported yet',
-        request.fileInputs.map((name) => ({ path: `inputs.${name}`, message: 'file inputs are not supported yet' })),
+        'File inputs need internal storage, and this API has none configured',
+        files.map((file) => ({
+          path: `inputs.${file.name}`,
+          message: 'file inputs need internal storage (LANNER_STORAGE_TYPE)',
+        })),
       );
     }
     const reserved = systemLabelKeys(request.labels);
@@ -91,11 +135,26 @@ export class ExecutionsService {
         reserved.map((key) => ({ path: `labels.${key}`, message: SYSTEM_LABEL_REFUSAL })),
       );
     }
-    const inputs = coerceInputs(parsed.flow.inputs, request.inputs);
+    const fileTypes = new Set(parsed.flow.inputs.filter((input) => input.type === 'FILE').map((input) => input.id));
+    const problems: { path: string; message: string }[] = [];
+    const fileValues: Record<string, string> = {};
+    for (const file of files) {
+      if (!fileTypes.has(file.name)) problems.push({ path: `inputs.${file.name}`, message: 'is not a FILE input of the flow' });
+      else if (fileValues[file.name] !== undefined)
+        problems.push({ path: `inputs.${file.name}`, message: 'was sent more than once' });
+      else fileValues[file.name] = file.stored ?? '';
+    }
+    // A FILE input's value is a URI this API stored: one written as text could name any file.
+    for (const name of Object.keys(request.inputs)) {
+      if (fileTypes.has(name))
+        problems.push({ path: `inputs.${name}`, message: 'is a FILE input: send it as a file part of a multipart body' });
+    }
+    if (problems.length > 0) throw new InvalidContent('The inputs do not match the flow', problems);
+    const inputs = coerceInputs(parsed.flow.inputs, { ...request.inputs, ...fileValues });
     if (!inputs.ok) throw new InvalidContent('The inputs do not match the flow', problemEntries(inputs.problems));
 
     const now = new Date();
-    const executionId = randomUUID();
+    const executionId = presetExecutionId ?? randomUUID();
     // Every execution carries its correlation id; its subflow children and retries inherit it.
     const labels = { ...parsed.flow.labels, ...request.labels, [CORRELATION_ID_LABEL]: executionId };
     const created = await this.repositories.executions.create(tenantId, {
@@ -126,6 +185,76 @@ export class ExecutionsService {
       },
     });
     return { ...created, taskRuns: [] };
+  }
+
+  /**
+   * Where a multipart run request's files go, or undefined without internal storage. The
+   * flow must exist (a 404 before any byte is stored); each part is streamed to
+   * `.../executions/<new id>/inputs/<input>/<file name>`, refused past the size limit (413).
+   */
+  async fileUploads(tenantId: string, namespace: string, flowId: string): Promise<FileUploads | undefined> {
+    const storage = this.storage;
+    if (!storage) return undefined;
+    await this.repositories.flows.getLatest(tenantId, namespace, flowId);
+    const executionId = randomUUID();
+    const scope = { namespace, flowId, executionId };
+    const maxBytes = this.fileInputMaxBytes;
+    return {
+      executionId,
+      parts: {
+        maxBytes,
+        store: async ({ name, filename, content }) => {
+          let uri;
+          try {
+            uri = inputFileUri(scope, name, basename(filename.replace(/\\/g, '/')) || name);
+          } catch (error) {
+            content.resume();
+            throw new InvalidRequest('A file part cannot be stored', [
+              {
+                path: `inputs.${name}`,
+                message: error instanceof StorageUriError ? error.message : 'has a name that cannot be stored',
+              },
+            ]);
+          }
+          try {
+            const stored = await storage.put(tenantId, uri, content, { maxBytes });
+            return { stored: stored.uri, sizeBytes: stored.size };
+          } catch (error) {
+            if (error instanceof StorageFileTooLarge) throw new PayloadTooLarge(maxBytes);
+            throw error;
+          }
+        },
+      },
+      discard: async () => {
+        await storage.deletePrefix(tenantId, executionPrefix(scope)).catch(() => undefined);
+      },
+    };
+  }
+
+  /**
+   * A file of the execution, by its `kestra:///` URI: only a file under that execution's own
+   * folder, in the caller's tenant; anything else (another execution's, another tenant's,
+   * a missing file) is the same 404.
+   */
+  async openFile(tenantId: string, executionId: string, path: string): Promise<ExecutionFile> {
+    const execution = await this.get(tenantId, executionId);
+    const storage = this.storage;
+    let uri;
+    try {
+      uri = parseStorageUri(path);
+    } catch (error) {
+      throw new InvalidRequest('The query is not valid', [
+        { path: 'path', message: error instanceof StorageUriError ? error.message : 'is not an internal storage URI' },
+      ]);
+    }
+    const prefix = executionPrefix({ namespace: execution.namespace, flowId: execution.flowId, executionId: execution.id });
+    const found = storage && isUnder(uri, prefix) ? await storage.stat(tenantId, uri) : undefined;
+    if (!storage || !found) throw new NotFound('file', uri.uri);
+    const content = await storage.get(tenantId, uri).catch((error: unknown) => {
+      if (error instanceof StorageFileNotFound) throw new NotFound('file', uri.uri);
+      throw error;
+    });
+    return { uri: uri.uri, name: fileNameOf(uri), sizeBytes: found.size, content };
   }
 
   get(tenantId: string, executionId: string): Promise<ExecutionWithTaskRuns> {

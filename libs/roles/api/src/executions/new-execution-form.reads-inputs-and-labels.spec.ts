@@ -11,11 +11,15 @@ describe('a run request sent as a multipart form', () => {
         { name: 'labels', value: 'team:qa' },
       ],
       files: [
-        { name: 'report', filename: 'r.csv', sizeBytes: 3 },
-        { name: 'report', filename: 'r2.csv', sizeBytes: 4 },
+        { name: 'report', filename: 'r.csv', sizeBytes: 3, stored: 'kestra:///n/f/executions/e/inputs/report/r.csv' },
+        { name: 'other', filename: 'o.csv', sizeBytes: 4 },
       ],
     });
-    expect(request).toEqual({ inputs: { who: 'ada', tags: ['a', 'b'] }, labels: { team: 'qa' }, fileInputs: ['report'] });
+    expect(request).toEqual({
+      inputs: { who: 'ada', tags: ['a', 'b'] },
+      labels: { team: 'qa' },
+      fileInputs: [{ name: 'report', stored: 'kestra:///n/f/executions/e/inputs/report/r.csv' }, { name: 'other' }],
+    });
   });
 
   it('reads key:value labels, keeping colons of the value, and names each one without a key', () => {

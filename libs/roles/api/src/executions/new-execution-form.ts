@@ -21,7 +21,10 @@ export function newExecutionFromForm(form: MultipartForm): NewExecutionRequest {
     const previous = inputs[name];
     inputs[name] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
   }
-  const fileInputs = [...new Set(form.files.map((file) => file.name))];
+  const fileInputs = form.files.map((file) => ({
+    name: file.name,
+    ...(file.stored !== undefined ? { stored: file.stored } : {}),
+  }));
   return { inputs, labels: parseLabels(labelTexts, LABELS_FIELD, 'body'), fileInputs };
 }
 

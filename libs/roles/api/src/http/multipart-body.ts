@@ -1,4 +1,5 @@
 import busboy from 'busboy';
+import type { Readable } from 'node:stream';
 import type { HttpRequest } from './http-types';
 import { InvalidRequest, PayloadTooLarge } from './api-errors';
 import { unstorableText } from './storable-text';
@@ -9,11 +10,21 @@ export interface FormField {
   readonly value: string;
 }
 
-/** A file part (a part with a filename); its content is read and dropped. */
+/** A file part (a part with a filename): streamed to `FileParts.store` when given, otherwise read and dropped. */
 export interface FormFile {
   readonly name: string;
   readonly filename: string;
   readonly sizeBytes: number;
+  /** What `FileParts.store` answered (the file's internal storage URI). */
+  readonly stored?: string;
+}
+
+/** Where file parts go while the form is read: each is streamed, never held in memory. */
+export interface FileParts {
+  /** The most bytes all file parts may hold together, beside the text limit. */
+  readonly maxBytes: number;
+  /** Streams one part; resolves with where it went. Must consume or destroy `content`. */
+  readonly store: (part: { name: string; filename: string; content: Readable }) => Promise<{ stored: string; sizeBytes: number }>;
 }
 
 export interface MultipartForm {
@@ -34,11 +45,13 @@ export function isMultipartForm(request: HttpRequest): boolean {
  * (413) and a body that is not a well-formed form (400, saying what is wrong
  * without quoting the body).
  */
-export function readMultipartForm(request: HttpRequest, limitBytes: number): Promise<MultipartForm> {
+export function readMultipartForm(request: HttpRequest, limitBytes: number, fileParts?: FileParts): Promise<MultipartForm> {
+  // With stored file parts, the body may hold the files' bytes beside the text.
+  const bodyLimit = limitBytes + (fileParts?.maxBytes ?? 0);
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) {
+  if (Number.isFinite(declared) && declared > bodyLimit) {
     request.resume();
-    return Promise.reject(new PayloadTooLarge(limitBytes));
+    return Promise.reject(new PayloadTooLarge(bodyLimit));
   }
   let parser: busboy.Busboy;
   try {
@@ -51,12 +64,15 @@ export function readMultipartForm(request: HttpRequest, limitBytes: number): Pro
     const fields: FormField[] = [];
     const files: FormFile[] = [];
     const pendingFiles: Array<Promise<void>> = [];
+    /** File parts being stored: ended with the failure when the form fails, so no upload waits forever. */
+    const streaming = new Set<Readable>();
     let settled = false;
     let received = 0;
 
     const fail = (error: Error): void => {
       if (settled) return;
       settled = true;
+      for (const stream of streaming) stream.destroy(error);
       request.unpipe(parser);
       request.removeListener('data', count);
       // Read and drop the rest, so the answer reaches a client still sending.
@@ -65,7 +81,7 @@ export function readMultipartForm(request: HttpRequest, limitBytes: number): Pro
     };
     function count(chunk: Buffer | string): void {
       received += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      if (received > limitBytes) fail(new PayloadTooLarge(limitBytes));
+      if (received > bodyLimit) fail(new PayloadTooLarge(bodyLimit));
     }
 
     parser.on('field', (name: string | undefined, value, info) => {
@@ -89,17 +105,36 @@ export function readMultipartForm(request: HttpRequest, limitBytes: number): Pro
       }
     });
     parser.on('file', (name, stream, info) => {
-      let sizeBytes = 0;
-      stream.on('data', (chunk: Buffer) => (sizeBytes += chunk.length));
+      const filename = info.filename ?? '';
+      if (fileParts === undefined) {
+        let sizeBytes = 0;
+        stream.on('data', (chunk: Buffer) => (sizeBytes += chunk.length));
+        pendingFiles.push(
+          new Promise<void>((done) => {
+            stream.on('end', () => {
+              files.push({ name, filename, sizeBytes });
+              done();
+            });
+            // The parser reports the same failure through its own 'error'.
+            stream.on('error', () => done());
+          }),
+        );
+        return;
+      }
+      // No listener before `store` takes the stream: a chunk read now would be lost to it.
+      streaming.add(stream);
       pendingFiles.push(
-        new Promise<void>((done) => {
-          stream.on('end', () => {
-            files.push({ name, filename: info.filename ?? '', sizeBytes });
-            done();
-          });
-          // The parser reports the same failure through its own 'error'.
-          stream.on('error', () => done());
-        }),
+        fileParts.store({ name, filename, content: stream }).then(
+          ({ stored, sizeBytes }) => {
+            streaming.delete(stream);
+            files.push({ name, filename, sizeBytes, stored });
+          },
+          (error: unknown) => {
+            streaming.delete(stream);
+            stream.resume();
+            fail(error instanceof Error ? error : new Error(String(error)));
+          },
+        ),
       );
     });
     parser.on('partsLimit', () =>

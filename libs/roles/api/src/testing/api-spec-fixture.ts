@@ -8,6 +8,7 @@ import { applyMigrations, openRepositories, type Repositories } from '@lanner/re
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
 import { eventually, requiredEnv } from '@lanner/testing';
 import { ApiRoleModule } from '../api-role.module';
+import type { ApiRoleOptions } from '../api-role.options';
 import { apiTopics } from '../api-topics';
 import { ExecutionUpdatesFeed } from '../executions/execution-updates.feed';
 
@@ -29,7 +30,10 @@ export interface ApiSpecFixture {
   close(): Promise<void>;
 }
 
-export async function startApiForSpec(): Promise<ApiSpecFixture> {
+/** Internal storage for the spec's api (FILE inputs, downloads); none by default. */
+export type ApiSpecStorage = Pick<ApiRoleOptions, 'storage' | 'fileInputMaxBytes'>;
+
+export async function startApiForSpec(storage: ApiSpecStorage = {}): Promise<ApiSpecFixture> {
   const serverUrl = requiredEnv('DATABASE_URL');
   const brokers = requiredEnv('KAFKA_BROKERS');
   const run = randomBytes(4).toString('hex');
@@ -57,7 +61,7 @@ export async function startApiForSpec(): Promise<ApiSpecFixture> {
   });
   const logger = createProcessLogger('api', config.logLevel);
   // A long safety-net poll: the specs prove that updates arrive through the topic.
-  const api = ApiRoleModule.forRoot(serverRoleSettings(config), { adminToken, followPollMs: 60_000, topicPrefix });
+  const api = ApiRoleModule.forRoot(serverRoleSettings(config), { adminToken, followPollMs: 60_000, topicPrefix, ...storage });
   @Module({ imports: [RuntimeModule.forRoot(config, logger), api] })
   class ApiSpecModule {}
   const app: INestApplication = await NestFactory.create(ApiSpecModule, { logger: false, abortOnError: false });

@@ -1,3 +1,4 @@
+import { taskRunFiles, type InternalStorage } from '@lanner/storage';
 import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -51,6 +52,8 @@ export interface WorkerAgentOptions {
   readonly slots: number;
   readonly name: string;
   readonly dataDir: string;
+  /** Internal storage for the tasks' files; absent: a task with file properties fails saying so. */
+  readonly storage?: InternalStorage;
   readonly logger: Logger;
   /** Jobs held beyond the running ones, so a freed slot starts the next job without a round trip. */
   readonly bufferedJobs?: number;
@@ -531,6 +534,17 @@ export class WorkerAgent {
             signal: held.abort.signal,
             workingDirectory,
             now: () => new Date(),
+            ...(this.options.storage && job.tenantId
+              ? {
+                  files: taskRunFiles(this.options.storage, job.tenantId, {
+                    namespace: job.namespace,
+                    flowId: job.flowId,
+                    executionId: job.executionId,
+                    taskId: job.taskId,
+                    taskRunId: job.taskRunId,
+                  }),
+                }
+              : {}),
             log: (level, message) =>
               this.logs.add({
                 taskRunId: job.taskRunId,
