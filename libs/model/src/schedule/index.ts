@@ -1,1 +1,2 @@
 export * from './schedule-dates';
+export * from './declared-triggers';

@@ -50,22 +50,7 @@ export class ExecutionRepository {
 
   async create(tenantId: string, execution: NewExecution): Promise<ExecutionRecord> {
     try {
-      const row = await this.db.execution.create({
-        data: {
-          id: execution.id,
-          tenantId,
-          namespace: execution.namespace,
-          flowId: execution.flowId,
-          flowRevision: execution.flowRevision,
-          state: execution.state,
-          stateHistories: historiesColumn(execution.stateHistories),
-          inputs: jsonColumn(execution.inputs),
-          labels: execution.labels ?? {},
-          trigger: jsonColumn(execution.trigger),
-          parentExecutionId: execution.parentExecutionId ?? null,
-          parentTaskRunId: execution.parentTaskRunId ?? null,
-        },
-      });
+      const row = await this.db.execution.create({ data: newExecutionRow(tenantId, execution) });
       return toExecutionRecord(row);
     } catch (error) {
       if (prismaErrorCode(error) === UNIQUE_VIOLATION) throw new AlreadyExists('execution', execution.id);
@@ -384,6 +369,24 @@ async function writeTaskRun(tx: DbOrTx, tenantId: string, executionId: string, t
       update: attemptFields,
     });
   }
+}
+
+/** The row of a new execution; the trigger repository inserts its executions in its own transaction with it. */
+export function newExecutionRow(tenantId: string, execution: NewExecution): Prisma.ExecutionUncheckedCreateInput {
+  return {
+    id: execution.id,
+    tenantId,
+    namespace: execution.namespace,
+    flowId: execution.flowId,
+    flowRevision: execution.flowRevision,
+    state: execution.state,
+    stateHistories: historiesColumn(execution.stateHistories),
+    inputs: jsonColumn(execution.inputs),
+    labels: execution.labels ?? {},
+    trigger: jsonColumn(execution.trigger),
+    parentExecutionId: execution.parentExecutionId ?? null,
+    parentTaskRunId: execution.parentTaskRunId ?? null,
+  };
 }
 
 function toExecutionRecord(row: Execution): ExecutionRecord {
