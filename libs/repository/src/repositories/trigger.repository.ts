@@ -104,13 +104,19 @@ export class TriggerRepository {
   }
 
   /**
-   * Writes an evaluation of a row `holder` claimed when its next date was
-   * `claimedNextDate`, and inserts the executions it fired, in one
+   * Writes an evaluation of the row `holder` claimed (as `claimed`), and inserts the executions it fired, in one
    * transaction. False, writing nothing, when the row changed since (another
    * scheduler took an expired lease and advanced it, the flow changed or was
    * deleted): each date fires once.
    */
-  async advance(key: TriggerKey, holder: string, claimedNextDate: Date, advance: TriggerAdvance): Promise<boolean> {
+  async advance(claimed: TriggerStateRecord, holder: string, advance: TriggerAdvance): Promise<boolean> {
+    const key = {
+      tenantId: claimed.tenantId,
+      namespace: claimed.namespace,
+      flowId: claimed.flowId,
+      triggerId: claimed.triggerId,
+    };
+    const claimedNextDate = claimed.pending ? NOT_EVALUATED : claimed.nextDate;
     return this.db.$transaction(async (tx) => {
       const last = advance.executions.at(-1);
       const { count } = await tx.flowTriggerState.updateMany({

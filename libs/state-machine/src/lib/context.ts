@@ -8,7 +8,7 @@ import type { Execution, JsonObject, TaskOutputEntry, TaskRun } from './types';
 
 export interface ContextSource {
   readonly flow: Flow;
-  readonly execution: Pick<Execution, 'id' | 'inputs' | 'variables' | 'histories' | 'parent' | 'flowRevision'>;
+  readonly execution: Pick<Execution, 'id' | 'inputs' | 'variables' | 'histories' | 'parent' | 'trigger' | 'flowRevision'>;
   readonly labels: Readonly<Record<string, string>>;
   readonly taskOutputs: PersistentMap<TaskOutputEntry>;
 }
@@ -27,6 +27,7 @@ export function buildContext(source: ContextSource, taskRun?: TaskRun): RenderCo
     labels: source.labels,
     parent: execution.parent,
   };
+  if (execution.trigger !== undefined) context['trigger'] = execution.trigger;
   Object.defineProperty(context, 'outputs', {
     enumerable: true,
     get: () => (outputs ??= materialiseOutputs(source.taskOutputs)),
