@@ -14,6 +14,7 @@ import { DeadLettersService } from './dead-letters/dead-letters.service';
 import { ExecutionsController } from './executions/executions.controller';
 import { ExecutionsService } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
+import { TriggersController } from './triggers/triggers.controller';
 import { FlowSourceParser } from './flows/flow-source-parser';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
@@ -51,6 +52,7 @@ export class ApiRoleModule {
         WorkerGroupsController,
         InstanceServicesController,
         DeadLettersController,
+        TriggersController,
       ],
       providers: [
         AdapterLeases,
