@@ -15,6 +15,7 @@ import { ExecutionsController } from './executions/executions.controller';
 import { ExecutionsService } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
 import { TriggersController } from './triggers/triggers.controller';
+import { WebhooksController } from './executions/webhooks.controller';
 import { FlowSourceParser } from './flows/flow-source-parser';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
@@ -53,6 +54,7 @@ export class ApiRoleModule {
         InstanceServicesController,
         DeadLettersController,
         TriggersController,
+        WebhooksController,
       ],
       providers: [
         AdapterLeases,

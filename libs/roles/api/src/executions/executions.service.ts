@@ -7,6 +7,7 @@ import {
   type ExecutionWithTaskRuns,
   type RecordPage,
   type ExecutionRecord,
+  type Flow,
   type StoredJson,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
@@ -25,6 +26,12 @@ export interface NewExecutionRequest {
   readonly labels: Record<string, string>;
   /** Inputs sent as file parts of a multipart request. */
   readonly fileInputs?: readonly string[];
+  /**
+   * A trigger started it (a webhook): called with the revision read here, it
+   * throws to refuse, or returns the `trigger` column (`{ id, type, variables }`,
+   * `trigger.*` in templates).
+   */
+  readonly triggeredBy?: (flow: Flow) => StoredJson;
 }
 
 export interface ExecutionSearch {
@@ -74,6 +81,7 @@ export class ExecutionsService {
         `Flow ${namespace}.${flowId} revision ${revision.revision} is no longer valid`,
         problemEntries(parsed.problems),
       );
+    const trigger = request.triggeredBy?.(parsed.flow);
     if (parsed.flow.disabled) throw new WrongState(`Flow ${namespace}.${flowId} is disabled`);
     // The api has no internal storage yet: a file is refused, never dropped.
     if (request.fileInputs !== undefined && request.fileInputs.length > 0) {
@@ -97,6 +105,7 @@ export class ExecutionsService {
       stateHistories: [{ state: 'CREATED', date: now }],
       inputs: inputs.values as StoredJson,
       labels,
+      ...(trigger !== undefined ? { trigger } : {}),
     });
     await this.publish({
       schemaVersion: 1,
