@@ -91,6 +91,17 @@ describe('flow triggers', () => {
     });
   });
 
+  it('lists the executions a schedule created that the executor never handled, older than the given date', async () => {
+    const { triggers } = fixture.repositories;
+    const type = 'io.kestra.plugin.core.trigger.Schedule';
+    const inAMinute = new Date(Date.now() + 60_000);
+    expect((await triggers.unannouncedExecutions(type, inAMinute, 10)).map((execution) => execution.id)).toEqual([
+      'fired-by-loser',
+    ]);
+    expect(await triggers.unannouncedExecutions(type, new Date(Date.now() - 60_000), 10)).toEqual([]);
+    expect(await triggers.unannouncedExecutions('io.kestra.plugin.core.trigger.Webhook', inAMinute, 10)).toEqual([]);
+  });
+
   it('disable, enable and unlock', async () => {
     const { flows, triggers } = fixture.repositories;
     await flows.saveRevision('main', scheduleFlow('* * * * *'));

@@ -7,7 +7,8 @@ import type {
   TriggerStateRecord,
 } from '@lanner/model';
 import { TriggerNotFound } from '../errors';
-import type { Db, DbOrTx } from '../prisma';
+import { Prisma } from '../generated/prisma/client';
+import { type Db, type DbOrTx, labelsOf, storedJson } from '../prisma';
 import { newExecutionRow } from './execution.repository';
 
 /** A schedule never evaluated is due at once: the scheduler reads only rows whose next date has passed. */
@@ -137,6 +138,40 @@ export class TriggerRepository {
       }
       return true;
     });
+  }
+
+  /**
+   * Executions a trigger of `triggerType` created before `before` that the
+   * executor never handled (still CREATED, no state): a scheduler killed
+   * between its commit and its `execution.created` leaves these behind, and a
+   * scheduler announces them again at start.
+   */
+  async unannouncedExecutions(
+    triggerType: string,
+    before: Date,
+    limit: number,
+  ): Promise<(NewExecution & { tenantId: string })[]> {
+    const rows = await this.db.execution.findMany({
+      where: {
+        state: 'CREATED',
+        stateData: { equals: Prisma.DbNull },
+        createdAt: { lt: before },
+        trigger: { path: ['type'], equals: triggerType },
+      },
+      orderBy: { createdAt: 'asc' },
+      take: limit,
+    });
+    return rows.map((row) => ({
+      tenantId: row.tenantId,
+      id: row.id,
+      namespace: row.namespace,
+      flowId: row.flowId,
+      flowRevision: row.flowRevision,
+      state: 'CREATED',
+      stateHistories: [],
+      inputs: storedJson(row.inputs),
+      labels: labelsOf(row.labels),
+    }));
   }
 
   async get(key: TriggerKey): Promise<TriggerStateRecord> {

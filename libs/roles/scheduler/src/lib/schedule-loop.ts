@@ -5,6 +5,8 @@ import { evaluateSchedule, type Flow, type NewExecution, type TriggerStateRecord
 import type { QueuePort } from '@lanner/queue';
 import { FlowNotFound, type Repositories } from '@lanner/repository';
 import { scheduledExecution } from './scheduled-execution';
+
+const SCHEDULE_TYPE = 'io.kestra.plugin.core.trigger.Schedule';
 import type { SchedulerOptions } from './scheduler-options';
 
 /**
@@ -31,6 +33,30 @@ export class ScheduleLoop {
     readonly holder: string,
     private readonly clock: () => Date = () => new Date(),
   ) {}
+
+  /**
+   * Announces again the executions a killed scheduler committed but never
+   * announced (the announce follows the commit). Those created in the last
+   * minute are left alone: their scheduler may be announcing them right now.
+   * The event id is stable per execution, so one announced twice is one start.
+   */
+  async announceLeftovers(): Promise<number> {
+    const now = this.clock();
+    const leftovers = await this.repositories.triggers.unannouncedExecutions(
+      SCHEDULE_TYPE,
+      new Date(now.getTime() - 60_000),
+      10_000,
+    );
+    if (leftovers.length > 0) {
+      await this.queue.publish(
+        this.executorTopic,
+        leftovers.map(({ tenantId, ...execution }) =>
+          encodeQueueMessage(executorEventCodec, createdEvent(tenantId, execution, now)),
+        ),
+      );
+    }
+    return leftovers.length;
+  }
 
   start(): void {
     if (this.interval !== undefined) return;

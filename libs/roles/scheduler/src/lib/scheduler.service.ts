@@ -48,6 +48,8 @@ export class SchedulerService {
     while (!this.stopped) {
       try {
         await this.queue.createTopics(topics.ensured.map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
+        const announced = await this.loop.announceLeftovers();
+        if (announced > 0) this.logger.log({ executions: announced }, 'announced executions a stopped scheduler had not');
         this.loop.start();
         this.logger.log({ holder: this.loop.holder, tickMs: this.options.tickMs }, 'scheduler evaluating schedules');
         return;
