@@ -22,6 +22,7 @@ const SUBSET = [
   'task-isolation',
   'files-outputs',
   'files-inputs',
+  'schedule',
 ];
 
 module.exports = {

@@ -1,3 +1,4 @@
 export * from './flow';
 export * from './records';
 export * from './text';
+export * from './schedule';

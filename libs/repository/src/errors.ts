@@ -29,6 +29,12 @@ export class FlowNotFound extends NotFound {
   }
 }
 
+export class TriggerNotFound extends NotFound {
+  constructor(namespace: string, flowId: string, triggerId: string) {
+    super('trigger', `${namespace}.${flowId}.${triggerId}`);
+  }
+}
+
 export class ExecutionNotFound extends NotFound {
   constructor(readonly executionId: string) {
     super('execution', executionId);

@@ -19,6 +19,7 @@ export {
   type ExecutorStateWrite,
 } from './repositories/execution.repository';
 export { TimerRepository, type ExecutionTimerRecord } from './repositories/timer.repository';
+export { TriggerRepository, type TriggerAdvance } from './repositories/trigger.repository';
 export { WorkerQueueRepository, RESERVED_WORKER_QUEUE_IDS } from './repositories/worker-queue.repository';
 export {
   WorkerGroupRepository,

@@ -17,6 +17,7 @@ import { RunningJobStore } from './repositories/running-job.store';
 import { ServiceInstanceRepository } from './repositories/service-instance.repository';
 import { TenantRepository } from './repositories/tenant.repository';
 import { TimerRepository } from './repositories/timer.repository';
+import { TriggerRepository } from './repositories/trigger.repository';
 import { WorkerCredentialRepository } from './repositories/worker-credential.repository';
 import { WorkerGroupRepository } from './repositories/worker-group.repository';
 import { WorkerQueueRepository } from './repositories/worker-queue.repository';
@@ -48,6 +49,8 @@ export interface Repositories {
   readonly deadLetters: DeadLetterStore;
   /** The executor's crash-loop records (processing marks, quarantines, parked events). */
   readonly processingMarks: ProcessingMarkRepository;
+  /** Flow triggers: their next dates and the scheduler's leases. */
+  readonly triggers: TriggerRepository;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -77,6 +80,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
   return {
     flows: new FlowRepository(db),
     executions: new ExecutionRepository(db, pool),
+    triggers: new TriggerRepository(db),
     workerQueues: new WorkerQueueRepository(db),
     workerGroups: new WorkerGroupRepository(db),
     registrationTokens: new RegistrationTokenRepository(db),

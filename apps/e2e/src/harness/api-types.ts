@@ -38,6 +38,7 @@ export interface Execution {
   readonly state: StateField;
   readonly taskRunList?: readonly TaskRun[] | null;
   readonly outputs?: Record<string, unknown> | null;
+  readonly labels?: Record<string, string>;
   /** Why the execution itself failed, when it says so (a quarantine, a concurrency limit). */
   readonly error?: ErrorField;
 }

@@ -56,7 +56,7 @@ function migrate(databaseUrl: string): void {
 }
 
 /**
- * Starts api, executor, controller, indexer and two workers as separate processes on
+ * Starts api, executor, controller, indexer, scheduler and two workers as separate processes on
  * the real Kafka and a fresh PostgreSQL database, and waits until every one is ready.
  * On any failure it stops what it started and drops the database before throwing.
  */
@@ -83,8 +83,8 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
     control = await ControlServer.listen(processes, READY_DEADLINE_MS);
     await createRunDatabase(serverDatabaseUrl, databaseName);
     migrate(databaseUrl);
-    const [apiPort, executorPort, controllerPort, indexerPort, grpcPort, ...workerPorts] = await Promise.all(
-      Array.from({ length: 5 + WORKER_NAMES.length }, () => freePort()),
+    const [apiPort, executorPort, controllerPort, indexerPort, schedulerPort, grpcPort, ...workerPorts] = await Promise.all(
+      Array.from({ length: 6 + WORKER_NAMES.length }, () => freePort()),
     );
     // Workers get none of the server variables: they talk to controllers only.
     const { DATABASE_URL: _database, KAFKA_BROKERS: _kafka, ...baseEnv } = process.env;
@@ -120,6 +120,7 @@ export async function startCluster(processes: RoleProcess[]): Promise<Cluster> {
         LANNER_JWT_SIGNING_KEY: `e2e-jwt-signing-key-${randomBytes(24).toString('hex')}`,
       }),
       spec('indexer', 'indexer', indexerPort, server),
+      spec('scheduler', 'scheduler', schedulerPort, server),
     ];
     const workers = WORKER_NAMES.map((name, index) =>
       spec(name, 'worker', workerPorts[index], {

@@ -10,7 +10,7 @@ export const lannerBin = join(workspaceRoot, 'bin', 'lanner.js');
 export interface RoleProcessSpec {
   /** Unique name in the cluster (`worker-a`), also the log file's name. */
   readonly name: string;
-  readonly role: 'api' | 'executor' | 'controller' | 'indexer' | 'worker';
+  readonly role: 'api' | 'executor' | 'controller' | 'indexer' | 'scheduler' | 'worker';
   readonly httpPort: number;
   readonly env: NodeJS.ProcessEnv;
   readonly logFile: string;

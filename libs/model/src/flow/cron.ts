@@ -25,8 +25,10 @@ const FIELDS: readonly CronField[] = [
   { name: 'day of week', min: 0, max: 7, names: DAYS, extras: /^(\?|L|[0-7]L|[0-7]#[1-5])$/ },
 ];
 
-/** `undefined` when the expression is valid, else why it is not. */
-export function cronProblem(expression: string): string | undefined {
+const SECONDS: CronField = { name: 'second', min: 0, max: 59, extras: undefined };
+
+/** `undefined` when the expression is valid, else why it is not. `withSeconds`: 6 fields, seconds first. */
+export function cronProblem(expression: string, withSeconds = false): string | undefined {
   const text = expression.trim();
   if (text.startsWith('@')) {
     return NICKNAMES.includes(text.toLowerCase())
@@ -34,11 +36,14 @@ export function cronProblem(expression: string): string | undefined {
       : `unknown cron shortcut '${text}' (use one of ${NICKNAMES.join(', ')})`;
   }
   const parts = text.split(/\s+/);
-  if (parts.length !== FIELDS.length) {
-    return 'must be a cron expression of 5 fields: minute hour day-of-month month day-of-week';
+  const fields = withSeconds ? [SECONDS, ...FIELDS] : FIELDS;
+  if (parts.length !== fields.length) {
+    return withSeconds
+      ? 'must be a cron expression of 6 fields (withSeconds): second minute hour day-of-month month day-of-week'
+      : 'must be a cron expression of 5 fields: minute hour day-of-month month day-of-week';
   }
-  for (let index = 0; index < FIELDS.length; index++) {
-    const field = FIELDS[index];
+  for (let index = 0; index < fields.length; index++) {
+    const field = fields[index];
     const problem = fieldProblem(parts[index].toUpperCase(), field);
     if (problem) return `${field.name} field '${parts[index]}': ${problem}`;
   }

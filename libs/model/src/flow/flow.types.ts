@@ -333,10 +333,29 @@ export interface TriggerCommon {
   readonly disabled: boolean;
   readonly inputs?: Readonly<Record<string, TemplatedValue>>;
 }
+/** What a Schedule does with dates it missed while no scheduler ran (Kestra's `recoverMissedSchedules`). */
+export type RecoverMissedSchedules = 'ALL' | 'LAST' | 'NONE';
+export type DayOfWeekName = 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY' | 'SUNDAY';
+export type DayInMonth = 'FIRST' | 'SECOND' | 'THIRD' | 'FOURTH' | 'LAST';
+/** Conditions a Schedule's date must meet to fire; times are read in the trigger's time zone. */
+export type ScheduleCondition =
+  | { readonly kind: 'DayWeek'; readonly dayOfWeek: DayOfWeekName }
+  | { readonly kind: 'DayWeekInMonth'; readonly dayOfWeek: DayOfWeekName; readonly dayInMonth: DayInMonth }
+  | { readonly kind: 'Weekend' }
+  /** ISO date-times with an offset; either bound may be absent. */
+  | { readonly kind: 'DateTimeBetween'; readonly after?: string; readonly before?: string }
+  /** Local times of day `HH:MM[:SS]`; either bound may be absent; `after` later than `before` spans midnight. */
+  | { readonly kind: 'TimeBetween'; readonly after?: string; readonly before?: string };
 export interface ScheduleTrigger extends TriggerCommon {
   readonly kind: 'Schedule';
   readonly cron: string;
   readonly timezone: string;
+  /** 6 fields, seconds first. */
+  readonly withSeconds: boolean;
+  readonly recoverMissedSchedules: RecoverMissedSchedules;
+  /** Execution states after which the trigger disables itself. */
+  readonly stopAfter: readonly string[];
+  readonly conditions: readonly ScheduleCondition[];
 }
 export type FlowTriggerCondition =
   | { readonly kind: 'ExecutionFlow'; readonly namespace: string; readonly flowId: string }

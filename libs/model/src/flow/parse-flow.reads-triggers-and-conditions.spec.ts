@@ -18,6 +18,10 @@ describe('parseFlow reads triggers', () => {
         disabled: false,
         cron: '0 2 * * *',
         timezone: 'Etc/UTC',
+        withSeconds: false,
+        recoverMissedSchedules: 'ALL',
+        stopAfter: [],
+        conditions: [],
       },
       {
         id: 'paris',
@@ -26,6 +30,10 @@ describe('parseFlow reads triggers', () => {
         disabled: true,
         cron: '@daily',
         timezone: 'Europe/Paris',
+        withSeconds: false,
+        recoverMissedSchedules: 'ALL',
+        stopAfter: [],
+        conditions: [],
         inputs: { region: 'eu' },
       },
     ]);
@@ -119,6 +127,73 @@ describe('parseFlow reads triggers', () => {
   it('requires a Webhook key', () => {
     expect(messagesOf(withTriggers('  - { id: hook, type: io.kestra.plugin.core.trigger.Webhook }\n'))).toEqual([
       'triggers[0].key: required',
+    ]);
+  });
+});
+
+describe('parseFlow reads Schedule options and conditions', () => {
+  it('a 6-field cron with withSeconds, recover mode, stopAfter and conditions', () => {
+    const flow = readFlow(
+      withTriggers(`  - id: every
+    type: io.kestra.plugin.core.trigger.Schedule
+    cron: "*/5 * * * * *"
+    withSeconds: true
+    recoverMissedSchedules: NONE
+    stopAfter: [FAILED]
+    conditions:
+      - { type: io.kestra.plugin.core.condition.DayWeek, dayOfWeek: MONDAY }
+      - { type: io.kestra.plugin.core.condition.DayWeekInMonth, dayOfWeek: FRIDAY, dayInMonth: LAST }
+      - { type: io.kestra.plugin.core.condition.Weekend }
+      - { type: io.kestra.plugin.core.condition.TimeBetween, after: "09:00", before: "17:30:00" }
+      - { type: io.kestra.plugin.core.condition.DateTimeBetween, after: "2026-01-01T00:00:00+01:00" }
+`),
+    );
+    expect(flow.triggers[0]).toEqual({
+      id: 'every',
+      type: 'io.kestra.plugin.core.trigger.Schedule',
+      kind: 'Schedule',
+      disabled: false,
+      cron: '*/5 * * * * *',
+      timezone: 'Etc/UTC',
+      withSeconds: true,
+      recoverMissedSchedules: 'NONE',
+      stopAfter: ['FAILED'],
+      conditions: [
+        { kind: 'DayWeek', dayOfWeek: 'MONDAY' },
+        { kind: 'DayWeekInMonth', dayOfWeek: 'FRIDAY', dayInMonth: 'LAST' },
+        { kind: 'Weekend' },
+        { kind: 'TimeBetween', after: '09:00', before: '17:30:00' },
+        { kind: 'DateTimeBetween', after: '2026-01-01T00:00:00+01:00' },
+      ],
+    });
+  });
+
+  it('refuses 6 fields without withSeconds, 5 with it, and bad options', () => {
+    expect(
+      messagesOf(
+        withTriggers(`  - { id: a, type: io.kestra.plugin.core.trigger.Schedule, cron: "* * * * * *" }
+  - { id: b, type: io.kestra.plugin.core.trigger.Schedule, cron: "* * * * *", withSeconds: true }
+  - { id: c, type: io.kestra.plugin.core.trigger.Schedule, cron: "* * * * *", recoverMissedSchedules: SOME }
+  - { id: d, type: io.kestra.plugin.core.trigger.Schedule, cron: "* * * * *", stopAfter: [DONE] }
+  - id: e
+    type: io.kestra.plugin.core.trigger.Schedule
+    cron: "* * * * *"
+    conditions:
+      - { type: io.kestra.plugin.core.condition.DayWeek, dayOfWeek: MONDAYS }
+      - { type: io.kestra.plugin.core.condition.TimeBetween, after: "25:00" }
+      - { type: io.kestra.plugin.core.condition.DateTimeBetween, before: "2026-01-01" }
+      - { type: io.kestra.plugin.core.condition.PublicHoliday }
+`),
+      ),
+    ).toEqual([
+      'triggers[0].cron: must be a cron expression of 5 fields: minute hour day-of-month month day-of-week',
+      'triggers[1].cron: must be a cron expression of 6 fields (withSeconds): second minute hour day-of-month month day-of-week',
+      'triggers[2].recoverMissedSchedules: must be one of ALL, LAST, NONE',
+      "triggers[3].stopAfter[0]: unknown execution state 'DONE'",
+      'triggers[4].conditions[0].dayOfWeek: must be one of MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY, SATURDAY, SUNDAY',
+      'triggers[4].conditions[1].after: must be a time of day HH:MM or HH:MM:SS',
+      'triggers[4].conditions[2].before: must be an ISO date-time with an offset, like 2026-01-31T09:00:00+01:00',
+      "triggers[4].conditions[3].type: unknown schedule condition type 'io.kestra.plugin.core.condition.PublicHoliday'",
     ]);
   });
 });

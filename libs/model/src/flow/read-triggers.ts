@@ -2,20 +2,31 @@
 
 import type { Node } from 'yaml';
 import { EXECUTION_RECORD_STATES } from '../records/states';
-import type { FlowTriggerCondition, Trigger, TriggerCommon } from './flow.types';
+import type { DayInMonth, DayOfWeekName, FlowTriggerCondition, ScheduleCondition, Trigger, TriggerCommon } from './flow.types';
 import { cronProblem } from './cron';
 import { FlowSource, ObjectView } from './flow-source';
 import { dropUndefined, TASK_ID_PATTERN } from './read-tasks';
-import { CONDITION_TYPES, LEGACY_CONDITION_TYPES, LEGACY_TRIGGER_TYPES, TRIGGER_TYPES } from './task-type-names';
+import {
+  CONDITION_TYPES,
+  LEGACY_CONDITION_TYPES,
+  LEGACY_TRIGGER_TYPES,
+  SCHEDULE_CONDITION_TYPES,
+  TRIGGER_TYPES,
+} from './task-type-names';
 
 const COMMON_KEYS = ['id', 'type', 'description', 'disabled'];
 const TRIGGER_KEYS: Readonly<Record<string, readonly string[]>> = {
-  [TRIGGER_TYPES.Schedule]: ['cron', 'timezone', 'inputs'],
+  [TRIGGER_TYPES.Schedule]: ['cron', 'timezone', 'inputs', 'withSeconds', 'recoverMissedSchedules', 'stopAfter', 'conditions'],
   [TRIGGER_TYPES.Flow]: ['conditions', 'inputs'],
   [TRIGGER_TYPES.Webhook]: ['key'],
   [TRIGGER_TYPES.HttpPolling]: ['uri', 'method', 'interval', 'responseCondition'],
 };
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+const RECOVER_MODES = ['ALL', 'LAST', 'NONE'] as const;
+const DAYS_OF_WEEK: readonly DayOfWeekName[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+const DAYS_IN_MONTH: readonly DayInMonth[] = ['FIRST', 'SECOND', 'THIRD', 'FOURTH', 'LAST'];
+const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
+const DATE_TIME_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function readTriggers(source: FlowSource, flow: ObjectView): Trigger[] {
   const node = flow.node('triggers');
@@ -60,12 +71,22 @@ function readTrigger(source: FlowSource, node: Node, path: string, ids: Map<stri
   switch (type) {
     case TRIGGER_TYPES.Schedule: {
       const cron = view.string('cron', true);
-      const cronError = view.has('cron') && cron !== '' ? cronProblem(cron) : undefined;
+      const withSeconds = view.boolean('withSeconds', false);
+      const cronError = view.has('cron') && cron !== '' ? cronProblem(cron, withSeconds) : undefined;
       if (cronError) view.report('cron', cronError);
       // Kestra schedules in UTC unless told otherwise.
       const timezone = view.string('timezone') ?? 'Etc/UTC';
       if (view.has('timezone') && !isKnownTimeZone(timezone)) view.report('timezone', `unknown time zone '${timezone}'`);
-      return { ...common, kind: 'Schedule', cron, timezone };
+      return {
+        ...common,
+        kind: 'Schedule',
+        cron,
+        timezone,
+        withSeconds,
+        recoverMissedSchedules: view.enumOf('recoverMissedSchedules', RECOVER_MODES, 'ALL'),
+        stopAfter: readStates(view, 'stopAfter') ?? [],
+        conditions: readScheduleConditions(source, view),
+      };
     }
     case TRIGGER_TYPES.Flow:
       return { ...common, kind: 'Flow', conditions: readConditions(source, view) };
@@ -112,15 +133,7 @@ function readCondition(view: ObjectView, type: string, written: string): FlowTri
       return { kind: 'ExecutionFlow', namespace: view.string('namespace', true), flowId: view.string('flowId', true) };
     case CONDITION_TYPES.ExecutionStatus: {
       view.rejectUnknown(['type', 'in', 'notIn'], type);
-      const states = (key: string): string[] | undefined => {
-        const list = view.stringList(key);
-        list?.forEach((state, index) => {
-          if (!(EXECUTION_RECORD_STATES as readonly string[]).includes(state)) {
-            view.source.report(`${view.at(key)}[${index}]`, `unknown execution state '${state}'`, view.position(key));
-          }
-        });
-        return list;
-      };
+      const states = (key: string): string[] | undefined => readStates(view, key);
       const condition = dropUndefined({ kind: 'ExecutionStatus' as const, in: states('in'), notIn: states('notIn') });
       if (condition.in === undefined && condition.notIn === undefined) view.report('in', 'set in or notIn');
       return condition;
@@ -135,6 +148,75 @@ function readCondition(view: ObjectView, type: string, written: string): FlowTri
       view.report('type', `unknown condition type '${written}'`);
       return undefined;
   }
+}
+
+function readStates(view: ObjectView, key: string): string[] | undefined {
+  const list = view.stringList(key);
+  list?.forEach((state, index) => {
+    if (!(EXECUTION_RECORD_STATES as readonly string[]).includes(state)) {
+      view.source.report(`${view.at(key)}[${index}]`, `unknown execution state '${state}'`, view.position(key));
+    }
+  });
+  return list;
+}
+
+function readScheduleConditions(source: FlowSource, trigger: ObjectView): ScheduleCondition[] {
+  const node = trigger.node('conditions');
+  if (node === undefined) return [];
+  const items = source.list(node, trigger.at('conditions'), 'a list of conditions') ?? [];
+  const conditions: ScheduleCondition[] = [];
+  for (const item of items) {
+    const view = source.object(item.node, item.path, 'a condition (a mapping with a type)');
+    if (!view) continue;
+    const type = view.string('type', true);
+    if (!view.has('type') || type === '') continue;
+    const condition = readScheduleCondition(view, type);
+    if (condition) conditions.push(condition);
+  }
+  return conditions;
+}
+
+function readScheduleCondition(view: ObjectView, type: string): ScheduleCondition | undefined {
+  const pattern = (key: string, rule: RegExp, what: string): string | undefined => {
+    const value = view.string(key);
+    if (value !== undefined && !rule.test(value)) view.report(key, `must be ${what}`);
+    return value;
+  };
+  switch (type) {
+    case SCHEDULE_CONDITION_TYPES.DayWeek:
+      view.rejectUnknown(['type', 'dayOfWeek'], type);
+      return { kind: 'DayWeek', dayOfWeek: requiredEnum(view, 'dayOfWeek', DAYS_OF_WEEK) };
+    case SCHEDULE_CONDITION_TYPES.DayWeekInMonth:
+      view.rejectUnknown(['type', 'dayOfWeek', 'dayInMonth'], type);
+      return {
+        kind: 'DayWeekInMonth',
+        dayOfWeek: requiredEnum(view, 'dayOfWeek', DAYS_OF_WEEK),
+        dayInMonth: requiredEnum(view, 'dayInMonth', DAYS_IN_MONTH),
+      };
+    case SCHEDULE_CONDITION_TYPES.Weekend:
+      view.rejectUnknown(['type'], type);
+      return { kind: 'Weekend' };
+    case SCHEDULE_CONDITION_TYPES.DateTimeBetween:
+    case SCHEDULE_CONDITION_TYPES.TimeBetween: {
+      view.rejectUnknown(['type', 'after', 'before'], type);
+      const dateTime = type === SCHEDULE_CONDITION_TYPES.DateTimeBetween;
+      const [rule, what] = dateTime
+        ? [DATE_TIME_WITH_OFFSET, 'an ISO date-time with an offset, like 2026-01-31T09:00:00+01:00']
+        : [TIME_OF_DAY, 'a time of day HH:MM or HH:MM:SS'];
+      const after = pattern('after', rule, what);
+      const before = pattern('before', rule, what);
+      if (after === undefined && before === undefined) view.report('after', 'set after or before');
+      return dropUndefined({ kind: dateTime ? ('DateTimeBetween' as const) : ('TimeBetween' as const), after, before });
+    }
+    default:
+      view.report('type', `unknown schedule condition type '${type}'`);
+      return undefined;
+  }
+}
+
+function requiredEnum<T extends string>(view: ObjectView, key: string, allowed: readonly T[]): T {
+  if (!view.has(key)) view.required(key);
+  return view.enumOf(key, allowed) ?? allowed[0];
 }
 
 function isKnownTimeZone(timeZone: string): boolean {

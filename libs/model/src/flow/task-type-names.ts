@@ -18,6 +18,15 @@ export const CONDITION_TYPES = {
   Expression: 'io.kestra.plugin.core.condition.Expression',
 } as const;
 
+/** Conditions a Schedule trigger accepts (they read the schedule's date). */
+export const SCHEDULE_CONDITION_TYPES = {
+  DayWeek: 'io.kestra.plugin.core.condition.DayWeek',
+  DayWeekInMonth: 'io.kestra.plugin.core.condition.DayWeekInMonth',
+  Weekend: 'io.kestra.plugin.core.condition.Weekend',
+  DateTimeBetween: 'io.kestra.plugin.core.condition.DateTimeBetween',
+  TimeBetween: 'io.kestra.plugin.core.condition.TimeBetween',
+} as const;
+
 /** Legacy task type name -> current name. */
 export const LEGACY_TASK_TYPES: Readonly<Record<string, string>> = {
   'io.kestra.core.tasks.flows.Sequential': TASK_TYPES.Sequential,

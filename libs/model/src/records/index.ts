@@ -5,3 +5,4 @@ export * from './execution.record';
 export * from './topology.record';
 export * from './cluster.record';
 export * from './execution-stats';
+export * from './trigger.record';

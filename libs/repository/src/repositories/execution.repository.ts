@@ -58,22 +58,7 @@ export class ExecutionRepository {
 
   async create(tenantId: string, execution: NewExecution): Promise<ExecutionRecord> {
     try {
-      const row = await this.db.execution.create({
-        data: {
-          id: execution.id,
-          tenantId,
-          namespace: execution.namespace,
-          flowId: execution.flowId,
-          flowRevision: execution.flowRevision,
-          state: execution.state,
-          stateHistories: historiesColumn(execution.stateHistories),
-          inputs: jsonColumn(execution.inputs),
-          labels: execution.labels ?? {},
-          trigger: jsonColumn(execution.trigger),
-          parentExecutionId: execution.parentExecutionId ?? null,
-          parentTaskRunId: execution.parentTaskRunId ?? null,
-        },
-      });
+      const row = await this.db.execution.create({ data: newExecutionRow(tenantId, execution) });
       return toExecutionRecord(row);
     } catch (error) {
       if (prismaErrorCode(error) === UNIQUE_VIOLATION) throw new AlreadyExists('execution', execution.id);
@@ -637,6 +622,24 @@ function taskRunOfJson(json: TaskRunJson): TaskRun & { attempts: TaskRunAttempt[
       startedAt: instant(attempt.startedAt),
       endedAt: instant(attempt.endedAt),
     })),
+  };
+}
+
+/** The row of a new execution; the trigger repository inserts its executions in its own transaction with it. */
+export function newExecutionRow(tenantId: string, execution: NewExecution): Prisma.ExecutionUncheckedCreateInput {
+  return {
+    id: execution.id,
+    tenantId,
+    namespace: execution.namespace,
+    flowId: execution.flowId,
+    flowRevision: execution.flowRevision,
+    state: execution.state,
+    stateHistories: historiesColumn(execution.stateHistories),
+    inputs: jsonColumn(execution.inputs),
+    labels: execution.labels ?? {},
+    trigger: jsonColumn(execution.trigger),
+    parentExecutionId: execution.parentExecutionId ?? null,
+    parentTaskRunId: execution.parentTaskRunId ?? null,
   };
 }
 

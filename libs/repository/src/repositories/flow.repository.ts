@@ -1,7 +1,14 @@
-import type { FlowRevisionRecord, FlowSearchQuery, NewFlowRevision, RecordPage } from '@lanner/model';
+import {
+  declaredTriggers,
+  type FlowRevisionRecord,
+  type FlowSearchQuery,
+  type NewFlowRevision,
+  type RecordPage,
+} from '@lanner/model';
 import { AlreadyExists, ConcurrentModification, FlowNotFound } from '../errors';
 import { type Db, type DbOrTx, prismaErrorCode, storedJson, UNIQUE_VIOLATION } from '../prisma';
 import type { FlowRevision, Prisma } from '../generated/prisma/client';
+import { TriggerRepository } from './trigger.repository';
 
 /** Flows and their revisions, per tenant. A delete is a revision too, so history survives it. */
 export class FlowRepository {
@@ -91,6 +98,14 @@ export class FlowRepository {
       const row = await this.db.$transaction(async (tx) => {
         const latest = await latestRevision(tx, tenantId, flow.namespace, flow.flowId);
         check(latest);
+        // The trigger table follows the revision in its transaction: a delete stops every trigger of the flow.
+        await TriggerRepository.syncFlow(
+          tx,
+          tenantId,
+          flow.namespace,
+          flow.flowId,
+          deleted ? [] : declaredTriggers(flow.definition),
+        );
         return tx.flowRevision.create({
           data: {
             tenantId,

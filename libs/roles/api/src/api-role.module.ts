@@ -15,6 +15,8 @@ import { DeadLettersService } from './dead-letters/dead-letters.service';
 import { ExecutionsController } from './executions/executions.controller';
 import { ExecutionsService, INTERNAL_STORAGE } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
+import { TriggersController } from './triggers/triggers.controller';
+import { WebhooksController } from './executions/webhooks.controller';
 import { FlowSourceParser } from './flows/flow-source-parser';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
@@ -52,6 +54,8 @@ export class ApiRoleModule {
         WorkerGroupsController,
         InstanceServicesController,
         DeadLettersController,
+        TriggersController,
+        WebhooksController,
       ],
       providers: [
         AdapterLeases,

@@ -2,9 +2,15 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } from '@lanner/runtime';
+import { SCHEDULER_OPTIONS, schedulerOptions, type SchedulerOptions } from './lib/scheduler-options';
+import { SchedulerService } from './lib/scheduler.service';
 
 /**
- * The scheduler role: schedule (cron) and polling triggers, evaluated every second and never concurrently for one trigger. It reads trigger state from the repository and puts executions on the queue.
+ * The scheduler role: every second it claims the Schedule triggers that are
+ * due (from the trigger table, indexed on the next date), fires each due date
+ * once and advances the trigger, however many schedulers run (see
+ * docs/scheduler.md). It reads flows and triggers from the repository and
+ * announces the executions it creates on the queue, as the api does.
  *
  * Only wiring lives here. The adapters are leased from the process's adapter
  * pool, so standalone's roles share one repository and one in-process queue,
@@ -12,14 +18,17 @@ import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } 
  */
 @Module({})
 export class SchedulerRoleModule {
-  static forRoot(settings: ServerRoleSettings): DynamicModule {
+  static forRoot(settings: ServerRoleSettings, options: Partial<SchedulerOptions> = {}): DynamicModule {
     return {
       module: SchedulerRoleModule,
       providers: [
         AdapterLeases,
         repositoryProvider(settings.database, { openRepositories, applyMigrations }),
         queueProvider(settings.queue, { createKafkaQueue, createInProcessQueue }),
+        { provide: SCHEDULER_OPTIONS, useValue: schedulerOptions(options) },
+        SchedulerService,
       ],
+      exports: [SchedulerService],
     };
   }
 }

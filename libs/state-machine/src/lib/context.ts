@@ -11,7 +11,7 @@ export interface ContextSource {
   readonly flow: Flow;
   readonly execution: Pick<
     Execution,
-    'id' | 'tenant' | 'inputs' | 'variables' | 'histories' | 'parent' | 'flowRevision' | 'originalExecutionId'
+    'id' | 'tenant' | 'inputs' | 'variables' | 'histories' | 'parent' | 'trigger' | 'flowRevision' | 'originalExecutionId'
   >;
   readonly labels: Readonly<Record<string, string>>;
   readonly taskOutputs: PersistentMap<TaskOutputEntry>;
@@ -60,8 +60,9 @@ export function buildContext(source: ContextSource, taskRun?: TaskRun): RenderCo
     envs: source.envs ?? {},
     globals: source.globals ?? {},
   };
+  if (execution.trigger !== undefined) context['trigger'] = execution.trigger;
   // Kestra's subflow child: the trigger is the parent execution.
-  if (execution.parent !== undefined) {
+  else if (execution.parent !== undefined) {
     context['trigger'] = {
       executionId: execution.parent.executionId,
       namespace: execution.parent.namespace,

@@ -13,6 +13,8 @@ export interface NewExecution {
   readonly inputs?: JsonObject;
   readonly labels?: Readonly<Record<string, string>>;
   readonly parent?: ParentExecutionRef;
+  /** The trigger's variables (`trigger.*`). */
+  readonly trigger?: JsonObject;
   /** CREATE_NEW_EXECUTION retries: from the `create-retry-execution` action. */
   readonly retryAttempt?: number;
   readonly originalExecutionId?: string;
@@ -32,6 +34,7 @@ export function createExecution(flow: Flow, init: NewExecution, now: Millis): Ex
     labels: { ...flow.labels, ...(init.labels ?? {}) },
     variables: flow.variables,
     ...(init.parent !== undefined ? { parent: init.parent } : {}),
+    ...(init.trigger !== undefined ? { trigger: init.trigger } : {}),
     retryAttempt: init.retryAttempt ?? 1,
     ...(init.originalExecutionId !== undefined ? { originalExecutionId: init.originalExecutionId } : {}),
     version: 0,

@@ -89,6 +89,7 @@ export class StepStore {
       labels: this.labels,
       variables: base.variables,
       parent: base.parent,
+      trigger: base.trigger,
       retryAttempt: base.retryAttempt,
       originalExecutionId: base.originalExecutionId,
       error: this.error,

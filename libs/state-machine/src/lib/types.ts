@@ -140,6 +140,8 @@ export interface Execution {
   readonly labels: Readonly<Record<string, string>>;
   readonly variables: Readonly<Record<string, TemplatedValue>>;
   readonly parent?: ParentExecutionRef;
+  /** `trigger.*` in templates: what the trigger that started the execution passed (a schedule's dates, a webhook's body). */
+  readonly trigger?: JsonObject;
   /** CREATE_NEW_EXECUTION: 1 for the first execution, +1 per retry execution. */
   readonly retryAttempt: number;
   readonly originalExecutionId?: string;

@@ -16,6 +16,7 @@ import {
   type FlowProblem,
   type RecordPage,
   type ExecutionRecord,
+  type Flow,
   type StoredJson,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
@@ -47,6 +48,12 @@ export interface NewExecutionRequest {
   readonly labels: Record<string, string>;
   /** Inputs sent as file parts of a multipart request, with where each was stored (absent: nowhere to store it). */
   readonly fileInputs?: readonly { readonly name: string; readonly stored?: string }[];
+  /**
+   * A trigger started it (a webhook): called with the revision read here, it
+   * throws to refuse, or returns the `trigger` column (`{ id, type, variables }`,
+   * `trigger.*` in templates).
+   */
+  readonly triggeredBy?: (flow: Flow) => StoredJson;
 }
 
 /** Where the file parts of one run request go: the execution's id is chosen before its files arrive. */
@@ -116,6 +123,7 @@ export class ExecutionsService {
         `Flow ${namespace}.${flowId} revision ${revision.revision} is no longer valid`,
         problemEntries(parsed.problems),
       );
+    const trigger = request.triggeredBy?.(parsed.flow);
     if (parsed.flow.disabled) throw new WrongState(`Flow ${namespace}.${flowId} is disabled`);
     const files = request.fileInputs ?? [];
     // Without internal storage a file is refused, never dropped.
@@ -166,6 +174,7 @@ export class ExecutionsService {
       stateHistories: [{ state: 'CREATED', date: now }],
       inputs: inputs.values as StoredJson,
       labels,
+      ...(trigger !== undefined ? { trigger } : {}),
     });
     await this.publish({
       schemaVersion: 1,

@@ -55,7 +55,7 @@ import {
   UnusableExecutorEvent,
 } from './execution-events';
 import type { ExecutorOptions } from './executor-options';
-import { retryOrigin, retryTrigger } from './retry-execution';
+import { retryOrigin, retryTrigger, triggerVariables } from './retry-execution';
 import { encodeWorkerJob, JobTooLarge, renderTaskForWorker, UnstorableJob } from './worker-job';
 import { WorkerQueueRouting } from './worker-queue-routing';
 
@@ -224,6 +224,7 @@ export class ExecutionProcessor {
           inputs: (record.inputs ?? {}) as JsonObject,
           labels: record.labels,
           ...retryOrigin(record.trigger),
+          ...triggerVariables(record.trigger),
           ...(record.parentExecutionId !== null && record.parentTaskRunId !== null
             ? { parent: await this.parentRef(tenantId, record.parentExecutionId, record.parentTaskRunId) }
             : {}),

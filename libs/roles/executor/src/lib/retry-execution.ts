@@ -12,6 +12,17 @@ export interface RetryOrigin {
 
 const RETRY_TRIGGER_TYPE = 'retry';
 
+/**
+ * `trigger.*` of an execution a trigger started: the `variables` its `trigger`
+ * column holds (`{ id, type, variables }`); nothing for any other execution.
+ */
+export function triggerVariables(trigger: StoredJson): { trigger?: Record<string, StoredJson> } {
+  if (trigger === null || typeof trigger !== 'object' || Array.isArray(trigger)) return {};
+  const variables = trigger['variables'];
+  if (variables === null || typeof variables !== 'object' || Array.isArray(variables)) return {};
+  return { trigger: variables };
+}
+
 export function retryTrigger(origin: RetryOrigin): StoredJson {
   return { type: RETRY_TRIGGER_TYPE, ...origin };
 }

@@ -1,0 +1,2 @@
+export * from './schedule-dates';
+export * from './declared-triggers';

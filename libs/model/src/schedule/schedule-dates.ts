@@ -1,0 +1,179 @@
+// When a Schedule trigger fires: its cron dates in its time zone, what a
+// scheduler does with dates it missed, its conditions and `stopAfter`. Pure:
+// the caller passes `now`, so the rules are tested on a virtual clock.
+
+import { Cron } from 'croner';
+import type { ScheduleCondition, ScheduleTrigger } from '../flow/flow.types';
+import { localParts } from './local-time';
+
+/** What a scheduler keeps of a Schedule between evaluations. */
+export interface ScheduleState {
+  /** The next date to evaluate; absent for a trigger never evaluated (new, or its cron changed). */
+  readonly nextDate?: Date;
+  /** The state of the last execution this trigger started, when known (for `stopAfter`). */
+  readonly lastExecutionState?: string;
+}
+
+/** One firing: the date it stands for and its neighbours on the cron (`trigger.date/next/previous`). */
+export interface ScheduleFiring {
+  readonly date: Date;
+  readonly next?: Date;
+  readonly previous?: Date;
+}
+
+export interface ScheduleEvaluation {
+  /** Executions to start, oldest first. */
+  readonly firings: readonly ScheduleFiring[];
+  /** The date to evaluate next; absent when the cron has no future date. */
+  readonly nextDate?: Date;
+  /** `stopAfter` matched the last execution: the trigger disables itself and fires nothing. */
+  readonly stopped: boolean;
+}
+
+export interface ScheduleOptions {
+  /** At most this many firings per evaluation (ALL after a long downtime catches up over several). Default 1000. */
+  readonly maxFirings?: number;
+  /** With `recoverMissedSchedules: NONE`, a due date later than this is missed, not fired. Default 5000 ms. */
+  readonly lateToleranceMs?: number;
+}
+
+const DEFAULT_MAX_FIRINGS = 1000;
+const DEFAULT_LATE_TOLERANCE_MS = 5000;
+
+type ScheduleSpec = Pick<ScheduleTrigger, 'cron' | 'timezone' | 'withSeconds'>;
+
+/** The trigger's cron, read in its time zone. `?` (any) is read as `*`. */
+function cronOf(trigger: ScheduleSpec): Cron {
+  return new Cron(trigger.cron.trim().replace(/\?/g, '*'), {
+    timezone: trigger.timezone,
+    mode: trigger.withSeconds ? '6-part' : '5-part',
+  });
+}
+
+/** The first cron date strictly after `after`. */
+export function nextScheduleDate(trigger: ScheduleSpec, after: Date): Date | undefined {
+  return cronOf(trigger).nextRun(after) ?? undefined;
+}
+
+/** The last cron date strictly before `before`. */
+export function previousScheduleDate(trigger: ScheduleSpec, before: Date): Date | undefined {
+  return cronOf(trigger).previousRuns(1, before)[0];
+}
+
+/** Cron dates in `[from, to)` that meet the conditions, oldest first, at most `limit` (backfills). */
+export function scheduleDatesBetween(
+  trigger: Pick<ScheduleTrigger, 'cron' | 'timezone' | 'withSeconds' | 'conditions'>,
+  from: Date,
+  to: Date,
+  limit: number,
+): ScheduleFiring[] {
+  const cron = cronOf(trigger);
+  const firings: ScheduleFiring[] = [];
+  let date = cron.nextRun(new Date(from.getTime() - 1));
+  while (date !== null && date < to && firings.length < limit) {
+    if (meetsConditions(trigger, date)) firings.push(firingAt(cron, date));
+    date = cron.nextRun(date);
+  }
+  return firings;
+}
+
+/**
+ * Evaluates a Schedule at `now`: the dates due since `state.nextDate` (per
+ * `recoverMissedSchedules` and the conditions) and the next date to evaluate.
+ * A trigger never evaluated fires nothing: its first date is the next one after `now`.
+ */
+export function evaluateSchedule(
+  trigger: ScheduleTrigger,
+  state: ScheduleState,
+  now: Date,
+  options: ScheduleOptions = {},
+): ScheduleEvaluation {
+  if (state.lastExecutionState !== undefined && trigger.stopAfter.includes(state.lastExecutionState)) {
+    return { firings: [], ...defined(state.nextDate), stopped: true };
+  }
+  const cron = cronOf(trigger);
+  if (state.nextDate === undefined) return { firings: [], ...defined(cron.nextRun(now)), stopped: false };
+  if (state.nextDate > now) return { firings: [], nextDate: state.nextDate, stopped: false };
+
+  const maxFirings = options.maxFirings ?? DEFAULT_MAX_FIRINGS;
+  let due: Date[];
+  let nextDate: Date | null;
+  if (trigger.recoverMissedSchedules === 'ALL') {
+    due = [];
+    let date: Date | null = state.nextDate;
+    while (date !== null && date <= now && due.length < maxFirings) {
+      due.push(date);
+      date = cron.nextRun(date);
+    }
+    nextDate = date;
+  } else {
+    // Only the latest due date can fire: found directly, not by walking a long downtime.
+    // Cron dates are whole seconds, and the library looks back from whole seconds: the latest date <= now.
+    const latest = cron.previousRuns(1, new Date(Math.floor(now.getTime() / 1000) * 1000 + 1000))[0] ?? state.nextDate;
+    const tolerance = options.lateToleranceMs ?? DEFAULT_LATE_TOLERANCE_MS;
+    const missed = trigger.recoverMissedSchedules === 'NONE' && now.getTime() - latest.getTime() > tolerance;
+    due = missed || latest < state.nextDate ? [] : [latest];
+    nextDate = cron.nextRun(now);
+  }
+  const firings = due.filter((date) => meetsConditions(trigger, date)).map((date) => firingAt(cron, date));
+  return { firings, ...defined(nextDate), stopped: false };
+}
+
+function firingAt(cron: Cron, date: Date): ScheduleFiring {
+  return { date, ...optional('next', cron.nextRun(date)), ...optional('previous', cron.previousRuns(1, date)[0]) };
+}
+
+function defined(nextDate: Date | null | undefined): { nextDate?: Date } {
+  return nextDate === null || nextDate === undefined ? {} : { nextDate };
+}
+
+function optional<K extends string>(key: K, value: Date | null | undefined): Partial<Record<K, Date>> {
+  return value === null || value === undefined ? {} : ({ [key]: value } as Record<K, Date>);
+}
+
+// ---- Conditions ------------------------------------------------------------------
+
+const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+const ORDINALS = ['FIRST', 'SECOND', 'THIRD', 'FOURTH'];
+
+/** Every condition holds for `date`, read in the trigger's time zone. */
+export function meetsConditions(trigger: Pick<ScheduleTrigger, 'timezone' | 'conditions'>, date: Date): boolean {
+  return trigger.conditions.every((condition) => holds(condition, date, trigger.timezone));
+}
+
+function holds(condition: ScheduleCondition, date: Date, timeZone: string): boolean {
+  const local = localParts(date, timeZone);
+  switch (condition.kind) {
+    case 'DayWeek':
+      return WEEKDAYS[local.weekday] === condition.dayOfWeek;
+    case 'Weekend':
+      return local.weekday === 0 || local.weekday === 6;
+    case 'DayWeekInMonth': {
+      if (WEEKDAYS[local.weekday] !== condition.dayOfWeek) return false;
+      if (condition.dayInMonth === 'LAST') return local.day + 7 > daysInMonth(local.year, local.month);
+      return Math.floor((local.day - 1) / 7) === ORDINALS.indexOf(condition.dayInMonth);
+    }
+    case 'DateTimeBetween': {
+      const time = date.getTime();
+      if (condition.after !== undefined && time < Date.parse(condition.after)) return false;
+      return condition.before === undefined || time < Date.parse(condition.before);
+    }
+    case 'TimeBetween': {
+      const seconds = local.hour * 3600 + local.minute * 60 + local.second;
+      const after = condition.after === undefined ? undefined : secondsOfDay(condition.after);
+      const before = condition.before === undefined ? undefined : secondsOfDay(condition.before);
+      if (after !== undefined && before !== undefined && after > before) return seconds >= after || seconds < before;
+      return (after === undefined || seconds >= after) && (before === undefined || seconds < before);
+    }
+  }
+}
+
+function secondsOfDay(text: string): number {
+  const [hours, minutes, seconds] = text.split(':').map(Number);
+  return hours * 3600 + minutes * 60 + (seconds ?? 0);
+}
+
+function daysInMonth(year: number, month: number): number {
+  // Day 0 of the next month is the last day of this one (month is 1-based here, 0-based for Date.UTC).
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}

@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
+import { evaluateSchedule, type Flow, type NewExecution, type TriggerStateRecord } from '@lanner/model';
+import type { QueuePort } from '@lanner/queue';
+import { FlowNotFound, type Repositories } from '@lanner/repository';
+import { scheduledExecution } from './scheduled-execution';
+
+const SCHEDULE_TYPE = 'io.kestra.plugin.core.trigger.Schedule';
+import type { SchedulerOptions } from './scheduler-options';
+
+/**
+ * The scheduler's loop: every tick it claims the due schedules (leased to
+ * this scheduler, so another one never evaluates them at the same time),
+ * evaluates each against the flow's latest revision, and writes the next
+ * date with the executions it fired in one transaction, which succeeds only
+ * if the row is still as claimed: each date fires once, whatever the number
+ * of schedulers. Each execution is then announced to the executor as
+ * `execution.created` (the same event the api sends).
+ */
+export class ScheduleLoop {
+  private readonly logger = new Logger(ScheduleLoop.name);
+  private interval: NodeJS.Timeout | undefined;
+  private tick: Promise<void> | undefined;
+  private lastFailure: string | undefined;
+
+  constructor(
+    private readonly repositories: Pick<Repositories, 'triggers' | 'flows'>,
+    private readonly queue: QueuePort,
+    private readonly executorTopic: string,
+    private readonly options: SchedulerOptions,
+    /** Names this scheduler in the leases it holds (the trigger API shows it). */
+    readonly holder: string,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Announces again the executions a killed scheduler committed but never
+   * announced (the announce follows the commit). Those created in the last
+   * minute are left alone: their scheduler may be announcing them right now.
+   * The event id is stable per execution, so one announced twice is one start.
+   */
+  async announceLeftovers(): Promise<number> {
+    const now = this.clock();
+    const leftovers = await this.repositories.triggers.unannouncedExecutions(
+      SCHEDULE_TYPE,
+      new Date(now.getTime() - 60_000),
+      10_000,
+    );
+    if (leftovers.length > 0) {
+      await this.queue.publish(
+        this.executorTopic,
+        leftovers.map(({ tenantId, ...execution }) =>
+          encodeQueueMessage(executorEventCodec, createdEvent(tenantId, execution, now)),
+        ),
+      );
+    }
+    return leftovers.length;
+  }
+
+  start(): void {
+    if (this.interval !== undefined) return;
+    this.interval = setInterval(() => {
+      this.tick ??= this.runOnce().finally(() => (this.tick = undefined));
+    }, this.options.tickMs);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.interval);
+    this.interval = undefined;
+    await this.tick;
+  }
+
+  /** Evaluates every schedule due now; resolves when none is left (or on an error, retried next tick). */
+  async runOnce(): Promise<void> {
+    try {
+      for (;;) {
+        const now = this.clock();
+        const claimed = await this.repositories.triggers.claimDue(
+          this.holder,
+          now,
+          this.options.leaseMs,
+          this.options.claimBatch,
+        );
+        for (const row of claimed) await this.evaluate(row, now);
+        this.lastFailure = undefined;
+        if (claimed.length < this.options.claimBatch) return;
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (reason !== this.lastFailure) this.logger.warn({ reason }, 'due schedules not evaluated; trying again at each tick');
+      this.lastFailure = reason;
+    }
+  }
+
+  private async evaluate(row: TriggerStateRecord, now: Date): Promise<void> {
+    let flow: Flow;
+    let revision: number;
+    try {
+      const record = await this.repositories.flows.getLatest(row.tenantId, row.namespace, row.flowId);
+      // The stored definition is the parsed flow as JSON.
+      flow = record.definition as unknown as Flow;
+      revision = record.revision;
+    } catch (error) {
+      // Deleted meanwhile: the delete removed the row too, and the advance below would find nothing.
+      if (error instanceof FlowNotFound) return;
+      throw error;
+    }
+    const trigger = flow.triggers.find((candidate) => candidate.id === row.triggerId);
+    if (trigger === undefined || trigger.kind !== 'Schedule') return;
+    if (flow.disabled || trigger.disabled) {
+      // Parked until a revision enables it again (which restarts it from that date).
+      await this.repositories.triggers.advance(row, this.holder, { nextDate: null, executions: [] });
+      return;
+    }
+    const result = evaluateSchedule(
+      trigger,
+      {
+        ...(row.pending || row.nextDate === null ? {} : { nextDate: row.nextDate }),
+        ...(row.lastExecutionState !== null ? { lastExecutionState: row.lastExecutionState } : {}),
+      },
+      now,
+    );
+    const executions: NewExecution[] = [];
+    for (const firing of result.firings) {
+      const built = scheduledExecution(flow, revision, trigger, firing, randomUUID(), now);
+      if (built.ok) executions.push(built.execution);
+      else
+        this.logger.warn(
+          {
+            namespace: row.namespace,
+            flowId: row.flowId,
+            triggerId: row.triggerId,
+            date: firing.date.toISOString(),
+            reason: built.reason,
+          },
+          'schedule not fired: its inputs do not match the flow',
+        );
+    }
+    const written = await this.repositories.triggers.advance(row, this.holder, {
+      nextDate: result.nextDate ?? null,
+      executions,
+      ...(result.firings.length > 0 ? { lastDate: result.firings[result.firings.length - 1].date } : {}),
+      ...(result.stopped ? { disable: true } : {}),
+    });
+    if (!written) return;
+    if (executions.length > 0) {
+      await this.queue.publish(
+        this.executorTopic,
+        executions.map((execution) => encodeQueueMessage(executorEventCodec, createdEvent(row.tenantId, execution, now))),
+      );
+    }
+  }
+}
+
+/** `execution.created`, as the api announces an execution it created. */
+function createdEvent(tenantId: string, execution: NewExecution, now: Date): ExecutorEvent {
+  return {
+    schemaVersion: 1,
+    // Stable per execution: a retried publish is recognised as the same event.
+    messageId: `${execution.id}:created`,
+    type: 'execution.created',
+    occurredAt: now.toISOString(),
+    correlationId: execution.id,
+    payload: {
+      tenantId,
+      executionId: execution.id,
+      namespace: execution.namespace,
+      flowId: execution.flowId,
+      flowRevision: execution.flowRevision,
+      inputs: (execution.inputs ?? {}) as Record<string, unknown>,
+      labels: execution.labels ?? {},
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { QueueTopics, spineTopics } from '@lanner/frames';
+
+/** What the scheduler role needs beyond the shared adapters. */
+export interface SchedulerOptions {
+  /** How often the loop looks for due schedules; default 1000 ms. */
+  readonly tickMs: number;
+  /**
+   * How long a claimed schedule stays leased to this scheduler. A scheduler
+   * killed mid-evaluation leaves its lease behind; another one takes the
+   * schedule over once it expires, and catches the missed dates up per
+   * `recoverMissedSchedules`. Default 10 s.
+   */
+  readonly leaseMs: number;
+  /** Schedules claimed per database round; a backlog drains over several rounds of one tick. */
+  readonly claimBatch: number;
+  /** Put before every topic name, like the other roles' option; empty in production. */
+  readonly topicPrefix: string;
+}
+
+export const SCHEDULER_OPTIONS = Symbol('lanner.scheduler-options');
+
+export function schedulerOptions(overrides: Partial<SchedulerOptions> = {}): SchedulerOptions {
+  return { tickMs: 1000, leaseMs: 10_000, claimBatch: 200, topicPrefix: '', ...overrides };
+}
+
+export function schedulerTopics(prefix: string): { readonly executor: string; readonly ensured: readonly string[] } {
+  return { executor: `${prefix}${QueueTopics.executor}`, ensured: spineTopics(prefix) };
+}
