@@ -124,10 +124,13 @@ async function servicesUp() {
   } catch {
     // No readable status: assume nothing was running, so everything `up` starts is ours.
   }
-  startedServices = ['kafka', 'postgres'].filter((name) => !alreadyThere.includes(name));
+  startedServices = ['kafka', 'postgres', 's3'].filter((name) => !alreadyThere.includes(name));
   const result = await run(process.execPath, [SERVICES_CLI, 'up'], { limitMinutes: 15 });
   if (!result.ok) throw new StepFailed('services');
-  for (const match of result.output.matchAll(/^(KAFKA_BROKERS|DATABASE_URL)=(.+)$/gm)) env[match[1]] = match[2].trim();
+  for (const match of result.output.matchAll(
+    /^(KAFKA_BROKERS|DATABASE_URL|S3_ENDPOINT|S3_BUCKET|AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_REGION)=(.+)$/gm,
+  ))
+    env[match[1]] = match[2].trim();
 }
 
 async function servicesDown() {
