@@ -34,3 +34,5 @@ export {
   WORKER_LOSSES_BEFORE_FAILING,
 } from './lib/quarantine';
 export type { MarkedEvent, ProcessingMark, QuarantineOrder, MarksReview } from './lib/quarantine';
+export { STORED_STATE_FORMAT_VERSION, readStoredState, toStoredState } from './lib/stored-state';
+export type { StoredExecutionState, StoredStateProblem, StoredStateReading } from './lib/stored-state';

@@ -32,7 +32,6 @@ import {
 import {
   acceptsRestart,
   createExecution,
-  executionFromData,
   IllegalTransition,
   isTerminal,
   next,
@@ -40,13 +39,13 @@ import {
   renderContextFor,
   type Execution,
   type ExecutionAction,
-  type ExecutionData,
   type ExecutionEvent,
   type JsonObject,
   type ParentExecutionRef,
   UnknownTask,
 } from '@lanner/state-machine';
 import { executorStateWrite } from './execution-records';
+import { loadStoredExecution, NewerStoredState, UnreadableStoredState } from './stored-state';
 import {
   EXECUTION_START_TIMER_KIND,
   executionStartTimerId,
@@ -131,6 +130,7 @@ export class ExecutionProcessor {
       // the execution stops where it is and the log says why. (State-machine errors are bugs to fix.)
       if (
         error instanceof MissingExecutionData ||
+        error instanceof UnreadableStoredState ||
         error instanceof NotFound ||
         error instanceof UnusableExecutorEvent ||
         error instanceof IllegalTransition ||
@@ -178,6 +178,14 @@ export class ExecutionProcessor {
       unit = await this.load({ payload: { tenantId, executionId } });
     } catch (error) {
       if (error instanceof NotFound || error instanceof MissingExecutionData) return;
+      if (error instanceof NewerStoredState || error instanceof UnreadableStoredState) {
+        // Not this executor's to end: a newer one reads it, or no one can.
+        this.logger.error(
+          { tenantId, executionId, reason: error.message },
+          'execution not quarantined: its stored state is not readable here',
+        );
+        return;
+      }
       throw error;
     }
     const result = quarantineExecution(unit.current, reason, this.clock());
@@ -213,7 +221,7 @@ export class ExecutionProcessor {
     const flow = await this.flow(tenantId, record.namespace, record.flowId, record.flowRevision);
     let stored: Execution;
     if (stateData !== null) {
-      stored = executionFromData(stateData as unknown as ExecutionData);
+      stored = loadStoredExecution(executionId, stateData);
     } else {
       // Created by the API (or as a child by this executor): the state machine's value starts here.
       stored = createExecution(

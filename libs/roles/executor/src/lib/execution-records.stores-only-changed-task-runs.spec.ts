@@ -1,6 +1,7 @@
-import { createExecution, executionFromData, next, type ExecutionData } from '@lanner/state-machine';
+import { createExecution, next, STORED_STATE_FORMAT_VERSION } from '@lanner/state-machine';
 import { parsedFlow } from '../testing/parsed-flow';
 import { executorStateWrite } from './execution-records';
+import { loadStoredExecution } from './stored-state';
 
 const NOW = Date.parse('2026-11-30T01:00:00.000Z');
 
@@ -44,7 +45,10 @@ describe('execution records', () => {
     const created = createExecution(flow, { id: 'exec-1', tenant: 'main', inputs: { a: 1 } }, NOW);
     const started = next(flow, created, { type: 'created' }, NOW).execution;
 
-    const rebuilt = executionFromData(executorStateWrite(created, started).stateData as unknown as ExecutionData);
+    const { stateData } = executorStateWrite(created, started);
+    const rebuilt = loadStoredExecution('exec-1', stateData);
+
+    expect(stateData).toMatchObject({ formatVersion: STORED_STATE_FORMAT_VERSION });
 
     expect(rebuilt.state).toBe(started.state);
     expect(rebuilt.version).toBe(started.version);

@@ -1,6 +1,6 @@
 import type { RecordedStateChange, StoredJson, TaskRunWrite } from '@lanner/model';
 import type { ExecutorStateWrite } from '@lanner/repository';
-import { executionToData, isTerminal, listTaskRuns, type Execution, type StateChange, type TaskRun } from '@lanner/state-machine';
+import { isTerminal, listTaskRuns, toStoredState, type Execution, type StateChange, type TaskRun } from '@lanner/state-machine';
 
 function recorded<S extends string>(histories: readonly StateChange<S>[]): RecordedStateChange<S>[] {
   return histories.map((change) => ({ state: change.state, date: new Date(change.at) }));
@@ -62,6 +62,6 @@ export function executorStateWrite(previous: Execution, current: Execution): Exe
     endedAt: isTerminal(current.state) ? optionalDate(last?.at) : null,
     error: current.error ?? null,
     taskRuns: changed.map(toTaskRunWrite),
-    stateData: asStoredJson(executionToData(current)),
+    stateData: asStoredJson(toStoredState(current)),
   };
 }

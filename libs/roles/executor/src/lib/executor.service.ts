@@ -8,6 +8,7 @@ import { CrashGuard } from './crash-guard';
 import { ExecutionProcessor } from './execution-processor';
 import type { ExecutorOptions } from './executor-options';
 import { PendingWork } from './pending-work';
+import { NewerStoredState } from './stored-state';
 import { TimerLoop } from './timer-loop';
 
 export const EXECUTOR_OPTIONS = Symbol('lanner.executor-options');
@@ -115,6 +116,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         repositories: this.repositories,
         groupId,
         logger: this.logger,
+        // State a newer executor stored: retried until this process is upgraded, never parked (the execution is not failed).
+        alsoPassing: (error) => error instanceof NewerStoredState,
         afterParking: async (_message, reason, { tenantId, executionId }) => {
           if (tenantId === undefined || executionId === undefined) return;
           await this.processor.quarantine(

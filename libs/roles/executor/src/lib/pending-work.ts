@@ -9,7 +9,8 @@ import {
 } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { executionFromData, isTerminal, type ExecutionData } from '@lanner/state-machine';
+import { isTerminal } from '@lanner/state-machine';
+import { loadStoredExecution, NewerStoredState, UnreadableStoredState } from './stored-state';
 
 /** Who lost the job, as the task run's attempt history shows it. */
 const LOST_BY = 'restart';
@@ -42,7 +43,18 @@ export class PendingWork {
     let jobs = 0;
     for (const tenantId of await this.repositories.executions.listTenantsWithUnfinished()) {
       for (const record of await this.repositories.executions.listUnfinished(tenantId)) {
-        const records = await this.messagesFor(tenantId, record.id);
+        let records: EncodedQueueMessage[];
+        try {
+          records = await this.messagesFor(tenantId, record.id);
+        } catch (error) {
+          if (!(error instanceof NewerStoredState || error instanceof UnreadableStoredState)) throw error;
+          // Left as it is: its events name it again once an executor that reads its state runs.
+          this.logger.error(
+            { tenantId, executionId: record.id, reason: error.message },
+            'pending work of an execution not rebuilt',
+          );
+          continue;
+        }
         if (records.length === 0) continue;
         await this.queue.publish(this.executorTopic, records);
         executions += 1;
@@ -77,7 +89,7 @@ export class PendingWork {
       if ((await this.repositories.timers.listForExecution(tenantId, executionId)).length > 0) return [];
       return [created()];
     }
-    const execution = executionFromData(stateData as unknown as ExecutionData);
+    const execution = loadStoredExecution(executionId, stateData);
     // Waiting for a concurrency slot: asked again, it starts if one is free (the end that freed it may be lost).
     if (execution.state === 'QUEUED') return [created()];
     // Ended, yet its row holds or waits for a slot: a restart was admitted, then lost before its state was stored.
