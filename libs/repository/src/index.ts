@@ -59,6 +59,7 @@ export {
   type ApiTokenMatch,
   type ApiTokenGrant,
   type ApiTokenRoleName,
+  type NewApiToken,
 } from './repositories/api-token.repository';
 export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repositories/namespace-settings.repository';
 export { TenantRepository } from './repositories/tenant.repository';

@@ -176,6 +176,9 @@ export class ExecutionRepository {
       namespace: query.namespace,
       flowId: query.flowId,
       state: query.state,
+      ...(query.namespacePrefix === undefined
+        ? {}
+        : { OR: [{ namespace: query.namespacePrefix }, { namespace: { startsWith: `${query.namespacePrefix}.` } }] }),
     };
     const size = Math.max(1, Math.floor(query.size));
     const [rows, total] = await Promise.all([

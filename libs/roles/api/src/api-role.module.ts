@@ -1,11 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from './api-role.options';
 import { ApiStartup } from './api-startup';
 import { API_TOPICS, apiTopics } from './api-topics';
+import { ApiTokensController } from './api-tokens/api-tokens.controller';
+import { ApiTokensService } from './api-tokens/api-tokens.service';
+import { AccessGuard } from './auth/access.guard';
 import { ApiTokenAuth } from './auth/api-token-auth';
 import { ApiTokenGuard } from './auth/api-token.guard';
 import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
@@ -51,6 +54,7 @@ export class ApiRoleModule {
         WorkerGroupsController,
         InstanceServicesController,
         DeadLettersController,
+        ApiTokensController,
       ],
       providers: [
         AdapterLeases,
@@ -63,6 +67,9 @@ export class ApiRoleModule {
         { provide: APP_FILTER, useClass: ProblemFilter },
         // Every route's path parameters, query and JSON body: text PostgreSQL cannot store is a 400 naming where.
         { provide: APP_PIPE, useClass: StorableTextPipe },
+        // Every /api route: the permission it declares (@RequirePermission / @Public), from the verified token.
+        { provide: APP_GUARD, useClass: AccessGuard },
+        ApiTokensService,
         ApiTokenAuth,
         ApiTokenGuard,
         DeadLettersService,

@@ -1,11 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EXECUTION_RECORD_STATES, parseIsoDuration } from '@lanner/model';
 import { errorSummary } from '@lanner/runtime';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
-import type { AuthenticatedRequest } from '../auth/api-token.guard';
-import { ApiTokenGuard } from '../auth/api-token.guard';
+import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { InvalidRequest } from '../http/api-errors';
 import { correlationIdOf } from '../http/correlation';
 import { PageQuerySchema } from '../http/query';
@@ -16,6 +15,7 @@ import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import { executionView } from './execution-view';
 import { ExecutionsService, type NewExecutionRequest } from './executions.service';
 import { LABELS_FIELD, newExecutionFromForm, parseLabels } from './new-execution-form';
+import { RequirePermission } from '../auth/route-access.decorator';
 
 const jsonObject = z.record(z.string(), z.unknown());
 const NewExecutionBodySchema = z
@@ -74,7 +74,6 @@ function waitTimeoutMs(text: string | undefined): number {
 
 @ApiTags('executions')
 @BearerAuth()
-@UseGuards(ApiTokenGuard)
 @Controller('api/v1/:tenant/executions')
 export class ExecutionsController {
   private readonly logger = new Logger(ExecutionsController.name);
@@ -82,6 +81,7 @@ export class ExecutionsController {
   constructor(private readonly executions: ExecutionsService) {}
 
   // Declared before `:id` and `:namespace/:flowId` so that these literal paths win.
+  @RequirePermission('execution', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Search executions, newest first' })
   @ApiQuery({ name: 'namespace', required: false })
@@ -91,11 +91,14 @@ export class ExecutionsController {
   @ApiQuery({ name: 'size', required: false })
   @ApiOkResponse({ description: '{ results, total }' })
   @ProblemResponses(400)
-  async search(@Param('tenant') tenant: string, @Query() query: unknown) {
-    const page = await this.executions.search(tenant, parseWith(ExecutionSearchQuerySchema, query, 'query'));
+  async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+    const filter = parseWith(ExecutionSearchQuerySchema, query, 'query');
+    // A namespace-bound caller searches its prefix (the guard refused a `namespace` outside it).
+    const page = await this.executions.search(tenant, { ...filter, namespacePrefix: namespacePrefixOf(request) ?? undefined });
     return { results: page.results.map(executionView), total: page.total };
   }
 
+  @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
   @Post(':id/resume')
   @HttpCode(204)
   @ApiOperation({ summary: 'Resume a PAUSED execution' })
@@ -115,6 +118,7 @@ export class ExecutionsController {
     await this.executions.resume(tenant, id, parsed?.inputs, correlationIdOf(request));
   }
 
+  @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
   @Post(':id/restart')
   @HttpCode(200)
   @ApiOperation({ summary: 'Restart a FAILED or KILLED execution: its failed task runs run again' })
@@ -126,6 +130,7 @@ export class ExecutionsController {
     );
   }
 
+  @RequirePermission('execution', 'write')
   @Post(':namespace/:flowId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run the latest revision of a flow' })
@@ -164,6 +169,7 @@ export class ExecutionsController {
     return executionView(await this.executions.follow(tenant, created.id, { timeoutMs, signal: aborted.signal }));
   }
 
+  @RequirePermission('execution', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id')
   @ApiOperation({ summary: 'An execution with its task runs and their attempts' })
   @ApiOkResponse({ description: 'The execution, with taskRunList and outputs' })
@@ -172,6 +178,7 @@ export class ExecutionsController {
     return executionView(await this.executions.get(tenant, id));
   }
 
+  @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
   @Delete(':id/kill')
   @HttpCode(202)
   @ApiOperation({ summary: 'Kill an execution: it moves through KILLING to KILLED' })
@@ -181,6 +188,7 @@ export class ExecutionsController {
     await this.executions.kill(tenant, id, request.principal?.tokenId ?? 'unknown', correlationIdOf(request));
   }
 
+  @RequirePermission('execution', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id/follow')
   @ApiOperation({ summary: 'Server-sent events: `execution` with the execution after each change, until it ends' })
   @ApiProduces('text/event-stream')

@@ -29,6 +29,7 @@ export interface NewExecutionRequest {
 
 export interface ExecutionSearch {
   readonly namespace?: string;
+  readonly namespacePrefix?: string;
   readonly flowId?: string;
   readonly state?: ExecutionRecordState;
   readonly page: number;

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { INestApplication, Module } from '@nestjs/common';
+import { INestApplication, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
@@ -29,7 +29,8 @@ export interface ApiSpecFixture {
   close(): Promise<void>;
 }
 
-export async function startApiForSpec(): Promise<ApiSpecFixture> {
+/** `extraModules`: served next to the api role, under its global guard, pipe and filter. */
+export async function startApiForSpec(options: { extraModules?: readonly Type[] } = {}): Promise<ApiSpecFixture> {
   const serverUrl = requiredEnv('DATABASE_URL');
   const brokers = requiredEnv('KAFKA_BROKERS');
   const run = randomBytes(4).toString('hex');
@@ -58,7 +59,7 @@ export async function startApiForSpec(): Promise<ApiSpecFixture> {
   const logger = createProcessLogger('api', config.logLevel);
   // A long safety-net poll: the specs prove that updates arrive through the topic.
   const api = ApiRoleModule.forRoot(serverRoleSettings(config), { adminToken, followPollMs: 60_000, topicPrefix });
-  @Module({ imports: [RuntimeModule.forRoot(config, logger), api] })
+  @Module({ imports: [RuntimeModule.forRoot(config, logger), api, ...(options.extraModules ?? [])] })
   class ApiSpecModule {}
   const app: INestApplication = await NestFactory.create(ApiSpecModule, { logger: false, abortOnError: false });
   await app.listen(0, '127.0.0.1');
