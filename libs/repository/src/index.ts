@@ -61,7 +61,11 @@ export {
   type ApiTokenRoleName,
   type NewApiToken,
 } from './repositories/api-token.repository';
-export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repositories/namespace-settings.repository';
+export {
+  NamespaceRepository,
+  type NamespaceSummary,
+  type NamespaceWorkerSelectorRecord,
+} from './repositories/namespace-settings.repository';
 export { TenantRepository } from './repositories/tenant.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
 export {

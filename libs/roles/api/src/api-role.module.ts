@@ -23,6 +23,7 @@ import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
 import { WebUi } from './http/web-ui';
 import { LogsController } from './logs/logs.controller';
+import { NamespacesController } from './namespaces/namespaces.controller';
 import { ApiDocs } from './openapi/api-docs';
 import { DeclarativeSetup } from './setup/declarative-setup';
 import { InstanceAdminGuard } from './topology/instance-admin.guard';
@@ -55,6 +56,7 @@ export class ApiRoleModule {
         InstanceServicesController,
         DeadLettersController,
         ApiTokensController,
+        NamespacesController,
       ],
       providers: [
         AdapterLeases,

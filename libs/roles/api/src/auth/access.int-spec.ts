@@ -320,3 +320,38 @@ describe('tenant isolation', () => {
     ).toEqual(expect.arrayContaining(['other-admin']));
   });
 });
+
+describe('namespaces', () => {
+  beforeAll(async () => {
+    await api.repositories.namespaces.setWorkerSelector('main', 'company.team', { tags: ['gpu'] });
+    await api.repositories.namespaces.setWorkerSelector('main', 'company.empty', { tags: ['arm'] });
+  });
+
+  it('are listed with their live flow counts and worker-selector defaults, settings-only ones included', async () => {
+    const listed = await call('GET', '/api/v1/main/namespaces');
+    expect(listed.status).toBe(200);
+    const byName = new Map(listed.json.map((entry: { namespace: string }) => [entry.namespace, entry]));
+    expect(byName.get('company.team')).toEqual({
+      namespace: 'company.team',
+      flowCount: 1,
+      workerSelector: { tags: ['gpu'] },
+      variables: null,
+    });
+    expect(byName.get('company.empty')).toMatchObject({ flowCount: 0, workerSelector: { tags: ['arm'] } });
+    expect(byName.get('other.ns')).toMatchObject({ flowCount: 1, workerSelector: null });
+    expect((await call('GET', '/api/v1/main/namespaces/other.ns')).json).toMatchObject({ namespace: 'other.ns', flowCount: 1 });
+    const unknown = await call('GET', '/api/v1/main/namespaces/no.such.namespace');
+    expect(unknown.status).toBe(404);
+    expect((await call('GET', '/api/v1/other/namespaces', { token: tokens.otherTenant })).json).toEqual([]);
+  });
+
+  it('are listed to a namespace-bound token within its prefix only', async () => {
+    const listed = await call('GET', '/api/v1/main/namespaces', { token: tokens.bound });
+    expect(listed.status).toBe(200);
+    const names: string[] = listed.json.map((entry: { namespace: string }) => entry.namespace);
+    expect(names).toContain('company.team');
+    expect(names.every((name) => name === 'company.team' || name.startsWith('company.team.'))).toBe(true);
+    expect((await call('GET', '/api/v1/main/namespaces/other.ns', { token: tokens.bound })).status).toBe(403);
+    expect((await call('GET', '/api/v1/main/namespaces?namespace=company', { token: tokens.bound })).status).toBe(403);
+  });
+});
