@@ -1,4 +1,5 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { decideAccess, namespaceWithin, permissionName, type Permission } from '@lanner/access';
 import type { Repositories } from '@lanner/repository';
@@ -12,7 +13,19 @@ import { type DeclaredRouteAccess, type NamespaceSource, ROUTE_ACCESS } from './
 export type AuthenticatedRequest = HttpRequest & { principal?: ApiPrincipal; namespacePrefix?: string | null };
 
 /** The routes the guard rules: the REST API. Health, metrics and the web UI are outside it. */
-const API_PATH = /^\/api(\/|$)/;
+const API_PATH = /^\/?api(\/|$)/i;
+
+/**
+ * Whether the route is part of the API, by its declared controller path and by
+ * the request's path (either suffices): routing ignores case, so `/API/v1/...`
+ * reaches the same handlers and must meet the same guard.
+ */
+function isApiRoute(context: ExecutionContext, request: AuthenticatedRequest): boolean {
+  const declared = Reflect.getMetadata(PATH_METADATA, context.getClass()) as unknown;
+  const declaredPaths = Array.isArray(declared) ? declared : [declared];
+  if (declaredPaths.some((path) => typeof path === 'string' && API_PATH.test(path))) return true;
+  return API_PATH.test(request.path ?? request.url ?? '');
+}
 
 function textParam(source: unknown, name: string): string | undefined {
   const value = (source as Record<string, unknown> | undefined)?.[name];
@@ -39,7 +52,7 @@ export class AccessGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    if (!API_PATH.test(request.path ?? request.url ?? '')) return true;
+    if (!isApiRoute(context, request)) return true;
 
     const declared = this.reflector.getAllAndOverride<DeclaredRouteAccess | undefined>(ROUTE_ACCESS, [
       context.getHandler(),

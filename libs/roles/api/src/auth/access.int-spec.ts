@@ -231,6 +231,13 @@ describe('route permissions', () => {
     expect((await call('GET', '/api/v1/openapi.json', { token: null })).status).toBe(200);
     expect((await call('GET', '/api/v1/main/flows/search', { token: null })).status).toBe(401);
   });
+
+  it('apply whatever the case of the path, which routing ignores', async () => {
+    expect((await call('GET', '/API/v1/main/flows/search', { token: null })).status).toBe(401);
+    const viewer = await call('GET', '/Api/V1/main/api-tokens', { token: tokens.viewer });
+    expect(viewer.status).toBe(403);
+    expect(JSON.stringify(viewer.json)).not.toContain('bootstrap-admin');
+  });
 });
 
 describe('a token bound to a namespace prefix', () => {
