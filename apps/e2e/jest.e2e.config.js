@@ -11,7 +11,12 @@ module.exports = {
   testMatch: ['<rootDir>/src/**/*.e2e-spec.ts'],
   // The API fuzz and the client tools (the CLI, the Terraform provider) speak only REST: the
   // standalone run (jest.standalone.config.js) covers them; the roles' distribution adds nothing.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/src/fuzz/', '/src/(cli|terraform-provider)\\.e2e-spec\\.ts$'],
+  // So does the Kestra-compatibility corpus (the flow language is the same in both).
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '<rootDir>/src/fuzz/',
+    '/src/(cli|terraform-provider|kestra-corpus)\\.e2e-spec\\.ts$',
+  ],
   globalSetup: '<rootDir>/src/harness/global-setup.ts',
   globalTeardown: '<rootDir>/src/harness/global-teardown.ts',
   reporters: ['default', '<rootDir>/src/harness/failure-log-reporter.js'],

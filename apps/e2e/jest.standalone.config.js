@@ -18,6 +18,7 @@ const SUBSET = [
   'fuzz/api-fuzz',
   'cli',
   'terraform-provider',
+  'kestra-corpus',
 ];
 
 module.exports = {

@@ -22,6 +22,9 @@ if [[ -n "${ca_file}" && "${ca_file}" != "null" && -f "${ca_file}" ]]; then
 fi
 
 "${ROOT}/deploy/image/build-base.sh"
+# The web UI's bundle goes into the image as built here: its libraries are development
+# dependencies, which the image's production install leaves out. The build prints its size.
+NX_DAEMON=false node_modules/.bin/nx run ui:build --outputStyle=stream
 buildah --storage-driver vfs bud --isolation chroot --network host --squash "${build_options[@]}" \
   --build-arg "BASE_IMAGE=localhost/lanner-node-base:${NODE_VERSION}" \
   --build-arg "VERSION=${VERSION}" --build-arg "REVISION=${REVISION}" --build-arg "SOURCE=${SOURCE}" \

@@ -146,6 +146,9 @@ function summary() {
 
 async function main() {
   await step('lint', NX, ['run-many', '-t', 'lint', ...NX_COMMON]);
+  await step('document references', process.execPath, [path.join(ROOT, 'tools', 'scripts', 'check-doc-links.js')], {
+    limitMinutes: 2,
+  });
   await step('typecheck', path.join(BIN, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], { limitMinutes: 10 });
   const codegenCheck = path.join(ROOT, 'tools', 'scripts', 'check-codegen.js');
   if (fs.existsSync(codegenCheck)) {
@@ -163,6 +166,16 @@ async function main() {
     countTests: true,
     limitMinutes: 30,
   });
+  // The container image: built with buildah (the UI bundle in it), then migrate and the api run from it.
+  await step(
+    'image: build and start (deploy/image/run-image-test.sh)',
+    path.join(ROOT, 'deploy', 'image', 'run-image-test.sh'),
+    [],
+    {
+      countTests: true,
+      limitMinutes: 15,
+    },
+  );
 }
 
 function onSignal(signal) {

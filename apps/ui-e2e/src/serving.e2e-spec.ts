@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { get } from 'node:http';
+import { get, type IncomingHttpHeaders } from 'node:http';
 import { resolve as resolvePath } from 'node:path';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { uiState } from './testing/ui';
 
 const run = promisify(execFile);
@@ -12,6 +13,22 @@ function rawStatus(baseUrl: string, path: string): Promise<number | undefined> {
     const request = get({ host: url.hostname, port: url.port, path }, (response) => {
       response.resume();
       resolve(response.statusCode);
+    });
+    request.on('error', reject);
+  });
+}
+/** A GET with exactly these headers (fetch would add its own Accept-Encoding and decode the body). */
+function rawGet(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(baseUrl);
+    const request = get({ host: url.hostname, port: url.port, path, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
     });
     request.on('error', reject);
   });
@@ -50,6 +67,22 @@ describe('the api role serves the web UI at / and keeps the API under /api', () 
     expect((await fetch(`${baseUrl}/assets/index-0000000.js`)).status).toBe(404);
     // A path that climbs out of the bundle's folder (fetch would normalise it away: sent raw).
     expect(await rawStatus(baseUrl, '/assets/..%2f..%2f..%2f..%2fpackage.json')).toBe(404);
+  });
+
+  it('sends the page and the bundle gzipped to a client that takes it, and plain to one that does not', async () => {
+    const page = await (await fetch(`${baseUrl}/`)).text();
+    const script = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"/.exec(page)?.[1] as string;
+    const plain = await rawGet(baseUrl, script, {});
+    const gzipped = await rawGet(baseUrl, script, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.headers.vary).toBe('Accept-Encoding');
+    expect(gunzipSync(gzipped.body).equals(plain.body)).toBe(true);
+    expect(gzipped.body.length).toBeLessThan(plain.body.length / 2);
+    const refused = await rawGet(baseUrl, script, { 'accept-encoding': 'gzip;q=0' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    const index = await rawGet(baseUrl, '/flows', { 'accept-encoding': 'gzip' });
+    expect(gunzipSync(index.body).toString('utf8')).toContain('<div id="root"></div>');
   });
 
   it('leaves unknown API routes to the API: a problem+json 404, not the app page', async () => {

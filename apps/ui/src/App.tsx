@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { ApiError, session, SIGNED_OUT_EVENT } from './api/client';
 import { Layout } from './components/Layout';
+import { DashboardPage } from './pages/DashboardPage';
 import { ExecutionPage } from './pages/ExecutionPage';
 import { ExecutionsPage } from './pages/ExecutionsPage';
 import { FleetPage } from './pages/FleetPage';
@@ -32,6 +33,7 @@ const router = createBrowserRouter([
       { path: 'flows/:namespace/:id', element: <FlowPage /> },
       { path: 'executions', element: <ExecutionsPage /> },
       { path: 'executions/:id', element: <ExecutionPage /> },
+      { path: 'dashboard', element: <DashboardPage /> },
       { path: 'fleet', element: <FleetPage /> },
       { path: '*', element: <NotFound /> },
     ],
@@ -42,7 +44,7 @@ function NotFound() {
   return (
     <section>
       <h1>Page not found</h1>
-      <p>There is nothing at this address. Use the menu to open flows, executions or the fleet.</p>
+      <p>There is nothing at this address. Use the menu to open flows, executions, the dashboard or the fleet.</p>
     </section>
   );
 }

@@ -127,7 +127,7 @@ describe('the Lanner image', () => {
     expect(config.Labels['org.opencontainers.image.source']).toBeDefined();
   });
 
-  it('holds no test, test support or development tooling', () => {
+  it('holds no test, test support, development tooling or UI sources', () => {
     const listing = spawnSync(
       'buildah',
       [
@@ -139,7 +139,7 @@ describe('the Lanner image', () => {
         '--',
         'sh',
         '-c',
-        'ls /app/node_modules/jest /app/node_modules/nx /app/node_modules/prisma /app/libs/testing /usr/local/bin/npm 2>&1; find /app/libs -name "*.spec.ts" | wc -l',
+        'ls /app/node_modules/jest /app/node_modules/nx /app/node_modules/prisma /app/libs/testing /usr/local/bin/npm /app/apps/ui/src /app/apps/ui-e2e 2>&1; find /app/libs -name "*.spec.ts" | wc -l',
       ],
       { encoding: 'utf8' },
     );
@@ -149,6 +149,8 @@ describe('the Lanner image', () => {
     expect(listing.stdout).toMatch(/prisma': No such file/);
     expect(listing.stdout).toMatch(/testing': No such file/);
     expect(listing.stdout).toMatch(/npm': No such file/);
+    expect(listing.stdout).toMatch(/ui\/src': No such file/);
+    expect(listing.stdout).toMatch(/ui-e2e': No such file/);
     expect(listing.stdout.trim().split('\n').pop()).toBe('0');
   });
 
@@ -186,6 +188,14 @@ describe('the Lanner image', () => {
         headers: { authorization: 'Bearer wrong' },
       });
       expect(refused.status).toBe(401);
+      // The web UI's bundle is in the image: the page at /, and the script it names.
+      const page = await fetch(`http://127.0.0.1:${port}/flows`);
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      const html = await page.text();
+      const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(script).toBeDefined();
+      const bundle = await fetch(`http://127.0.0.1:${port}${script}`);
+      expect([bundle.status, bundle.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
       // tini passes SIGTERM on to Node: the api shuts down gracefully, as on a rollout.
       stopContainerProcess(api);
       expect(await served.exit).toBe(0);

@@ -22,7 +22,10 @@ describe('filters: the common Pebble and Kestra filters', () => {
     ['{{ inputs.n | number }} {{ inputs.n | number | abs }}', '-12.5 12.5'],
     ["{{ inputs.map | keys | join(',') }} {{ inputs.map | values | join(',') }}", 'b,a 2,1'],
     ['{{ inputs.list | sort }} {{ inputs.list | reverse }} {{ inputs.list | unique }}', '[1,1,2,3] [1,2,1,3] [3,1,2]'],
-    ["{{ 'hi' | base64encode }} {{ 'aGk=' | base64decode }} {{ inputs.s | urlencode }}", 'aGk= hi a%2Fb%20c'],
+    [
+      "{{ 'hi' | base64encode }} {{ 'aGk=' | base64decode }} {{ inputs.s | urlencode }} {{ \"it's (ok)!\" | urlencode }}",
+      'aGk= hi a%2Fb+c it%27s+%28ok%29%21',
+    ],
     ['{{ range(1, 3) }} {{ max(1, 5, 2) }} {{ min([4, 2]) }}', '[1,2,3] 5 2'],
   ])('%s', (template, expected) => {
     expect(render(template)).toBe(expected);

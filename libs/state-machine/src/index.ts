@@ -16,6 +16,7 @@ export { createExecution, listTaskRuns, getTaskRun, executionToData, executionFr
 export type { NewExecution, ExecutionData } from './lib/execution';
 export { renderContextFor } from './lib/render-context';
 export { UnknownTask } from './lib/flow-index';
+export { resumeInputProblems } from './lib/resume-inputs';
 export { PersistentMap } from './lib/persistent-map';
 export type * from './lib/types';
 export { simulateFlow } from './simulator/simulator';

@@ -4,7 +4,7 @@ import type { components, paths } from './schema';
 // session's bearer token. Paths are checked against the generated OpenAPI types.
 
 export type Problem = components['schemas']['Problem'];
-export type ProblemEntry = NonNullable<Problem['errors']>[number] & { line?: number; column?: number };
+export type ProblemEntry = NonNullable<Problem['errors']>[number] & { line?: number; column?: number; severity?: 'WARNING' };
 export type ApiPath = keyof paths;
 
 /** The tenant of an API token; the access-control issue brings a tenant picker. */

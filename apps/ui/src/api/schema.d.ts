@@ -120,6 +120,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/{tenant}/executions/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard: executions created in [from, to) per state over time, success rate, durations p50/p95, the slowest and the failing flows */
+        get: operations["ExecutionsController_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/{tenant}/flows": {
         parameters: {
             query?: never;
@@ -833,10 +850,16 @@ export interface operations {
         parameters: {
             query?: {
                 flowId?: unknown;
+                /** @description ISO-8601 date-time: created at or after */
+                from?: unknown;
+                /** @description key:value, repeatable: executions with every label */
+                labels?: unknown[];
                 namespace?: unknown;
                 page?: unknown;
                 size?: unknown;
                 state?: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                /** @description ISO-8601 date-time: created before */
+                to?: unknown;
             };
             header?: never;
             path: {
@@ -852,6 +875,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ExecutionsController_stats: {
+        parameters: {
+            query?: {
+                /** @description ISO-8601 date-time; default: a day before `to` */
+                from?: unknown;
+                /** @description this namespace and the ones under it */
+                namespace?: unknown;
+                /** @description ISO-8601 date-time; default: now */
+                to?: unknown;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The aggregates of the period */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Width of a timeline bucket */
+                        bucketSeconds: number;
+                        /** @description Over the ended executions (end minus start); null when none ended */
+                        durations: {
+                            /** @description milliseconds */
+                            p50Ms: number;
+                            /** @description milliseconds */
+                            p95Ms: number;
+                        } | null;
+                        /** @description Of those, the ones in a terminal state */
+                        ended: number;
+                        failed: number;
+                        /** @description Most FAILED first */
+                        failingFlows: {
+                            executions: number;
+                            failed: number;
+                            flowId: string;
+                            /** Format: date-time */
+                            lastFailedAt: string;
+                            namespace: string;
+                        }[];
+                        /** Format: date-time */
+                        from: string;
+                        /** @description Highest p95 first */
+                        slowestFlows: {
+                            /** @description Ended executions of the flow in the period */
+                            executions: number;
+                            flowId: string;
+                            /** @description milliseconds */
+                            maxMs: number;
+                            namespace: string;
+                            /** @description milliseconds */
+                            p50Ms: number;
+                            /** @description milliseconds */
+                            p95Ms: number;
+                        }[];
+                        succeeded: number;
+                        /** @description succeeded / ended; null when none ended */
+                        successRate: number | null;
+                        /** @description Every bucket of the period, oldest first */
+                        timeline: {
+                            /** @description Executions created in the bucket, per state they are in now */
+                            counts: {
+                                CANCELLED?: number;
+                                CREATED?: number;
+                                FAILED?: number;
+                                KILLED?: number;
+                                KILLING?: number;
+                                PAUSED?: number;
+                                QUEUED?: number;
+                                RESTARTED?: number;
+                                RETRIED?: number;
+                                RETRYING?: number;
+                                RUNNING?: number;
+                                SUCCESS?: number;
+                                WARNING?: number;
+                            };
+                            /** Format: date-time */
+                            start: string;
+                        }[];
+                        /** Format: date-time */
+                        to: string;
+                        /** @description Executions created in the period */
+                        total: number;
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {

@@ -97,3 +97,5 @@ export interface LogLine {
   readonly timestamp: string;
   readonly message: string;
 }
+
+export type ExecutionStats = JsonOk<'/api/v1/{tenant}/executions/stats', 'get'>;

@@ -19,6 +19,7 @@ export function Layout() {
         <nav aria-label="Main">
           <NavLink to="/flows">Flows</NavLink>
           <NavLink to="/executions">Executions</NavLink>
+          <NavLink to="/dashboard">Dashboard</NavLink>
           <NavLink to="/fleet">Fleet</NavLink>
         </nav>
         <button type="button" className="secondary" onClick={signOut}>

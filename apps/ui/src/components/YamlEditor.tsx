@@ -17,7 +17,8 @@ export interface YamlEditorProps {
 export function diagnosticFor(doc: Text, entry: ProblemEntry): Diagnostic {
   const line = doc.line(Math.min(Math.max(entry.line ?? 1, 1), doc.lines));
   const from = Math.min(line.from + Math.max((entry.column ?? 1) - 1, 0), line.to);
-  return { from, to: Math.max(line.to, from), severity: 'error', message: `${entry.path}: ${entry.message}` };
+  const severity = entry.severity === 'WARNING' ? 'warning' : 'error';
+  return { from, to: Math.max(line.to, from), severity, message: `${entry.path}: ${entry.message}` };
 }
 
 /** The flow editor (CodeMirror 6, loaded lazily): YAML highlighting and the API's validation as inline markers. */

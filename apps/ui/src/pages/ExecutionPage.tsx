@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { apiUrl, call, type ServerEvent } from '../api/client';
 import type { Execution, Flow, LogLine } from '../api/views';
@@ -12,16 +12,29 @@ import { formatDuration } from '../lib/time';
 const Topology = lazy(() => import('../components/Topology'));
 
 const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+/** How often an ended execution is read again after a restart, until the restart shows. */
+const RESTART_POLL_MS = 500;
 
 export function ExecutionPage() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
   const key = useMemo(() => ['execution', id], [id]);
+  // After a restart the execution has still ended until the executor takes the request:
+  // it is read again until its history grows, then followed live as it runs again.
+  const [restartedAt, setRestartedAt] = useState<number | null>(null);
   const execution = useQuery({
     queryKey: key,
     queryFn: () => call<Execution>('GET', apiUrl('/api/v1/{tenant}/executions/{id}', { id })),
+    refetchInterval: (query) =>
+      restartedAt !== null && (query.state.data?.state.histories.length ?? 0) <= restartedAt ? RESTART_POLL_MS : false,
   });
+  const histories = execution.data?.state.histories.length ?? 0;
+  useEffect(() => {
+    if (restartedAt !== null && histories > restartedAt) setRestartedAt(null);
+  }, [restartedAt, histories]);
   const ended = execution.data?.ended ?? false;
+  /** Each restart is a new run of the logs stream (the old one ended with the execution). */
+  const runs = execution.data?.state.histories.filter((change) => change.state === 'RESTARTED').length ?? 0;
   const live = useFollow(
     execution.data && !ended ? apiUrl('/api/v1/{tenant}/executions/{id}/follow', { id }) : undefined,
     useCallback(
@@ -45,7 +58,10 @@ export function ExecutionPage() {
               json: resumeBody.ok ? resumeBody.body : {},
             })
           : call('POST', apiUrl('/api/v1/{tenant}/executions/{id}/restart', { id })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
+    onSuccess: (_answer, what) => {
+      if (what === 'restart') setRestartedAt(execution.data?.state.histories.length ?? 0);
+      void queryClient.invalidateQueries({ queryKey: key });
+    },
   });
 
   if (execution.isPending) return <p>Loading the execution…</p>;
@@ -106,7 +122,7 @@ export function ExecutionPage() {
       <ProblemView error={action.error} />
       <h2>Timeline</h2>
       <Gantt execution={data} />
-      <Logs executionId={data.id} />
+      <Logs key={runs} executionId={data.id} />
       <h2>Task runs</h2>
       <table>
         <thead>

@@ -3,8 +3,13 @@
  * and argument orders. Held in Maps so that a name like `constructor` finds nothing.
  * A built-in throws BuiltinError with a reason that names types, never values.
  */
+import { md5, sha1 } from '@noble/hashes/legacy';
+import { sha256, sha512 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+import { stringify as toYaml } from 'yaml';
 import { DateFormatError, formatDate, toInstant } from './date-format';
 import type { Budget } from './budget';
+import { runJq } from './jq';
 import { formatCount } from './limits';
 import { DataMap, isDataMap, isEmpty, isTruthy, toText, typeName } from './values';
 
@@ -160,6 +165,324 @@ function uniqueItems(items: readonly unknown[], budget: Budget, name: string): u
   });
 }
 
+/** A date filter's work, with a date error named after the filter. */
+function dated<T>(name: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof DateFormatError) throw new BuiltinError(`'${name}' ${error.message}`);
+    throw error;
+  }
+}
+
+function noExistingFormat(a: Arguments, name: string): void {
+  if (a.named.has('existingFormat') && a.named.get('existingFormat') !== null)
+    throw new BuiltinError(`'${name}' does not support existingFormat; pass an ISO-8601 date`);
+  if (a.named.has('locale') && a.named.get('locale') !== null)
+    throw new BuiltinError(`'${name}' does not support locale; month and day names are English`);
+}
+
+/** Epoch nanoseconds of a date input as text (digits past milliseconds kept from ISO text). */
+function epochNanos(input: unknown, name: string): bigint {
+  return dated(name, () => {
+    const instant = toInstant(input);
+    let extra = 0n;
+    if (typeof input === 'string') {
+      const fraction = /\.(\d{4,9})/.exec(input);
+      if (fraction) extra = BigInt(fraction[1].slice(3).padEnd(6, '0'));
+    }
+    return BigInt(instant.getTime()) * 1_000_000n + extra;
+  });
+}
+
+const CHRONO_UNITS: ReadonlyMap<string, number> = new Map([
+  ['NANOS', 1e-6],
+  ['MICROS', 1e-3],
+  ['MILLIS', 1],
+  ['SECONDS', 1_000],
+  ['MINUTES', 60_000],
+  ['HOURS', 3_600_000],
+  ['HALF_DAYS', 43_200_000],
+  ['DAYS', 86_400_000],
+  ['WEEKS', 604_800_000],
+]);
+
+function dateAdd(input: unknown, a: Arguments): string {
+  noExistingFormat(a, 'dateAdd');
+  const amount = num(arg(a, 0, 'amount'), 'dateAdd');
+  const unit = str(arg(a, 1, 'unit'), "'dateAdd' unit");
+  const format = str(arg(a, 2, 'format') ?? 'iso8601', "'dateAdd' format");
+  const timeZone = str(arg(a, 3, 'timeZone') ?? 'UTC', "'dateAdd' timeZone");
+  return dated('dateAdd', () => {
+    const instant = toInstant(input);
+    let result: Date;
+    const perUnit = CHRONO_UNITS.get(unit);
+    if (perUnit !== undefined) {
+      result = new Date(instant.getTime() + amount * perUnit);
+    } else if (unit === 'MONTHS' || unit === 'YEARS' || unit === 'DECADES' || unit === 'CENTURIES') {
+      // Calendar units on the UTC calendar, the day clamped to the month's end as in java.time.
+      const months = amount * { MONTHS: 1, YEARS: 12, DECADES: 120, CENTURIES: 1200 }[unit];
+      const target = new Date(instant.getTime());
+      const day = target.getUTCDate();
+      target.setUTCDate(1);
+      target.setUTCMonth(target.getUTCMonth() + months);
+      const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+      target.setUTCDate(Math.min(day, lastDay));
+      result = target;
+    } else {
+      throw new BuiltinError(
+        `'dateAdd' unit must be one of ${[...CHRONO_UNITS.keys(), 'MONTHS', 'YEARS', 'DECADES', 'CENTURIES'].join(', ')}`,
+      );
+    }
+    return formatDate(result, format, timeZone);
+  });
+}
+
+/** Kestra's slugify: accents dropped, lower case, runs of anything but letters and digits as one '-'. */
+function slugify(subject: string): string {
+  return subject
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function escapeChars(value: unknown, type: string, budget: Budget): unknown {
+  budget.charge(1);
+  if (Array.isArray(value)) return value.map((item) => escapeChars(item, type, budget));
+  if (isDataMap(value)) return newMap(Object.entries(value).map(([k, v]) => [k, escapeChars(v, type, budget)]));
+  const subject = toText(value ?? '');
+  const [quote, replacement] = type === 'SHELL' ? ["'", "'\\''"] : type === 'SINGLE' ? ["'", "\\'"] : ['"', '\\"'];
+  const found = occurrences(subject, quote, budget);
+  budget.text(subject.length + found * (replacement.length - 1), "'escapeChar'");
+  return subject.split(quote).join(replacement);
+}
+
+function indented(input: unknown, a: Arguments, budget: Budget, name: string, newline: boolean): string {
+  const subject = text(input, name);
+  const amount = num(arg(a, 0, 'amount'), name);
+  const prefix = str(arg(a, 1, 'prefix') ?? ' ', `'${name}' prefix`);
+  if (!Number.isInteger(amount) || amount < 0) throw new BuiltinError(`'${name}' amount must be a whole number`);
+  const lines = subject.split(/\r?\n/);
+  const pad = prefix.repeat(Math.min(amount, budget.limits.maxTextLength));
+  budget.text(subject.length + lines.length * pad.length + 1, `'${name}'`);
+  // indent leaves the first line as it is (it follows text already on its line); nindent starts a new line.
+  const body = lines.map((line, i) => (i === 0 && !newline ? line : line === '' ? line : pad + line)).join('\n');
+  return newline ? `\n${body}` : body;
+}
+
+function hashed(name: string, digest: (bytes: Uint8Array) => Uint8Array): Filter {
+  return (input, _a, budget) => {
+    const subject = text(input, name);
+    budget.charge(subject.length);
+    return bytesToHex(digest(utf8ToBytes(subject)));
+  };
+}
+
+/** Pebble's java class names for the kinds of value a template holds. */
+function className(input: unknown): string {
+  if (typeof input === 'string') return 'java.lang.String';
+  if (typeof input === 'boolean') return 'java.lang.Boolean';
+  if (typeof input === 'number') return Number.isInteger(input) ? 'java.lang.Long' : 'java.lang.Double';
+  if (input instanceof Date) return 'java.time.ZonedDateTime';
+  if (Array.isArray(input)) return 'java.util.ArrayList';
+  if (isDataMap(input)) return 'java.util.LinkedHashMap';
+  return 'null';
+}
+
+/** Kestra's filters beyond Pebble's core (its Pebble extension), and Pebble's own text and list filters. */
+const KESTRA_FILTERS: [string, Filter][] = [
+  [
+    'abbreviate',
+    (input, a) => {
+      const subject = text(input, 'abbreviate');
+      const length = num(arg(a, 0, 'length'), 'abbreviate');
+      if (subject.length <= length) return subject;
+      if (length < 3) throw new BuiltinError("'abbreviate' length must be at least 3 (the ellipsis)");
+      return `${subject.slice(0, length - 3)}...`;
+    },
+  ],
+  [
+    'chunk',
+    (input, a, budget) => {
+      const items = list(input, 'chunk');
+      const size = num(arg(a, 0, 'size'), 'chunk');
+      if (!Number.isInteger(size) || size < 1) throw new BuiltinError("'chunk' size must be a whole number of at least 1");
+      budget.list(Math.ceil(items.length / size), "'chunk'");
+      const chunks: unknown[][] = [];
+      for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+      return chunks;
+    },
+  ],
+  ['className', (input) => className(input)],
+  ['dateAdd', (input, a) => dateAdd(input, a)],
+  [
+    'timestamp',
+    (input, a) => {
+      noExistingFormat(a, 'timestamp');
+      return String(epochNanos(input, 'timestamp') / 1_000_000_000n);
+    },
+  ],
+  [
+    'timestampMilli',
+    (input, a) => {
+      noExistingFormat(a, 'timestampMilli');
+      return String(epochNanos(input, 'timestampMilli') / 1_000_000n);
+    },
+  ],
+  [
+    'timestampMicro',
+    (input, a) => {
+      noExistingFormat(a, 'timestampMicro');
+      return String(epochNanos(input, 'timestampMicro') / 1_000n);
+    },
+  ],
+  [
+    'timestampNano',
+    (input, a) => {
+      noExistingFormat(a, 'timestampNano');
+      return String(epochNanos(input, 'timestampNano'));
+    },
+  ],
+  [
+    'jq',
+    (input, a, budget) => {
+      const expression = str(arg(a, 0, 'expression'), "'jq' expression");
+      let data = input;
+      if (typeof input === 'string') {
+        budget.charge(input.length);
+        try {
+          data = JSON.parse(input) as unknown;
+        } catch {
+          throw new BuiltinError("'jq' expects JSON text, a list or a map");
+        }
+      }
+      try {
+        return runJq(expression, data ?? null, budget);
+      } catch (error) {
+        if (error instanceof Error && error.name === 'JqError') throw new BuiltinError(`'jq' ${error.message}`);
+        throw error;
+      }
+    },
+  ],
+  [
+    'escapeChar',
+    (input, a, budget) => {
+      const type = str(arg(a, 0, 'type'), "'escapeChar' type");
+      if (!['SINGLE', 'DOUBLE', 'SHELL'].includes(type))
+        throw new BuiltinError("'escapeChar' type must be SINGLE, DOUBLE or SHELL");
+      return escapeChars(input, type, budget);
+    },
+  ],
+  [
+    'flatten',
+    (input, _a, budget) => {
+      const items = list(input, 'flatten');
+      const length = items.reduce<number>((sum, item) => sum + (Array.isArray(item) ? item.length : 1), 0);
+      budget.list(length, "'flatten'");
+      return items.flatMap((item) => (Array.isArray(item) ? item : [item]));
+    },
+  ],
+  ['indent', (input, a, budget) => indented(input, a, budget, 'indent', false)],
+  ['nindent', (input, a, budget) => indented(input, a, budget, 'nindent', true)],
+  [
+    'yaml',
+    (input, _a, budget) => {
+      budget.json(input ?? null, "'yaml'");
+      const yaml = toYaml(input ?? null);
+      budget.text(yaml.length, "'yaml'");
+      return yaml;
+    },
+  ],
+  ['startsWith', (input, a) => text(input, 'startsWith').startsWith(str(arg(a, 0, 'value'), "'startsWith' value"))],
+  ['endsWith', (input, a) => text(input, 'endsWith').endsWith(str(arg(a, 0, 'value'), "'endsWith' value"))],
+  ['md5', hashed('md5', md5)],
+  ['sha1', hashed('sha1', sha1)],
+  ['sha256', hashed('sha256', sha256)],
+  ['sha512', hashed('sha512', sha512)],
+  ['slugify', textMapped('slugify', slugify)],
+  [
+    'substringBefore',
+    (input, a) => {
+      const subject = text(input, 'substringBefore');
+      const at = subject.indexOf(str(arg(a, 0, 'separator'), "'substringBefore' separator"));
+      return at === -1 ? subject : subject.slice(0, at);
+    },
+  ],
+  [
+    'substringBeforeLast',
+    (input, a) => {
+      const subject = text(input, 'substringBeforeLast');
+      const at = subject.lastIndexOf(str(arg(a, 0, 'separator'), "'substringBeforeLast' separator"));
+      return at === -1 ? subject : subject.slice(0, at);
+    },
+  ],
+  [
+    'substringAfter',
+    (input, a) => {
+      const subject = text(input, 'substringAfter');
+      const separator = str(arg(a, 0, 'separator'), "'substringAfter' separator");
+      const at = subject.indexOf(separator);
+      return at === -1 ? '' : subject.slice(at + separator.length);
+    },
+  ],
+  [
+    'substringAfterLast',
+    (input, a) => {
+      const subject = text(input, 'substringAfterLast');
+      const separator = str(arg(a, 0, 'separator'), "'substringAfterLast' separator");
+      const at = subject.lastIndexOf(separator);
+      return at === -1 || separator === '' ? '' : subject.slice(at + separator.length);
+    },
+  ],
+  [
+    'merge',
+    (input, a, budget) => {
+      const other = arg(a, 0, 'items');
+      if (Array.isArray(input)) {
+        const extra = Array.isArray(other) ? other : [other];
+        budget.list(input.length + extra.length, "'merge'");
+        return [...input, ...extra];
+      }
+      const left = map(input, 'merge');
+      const right = map(other, "'merge' argument");
+      const entries = [...Object.entries(left), ...Object.entries(right)];
+      budget.list(entries.length, "'merge'");
+      return newMap(entries);
+    },
+  ],
+  [
+    'slice',
+    (input, a, budget) => {
+      const from = num(arg(a, 0, 'fromIndex') ?? 0, 'slice');
+      const subject: string | unknown[] = typeof input === 'string' ? input : list(input, 'slice');
+      const to = num(arg(a, 1, 'toIndex') ?? subject.length, 'slice');
+      if (from < 0 || to > subject.length || from > to)
+        throw new BuiltinError(`'slice' indexes ${from}..${to} are outside 0..${subject.length}`);
+      budget.charge(to - from);
+      return subject.slice(from, to);
+    },
+  ],
+  ['rsort', (input, _a, budget) => sorted(list(input, 'rsort'), budget).reverse()],
+  [
+    'numberformat',
+    (input, a) => {
+      const value = num(input, 'numberformat');
+      const pattern = str(arg(a, 0, 'format'), "'numberformat' format");
+      const fraction = /\.([0#]+)/.exec(pattern)?.[1] ?? '';
+      const minimum = fraction.replace(/#/g, '').length;
+      return value.toLocaleString('en-US', {
+        minimumFractionDigits: minimum,
+        maximumFractionDigits: fraction.length,
+        useGrouping: pattern.includes(','),
+      });
+    },
+  ],
+  // Lanner prints no HTML escaping, so Pebble's `raw` and `escape` leave text as it is (Kestra turns autoescaping off too).
+  ['raw', (input) => input],
+];
+
 export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   ['upper', textMapped('upper', (subject) => subject.toUpperCase())],
   ['lower', textMapped('lower', (subject) => subject.toLowerCase())],
@@ -192,7 +515,7 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   [
     'date',
     (input, a) => {
-      if (a.named.has('existingFormat')) throw new BuiltinError("'date' does not support existingFormat; pass an ISO-8601 date");
+      noExistingFormat(a, 'date');
       const format = arg(a, 0, 'format') ?? 'iso8601';
       const timeZone = arg(a, 1, 'timeZone') ?? 'UTC';
       try {
@@ -239,6 +562,8 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
     'replace',
     (input, a, budget) => {
       const subject = text(input, 'replace');
+      if (a.named.get('regexp') === true)
+        throw new BuiltinError("'replace' with regexp=true is not supported (no regular expressions)");
       const first = arg(a, 0, 'search');
       // Pebble passes a map of replacements; Kestra also accepts (search, replacement).
       const pairs: [string, string][] = isDataMap(first)
@@ -327,7 +652,15 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
       return Buffer.from(subject, 'base64').toString('utf8');
     },
   ],
-  ['urlencode', textMapped('urlencode', (subject) => encodeURIComponent(subject))],
+  // Java's URLEncoder, as Pebble's urlencode: a space is '+', and only letters, digits and . - * _ stay as they are.
+  [
+    'urlencode',
+    textMapped('urlencode', (subject) =>
+      encodeURIComponent(subject)
+        .replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+        .replace(/%20/g, '+'),
+    ),
+  ],
   [
     'urldecode',
     textMapped('urldecode', (subject) => {
@@ -339,6 +672,10 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
     }),
   ],
   ['string', (input, _a, budget) => budget.print(input, "'string'")],
+  // Kestra's own filters give null for a null input.
+  ...KESTRA_FILTERS.map(([name, filter]): [string, Filter] =>
+    name === 'className' ? [name, filter] : [name, (input, a, budget) => (input === null ? null : filter(input, a, budget))],
+  ),
 ]);
 
 export type Test = (input: unknown, args: readonly unknown[]) => boolean;
@@ -362,6 +699,19 @@ export const TESTS: ReadonlyMap<string, Test> = new Map<string, Test>([
   ['divisibleby', (input, args) => num(input, 'divisibleby') % num(args[0], 'divisibleby') === 0],
   ['startsWith', (input, args) => text(input, 'startsWith').startsWith(str(args[0], "'startsWith' prefix"))],
   ['endsWith', (input, args) => text(input, 'endsWith').endsWith(str(args[0], "'endsWith' suffix"))],
+  // Kestra's `is json`: text that parses as JSON.
+  [
+    'json',
+    (input) => {
+      if (typeof input !== 'string') return false;
+      try {
+        JSON.parse(input);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  ],
 ]);
 
 export function range(a: Arguments, budget: Budget): number[] {

@@ -4,10 +4,11 @@
  * except as the input of `default`, of `??` and of the `defined`/`null`/`empty` tests.
  * One Evaluation per render call: nothing survives it.
  */
-import { Budget, LimitExceeded } from './budget';
+import { type Budget, LimitExceeded } from './budget';
 import { Arguments, BuiltinError, FILTERS, TESTS, extremum, newDataMap, range } from './builtins';
 import { EvaluationFailure } from './expression-error';
-import { CompareOperator, Expression, Position, Statement } from './syntax';
+import { CompareOperator, Expression, Position, Statement, parseTemplate } from './syntax';
+import { parse as parseYaml } from 'yaml';
 import { MISSING, dataEquals, isDataMap, isTruthy, readMember, typeName } from './values';
 
 /**
@@ -49,10 +50,66 @@ class Scope {
 
 const START: Position = { line: 1, column: 1 };
 
+/** How deep render() may nest (a value whose text calls render() on itself). */
+const MAX_RENDER_DEPTH = 10;
+
+/** `json(text)` / `fromJson(text)`: the value JSON text holds. */
+function parseJson(a: Arguments, name: string, budget: Budget): unknown {
+  const source = a.args[0];
+  if (source === null || source === undefined) return null;
+  if (typeof source !== 'string') throw new BuiltinError(`${name}() expects JSON text, got ${typeName(source)}`);
+  budget.charge(source.length);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(source) as unknown;
+  } catch {
+    throw new BuiltinError(`${name}() expects JSON text`);
+  }
+  budget.listsWithin(parsed, `${name}()`);
+  return parsed;
+}
+
+/** `yaml(text)`: the value YAML text holds. */
+function parseYamlText(a: Arguments, budget: Budget): unknown {
+  const source = a.args[0];
+  if (source === null || source === undefined) return null;
+  if (typeof source !== 'string') throw new BuiltinError(`yaml() expects YAML text, got ${typeName(source)}`);
+  budget.charge(source.length);
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(source, { maxAliasCount: 100 }) as unknown;
+  } catch {
+    throw new BuiltinError('yaml() expects YAML text');
+  }
+  budget.listsWithin(parsed, 'yaml()');
+  return parsed ?? null;
+}
+
+/**
+ * Kestra's `currentEachOutput(outputs.task)`: inside ForEach, the outputs of `task` for
+ * the current values (the enclosing values, outermost first, then this task run's own).
+ */
+function currentEachOutput(a: Arguments, context: Readonly<Record<string, unknown>>): unknown {
+  let current = a.args[0];
+  const parents = Array.isArray(context['parents']) ? [...(context['parents'] as unknown[])].reverse() : [];
+  const own = isDataMap(context['taskrun']) ? context['taskrun']['value'] : undefined;
+  const values = [...parents.map((p) => (isDataMap(p) && isDataMap(p['taskrun']) ? p['taskrun']['value'] : undefined)), own];
+  for (const value of values) {
+    if (typeof value !== 'string') continue;
+    if (!isDataMap(current) || !Object.hasOwn(current, value))
+      throw new BuiltinError(`currentEachOutput() finds no outputs for the value '${value}'`);
+    current = current[value];
+  }
+  return current ?? null;
+}
+
 export class Evaluation {
   private readonly budget: Budget;
 
-  constructor(private readonly options: EvaluationOptions) {
+  constructor(
+    private readonly options: EvaluationOptions,
+    private readonly depth = 0,
+  ) {
     this.budget = options.budget;
   }
 
@@ -325,20 +382,20 @@ export class Evaluation {
         this.budget.text(left.length + right.length, "'~'");
         return left + right;
       }
-      case 'in': {
-        const needle = this.evaluate(expr.left, scope, lenient);
-        const haystack = this.evaluate(expr.right, scope, lenient);
-        if (Array.isArray(haystack)) return haystack.some((item) => dataEquals(item, needle, this.budget));
-        if (typeof haystack === 'string' && typeof needle === 'string') {
-          this.budget.charge(haystack.length);
-          return haystack.includes(needle);
+      case '???': {
+        const left = this.evaluate(expr.left, scope, true);
+        return left === undefined ? this.evaluate(expr.right, scope, lenient) : left;
+      }
+      case 'in':
+        return this.contains(this.evaluate(expr.right, scope, lenient), this.evaluate(expr.left, scope, lenient), expr, 'in');
+      case 'contains': {
+        const haystack = this.evaluate(expr.left, scope, lenient);
+        const needle = this.evaluate(expr.right, scope, lenient);
+        // Pebble: a list on the right asks for every one of its items.
+        if (Array.isArray(needle) && Array.isArray(haystack)) {
+          return needle.every((item) => this.contains(haystack, item, expr, 'contains'));
         }
-        if (isDataMap(haystack) && typeof needle === 'string') return Object.prototype.hasOwnProperty.call(haystack, needle);
-        throw new EvaluationFailure(
-          `'in' needs a list, a map or text on its right, got ${typeName(haystack)}`,
-          expr.line,
-          expr.column,
-        );
+        return this.contains(haystack, needle, expr, 'contains');
       }
       default: {
         const left = this.evaluate(expr.left, scope, lenient);
@@ -350,6 +407,22 @@ export class Evaluation {
         return arithmetic(expr.operator, left, right, expr);
       }
     }
+  }
+
+  /** `needle in haystack`, `haystack contains needle`: an item of a list, a key of a map, a part of a text. */
+  private contains(haystack: unknown, needle: unknown, expr: Position, operator: string): boolean {
+    if (Array.isArray(haystack)) return haystack.some((item) => dataEquals(item, needle, this.budget));
+    if (typeof haystack === 'string' && typeof needle === 'string') {
+      this.budget.charge(haystack.length);
+      return haystack.includes(needle);
+    }
+    if (isDataMap(haystack) && typeof needle === 'string') return Object.prototype.hasOwnProperty.call(haystack, needle);
+    const side = operator === 'in' ? 'on its right' : 'on its left';
+    throw new EvaluationFailure(
+      `'${operator}' needs a list, a map or text ${side}, got ${typeName(haystack)}`,
+      expr.line,
+      expr.column,
+    );
   }
 
   private call(expr: Extract<Expression, { kind: 'call' }>, scope: Scope): unknown {
@@ -378,8 +451,51 @@ export class Evaluation {
         return this.guard(expr, () => extremum(this.arguments(expr.args, expr.named, scope), Math.max, 'max', this.budget));
       case 'min':
         return this.guard(expr, () => extremum(this.arguments(expr.args, expr.named, scope), Math.min, 'min', this.budget));
+      case 'json':
+      case 'fromJson':
+        return this.guard(expr, () => parseJson(this.arguments(expr.args, expr.named, scope), expr.name, this.budget));
+      case 'yaml':
+        return this.guard(expr, () => parseYamlText(this.arguments(expr.args, expr.named, scope), this.budget));
+      case 'printContext':
+      case 'fetchContext':
+        return this.options.context;
+      case 'currentEachOutput':
+        return this.guard(expr, () => currentEachOutput(this.arguments(expr.args, expr.named, scope), this.options.context));
+      case 'render':
+        return this.renderAgain(expr, scope);
       default:
         throw new EvaluationFailure(`unknown function '${expr.name}'`, expr.line, expr.column);
+    }
+  }
+
+  /**
+   * Kestra's `render(text)`: renders text held in a variable (an input or output that
+   * itself holds an expression) against the same context, within the same budget.
+   * Nested render() calls stop at MAX_RENDER_DEPTH (a value that renders itself).
+   */
+  private renderAgain(expr: Extract<Expression, { kind: 'call' }>, scope: Scope): unknown {
+    const a = this.arguments(expr.args, expr.named, scope);
+    const toRender = a.named.has('toRender') ? a.named.get('toRender') : a.args[0];
+    if (typeof toRender !== 'string') return toRender ?? null;
+    if (this.depth >= MAX_RENDER_DEPTH) {
+      throw new EvaluationFailure(`render() nests more than ${MAX_RENDER_DEPTH} levels`, expr.line, expr.column);
+    }
+    let statements: Statement[];
+    try {
+      statements = parseTemplate(toRender);
+    } catch (error) {
+      if (error instanceof EvaluationFailure) throw new EvaluationFailure(`render(): ${error.reason}`, expr.line, expr.column);
+      throw error;
+    }
+    const inner = new Evaluation({ ...this.options, secrets: { mode: 'refuse' } }, this.depth + 1);
+    try {
+      return inner
+        .render(statements)
+        .map((part) => (part.kind === 'text' ? part.text : ''))
+        .join('');
+    } catch (error) {
+      if (error instanceof EvaluationFailure) throw new EvaluationFailure(`render(): ${error.reason}`, expr.line, expr.column);
+      throw error;
     }
   }
 
@@ -419,7 +535,8 @@ function arithmetic(operator: string, left: unknown, right: unknown, at: Positio
     case '*':
       return left * right;
     case '/':
-      return left / right;
+      // Pebble divides two whole numbers as Java longs: 7 / 2 is 3.
+      return Number.isInteger(left) && Number.isInteger(right) ? Math.trunc(left / right) : left / right;
     case '//':
       return Math.floor(left / right);
     case '%':

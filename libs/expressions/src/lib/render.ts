@@ -40,9 +40,9 @@ export interface SecretRenderOptions {
 /** Resolves a secret by name on the worker; undefined when the worker has no such secret. */
 export type SecretResolver = (name: string) => string | undefined;
 
-/** True when the text contains `{{` or `{%`; anything else renders to itself. */
+/** True when the text contains `{{`, `{%` or a `{#` comment; anything else renders to itself. */
 export function hasExpression(value: string): boolean {
-  return value.includes('{{') || value.includes('{%');
+  return value.includes('{{') || value.includes('{%') || value.includes('{#');
 }
 
 /** Renders a template to worker text (see the top of this file). */

@@ -21,7 +21,7 @@ export interface Position {
   readonly column: number;
 }
 
-export type BinaryOperator = 'and' | 'or' | 'in' | '+' | '-' | '*' | '/' | '//' | '%' | '**' | '~' | '??';
+export type BinaryOperator = 'and' | 'or' | 'in' | 'contains' | '+' | '-' | '*' | '/' | '//' | '%' | '**' | '~' | '??' | '???';
 export type CompareOperator = '==' | '===' | '!=' | '!==' | '<' | '>' | '<=' | '>=';
 
 export interface NamedArgument {
@@ -131,6 +131,13 @@ const internals = nunjucks as unknown as NunjucksInternals;
 
 /** `a ?? b`: Kestra's null-coalescing operator (right side when the left is null or undefined). */
 const CoalesceNode = internals.nodes.BinOp.extend('Coalesce');
+/** `a ??? b`: Kestra's undefined-coalescing operator (right side only when the left is undefined; null stays). */
+const UndefinedCoalesceNode = internals.nodes.BinOp.extend('UndefinedCoalesce');
+/** Pebble's `a equals b` (as `==`) and `a contains b` (an item of a list, a key of a map, a part of a text). */
+const EqualsNode = internals.nodes.BinOp.extend('Equals');
+const ContainsNode = internals.nodes.BinOp.extend('Contains');
+const baseParseCompare = (internals.parser.Parser as unknown as { prototype: { parseCompare(this: RawParser): RawNode } })
+  .prototype.parseCompare;
 
 /**
  * nunjucks' parser plus Pebble's `cond ? a : b` and Kestra's `a ?? b`. `?` and `??`
@@ -157,10 +164,19 @@ const PebbleParser = internals.parser.Parser.extend('PebbleParser', {
   },
   parseCoalesce(this: RawParser): RawNode {
     let node = this.parseOr();
-    while (this.skipSymbol('??')) {
-      node = new CoalesceNode(node.lineno, node.colno, node, this.parseOr());
+    for (;;) {
+      if (this.skipSymbol('??')) node = new CoalesceNode(node.lineno, node.colno, node, this.parseOr());
+      else if (this.skipSymbol('???')) node = new UndefinedCoalesceNode(node.lineno, node.colno, node, this.parseOr());
+      else return node;
     }
-    return node;
+  },
+  parseCompare(this: RawParser): RawNode {
+    let node = baseParseCompare.call(this);
+    for (;;) {
+      if (this.skipSymbol('equals')) node = new EqualsNode(node.lineno, node.colno, node, baseParseCompare.call(this));
+      else if (this.skipSymbol('contains')) node = new ContainsNode(node.lineno, node.colno, node, baseParseCompare.call(this));
+      else return node;
+    }
   },
 });
 
@@ -312,6 +328,8 @@ const BINARY: Readonly<Record<string, BinaryOperator>> = {
   Pow: '**',
   Concat: '~',
   Coalesce: '??',
+  UndefinedCoalesce: '???',
+  Contains: 'contains',
 };
 
 function expression(node: RawNode): Expression {
@@ -327,6 +345,13 @@ function expression(node: RawNode): Expression {
     };
   }
   switch (node.typename) {
+    case 'Equals':
+      return {
+        kind: 'compare',
+        ...pos,
+        first: expression(node['left'] as RawNode),
+        rest: [{ operator: '==', operand: expression(node['right'] as RawNode) }],
+      };
     case 'Literal': {
       const value = node['value'];
       if (value instanceof RegExp) throw unsupported(node, 'a regular expression literal');

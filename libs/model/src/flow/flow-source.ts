@@ -21,6 +21,8 @@ export interface Located {
 
 export class FlowSource {
   readonly problems: FlowProblem[] = [];
+  /** What is accepted but deprecated (an old property name): said, never refused. */
+  readonly warnings: FlowProblem[] = [];
   private aliasExpansions = 0;
   private aliasLimitReported = false;
   /** Each alias's anchored node, found in one walk of the document when the first alias is met. */
@@ -40,6 +42,17 @@ export class FlowSource {
     }
     const { line, col } = this.lineCounter.linePos(offset);
     this.problems.push({ path, message, line, column: col });
+  }
+
+  /** Records a warning (the flow is still valid). */
+  warn(path: string, message: string, at?: Node | null): void {
+    const offset = at?.range?.[0];
+    if (offset === undefined) {
+      this.warnings.push({ path, message });
+      return;
+    }
+    const { line, col } = this.lineCounter.linePos(offset);
+    this.warnings.push({ path, message, line, column: col });
   }
 
   /** Follows aliases; `undefined` for an absent value or an explicit YAML null. */
@@ -240,6 +253,10 @@ export class ObjectView {
 
   report(key: string, message: string): void {
     this.source.report(this.at(key), message, this.position(key));
+  }
+
+  warn(key: string, message: string): void {
+    this.source.warn(this.at(key), message, this.position(key));
   }
 
   required(key: string): void {

@@ -53,6 +53,8 @@ export interface WorkerSelectorSpec {
   readonly fallback?: SelectorFallback;
 }
 
+export type LogLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
 export type RetryBehavior = 'RETRY_FAILED_TASK' | 'CREATE_NEW_EXECUTION';
 
 interface RetryCommon {
@@ -79,6 +81,25 @@ export interface RandomRetry extends RetryCommon {
 }
 export type RetryPolicy = ConstantRetry | ExponentialRetry | RandomRetry;
 
+export type SlaBehavior = 'FAIL' | 'CANCEL' | 'NONE';
+
+/** Kestra's flow `sla`: a MAX_DURATION (running longer than `durationMs`) or an EXECUTION_ASSERTION (`assert` false at the end). */
+export type FlowSla =
+  | {
+      readonly id: string;
+      readonly type: 'MAX_DURATION';
+      readonly durationMs: number;
+      readonly behavior: SlaBehavior;
+      readonly labels: Readonly<Record<string, Template>>;
+    }
+  | {
+      readonly id: string;
+      readonly type: 'EXECUTION_ASSERTION';
+      readonly assert: Template;
+      readonly behavior: SlaBehavior;
+      readonly labels: Readonly<Record<string, Template>>;
+    };
+
 export type ConcurrencyBehavior = 'QUEUE' | 'CANCEL' | 'FAIL';
 export interface FlowConcurrency {
   readonly limit: number;
@@ -100,7 +121,14 @@ export interface TaskCommon {
   readonly workerSelector?: WorkerSelectorSpec;
   /** Task output cache (runnable tasks). */
   readonly taskCache?: { readonly enabled: boolean; readonly ttlMs?: number };
+  /** Kestra's `logLevel`: the lowest level of the task's logs that is kept. */
+  readonly logLevel?: LogLevel;
+  /** Kestra's `logToFile`: accepted; Lanner keeps logs in its log store either way. */
+  readonly logToFile?: boolean;
 }
+
+/** A duration written as ISO-8601 (milliseconds here) or as a template rendered to one when it is used. */
+export type DurationSpec = number | Template;
 
 // ---- Flowable tasks (run in the executor) ---------------------------------
 
@@ -185,9 +213,11 @@ export interface WaitForTask extends TaskCommon {
 export interface PauseTask extends TaskCommon {
   readonly kind: 'Pause';
   /** Resume by itself after this long; absent = wait for a resume through the API. */
-  readonly pauseDurationMs?: number;
+  readonly pauseDurationMs?: DurationSpec;
   /** Fail if not resumed within this long. */
-  readonly pauseTimeoutMs?: number;
+  readonly pauseTimeoutMs?: DurationSpec;
+  /** Kestra's `onResume`: the inputs a resume may carry, checked and defaulted like execution inputs. */
+  readonly onResume?: readonly FlowInput[];
 }
 export interface SubflowTask extends TaskCommon {
   readonly kind: 'Subflow';
@@ -200,15 +230,19 @@ export interface SubflowTask extends TaskCommon {
   readonly transmitFailed: boolean;
   /** Kestra's `inheritLabels`: the subflow execution gets this execution's labels. */
   readonly inheritLabels?: boolean;
+  /** Kestra's deprecated `outputs` map: accepted (with a warning), not rendered. */
+  readonly outputs?: Readonly<Record<string, TemplatedValue>>;
 }
 export interface FailTask extends TaskCommon {
   readonly kind: 'Fail';
+  /** Fails only when this renders truthy (Kestra: anything but false, 0, -0 and ''). */
   readonly condition?: Template;
   readonly errorMessage: Template;
 }
 export interface LabelsTask extends TaskCommon {
   readonly kind: 'Labels';
-  readonly labels: Readonly<Record<string, Template>>;
+  /** A mapping (or `{ key, value }` list) of templates, or one template rendering to a JSON object. */
+  readonly labels: Readonly<Record<string, Template>> | Template;
 }
 
 export type FlowableTask =
@@ -222,12 +256,9 @@ export type FlowableTask =
   | WaitForTask
   | PauseTask
   | SubflowTask
-  | FailTask
   | LabelsTask;
 
 // ---- Runnable tasks (run on a worker) --------------------------------------
-
-export type LogLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 export interface LogTask extends TaskCommon {
   readonly kind: 'Log';
@@ -265,8 +296,9 @@ export interface NodeScriptTask extends TaskCommon {
   readonly env?: Readonly<Record<string, Template>>;
 }
 
+/** Kestra's Fail is a runnable task: it runs on a worker, so retry, timeout and allowFailure apply to it as to any. */
 export type RunnableTask =
-  LogTask | ReturnTask | OutputValuesTask | SleepTask | HttpRequestTask | ShellCommandsTask | NodeScriptTask;
+  LogTask | ReturnTask | OutputValuesTask | SleepTask | HttpRequestTask | ShellCommandsTask | NodeScriptTask | FailTask;
 
 export type Task = FlowableTask | RunnableTask;
 export type TaskKind = Task['kind'];
@@ -319,6 +351,9 @@ export interface Flow {
   readonly variables: Readonly<Record<string, TemplatedValue>>;
   readonly concurrency?: FlowConcurrency;
   readonly workerSelector?: WorkerSelectorSpec;
+  /** The retry of a task that has none, and whose flowable parents have none (Kestra's flow `retry`). */
+  readonly retry?: RetryPolicy;
+  readonly sla?: readonly FlowSla[];
   readonly tasks: readonly Task[];
   readonly errors: readonly Task[];
   readonly finally: readonly Task[];
@@ -337,4 +372,9 @@ export interface FlowProblem {
 }
 
 export type ParseFlowResult =
-  { readonly ok: true; readonly flow: Flow } | { readonly ok: false; readonly problems: readonly FlowProblem[] };
+  | {
+      readonly ok: true;
+      readonly flow: Flow;
+      /** Deprecated spellings that were accepted. */ readonly warnings?: readonly FlowProblem[];
+    }
+  | { readonly ok: false; readonly problems: readonly FlowProblem[] };

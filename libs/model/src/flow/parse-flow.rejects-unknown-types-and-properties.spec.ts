@@ -26,7 +26,7 @@ describe('parseFlow rejects what it does not know', () => {
   it('refuses unknown properties at the flow level and in nested objects', () => {
     const messages = messagesOf(`id: f
 namespace: n
-pluginDefaults: []
+listeners: []
 concurrency: { limit: 1, mode: QUEUE }
 tasks:
   - id: a
@@ -35,7 +35,7 @@ tasks:
     retry: { type: constant, interval: PT1S, maxInterval: PT2S }
 `);
     expect(messages).toEqual([
-      "pluginDefaults: unknown property 'pluginDefaults' for a flow",
+      "listeners: unknown property 'listeners' for a flow",
       "concurrency.mode: unknown property 'mode' for concurrency",
       "tasks[0].retry.maxInterval: unknown property 'maxInterval' for a constant retry",
     ]);

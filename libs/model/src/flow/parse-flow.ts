@@ -2,12 +2,22 @@
 // each with its YAML path and line. Pure: no I/O, no clock; never throws.
 
 import { isMap, LineCounter, parseDocument } from 'yaml';
-import type { ConcurrencyBehavior, Flow, FlowConcurrency, FlowProblem, ParseFlowResult } from './flow.types';
+import type {
+  ConcurrencyBehavior,
+  Flow,
+  FlowConcurrency,
+  FlowProblem,
+  FlowSla,
+  ParseFlowResult,
+  SlaBehavior,
+} from './flow.types';
 import { FlowSource, ObjectView } from './flow-source';
 import { readInputs, readOutputs } from './read-inputs';
-import { dropUndefined, readWorkerSelector, TaskReader } from './read-tasks';
+import { readPluginDefaults } from './plugin-defaults';
+import { dropUndefined, readRetry, readWorkerSelector, TaskReader } from './read-tasks';
 import { readTriggers } from './read-triggers';
 import { checkYamlBounds } from './yaml-bounds';
+import { SYSTEM_LABEL_REFUSAL, systemLabelKeys } from './system-labels';
 
 /** FLOWS.md: a flow's source is at most 1 MiB. */
 export const MAX_FLOW_SOURCE_BYTES = 1024 * 1024;
@@ -33,6 +43,10 @@ const FLOW_KEYS = [
   'outputs',
   'triggers',
   'disabled',
+  'retry',
+  'sla',
+  'pluginDefaults',
+  'taskDefaults',
 ];
 const CONCURRENCY_BEHAVIORS: readonly ConcurrencyBehavior[] = ['QUEUE', 'CANCEL', 'FAIL'];
 
@@ -90,7 +104,8 @@ export function parseFlowUnguarded(source: string): ParseFlowResult {
   const view = flowSource.object(root, '');
   if (!view) return failure(flowSource.problems);
   const flow = readFlow(flowSource, view);
-  return flowSource.problems.length > 0 ? failure(flowSource.problems) : { ok: true, flow };
+  if (flowSource.problems.length > 0) return failure(flowSource.problems);
+  return flowSource.warnings.length > 0 ? { ok: true, flow, warnings: flowSource.warnings } : { ok: true, flow };
 }
 
 function readFlow(source: FlowSource, view: ObjectView): Flow {
@@ -109,17 +124,21 @@ function readFlow(source: FlowSource, view: ObjectView): Flow {
       view.report('namespace', `must be at most ${MAX_NAMESPACE_LENGTH} characters`);
     }
   }
-  const tasks = new TaskReader(source);
+  const labels = view.labels('labels') ?? {};
+  for (const key of systemLabelKeys(labels)) view.report('labels', `'${key}': ${SYSTEM_LABEL_REFUSAL}`);
+  const tasks = new TaskReader(source, readPluginDefaults(source, view));
   return dropUndefined({
     id,
     namespace,
     revision: view.integer('revision', { min: 1 }),
     description: view.string('description'),
-    labels: view.labels('labels') ?? {},
+    labels,
     inputs: readInputs(source, view),
     variables: view.valueRecord('variables') ?? {},
     concurrency: readConcurrency(source, view),
     workerSelector: readWorkerSelector(view, 'workerSelector'),
+    retry: readRetry(view, 'retry'),
+    sla: readSla(source, view),
     tasks: tasks.taskList(view, 'tasks', { required: true, depth: 0 }) ?? [],
     errors: tasks.taskList(view, 'errors', { depth: 0 }) ?? [],
     finally: tasks.taskList(view, 'finally', { depth: 0 }) ?? [],
@@ -141,6 +160,36 @@ function readConcurrency(source: FlowSource, flow: ObjectView): FlowConcurrency 
     // Kestra queues executions over the limit unless told otherwise.
     behavior: view.enumOf('behavior', CONCURRENCY_BEHAVIORS, 'QUEUE'),
   };
+}
+
+const SLA_BEHAVIORS: readonly SlaBehavior[] = ['FAIL', 'CANCEL', 'NONE'];
+const SLA_TYPES = ['MAX_DURATION', 'EXECUTION_ASSERTION'] as const;
+
+function readSla(source: FlowSource, flow: ObjectView): FlowSla[] | undefined {
+  const node = flow.node('sla');
+  if (node === undefined) return undefined;
+  const slas: FlowSla[] = [];
+  const ids = new Set<string>();
+  for (const item of source.list(node, flow.at('sla'), 'a list of SLAs') ?? []) {
+    const view = source.object(item.node, item.path, 'an SLA (a mapping with an id, a type and a behavior)');
+    if (!view) continue;
+    const type = view.enumOf('type', SLA_TYPES);
+    if (!view.has('type')) view.required('type');
+    const own = type === 'MAX_DURATION' ? ['duration'] : type === 'EXECUTION_ASSERTION' ? ['assert'] : [];
+    view.rejectUnknown(['id', 'type', 'behavior', 'labels', ...own], type === undefined ? 'an SLA' : `a ${type} SLA`);
+    const id = view.string('id', true);
+    if (ids.has(id)) view.report('id', `duplicate SLA id '${id}'`);
+    ids.add(id);
+    if (!view.has('behavior')) view.required('behavior');
+    const behavior = view.enumOf('behavior', SLA_BEHAVIORS, 'NONE');
+    const labels = view.labels('labels') ?? {};
+    if (type === 'MAX_DURATION') {
+      slas.push({ id, type, durationMs: view.duration('duration', { required: true, positive: true }), behavior, labels });
+    } else if (type === 'EXECUTION_ASSERTION') {
+      slas.push({ id, type, assert: view.template('assert', true), behavior, labels });
+    }
+  }
+  return slas;
 }
 
 /** 1-based line and column of an offset, without building a document. */

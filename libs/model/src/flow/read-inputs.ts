@@ -7,7 +7,7 @@ import { FlowSource, ObjectView } from './flow-source';
 import { dropUndefined } from './read-tasks';
 
 const INPUT_ID_PATTERN = /^[a-zA-Z0-9][.a-zA-Z0-9_-]*$/;
-const COMMON_INPUT_KEYS = ['id', 'type', 'description', 'displayName', 'required', 'defaults'];
+const COMMON_INPUT_KEYS = ['id', 'name', 'type', 'description', 'displayName', 'required', 'defaults'];
 const TYPE_INPUT_KEYS: Partial<Record<InputType, readonly string[]>> = {
   STRING: ['validator'],
   INT: ['min', 'max'],
@@ -22,9 +22,14 @@ const ITEM_TYPES = INPUT_TYPES.filter(
 );
 
 export function readInputs(source: FlowSource, flow: ObjectView): FlowInput[] {
-  const node = flow.node('inputs');
+  return readInputList(source, flow, 'inputs');
+}
+
+/** A list of input declarations under `key` (a flow's `inputs`, a Pause's `onResume`). */
+export function readInputList(source: FlowSource, owner: ObjectView, key: string): FlowInput[] {
+  const node = owner.node(key);
   if (node === undefined) return [];
-  const items = source.list(node, flow.at('inputs'), 'a list of inputs') ?? [];
+  const items = source.list(node, owner.at(key), 'a list of inputs') ?? [];
   const ids = new Map<string, string>();
   const inputs: FlowInput[] = [];
   for (const item of items) {
@@ -37,13 +42,17 @@ export function readInputs(source: FlowSource, flow: ObjectView): FlowInput[] {
 }
 
 function readInput(view: ObjectView, ids: Map<string, string>): FlowInput | undefined {
-  const id = view.string('id', true);
-  if (view.has('id') && id !== '') {
+  // `name` is Kestra's old spelling of `id`.
+  const idKey = !view.has('id') && view.has('name') ? 'name' : 'id';
+  if (idKey === 'name') view.warn('name', "is deprecated: write 'id'");
+  else if (view.has('name')) view.report('name', "is the old spelling of 'id'; set only one of them");
+  const id = view.string(idKey, true);
+  if (view.has(idKey) && id !== '') {
     if (!INPUT_ID_PATTERN.test(id))
-      view.report('id', 'must start with a letter or digit and contain only letters, digits, ., _ and -');
+      view.report(idKey, 'must start with a letter or digit and contain only letters, digits, ., _ and -');
     const first = ids.get(id);
-    if (first !== undefined) view.report('id', `duplicate input id '${id}' (also at ${first})`);
-    else ids.set(id, view.at('id'));
+    if (first !== undefined) view.report(idKey, `duplicate input id '${id}' (also at ${first})`);
+    else ids.set(id, view.at(idKey));
   }
   const written = view.string('type', true);
   if (!view.has('type') || written === '') return undefined;

@@ -1,11 +1,13 @@
 // Tasks: the properties every task shares, then each task type's own, checked
 // against Kestra's property names so nothing unknown is silently ignored.
 
-import { isSeq, type Node } from 'yaml';
+import { isScalar, isSeq, type Node } from 'yaml';
 import type {
   DagTask,
   ForEachTask,
+  DurationSpec,
   HttpRequestTask,
+  LabelsTask,
   LogLevel,
   LogTask,
   RetryBehavior,
@@ -19,6 +21,8 @@ import type {
 } from './flow.types';
 import { TASK_TYPES } from './flow.types';
 import { FlowSource, ObjectView } from './flow-source';
+import { mergeDefaults, type PluginDefault } from './plugin-defaults';
+import { readInputList } from './read-inputs';
 import { LEGACY_TASK_TYPES } from './task-type-names';
 
 /** Kestra's task id rule (no dots: ids are used in `outputs.<id>` expressions). */
@@ -27,7 +31,19 @@ const MAX_ID_LENGTH = 100;
 /** Flowable tasks may nest; deeper than this is refused before the stack is at risk. */
 const MAX_TASK_DEPTH = 40;
 
-const COMMON_KEYS = ['id', 'type', 'description', 'disabled', 'runIf', 'allowFailure', 'allowWarning', 'timeout', 'retry'];
+const COMMON_KEYS = [
+  'id',
+  'type',
+  'description',
+  'disabled',
+  'runIf',
+  'allowFailure',
+  'allowWarning',
+  'timeout',
+  'retry',
+  'logLevel',
+  'logToFile',
+];
 /** Only tasks that run on a worker are routed and cached. */
 const RUNNABLE_KEYS = ['workerSelector', 'taskCache'];
 const BRANCH_KEYS = ['errors', 'finally'];
@@ -43,7 +59,7 @@ interface TaskTypeSpec {
 
 const TASK_SPECS: Readonly<Record<string, TaskTypeSpec>> = {
   [TASK_TYPES.Sequential]: { runnable: false, keys: ['tasks', ...BRANCH_KEYS] },
-  [TASK_TYPES.Parallel]: { runnable: false, keys: ['tasks', 'concurrency', ...BRANCH_KEYS] },
+  [TASK_TYPES.Parallel]: { runnable: false, keys: ['tasks', 'concurrent', 'concurrency', ...BRANCH_KEYS] },
   [TASK_TYPES.If]: { runnable: false, keys: ['condition', 'then', 'else', ...BRANCH_KEYS] },
   [TASK_TYPES.Switch]: { runnable: false, keys: ['value', 'cases', 'defaults', ...BRANCH_KEYS] },
   [TASK_TYPES.ForEach]: { runnable: false, keys: ['values', 'concurrencyLimit', 'tasks', ...BRANCH_KEYS] },
@@ -52,12 +68,12 @@ const TASK_SPECS: Readonly<Record<string, TaskTypeSpec>> = {
   [TASK_TYPES.Dag]: { runnable: false, keys: ['tasks', 'concurrency', ...BRANCH_KEYS] },
   [TASK_TYPES.AllowFailure]: { runnable: false, keys: ['tasks', ...BRANCH_KEYS] },
   [TASK_TYPES.WaitFor]: { runnable: false, keys: ['condition', 'tasks', 'checkFrequency', 'failOnMaxReached'] },
-  [TASK_TYPES.Pause]: { runnable: false, keys: ['pauseDuration', 'delay'] },
+  [TASK_TYPES.Pause]: { runnable: false, keys: ['pauseDuration', 'delay', 'onResume'] },
   [TASK_TYPES.Subflow]: {
     runnable: false,
-    keys: ['namespace', 'flowId', 'revision', 'inputs', 'labels', 'wait', 'transmitFailed', 'inheritLabels'],
+    keys: ['namespace', 'flowId', 'revision', 'inputs', 'labels', 'wait', 'transmitFailed', 'inheritLabels', 'outputs'],
   },
-  [TASK_TYPES.Fail]: { runnable: false, keys: ['condition', 'errorMessage'] },
+  [TASK_TYPES.Fail]: { runnable: true, keys: ['condition', 'errorMessage'] },
   [TASK_TYPES.Labels]: { runnable: false, keys: ['labels'] },
   [TASK_TYPES.Log]: { runnable: true, keys: ['message', 'level'] },
   [TASK_TYPES.Echo]: { runnable: true, keys: ['format', 'level'] },
@@ -79,7 +95,10 @@ export class TaskReader {
   /** Every task id seen so far in the flow, with the path of its first use. */
   private readonly taskIds = new Map<string, string>();
 
-  constructor(private readonly source: FlowSource) {}
+  constructor(
+    private readonly source: FlowSource,
+    private readonly defaults: readonly PluginDefault[] = [],
+  ) {}
 
   /** A list of tasks under `key` of `view`. */
   taskList(view: ObjectView, key: string, options: { readonly required?: boolean; readonly depth: number }): Task[] | undefined {
@@ -104,18 +123,22 @@ export class TaskReader {
       this.source.report(path, `tasks are nested deeper than ${MAX_TASK_DEPTH} levels`, node);
       return undefined;
     }
-    const view = this.source.object(node, path, 'a task (a mapping with an id and a type)');
-    if (!view) return undefined;
-    const id = this.taskId(view);
-    const writtenType = view.string('type', true);
-    if (!view.has('type') || writtenType === '') return undefined;
+    const written = this.source.object(node, path, 'a task (a mapping with an id and a type)');
+    if (!written) return undefined;
+    const id = this.taskId(written);
+    const writtenType = written.string('type', true);
+    if (!written.has('type') || writtenType === '') return undefined;
     const type = canonicalTaskType(writtenType);
     if (type === undefined) {
-      view.report('type', `unknown task type '${writtenType}'`);
+      written.report('type', `unknown task type '${writtenType}'`);
       return undefined;
     }
     const spec = TASK_SPECS[type];
-    view.rejectUnknown([...COMMON_KEYS, ...(spec.runnable ? RUNNABLE_KEYS : []), ...spec.keys], type);
+    const allowed = [...COMMON_KEYS, ...(spec.runnable ? RUNNABLE_KEYS : []), ...spec.keys];
+    const merged = mergeDefaults(this.source, node, type, writtenType, this.defaults, allowed);
+    const view = merged === node ? written : this.source.object(merged, path);
+    if (!view) return undefined;
+    view.rejectUnknown(allowed, type);
     const common = this.common(view, id, type, spec.runnable);
     return this.typed(view, common, depth + 1);
   }
@@ -140,16 +163,25 @@ export class TaskReader {
     return dropUndefined({
       id,
       type,
+      logLevel: view.enumOf('logLevel', LOG_LEVELS),
+      logToFile: view.has('logToFile') ? view.boolean('logToFile', false) : undefined,
       description: view.string('description'),
       disabled: view.boolean('disabled', false),
       runIf: view.template('runIf'),
       allowFailure: view.boolean('allowFailure', false),
       allowWarning: view.boolean('allowWarning', false),
-      timeoutMs: view.duration('timeout', { positive: true }),
+      timeoutMs: this.timeout(view, type),
       retry: readRetry(view, 'retry'),
       workerSelector,
       taskCache,
     });
+  }
+
+  private timeout(view: ObjectView, type: string): number | undefined {
+    if (!isTemplated(view, 'timeout')) return view.duration('timeout', { positive: true });
+    // A Pause renders its templated timeout when it starts (see pause()).
+    if (type !== TASK_TYPES.Pause) view.report('timeout', 'must be an ISO-8601 duration (a template is read on a Pause only)');
+    return undefined;
   }
 
   private taskCache(view: ObjectView): TaskCommon['taskCache'] {
@@ -183,7 +215,7 @@ export class TaskReader {
           ...common,
           kind: 'Parallel',
           tasks: this.taskList(view, 'tasks', required) ?? [],
-          concurrency: view.integer('concurrency', { min: 0, fallback: 0 }),
+          concurrency: this.parallelConcurrency(view),
           ...this.branches(view, depth),
         };
       case TASK_TYPES.If:
@@ -242,6 +274,7 @@ export class TaskReader {
           wait: view.boolean('wait', true),
           transmitFailed: view.boolean('transmitFailed', true),
           inheritLabels: view.boolean('inheritLabels', false),
+          outputs: this.subflowOutputs(view),
         });
       case TASK_TYPES.Fail:
         return dropUndefined({
@@ -250,10 +283,8 @@ export class TaskReader {
           condition: view.template('condition'),
           errorMessage: view.template('errorMessage') ?? 'Task failure',
         });
-      case TASK_TYPES.Labels: {
-        if (!view.has('labels')) view.required('labels');
-        return { ...common, kind: 'Labels', labels: view.labels('labels') ?? {} };
-      }
+      case TASK_TYPES.Labels:
+        return { ...common, kind: 'Labels', labels: this.labelsTaskLabels(view) };
       case TASK_TYPES.Log:
         return { ...common, kind: 'Log', message: this.logMessage(view), level: view.enumOf('level', LOG_LEVELS, 'INFO') };
       case TASK_TYPES.Echo:
@@ -299,6 +330,32 @@ export class TaskReader {
       default:
         return undefined;
     }
+  }
+
+  /** Kestra's Parallel calls it `concurrent`; `concurrency` is Lanner's older name. */
+  private parallelConcurrency(view: ObjectView): number {
+    if (view.has('concurrent') && view.has('concurrency')) {
+      view.report('concurrency', "is another name of 'concurrent'; set only one of them");
+    }
+    if (view.has('concurrency')) return view.integer('concurrency', { min: 0, fallback: 0 });
+    return view.integer('concurrent', { min: 0, fallback: 0 });
+  }
+
+  private subflowOutputs(view: ObjectView): Record<string, TemplatedValue> | undefined {
+    if (!view.has('outputs')) return undefined;
+    view.warn('outputs', "is deprecated and not rendered by Lanner: declare the child flow's own 'outputs' instead");
+    return view.valueRecord('outputs');
+  }
+
+  /** A mapping, a `{ key, value }` list, or a template rendering to a JSON object (read when the task runs). */
+  private labelsTaskLabels(view: ObjectView): LabelsTask['labels'] {
+    const node = view.node('labels');
+    if (node === undefined) {
+      view.required('labels');
+      return {};
+    }
+    if (isScalar(node) && typeof node.value === 'string') return node.value;
+    return view.labels('labels') ?? {};
   }
 
   private logMessage(view: ObjectView): LogTask['message'] {
@@ -396,10 +453,29 @@ export class TaskReader {
     if (view.has('pauseDuration') && view.has('delay')) {
       view.report('delay', "is the old name of 'pauseDuration'; set only one of them");
     }
-    const pauseDurationMs = view.duration('pauseDuration') ?? view.duration('delay');
+    const pauseDurationMs = durationSpec(view, 'pauseDuration') ?? durationSpec(view, 'delay');
+    const onResume = view.has('onResume') ? readInputList(this.source, view, 'onResume') : undefined;
     // On a Pause, Kestra's `timeout` bounds the wait for a resume.
-    return dropUndefined({ ...common, kind: 'Pause' as const, pauseDurationMs, pauseTimeoutMs: common.timeoutMs });
+    const { timeoutMs, ...rest } = common;
+    return dropUndefined({
+      ...rest,
+      kind: 'Pause' as const,
+      pauseDurationMs,
+      pauseTimeoutMs: timeoutMs ?? durationSpec(view, 'timeout'),
+      onResume,
+    });
   }
+}
+
+/** True when the property is a string holding `{{ }}` (rendered when used). */
+function isTemplated(view: ObjectView, key: string): boolean {
+  const node = view.node(key);
+  return node !== undefined && isScalar(node) && typeof node.value === 'string' && node.value.includes('{{');
+}
+
+/** An ISO-8601 duration (milliseconds), or a template rendering to one when the task runs. */
+function durationSpec(view: ObjectView, key: string): DurationSpec | undefined {
+  return isTemplated(view, key) ? view.string(key) : view.duration(key, { positive: true });
 }
 
 /** Dag `dependsOn` names sibling tasks only, and the dependencies form no cycle. */
@@ -446,7 +522,7 @@ function checkDagDependencies(
 
 const RETRY_TYPES = ['constant', 'exponential', 'random'] as const;
 const RETRY_BEHAVIORS: readonly RetryBehavior[] = ['RETRY_FAILED_TASK', 'CREATE_NEW_EXECUTION'];
-const RETRY_COMMON_KEYS = ['type', 'maxAttempts', 'maxDuration', 'behavior', 'warningOnRetry'];
+const RETRY_COMMON_KEYS = ['type', 'maxAttempt', 'maxAttempts', 'maxDuration', 'behavior', 'warningOnRetry'];
 
 export function readRetry(owner: ObjectView, key: string): RetryPolicy | undefined {
   const node = owner.node(key);
@@ -461,8 +537,12 @@ export function readRetry(owner: ObjectView, key: string): RetryPolicy | undefin
     random: ['minInterval', 'maxInterval'],
   };
   if (type !== undefined) view.rejectUnknown([...RETRY_COMMON_KEYS, ...ownKeys[type]], `a ${type} retry`);
+  if (view.has('maxAttempts')) {
+    if (view.has('maxAttempt')) view.report('maxAttempts', "is another spelling of 'maxAttempt'; set only one of them");
+    else view.warn('maxAttempts', "is deprecated: Kestra's name is 'maxAttempt'");
+  }
   const common = dropUndefined({
-    maxAttempts: view.integer('maxAttempts', { min: 1 }),
+    maxAttempts: view.integer('maxAttempt', { min: 1 }) ?? view.integer('maxAttempts', { min: 1 }),
     maxDurationMs: view.duration('maxDuration', { positive: true }),
     behavior: view.enumOf('behavior', RETRY_BEHAVIORS, 'RETRY_FAILED_TASK'),
     warningOnRetry: view.boolean('warningOnRetry', false),

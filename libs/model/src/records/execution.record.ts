@@ -101,6 +101,12 @@ export interface ExecutionSearchQuery {
   readonly namespacePrefix?: string;
   readonly flowId?: string;
   readonly state?: ExecutionRecordState;
+  /** Executions carrying every one of these labels (key and value). */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Created at or after this instant. */
+  readonly createdFrom?: Date;
+  /** Created before this instant. */
+  readonly createdTo?: Date;
   /** 1-based. */
   readonly page: number;
   readonly size: number;

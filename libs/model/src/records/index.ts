@@ -4,3 +4,4 @@ export * from './flow.record';
 export * from './execution.record';
 export * from './topology.record';
 export * from './cluster.record';
+export * from './execution-stats';

@@ -4,7 +4,7 @@ import type { JsonObject } from './json';
 import { capLogLine, LOG_LINE_MAX_BYTES } from './log-line';
 import { httpRequestRunner, type HttpRequestOptions } from './runners/http-request.runner';
 import { nodeScriptRunner, shellCommandsRunner, type ScriptOptions } from './runners/script-runners';
-import { logRunner, outputValuesRunner, returnRunner, sleepRunner } from './runners/simple-runners';
+import { failRunner, logRunner, outputValuesRunner, returnRunner, sleepRunner } from './runners/simple-runners';
 import { environmentSecretSource } from './secrets/environment-secret-source';
 import { resolveTaskSecrets, TaskSecretError } from './secrets/resolve-task-secrets';
 import { SecretMask } from './secrets/secret-mask';
@@ -32,6 +32,7 @@ export function createTaskRunners(options: TaskRunnerOptions = {}): TaskRunnerRe
     HttpRequest: httpRequestRunner(options.http),
     ShellCommands: shellCommandsRunner(options.scripts),
     NodeScript: nodeScriptRunner(options.scripts),
+    Fail: failRunner,
   };
 }
 
@@ -130,6 +131,8 @@ function dispatch(registry: TaskRunnerRegistry, task: RunnableTask, context: Tas
       return registry.ShellCommands.run(task, context);
     case 'NodeScript':
       return registry.NodeScript.run(task, context);
+    case 'Fail':
+      return registry.Fail.run(task, context);
   }
 }
 

@@ -4,6 +4,8 @@ import type {
   ExecutionRecord,
   ExecutionRecordState,
   ExecutionSearchQuery,
+  ExecutionStats,
+  ExecutionStatsQuery,
   ExecutionWithTaskRuns,
   NewExecution,
   RecordPage,
@@ -25,6 +27,7 @@ import {
   storedJson,
   UNIQUE_VIOLATION,
 } from '../prisma';
+import { queryExecutionStats } from './execution-stats.query';
 
 /** What the executor reads before applying an event: the row and its state-machine data. */
 export interface ExecutorStateRecord {
@@ -179,6 +182,8 @@ export class ExecutionRepository {
       ...(query.namespacePrefix === undefined
         ? {}
         : { OR: [{ namespace: query.namespacePrefix }, { namespace: { startsWith: `${query.namespacePrefix}.` } }] }),
+      createdAt: query.createdFrom || query.createdTo ? { gte: query.createdFrom, lt: query.createdTo } : undefined,
+      AND: Object.entries(query.labels ?? {}).map(([key, value]) => ({ labels: { path: [key], equals: value } })),
     };
     const size = Math.max(1, Math.floor(query.size));
     const [rows, total] = await Promise.all([
@@ -191,6 +196,11 @@ export class ExecutionRepository {
       this.db.execution.count({ where }),
     ]);
     return { results: rows.map(toExecutionRecord), total };
+  }
+
+  /** The dashboard's aggregates over the executions created in a period, computed by the database. */
+  stats(tenantId: string, query: ExecutionStatsQuery): Promise<ExecutionStats> {
+    return queryExecutionStats(this.db, tenantId, query);
   }
 
   /**

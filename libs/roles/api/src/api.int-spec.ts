@@ -208,6 +208,22 @@ describe('flows', () => {
     expect(refused.json).toMatchObject({ status: 422, errors: [{ path: 'tasks[0].type', line: 5 }] });
   });
 
+  it('validation names a deprecated spelling as a warning, and the flow is still accepted', async () => {
+    const old =
+      'id: old-spelling\nnamespace: company.crud\ntasks:\n  - id: t\n    type: io.kestra.plugin.core.log.Log\n    message: hi\n' +
+      '    retry: { type: constant, interval: PT1S, maxAttempts: 2 }\n';
+    const validated = await call('POST', `/api/v1/${TENANT}/flows/validate`, { body: old, contentType: 'application/x-yaml' });
+    expect(validated.json).toEqual([
+      expect.objectContaining({
+        path: 'tasks[0].retry.maxAttempts',
+        line: 7,
+        severity: 'WARNING',
+        message: expect.stringContaining("'maxAttempt'"),
+      }),
+    ]);
+    expect((await postFlow(old)).status).toBe(201);
+  });
+
   it('refuses a flow over 1 MiB (413), a flow sent as JSON (415) and malformed JSON (400), as problems', async () => {
     const huge = `${yaml('huge')}# ${'x'.repeat(1024 * 1024)}\n`;
     expect((await postFlow(huge)).json).toMatchObject({ status: 413 });
@@ -233,7 +249,8 @@ describe('executions', () => {
       namespace: 'company.team',
       flowId: 'hello',
       inputs: { who: 'spec' },
-      labels: { team: 'qa' },
+      // Its own id as the correlation id, as Kestra sets system.correlationId.
+      labels: { team: 'qa', 'system.correlationId': created.json.id },
     });
     const stored = await api.repositories.executions.get(TENANT, created.json.id);
     expect(stored).toMatchObject({ state: 'CREATED', version: 0, flowRevision: 1 });
@@ -251,6 +268,11 @@ describe('executions', () => {
     const badLabels = await createExecution('', { labels: { team: 3 } });
     expect(badLabels.status).toBe(400);
     expect(badLabels.json.errors).toEqual([expect.objectContaining({ path: 'labels.team' })]);
+    const systemLabel = await createExecution('', { labels: { 'system.correlationId': 'forged' } });
+    expect(systemLabel.status).toBe(422);
+    expect(systemLabel.json.errors).toEqual([
+      { path: 'labels.system.correlationId', message: 'labels starting with system. are set by Lanner, not by a flow or a user' },
+    ]);
     const unknownInput = await createExecution('', { inputs: { nope: 1 } });
     expect(unknownInput.status).toBe(422);
     expect(unknownInput.json.errors).toEqual([expect.objectContaining({ path: 'inputs.nope' })]);
@@ -319,6 +341,54 @@ describe('executions', () => {
     const search = await call('GET', `/api/v1/${TENANT}/executions/search?flowId=hello&state=RUNNING`);
     expect(search.json.results.map((execution: { id: string }) => execution.id)).toContain(json.id);
     expect((await call('GET', `/api/v1/${TENANT}/executions/${randomUUID()}`)).status).toBe(404);
+  });
+
+  it("refuses a resume whose inputs do not match the paused task's onResume (422 naming the input)", async () => {
+    const source =
+      'id: approval\nnamespace: company.team\ntasks:\n  - id: wait\n    type: io.kestra.plugin.core.flow.Pause\n' +
+      '    onResume:\n      - { id: approved, type: BOOLEAN }\n';
+    expect((await postFlow(source)).status).toBe(201);
+    const created = await call('POST', `/api/v1/${TENANT}/executions/company.team/approval`, {
+      body: '{}',
+      contentType: 'application/json',
+    });
+    const id = created.json.id as string;
+    const now = new Date();
+    const current = await api.repositories.executions.get(TENANT, id);
+    await api.repositories.executions.update(TENANT, id, current.version, {
+      state: 'PAUSED',
+      stateHistories: [...current.stateHistories, { state: 'PAUSED', date: now }],
+      taskRuns: [
+        {
+          id: `${id}:wait`,
+          executionId: id,
+          taskId: 'wait',
+          parentTaskRunId: null,
+          value: null,
+          state: 'PAUSED',
+          stateHistories: [{ state: 'PAUSED', date: now }],
+          outputs: null,
+          workerQueueId: null,
+          workerSelector: null,
+          dispatchReason: null,
+          error: null,
+          attempts: [],
+        },
+      ],
+    });
+    const refused = await call('POST', `/api/v1/${TENANT}/executions/${id}/resume`, {
+      body: '{"inputs":{"approved":"perhaps"}}',
+      contentType: 'application/json',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual([expect.objectContaining({ path: 'inputs.approved' })]);
+    const missing = await call('POST', `/api/v1/${TENANT}/executions/${id}/resume`);
+    expect(missing.json.errors).toEqual([{ path: 'inputs.approved', message: 'required' }]);
+    const resumed = await call('POST', `/api/v1/${TENANT}/executions/${id}/resume`, {
+      body: '{"inputs":{"approved":true}}',
+      contentType: 'application/json',
+    });
+    expect(resumed.status).toBe(204);
   });
 
   it('kill answers 202 and publishes execution.kill; resume and restart check the state (204/200 or 409)', async () => {

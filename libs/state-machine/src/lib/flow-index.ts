@@ -10,6 +10,7 @@ const RUNNABLE_KINDS: ReadonlySet<Task['kind']> = new Set<Task['kind']>([
   'HttpRequest',
   'ShellCommands',
   'NodeScript',
+  'Fail',
 ]);
 
 export function isRunnable(task: Task): task is RunnableTask {

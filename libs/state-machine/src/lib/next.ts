@@ -51,6 +51,7 @@ import type {
 export function next(flow: Flow, execution: Execution, event: ExecutionEvent, now: Millis): NextResult {
   const step = new Step(flow, execution, now);
   step.apply(event);
+  step.checkAssertions();
   return step.result();
 }
 
@@ -74,7 +75,7 @@ class Step extends StepStore implements FlowableStep {
       case 'task-run-queued':
         return this.onQueued(event.taskRunId, event.attempt, event.workerQueueId, event.waitingReason, event.reason);
       case 'task-run-dispatch-refused':
-        return this.onDispatchRefused(event.taskRunId, event.attempt, event.state, event.reason);
+        return this.onDispatchRefused(event.taskRunId, event.attempt, event.state, event.reason, event.attemptFailed === true);
       case 'worker-lost':
         return this.onWorkerLost(event.taskRunId, event.attempt);
       case 'task-run-deadline-passed':
@@ -89,7 +90,7 @@ class Step extends StepStore implements FlowableStep {
         if (!acceptsRestart(this.base, event.expectedVersion)) return;
         return this.onRestart(event.runningExecutions ?? 0);
       case 'subflow-ended':
-        return this.onSubflowEnded(event.taskRunId, event.executionId, event.state, event.outputs);
+        return this.onSubflowEnded(event.taskRunId, event.executionId, event.state, event.outputs, event.error);
     }
   }
 
@@ -130,6 +131,11 @@ class Step extends StepStore implements FlowableStep {
 
   private startExecution(): void {
     this.moveExecution('RUNNING');
+    // Kestra measures a MAX_DURATION SLA from the execution's start date (its creation).
+    const startedAt = this.histories[0]?.at ?? this.now;
+    (this.flow.sla ?? []).forEach((sla, index) => {
+      if (sla.type === 'MAX_DURATION') this.scheduleTimer(this.base.id, 'sla-max-duration', index, startedAt + sla.durationMs);
+    });
     this.root = EMPTY_PROGRESS;
     this.changed = true;
     this.advance(ROOT);
@@ -148,6 +154,13 @@ class Step extends StepStore implements FlowableStep {
         originalExecutionId,
       });
       this.emit({ type: 'end', state: 'RETRIED' });
+      return;
+    }
+    this.cancelSlaTimers();
+    if (this.halt?.reason === 'sla') {
+      const final = this.halt.slaOutcome ?? 'FAILED';
+      this.moveExecution(final);
+      this.emit({ type: 'end', state: final });
       return;
     }
     if (this.state === 'KILLING' || outcome === 'KILLED') {
@@ -173,6 +186,48 @@ class Step extends StepStore implements FlowableStep {
     if (this.state === 'PAUSED') this.moveExecution('RUNNING');
     this.moveExecution(final);
     this.emit({ type: 'end', state: final });
+  }
+
+  /**
+   * Kestra evaluates EXECUTION_ASSERTION SLAs on every change of a running
+   * execution: the first whose assertion renders falsy is violated. One that
+   * does not render is not judged.
+   */
+  checkAssertions(): void {
+    const slas = this.flow.sla;
+    if (slas === undefined || this.halt !== undefined || (this.state !== 'RUNNING' && this.state !== 'PAUSED')) return;
+    for (const sla of slas) {
+      if (sla.type !== 'EXECUTION_ASSERTION') continue;
+      let text: string;
+      try {
+        text = String(renderAny(sla.assert, this.context(), { now: this.now }));
+      } catch {
+        continue;
+      }
+      if (!['false', '0', '-0', ''].includes(text.trim())) continue;
+      this.slaViolated(sla, `assertion is false: ${sla.assert}`);
+      return;
+    }
+  }
+
+  /** A violated SLA: its labels are added; FAIL and CANCEL stop the execution, which ends FAILED or CANCELLED. */
+  private slaViolated(sla: NonNullable<Flow['sla']>[number], reason: string): void {
+    const labels = renderAny(sla.labels, this.context(), { now: this.now }) as Record<string, unknown>;
+    const missing = Object.entries(labels).filter(([key, value]) => this.labels[key] !== String(value));
+    if (missing.length > 0) this.addLabels(Object.fromEntries(missing.map(([key, value]) => [key, String(value)])));
+    if (sla.behavior === 'NONE' || this.halt !== undefined) return;
+    this.error = `SLA '${sla.id}' violated: ${reason}`;
+    if (this.state === 'PAUSED') this.moveExecution('RUNNING');
+    this.halt = { reason: 'sla', slaOutcome: sla.behavior === 'FAIL' ? 'FAILED' : 'CANCELLED' };
+    this.stopLiveTaskRuns();
+  }
+
+  /** The MAX_DURATION timers set when the execution started (a restart ended them already). */
+  private cancelSlaTimers(): void {
+    const pending = !this.histories.some((change) => change.state === 'RESTARTED');
+    (this.flow.sla ?? []).forEach((sla, index) => {
+      if (sla.type === 'MAX_DURATION') this.cancelTimer(this.base.id, 'sla-max-duration', index, pending);
+    });
   }
 
   private onKill(): void {
@@ -338,7 +393,7 @@ class Step extends StepStore implements FlowableStep {
       return;
     }
     let final: TaskRunState =
-      resultState === 'SUCCESS' && task.retry?.warningOnRetry && attempt.attempt > 1 ? 'WARNING' : resultState;
+      resultState === 'SUCCESS' && this.retryOf(run, task)?.warningOnRetry && attempt.attempt > 1 ? 'WARNING' : resultState;
     if (final === 'WARNING' && task.allowWarning) final = 'SUCCESS';
     run = this.moveRun(run, final, {
       outputs,
@@ -363,12 +418,22 @@ class Step extends StepStore implements FlowableStep {
     this.putRun(copyRun(run, { workerQueueId, waitingReason, dispatchReason }));
   }
 
-  private onDispatchRefused(taskRunId: string, attemptNumber: number, refused: 'FAILED' | 'CANCELLED', reason: string): void {
+  private onDispatchRefused(
+    taskRunId: string,
+    attemptNumber: number,
+    refused: 'FAILED' | 'CANCELLED',
+    reason: string,
+    attemptFailed: boolean,
+  ): void {
     if (isFinalExecution(this.state)) return;
     let run = this.find(taskRunId);
     if (run === undefined || run.state !== 'SUBMITTED' || lastAttempt(run)?.attempt !== attemptNumber) return;
     const task = this.task(run);
     if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
+    if (attemptFailed && refused === 'FAILED' && isRunnable(task)) {
+      this.failRunnable(copyRun(run, { waitingReason: undefined }), task, reason, undefined);
+      return;
+    }
     run = this.moveRun(run, refused, {
       error: reason,
       waitingReason: undefined,
@@ -404,6 +469,11 @@ class Step extends StepStore implements FlowableStep {
 
   private onTimer(timer: Timer): void {
     if (isFinalExecution(this.state)) return;
+    if (timer.kind === 'sla-max-duration') {
+      const sla = this.flow.sla?.[timer.attempt];
+      if (sla?.type === 'MAX_DURATION') this.slaViolated(sla, `the execution ran longer than ${formatDuration(sla.durationMs)}`);
+      return;
+    }
     const run = this.find(timer.taskRunId);
     if (run === undefined) return;
     switch (timer.kind) {
@@ -539,13 +609,14 @@ class Step extends StepStore implements FlowableStep {
     executionId: string,
     childState: ExecutionState,
     outputs: JsonObject | undefined,
+    error: string | undefined,
   ): void {
     if (isFinalExecution(this.state)) return;
     const run = this.find(taskRunId);
     if (run === undefined || run.state !== 'RUNNING' || run.subflowExecutionId !== executionId) return;
     const task = this.task(run);
     if (task.kind !== 'Subflow' || !isFinalExecution(childState)) return;
-    this.childEnded(subflowChildEnded(task, this, run, executionId, childState, outputs));
+    this.childEnded(subflowChildEnded(task, this, run, executionId, childState, outputs, error));
   }
 
   // ---- Runnable tasks -----------------------------------------------------------------
@@ -572,7 +643,7 @@ class Step extends StepStore implements FlowableStep {
   /** A runnable attempt failed: retry, allow the failure, or fail. */
   private failRunnable(run: TaskRun, task: RunnableTask, error: string, outputs: JsonObject | undefined): void {
     const attempts = endAttempt(run, 'FAILED', this.now, { error, outputs });
-    const retry = task.retry;
+    const retry = this.retryOf(run, task);
     if (retry !== undefined && this.halt === undefined && retryAllowed(retry, run.attempts, this.now)) {
       if (retry.behavior === 'RETRY_FAILED_TASK') {
         let failed = this.moveRun(run, 'FAILED', { error, attempts });
@@ -600,6 +671,21 @@ class Step extends StepStore implements FlowableStep {
       ended = this.moveRun(run, 'FAILED', { error, attempts, outputs });
     }
     this.childEnded(ended);
+  }
+
+  /**
+   * Kestra's order: the task's own retry, else the nearest flowable above it
+   * that has one, else the flow's `retry`.
+   */
+  private retryOf(run: TaskRun, task: Task): RetryPolicy | undefined {
+    if (task.retry !== undefined) return task.retry;
+    for (let parentId = run.parentTaskRunId; parentId !== undefined;) {
+      const parent = this.run(parentId);
+      const retry = this.task(parent).retry;
+      if (retry !== undefined) return retry;
+      parentId = parent.parentTaskRunId;
+    }
+    return this.flow.retry;
   }
 
   private executionRetryAllowed(retry: RetryPolicy): boolean {
@@ -654,7 +740,9 @@ class Step extends StepStore implements FlowableStep {
     } catch (error) {
       return this.failAtStart(run, task, renderFailure(error)).state;
     }
-    const running = this.moveRun(run, 'RUNNING', { progress });
+    const outputs = rules.startOutputs?.(progress);
+    const running = this.moveRun(run, 'RUNNING', { progress, ...(outputs !== undefined ? { outputs } : {}) });
+    if (outputs !== undefined) this.recordOutputs(running);
     this.advance(running.id);
     const started = this.run(running.id);
     this.scheduleContainerTimeout(started);
@@ -775,9 +863,13 @@ class Step extends StepStore implements FlowableStep {
       if (rules?.idle?.(progress) === true && !stopping) return false;
       if (!stopping) {
         const lanes = this.lanesOf(containerId, progress);
-        for (;;) {
+        // The lanes started together are all created, even when one of them fails
+        // at once (Kestra creates every free slot's task run in one go): a failure
+        // only stops the lanes that would start later.
+        let batch = progress.failed > 0 || progress.killed > 0 ? 0 : lanes.limit - progress.running;
+        for (; batch > 0; batch--) {
           progress = this.progressOf(containerId);
-          if (progress.failed > 0 || progress.killed > 0 || progress.running >= lanes.limit) break;
+          if (progress.killed > 0 || progress.running >= lanes.limit || this.stopping(containerId)) break;
           const lane = this.nextStartableLane(containerId, progress, lanes);
           if (lane === undefined) break;
           const end = this.runLane(containerId, progress.stage, lane, 0);

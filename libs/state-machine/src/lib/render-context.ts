@@ -9,5 +9,14 @@ import type { Execution } from './types';
  */
 export function renderContextFor(flow: Flow, execution: Execution, taskRunId?: string): RenderContext {
   const run = taskRunId === undefined ? undefined : execution.taskRuns.get(taskRunId);
-  return buildContext({ flow, execution, labels: execution.labels, taskOutputs: execution.taskOutputs }, run);
+  return buildContext(
+    {
+      flow,
+      execution,
+      labels: execution.labels,
+      taskOutputs: execution.taskOutputs,
+      eachTaskRun: (visit) => execution.taskRuns.forEach((taskRun) => visit(taskRun)),
+    },
+    run,
+  );
 }

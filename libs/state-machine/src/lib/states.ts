@@ -30,7 +30,8 @@ export function isTerminal(state: TaskRunState): boolean {
 export const EXECUTION_TRANSITIONS: Readonly<Record<ExecutionState, readonly ExecutionState[]>> = {
   CREATED: ['QUEUED', 'RUNNING', 'CANCELLED', 'FAILED'],
   QUEUED: ['RUNNING', 'CANCELLED'],
-  RUNNING: ['PAUSED', 'KILLING', 'RETRYING', 'SUCCESS', 'WARNING', 'FAILED'],
+  // CANCELLED: a violated SLA with behavior CANCEL (Kestra's markAs CANCELLED).
+  RUNNING: ['PAUSED', 'KILLING', 'RETRYING', 'SUCCESS', 'WARNING', 'FAILED', 'CANCELLED'],
   PAUSED: ['RUNNING', 'KILLING', 'FAILED'],
   RESTARTED: ['RUNNING', 'QUEUED', 'CANCELLED', 'FAILED'],
   KILLING: ['KILLED'],

@@ -179,6 +179,12 @@ export class StepStore {
         execution: { ...this.base, histories: this.histories },
         labels: this.labels,
         taskOutputs: this.taskOutputs,
+        eachTaskRun: (visit) => {
+          this.taskRuns.forEach((stored, id) => visit(this.dirty.get(id) ?? stored));
+          this.dirty.forEach((changed, id) => {
+            if (!this.taskRuns.has(id)) visit(changed);
+          });
+        },
       },
       run,
     );

@@ -155,7 +155,12 @@ export interface Execution {
   readonly root: ContainerProgress;
   readonly nextSeq: number;
   /** Set when a kill or a CREATE_NEW_EXECUTION retry is stopping the execution. */
-  readonly halt?: { readonly reason: 'kill' | 'retry'; readonly retryAt?: Millis };
+  /** `sla`: a violated SLA stops the execution, which then ends `slaOutcome`. */
+  readonly halt?: {
+    readonly reason: 'kill' | 'retry' | 'sla';
+    readonly retryAt?: Millis;
+    readonly slaOutcome?: 'FAILED' | 'CANCELLED';
+  };
 }
 
 export interface TaskOutputEntry {
@@ -166,7 +171,8 @@ export interface TaskOutputEntry {
 
 // ---- Events ---------------------------------------------------------------------
 
-export type TimerKind = 'retry' | 'pause-resume' | 'pause-timeout' | 'task-timeout' | 'waitfor-next';
+/** `sla-max-duration`: an execution-level timer (its taskRunId is the execution id, its attempt the SLA's index). */
+export type TimerKind = 'retry' | 'pause-resume' | 'pause-timeout' | 'task-timeout' | 'waitfor-next' | 'sla-max-duration';
 
 export interface Timer {
   readonly id: string;
@@ -217,6 +223,12 @@ export type ExecutionEvent =
       readonly attempt: number;
       readonly state: 'FAILED' | 'CANCELLED';
       readonly reason: string;
+      /**
+       * The job could not be produced because of the flow (a template that did
+       * not render, a job too large): a failed attempt, to which the task's
+       * retry and allowFailure apply, as when a worker fails it.
+       */
+      readonly attemptFailed?: boolean;
     }
   | { readonly type: 'worker-lost'; readonly taskRunId: string; readonly attempt: number }
   /**
@@ -244,6 +256,8 @@ export type ExecutionEvent =
       readonly executionId: string;
       readonly state: ExecutionState;
       readonly outputs?: JsonObject;
+      /** Why the child could not even start (its inputs do not match its flow, say). */
+      readonly error?: string;
     };
 
 // ---- Actions --------------------------------------------------------------------

@@ -22,7 +22,9 @@ export type ScriptedOutcome =
   /** Starts, then its worker dies after `durationMs`. */
   | { readonly state: 'LOST'; readonly durationMs?: number }
   /** The resolver refuses the job (selector fallback FAIL/CANCEL). */
-  | { readonly state: 'REFUSED'; readonly as: 'FAILED' | 'CANCELLED'; readonly reason: string };
+  | { readonly state: 'REFUSED'; readonly as: 'FAILED' | 'CANCELLED'; readonly reason: string }
+  /** The executor cannot produce the job: a template of the task does not render (a failed attempt). */
+  | { readonly state: 'UNRENDERABLE'; readonly reason: string };
 
 /**
  * Per task id: one outcome for every attempt, a list per attempt (the last
@@ -41,7 +43,10 @@ export interface SimulationOptions {
   readonly script?: Readonly<Record<string, TaskScript>>;
   /** Child executions of Subflow tasks, by `namespace.flowId` (default: SUCCESS, no outputs). */
   readonly subflows?: Readonly<
-    Record<string, { readonly state: ExecutionState; readonly outputs?: JsonObject; readonly durationMs?: number }>
+    Record<
+      string,
+      { readonly state: ExecutionState; readonly outputs?: JsonObject; readonly durationMs?: number; readonly error?: string }
+    >
   >;
   /** External events at virtual times: kill, resume, restart, concurrency slot freed. */
   readonly events?: readonly { readonly at: Millis; readonly event: ExecutionEvent }[];
@@ -131,6 +136,11 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
             push(now, { type: 'task-run-dispatch-refused', ...job, state: outcome.as, reason: outcome.reason });
             break;
           }
+          if (outcome.state === 'UNRENDERABLE') {
+            const refused = { state: 'FAILED', reason: outcome.reason, attemptFailed: true } as const;
+            push(now, { type: 'task-run-dispatch-refused', ...job, ...refused });
+            break;
+          }
           if (outcome.state === 'UNSTARTED') break;
           push(now, { type: 'task-run-started', ...job, workerId: 'worker-1', workerQueueId: action.workerQueueId ?? 'default' });
           if (outcome.state === 'HANG') break;
@@ -172,6 +182,7 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
             executionId: action.executionId,
             state: child.state,
             ...(child.outputs !== undefined ? { outputs: child.outputs } : {}),
+            ...('error' in child && child.error !== undefined ? { error: child.error } : {}),
           });
           break;
         }
@@ -220,6 +231,12 @@ function defaultOutcome(flow: Flow, execution: Execution, taskRunId: string, tas
       return { state: 'SUCCESS', outputs: { values: renderAny(task.values, context, { now }) as JsonObject } };
     if (task.kind === 'Return')
       return { state: 'SUCCESS', outputs: { value: renderAny(task.format, context, { now }) as string } };
+    if (task.kind === 'Fail') {
+      // As the worker's Fail: a condition that rendered false, 0, -0 or '' lets it succeed.
+      const condition = task.condition === undefined ? undefined : String(renderAny(task.condition, context, { now }));
+      if (condition !== undefined && ['false', '0', '-0', ''].includes(condition)) return { state: 'SUCCESS' };
+      return { state: 'FAILED', error: String(renderAny(task.errorMessage, context, { now })) };
+    }
   } catch (error) {
     return { state: 'FAILED', error: error instanceof Error ? error.message : 'rendering failed' };
   }

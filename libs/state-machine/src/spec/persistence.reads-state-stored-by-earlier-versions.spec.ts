@@ -76,7 +76,9 @@ function drive(
       if (action.type === 'dispatch' && !options.inFlight?.has(action.taskRunId)) {
         const job = { taskRunId: action.taskRunId, attempt: action.attempt };
         pending.push({ type: 'task-run-started', ...job, workerId: 'w1', workerQueueId: 'default' });
-        pending.push({ type: 'task-run-result', ...job, state: 'SUCCESS' });
+        // Fail runs on a worker (it ran in the executor when the fixture was stored) and fails there.
+        if (action.task.kind === 'Fail') pending.push({ type: 'task-run-result', ...job, state: 'FAILED', error: 'no luck' });
+        else pending.push({ type: 'task-run-result', ...job, state: 'SUCCESS' });
       } else if (action.type === 'schedule-timer' && options.fireTimers) {
         pending.push({ type: 'timer-fired', timer: action.timer });
       } else if (action.type === 'start-subflow' && action.wait && options.endSubflows) {

@@ -122,7 +122,7 @@ export const failTask = (id: string, errorMessage: string, condition?: string): 
   ...(condition !== undefined ? { condition } : {}),
 });
 
-export const labelsTask = (id: string, labels: Record<string, string>): Task => ({
+export const labelsTask = (id: string, labels: Record<string, string> | string): Task => ({
   ...common(id, 'io.kestra.plugin.core.execution.Labels'),
   kind: 'Labels',
   labels,

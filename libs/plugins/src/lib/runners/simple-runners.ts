@@ -1,4 +1,4 @@
-import type { LogTask, OutputValuesTask, ReturnTask, SleepTask, TemplatedValue } from '@lanner/model';
+import type { FailTask, LogTask, OutputValuesTask, ReturnTask, SleepTask, TemplatedValue } from '@lanner/model';
 import type { JsonObject } from '../json';
 import type { TaskKindContext, TaskKindResult, TaskKindRunner } from '../task-runner.port';
 
@@ -27,6 +27,21 @@ export const outputValuesRunner: TaskKindRunner<OutputValuesTask> = {
     // TemplatedValue is JSON by construction (it comes from YAML), so it is a JsonObject.
     const values: Record<string, TemplatedValue> = { ...task.values };
     return { state: 'SUCCESS', outputs: { values: values as JsonObject } };
+  },
+};
+
+/** Kestra's TruthUtils: a rendered condition is false only as 'false', '0', '-0' or ''. */
+const FALSE_TEXTS: ReadonlySet<string> = new Set(['false', '0', '-0', '']);
+
+/**
+ * Kestra's Fail: fails with its rendered `errorMessage` (also logged at ERROR), or
+ * succeeds when it has a `condition` that rendered false.
+ */
+export const failRunner: TaskKindRunner<FailTask> = {
+  async run(task, context) {
+    if (task.condition !== undefined && FALSE_TEXTS.has(String(task.condition))) return { state: 'SUCCESS', outputs: {} };
+    context.log('ERROR', task.errorMessage);
+    return { state: 'FAILED', outputs: {}, error: task.errorMessage };
   },
 };
 

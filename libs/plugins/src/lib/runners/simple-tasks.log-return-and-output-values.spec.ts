@@ -37,6 +37,7 @@ describe('log, return and output values: Kestra outputs', () => {
 
   it('has an implementation for every runnable kind', () => {
     expect(Object.keys(createTaskRunners()).sort()).toEqual([
+      'Fail',
       'HttpRequest',
       'Log',
       'NodeScript',

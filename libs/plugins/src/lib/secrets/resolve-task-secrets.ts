@@ -76,5 +76,7 @@ function withSecrets(
       return { ...task, commands: task.commands.map(text), env: map(task.env) };
     case 'NodeScript':
       return { ...task, script: text(task.script), env: map(task.env) };
+    case 'Fail':
+      return { ...task, errorMessage: text(task.errorMessage) };
   }
 }

@@ -33,6 +33,17 @@ describe('an execution view', () => {
     expect(executionView({ ...failed, error: reason }).error).toEqual({ message: reason });
   });
 
+  it('links a CREATE_NEW_EXECUTION retry to the first execution of its chain (Kestra originalId)', () => {
+    const retry = {
+      ...failed,
+      id: 'e-1-retry3',
+      trigger: { type: 'retry', originalExecutionId: 'e-1', retriedExecutionId: 'e-1-retry2', retryAttempt: 3 },
+    };
+    expect(executionView(retry).originalId).toBe('e-1');
+    expect(executionView(failed).originalId).toBe('e-1');
+    expect(executionView({ ...failed, trigger: { type: 'schedule' } }).originalId).toBe('e-1');
+  });
+
   it('says null when the execution gave no reason (or ended well)', () => {
     expect(executionView(failed).error).toBeNull();
     expect(executionView({ ...failed, state: 'SUCCESS', error: null }).error).toBeNull();

@@ -58,6 +58,18 @@ function taskRunView(taskRun: TaskRunRecord) {
   };
 }
 
+/**
+ * Kestra's `originalId`: the first execution of a CREATE_NEW_EXECUTION retry chain
+ * (the executor writes it in the `trigger` of each retry it creates); an
+ * execution's own id otherwise.
+ */
+function originalIdOf(execution: ExecutionRecord): string {
+  const trigger = execution.trigger;
+  if (trigger === null || typeof trigger !== 'object' || Array.isArray(trigger)) return execution.id;
+  const { type, originalExecutionId } = trigger as Record<string, unknown>;
+  return type === 'retry' && typeof originalExecutionId === 'string' ? originalExecutionId : execution.id;
+}
+
 function summaryOf(execution: ExecutionRecord) {
   return {
     id: execution.id,
@@ -72,6 +84,7 @@ function summaryOf(execution: ExecutionRecord) {
     labels: execution.labels,
     parentExecutionId: execution.parentExecutionId,
     parentTaskRunId: execution.parentTaskRunId,
+    originalId: originalIdOf(execution),
     version: execution.version,
     // Why the execution itself failed (a quarantine, a concurrency limit), shaped as a task run's error.
     error: execution.error === undefined || execution.error === null ? null : { message: execution.error },

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { EXECUTION_RECORD_STATES, parseIsoDuration } from '@lanner/model';
+import { EXECUTION_RECORD_STATES, parseIsoDuration, statsBucketSeconds } from '@lanner/model';
 import { errorSummary } from '@lanner/runtime';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
@@ -12,6 +12,7 @@ import { isMultipartForm, readMultipartForm } from '../http/multipart-body';
 import { parseWith } from '../http/request-body';
 import { openEventStream, SSE_KEEP_ALIVE } from '../http/server-sent-events';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { EXECUTION_STATS_SCHEMA } from './execution-stats-openapi';
 import { executionView } from './execution-view';
 import { ExecutionsService, type NewExecutionRequest } from './executions.service';
 import { LABELS_FIELD, newExecutionFromForm, parseLabels } from './new-execution-form';
@@ -29,11 +30,47 @@ const WaitQuerySchema = z.object({
   // `?labels=team:data&labels=env:dev`, as Kestra's clients send them.
   [LABELS_FIELD]: z.union([z.string(), z.array(z.string())]).optional(),
 });
+const instant = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time such as 2026-12-01T00:00:00Z' });
 const ExecutionSearchQuerySchema = PageQuerySchema.extend({
   namespace: z.string().min(1).optional(),
   flowId: z.string().min(1).optional(),
   state: z.enum(EXECUTION_RECORD_STATES).optional(),
+  [LABELS_FIELD]: z.union([z.string(), z.array(z.string())]).optional(),
+  from: instant.optional(),
+  to: instant.optional(),
 });
+const ExecutionStatsQuerySchema = z.object({
+  namespace: z.string().min(1).optional(),
+  from: instant.optional(),
+  to: instant.optional(),
+});
+
+/** The dashboard's default period: the last day. */
+const DEFAULT_STATS_PERIOD_MS = 24 * 3_600_000;
+/** The longest period the dashboard aggregates (its timeline is then in weeks). */
+const MAX_STATS_PERIOD_MS = 3 * 366 * 24 * 3_600_000;
+const STATS_TOP_FLOWS = 10;
+
+/** `[from, to)` of a query; either end may be left out. A reversed or empty period is a 400 naming `from`. */
+function periodOf(query: { from?: string; to?: string }): { from?: Date; to?: Date } {
+  const to = query.to === undefined ? undefined : new Date(query.to);
+  const from = query.from === undefined ? undefined : new Date(query.from);
+  if (from !== undefined && to !== undefined && from.getTime() >= to.getTime())
+    throw new InvalidRequest('The query is not valid', [{ path: 'from', message: 'must be before `to`' }]);
+  return { from, to };
+}
+
+/** The dashboard's period: `to` defaults to now and `from` to a day before `to`; at most three years. */
+function statsPeriodOf(query: { from?: string; to?: string }, now: Date): { from: Date; to: Date } {
+  const given = periodOf(query);
+  const to = given.to ?? now;
+  const from = given.from ?? new Date(to.getTime() - DEFAULT_STATS_PERIOD_MS);
+  if (from.getTime() >= to.getTime())
+    throw new InvalidRequest('The query is not valid', [{ path: 'from', message: 'must be before `to`' }]);
+  if (to.getTime() - from.getTime() > MAX_STATS_PERIOD_MS)
+    throw new InvalidRequest('The query is not valid', [{ path: 'from', message: 'the period may span at most three years' }]);
+  return { from, to };
+}
 
 /** A multipart run request is held to the same limit as a JSON one (the platform's JSON body limit, 100 KiB). */
 const NEW_EXECUTION_BODY_LIMIT_BYTES = 100 * 1024;
@@ -87,15 +124,46 @@ export class ExecutionsController {
   @ApiQuery({ name: 'namespace', required: false })
   @ApiQuery({ name: 'flowId', required: false })
   @ApiQuery({ name: 'state', required: false, enum: EXECUTION_RECORD_STATES })
+  @ApiQuery({ name: 'labels', required: false, isArray: true, description: 'key:value, repeatable: executions with every label' })
+  @ApiQuery({ name: 'from', required: false, description: 'ISO-8601 date-time: created at or after' })
+  @ApiQuery({ name: 'to', required: false, description: 'ISO-8601 date-time: created before' })
   @ApiQuery({ name: 'page', required: false })
   @ApiQuery({ name: 'size', required: false })
   @ApiOkResponse({ description: '{ results, total }' })
   @ProblemResponses(400)
   async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
-    const filter = parseWith(ExecutionSearchQuerySchema, query, 'query');
-    // A namespace-bound caller searches its prefix (the guard refused a `namespace` outside it).
-    const page = await this.executions.search(tenant, { ...filter, namespacePrefix: namespacePrefixOf(request) ?? undefined });
+    const { labels, from, to, ...rest } = parseWith(ExecutionSearchQuerySchema, query, 'query');
+    const period = periodOf({ from, to });
+    const page = await this.executions.search(tenant, {
+      ...rest,
+      // A namespace-bound caller searches its prefix (the guard refused a `namespace` outside it).
+      namespacePrefix: namespacePrefixOf(request) ?? undefined,
+      labels: parseLabels(labels === undefined ? [] : [labels].flat(), LABELS_FIELD, 'query'),
+      createdFrom: period.from,
+      createdTo: period.to,
+    });
     return { results: page.results.map(executionView), total: page.total };
+  }
+
+  @Get('stats')
+  @ApiOperation({
+    summary:
+      'The dashboard: executions created in [from, to) per state over time, success rate, durations p50/p95, the slowest and the failing flows',
+  })
+  @ApiQuery({ name: 'namespace', required: false, description: 'this namespace and the ones under it' })
+  @ApiQuery({ name: 'from', required: false, description: 'ISO-8601 date-time; default: a day before `to`' })
+  @ApiQuery({ name: 'to', required: false, description: 'ISO-8601 date-time; default: now' })
+  @ApiOkResponse({ description: 'The aggregates of the period', schema: EXECUTION_STATS_SCHEMA })
+  @ProblemResponses(400)
+  @RequirePermission('dashboard', 'read', { namespaceFrom: 'query' })
+  async stats(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+    const parsed = parseWith(ExecutionStatsQuerySchema, query, 'query');
+    // `namespace` already means the namespace and the ones under it: a bound caller gets its prefix.
+    const { namespace = namespacePrefixOf(request) ?? undefined, ...period } = parsed;
+    const { from, to } = statsPeriodOf(period, new Date());
+    const bucketSeconds = statsBucketSeconds(from, to);
+    const stats = await this.executions.stats(tenant, { from, to, namespace, bucketSeconds, topFlows: STATS_TOP_FLOWS });
+    return { from, to, bucketSeconds, ...stats };
   }
 
   @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })

@@ -3,13 +3,21 @@ import { Inject, Injectable } from '@nestjs/common';
 import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
 import {
   coerceInputs,
+  CORRELATION_ID_LABEL,
+  SYSTEM_LABEL_REFUSAL,
+  systemLabelKeys,
   type ExecutionRecordState,
+  type ExecutionSearchQuery,
+  type ExecutionStats,
+  type ExecutionStatsQuery,
   type ExecutionWithTaskRuns,
+  type FlowProblem,
   type RecordPage,
   type ExecutionRecord,
   type StoredJson,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
+import { resumeInputProblems, type JsonObject } from '@lanner/state-machine';
 import type { Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
@@ -27,14 +35,7 @@ export interface NewExecutionRequest {
   readonly fileInputs?: readonly string[];
 }
 
-export interface ExecutionSearch {
-  readonly namespace?: string;
-  readonly namespacePrefix?: string;
-  readonly flowId?: string;
-  readonly state?: ExecutionRecordState;
-  readonly page: number;
-  readonly size: number;
-}
+export type ExecutionSearch = ExecutionSearchQuery;
 
 const DEFAULT_FOLLOW_POLL_MS = 5000;
 const RESTARTABLE: readonly ExecutionRecordState[] = ['FAILED', 'KILLED'];
@@ -83,12 +84,20 @@ export class ExecutionsService {
         request.fileInputs.map((name) => ({ path: `inputs.${name}`, message: 'file inputs are not supported yet' })),
       );
     }
+    const reserved = systemLabelKeys(request.labels);
+    if (reserved.length > 0) {
+      throw new InvalidContent(
+        'The labels are not valid',
+        reserved.map((key) => ({ path: `labels.${key}`, message: SYSTEM_LABEL_REFUSAL })),
+      );
+    }
     const inputs = coerceInputs(parsed.flow.inputs, request.inputs);
     if (!inputs.ok) throw new InvalidContent('The inputs do not match the flow', problemEntries(inputs.problems));
 
     const now = new Date();
     const executionId = randomUUID();
-    const labels = { ...parsed.flow.labels, ...request.labels };
+    // Every execution carries its correlation id; its subflow children and retries inherit it.
+    const labels = { ...parsed.flow.labels, ...request.labels, [CORRELATION_ID_LABEL]: executionId };
     const created = await this.repositories.executions.create(tenantId, {
       id: executionId,
       namespace,
@@ -127,6 +136,10 @@ export class ExecutionsService {
     return this.repositories.executions.search(tenantId, query);
   }
 
+  stats(tenantId: string, query: ExecutionStatsQuery): Promise<ExecutionStats> {
+    return this.repositories.executions.stats(tenantId, query);
+  }
+
   async kill(tenantId: string, executionId: string, requestedBy: string, correlationId: string): Promise<void> {
     const execution = await this.get(tenantId, executionId);
     if (hasEnded(execution)) throw new WrongState(`Execution '${executionId}' has already ended (${execution.state})`);
@@ -148,6 +161,8 @@ export class ExecutionsService {
   ): Promise<void> {
     const execution = await this.get(tenantId, executionId);
     if (execution.state !== 'PAUSED') throw new WrongState(`Execution '${executionId}' is ${execution.state}, not PAUSED`);
+    const problems = await this.resumeProblems(tenantId, execution, inputs ?? {});
+    if (problems.length > 0) throw new InvalidContent('The resume inputs do not match the paused task', problemEntries(problems));
     await this.publish({
       schemaVersion: 1,
       messageId: randomUUID(),
@@ -156,6 +171,24 @@ export class ExecutionsService {
       correlationId,
       payload: { tenantId, executionId, ...(inputs === undefined ? {} : { inputs }) },
     });
+  }
+
+  /** What is wrong with resume inputs against the `onResume` of the paused tasks (Kestra refuses such a resume). */
+  private async resumeProblems(
+    tenantId: string,
+    execution: ExecutionWithTaskRuns,
+    inputs: Record<string, unknown>,
+  ): Promise<FlowProblem[]> {
+    const revision = await this.repositories.flows.getRevision(
+      tenantId,
+      execution.namespace,
+      execution.flowId,
+      execution.flowRevision,
+    );
+    const parsed = await this.parser.parse(revision.source);
+    if (!parsed.ok) return [];
+    const paused = execution.taskRuns.filter((run) => run.state === 'PAUSED').map((run) => run.taskId);
+    return resumeInputProblems(parsed.flow, paused, inputs as JsonObject);
   }
 
   async restart(

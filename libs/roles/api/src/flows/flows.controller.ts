@@ -39,7 +39,10 @@ export class FlowsController {
   // The handler does not read the tenant (the guard checks it), so it is declared here for the document.
   @ApiParam({ name: 'tenant', required: true, schema: { type: 'string' } })
   @YamlBody()
-  @ApiOkResponse({ description: '[{ path, message, line }], empty when valid' })
+  @ApiOkResponse({
+    description:
+      "[{ path, message, line, severity? }]: problems refuse the flow; entries with severity 'WARNING' (a deprecated spelling) do not",
+  })
   @ProblemResponses(413, 415)
   async validate(@Req() request: HttpRequest) {
     return this.flows.validate(await readTextBody(request, MAX_FLOW_SOURCE_BYTES));

@@ -131,6 +131,8 @@ export class FlowsService {
   /** Every problem of the flow; empty when it is valid. */
   async validate(source: string): Promise<ProblemEntry[]> {
     const result = await this.parser.parse(source);
-    return result.ok ? unstorableFlowProblems(source, result.flow) : problemEntries(result.problems);
+    if (!result.ok) return problemEntries(result.problems);
+    const warnings = problemEntries(result.warnings ?? []).map((entry) => ({ ...entry, severity: 'WARNING' as const }));
+    return [...unstorableFlowProblems(source, result.flow), ...warnings];
   }
 }

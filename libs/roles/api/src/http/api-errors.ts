@@ -8,6 +8,8 @@ export interface ProblemEntry {
   /** 1-based line in a YAML flow source, when known. */
   readonly line?: number;
   readonly column?: number;
+  /** Set on what is accepted but deprecated (flow validation); a problem without it refuses the flow. */
+  readonly severity?: 'WARNING';
 }
 
 export abstract class ApiError extends Error {

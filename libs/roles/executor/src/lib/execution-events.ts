@@ -10,7 +10,14 @@ export class UnusableExecutorEvent extends Error {
   }
 }
 
-const TIMER_KINDS: readonly TimerKind[] = ['retry', 'pause-resume', 'pause-timeout', 'task-timeout', 'waitfor-next'];
+const TIMER_KINDS: readonly TimerKind[] = [
+  'retry',
+  'pause-resume',
+  'pause-timeout',
+  'task-timeout',
+  'waitfor-next',
+  'sla-max-duration',
+];
 
 /** The reason a `timer.fired` message names, per state-machine timer kind. */
 export function timerReason(kind: TimerKind): 'RETRY' | 'PAUSE' | 'TIMEOUT' | 'WAIT_FOR' {
@@ -21,6 +28,7 @@ export function timerReason(kind: TimerKind): 'RETRY' | 'PAUSE' | 'TIMEOUT' | 'W
     case 'pause-timeout':
       return 'PAUSE';
     case 'task-timeout':
+    case 'sla-max-duration':
       return 'TIMEOUT';
     case 'waitfor-next':
       return 'WAIT_FOR';

@@ -11,7 +11,15 @@ import {
   type EncodedQueueMessage,
   type ExecutorEvent,
 } from '@lanner/frames';
-import { parseFlow, type ExecutionRecord, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
+import {
+  coerceInputs,
+  formatProblem,
+  parseFlow,
+  type ExecutionRecord,
+  type Flow,
+  type FlowRevisionRecord,
+  type StoredJson,
+} from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import {
   AlreadyExists,
@@ -386,12 +394,13 @@ export class ExecutionProcessor {
   private async dispatch(unit: Unit, action: DispatchAction): Promise<ExecutionEvent> {
     const execution = unit.current;
     const now = this.clock();
-    const refused = (reason: string, state: 'FAILED' | 'CANCELLED' = 'FAILED'): ExecutionEvent => ({
+    const refused = (reason: string, state: 'FAILED' | 'CANCELLED' = 'FAILED', attemptFailed = false): ExecutionEvent => ({
       type: 'task-run-dispatch-refused',
       taskRunId: action.taskRunId,
       attempt: action.attempt,
       state,
       reason,
+      ...(attemptFailed ? { attemptFailed } : {}),
     });
     try {
       const context = renderContextFor(unit.flow, execution, action.taskRunId);
@@ -443,8 +452,9 @@ export class ExecutionProcessor {
       };
     } catch (error) {
       // What the user must fix in the flow fails the task run with a message that says so.
+      // It is a failed attempt, as in Kestra: the task's retry and allowFailure apply.
       if (error instanceof ExpressionError || error instanceof JobTooLarge || error instanceof UnstorableJob)
-        return refused(error.message);
+        return refused(error.message, 'FAILED', true);
       // A job the contract refuses (its problems name paths, never values) would be refused on every retry.
       if (error instanceof InvalidQueueMessageError) return refused(`the job could not be produced: ${error.message}`);
       throw error;
@@ -469,10 +479,17 @@ export class ExecutionProcessor {
       );
       return { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED' };
     }
+    // The child's inputs are checked and defaulted against its flow, as for any execution.
+    const childFlow = await this.flow(unit.tenantId, child.namespace, child.flowId, child.revision);
+    const inputs = coerceInputs(childFlow.inputs, action.inputs);
+    if (!inputs.ok) {
+      const error = `The inputs do not match the flow ${child.namespace}.${child.flowId}: ${inputs.problems.map(formatProblem).join('; ')}`;
+      return { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED', error };
+    }
     await this.createExecution(unit, {
       id: action.executionId,
       flow: child,
-      inputs: action.inputs,
+      inputs: inputs.values as JsonObject,
       labels: action.labels,
       parent: { executionId: action.parent.executionId, taskRunId: action.parent.taskRunId },
     });

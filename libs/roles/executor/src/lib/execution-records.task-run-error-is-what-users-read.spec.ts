@@ -49,6 +49,11 @@ tasks:
   });
 
   it("is a Fail task's message, and nothing for a task that succeeded", () => {
+    // Fail runs on a worker (Kestra's is a runnable task): these are its worker's answers.
+    const answered = (state: 'SUCCESS' | 'FAILED', error?: string): ExecutionEvent[] => [
+      { type: 'task-run-started', taskRunId: 'e:check', attempt: 1, workerId: 'w1', workerQueueId: 'default' },
+      { type: 'task-run-result', taskRunId: 'e:check', attempt: 1, state, ...(error !== undefined ? { error } : {}) },
+    ];
     const flow = parsedFlow(`
 id: guarded
 namespace: company.team
@@ -57,7 +62,10 @@ tasks:
     type: io.kestra.plugin.core.execution.Fail
     errorMessage: "the input file is empty"
 `);
-    expect(storedAfter(flow, []).get('check')).toEqual({ state: 'FAILED', error: 'the input file is empty' });
+    expect(storedAfter(flow, answered('FAILED', 'the input file is empty')).get('check')).toEqual({
+      state: 'FAILED',
+      error: 'the input file is empty',
+    });
     const passing = parsedFlow(`
 id: guarded
 namespace: company.team
@@ -67,6 +75,6 @@ tasks:
     condition: "{{ false }}"
     errorMessage: "never shown"
 `);
-    expect(storedAfter(passing, []).get('check')).toEqual({ state: 'SUCCESS', error: null });
+    expect(storedAfter(passing, answered('SUCCESS')).get('check')).toEqual({ state: 'SUCCESS', error: null });
   });
 });

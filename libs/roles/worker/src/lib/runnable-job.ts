@@ -10,6 +10,7 @@ const RUNNABLE_KINDS: ReadonlySet<string> = new Set<RunnableTask['kind']>([
   'HttpRequest',
   'ShellCommands',
   'NodeScript',
+  'Fail',
 ]);
 
 export type RunnableJob = { readonly ok: true; readonly task: RunnableTask } | { readonly ok: false; readonly reason: string };

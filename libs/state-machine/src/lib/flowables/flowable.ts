@@ -8,7 +8,7 @@ import type { Flow, FlowableTask, Task } from '@lanner/model';
 import type { LaneEnd } from '../progress';
 import type { RenderContext } from '../render';
 import type { TaskRunState } from '../states';
-import type { ContainerProgress, DagTaskState, ExecutionAction, Millis, Outcome, TaskRun, TimerKind } from '../types';
+import type { ContainerProgress, DagTaskState, ExecutionAction, JsonObject, Millis, Outcome, TaskRun, TimerKind } from '../types';
 
 /** The lanes of a container's branch: how many, how many may run at once, the tasks of each. */
 export interface Lanes {
@@ -66,6 +66,8 @@ export interface ContainerRules<T extends Task = Task> {
   taskLists(task: T): (readonly Task[])[];
   /** The progress it starts with: what it renders once at its start (may throw a render error, which fails it). */
   start(task: T, step: FlowableStep, run: TaskRun): ContainerProgress;
+  /** Its outputs from its start, readable by its children (WaitFor: `iterationCount`). */
+  startOutputs?(progress: ContainerProgress): JsonObject;
   /** The lanes of its main branch. */
   lanes(task: T, progress: ContainerProgress): Lanes;
   /**

@@ -1,7 +1,9 @@
 // ForEach: `values` is rendered once, at its start (a list, or a template
 // rendering to one); each value gets a lane running all its tasks, up to
 // `concurrencyLimit` lanes at once (0: all). Values are kept as strings, as
-// Kestra's `taskrun.value`.
+// Kestra's `taskrun.value`. As in Kestra, a value that is null fails it, and a
+// value repeated runs once.
+import { ExpressionError } from '@lanner/expressions';
 import type { ForEachTask } from '@lanner/model';
 import { EMPTY_PROGRESS } from '../progress';
 import { renderItems } from '../render';
@@ -11,9 +13,13 @@ export const forEachRules: ContainerRules<ForEachTask> = {
   hasChildren: true,
   taskLists: (task) => [task.tasks],
   start: (task, step, run) => {
-    const values = renderItems(task.values, step.context(run), { now: step.now }).map((item) =>
-      typeof item === 'string' ? item : JSON.stringify(item),
-    );
+    const items = renderItems(task.values, step.context(run), { now: step.now });
+    const nulls = items.filter((item) => item === null || item === undefined).length;
+    if (nulls > 0) {
+      const written = typeof task.values === 'string' ? task.values : 'values';
+      throw new ExpressionError(`found ${nulls} null value${nulls > 1 ? 's' : ''} in the ForEach values`, written);
+    }
+    const values = [...new Set(items.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))))];
     return { ...EMPTY_PROGRESS, values };
   },
   lanes: (task, progress) => ({

@@ -3,7 +3,6 @@
 import type { Task } from '@lanner/model';
 import { allowFailureRules } from './allow-failure';
 import { dagRules } from './dag';
-import { failRules } from './fail';
 import type { FlowableKind, FlowableOfKind, FlowableRules } from './flowable';
 import { forEachRules } from './for-each';
 import { ifRules } from './if';
@@ -26,7 +25,6 @@ const FLOWABLES: { readonly [K in FlowableKind]: FlowableRules<FlowableOfKind<K>
   WaitFor: waitForRules,
   Pause: pauseRules,
   Subflow: subflowRules,
-  Fail: failRules,
   Labels: labelsRules,
 };
 
@@ -38,6 +36,6 @@ export function rulesOf(task: Task): FlowableRules | undefined {
 export type { ContainerRules, FlowableRules, FlowableStep, Lanes, LeafRules, MainEnd } from './flowable';
 export { oneLane } from './flowable';
 export { DAG_TASK } from './dag';
-export { pauseTimedOut, resumePause } from './pause';
+export { pauseResumeInputs, pauseTimedOut, resumePause } from './pause';
 export { subflowChildEnded } from './subflow';
 export { startNextIteration } from './wait-for';

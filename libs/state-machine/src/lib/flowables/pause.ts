@@ -1,18 +1,41 @@
 // Pause: PAUSED (and the execution with it) until a resume, its
 // `pauseDuration` (a `pause-resume` timer: resumes by itself) or its
 // `timeout` (a `pause-timeout` timer: fails, WARNING with allowFailure). The
-// resume inputs are its outputs.
-import type { PauseTask } from '@lanner/model';
+// resume inputs are its outputs, checked and defaulted against `onResume`.
+// Templated durations are rendered when it starts.
+import {
+  coerceInputs,
+  formatProblem,
+  parseIsoDuration,
+  type DurationSpec,
+  type FlowProblem,
+  type PauseTask,
+} from '@lanner/model';
 import { formatDuration } from '../attempts';
+import { renderText } from '../render';
 import type { JsonObject, TaskRun } from '../types';
 import type { FlowableStep, LeafRules } from './flowable';
+
+/** A Pause duration in milliseconds, rendering it when it is a template; a string naming the problem otherwise. */
+function durationOf(spec: DurationSpec | undefined, key: string, step: FlowableStep, run: TaskRun): number | string | undefined {
+  if (spec === undefined || typeof spec === 'number') return spec;
+  const text = renderText(spec, step.context(run), { now: step.now }).trim();
+  const ms = parseIsoDuration(text);
+  if (ms === undefined || ms <= 0) return `${key}: '${text}' is not an ISO-8601 duration longer than zero (such as PT30S)`;
+  return ms;
+}
 
 export const pauseRules: LeafRules<PauseTask> = {
   hasChildren: false,
   run(task, step, run) {
+    const duration = durationOf(task.pauseDurationMs, 'pauseDuration', step, run);
+    const timeout = durationOf(task.pauseTimeoutMs, 'timeout', step, run);
+    for (const problem of [duration, timeout]) {
+      if (typeof problem === 'string') return step.finishRun(run, task, 'FAILED', { error: problem }).state;
+    }
     const paused = step.moveRun(run, 'PAUSED');
-    if (task.pauseDurationMs !== undefined) step.scheduleTimer(run.id, 'pause-resume', 1, step.now + task.pauseDurationMs);
-    if (task.pauseTimeoutMs !== undefined) step.scheduleTimer(run.id, 'pause-timeout', 1, step.now + task.pauseTimeoutMs);
+    if (typeof duration === 'number') step.scheduleTimer(run.id, 'pause-resume', 1, step.now + duration);
+    if (typeof timeout === 'number') step.scheduleTimer(run.id, 'pause-timeout', 1, step.now + timeout);
     step.executionPaused();
     return paused.state;
   },
@@ -22,11 +45,27 @@ export const pauseRules: LeafRules<PauseTask> = {
   },
 };
 
+/** The inputs a resume gives a Pause: checked and defaulted against its `onResume`; taken as they are without one. */
+export function pauseResumeInputs(
+  task: PauseTask,
+  inputs: JsonObject,
+): { readonly ok: true; readonly values: JsonObject } | { readonly ok: false; readonly problems: readonly FlowProblem[] } {
+  if (task.onResume === undefined) return { ok: true, values: inputs };
+  const checked = coerceInputs(task.onResume, inputs);
+  return checked.ok ? { ok: true, values: checked.values as JsonObject } : checked;
+}
+
 /** Resumed (by a request or its duration): SUCCESS with `inputs` as outputs. Returns it ended. */
 export function resumePause(task: PauseTask, step: FlowableStep, run: TaskRun, inputs: JsonObject): TaskRun {
   pauseRules.cancelTimers?.(task, step, run);
   let resumed = step.moveRun(run, 'RUNNING');
-  resumed = step.moveRun(resumed, 'SUCCESS', { outputs: inputs });
+  // The API refuses a resume whose inputs do not match; one that still gets here (the flow changed) fails the Pause.
+  const checked = pauseResumeInputs(task, inputs);
+  if (!checked.ok) {
+    const error = `The resume inputs are not valid: ${checked.problems.map(formatProblem).join('; ')}`;
+    return step.finishRun(resumed, task, 'FAILED', { error });
+  }
+  resumed = step.moveRun(resumed, 'SUCCESS', { outputs: checked.values });
   step.recordOutputs(resumed);
   return resumed;
 }
@@ -34,7 +73,8 @@ export function resumePause(task: PauseTask, step: FlowableStep, run: TaskRun, i
 /** Not resumed within its timeout: FAILED, or WARNING (SUCCESS with allowWarning) when its failure is allowed. Returns it ended. */
 export function pauseTimedOut(task: PauseTask, step: FlowableStep, run: TaskRun): TaskRun {
   pauseRules.cancelTimers?.(task, step, run);
-  const error = `The pause timed out after ${formatDuration(task.pauseTimeoutMs ?? 0)}`;
+  const after = typeof task.pauseTimeoutMs === 'number' ? ` after ${formatDuration(task.pauseTimeoutMs)}` : '';
+  const error = `The pause timed out${after}`;
   if (task.allowFailure) return step.moveRun(step.moveRun(run, 'RUNNING'), task.allowWarning ? 'SUCCESS' : 'WARNING', { error });
   return step.moveRun(run, 'FAILED', { error });
 }

@@ -4,7 +4,7 @@
 // `transmitFailed`) or its own `timeout` (the child is killed, it fails).
 // Each start (first run, every restart) starts a new child with its own id and
 // numbers its timeout timer.
-import type { SubflowTask } from '@lanner/model';
+import { CORRELATION_ID_LABEL, type SubflowTask } from '@lanner/model';
 import { formatDuration } from '../attempts';
 import { hashString } from '../persistent-map';
 import { renderAny } from '../render';
@@ -25,13 +25,23 @@ function childExecutionId(executionId: string, taskRunId: string, attempt: numbe
   return `${executionId}-sub-${a}${b}`;
 }
 
+function correlationIdOf(labels: unknown): string | undefined {
+  if (labels === null || typeof labels !== 'object') return undefined;
+  const value = (labels as Record<string, unknown>)[CORRELATION_ID_LABEL];
+  return typeof value === 'string' ? value : undefined;
+}
+
 export const subflowRules: LeafRules<SubflowTask> = {
   hasChildren: false,
   run(task, step, run) {
     const options = { now: step.now };
     const context = step.context(run);
     const inputs = renderAny(task.inputs ?? {}, context, options) as JsonObject;
-    const labels = renderAny(task.labels ?? {}, context, options) as Record<string, string>;
+    // The child shares the parent's correlation id (Kestra's system.correlationId).
+    const labels = {
+      ...(renderAny(task.labels ?? {}, context, options) as Record<string, string>),
+      [CORRELATION_ID_LABEL]: correlationIdOf(context['labels']) ?? step.executionId,
+    };
     // A restarted Subflow starts a new child execution: the restart count is part of its id.
     const executionId = childExecutionId(step.executionId, run.id, subflowRound(run) - 1);
     const parent = { executionId: step.executionId, taskRunId: run.id, namespace: step.flow.namespace, flowId: step.flow.id };
@@ -78,16 +88,24 @@ export function subflowChildEnded(
   executionId: string,
   childState: ExecutionState,
   outputs: JsonObject | undefined,
+  startError?: string,
 ): TaskRun {
   step.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
   let outcome: Outcome = 'SUCCESS';
   let error: string | undefined;
+  if (startError !== undefined) {
+    // A child that could not start fails the task whatever transmitFailed says: nothing ran.
+    return step.finishRun(run, task, 'FAILED', { error: startError });
+  }
   if (childState === 'WARNING') outcome = 'WARNING';
   else if (childState !== 'SUCCESS' && task.transmitFailed) {
     outcome = 'FAILED';
     error = `The subflow execution '${executionId}' ended ${childState}`;
   }
-  const ended = step.finishRun(run, task, outcome, { outputs: { executionId, state: childState, ...(outputs ?? {}) }, error });
+  // Kestra's shape is `outputs.<task>.outputs.<name>`; the child's outputs also stay
+  // at the top level, where earlier Lanner flows read them.
+  const taskOutputs = { ...(outputs ?? {}), executionId, state: childState, ...(outputs !== undefined ? { outputs } : {}) };
+  const ended = step.finishRun(run, task, outcome, { outputs: taskOutputs, error });
   step.recordOutputs(ended);
   return ended;
 }

@@ -2,6 +2,8 @@
 // false the loop waits `checkFrequency.interval` (a `waitfor-next` timer) and
 // runs them again as the next iteration, until `maxIterations` or
 // `maxDuration` (FAILED with `failOnMaxReached`, else the last outcome).
+// Its outputs hold `iterationCount`: the iteration running (1 first), then
+// the number of iterations it ran.
 import type { WaitForTask } from '@lanner/model';
 import { EMPTY_PROGRESS } from '../progress';
 import { renderCondition, renderFailure } from '../render';
@@ -13,6 +15,7 @@ export const waitForRules: ContainerRules<WaitForTask> = {
   hasChildren: true,
   taskLists: (task) => [task.tasks],
   start: (_task, step) => ({ ...EMPTY_PROGRESS, iteration: 0, startedAt: step.now }),
+  startOutputs: () => ({ iterationCount: 1 }),
   lanes: (task) => oneLane(task.tasks),
   iteration: (progress) => (progress.iteration !== undefined && progress.iteration > 0 ? progress.iteration : undefined),
   idle: (progress) => progress.waiting === true,
@@ -51,6 +54,7 @@ export const waitForRules: ContainerRules<WaitForTask> = {
 export function startNextIteration(step: FlowableStep, run: TaskRun, iteration: number): boolean {
   const progress: ContainerProgress | undefined = run.progress;
   if (run.state !== 'RUNNING' || progress?.waiting !== true || progress.iteration !== iteration) return false;
+  step.recordOutputs(step.putRun(copyRun(run, { outputs: { iterationCount: iteration + 2 } })));
   step.setProgress(run.id, {
     ...progress,
     waiting: false,
