@@ -5,6 +5,10 @@ import { runRole, serverRoleSettings } from '@lanner/runtime';
 // The indexer runs inside the api process unless it is deployed on its own (`--no-indexer`).
 void runRole('api', (config) => {
   const settings = serverRoleSettings(config);
-  const api = ApiRoleModule.forRoot(settings, { adminToken: config.adminToken, setupFile: config.setupFile });
+  const api = ApiRoleModule.forRoot(settings, {
+    adminToken: config.adminToken,
+    setupFile: config.setupFile,
+    users: { signingKey: config.userSigningKey },
+  });
   return config.embeddedIndexer ? [api, IndexerRoleModule.forRoot(settings)] : [api];
 });

@@ -62,6 +62,15 @@ export {
   type NewApiToken,
 } from './repositories/api-token.repository';
 export {
+  UserRepository,
+  type NewUser,
+  type StoredUserRefreshToken,
+  type UserChange,
+  type UserRecord,
+  type UserRefreshConsumption,
+  type UserWithPassword,
+} from './repositories/user.repository';
+export {
   NamespaceRepository,
   type NamespaceSummary,
   type NamespaceWorkerSelectorRecord,

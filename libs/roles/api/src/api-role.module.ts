@@ -34,6 +34,9 @@ import { TopologyService } from './topology/topology.service';
 import { WorkerFleetService } from './topology/worker-fleet.service';
 import { WorkerGroupsController } from './topology/worker-groups.controller';
 import { WorkerQueuesController } from './topology/worker-queues.controller';
+import { AuthController } from './users/auth.controller';
+import { UserSessions } from './users/user-sessions';
+import { UsersController } from './users/users.controller';
 
 /**
  * The api role: the REST API (`/api/v1`), the web UI, SSE live updates, authentication and admin of queues, groups and tokens. It reads the repository and writes admin changes to it; it puts submissions, kills and resumes on the queue.
@@ -57,6 +60,8 @@ export class ApiRoleModule {
         DeadLettersController,
         ApiTokensController,
         NamespacesController,
+        AuthController,
+        UsersController,
       ],
       providers: [
         AdapterLeases,
@@ -73,6 +78,7 @@ export class ApiRoleModule {
         { provide: APP_GUARD, useClass: AccessGuard },
         ApiTokensService,
         ApiTokenAuth,
+        UserSessions,
         ApiTokenGuard,
         DeadLettersService,
         ExecutionUpdatesFeed,

@@ -5,6 +5,7 @@ import type { ApiTokenRoleName, Repositories } from '@lanner/repository';
 import { errorSummary, REPOSITORIES } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions, DEFAULT_TENANT } from '../api-role.options';
 import { Unauthenticated } from '../http/api-errors';
+import { looksLikeJwt, UserSessions } from '../users/user-sessions';
 
 /** Who a request acts as: a verified API token, its tenant, role and optional namespace prefix. */
 export interface ApiPrincipal {
@@ -14,6 +15,8 @@ export interface ApiPrincipal {
   /** The namespace prefix the token is bound to, or null for its whole tenant. */
   readonly namespace: string | null;
   readonly instanceAdmin: boolean;
+  /** Set when a user's access JWT authenticated the request (`tokenId` is then `user:<username>`). */
+  readonly userId?: string;
 }
 
 export const BOOTSTRAP_TOKEN_NAME = 'bootstrap-admin';
@@ -51,6 +54,7 @@ export class ApiTokenAuth {
   constructor(
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(API_ROLE_OPTIONS) options: ApiRoleOptions,
+    private readonly users: UserSessions,
   ) {
     this.bootstrapHash =
       options.adminToken === undefined || options.adminToken === '' ? undefined : hashToken(options.adminToken);
@@ -71,6 +75,7 @@ export class ApiTokenAuth {
   async authenticate(authorization: string | undefined, now: Date): Promise<ApiPrincipal> {
     const token = bearerToken(authorization);
     if (token === undefined) throw new Unauthenticated('Send an API token as Authorization: Bearer <token>');
+    if (looksLikeJwt(token)) return this.authenticateUser(token, now);
     const presented = hashToken(token);
     if (this.bootstrapHash !== undefined && sameTokenHash(presented, this.bootstrapHash)) {
       return { tokenId: BOOTSTRAP_TOKEN_NAME, tenantId: DEFAULT_TENANT, role: 'admin', namespace: null, instanceAdmin: true };
@@ -88,6 +93,21 @@ export class ApiTokenAuth {
       role: roleOfStored(match.token.role),
       namespace: match.token.namespace,
       instanceAdmin: match.token.instanceAdmin,
+    };
+  }
+
+  /** A user's access JWT: verified, then the user read again, so a deleted user or a changed role counts at once. */
+  private async authenticateUser(token: string, now: Date): Promise<ApiPrincipal> {
+    const identity = this.users.verify(token, now);
+    const user = await this.repositories.users.getById(identity.userId);
+    if (user === null) throw new Unauthenticated('The user of this access token no longer exists');
+    return {
+      tokenId: `user:${user.username}`,
+      tenantId: user.tenantId,
+      role: roleOfStored(user.role),
+      namespace: null,
+      instanceAdmin: user.instanceAdmin,
+      userId: user.id,
     };
   }
 }

@@ -8,6 +8,7 @@ import { applyMigrations, openRepositories, type Repositories } from '@lanner/re
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
 import { eventually, requiredEnv } from '@lanner/testing';
 import { ApiRoleModule } from '../api-role.module';
+import type { ApiRoleOptions } from '../api-role.options';
 import { apiTopics } from '../api-topics';
 import { ExecutionUpdatesFeed } from '../executions/execution-updates.feed';
 
@@ -30,7 +31,9 @@ export interface ApiSpecFixture {
 }
 
 /** `extraModules`: served next to the api role, under its global guard, pipe and filter. */
-export async function startApiForSpec(options: { extraModules?: readonly Type[] } = {}): Promise<ApiSpecFixture> {
+export async function startApiForSpec(
+  options: { extraModules?: readonly Type[]; users?: ApiRoleOptions['users'] } = {},
+): Promise<ApiSpecFixture> {
   const serverUrl = requiredEnv('DATABASE_URL');
   const brokers = requiredEnv('KAFKA_BROKERS');
   const run = randomBytes(4).toString('hex');
@@ -58,7 +61,12 @@ export async function startApiForSpec(options: { extraModules?: readonly Type[] 
   });
   const logger = createProcessLogger('api', config.logLevel);
   // A long safety-net poll: the specs prove that updates arrive through the topic.
-  const api = ApiRoleModule.forRoot(serverRoleSettings(config), { adminToken, followPollMs: 60_000, topicPrefix });
+  const api = ApiRoleModule.forRoot(serverRoleSettings(config), {
+    adminToken,
+    followPollMs: 60_000,
+    topicPrefix,
+    users: options.users,
+  });
   @Module({ imports: [RuntimeModule.forRoot(config, logger), api, ...(options.extraModules ?? [])] })
   class ApiSpecModule {}
   const app: INestApplication = await NestFactory.create(ApiSpecModule, { logger: false, abortOnError: false });
