@@ -75,7 +75,7 @@ export {
   type NamespaceSummary,
   type NamespaceWorkerSelectorRecord,
 } from './repositories/namespace-settings.repository';
-export { TenantRepository } from './repositories/tenant.repository';
+export { TenantRepository, type TenantRecord } from './repositories/tenant.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
 export {
   DeadLetterStore,

@@ -36,6 +36,7 @@ import { WorkerGroupsController } from './topology/worker-groups.controller';
 import { WorkerQueuesController } from './topology/worker-queues.controller';
 import { AuthController } from './users/auth.controller';
 import { UserSessions } from './users/user-sessions';
+import { TenantsController } from './users/tenants.controller';
 import { UsersController } from './users/users.controller';
 
 /**
@@ -62,6 +63,7 @@ export class ApiRoleModule {
         NamespacesController,
         AuthController,
         UsersController,
+        TenantsController,
       ],
       providers: [
         AdapterLeases,

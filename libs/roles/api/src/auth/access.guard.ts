@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nest
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { decideAccess, namespaceWithin, permissionName, type Permission } from '@lanner/access';
-import type { Repositories } from '@lanner/repository';
+import { NotFound, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { Forbidden } from '../http/api-errors';
 import type { HttpRequest } from '../http/http-types';
@@ -74,6 +74,10 @@ export class AccessGuard implements CanActivate {
       handlerNarrows: declared.namespaceFrom === 'query' || declared.namespaceFrom === 'body',
     });
     if (!decision.allowed) throw new Forbidden(decision.message);
+    // A disabled tenant is as good as absent, for every caller (after the decision, so nothing is learnt without rights).
+    if (tenantId !== undefined && (await this.repositories.tenants.isDisabled(tenantId))) {
+      throw new NotFound('tenant', tenantId);
+    }
     request.principal = principal;
     request.namespacePrefix = decision.namespacePrefix;
     return true;

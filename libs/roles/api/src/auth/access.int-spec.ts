@@ -362,3 +362,43 @@ describe('namespaces', () => {
     expect((await call('GET', '/api/v1/main/namespaces?namespace=company', { token: tokens.bound })).status).toBe(403);
   });
 });
+
+describe('tenants', () => {
+  it('are created and listed by instance admins only, main being there from the start', async () => {
+    expect((await call('POST', '/api/v1/instance/tenants', json({ id: 'team-b', name: 'Team B' }))).status).toBe(201);
+    expect((await call('POST', '/api/v1/instance/tenants', json({ id: 'team-b' }))).status).toBe(409);
+    for (const id of ['MAIN', 'main%20', '*', 'instance']) {
+      const refused = await call('POST', '/api/v1/instance/tenants', json({ id }));
+      expect(refused.status).toBe(400);
+      expect(refused.json.errors[0].path).toBe('id');
+    }
+    const listed = await call('GET', '/api/v1/instance/tenants');
+    expect(listed.json.map((tenant: { id: string }) => tenant.id)).toEqual(expect.arrayContaining(['main', 'team-b']));
+    expect(listed.json.find((tenant: { id: string }) => tenant.id === 'team-b')).toMatchObject({
+      name: 'Team B',
+      disabledAt: null,
+    });
+    expect((await call('POST', '/api/v1/instance/tenants', { ...json({ id: 'team-c' }), token: tokens.admin })).status).toBe(403);
+  });
+
+  it('answer 404 on every route once disabled, to their own tokens and to instance admins, until enabled again', async () => {
+    expect((await call('POST', '/api/v1/instance/tenants', json({ id: 'team-d' }))).status).toBe(201);
+    const token = (await mint('team-d', { name: 'ci', role: 'developer' })).json.token;
+    expect((await call('GET', '/api/v1/team-d/flows/search', { token })).status).toBe(200);
+
+    const disabled = await call('POST', '/api/v1/instance/tenants/team-d/disable', json({}));
+    expect(disabled.status).toBe(200);
+    expect(disabled.json.disabledAt).not.toBeNull();
+    for (const who of [token, api.adminToken]) {
+      const refused = await call('GET', '/api/v1/team-d/flows/search', { token: who });
+      expect(refused.status).toBe(404);
+      expect(refused.json.detail).toBe("Tenant 'team-d' does not exist");
+    }
+    expect((await call('POST', '/api/v1/team-d/flows', { ...yaml(flowYaml('company.team')), token })).status).toBe(404);
+
+    expect((await call('POST', '/api/v1/instance/tenants/team-d/enable', json({}))).status).toBe(200);
+    expect((await call('GET', '/api/v1/team-d/flows/search', { token })).status).toBe(200);
+    expect((await call('POST', '/api/v1/instance/tenants/main/disable', json({}))).status).toBe(403);
+    expect((await call('POST', '/api/v1/instance/tenants/nowhere/disable', json({}))).status).toBe(404);
+  });
+});

@@ -1,3 +1,6 @@
+-- AlterTable
+ALTER TABLE "tenants" ADD COLUMN     "disabled_at" TIMESTAMPTZ(3);
+
 -- CreateTable
 CREATE TABLE "users" (
     "id" UUID NOT NULL,
@@ -39,3 +42,7 @@ CREATE INDEX "user_refresh_tokens_family_id_idx" ON "user_refresh_tokens"("famil
 
 -- AddForeignKey
 ALTER TABLE "user_refresh_tokens" ADD CONSTRAINT "user_refresh_tokens_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- The default tenant always exists.
+INSERT INTO "tenants" ("id", "name", "created_at", "updated_at") VALUES ('main', 'main', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)
+ON CONFLICT ("id") DO NOTHING;
