@@ -10,6 +10,7 @@ void runRole('api', (config) => {
     setupFile: config.setupFile,
     storage: config.storage,
     fileInputMaxBytes: config.fileInputMaxBytes,
+    users: { signingKey: config.userSigningKey },
   });
   return config.embeddedIndexer ? [api, IndexerRoleModule.forRoot(settings)] : [api];
 });

@@ -10,13 +10,17 @@ import { runRole, startEmbeddedServices } from '@lanner/runtime';
 // Every role in one process and one HTTP server, on embedded PostgreSQL and the in-process queue.
 // The local worker reaches the controller over real gRPC on loopback, as a remote worker would.
 void runRole('standalone', async (config, roleProcess) => {
-  const { serverRoles, adminToken, grpc, workerSigningKey } = await startEmbeddedServices(config, roleProcess);
+  const { serverRoles, adminToken, grpc, workerSigningKey, userSigningKey, firstAdmin } = await startEmbeddedServices(
+    config,
+    roleProcess,
+  );
   return [
     ApiRoleModule.forRoot(serverRoles, {
       adminToken,
       setupFile: config.setupFile,
       storage: config.storage,
       fileInputMaxBytes: config.fileInputMaxBytes,
+      users: { signingKey: userSigningKey, firstAdmin },
     }),
     ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs }),
     ControllerRoleModule.forRoot(serverRoles, {

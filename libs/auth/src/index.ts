@@ -24,3 +24,23 @@ export {
   type WorkerCredentialStore,
 } from './lib/worker-credential-issuer';
 export { WORKER_JWT_STRATEGY, workerJwtStrategy } from './lib/worker-jwt.strategy';
+export {
+  LoginLocked,
+  LoginRejected,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  SessionRejected,
+  USER_TOKEN_AUDIENCE,
+  UserAccessTokens,
+  UserSessionIssuer,
+  WeakPassword,
+  assertAcceptablePassword,
+  hashPassword,
+  verifyPassword,
+  type StoredLoginUser,
+  type UserIdentity,
+  type UserRefreshOutcome,
+  type UserSession,
+  type UserSessionOptions,
+  type UserSessionStore,
+} from './lib/user-sessions';

@@ -60,9 +60,23 @@ export {
   type ApiTokenMatch,
   type ApiTokenGrant,
   type ApiTokenRoleName,
+  type NewApiToken,
 } from './repositories/api-token.repository';
-export { NamespaceRepository, type NamespaceWorkerSelectorRecord } from './repositories/namespace-settings.repository';
-export { TenantRepository } from './repositories/tenant.repository';
+export {
+  UserRepository,
+  type NewUser,
+  type StoredUserRefreshToken,
+  type UserChange,
+  type UserRecord,
+  type UserRefreshConsumption,
+  type UserWithPassword,
+} from './repositories/user.repository';
+export {
+  NamespaceRepository,
+  type NamespaceSummary,
+  type NamespaceWorkerSelectorRecord,
+} from './repositories/namespace-settings.repository';
+export { TenantRepository, type TenantRecord } from './repositories/tenant.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
 export {
   DeadLetterStore,

@@ -3,6 +3,7 @@ import { connectClient } from './connection';
 import { describeConnectionFailure, parseDatabaseUrl } from './database-url';
 import { createPrismaClient } from './prisma';
 import { ApiTokenRepository } from './repositories/api-token.repository';
+import { UserRepository } from './repositories/user.repository';
 import { ClusterLockRepository } from './repositories/cluster-lock.repository';
 import { ConnectedWorkerRepository } from './repositories/connected-worker.repository';
 import { DeadLetterStore } from './repositories/dead-letter.store';
@@ -35,6 +36,8 @@ export interface Repositories {
   readonly logs: LogRepository;
   readonly metrics: MetricRepository;
   readonly apiTokens: ApiTokenRepository;
+  /** Users who log in with a password, and their logins' refresh tokens. */
+  readonly users: UserRepository;
   /** The live worker registry, written by controllers. */
   readonly connectedWorkers: ConnectedWorkerRepository;
   /** Registered workers and their rotating refresh tokens. */
@@ -90,6 +93,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     logs: new LogRepository(db, pool),
     metrics: new MetricRepository(db),
     apiTokens: new ApiTokenRepository(db),
+    users: new UserRepository(db),
     connectedWorkers: new ConnectedWorkerRepository(db, pool),
     workerCredentials: new WorkerCredentialRepository(db),
     namespaces: new NamespaceRepository(db),

@@ -330,7 +330,7 @@ describe('each distributed role as its own process', () => {
 });
 
 describe('standalone', () => {
-  it('starts every role on embedded PostgreSQL, keeps the admin token private, and reuses its data after a restart', async () => {
+  it('starts every role on embedded PostgreSQL, keeps the admin token and the first admin password private, and reuses its data after a restart', async () => {
     // Mode 0700, as `mktemp -d` makes it: as root, the `postgres` user that PostgreSQL runs as cannot
     // pass, so the cluster goes to the system folder the docs name for this data dir.
     const workDir = mkdtempSync(join(tmpdir(), 'lanner-standalone-'));
@@ -352,6 +352,18 @@ describe('standalone', () => {
     expect(token.length).toBeGreaterThanOrEqual(43); // 256 bits in base64url
     expect(first.stdout()).toContain(`Admin token: ${token}`);
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    // The first admin user: its password shown once and kept owner-only, and it logs in.
+    const passwordFile = join(dataDir, 'admin-password');
+    const password = readFileSync(passwordFile, 'utf8').trim();
+    expect(first.stdout()).toContain(`Admin user:  admin / ${password}`);
+    expect(statSync(passwordFile).mode & 0o777).toBe(0o600);
+    const login = await fetch(`http://127.0.0.1:${httpPort}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password }),
+    });
+    expect(login.status).toBe(200);
+    expect(((await login.json()) as { user: { instanceAdmin: boolean } }).user.instanceAdmin).toBe(true);
     expect(first.stdout()).toContain('embedded PostgreSQL initialised and started');
     expect(existsSync(join(clusterDir, 'PG_VERSION'))).toBe(true);
     expect(existsSync(join(dataDir, 'postgres-password'))).toBe(true);
@@ -363,6 +375,7 @@ describe('standalone', () => {
     // The schema migrated by the first start is still there.
     expect(second.stdout()).toContain('schema up to date');
     expect(second.stdout()).not.toContain(token);
+    expect(second.stdout()).not.toContain(password);
     expect(readFileSync(tokenFile, 'utf8').trim()).toBe(token);
     expect(await stopLanner(second)).toEqual({ code: 0, signal: null });
   }, 120_000);

@@ -97,6 +97,8 @@ export interface ExecutionChanges {
 
 export interface ExecutionSearchQuery {
   readonly namespace?: string;
+  /** Only this namespace and its children (`a.b` and `a.b.*`): what a namespace-bound caller may see. */
+  readonly namespacePrefix?: string;
   readonly flowId?: string;
   readonly state?: ExecutionRecordState;
   /** Executions carrying every one of these labels (key and value). */

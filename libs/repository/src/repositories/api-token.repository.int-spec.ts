@@ -25,4 +25,35 @@ describe('ApiTokenRepository', () => {
     expect(await fixture.repositories.apiTokens.findUsableByHash('not-a-hash', new Date())).toBeNull();
     await expect(fixture.repositories.apiTokens.grant({ ...grant, tokenHash: 'plain-token-value' })).rejects.toThrow('SHA-256');
   });
+
+  it('creates tenant tokens once per name, lists and revokes them within their tenant, and records uses once a minute', async () => {
+    const tokens = fixture.repositories.apiTokens;
+    const created = await tokens.create({
+      tenantId: 'acme',
+      name: 'ci',
+      tokenHash: hash('c'),
+      role: 'DEVELOPER',
+      namespace: 'company.team',
+      expiresAt: null,
+    });
+    expect(created).toMatchObject({ tenantId: 'acme', role: 'DEVELOPER', namespace: 'company.team', instanceAdmin: false });
+    await expect(
+      tokens.create({ tenantId: 'acme', name: 'ci', tokenHash: hash('d'), role: 'VIEWER', namespace: null, expiresAt: null }),
+    ).rejects.toThrow("API token 'ci' already exists");
+    expect((await tokens.list('acme')).map((token) => token.name)).toEqual(['ci']);
+    expect(await tokens.list('other')).toEqual([]);
+
+    const at = new Date('2030-01-01T00:00:00Z');
+    await tokens.markUsed(created.id, at);
+    await tokens.markUsed(created.id, new Date(at.getTime() + 30_000));
+    expect((await tokens.get('acme', created.id)).lastUsedAt).toEqual(at);
+    await tokens.markUsed(created.id, new Date(at.getTime() + 61_000));
+    expect((await tokens.get('acme', created.id)).lastUsedAt).toEqual(new Date(at.getTime() + 61_000));
+
+    await expect(tokens.revoke('other', created.id, at)).rejects.toThrow('does not exist');
+    await expect(tokens.get('acme', 'not-a-uuid')).rejects.toThrow('does not exist');
+    expect((await tokens.revoke('acme', created.id, at)).revokedAt).toEqual(at);
+    expect((await tokens.revoke('acme', created.id, new Date(at.getTime() + 1000))).revokedAt).toEqual(at);
+    expect(await tokens.findUsableByHash(hash('c'), at)).toBeNull();
+  });
 });

@@ -161,6 +161,9 @@ export class ExecutionRepository {
       namespace: query.namespace,
       flowId: query.flowId,
       state: query.state,
+      ...(query.namespacePrefix === undefined
+        ? {}
+        : { OR: [{ namespace: query.namespacePrefix }, { namespace: { startsWith: `${query.namespacePrefix}.` } }] }),
       createdAt: query.createdFrom || query.createdTo ? { gte: query.createdFrom, lt: query.createdTo } : undefined,
       AND: Object.entries(query.labels ?? {}).map(([key, value]) => ({ labels: { path: [key], equals: value } })),
     };

@@ -62,7 +62,7 @@ export class FlowRepository {
         SELECT DISTINCT ON (namespace, flow_id) *
         FROM flows
         WHERE tenant_id = ${tenantId}
-          AND (${namespace}::text IS NULL OR namespace = ${namespace} OR namespace LIKE ${namespace} || '.%')
+          AND (${namespace}::text IS NULL OR namespace = ${namespace} OR starts_with(namespace, ${namespace} || '.'))
         ORDER BY namespace, flow_id, revision DESC
       ), live AS (
         SELECT * FROM latest

@@ -1,5 +1,14 @@
 import type { StoredJson } from '@lanner/model';
-import { type Db, jsonColumn, storedJson } from '../prisma';
+import { AlreadyExists, NotFound } from '../errors';
+import { type Db, jsonColumn, prismaErrorCode, storedJson, UNIQUE_VIOLATION } from '../prisma';
+
+/** A tenant as the instance API lists it. */
+export interface TenantRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: Date;
+  readonly disabledAt: Date | null;
+}
 
 /**
  * Tenant settings (`tenants` table). The executor reads the tenant's default
@@ -22,5 +31,34 @@ export class TenantRepository {
       create: { id: tenantId, name: tenantId, workerSelector: column },
       update: { workerSelector: column },
     });
+  }
+
+  async list(): Promise<TenantRecord[]> {
+    const rows = await this.db.tenant.findMany({ orderBy: { id: 'asc' } });
+    return rows.map(({ id, name, createdAt, disabledAt }) => ({ id, name, createdAt, disabledAt }));
+  }
+
+  async create(tenant: { id: string; name: string }): Promise<TenantRecord> {
+    try {
+      const { id, name, createdAt, disabledAt } = await this.db.tenant.create({ data: tenant });
+      return { id, name, createdAt, disabledAt };
+    } catch (error) {
+      if (prismaErrorCode(error) === UNIQUE_VIOLATION) throw new AlreadyExists('tenant', tenant.id);
+      throw error;
+    }
+  }
+
+  /** Disables (at) or enables (null) the tenant; NotFound when it does not exist. */
+  async setDisabled(id: string, at: Date | null): Promise<TenantRecord> {
+    const updated = await this.db.tenant.updateMany({ where: { id }, data: { disabledAt: at } });
+    if (updated.count === 0) throw new NotFound('tenant', id);
+    const row = await this.db.tenant.findUniqueOrThrow({ where: { id } });
+    return { id: row.id, name: row.name, createdAt: row.createdAt, disabledAt: row.disabledAt };
+  }
+
+  /** Whether the tenant exists and is disabled (its routes answer 404). */
+  async isDisabled(id: string): Promise<boolean> {
+    const row = await this.db.tenant.findUnique({ where: { id }, select: { disabledAt: true } });
+    return row?.disabledAt != null;
   }
 }

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { createInternalStorage } from '@lanner/storage';
@@ -7,6 +7,9 @@ import { AdapterLeases, queueProvider, repositoryProvider, ServerRoleSettings } 
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from './api-role.options';
 import { ApiStartup } from './api-startup';
 import { API_TOPICS, apiTopics } from './api-topics';
+import { ApiTokensController } from './api-tokens/api-tokens.controller';
+import { ApiTokensService } from './api-tokens/api-tokens.service';
+import { AccessGuard } from './auth/access.guard';
 import { ApiTokenAuth } from './auth/api-token-auth';
 import { ApiTokenGuard } from './auth/api-token.guard';
 import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
@@ -23,6 +26,7 @@ import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
 import { WebUi } from './http/web-ui';
 import { LogsController } from './logs/logs.controller';
+import { NamespacesController } from './namespaces/namespaces.controller';
 import { ApiDocs } from './openapi/api-docs';
 import { DeclarativeSetup } from './setup/declarative-setup';
 import { InstanceAdminGuard } from './topology/instance-admin.guard';
@@ -33,6 +37,10 @@ import { TopologyService } from './topology/topology.service';
 import { WorkerFleetService } from './topology/worker-fleet.service';
 import { WorkerGroupsController } from './topology/worker-groups.controller';
 import { WorkerQueuesController } from './topology/worker-queues.controller';
+import { AuthController } from './users/auth.controller';
+import { UserSessions } from './users/user-sessions';
+import { TenantsController } from './users/tenants.controller';
+import { UsersController } from './users/users.controller';
 
 /**
  * The api role: the REST API (`/api/v1`), the web UI, SSE live updates, authentication and admin of queues, groups and tokens. It reads the repository and writes admin changes to it; it puts submissions, kills and resumes on the queue.
@@ -56,6 +64,11 @@ export class ApiRoleModule {
         DeadLettersController,
         TriggersController,
         WebhooksController,
+        ApiTokensController,
+        NamespacesController,
+        AuthController,
+        UsersController,
+        TenantsController,
       ],
       providers: [
         AdapterLeases,
@@ -69,7 +82,11 @@ export class ApiRoleModule {
         { provide: APP_FILTER, useClass: ProblemFilter },
         // Every route's path parameters, query and JSON body: text PostgreSQL cannot store is a 400 naming where.
         { provide: APP_PIPE, useClass: StorableTextPipe },
+        // Every /api route: the permission it declares (@RequirePermission / @Public), from the verified token.
+        { provide: APP_GUARD, useClass: AccessGuard },
+        ApiTokensService,
         ApiTokenAuth,
+        UserSessions,
         ApiTokenGuard,
         DeadLettersService,
         ExecutionUpdatesFeed,

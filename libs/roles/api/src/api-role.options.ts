@@ -31,6 +31,23 @@ export interface ApiRoleOptions {
    * `LANNER_SETUP_FILE`). When it is invalid the role refuses to start.
    */
   readonly setupFile?: string;
+  /** Users who log in with a password; without a signing key the login routes answer 503. */
+  readonly users?: UserLoginOptions;
+}
+
+export interface UserLoginOptions {
+  /** Signs the users' access JWTs (config `LANNER_USER_JWT_SIGNING_KEY`; standalone generates one), at least 32 bytes. */
+  readonly signingKey?: string;
+  /** Lifetime of a user access JWT; default 900 s. */
+  readonly accessTokenTtlS?: number;
+  /** Lifetime of a refresh token (each refresh issues a new one); default 7 days. */
+  readonly refreshTokenTtlS?: number;
+  /** Failed logins in a row that lock a user; default 5. */
+  readonly maxFailedLogins?: number;
+  /** How long a locked user stays locked; default 900 s. */
+  readonly lockoutS?: number;
+  /** Created as an instance admin of tenant `main` when no user exists yet (standalone's first start). */
+  readonly firstAdmin?: { readonly username: string; readonly password: string };
 }
 
 export const API_ROLE_OPTIONS = Symbol('lanner.api-role-options');

@@ -6,6 +6,7 @@ import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { API_TOPICS, type ApiTopics } from './api-topics';
 import { ApiTokenAuth } from './auth/api-token-auth';
 import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
+import { UserSessions } from './users/user-sessions';
 import { DeclarativeSetup, InvalidSetup } from './setup/declarative-setup';
 
 const RETRY_MS = 2000;
@@ -36,6 +37,7 @@ export class ApiStartup implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly auth: ApiTokenAuth,
     private readonly updates: ExecutionUpdatesFeed,
     private readonly setup: DeclarativeSetup,
+    private readonly users: UserSessions,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -44,6 +46,7 @@ export class ApiStartup implements OnApplicationBootstrap, OnModuleDestroy {
       await this.updates.start();
     });
     await this.untilDone('store the bootstrap admin token', () => this.auth.storeBootstrapToken());
+    await this.untilDone('create the first admin user', () => this.users.ensureFirstAdmin());
     if (this.setup.enabled) await this.applySetup();
     else await this.untilDone('seed the reserved worker queues and group', () => this.repositories.workerGroups.seedReserved());
   }

@@ -141,6 +141,12 @@ function optionalFile() {
   return z.string().transform((value) => (value.trim() === '' ? undefined : resolve(value)));
 }
 
+/** An optional signing key: empty means unset (undefined), anything else at least 32 bytes. */
+function optionalSigningKey() {
+  const expected = 'expected at least 32 bytes (e.g. `openssl rand -base64 48`)';
+  return optionalSecret().refine((value) => value === undefined || Buffer.byteLength(value, 'utf8') >= 32, { error: expected });
+}
+
 /** An optional secret value: empty means unset (undefined). */
 function optionalSecret() {
   return z.string().transform((value) => (value.trim() === '' ? undefined : value));
@@ -286,6 +292,16 @@ export const CONFIG_VARIABLES = [
       'Bootstrap admin API token (at least 32 characters): accepted as `Authorization: Bearer <token>` with instance-admin rights. Stored hashed; standalone generates its own.',
     secret: true,
     schema: bootstrapToken(),
+  },
+  {
+    name: 'LANNER_USER_JWT_SIGNING_KEY',
+    roles: ['api'],
+    defaultFor: UNSET,
+    defaultText: 'unset: user login answers 503 (standalone generates one under its data directory)',
+    description:
+      'Key that signs and verifies the access JWTs of users who log in (HS256), at least 32 bytes. Every api instance needs the same key; the process refuses to start with a shorter one.',
+    secret: true,
+    schema: optionalSigningKey(),
   },
   {
     name: 'LANNER_API_EMBEDDED_INDEXER',

@@ -117,6 +117,7 @@ export const CONFIG_SCHEMAS = {
     .object({
       ...serverVariables,
       LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN'),
+      LANNER_USER_JWT_SIGNING_KEY: schemaOf('LANNER_USER_JWT_SIGNING_KEY'),
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
       LANNER_API_EMBEDDED_INDEXER: schemaOf('LANNER_API_EMBEDDED_INDEXER'),
       LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
@@ -126,6 +127,7 @@ export const CONFIG_SCHEMAS = {
     .transform((env) => ({
       ...serverConfig('api', env),
       adminToken: env.LANNER_ADMIN_TOKEN,
+      userSigningKey: env.LANNER_USER_JWT_SIGNING_KEY,
       setupFile: env.LANNER_SETUP_FILE,
       embeddedIndexer: env.LANNER_API_EMBEDDED_INDEXER,
       storage: storageConfig(env, '.lanner-api'),

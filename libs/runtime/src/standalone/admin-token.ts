@@ -26,6 +26,28 @@ export async function ensureWorkerSigningKey(dataDir: string): Promise<string> {
   return readSecretFile(file.path, 'worker JWT signing key');
 }
 
+/** The key that signs standalone's user access JWTs, in `<dataDir>/user-jwt-signing-key` (mode 0600). */
+export async function ensureUserSigningKey(dataDir: string): Promise<string> {
+  const file = await ensureSecretFile(join(dataDir, 'user-jwt-signing-key'), '', 'user JWT signing key');
+  return readSecretFile(file.path, 'user JWT signing key');
+}
+
+/** The first admin user's name: created with the password below when no user exists yet. */
+export const FIRST_ADMIN_USERNAME = 'admin';
+
+/**
+ * The first admin user's password: 256 random bits in `<dataDir>/admin-password`
+ * (mode 0600), created at first start; its value is returned only then, so it is shown once.
+ */
+export function ensureAdminPassword(dataDir: string): Promise<AdminToken> {
+  return ensureSecretFile(join(dataDir, 'admin-password'), '', 'admin password');
+}
+
+/** The stored first-admin password, for the api role to create the user with (it stores only its hash). */
+export function readAdminPassword(path: string): Promise<string> {
+  return readSecretFile(path, 'admin password');
+}
+
 async function ensureSecretFile(path: string, prefix: string, what: string): Promise<AdminToken> {
   const token = `${prefix}${randomBytes(32).toString('base64url')}`;
   try {

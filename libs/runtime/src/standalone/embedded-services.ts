@@ -1,7 +1,15 @@
 import { ServerRoleSettings } from '../adapters/server-adapters';
 import { StandaloneConfig } from '../config/load-config';
 import type { RoleProcess } from '../run-role';
-import { ensureAdminToken, ensureWorkerSigningKey, readAdminToken } from './admin-token';
+import {
+  ensureAdminPassword,
+  ensureAdminToken,
+  ensureUserSigningKey,
+  ensureWorkerSigningKey,
+  FIRST_ADMIN_USERNAME,
+  readAdminPassword,
+  readAdminToken,
+} from './admin-token';
 import { startEmbeddedDatabase } from './embedded-database';
 import { freePortOn } from './loopback-port';
 
@@ -21,6 +29,10 @@ export interface EmbeddedServices {
   };
   /** The key that signs worker access tokens, kept under the data dir (secret: never log it). */
   readonly workerSigningKey: string;
+  /** Signs the users' access JWTs, generated at first start. */
+  readonly userSigningKey: string;
+  /** Created by the api role when no user exists yet. */
+  readonly firstAdmin: { readonly username: string; readonly password: string };
 }
 
 /**
@@ -37,6 +49,7 @@ export async function startEmbeddedServices(config: StandaloneConfig, roleProces
   });
   roleProcess.afterClose(() => database.stop());
   const adminToken = await ensureAdminToken(config.dataDir);
+  const adminPassword = await ensureAdminPassword(config.dataDir);
 
   roleProcess.onReady((baseUrl) => {
     // Written to stdout directly, not logged: the logger redacts anything named token,
@@ -44,7 +57,10 @@ export async function startEmbeddedServices(config: StandaloneConfig, roleProces
     const tokenLine = adminToken.created
       ? `  Admin token: ${adminToken.token}\n               (shown once; stored in ${adminToken.path})\n`
       : `  Admin token: created at first start, stored in ${adminToken.path}\n`;
-    process.stdout.write(`\nLanner standalone is ready.\n  API:         ${baseUrl}/api/v1\n${tokenLine}\n`);
+    const userLine = adminPassword.created
+      ? `  Admin user:  ${FIRST_ADMIN_USERNAME} / ${adminPassword.token}\n               (shown once; stored in ${adminPassword.path})\n`
+      : `  Admin user:  ${FIRST_ADMIN_USERNAME}, password created at first start, stored in ${adminPassword.path}\n`;
+    process.stdout.write(`\nLanner standalone is ready.\n  API:         ${baseUrl}/api/v1\n${tokenLine}${userLine}\n`);
   });
 
   const port = config.grpc.port === 0 ? await freePortOn(config.grpc.host) : config.grpc.port;
@@ -52,6 +68,8 @@ export async function startEmbeddedServices(config: StandaloneConfig, roleProces
   return {
     adminToken: await readAdminToken(adminToken.path),
     workerSigningKey: await ensureWorkerSigningKey(config.dataDir),
+    userSigningKey: await ensureUserSigningKey(config.dataDir),
+    firstAdmin: { username: FIRST_ADMIN_USERNAME, password: await readAdminPassword(adminPassword.path) },
     grpc: { listen: { host: config.grpc.host, port }, connect: { host: wildcard ? '127.0.0.1' : config.grpc.host, port } },
     serverRoles: {
       database: { url: database.url, migrateAtStart: true },

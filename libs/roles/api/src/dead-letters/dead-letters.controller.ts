@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 // Swagger's schema type is not re-exported from its index.
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
@@ -6,9 +6,9 @@ import type { DeadLetterRecord } from '@lanner/repository';
 import { z } from 'zod';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
-import { InstanceAdminGuard } from '../topology/instance-admin.guard';
 import { InstanceAdminAuth, InstanceProblems } from '../topology/topology-openapi';
 import { DeadLettersService } from './dead-letters.service';
+import { RequirePermission } from '../auth/route-access.decorator';
 
 const DeadLetterQuerySchema = PageQuerySchema.extend({ topic: z.string().min(1).max(249).optional() });
 
@@ -55,11 +55,11 @@ function deadLetterView(record: DeadLetterRecord) {
  */
 @ApiTags('instance')
 @InstanceAdminAuth()
-@UseGuards(InstanceAdminGuard)
 @Controller('api/v1/instance/dead-letters')
 export class DeadLettersController {
   constructor(private readonly deadLetters: DeadLettersService) {}
 
+  @RequirePermission('dead-letter', 'read')
   @Get()
   @ApiOperation({ summary: 'Messages parked by a consumer that could never handle them, newest first' })
   @ApiQuery({ name: 'topic', required: false })
@@ -75,6 +75,7 @@ export class DeadLettersController {
     return { results: results.map(deadLetterView), total };
   }
 
+  @RequirePermission('dead-letter', 'read')
   @Get(':id')
   @ApiOperation({ summary: 'One parked message (without its payload)' })
   @ApiParam({ name: 'id', format: 'uuid' })
@@ -84,6 +85,7 @@ export class DeadLettersController {
     return deadLetterView(await this.deadLetters.get(id));
   }
 
+  @RequirePermission('dead-letter', 'write')
   @Post(':id/replay')
   @HttpCode(202)
   @ApiOperation({ summary: 'Publish the message again to its topic, unchanged, and drop it from the dead letters' })
@@ -94,6 +96,7 @@ export class DeadLettersController {
     return deadLetterView(await this.deadLetters.replay(id));
   }
 
+  @RequirePermission('dead-letter', 'write')
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Drop a parked message for good' })

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EXECUTION_RECORD_STATES, parseIsoDuration, statsBucketSeconds } from '@lanner/model';
 import { errorSummary } from '@lanner/runtime';
@@ -7,8 +7,7 @@ import { z } from 'zod';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
-import type { AuthenticatedRequest } from '../auth/api-token.guard';
-import { ApiTokenGuard } from '../auth/api-token.guard';
+import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { InvalidContent, InvalidRequest } from '../http/api-errors';
 import { correlationIdOf } from '../http/correlation';
 import { PageQuerySchema } from '../http/query';
@@ -20,6 +19,7 @@ import { EXECUTION_STATS_SCHEMA } from './execution-stats-openapi';
 import { executionView } from './execution-view';
 import { ExecutionsService, type NewExecutionRequest } from './executions.service';
 import { LABELS_FIELD, newExecutionFromForm, parseLabels } from './new-execution-form';
+import { RequirePermission } from '../auth/route-access.decorator';
 
 const jsonObject = z.record(z.string(), z.unknown());
 const NewExecutionBodySchema = z
@@ -160,7 +160,6 @@ function waitTimeoutMs(text: string | undefined): number {
 
 @ApiTags('executions')
 @BearerAuth()
-@UseGuards(ApiTokenGuard)
 @Controller('api/v1/:tenant/executions')
 export class ExecutionsController {
   private readonly logger = new Logger(ExecutionsController.name);
@@ -168,6 +167,7 @@ export class ExecutionsController {
   constructor(private readonly executions: ExecutionsService) {}
 
   // Declared before `:id` and `:namespace/:flowId` so that these literal paths win.
+  @RequirePermission('execution', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Search executions, newest first' })
   @ApiQuery({ name: 'namespace', required: false })
@@ -180,11 +180,13 @@ export class ExecutionsController {
   @ApiQuery({ name: 'size', required: false })
   @ApiOkResponse({ description: '{ results, total }' })
   @ProblemResponses(400)
-  async search(@Param('tenant') tenant: string, @Query() query: unknown) {
+  async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const { labels, from, to, ...rest } = parseWith(ExecutionSearchQuerySchema, query, 'query');
     const period = periodOf({ from, to });
     const page = await this.executions.search(tenant, {
       ...rest,
+      // A namespace-bound caller searches its prefix (the guard refused a `namespace` outside it).
+      namespacePrefix: namespacePrefixOf(request) ?? undefined,
       labels: parseLabels(labels === undefined ? [] : [labels].flat(), LABELS_FIELD, 'query'),
       createdFrom: period.from,
       createdTo: period.to,
@@ -202,14 +204,18 @@ export class ExecutionsController {
   @ApiQuery({ name: 'to', required: false, description: 'ISO-8601 date-time; default: now' })
   @ApiOkResponse({ description: 'The aggregates of the period', schema: EXECUTION_STATS_SCHEMA })
   @ProblemResponses(400)
-  async stats(@Param('tenant') tenant: string, @Query() query: unknown) {
-    const { namespace, ...period } = parseWith(ExecutionStatsQuerySchema, query, 'query');
+  @RequirePermission('dashboard', 'read', { namespaceFrom: 'query' })
+  async stats(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+    const parsed = parseWith(ExecutionStatsQuerySchema, query, 'query');
+    // `namespace` already means the namespace and the ones under it: a bound caller gets its prefix.
+    const { namespace = namespacePrefixOf(request) ?? undefined, ...period } = parsed;
     const { from, to } = statsPeriodOf(period, new Date());
     const bucketSeconds = statsBucketSeconds(from, to);
     const stats = await this.executions.stats(tenant, { from, to, namespace, bucketSeconds, topFlows: STATS_TOP_FLOWS });
     return { from, to, bucketSeconds, ...stats };
   }
 
+  @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
   @Post(':id/resume')
   @HttpCode(204)
   @ApiOperation({ summary: 'Resume a PAUSED execution' })
@@ -229,6 +235,7 @@ export class ExecutionsController {
     await this.executions.resume(tenant, id, parsed?.inputs, correlationIdOf(request));
   }
 
+  @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
   @Post(':id/restart')
   @HttpCode(200)
   @ApiOperation({ summary: 'Restart a FAILED or KILLED execution: its failed task runs run again' })
@@ -240,6 +247,7 @@ export class ExecutionsController {
     );
   }
 
+  @RequirePermission('execution', 'write')
   @Post(':namespace/:flowId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run the latest revision of a flow' })
@@ -296,6 +304,7 @@ export class ExecutionsController {
     return executionView(await this.executions.follow(tenant, created.id, { timeoutMs, signal: aborted.signal }));
   }
 
+  @RequirePermission('execution', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id')
   @ApiOperation({ summary: 'An execution with its task runs and their attempts' })
   @ApiOkResponse({ description: 'The execution, with taskRunList and outputs' })
@@ -304,6 +313,7 @@ export class ExecutionsController {
     return executionView(await this.executions.get(tenant, id));
   }
 
+  @RequirePermission('file', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id/file')
   @ApiOperation({ summary: 'Download a file of the execution (an output file, a FILE input) by its kestra:/// URI' })
   @ApiQuery({ name: 'path', required: true, description: 'The kestra:/// URI, as the execution shows it' })
@@ -330,6 +340,7 @@ export class ExecutionsController {
     });
   }
 
+  @RequirePermission('file', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id/file/preview')
   @ApiOperation({ summary: 'The start of a text, CSV or JSON file of the execution, for display' })
   @ApiQuery({ name: 'path', required: true, description: 'The kestra:/// URI, as the execution shows it' })
@@ -349,6 +360,7 @@ export class ExecutionsController {
     return { type, content: head.text, truncated: head.truncated || file.sizeBytes > PREVIEW_BYTES };
   }
 
+  @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
   @Delete(':id/kill')
   @HttpCode(202)
   @ApiOperation({ summary: 'Kill an execution: it moves through KILLING to KILLED' })
@@ -358,6 +370,7 @@ export class ExecutionsController {
     await this.executions.kill(tenant, id, request.principal?.tokenId ?? 'unknown', correlationIdOf(request));
   }
 
+  @RequirePermission('execution', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id/follow')
   @ApiOperation({ summary: 'Server-sent events: `execution` with the execution after each change, until it ends' })
   @ApiProduces('text/event-stream')

@@ -4,6 +4,7 @@ import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } 
 import type { Flow, StoredJson } from '@lanner/model';
 import { FlowNotFound, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
+import { Public } from '../auth/route-access.decorator';
 import { WrongState } from '../http/api-errors';
 import { correlationIdOf } from '../http/correlation';
 import type { HttpRequest } from '../http/http-types';
@@ -36,6 +37,8 @@ function sameKey(given: string, expected: string): boolean {
  * URL is the secret. A wrong key answers as an unknown flow does (404).
  */
 @ApiTags('executions')
+// No token: the trigger's key in the URL is the secret, compared in constant time.
+@Public()
 @Controller('api/v1/:tenant/executions/webhook')
 export class WebhooksController {
   constructor(

@@ -1,35 +1,38 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { MAX_FLOW_SOURCE_BYTES } from '@lanner/model';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
-import { ApiTokenGuard } from '../auth/api-token.guard';
 import { MAX_STORED_INT, PageQuerySchema, positiveIntQuery } from '../http/query';
 import { parseWith, readTextBody } from '../http/request-body';
 import { BearerAuth, ProblemResponses, YamlBody } from '../openapi/api-docs.decorators';
 import { flowView } from './flow-view';
 import { FlowsService } from './flows.service';
+import { assertNamespaceAllowed, type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
+import { RequirePermission } from '../auth/route-access.decorator';
 
 const FlowSearchQuerySchema = PageQuerySchema.extend({ namespace: z.string().min(1).optional(), q: z.string().optional() });
 const RevisionQuerySchema = z.object({ revision: positiveIntQuery(MAX_STORED_INT).optional() });
 
 @ApiTags('flows')
 @BearerAuth()
-@UseGuards(ApiTokenGuard)
 @Controller('api/v1/:tenant/flows')
 export class FlowsController {
   constructor(private readonly flows: FlowsService) {}
 
+  @RequirePermission('flow', 'write', { namespaceFrom: 'body' })
   @Post()
   @ApiOperation({ summary: 'Create a flow from YAML' })
   @YamlBody()
   @ApiResponse({ status: 201, description: 'The flow, revision 1 (or the next one after a delete)' })
   @ProblemResponses(409, 413, 415, 422)
-  async create(@Param('tenant') tenant: string, @Req() request: HttpRequest) {
+  async create(@Param('tenant') tenant: string, @Req() request: AuthenticatedRequest) {
     const source = await readTextBody(request, MAX_FLOW_SOURCE_BYTES);
-    return flowView(await this.flows.create(tenant, source));
+    const allowed = (namespace: string) => assertNamespaceAllowed(request, { resource: 'flow', action: 'write' }, namespace);
+    return flowView(await this.flows.create(tenant, source, allowed));
   }
 
+  @RequirePermission('flow', 'read', { namespaceFrom: 'body' })
   @Post('validate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Validate a flow without saving it: every problem with its YAML path and line' })
@@ -45,6 +48,7 @@ export class FlowsController {
     return this.flows.validate(await readTextBody(request, MAX_FLOW_SOURCE_BYTES));
   }
 
+  @RequirePermission('flow', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Search live flows' })
   @ApiQuery({ name: 'namespace', required: false, description: 'This namespace and its children' })
@@ -53,11 +57,17 @@ export class FlowsController {
   @ApiQuery({ name: 'size', required: false })
   @ApiOkResponse({ description: '{ results, total }' })
   @ProblemResponses(400)
-  async search(@Param('tenant') tenant: string, @Query() query: unknown) {
-    const page = await this.flows.search(tenant, parseWith(FlowSearchQuerySchema, query, 'query'));
+  async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+    const filter = parseWith(FlowSearchQuerySchema, query, 'query');
+    // A namespace-bound caller searches its prefix (the guard refused a `namespace` outside it).
+    const page = await this.flows.search(tenant, {
+      ...filter,
+      namespace: filter.namespace ?? namespacePrefixOf(request) ?? undefined,
+    });
     return { results: page.results.map(flowView), total: page.total };
   }
 
+  @RequirePermission('flow', 'write')
   @Put(':namespace/:id')
   @ApiOperation({ summary: 'Save a new revision (revision + 1); creates the flow when absent (201)' })
   @YamlBody()
@@ -77,6 +87,7 @@ export class FlowsController {
     return flowView(flow);
   }
 
+  @RequirePermission('flow', 'read')
   @Get(':namespace/:id')
   @ApiOperation({ summary: 'The live flow, or an older revision with ?revision=N' })
   @ApiQuery({ name: 'revision', required: false })
@@ -92,6 +103,7 @@ export class FlowsController {
     return flowView(await this.flows.get(tenant, namespace, id, revision));
   }
 
+  @RequirePermission('flow', 'write')
   @Delete(':namespace/:id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a flow (its revisions stay in the history)' })

@@ -61,8 +61,14 @@ export class FlowsService {
     return flowOrThrow(source, await this.parser.parse(source));
   }
 
-  async create(tenantId: string, source: string): Promise<FlowRevisionRecord> {
+  /** `allowNamespace` refuses (throws) a namespace the caller may not write to, before anything is stored. */
+  async create(
+    tenantId: string,
+    source: string,
+    allowNamespace: (namespace: string) => void = () => undefined,
+  ): Promise<FlowRevisionRecord> {
     const flow = await this.parseOrThrow(source);
+    allowNamespace(flow.namespace);
     return this.repositories.flows.create(tenantId, {
       namespace: flow.namespace,
       flowId: flow.id,

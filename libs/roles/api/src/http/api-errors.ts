@@ -73,3 +73,17 @@ export class WrongState extends ApiError {
     super(message);
   }
 }
+
+/** Too many attempts (a locked login): refused until the time the message names (429). */
+export class TooManyAttempts extends ApiError {
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** A feature the process was not configured for, e.g. user login without a signing key (503). */
+export class NotConfigured extends ApiError {
+  constructor(message: string) {
+    super(message);
+  }
+}

@@ -21,7 +21,9 @@ export class ProblemFilter extends BaseExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<HttpRequest>();
     const response = http.getResponse<HttpResponse>();
-    if (!(request.originalUrl ?? request.url ?? '').startsWith(API_PATH_PREFIX)) return super.catch(error, host);
+    // Routing ignores case (`/API/v1/...` reaches the API's handlers), so this check does too.
+    const path = (request.originalUrl ?? request.url ?? '').toLowerCase();
+    if (!path.startsWith(API_PATH_PREFIX)) return super.catch(error, host);
 
     const { problem, unexpected } = problemFor(error);
     // The kind and the first line of the message only: a stack trace, or a driver's query text, never reaches a log.

@@ -19,6 +19,8 @@ import {
   Unauthenticated,
   UnsupportedMediaType,
   WrongState,
+  TooManyAttempts,
+  NotConfigured,
 } from './api-errors';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -95,6 +97,8 @@ export function problemFor(error: unknown): MappedProblem {
   if (error instanceof Unauthenticated) return expected(problem(401, error.message));
   if (error instanceof Forbidden) return expected(problem(403, error.message));
   if (error instanceof WrongState) return expected(problem(409, error.message));
+  if (error instanceof TooManyAttempts) return expected(problem(429, error.message));
+  if (error instanceof NotConfigured) return expected(problem(503, error.message));
 
   if (error instanceof NotFound) return expected(problem(404, capitalise(error.message)));
   if (error instanceof AlreadyExists) return expected(problem(409, capitalise(error.message)));

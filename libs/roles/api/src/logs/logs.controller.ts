@@ -1,14 +1,14 @@
-import { Controller, Get, Inject, Logger, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { LOG_LEVELS, type LogLineRecord, type LogQuery, type Repositories } from '@lanner/repository';
 import { errorSummary, REPOSITORIES } from '@lanner/runtime';
 import type { HttpResponse } from '../http/http-types';
 import { z } from 'zod';
-import { ApiTokenGuard } from '../auth/api-token.guard';
 import { hasEnded } from '../executions/execution-view';
 import { parseWith } from '../http/request-body';
 import { openEventStream } from '../http/server-sent-events';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { RequirePermission } from '../auth/route-access.decorator';
 
 const LogQuerySchema = z.object({ minLevel: z.enum(LOG_LEVELS).optional(), taskRunId: z.string().min(1).optional() });
 
@@ -29,13 +29,13 @@ export function logLineView(line: LogLineRecord) {
 
 @ApiTags('logs')
 @BearerAuth()
-@UseGuards(ApiTokenGuard)
 @Controller('api/v1/:tenant/logs')
 export class LogsController {
   private readonly logger = new Logger(LogsController.name);
 
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
 
+  @RequirePermission('log', 'read', { namespaceFrom: { executionParam: 'executionId' } })
   @Get(':executionId')
   @ApiOperation({ summary: 'The log lines of an execution, oldest first' })
   @ApiQuery({ name: 'minLevel', required: false, enum: LOG_LEVELS })
@@ -48,6 +48,7 @@ export class LogsController {
     return (await this.repositories.logs.list(tenant, executionId, filter)).map(logLineView);
   }
 
+  @RequirePermission('log', 'read', { namespaceFrom: { executionParam: 'executionId' } })
   @Get(':executionId/follow')
   @ApiOperation({
     summary: 'Server-sent events: `log` per line (stored ones first), until the execution ended and its last lines arrived',

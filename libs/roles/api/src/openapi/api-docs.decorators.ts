@@ -30,7 +30,7 @@ export const PROBLEM_SCHEMA = {
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed request (each problem with its JSON path)',
   401: 'No or bad API token',
-  403: 'The token may not act on this tenant',
+  403: 'The token lacks the permission the route needs (named in the detail)',
   404: 'Unknown resource',
   409: 'Conflict (exists, or wrong state)',
   413: 'Body too large',

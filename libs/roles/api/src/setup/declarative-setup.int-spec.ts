@@ -253,3 +253,85 @@ describe('an invalid setup file', () => {
     );
   }, 120_000);
 });
+
+describe('API tokens in the setup file', () => {
+  let database: SpecDatabase;
+  const ciToken = newToken();
+  const setupFile = join(folder, 'tokens.yml');
+
+  beforeAll(async () => {
+    database = await createSpecDatabase();
+    process.env['LANNER_SPEC_CI_TOKEN'] = ciToken;
+    writeFileSync(
+      setupFile,
+      `setup:
+  apiTokens:
+    - { tenant: main, name: ci-team, role: developer, namespace: company.team, token: "\${LANNER_SPEC_CI_TOKEN}" }
+`,
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    delete process.env['LANNER_SPEC_CI_TOKEN'];
+    await database?.drop();
+  }, 60_000);
+
+  it('are seeded by hash with their role and namespace, and left as they are at the next start', async () => {
+    let api = await startSpecApi({ database, topicPrefix, setupFile });
+    try {
+      const search = await call(api.baseUrl, ciToken, 'GET', '/api/v1/main/flows/search');
+      expect(search.status).toBe(200);
+      const outside = await call(api.baseUrl, ciToken, 'GET', '/api/v1/main/flows/search?namespace=other');
+      expect(outside.status).toBe(403);
+      expect((await call(api.baseUrl, ciToken, 'GET', '/api/v1/instance/worker-queues')).status).toBe(403);
+      expect(JSON.stringify(await database.rows('api_tokens'))).not.toContain(ciToken);
+      expect(api.logs.lines.join('\n')).not.toContain(ciToken);
+      expect(api.logs.lines.some((line) => line.includes("created API token 'ci-team' of tenant 'main' (developer)"))).toBe(true);
+    } finally {
+      await api.close();
+    }
+
+    const changed = newToken();
+    process.env['LANNER_SPEC_CI_TOKEN'] = changed;
+    api = await startSpecApi({ database, topicPrefix, setupFile });
+    try {
+      await eventually('the setup summary', () =>
+        api.logs.lines.find((line) => line.includes('API tokens: 0 created, 1 skipped')),
+      );
+      expect((await call(api.baseUrl, ciToken, 'GET', '/api/v1/main/flows/search')).status).toBe(200);
+      expect((await call(api.baseUrl, changed, 'GET', '/api/v1/main/flows/search')).status).toBe(401);
+    } finally {
+      await api.close();
+    }
+  }, 120_000);
+
+  it('stop the start when one is invalid, naming its path and not its value, and write nothing', async () => {
+    const badFile = join(folder, 'bad-tokens.yml');
+    const short = 'too-short-to-be-a-token';
+    writeFileSync(
+      badFile,
+      `setup:
+  apiTokens:
+    - { tenant: main, name: nightly, role: owner, token: ${short} }
+    - { tenant: main, name: unset, role: viewer, token: "\${LANNER_SPEC_UNSET_TOKEN}" }
+`,
+    );
+    const declared = async () => (await database.rows('api_tokens')).filter((row) => row['name'] !== 'bootstrap-admin');
+    const before = await declared();
+    const failure: Error = await startSpecApi({ database, topicPrefix, setupFile: badFile }).then(
+      (api) =>
+        api.close().then(() => {
+          throw new Error('the api started with an invalid setup');
+        }),
+      (error: Error) => error,
+    );
+    expect(failure.name).toBe('InvalidSetup');
+    expect(failure.message.split('\n').slice(1)).toEqual([
+      '  setup.apiTokens[0].role must be one of viewer, developer, admin',
+      '  setup.apiTokens[0].token must be 43 to 512 URL-safe base64 characters (A-Z, a-z, 0-9, - and _)',
+      '  setup.apiTokens[1].token is an unresolved environment placeholder: set the variable it names',
+    ]);
+    expect(failure.message).not.toContain(short);
+    expect(await declared()).toEqual(before);
+  }, 120_000);
+});

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type DeclaredApiToken, validateApiTokenSetup } from '@lanner/access';
 import { hashToken } from '@lanner/auth';
 import { DEFAULT_TOPIC_PARTITIONS, jobTopicsOf } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
@@ -16,6 +17,7 @@ import {
   type ValidatedSetup,
 } from '@lanner/topology';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
+import { storedRole } from '../auth/api-token-auth';
 import { fileTokenReader, readSetupSection, type SetupProblem } from './setup-file';
 
 /**
@@ -76,16 +78,22 @@ export class DeclarativeSetup {
     const read = readSetupSection(file, env);
     if (!read.ok) throw new InvalidSetup(file, read.problems);
 
+    // `apiTokens` is the access part of the setup; the rest is the topology's.
+    const { apiTokens, topology } = splitSection(read.section);
+    const tokens = validateApiTokenSetup(apiTokens);
+
     const [queues, groups] = await Promise.all([this.repositories.workerQueues.list(), this.repositories.workerGroups.list()]);
     const existing: ExistingTopology = { workerQueues: queues, workerGroupIds: groups.map((g) => g.id) };
-    const setup = await this.validate(read.section, existing, fileTokenReader(file), file);
+    const setup = await this.validate(topology, existing, fileTokenReader(file), file, tokens.ok ? [] : tokens.problems);
+    if (!tokens.ok) throw new InvalidSetup(file, tokens.problems);
 
     const plan = planSetup(setup, {
       workerQueueIds: existing.workerQueues.map((q) => q.id),
       workerGroupIds: existing.workerGroupIds,
     });
     await this.write(plan);
-    this.logger.log({ setupFile: file }, plan.summary);
+    const seeded = await this.seedApiTokens(tokens.tokens);
+    this.logger.log({ setupFile: file }, `${plan.summary}; API tokens: ${seeded.created} created, ${seeded.skipped} skipped`);
     return { plan };
   }
 
@@ -100,6 +108,7 @@ export class DeclarativeSetup {
     existing: ExistingTopology,
     tokenFiles: TokenFileReader,
     file: string,
+    otherProblems: readonly SetupProblem[],
   ): Promise<ValidatedSetup> {
     const declared: RegistrationTokenSecret[] = [];
     validateSetup(section, existing, {
@@ -115,8 +124,37 @@ export class DeclarativeSetup {
     const registeredTokens: RegisteredTokenLookup = { groupOwning: (secret) => owners.get(hashToken(secret.reveal())) };
     const ports: SetupValidationPorts = { tokenFiles, registeredTokens };
     const validation = validateSetup(section, existing, ports);
-    if (!validation.ok) throw new InvalidSetup(file, validation.problems);
+    if (!validation.ok) throw new InvalidSetup(file, [...validation.problems, ...otherProblems]);
     return validation.setup;
+  }
+
+  /** Seed semantics: a tenant's token of that name that exists (revoked or not) is left as it is. */
+  private async seedApiTokens(tokens: readonly DeclaredApiToken[]): Promise<{ created: number; skipped: number }> {
+    let created = 0;
+    for (const token of tokens) {
+      const where = { kind: 'api-token', tenantId: token.tenantId, name: token.name };
+      const exists = (await this.repositories.apiTokens.list(token.tenantId)).some((stored) => stored.name === token.name);
+      if (!exists) {
+        try {
+          await this.repositories.apiTokens.create({
+            tenantId: token.tenantId,
+            name: token.name,
+            tokenHash: hashToken(token.secret.reveal()),
+            role: storedRole(token.role),
+            namespace: token.namespace,
+            expiresAt: null,
+          });
+          created += 1;
+          this.logger.log(where, `created API token '${token.name}' of tenant '${token.tenantId}' (${token.role})`);
+          continue;
+        } catch (error) {
+          // Another replica applying the same setup got there first (or the value is stored under another name).
+          if (!(error instanceof AlreadyExists)) throw error;
+        }
+      }
+      this.logger.log(where, `skipped API token '${token.name}' of tenant '${token.tenantId}': it exists`);
+    }
+    return { created, skipped: tokens.length - created };
   }
 
   private async write(plan: SetupPlan): Promise<void> {
@@ -166,4 +204,11 @@ export class DeclarativeSetup {
       }
     }
   }
+}
+
+function splitSection(section: unknown): { apiTokens: unknown; topology: unknown } {
+  if (typeof section !== 'object' || section === null || Array.isArray(section))
+    return { apiTokens: undefined, topology: section };
+  const { apiTokens, ...topology } = section as Record<string, unknown>;
+  return { apiTokens, topology };
 }

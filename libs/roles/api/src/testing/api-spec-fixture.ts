@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { INestApplication, Module } from '@nestjs/common';
+import { INestApplication, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
@@ -33,7 +33,10 @@ export interface ApiSpecFixture {
 /** Internal storage for the spec's api (FILE inputs, downloads); none by default. */
 export type ApiSpecStorage = Pick<ApiRoleOptions, 'storage' | 'fileInputMaxBytes'>;
 
-export async function startApiForSpec(storage: ApiSpecStorage = {}): Promise<ApiSpecFixture> {
+/** `extraModules`: served next to the api role, under its global guard, pipe and filter. */
+export async function startApiForSpec(
+  options: ApiSpecStorage & { extraModules?: readonly Type[]; users?: ApiRoleOptions['users'] } = {},
+): Promise<ApiSpecFixture> {
   const serverUrl = requiredEnv('DATABASE_URL');
   const brokers = requiredEnv('KAFKA_BROKERS');
   const run = randomBytes(4).toString('hex');
@@ -61,8 +64,15 @@ export async function startApiForSpec(storage: ApiSpecStorage = {}): Promise<Api
   });
   const logger = createProcessLogger('api', config.logLevel);
   // A long safety-net poll: the specs prove that updates arrive through the topic.
-  const api = ApiRoleModule.forRoot(serverRoleSettings(config), { adminToken, followPollMs: 60_000, topicPrefix, ...storage });
-  @Module({ imports: [RuntimeModule.forRoot(config, logger), api] })
+  const api = ApiRoleModule.forRoot(serverRoleSettings(config), {
+    adminToken,
+    followPollMs: 60_000,
+    topicPrefix,
+    users: options.users,
+    storage: options.storage,
+    fileInputMaxBytes: options.fileInputMaxBytes,
+  });
+  @Module({ imports: [RuntimeModule.forRoot(config, logger), api, ...(options.extraModules ?? [])] })
   class ApiSpecModule {}
   const app: INestApplication = await NestFactory.create(ApiSpecModule, { logger: false, abortOnError: false });
   await app.listen(0, '127.0.0.1');

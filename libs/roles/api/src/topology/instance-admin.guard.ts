@@ -1,18 +1,17 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { AuthenticatedRequest } from '../auth/api-token.guard';
-import { ApiTokenAuth } from '../auth/api-token-auth';
+import type { AuthenticatedRequest } from '../auth/access.guard';
 import { Forbidden } from '../http/api-errors';
 
-/** Every `/api/v1/instance/...` route: a valid bearer token of an instance admin (API.md "Auth"). */
+/**
+ * Superseded by the global `AccessGuard` (instance resources need the
+ * `instance-admin` holder in `@lanner/access`). Kept so that a controller still
+ * naming it compiles; it refuses anyone the access guard did not admit as an instance admin.
+ */
 @Injectable()
 export class InstanceAdminGuard implements CanActivate {
-  constructor(private readonly auth: ApiTokenAuth) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const principal = await this.auth.authenticate(request.headers.authorization, new Date());
-    if (!principal.instanceAdmin) throw new Forbidden('Only an instance admin may use the instance routes');
-    request.principal = principal;
+    if (request.principal?.instanceAdmin !== true) throw new Forbidden('Only an instance admin may use the instance routes');
     return true;
   }
 }

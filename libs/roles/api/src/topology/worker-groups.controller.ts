@@ -1,8 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { correlationIdOf } from '../http/correlation';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
-import { InstanceAdminGuard } from './instance-admin.guard';
 import { RegistrationTokensService } from './registration-tokens.service';
 import {
   CAPACITY_SCHEMA,
@@ -27,10 +26,10 @@ import {
 } from './topology-view';
 import { TopologyService } from './topology.service';
 import { WorkerFleetService } from './worker-fleet.service';
+import { RequirePermission } from '../auth/route-access.decorator';
 
 @ApiTags('worker topology')
 @InstanceAdminAuth()
-@UseGuards(InstanceAdminGuard)
 @Controller('api/v1/instance/worker-groups')
 export class WorkerGroupsController {
   constructor(
@@ -39,6 +38,7 @@ export class WorkerGroupsController {
     private readonly fleet: WorkerFleetService,
   ) {}
 
+  @RequirePermission('worker-topology', 'read')
   @Get()
   @ApiOperation({ summary: 'Every worker group with its subscriptions' })
   @ApiOkResponse({ schema: listOf(WORKER_GROUP_SCHEMA) })
@@ -47,6 +47,7 @@ export class WorkerGroupsController {
     return (await this.topology.listGroups()).map(workerGroupView);
   }
 
+  @RequirePermission('worker-topology', 'write')
   @Put(':id')
   @ApiOperation({
     summary: 'Create or replace a worker group (idempotent); a subscription change reaches controllers within seconds',
@@ -66,6 +67,7 @@ export class WorkerGroupsController {
     return workerGroupView(record);
   }
 
+  @RequirePermission('worker-topology', 'read')
   @Get(':id')
   @ApiOperation({ summary: 'One worker group with its subscriptions' })
   @ApiOkResponse({ schema: WORKER_GROUP_SCHEMA })
@@ -74,6 +76,7 @@ export class WorkerGroupsController {
     return workerGroupView(await this.topology.getGroup(id));
   }
 
+  @RequirePermission('worker-topology', 'write')
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({
@@ -85,6 +88,7 @@ export class WorkerGroupsController {
     await this.topology.deleteGroup(id, correlationIdOf(request));
   }
 
+  @RequirePermission('worker-topology', 'write')
   @Put(':id/subscriptions/:queueId')
   @ApiOperation({ summary: 'Subscribe the group to a worker queue, or change the subscription; live within seconds' })
   @ApiBody(SUBSCRIPTION_BODY)
@@ -99,6 +103,7 @@ export class WorkerGroupsController {
     return subscriptionView(await this.topology.putSubscription(id, queueId, body, correlationIdOf(request)));
   }
 
+  @RequirePermission('worker-topology', 'write')
   @Delete(':id/subscriptions/:queueId')
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove a subscription (the queue stays); `default` keeps its `default` subscription' })
@@ -112,6 +117,7 @@ export class WorkerGroupsController {
     await this.topology.deleteSubscription(id, queueId, correlationIdOf(request));
   }
 
+  @RequirePermission('worker-topology', 'write')
   @Post(':id/tokens')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a registration token for the group: its value is in this answer only' })
@@ -123,6 +129,7 @@ export class WorkerGroupsController {
     return { id: record.id, name: record.name, token, createdAt: record.createdAt.toISOString() };
   }
 
+  @RequirePermission('worker-topology', 'read')
   @Get(':id/tokens')
   @ApiOperation({ summary: "The group's registration tokens, without their values" })
   @ApiOkResponse({ schema: listOf(TOKEN_SCHEMA) })
@@ -131,6 +138,7 @@ export class WorkerGroupsController {
     return (await this.tokens.list(id)).map(registrationTokenView);
   }
 
+  @RequirePermission('worker-topology', 'write')
   @Delete(':id/tokens/:tokenId')
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke a registration token at once: controllers stop sending work to its workers' })
@@ -140,6 +148,7 @@ export class WorkerGroupsController {
     await this.tokens.revoke(id, tokenId, correlationIdOf(request));
   }
 
+  @RequirePermission('worker-topology', 'read')
   @Get(':id/workers')
   @ApiOperation({ summary: "The group's connected workers (rows their controllers refreshed within the last 15 s)" })
   @ApiOkResponse({ schema: listOf(WORKER_SCHEMA) })
@@ -148,6 +157,7 @@ export class WorkerGroupsController {
     return (await this.fleet.connectedWorkers(id)).map(connectedWorkerView);
   }
 
+  @RequirePermission('worker-topology', 'read')
   @Get(':id/capacity')
   @ApiOperation({
     summary: 'The live capacity ledger of each connected worker, per subscription',

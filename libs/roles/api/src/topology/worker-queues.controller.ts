@@ -1,18 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { HttpResponse } from '../http/http-types';
-import { InstanceAdminGuard } from './instance-admin.guard';
 import { InstanceAdminAuth, InstanceProblems, listOf, WORKER_QUEUE_BODY, WORKER_QUEUE_SCHEMA } from './topology-openapi';
 import { workerQueueView } from './topology-view';
 import { TopologyService } from './topology.service';
+import { RequirePermission } from '../auth/route-access.decorator';
 
 @ApiTags('worker topology')
 @InstanceAdminAuth()
-@UseGuards(InstanceAdminGuard)
 @Controller('api/v1/instance/worker-queues')
 export class WorkerQueuesController {
   constructor(private readonly topology: TopologyService) {}
 
+  @RequirePermission('worker-topology', 'read')
   @Get()
   @ApiOperation({ summary: 'Every worker queue, including the reserved `default` and `system`' })
   @ApiOkResponse({ schema: listOf(WORKER_QUEUE_SCHEMA) })
@@ -21,6 +21,7 @@ export class WorkerQueuesController {
     return (await this.topology.listQueues()).map(workerQueueView);
   }
 
+  @RequirePermission('worker-topology', 'write')
   @Put(':id')
   @ApiOperation({ summary: 'Create or replace a worker queue (idempotent); a new queue gets its job topic' })
   @ApiBody(WORKER_QUEUE_BODY)
@@ -33,6 +34,7 @@ export class WorkerQueuesController {
     return workerQueueView(record);
   }
 
+  @RequirePermission('worker-topology', 'read')
   @Get(':id')
   @ApiOperation({ summary: 'One worker queue' })
   @ApiOkResponse({ schema: WORKER_QUEUE_SCHEMA })
@@ -41,6 +43,7 @@ export class WorkerQueuesController {
     return workerQueueView(await this.topology.getQueue(id));
   }
 
+  @RequirePermission('worker-topology', 'write')
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a worker queue no group subscribes to (its topic and the jobs on it stay)' })

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 // Swagger's schema type is not re-exported from its index.
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
@@ -6,7 +6,8 @@ import type { TriggerKey, TriggerStateRecord } from '@lanner/model';
 import type { Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { z } from 'zod';
-import { ApiTokenGuard } from '../auth/api-token.guard';
+import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
+import { RequirePermission } from '../auth/route-access.decorator';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
@@ -56,11 +57,11 @@ function triggerView(record: TriggerStateRecord) {
 /** The triggers of live flows: their next dates and leases; enable, disable, unlock. */
 @ApiTags('triggers')
 @BearerAuth()
-@UseGuards(ApiTokenGuard)
 @Controller('api/v1/:tenant/triggers')
 export class TriggersController {
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
 
+  @RequirePermission('trigger', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Triggers of live flows, with their next evaluation date, last execution and lock holder' })
   @ApiQuery({ name: 'namespace', required: false, description: 'This namespace and its children' })
@@ -71,11 +72,15 @@ export class TriggersController {
     schema: { type: 'object', properties: { results: { type: 'array', items: TRIGGER_SCHEMA }, total: { type: 'integer' } } },
   })
   @ProblemResponses(400)
-  async search(@Param('tenant') tenant: string, @Query() query: unknown) {
-    const page = await this.repositories.triggers.search(tenant, parseWith(TriggerSearchQuerySchema, query, 'query'));
+  async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+    const filter = parseWith(TriggerSearchQuerySchema, query, 'query');
+    // A caller bound to a namespace prefix sees only the triggers under it.
+    const namespace = filter.namespace ?? namespacePrefixOf(request) ?? undefined;
+    const page = await this.repositories.triggers.search(tenant, { ...filter, namespace });
     return { results: page.results.map(triggerView), total: page.total };
   }
 
+  @RequirePermission('trigger', 'write')
   @Put(':namespace/:flowId/:triggerId')
   @ApiOperation({
     summary: 'Enable or disable a trigger; an enabled schedule restarts from its next date (missed dates do not fire)',
@@ -95,6 +100,7 @@ export class TriggersController {
     return triggerView(await this.repositories.triggers.setDisabled(key, disabled));
   }
 
+  @RequirePermission('trigger', 'write')
   @Post(':namespace/:flowId/:triggerId/unlock')
   @HttpCode(200)
   @ApiOperation({ summary: 'Drop the lease of a stuck trigger, so any scheduler evaluates it at once' })

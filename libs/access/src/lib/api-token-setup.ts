@@ -1,0 +1,101 @@
+import { NAMESPACE_PATTERN } from '@lanner/model';
+import { isTenantRole, TENANT_ROLES, type TenantRole } from './permissions';
+
+/**
+ * API tokens in the declarative setup (`setup.apiTokens`): the token value is
+ * given by the operator (from an environment placeholder) so that CI knows it
+ * before Lanner starts. Seed semantics: a tenant's token of that name that
+ * already exists is left alone.
+ */
+
+/** 43 to 512 URL-safe base64 characters: at least the 256 random bits a minted token carries. */
+const API_TOKEN_VALUE = /^[A-Za-z0-9_-]{43,512}$/;
+const FIELDS = ['tenant', 'name', 'role', 'namespace', 'token'];
+const REDACTED = '[redacted API token]';
+
+/** A declared token value: only `reveal()` gives it out (to the code that hashes it), never a log line or JSON. */
+export class ApiTokenSecret {
+  readonly #value: string;
+
+  constructor(value: string) {
+    this.#value = value;
+  }
+
+  reveal(): string {
+    return this.#value;
+  }
+
+  toString(): string {
+    return REDACTED;
+  }
+
+  toJSON(): string {
+    return REDACTED;
+  }
+}
+
+export interface DeclaredApiToken {
+  readonly tenantId: string;
+  readonly name: string;
+  readonly role: TenantRole;
+  readonly namespace: string | null;
+  readonly secret: ApiTokenSecret;
+}
+
+export interface ApiTokenSetupProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export type ApiTokenSetupResult =
+  { readonly ok: true; readonly tokens: DeclaredApiToken[] } | { readonly ok: false; readonly problems: ApiTokenSetupProblem[] };
+
+/** Validates `setup.apiTokens` whole: every problem with its path, and no value in any message. */
+export function validateApiTokenSetup(value: unknown, path = 'setup.apiTokens'): ApiTokenSetupResult {
+  if (value === undefined || value === null) return { ok: true, tokens: [] };
+  if (!Array.isArray(value)) return { ok: false, problems: [{ path, message: 'must be a list of API tokens' }] };
+  const problems: ApiTokenSetupProblem[] = [];
+  const tokens: DeclaredApiToken[] = [];
+  const seen = new Set<string>();
+  value.forEach((entry: unknown, index) => {
+    const at = `${path}[${index}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push({ path: at, message: 'must be an object: { tenant, name, role, namespace?, token }' });
+      return;
+    }
+    const fields = entry as Record<string, unknown>;
+    const before = problems.length;
+    for (const key of Object.keys(fields))
+      if (!FIELDS.includes(key))
+        problems.push({ path: `${at}.${key}`, message: `is not a field of an API token (${FIELDS.join(', ')})` });
+    const { tenant, name, role, namespace, token } = fields;
+    if (typeof tenant !== 'string' || tenant.trim() === '' || tenant.includes('/'))
+      problems.push({ path: `${at}.tenant`, message: "must be a tenant id (a non-blank string without '/')" });
+    if (typeof name !== 'string' || name.trim() === '' || name.length > 200)
+      problems.push({ path: `${at}.name`, message: 'must be a non-blank string of at most 200 characters' });
+    if (!isTenantRole(role)) problems.push({ path: `${at}.role`, message: `must be one of ${TENANT_ROLES.join(', ')}` });
+    if (namespace !== undefined && (typeof namespace !== 'string' || !NAMESPACE_PATTERN.test(namespace)))
+      problems.push({ path: `${at}.namespace`, message: 'must be a namespace such as company.team' });
+    if (typeof token !== 'string' || token.trim() === '')
+      problems.push({ path: `${at}.token`, message: 'must be a non-blank string' });
+    else if (token.includes('${'))
+      problems.push({ path: `${at}.token`, message: 'is an unresolved environment placeholder: set the variable it names' });
+    else if (!API_TOKEN_VALUE.test(token.trim()))
+      problems.push({ path: `${at}.token`, message: 'must be 43 to 512 URL-safe base64 characters (A-Z, a-z, 0-9, - and _)' });
+    if (problems.length > before) return;
+    const key = `${String(tenant)}\u0000${String(name)}`;
+    if (seen.has(key)) {
+      problems.push({ path: `${at}.name`, message: `is declared twice for tenant '${String(tenant)}'` });
+      return;
+    }
+    seen.add(key);
+    tokens.push({
+      tenantId: tenant as string,
+      name: (name as string).trim(),
+      role: role as TenantRole,
+      namespace: (namespace as string | undefined) ?? null,
+      secret: new ApiTokenSecret((token as string).trim()),
+    });
+  });
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, tokens };
+}

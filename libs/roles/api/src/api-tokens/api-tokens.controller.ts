@@ -1,0 +1,110 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { TENANT_ROLES } from '@lanner/access';
+import type { ApiTokenRecord } from '@lanner/repository';
+import type { AuthenticatedRequest } from '../auth/access.guard';
+import { type ApiPrincipal, roleOfStored } from '../auth/api-token-auth';
+import { RequirePermission } from '../auth/route-access.decorator';
+import { Unauthenticated } from '../http/api-errors';
+import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { ApiTokensService } from './api-tokens.service';
+
+const instant: SchemaObject = { type: 'string', format: 'date-time' };
+const nullableInstant: SchemaObject = { type: 'string', format: 'date-time', nullable: true };
+
+const API_TOKEN_PROPERTIES: Record<string, SchemaObject> = {
+  id: { type: 'string', format: 'uuid' },
+  name: { type: 'string' },
+  role: { type: 'string', enum: [...TENANT_ROLES] },
+  namespace: {
+    type: 'string',
+    nullable: true,
+    description: 'The namespace prefix the token is bound to; null: the whole tenant',
+  },
+  instanceAdmin: { type: 'boolean' },
+  createdAt: instant,
+  expiresAt: nullableInstant,
+  lastUsedAt: nullableInstant,
+  revokedAt: nullableInstant,
+};
+
+const API_TOKEN_SCHEMA: SchemaObject = { type: 'object', properties: API_TOKEN_PROPERTIES };
+const MINTED_API_TOKEN_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: {
+    ...API_TOKEN_PROPERTIES,
+    token: { type: 'string', description: 'The token: shown only in this answer, stored only as its SHA-256 hash' },
+  },
+};
+const NEW_API_TOKEN_BODY = {
+  required: true,
+  schema: {
+    type: 'object',
+    required: ['name', 'role'],
+    properties: {
+      name: { type: 'string', maxLength: 200 },
+      role: { type: 'string', enum: [...TENANT_ROLES] },
+      namespace: { type: 'string', description: 'Bind the token to this namespace and its children' },
+      expiresAt: { type: 'string', format: 'date-time', description: 'Refused from this instant on' },
+    },
+  },
+} as const;
+
+function apiTokenView(record: ApiTokenRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    role: roleOfStored(record.role),
+    namespace: record.namespace,
+    instanceAdmin: record.instanceAdmin,
+    createdAt: record.createdAt.toISOString(),
+    expiresAt: record.expiresAt?.toISOString() ?? null,
+    lastUsedAt: record.lastUsedAt?.toISOString() ?? null,
+    revokedAt: record.revokedAt?.toISOString() ?? null,
+  };
+}
+
+function principalOf(request: AuthenticatedRequest): ApiPrincipal {
+  // The access guard admitted the request, so it set the principal.
+  if (request.principal === undefined) throw new Unauthenticated('Send an API token as Authorization: Bearer <token>');
+  return request.principal;
+}
+
+@ApiTags('access')
+@BearerAuth()
+@Controller('api/v1/:tenant/api-tokens')
+export class ApiTokensController {
+  constructor(private readonly tokens: ApiTokensService) {}
+
+  @RequirePermission('api-token', 'write')
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create an API token (for CI): its value is in this answer only' })
+  @ApiBody(NEW_API_TOKEN_BODY)
+  @ApiResponse({ status: 201, description: 'The token with its value', schema: MINTED_API_TOKEN_SCHEMA })
+  @ProblemResponses(400, 403, 409)
+  async create(@Param('tenant') tenant: string, @Body() body: unknown, @Req() request: AuthenticatedRequest) {
+    const { record, token } = await this.tokens.mint(tenant, principalOf(request), body, new Date());
+    return { ...apiTokenView(record), token };
+  }
+
+  @RequirePermission('api-token', 'read')
+  @Get()
+  @ApiOperation({ summary: "The tenant's API tokens, newest first, without their values" })
+  @ApiOkResponse({ schema: { type: 'array', items: API_TOKEN_SCHEMA } })
+  @ProblemResponses(403)
+  async list(@Param('tenant') tenant: string) {
+    return (await this.tokens.list(tenant)).map(apiTokenView);
+  }
+
+  @RequirePermission('api-token', 'write')
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke an API token: refused from the next request on' })
+  @ApiResponse({ status: 204, description: 'Revoked (revoking again changes nothing)' })
+  @ProblemResponses(403, 404)
+  async revoke(@Param('tenant') tenant: string, @Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<void> {
+    await this.tokens.revoke(tenant, principalOf(request), id, new Date());
+  }
+}

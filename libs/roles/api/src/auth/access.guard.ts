@@ -1,0 +1,123 @@
+import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import { decideAccess, namespaceWithin, permissionName, type Permission } from '@lanner/access';
+import { NotFound, type Repositories } from '@lanner/repository';
+import { REPOSITORIES } from '@lanner/runtime';
+import { Forbidden } from '../http/api-errors';
+import type { HttpRequest } from '../http/http-types';
+import { accessSubjectOf, type ApiPrincipal, ApiTokenAuth } from './api-token-auth';
+import { type DeclaredRouteAccess, type NamespaceSource, ROUTE_ACCESS } from './route-access.decorator';
+
+/** A request the access guard let through: who it acts as, and the namespace prefix it must stay within. */
+export type AuthenticatedRequest = HttpRequest & { principal?: ApiPrincipal; namespacePrefix?: string | null };
+
+/** The routes the guard rules: the REST API. Health, metrics and the web UI are outside it. */
+const API_PATH = /^\/?api(\/|$)/i;
+
+/**
+ * Whether the route is part of the API, by its declared controller path and by
+ * the request's path (either suffices): routing ignores case, so `/API/v1/...`
+ * reaches the same handlers and must meet the same guard.
+ */
+function isApiRoute(context: ExecutionContext, request: AuthenticatedRequest): boolean {
+  const declared = Reflect.getMetadata(PATH_METADATA, context.getClass()) as unknown;
+  const declaredPaths = Array.isArray(declared) ? declared : [declared];
+  if (declaredPaths.some((path) => typeof path === 'string' && API_PATH.test(path))) return true;
+  return API_PATH.test(request.path ?? request.url ?? '');
+}
+
+function textParam(source: unknown, name: string): string | undefined {
+  const value = (source as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * One guard for every API route (registered globally): the route's declared
+ * access (`@RequirePermission` or `@Public`) from Nest metadata, the principal
+ * from the verified bearer token only, the decision from `@lanner/access`. A
+ * route that declares nothing is refused; `route-access.int-spec` fails on it
+ * before it ships.
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  private readonly logger = new Logger(AccessGuard.name);
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: ApiTokenAuth,
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if (!isApiRoute(context, request)) return true;
+
+    const declared = this.reflector.getAllAndOverride<DeclaredRouteAccess | undefined>(ROUTE_ACCESS, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (declared?.public === true) return true;
+    if (declared?.permission === undefined) {
+      const where = `${context.getClass().name}.${context.getHandler().name}`;
+      this.logger.error({ route: where }, 'an API route declares no permission: refused');
+      throw new Forbidden('This route declares no permission, so it is refused to everyone');
+    }
+
+    const principal = await this.auth.authenticate(request.headers.authorization, new Date());
+    const tenantId = textParam(request.params, 'tenant');
+    const namespace = await this.namespaceOf(request, principal, tenantId, declared.namespaceFrom);
+    const decision = decideAccess(accessSubjectOf(principal), declared.permission, {
+      tenantId,
+      namespace,
+      handlerNarrows: declared.namespaceFrom === 'query' || declared.namespaceFrom === 'body',
+    });
+    if (!decision.allowed) throw new Forbidden(decision.message);
+    // A disabled tenant is as good as absent, for every caller (after the decision, so nothing is learnt without rights).
+    if (tenantId !== undefined && (await this.repositories.tenants.isDisabled(tenantId))) {
+      throw new NotFound('tenant', tenantId);
+    }
+    request.principal = principal;
+    request.namespacePrefix = decision.namespacePrefix;
+    return true;
+  }
+
+  /** The namespace the request acts on, where it is known before the handler runs. */
+  private async namespaceOf(
+    request: AuthenticatedRequest,
+    principal: ApiPrincipal,
+    tenantId: string | undefined,
+    from: NamespaceSource | undefined,
+  ): Promise<string | undefined> {
+    const inPath = textParam(request.params, 'namespace');
+    if (inPath !== undefined) return inPath;
+    if (from === 'query') return textParam((request as { query?: unknown }).query, 'namespace');
+    // Only a namespace-bound token needs the execution read: the others act on the whole tenant.
+    if (typeof from === 'object' && principal.namespace !== null && tenantId !== undefined) {
+      const executionId = textParam(request.params, from.executionParam);
+      // An unknown execution is the handler's 404, for this tenant as for any caller.
+      if (executionId === undefined) return undefined;
+      const execution = await this.repositories.executions.get(tenantId, executionId);
+      return execution.namespace;
+    }
+    return undefined;
+  }
+}
+
+/** The namespace prefix the guard bound this request to (null: the whole tenant). */
+export function namespacePrefixOf(request: AuthenticatedRequest): string | null {
+  return request.namespacePrefix ?? null;
+}
+
+/**
+ * For handlers that learn the namespace late (a flow's YAML): a namespace
+ * outside the request's prefix is refused as the guard would have.
+ */
+export function assertNamespaceAllowed(request: AuthenticatedRequest, permission: Permission, namespace: string): void {
+  const prefix = namespacePrefixOf(request);
+  if (prefix === null || namespaceWithin(namespace, prefix)) return;
+  throw new Forbidden(
+    `Missing permission '${permissionName(permission)}' on namespace '${namespace}': this one is bound to '${prefix}'`,
+  );
+}

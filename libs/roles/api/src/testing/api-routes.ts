@@ -1,0 +1,94 @@
+import 'reflect-metadata';
+import { type DynamicModule, RequestMethod, type Type } from '@nestjs/common';
+import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ApiRoleModule } from '../api-role.module';
+import { type DeclaredRouteAccess, ROUTE_ACCESS } from '../auth/route-access.decorator';
+
+// The api role's routes as Nest registers them, with the access each declares:
+// the route-access spec fails on an undeclared one, and the access spec derives
+// its permission and tenant-isolation tables from this list, so a new route is
+// covered without anyone listing it.
+
+export interface ApiRoute {
+  /** `GET`, `POST`, ... */
+  readonly method: string;
+  /** As Nest writes it: `/api/v1/:tenant/flows/:namespace/:id`. */
+  readonly path: string;
+  /** `FlowsController.create`: where the route is declared. */
+  readonly where: string;
+  /** The handler's own declaration, else its controller's; undefined when neither declares one. */
+  readonly access: DeclaredRouteAccess | undefined;
+}
+
+function joinPath(...parts: string[]): string {
+  return `/${parts
+    .flatMap((part) => part.split('/'))
+    .filter((segment) => segment !== '')
+    .join('/')}`;
+}
+
+function isDynamicModule(value: unknown): value is DynamicModule {
+  return typeof value === 'object' && value !== null && 'module' in value;
+}
+
+/** Every controller of a module and of the modules it imports (static or dynamic). */
+export function controllersOf(root: DynamicModule | Type, seen = new Set<unknown>()): Type[] {
+  if (seen.has(root)) return [];
+  seen.add(root);
+  const moduleClass = isDynamicModule(root) ? root.module : root;
+  const dynamic: Partial<DynamicModule> = isDynamicModule(root) ? root : {};
+  const controllers = [
+    ...((Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, moduleClass) ?? []) as Type[]),
+    ...((dynamic.controllers ?? []) as Type[]),
+  ];
+  const imports = [
+    ...((Reflect.getMetadata(MODULE_METADATA.IMPORTS, moduleClass) ?? []) as unknown[]),
+    ...(dynamic.imports ?? []),
+  ];
+  for (const imported of imports)
+    if (isDynamicModule(imported) || typeof imported === 'function')
+      controllers.push(...controllersOf(imported as DynamicModule | Type, seen));
+  return controllers;
+}
+
+/** The routes of these controllers, read from Nest's own route metadata. */
+export function routesOf(controllers: readonly Type[]): ApiRoute[] {
+  const routes: ApiRoute[] = [];
+  for (const controller of controllers) {
+    const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
+    const classAccess = Reflect.getMetadata(ROUTE_ACCESS, controller) as DeclaredRouteAccess | undefined;
+    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      const handler = (controller.prototype as Record<string, unknown>)[name];
+      if (typeof handler !== 'function' || name === 'constructor') continue;
+      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      const sub = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+      if (method === undefined || sub === undefined) continue;
+      routes.push({
+        method: RequestMethod[method],
+        path: joinPath(base, sub),
+        where: `${controller.name}.${name}`,
+        access: (Reflect.getMetadata(ROUTE_ACCESS, handler) as DeclaredRouteAccess | undefined) ?? classAccess,
+      });
+    }
+  }
+  return routes;
+}
+
+/** Every route the api role serves (its module as `forRoot` builds it; no connection is opened). */
+export function apiRoleRoutes(): ApiRoute[] {
+  const module = ApiRoleModule.forRoot({
+    database: { url: 'postgresql://unused', migrateAtStart: false },
+    queue: { kind: 'in-process' },
+  } as never);
+  return routesOf(controllersOf(module));
+}
+
+/**
+ * The API routes (under `/api/`) that declare neither `@RequirePermission` nor
+ * `@Public`, each as `GET /api/v1/:tenant/x (XController.y)` so the failure says where to add it.
+ */
+export function routesWithoutDeclaredAccess(routes: readonly ApiRoute[]): string[] {
+  return routes
+    .filter((route) => route.path.startsWith('/api/') && route.access?.public !== true && route.access?.permission === undefined)
+    .map((route) => `${route.method} ${route.path} (${route.where}): add @RequirePermission(resource, action) or @Public()`);
+}

@@ -1,0 +1,97 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { Repositories, TenantRecord } from '@lanner/repository';
+import { REPOSITORIES } from '@lanner/runtime';
+import { z } from 'zod';
+import { DEFAULT_TENANT } from '../api-role.options';
+import { RequirePermission } from '../auth/route-access.decorator';
+import { Forbidden } from '../http/api-errors';
+import { parseWith } from '../http/request-body';
+import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+
+const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const RESERVED_IDS = new Set(['instance', 'auth']);
+const NewTenantSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(TENANT_ID, 'must be 1 to 63 lowercase letters, digits, "_" or "-", starting with a letter or digit')
+      .refine((id) => !RESERVED_IDS.has(id), { error: 'is reserved (instance and auth are API paths)' }),
+    name: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+const TENANT_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    disabledAt: { type: 'string', format: 'date-time', nullable: true },
+  },
+};
+
+function tenantView(tenant: TenantRecord) {
+  return {
+    id: tenant.id,
+    name: tenant.name,
+    createdAt: tenant.createdAt.toISOString(),
+    disabledAt: tenant.disabledAt?.toISOString() ?? null,
+  };
+}
+
+/** Tenants as entities: instance admins create, list, disable and enable them. A disabled tenant's routes answer 404. */
+@ApiTags('access')
+@BearerAuth()
+@Controller('api/v1/instance/tenants')
+export class TenantsController {
+  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
+
+  @RequirePermission('tenant', 'read')
+  @Get()
+  @ApiOperation({ summary: 'List the tenants, disabled ones included' })
+  @ApiOkResponse({ description: 'The tenants', schema: { type: 'array', items: TENANT_SCHEMA } })
+  @ProblemResponses(401, 403)
+  async list() {
+    return (await this.repositories.tenants.list()).map(tenantView);
+  }
+
+  @RequirePermission('tenant', 'write')
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a tenant' })
+  @ApiBody({
+    required: true,
+    schema: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 63 }, name: { type: 'string' } } },
+  })
+  @ApiResponse({ status: 201, description: 'Created', schema: TENANT_SCHEMA })
+  @ProblemResponses(400, 401, 403, 409)
+  async create(@Body() body: unknown) {
+    const { id, name } = parseWith(NewTenantSchema, body, 'body');
+    return tenantView(await this.repositories.tenants.create({ id, name: name ?? id }));
+  }
+
+  @RequirePermission('tenant', 'write')
+  @Post(':id/disable')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Disable a tenant: its routes answer 404 until it is enabled again; its data is kept ('main' cannot be)",
+  })
+  @ApiOkResponse({ description: 'The tenant', schema: TENANT_SCHEMA })
+  @ProblemResponses(401, 403, 404)
+  async disable(@Param('id') id: string) {
+    if (id === DEFAULT_TENANT) throw new Forbidden(`The tenant '${DEFAULT_TENANT}' cannot be disabled`);
+    return tenantView(await this.repositories.tenants.setDisabled(id, new Date()));
+  }
+
+  @RequirePermission('tenant', 'write')
+  @Post(':id/enable')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Enable a disabled tenant again' })
+  @ApiOkResponse({ description: 'The tenant', schema: TENANT_SCHEMA })
+  @ProblemResponses(401, 403, 404)
+  async enable(@Param('id') id: string) {
+    return tenantView(await this.repositories.tenants.setDisabled(id, null));
+  }
+}
