@@ -1,6 +1,41 @@
 // Generated from the api role's OpenAPI document by `npx nx run ui:api-types`: do not edit.
 
 export type paths = {
+    "/api/v1/{tenant}/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's API tokens, newest first, without their values */
+        get: operations["ApiTokensController_list"];
+        put?: never;
+        /** Create an API token (for CI): its value is in this answer only */
+        post: operations["ApiTokensController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/api-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API token: refused from the next request on */
+        delete: operations["ApiTokensController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/{tenant}/executions/{id}": {
         parameters: {
             query?: never;
@@ -10,6 +45,40 @@ export type paths = {
         };
         /** An execution with its task runs and their attempts */
         get: operations["ExecutionsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/executions/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a file of the execution (an output file, a FILE input) by its kestra:/// URI */
+        get: operations["ExecutionsController_file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/executions/{id}/file/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The start of a text, CSV or JSON file of the execution, for display */
+        get: operations["ExecutionsController_preview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -137,6 +206,25 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/{tenant}/executions/webhook/{namespace}/{flowId}/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start an execution through a Webhook trigger (no body; the key is the secret) */
+        get: operations["WebhooksController_get"];
+        /** Start an execution through a Webhook trigger, the body in trigger.body (the key is the secret) */
+        put: operations["WebhooksController_put"];
+        /** Start an execution through a Webhook trigger, the body in trigger.body (the key is the secret) */
+        post: operations["WebhooksController_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/{tenant}/flows": {
         parameters: {
             query?: never;
@@ -241,6 +329,176 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/{tenant}/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Namespaces with their flow counts, worker-selector defaults and variables */
+        get: operations["NamespacesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/namespaces/{namespace}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One namespace: its flow count, worker-selector default and variables */
+        get: operations["NamespacesController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/triggers/{namespace}/{flowId}/{triggerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Enable or disable a trigger; an enabled schedule restarts from its next date (missed dates do not fire) */
+        put: operations["TriggersController_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/triggers/{namespace}/{flowId}/{triggerId}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drop the lease of a stuck trigger, so any scheduler evaluates it at once */
+        post: operations["TriggersController_unlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/triggers/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Triggers of live flows, with their next evaluation date, last execution and lock holder */
+        get: operations["TriggersController_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log in with a username and password: an access JWT, and the refresh token as an HttpOnly cookie */
+        post: operations["AuthController_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the login of the refresh-token cookie (every token of it) and clear the cookie */
+        post: operations["AuthController_logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the bearer is: user or API token, tenant, role, namespace prefix */
+        get: operations["AuthController_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the caller's password (the current one is checked); every login of the user ends */
+        post: operations["AuthController_changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new access JWT for the refresh-token cookie, which is rotated; a refresh token used twice ends its login */
+        post: operations["AuthController_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/instance/dead-letters": {
         parameters: {
             query?: never;
@@ -305,6 +563,94 @@ export type paths = {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instance/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenants, disabled ones included */
+        get: operations["TenantsController_list"];
+        put?: never;
+        /** Create a tenant */
+        post: operations["TenantsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instance/tenants/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a tenant: its routes answer 404 until it is enabled again; its data is kept ('main' cannot be) */
+        post: operations["TenantsController_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instance/tenants/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a disabled tenant again */
+        post: operations["TenantsController_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instance/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the users */
+        get: operations["UsersController_list"];
+        put?: never;
+        /** Create a user with a password */
+        post: operations["UsersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instance/users/{username}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a user's password, tenant, role or instance-admin right; a new password ends its logins */
+        put: operations["UsersController_update"];
+        post?: never;
+        /** Delete a user; its logins end and its access tokens are refused at once */
+        delete: operations["UsersController_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -503,6 +849,202 @@ export type components = {
 };
 export type $defs = Record<string, never>;
 export interface operations {
+    ApiTokensController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        /** Format: date-time */
+                        expiresAt?: string | null;
+                        /** Format: uuid */
+                        id?: string;
+                        instanceAdmin?: boolean;
+                        /** Format: date-time */
+                        lastUsedAt?: string | null;
+                        name?: string;
+                        /** @description The namespace prefix the token is bound to; null: the whole tenant */
+                        namespace?: string | null;
+                        /** Format: date-time */
+                        revokedAt?: string | null;
+                        /** @enum {string} */
+                        role?: "viewer" | "developer" | "admin";
+                    }[];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApiTokensController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Refused from this instant on
+                     */
+                    expiresAt?: string;
+                    name: string;
+                    /** @description Bind the token to this namespace and its children */
+                    namespace?: string;
+                    /** @enum {string} */
+                    role: "viewer" | "developer" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description The token with its value */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        /** Format: date-time */
+                        expiresAt?: string | null;
+                        /** Format: uuid */
+                        id?: string;
+                        instanceAdmin?: boolean;
+                        /** Format: date-time */
+                        lastUsedAt?: string | null;
+                        name?: string;
+                        /** @description The namespace prefix the token is bound to; null: the whole tenant */
+                        namespace?: string | null;
+                        /** Format: date-time */
+                        revokedAt?: string | null;
+                        /** @enum {string} */
+                        role?: "viewer" | "developer" | "admin";
+                        /** @description The token: shown only in this answer, stored only as its SHA-256 hash */
+                        token?: string;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (exists, or wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApiTokensController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (revoking again changes nothing) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     ExecutionsController_get: {
         parameters: {
             query?: never;
@@ -533,6 +1075,117 @@ export interface operations {
             };
             /** @description Unknown resource */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ExecutionsController_file: {
+        parameters: {
+            query: {
+                /** @description The kestra:/// URI, as the execution shows it */
+                path: unknown;
+            };
+            header?: never;
+            path: {
+                id: string;
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ExecutionsController_preview: {
+        parameters: {
+            query: {
+                /** @description The kestra:/// URI, as the execution shows it */
+                path: unknown;
+            };
+            header?: never;
+            path: {
+                id: string;
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description { type, content, truncated }: up to 64 KiB of the file as text */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid content (each problem with its path, and its line for YAML) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1008,6 +1661,195 @@ export interface operations {
             };
         };
     };
+    WebhooksController_get: {
+        parameters: {
+            query?: {
+                /** @description true: answer when the execution ends (up to 60 s) */
+                wait?: unknown;
+            };
+            header?: never;
+            path: {
+                flowId: string;
+                key: string;
+                namespace: string;
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The execution (CREATED, or ended with ?wait=true) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (exists, or wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhooksController_put: {
+        parameters: {
+            query?: {
+                /** @description true: answer when the execution ends (up to 60 s) */
+                wait?: unknown;
+            };
+            header?: never;
+            path: {
+                flowId: string;
+                key: string;
+                namespace: string;
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        /** @description Any JSON (parsed) or text (kept as a string): trigger.body */
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+                "text/plain": unknown;
+            };
+        };
+        responses: {
+            /** @description The execution (CREATED, or ended with ?wait=true) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (exists, or wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhooksController_post: {
+        parameters: {
+            query?: {
+                /** @description true: answer when the execution ends (up to 60 s) */
+                wait?: unknown;
+            };
+            header?: never;
+            path: {
+                flowId: string;
+                key: string;
+                namespace: string;
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        /** @description Any JSON (parsed) or text (kept as a string): trigger.body */
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+                "text/plain": unknown;
+            };
+        };
+        responses: {
+            /** @description The execution (CREATED, or ended with ?wait=true) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (exists, or wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     FlowsController_create: {
         parameters: {
             query?: never;
@@ -1300,7 +2142,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description [{ path, message, line }], empty when valid */
+            /** @description [{ path, message, line, severity? }]: problems refuse the flow; entries with severity 'WARNING' (a deprecated spelling) do not */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1422,6 +2264,615 @@ export interface operations {
             };
             /** @description Unknown resource */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    NamespacesController_list: {
+        parameters: {
+            query?: {
+                /** @description This namespace and its children */
+                namespace?: unknown;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Live flows in exactly this namespace */
+                        flowCount?: number;
+                        namespace?: string;
+                        variables?: Record<string, never> | null;
+                        /** @description The default worker selector it declares */
+                        workerSelector?: Record<string, never> | null;
+                    }[];
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    NamespacesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: string;
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Live flows in exactly this namespace */
+                        flowCount?: number;
+                        namespace?: string;
+                        variables?: Record<string, never> | null;
+                        /** @description The default worker selector it declares */
+                        workerSelector?: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TriggersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+                namespace: string;
+                tenant: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    disabled: boolean;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Disabled through this API */
+                        disabled?: boolean;
+                        flowId?: string;
+                        /** @description Schedule, Flow, Webhook or HttpPolling */
+                        kind?: string;
+                        /**
+                         * Format: date-time
+                         * @description The date of its last firing
+                         */
+                        lastDate?: string | null;
+                        lastExecutionId?: string | null;
+                        lastExecutionState?: string | null;
+                        /** Format: date-time */
+                        lockExpiresAt?: string | null;
+                        /** @description The scheduler evaluating it now */
+                        lockHolder?: string | null;
+                        namespace?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler evaluates it next; null until first evaluated
+                         */
+                        nextEvaluationDate?: string | null;
+                        triggerId?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TriggersController_unlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+                namespace: string;
+                tenant: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Disabled through this API */
+                        disabled?: boolean;
+                        flowId?: string;
+                        /** @description Schedule, Flow, Webhook or HttpPolling */
+                        kind?: string;
+                        /**
+                         * Format: date-time
+                         * @description The date of its last firing
+                         */
+                        lastDate?: string | null;
+                        lastExecutionId?: string | null;
+                        lastExecutionState?: string | null;
+                        /** Format: date-time */
+                        lockExpiresAt?: string | null;
+                        /** @description The scheduler evaluating it now */
+                        lockHolder?: string | null;
+                        namespace?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler evaluates it next; null until first evaluated
+                         */
+                        nextEvaluationDate?: string | null;
+                        triggerId?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TriggersController_search: {
+        parameters: {
+            query?: {
+                flowId?: unknown;
+                /** @description This namespace and its children */
+                namespace?: unknown;
+                page?: unknown;
+                size?: unknown;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results?: {
+                            /** @description Disabled through this API */
+                            disabled?: boolean;
+                            flowId?: string;
+                            /** @description Schedule, Flow, Webhook or HttpPolling */
+                            kind?: string;
+                            /**
+                             * Format: date-time
+                             * @description The date of its last firing
+                             */
+                            lastDate?: string | null;
+                            lastExecutionId?: string | null;
+                            lastExecutionState?: string | null;
+                            /** Format: date-time */
+                            lockExpiresAt?: string | null;
+                            /** @description The scheduler evaluating it now */
+                            lockHolder?: string | null;
+                            namespace?: string;
+                            /**
+                             * Format: date-time
+                             * @description When the scheduler evaluates it next; null until first evaluated
+                             */
+                            nextEvaluationDate?: string | null;
+                            triggerId?: string;
+                            /** Format: date-time */
+                            updatedAt?: string;
+                        }[];
+                        total?: number;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuthController_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    username: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Logged in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send as Authorization: Bearer <accessToken> */
+                        accessToken?: string;
+                        /** Format: date-time */
+                        expiresAt?: string;
+                        /** @enum {string} */
+                        tokenType?: "Bearer";
+                        user?: {
+                            instanceAdmin?: boolean;
+                            /** @enum {string} */
+                            role?: "viewer" | "developer" | "admin";
+                            tenant?: string;
+                            username?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuthController_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Logged out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuthController_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        instanceAdmin?: boolean;
+                        namespace?: string | null;
+                        /** @enum {string} */
+                        role?: "viewer" | "developer" | "admin";
+                        tenant?: string;
+                        /** @description null for an API token */
+                        username?: string | null;
+                    };
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuthController_changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword: string;
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuthController_refresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Refreshed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send as Authorization: Bearer <accessToken> */
+                        accessToken?: string;
+                        /** Format: date-time */
+                        expiresAt?: string;
+                        /** @enum {string} */
+                        tokenType?: "Bearer";
+                        user?: {
+                            instanceAdmin?: boolean;
+                            /** @enum {string} */
+                            role?: "viewer" | "developer" | "admin";
+                            tenant?: string;
+                            username?: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1734,6 +3185,525 @@ export interface operations {
             };
             /** @description The token is not an instance admin, or the entity is reserved (`default`, `system`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenants */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        /** Format: date-time */
+                        disabledAt?: string | null;
+                        id?: string;
+                        name?: string;
+                    }[];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        /** Format: date-time */
+                        disabledAt?: string | null;
+                        id?: string;
+                        name?: string;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (exists, or wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantsController_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        /** Format: date-time */
+                        disabledAt?: string | null;
+                        id?: string;
+                        name?: string;
+                    };
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantsController_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        /** Format: date-time */
+                        disabledAt?: string | null;
+                        id?: string;
+                        name?: string;
+                    };
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UsersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        instanceAdmin?: boolean;
+                        /** Format: date-time */
+                        lockedUntil?: string | null;
+                        /** @enum {string} */
+                        role?: "viewer" | "developer" | "admin";
+                        tenant?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                        username?: string;
+                    }[];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UsersController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    instanceAdmin?: boolean;
+                    /** @description Stored only as its argon2id hash */
+                    password: string;
+                    /** @enum {string} */
+                    role: "viewer" | "developer" | "admin";
+                    /** @description default main */
+                    tenant?: string;
+                    username: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        instanceAdmin?: boolean;
+                        /** Format: date-time */
+                        lockedUntil?: string | null;
+                        /** @enum {string} */
+                        role?: "viewer" | "developer" | "admin";
+                        tenant?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                        username?: string;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (exists, or wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UsersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    instanceAdmin?: boolean;
+                    /** @description Stored only as its argon2id hash */
+                    password?: string;
+                    /** @enum {string} */
+                    role?: "viewer" | "developer" | "admin";
+                    /** @description default main */
+                    tenant?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt?: string;
+                        instanceAdmin?: boolean;
+                        /** Format: date-time */
+                        lockedUntil?: string | null;
+                        /** @enum {string} */
+                        role?: "viewer" | "developer" | "admin";
+                        tenant?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                        username?: string;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UsersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
