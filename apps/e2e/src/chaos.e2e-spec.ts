@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { requiredEnv } from '@lanner/testing';
 import { analyse, formatReport, leakedCount, lostCount, parseEffects, type Happened, type LeakFindings } from './chaos/report';
@@ -121,7 +121,9 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
   let database: Client | undefined;
 
   beforeAll(async () => {
-    writeFileSync(effectsFile, '');
+    // Script tasks may run as a user of their own: every one must be able to append here.
+    writeFileSync(effectsFile, '', { mode: 0o666 });
+    chmodSync(effectsFile, 0o666);
     await lanner.createFlow(CHILD);
     await lanner.createFlow(PARENT);
     const state = readClusterState();
@@ -176,11 +178,24 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
     return { disruption, startedAtMs, endedAtMs: Date.now() };
   }
 
+  /** The API answers 503 ("try again shortly") while a service it needs is restarting or busy: retried, and counted. */
+  let unavailableAnswers = 0;
+  async function readExecution(id: string): Promise<Execution> {
+    for (let attempt = 1; ; attempt++) {
+      const answer = await lanner.request<Execution>('GET', `/executions/${id}`);
+      if (answer.status === 200) return answer.body;
+      if (answer.status !== 503 || attempt >= 10)
+        throw new Error(`reading execution ${id}: HTTP ${answer.status} ${answer.text}`);
+      unavailableAnswers++;
+      await delay(1000);
+    }
+  }
+
   async function readAll(ids: readonly string[], ended: Map<string, Execution>): Promise<Execution[]> {
     const going: Execution[] = [];
     const pending = ids.filter((id) => !ended.has(id));
     for (let start = 0; start < pending.length; start += READ_CONCURRENCY) {
-      const views = await Promise.all(pending.slice(start, start + READ_CONCURRENCY).map((id) => lanner.execution(id)));
+      const views = await Promise.all(pending.slice(start, start + READ_CONCURRENCY).map((id) => readExecution(id)));
       for (const view of views) {
         if (terminal(view)) ended.set(view.id, view);
         else going.push(view);
@@ -247,7 +262,7 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
         seed: SEED,
         rounds: ROUNDS,
         startMs: 8_000,
-        gapMs: [4_000, 12_000],
+        gapMs: [2_000, 8_000],
         downtimeMs: [500, 3_000],
         pauseMs: PAUSE_MS,
       });
@@ -255,13 +270,23 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
 
       const began = Date.now();
       const ids: string[] = [];
+      let disruptionsDone = 0;
+      // Submissions are spread over the disruptions (the share of each is released when the
+      // previous one is over), so every disruption meets work in flight and a backlog.
       const submitting = (async () => {
-        for (let start = 0; start < EXECUTIONS; start += SUBMIT_BATCH) {
+        while (ids.length < EXECUTIONS) {
+          const released = Math.ceil((EXECUTIONS * (disruptionsDone + 1)) / (plan.length + 1));
+          if (ids.length >= released) {
+            await delay(200);
+            continue;
+          }
+          const size = Math.min(SUBMIT_BATCH, EXECUTIONS - ids.length);
+          const first = ids.length;
           const batch = await Promise.all(
-            Array.from({ length: Math.min(SUBMIT_BATCH, EXECUTIONS - start) }, (_, offset) =>
+            Array.from({ length: size }, (_, offset) =>
               lanner.execute(NAMESPACE, PARENT_ID, {
                 effects: effectsFile,
-                marker: scratchFile(`chaos-${SEED}-${began}-${start + offset}.marker`),
+                marker: scratchFile(`chaos-${SEED}-${began}-${first + offset}.marker`),
               }),
             ),
           );
@@ -271,9 +296,9 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
       })();
       const happened: Happened[] = [];
       for (const disruption of plan) {
-        const wait = began + disruption.atMs - Date.now();
-        if (wait > 0) await delay(wait);
+        await delay(disruption.afterMs);
         happened.push(await disrupt(disruption));
+        disruptionsDone++;
       }
       await submitting;
       expect(new Set(ids).size).toBe(EXECUTIONS);
@@ -302,8 +327,13 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
         { attempts: { flaky: 2 }, shellTaskIds: ['work'] },
       );
       const report = formatReport({ seed: SEED, elapsedMs: Date.now() - began }, happened, findings, leakFindings);
-      process.stdout.write(`${report}\n`);
-      if (REPORT_FILE) writeFileSync(REPORT_FILE, `${report}\n`);
+      const fullReport = `${report}\nAPI answers 503 (retried): ${unavailableAnswers}`;
+      process.stdout.write(`${fullReport}\n`);
+      if (REPORT_FILE) {
+        writeFileSync(REPORT_FILE, `${fullReport}\n`);
+        // The raw facts, to look into a finding after the cluster is gone.
+        writeFileSync(`${REPORT_FILE}.json`, JSON.stringify({ seed: SEED, happened, findings, leaks: leakFindings }, null, 1));
+      }
 
       expect({
         lost: lostCount(findings),

@@ -20,6 +20,9 @@ export interface Happened {
   readonly endedAtMs: number;
 }
 
+/** How long after a task process ends its result may still be on its way (worker -> controller -> executor). */
+export const RESULT_IN_FLIGHT_MS = 5_000;
+
 export function parseEffects(text: string): Effect[] {
   const effects: Effect[] = [];
   for (const line of text.split('\n')) {
@@ -51,12 +54,14 @@ export interface ChaosFindings {
   readonly extraAttempts: number;
   /** Task runs whose process started more than once but finished at most once: interrupted work run again. */
   readonly rerunsOfInterrupted: number;
-  /** Task runs whose process finished more than once, a disruption between the two runs (at-least-once allows it). */
+  /** Finished more than once, a disruption during the first run or just after it (at-least-once allows it). */
   readonly duplicatesAllowed: readonly string[];
   /** Finished more than once with no disruption in between: at-least-once does not explain them. */
   readonly duplicatesUnexplained: readonly string[];
   /** Per disruption kind: ms from the disruption to the next start of a task run it interrupted. */
   readonly redispatchMs: Readonly<Record<string, readonly number[]>>;
+  /** Per disruption (in order): task processes started and not finished when it began, anywhere in the cluster. */
+  readonly inFlight: readonly number[];
 }
 
 export interface ExpectedAttempts {
@@ -111,9 +116,11 @@ export function analyse(
     starts.sort((a, b) => a - b);
     if (ends.length > 1) {
       const describe = `${taskRunId} (${list[0].taskId}): ${starts.length} starts, ${ends.length} ends`;
-      // A disruption that began while the first run was going or before the second one started.
+      // At-least-once allows a second run only when the first one's result could have been
+      // lost: a disruption that began while it ran, or within RESULT_IN_FLIGHT_MS of its end.
+      const firstEnd = Math.min(...ends);
       const explained = happened.some(
-        (one) => one.startedAtMs >= starts[0] - 1000 && one.startedAtMs <= starts[starts.length - 1],
+        (one) => one.startedAtMs >= starts[0] - 1000 && one.startedAtMs <= firstEnd + RESULT_IN_FLIGHT_MS,
       );
       (explained ? duplicatesAllowed : duplicatesUnexplained).push(describe);
     } else if (starts.length > 1) {
@@ -122,7 +129,9 @@ export function analyse(
   }
 
   const redispatchMs: Record<string, number[]> = {};
+  const inFlight: number[] = [];
   for (const one of happened) {
+    let going = 0;
     const key = `${one.disruption.kind} ${one.disruption.role}`;
     const delays = (redispatchMs[key] ??= []);
     for (const list of byTaskRun.values()) {
@@ -130,14 +139,15 @@ export function analyse(
       // Interrupted: a run had started and not finished when the disruption hit.
       const interrupted = before.some((effect) => effect.phase === 'start') && !before.some((effect) => effect.phase === 'end');
       if (!interrupted) continue;
-      const firstStart = Math.min(...before.filter((effect) => effect.phase === 'start').map((effect) => effect.atMs));
-      const firstEnd = list.find((effect) => effect.phase === 'end' && effect.atMs > firstStart);
+      going++;
       const next = list
         .filter((effect) => effect.phase === 'start' && effect.atMs > one.startedAtMs)
         .sort((a, b) => a.atMs - b.atMs)[0];
-      // Re-dispatched: started again after the disruption, and the first run had not finished by then.
-      if (next !== undefined && (firstEnd === undefined || firstEnd.atMs > next.atMs)) delays.push(next.atMs - one.startedAtMs);
+      // Re-dispatched: started again after the disruption (whether or not the first process
+      // went on to finish: one that outlives its worker does).
+      if (next !== undefined) delays.push(next.atMs - one.startedAtMs);
     }
+    inFlight.push(going);
   }
 
   return {
@@ -152,6 +162,7 @@ export function analyse(
     duplicatesAllowed,
     duplicatesUnexplained,
     redispatchMs,
+    inFlight,
   };
 }
 
@@ -190,7 +201,10 @@ export function formatReport(
   const allDelays = Object.values(findings.redispatchMs).flat();
   const lines = [
     `chaos report: seed ${header.seed}, ${findings.executions} executions, ${happened.length} disruptions, ${ms(header.elapsedMs)}`,
-    ...happened.map((one) => `  ${describeDisruption(one.disruption)} (back after ${ms(one.endedAtMs - one.startedAtMs)})`),
+    ...happened.map(
+      (one, index) =>
+        `  ${describeDisruption(one.disruption)} (${findings.inFlight[index]} task processes in flight; back after ${ms(one.endedAtMs - one.startedAtMs)})`,
+    ),
     `executions by state: ${JSON.stringify(findings.states)}`,
     `not terminal (stuck/lost): ${findings.notTerminal.length}${findings.notTerminal.length ? ` ${findings.notTerminal.slice(0, 10).join(', ')}` : ''}`,
     `failed: ${findings.failed.length}${findings.failed.length ? ` ${findings.failed.slice(0, 10).join(', ')}` : ''}`,

@@ -26,8 +26,8 @@ export interface Disruption {
   readonly target: string;
   /** The role it plays, for the report. */
   readonly role: 'worker' | 'controller' | 'executor' | 'scheduler';
-  /** Planned start, in ms after the first submission. */
-  readonly atMs: number;
+  /** How long the driver waits before it, after the previous disruption is over (the first: after the first submission). */
+  readonly afterMs: number;
   /** kill9/sigterm: time down before the restart; pause: time stopped. */
   readonly durationMs: number;
 }
@@ -49,9 +49,9 @@ export interface PlanOptions {
   readonly seed: number;
   /** One round disrupts each kind of target once, in a seeded order. */
   readonly rounds: number;
-  /** When the first disruption may start (ms after the first submission). */
+  /** When the first disruption starts (ms after the first submission). */
   readonly startMs: number;
-  /** Seeded gap between two disruptions: [min, max) ms. */
+  /** Seeded gap between the end of one disruption and the next: [min, max) ms. */
   readonly gapMs: readonly [number, number];
   /** Seeded downtime of a killed process: [min, max) ms. */
   readonly downtimeMs: readonly [number, number];
@@ -71,9 +71,9 @@ function between(random: () => number, [min, max]: readonly [number, number]): n
 export function planDisruptions(targets: ChaosTargets, options: PlanOptions): Disruption[] {
   const random = seededRandom(options.seed);
   const plan: Disruption[] = [];
-  let at = options.startMs;
+  let afterMs = options.startMs;
   for (let round = 0; round < options.rounds; round++) {
-    type Pending = Omit<Disruption, 'atMs' | 'durationMs'>;
+    type Pending = Omit<Disruption, 'afterMs' | 'durationMs'>;
     const kinds: Pending[] = [];
     if (targets.killWorkers.length > 0) kinds.push({ kind: 'kill9', target: pick(random, targets.killWorkers), role: 'worker' });
     if (targets.killControllers.length > 0)
@@ -92,8 +92,8 @@ export function planDisruptions(targets: ChaosTargets, options: PlanOptions): Di
     }
     for (const pending of kinds) {
       const durationMs = pending.kind === 'pause' ? options.pauseMs : between(random, options.downtimeMs);
-      plan.push({ ...pending, atMs: at, durationMs });
-      at += between(random, options.gapMs);
+      plan.push({ ...pending, afterMs, durationMs });
+      afterMs = between(random, options.gapMs);
     }
   }
   return plan;
@@ -106,5 +106,5 @@ export function describeDisruption(disruption: Disruption): string {
       : disruption.kind === 'sigterm'
         ? `SIGTERM (drain), down ${disruption.durationMs} ms, restart`
         : `SIGSTOP ${disruption.durationMs} ms, SIGCONT`;
-  return `+${(disruption.atMs / 1000).toFixed(1)} s ${disruption.role} ${disruption.target}: ${what}`;
+  return `after ${(disruption.afterMs / 1000).toFixed(1)} s: ${disruption.role} ${disruption.target}: ${what}`;
 }
