@@ -31,7 +31,7 @@ const DEFAULT_STOP_GRACE_MS = 10_000;
  * run, because its env starts as a copy of the cluster's own process of that role.
  */
 export interface StartRequest {
-  readonly role: 'worker' | 'controller';
+  readonly role: 'worker' | 'controller' | 'executor';
   /** Variables added to (or replacing) the template's. */
   readonly env?: Readonly<Record<string, string>>;
   /** Variables removed from the template's env. */
@@ -61,7 +61,11 @@ export interface StopReport {
 }
 
 /** The cluster's own process of each role whose env a started process copies. */
-const TEMPLATES: Record<StartRequest['role'], string> = { worker: 'e2e-worker-a', controller: 'controller' };
+const TEMPLATES: Record<StartRequest['role'], string> = {
+  worker: 'e2e-worker-a',
+  controller: 'controller',
+  executor: 'executor',
+};
 const VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
 /**
@@ -108,8 +112,8 @@ export async function ensureRoleRunning(
 function parseStartRequest(body: unknown): StartRequest {
   const candidate = (typeof body === 'object' && body !== null ? body : {}) as Partial<Record<keyof StartRequest, unknown>>;
   const { role, env = {}, unset = [], waitUntilReady = true } = candidate;
-  if (role !== 'worker' && role !== 'controller')
-    throw new Error(`role must be worker or controller, not ${JSON.stringify(role)}`);
+  if (role !== 'worker' && role !== 'controller' && role !== 'executor')
+    throw new Error(`role must be worker, controller or executor, not ${JSON.stringify(role)}`);
   if (typeof env !== 'object' || env === null || Array.isArray(env))
     throw new Error('env must be an object of variable names to string values');
   for (const [name, value] of Object.entries(env)) {
@@ -253,7 +257,7 @@ export class ControlServer {
     if (request.role === 'controller') {
       grpcPort = await freePort();
       env['LANNER_GRPC_PORT'] = String(grpcPort);
-    } else {
+    } else if (request.role === 'worker') {
       env['LANNER_WORKER_NAME'] = name;
       env['LANNER_WORKER_DATA_DIR'] = join(state.workDir, name);
     }

@@ -52,6 +52,11 @@ export class Fleet {
     return this.start(name, { role: 'controller', env });
   }
 
+  /** A second executor of the run (same database and Kafka namespace): it shares the executor group's partitions. */
+  async startExecutor(name: string, env: Readonly<Record<string, string>> = {}): Promise<StartedProcess> {
+    return this.start(name, { role: 'executor', env });
+  }
+
   private async start(name: string, request: Parameters<ClusterControl['start']>[1]): Promise<StartedProcess> {
     // Registered before it is ready, so stopAll() stops it even when it never gets there.
     const placeholder = { name, pid: undefined, httpPort: 0, logFile: '' };
