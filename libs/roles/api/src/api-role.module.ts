@@ -15,6 +15,7 @@ import { ExecutionsController } from './executions/executions.controller';
 import { ExecutionsService } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
 import { FlowSourceParser } from './flows/flow-source-parser';
+import { ParsedFlowCache } from './flows/parsed-flow-cache';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
@@ -69,6 +70,7 @@ export class ApiRoleModule {
         ExecutionUpdatesFeed,
         ExecutionsService,
         FlowSourceParser,
+        { provide: ParsedFlowCache, useFactory: () => new ParsedFlowCache() },
         FlowsService,
         InstanceAdminGuard,
         TopologyBroadcasts,
