@@ -189,6 +189,7 @@ describe('a worker stream between two processes', () => {
         errorMessage: '',
         cacheHit: false,
         deadlinePassed: false,
+        credit: 0,
         startedAt,
         endedAt,
       },
