@@ -30,9 +30,9 @@ function framesAfter(controller: FakeController, from: number, ids: ReadonlySet<
     );
 }
 
-async function start(protocolMinor: number) {
+async function start(protocolMinor: number, env: Record<string, string> = {}) {
   const controller = await FakeController.start(0, { protocolMinor });
-  await startWorker({ controllers: controller.address, name: `frames-1-${protocolMinor}`, slots: SLOTS });
+  await startWorker({ controllers: controller.address, name: `frames-1-${protocolMinor}`, slots: SLOTS, env });
   await controller.waitForFrame('credit');
   await eventually('the first credit', () => (controller.creditLeft === ROOM ? true : undefined));
   return controller;
@@ -109,6 +109,26 @@ describe('a 1.1 controller (before results carried credit)', () => {
       'jobStarted',
       'jobResult',
       'credit',
+    ]);
+  });
+});
+
+describe('a worker with LANNER_WORKER_STARTED_REPORT_DELAY_MS=0', () => {
+  let controller: FakeController;
+  beforeAll(async () => {
+    controller = await start(2, { LANNER_WORKER_STARTED_REPORT_DELAY_MS: '0' });
+  }, 60_000);
+  afterAll(() => controller.stop());
+
+  it('reports every start, and still grants its credit in the result', async () => {
+    const job = returnJob('reported');
+    const from = controller.frames.length;
+    controller.offer(job);
+    const result = await resultOf(controller, job.taskRunId);
+    expect(result.credit).toBe(1);
+    expect(framesAfter(controller, from, new Set([job.taskRunId])).map((frame) => frame.$case)).toEqual([
+      'jobStarted',
+      'jobResult',
     ]);
   });
 });
