@@ -14,6 +14,6 @@ describe('a peer speaking the same major protocol version', () => {
 
   it('is what this build speaks by default', () => {
     expect(checkPeerProtocolVersion({ ...PROTOCOL_VERSION }).compatible).toBe(true);
-    expect(formatProtocolVersion(PROTOCOL_VERSION)).toBe('1.1');
+    expect(formatProtocolVersion(PROTOCOL_VERSION)).toBe('1.2');
   });
 });

@@ -5,7 +5,7 @@ import type { ProtocolVersion } from './generated/lanner/worker/v1/controller';
  * gains fields or frames (older peers ignore them); bump MAJOR, and the proto
  * package (lanner.worker.v2), when a change would be misread by an older peer.
  */
-export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 1 });
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 2 });
 
 export type ProtocolVersionCheck = { compatible: true; peer: ProtocolVersion } | { compatible: false; reason: string };
 

@@ -189,6 +189,7 @@ describe('a worker stream between two processes', () => {
         errorMessage: '',
         cacheHit: false,
         deadlinePassed: false,
+        credit: 0,
         startedAt,
         endedAt,
       },
@@ -232,7 +233,7 @@ describe('a worker stream between two processes', () => {
     expect(refusal.code).toBe(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION);
     expect(refusal.fatal).toBe(true);
     expect(refusal.message).toBe(
-      'protocol 2.0 is incompatible with protocol 1.1 spoken here (major versions differ); upgrade this side so workers and controllers share major version 2',
+      'protocol 2.0 is incompatible with protocol 1.2 spoken here (major versions differ); upgrade this side so workers and controllers share major version 2',
     );
     const status = await worker.status;
     expect(status.code).toBe(grpc.status.FAILED_PRECONDITION);

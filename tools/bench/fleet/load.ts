@@ -187,6 +187,7 @@ class SimulatedWorker {
           errorMessage: '',
           cacheHit: false,
           deadlinePassed: false,
+          credit: 0,
           startedAt,
           endedAt: new Date(),
         },

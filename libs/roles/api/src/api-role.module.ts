@@ -21,6 +21,7 @@ import { FlowsController } from './flows/flows.controller';
 import { TriggersController } from './triggers/triggers.controller';
 import { WebhooksController } from './executions/webhooks.controller';
 import { FlowSourceParser } from './flows/flow-source-parser';
+import { ParsedFlowCache } from './flows/parsed-flow-cache';
 import { FlowsService } from './flows/flows.service';
 import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
@@ -92,6 +93,7 @@ export class ApiRoleModule {
         ExecutionUpdatesFeed,
         ExecutionsService,
         FlowSourceParser,
+        { provide: ParsedFlowCache, useFactory: () => new ParsedFlowCache() },
         FlowsService,
         InstanceAdminGuard,
         TopologyBroadcasts,

@@ -372,6 +372,7 @@ describe('controller: dispatch', () => {
           errorMessage: '',
           cacheHit: false,
           deadlinePassed: false,
+          credit: 0,
           startedAt,
           endedAt,
         },
@@ -397,6 +398,50 @@ describe('controller: dispatch', () => {
     );
   });
 
+  it('takes the credit a result carries: a fast job is one Job and one JobResult frame, one executor event, and the next job follows', async () => {
+    const worker = connectWorker();
+    worker.hello();
+    await worker.welcome();
+    const first = await publishJob();
+    const second = await publishJob();
+    worker.credit(1);
+    await eventually('the first job', () => worker.jobs().find((job) => job.taskRunId === first.taskRunId));
+    await pause(SETTLE_MS);
+    expect(worker.jobs()).toHaveLength(1);
+
+    const startedAt = new Date();
+    worker.send({
+      frame: {
+        $case: 'jobResult',
+        value: {
+          taskRunId: first.taskRunId,
+          attempt: 1,
+          state: JobState.SUCCESS,
+          outputsJson: '{}',
+          errorMessage: '',
+          cacheHit: false,
+          deadlinePassed: false,
+          credit: 1,
+          startedAt,
+          endedAt: new Date(),
+        },
+      },
+    });
+    const result = await eventFor('task-run.result', first.taskRunId);
+    expect(result.payload).toEqual(expect.objectContaining({ state: 'SUCCESS', startedAt: startedAt.toISOString() }));
+    // No Credit frame was sent: the result's credit alone brings the next job.
+    await eventually('the second job', () => worker.jobs().find((job) => job.taskRunId === second.taskRunId));
+    await pause(SETTLE_MS);
+    expect(worker.jobs()).toHaveLength(2);
+    const aboutFirst = executorEvents.filter(
+      (event) => 'taskRunId' in event.payload && event.payload.taskRunId === first.taskRunId,
+    );
+    expect(aboutFirst.map((event) => event.type)).toEqual(['task-run.result']);
+    await eventually('the running job to be removed', async () =>
+      (await repositories.runningJobs.get(first.taskRunId, 1)) === null ? true : undefined,
+    );
+  });
+
   it('relays a result sent just before the worker closes its stream, instead of reporting the job lost', async () => {
     const worker = connectWorker();
     worker.hello();
@@ -416,6 +461,7 @@ describe('controller: dispatch', () => {
           errorMessage: 'exit code 3',
           cacheHit: false,
           deadlinePassed: false,
+          credit: 0,
           startedAt: undefined,
           endedAt: new Date(),
         },

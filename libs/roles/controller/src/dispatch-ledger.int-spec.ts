@@ -104,6 +104,7 @@ class SpecWorker extends FakeWorker {
           errorMessage: '',
           cacheHit: false,
           deadlinePassed: false,
+          credit: 0,
           startedAt: now,
           endedAt: now,
         },

@@ -55,6 +55,8 @@ class SpecWorker extends FakeWorker {
           deadlinePassed: false,
           startedAt: now,
           endedAt: now,
+          // Its slot comes back in a Credit frame of its own, as a 1.1 worker sends it.
+          credit: 0,
         },
       },
     });

@@ -140,6 +140,7 @@ class SpecWorker extends FakeWorker {
           errorMessage: '',
           cacheHit: false,
           deadlinePassed: false,
+          credit: 0,
           startedAt: undefined,
           endedAt: new Date(),
         },

@@ -50,7 +50,7 @@ describe('the worker process against a gRPC controller', () => {
     await eventually('readiness', async () => ((await readiness(worker.port)) === 200 ? true : undefined));
   });
 
-  it('runs a Log and a Return job: JobStarted, its log lines, then a SUCCESS result with outputs', async () => {
+  it('runs a Log and a Return job: its log lines, then a SUCCESS result with outputs', async () => {
     const log = jobFor({
       id: 'hello',
       type: 'io.kestra.plugin.core.log.Log',
@@ -64,7 +64,6 @@ describe('the worker process against a gRPC controller', () => {
 
     const logResult = await resultOf(controller, log.taskRunId);
     expect(logResult.state).toBe(JobState.SUCCESS);
-    expect(controller.received('jobStarted').map((started) => started.taskRunId)).toContain(log.taskRunId);
     const lines = controller
       .received('logBatch')
       .flatMap((batch) => batch.entries)

@@ -49,6 +49,7 @@ export class WorkerAgentService implements OnModuleInit, OnApplicationBootstrap,
       // The fatal line is written (synchronously) by the agent; nothing is left to close but the process.
       onFatal: () => process.exit(EXIT_CREDENTIALS_REFUSED),
       slots: settings.slots,
+      startedReportDelayMs: settings.startedReportDelayMs,
       name: settings.name,
       dataDir: settings.dataDir,
       storage: createInternalStorage(settings.storage),

@@ -9,6 +9,8 @@ export interface WorkerRoleSettings {
   readonly controllers: readonly Endpoint[];
   /** How many jobs run at once. */
   readonly slots: number;
+  /** How long a task runs before it is reported as started (LANNER_WORKER_STARTED_REPORT_DELAY_MS); absent: 200 ms. */
+  readonly startedReportDelayMs?: number;
   /** The worker's name as controllers and the API show it. */
   readonly name: string;
   /** Internal storage: task working directories and the task output cache. */
@@ -42,6 +44,7 @@ export function workerRoleSettings(config: WorkerConfig): WorkerRoleSettings {
   return {
     controllers: config.controllers,
     slots: config.slots,
+    startedReportDelayMs: config.startedReportDelayMs,
     name: config.name,
     dataDir: config.dataDir,
     storage: config.storage,

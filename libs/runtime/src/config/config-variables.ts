@@ -359,6 +359,16 @@ export const CONFIG_VARIABLES = [
     schema: integer(1, 1024),
   },
   {
+    name: 'LANNER_WORKER_STARTED_REPORT_DELAY_MS',
+    roles: ['worker'],
+    defaultFor: () => '200',
+    defaultText: '`200`',
+    description:
+      'A task still running this many milliseconds after it began is reported as started; one that ends sooner is reported by its result alone (one frame, one executor event). `0` reports every start.',
+    secret: false,
+    schema: integer(0, 60000),
+  },
+  {
     name: 'LANNER_WORKER_NAME',
     roles: ['worker'],
     defaultFor: () =>

@@ -71,7 +71,7 @@ class Step extends StepStore implements FlowableStep {
       case 'task-run-started':
         return this.onStarted(event.taskRunId, event.attempt, event.workerId, event.workerQueueId);
       case 'task-run-result':
-        return this.onResult(event.taskRunId, event.attempt, event.state, event.outputs, event.error);
+        return this.onResult(event.taskRunId, event.attempt, event.state, event.outputs, event.error, event);
       case 'task-run-queued':
         return this.onQueued(event.taskRunId, event.attempt, event.workerQueueId, event.waitingReason, event.reason);
       case 'task-run-dispatch-refused':
@@ -366,6 +366,7 @@ class Step extends StepStore implements FlowableStep {
     resultState: 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED',
     outputs: JsonObject | undefined,
     error: string | undefined,
+    ranBy: { readonly workerId?: string; readonly workerQueueId?: string } = {},
   ): void {
     // A result for an ended execution is dropped (WORKERS.md: jobs of ended executions).
     if (isFinalExecution(this.state)) return;
@@ -379,7 +380,16 @@ class Step extends StepStore implements FlowableStep {
     if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
     if (run.state === 'SUBMITTED') {
       run = this.moveRun(run, 'RUNNING', {
-        attempts: replaceLast(run.attempts, copyAttempt(attempt, { state: 'RUNNING', startedAt: this.now })),
+        ...(ranBy.workerQueueId !== undefined ? { workerQueueId: ranBy.workerQueueId } : {}),
+        attempts: replaceLast(
+          run.attempts,
+          copyAttempt(attempt, {
+            state: 'RUNNING',
+            startedAt: this.now,
+            workerId: ranBy.workerId,
+            workerQueueId: ranBy.workerQueueId,
+          }),
+        ),
       });
     }
     if (run.state === 'KILLING' || resultState === 'KILLED') {

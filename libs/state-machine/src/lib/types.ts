@@ -204,6 +204,9 @@ export type ExecutionEvent =
       readonly state: 'SUCCESS' | 'WARNING' | 'FAILED' | 'KILLED';
       readonly outputs?: JsonObject;
       readonly error?: string;
+      /** Who ran it: recorded on the attempt when no started event came first (a task that ended at once). */
+      readonly workerId?: string;
+      readonly workerQueueId?: string;
     }
   /**
    * The executor produced the job on `workerQueueId` (after resolving the selector);

@@ -39,6 +39,7 @@ import { API_TOPICS, type ApiTopics } from '../api-topics';
 import { InvalidContent, InvalidRequest, PayloadTooLarge, WrongState } from '../http/api-errors';
 import type { FileParts } from '../http/multipart-body';
 import { FlowSourceParser } from '../flows/flow-source-parser';
+import { ParsedFlowCache } from '../flows/parsed-flow-cache';
 import { problemEntries } from '../flows/flows.service';
 import { ExecutionUpdatesFeed } from './execution-updates.feed';
 import { hasEnded } from './execution-view';
@@ -99,6 +100,7 @@ export class ExecutionsService {
     @Inject(API_TOPICS) private readonly topics: ApiTopics,
     private readonly updates: ExecutionUpdatesFeed,
     private readonly parser: FlowSourceParser,
+    private readonly parsedFlows: ParsedFlowCache,
     @Inject(API_ROLE_OPTIONS) options: ApiRoleOptions,
     @Inject(INTERNAL_STORAGE) storage: InternalStorage | null,
   ) {
@@ -116,7 +118,8 @@ export class ExecutionsService {
     presetExecutionId?: string,
   ): Promise<ExecutionWithTaskRuns> {
     const revision = await this.repositories.flows.getLatest(tenantId, namespace, flowId);
-    const parsed = await this.parser.parse(revision.source);
+    // Parsed once per revision, not once per execution.
+    const parsed = await this.parsedFlows.get(revision, revision.source, (source) => this.parser.parse(source));
     // A stored revision was valid when saved; a newer parser may disagree, and the user must see why.
     if (!parsed.ok)
       throw new InvalidContent(

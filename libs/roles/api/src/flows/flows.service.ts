@@ -5,6 +5,7 @@ import { REPOSITORIES } from '@lanner/runtime';
 import { InvalidContent, type ProblemEntry } from '../http/api-errors';
 import { findUnstorable, unstorableTextProblems } from '../http/storable-text';
 import { FlowSourceParser } from './flow-source-parser';
+import { ParsedFlowCache } from './parsed-flow-cache';
 
 export function problemEntries(problems: readonly FlowProblem[]): ProblemEntry[] {
   return problems.map((p) => ({
@@ -54,6 +55,7 @@ export class FlowsService {
   constructor(
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     private readonly parser: FlowSourceParser,
+    private readonly parsedFlows: ParsedFlowCache,
   ) {}
 
   /** Parses a flow or throws InvalidContent (422) listing every problem with its YAML path and line. */
@@ -69,12 +71,14 @@ export class FlowsService {
   ): Promise<FlowRevisionRecord> {
     const flow = await this.parseOrThrow(source);
     allowNamespace(flow.namespace);
-    return this.repositories.flows.create(tenantId, {
+    const created = await this.repositories.flows.create(tenantId, {
       namespace: flow.namespace,
       flowId: flow.id,
       source,
       definition: definitionOf(flow),
     });
+    this.parsedFlows.forget(tenantId, flow.namespace, flow.id);
+    return created;
   }
 
   /** A new revision; `created` when the flow did not exist (or was deleted). */
@@ -103,6 +107,7 @@ export class FlowsService {
       source,
       definition: definitionOf(flow),
     });
+    this.parsedFlows.forget(tenantId, namespace, flowId);
     return { flow: saved, created: !existed };
   }
 
@@ -112,8 +117,9 @@ export class FlowsService {
       : this.repositories.flows.getRevision(tenantId, namespace, flowId, revision);
   }
 
-  delete(tenantId: string, namespace: string, flowId: string): Promise<void> {
-    return this.repositories.flows.softDelete(tenantId, namespace, flowId);
+  async delete(tenantId: string, namespace: string, flowId: string): Promise<void> {
+    await this.repositories.flows.softDelete(tenantId, namespace, flowId);
+    this.parsedFlows.forget(tenantId, namespace, flowId);
   }
 
   search(

@@ -27,6 +27,8 @@ export interface ApiSpecFixture {
   readonly repositories: Repositories;
   /** A queue client of the spec's own, to publish and consume as the other roles would. */
   readonly queue: QueuePort;
+  /** The api's Nest application, to look at one of its providers. */
+  readonly app: INestApplication;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,7 @@ export async function startApiForSpec(
     topicPrefix,
     repositories,
     queue,
+    app,
     async close() {
       await app.close();
       await queue.deleteTopics([...apiTopics(topicPrefix).ensured]).catch(() => undefined);

@@ -757,12 +757,18 @@ class WorkerConversation {
 
   private async jobResult(session: WorkerSession, frame: JobResult): Promise<void> {
     const known = session.knownJob(frame.taskRunId, frame.attempt);
-    if (!known) return this.unknownJob(session, frame.taskRunId, frame.attempt);
-    if (known.finished) return; // a duplicate result changes nothing
+    if (!known || known.finished) {
+      // The credit a result carries (since 1.2) counts whatever the result itself is worth.
+      this.creditWithResult(session, frame);
+      // A duplicate result changes nothing else.
+      return known ? undefined : this.unknownJob(session, frame.taskRunId, frame.attempt);
+    }
     const state = await this.streams.relay.result(session, known.job, frame);
     session.finish(known.job);
     this.missedHeartbeats.delete(jobMessageId(frame.taskRunId, frame.attempt));
     this.streams.dispatch.jobCompleted(session.workerGroupId, known.job.workerQueueId, state);
+    // As a Credit frame right after the result: granted once the result is recorded and its slot freed.
+    session.credit += frame.credit;
     this.streams.dispatch.creditChanged();
     // The worker's next frames do not wait for the row's removal (it goes with others of the moment); shutdown does.
     this.streams.trackRowRemoval(session.workerId, frame.taskRunId, frame.attempt);
@@ -770,6 +776,12 @@ class WorkerConversation {
       { workerId: session.workerId, taskRunId: frame.taskRunId, attempt: frame.attempt, executionId: known.job.executionId },
       'job result relayed',
     );
+  }
+
+  private creditWithResult(session: WorkerSession, frame: JobResult): void {
+    if (frame.credit <= 0) return;
+    session.credit += frame.credit;
+    this.streams.dispatch.creditChanged();
   }
 
   private unknownJob(session: WorkerSession, taskRunId: string, attempt: number): void {

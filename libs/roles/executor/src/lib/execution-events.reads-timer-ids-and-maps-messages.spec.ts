@@ -48,7 +48,7 @@ describe('executor events', () => {
     expect(timerReason('waitfor-next')).toBe('WAIT_FOR');
   });
 
-  it("turns a worker's result into the state machine's result event, with its error message", () => {
+  it("turns a worker's result into the state machine's result event, with its error message and who ran it", () => {
     const message = taskRunResult({ attempt: 2, outputs: { code: 503 }, errorMessage: 'the service answered 503' });
 
     expect(toExecutionEvent(message)).toEqual({
@@ -58,6 +58,9 @@ describe('executor events', () => {
       state: 'FAILED',
       outputs: { code: 503 },
       error: 'the service answered 503',
+      // A task that ended at once has no started event: the result says which worker ran it.
+      workerId: 'w-1',
+      workerQueueId: 'default',
     });
   });
 

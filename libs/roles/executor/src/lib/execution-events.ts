@@ -102,7 +102,7 @@ export function toExecutionEvent(message: ExecutorEvent, runningExecutions = 0):
         workerQueueId: message.payload.workerQueueId,
       };
     case 'task-run.result': {
-      const { taskRunId, attempt, state, outputs, errorMessage, deadlinePassed } = message.payload;
+      const { taskRunId, attempt, state, outputs, errorMessage, deadlinePassed, workerId, workerQueueId } = message.payload;
       // Not started because the task's timeout had passed: the executor words it as its own timeout, whoever noticed first.
       if (deadlinePassed === true && state === 'FAILED') return { type: 'task-run-deadline-passed', taskRunId, attempt };
       return {
@@ -113,6 +113,8 @@ export function toExecutionEvent(message: ExecutorEvent, runningExecutions = 0):
         // The schema checked it is a JSON object (a worker's outputs as JSON).
         outputs: outputs as JsonObject,
         ...(errorMessage !== undefined ? { error: errorMessage } : {}),
+        workerId,
+        workerQueueId,
       };
     }
     case 'task-run.worker-lost':

@@ -57,6 +57,12 @@ export interface WorkerAgentOptions {
   readonly logger: Logger;
   /** Jobs held beyond the running ones, so a freed slot starts the next job without a round trip. */
   readonly bufferedJobs?: number;
+  /**
+   * A job still running this long after it began is reported by a JobStarted
+   * frame; one that ends sooner only by its JobResult (controllers of protocol
+   * 1.2 and later; older ones get JobStarted at once). 0 reports every start.
+   */
+  readonly startedReportDelayMs?: number;
   readonly welcomeTimeoutMs?: number;
   readonly random?: () => number;
   /** The user script tasks run as; default: `nobody` (65534) when the worker runs as root, else the worker's own (null). */
@@ -74,6 +80,7 @@ function defaultTaskUser(): TaskUser | null {
 const WORKER_VERSION = '0.1.0';
 const DEFAULT_HEARTBEAT_MS = 3_000;
 const DEFAULT_BUFFERED_JOBS = 1;
+export const DEFAULT_STARTED_REPORT_DELAY_MS = 200;
 const DEFAULT_WELCOME_TIMEOUT_MS = 10_000;
 /** How long the last frames of a shutdown may take to reach the controller. */
 const FINAL_FLUSH_MS = 5_000;
@@ -113,6 +120,8 @@ interface HeldJob {
   /** Why the job was stopped, when it was (kill or shutdown), for its result. */
   stoppedBecause?: string;
   settled?: Promise<void>;
+  /** Sends the job's JobStarted if it is still running when it fires. */
+  startedReport?: NodeJS.Timeout;
 }
 
 const jobKey = (taskRunId: string, attempt: number) => `${taskRunId}:${attempt}`;
@@ -499,10 +508,11 @@ export class WorkerAgent {
     }
     // Logs go before the result, so a reader that sees the result has the task's whole log.
     this.logs.flush();
+    clearTimeout(held.startedReport);
     this.jobs.delete(held.key);
-    this.sendResult(result);
     this.startWaitingJobs();
-    this.grantCredit();
+    // The slot this job freed is granted in its result (one frame, not two) to a controller that reads it there.
+    if (!this.sendResult(result, this.controllerTakesCreditInResults())) this.grantCredit();
     if (this.jobs.size === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
   }
 
@@ -522,7 +532,7 @@ export class WorkerAgent {
       if (!read.ok) {
         result = this.failedWithoutRunning(job, read.reason);
       } else {
-        this.session?.send({ $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt } });
+        this.reportStarted(held, startedAt);
         log.info({ taskId: job.taskId }, 'job started');
         const workingDirectory = await this.workingDirectoryFor(job);
         const outcome = await runWithCache({
@@ -567,6 +577,7 @@ export class WorkerAgent {
           deadlinePassed: false,
           startedAt,
           endedAt: new Date(),
+          credit: 0,
         };
         log.info({ state: outcome.state }, 'job ended');
       }
@@ -597,6 +608,7 @@ export class WorkerAgent {
       startedAt: now,
       endedAt: now,
       deadlinePassed: false,
+      credit: 0,
     };
   }
 
@@ -632,9 +644,43 @@ export class WorkerAgent {
     };
   }
 
-  private sendResult(result: JobResult): void {
+  /**
+   * Sends the result, with the credit for the room now free when `withCredit`;
+   * true when that credit went out with it. A result kept for the next stream
+   * carries none: credit belongs to the stream it was granted on.
+   */
+  private sendResult(result: JobResult, withCredit = false): boolean {
     const fitted = this.fitToFrame(result);
-    if (!this.session?.send({ $case: 'jobResult', value: fitted })) this.unsentResults.push(fitted);
+    const credit = withCredit ? this.freeRoom() : 0;
+    if (this.session?.send({ $case: 'jobResult', value: { ...fitted, credit } })) {
+      this.outstandingCredit += credit;
+      return withCredit;
+    }
+    this.unsentResults.push({ ...fitted, credit: 0 });
+    return false;
+  }
+
+  /** Whether the controller of the current stream speaks 1.2 or later (credit in results, late JobStarted). */
+  private controllerTakesCreditInResults(): boolean {
+    const version = this.session?.welcome.protocolVersion;
+    return version !== undefined && version.major === 1 && version.minor >= 2;
+  }
+
+  /** JobStarted at once for an older controller, else only if the job still runs after the delay. */
+  private reportStarted(held: HeldJob, startedAt: Date): void {
+    const { job } = held;
+    const send = () =>
+      this.session?.send({ $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt } });
+    const delayMs = this.options.startedReportDelayMs ?? DEFAULT_STARTED_REPORT_DELAY_MS;
+    if (delayMs <= 0 || !this.controllerTakesCreditInResults()) {
+      send();
+      return;
+    }
+    held.startedReport = setTimeout(() => {
+      if (this.jobs.get(held.key) === held) send();
+    }, delayMs);
+    // A pending report must not keep a stopping process alive.
+    held.startedReport.unref();
   }
 
   private flushUnsentResults(): void {
@@ -646,11 +692,16 @@ export class WorkerAgent {
 
   /** Grants the controller credit for the room not yet promised: free room minus credit still outstanding. */
   private grantCredit(): void {
-    if (!this.session?.isOpen || this.draining) return;
-    const grant = this.capacity - this.jobs.size - this.outstandingCredit;
-    if (grant <= 0) return;
+    const grant = this.freeRoom();
+    if (grant <= 0 || !this.session) return;
     this.outstandingCredit += grant;
     this.session.send({ $case: 'credit', value: { slots: grant } });
+  }
+
+  /** Room not yet promised to the controller: free room minus credit still outstanding (0 while draining). */
+  private freeRoom(): number {
+    if (!this.session?.isOpen || this.draining) return 0;
+    return Math.max(0, this.capacity - this.jobs.size - this.outstandingCredit);
   }
 
   private whenIdle(timeoutMs: number): Promise<boolean> {

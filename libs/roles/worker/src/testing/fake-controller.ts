@@ -56,6 +56,8 @@ export interface FakeControllerOptions {
     /** Refuse a Connect without a valid access token this controller issued (UNAUTHENTICATED). */
     readonly requireToken?: boolean;
   };
+  /** Welcome workers as a controller of this protocol minor (an older one, to check compatibility). */
+  readonly protocolMinor?: number;
 }
 
 /** One Connect call, as the controller saw it open. */
@@ -320,7 +322,7 @@ export class FakeController {
               workerGroupId: workerId ? FAKE_GROUP_ID : 'default',
               subscriptions: [{ queueId: 'default', reservedPercent: 0, mode: SubscriptionMode.STRICT }],
               heartbeatInterval: durationFromMillis(1000),
-              protocolVersion: { ...PROTOCOL_VERSION },
+              protocolVersion: { ...PROTOCOL_VERSION, minor: this.options.protocolMinor ?? PROTOCOL_VERSION.minor },
               maxFrameBytes: MAX_FRAME_BYTES,
               controllerId: 'fake-controller',
             },
@@ -329,6 +331,11 @@ export class FakeController {
       }
       if (payload.$case === 'credit' && this.current?.id === id) {
         this.credit += payload.value.slots;
+        this.sendAgainstCredit();
+      }
+      // Since 1.2 a result carries the credit of the slot it freed (an older controller ignores it).
+      if (payload.$case === 'jobResult' && this.current?.id === id && (this.options.protocolMinor ?? 2) >= 2) {
+        this.credit += payload.value.credit;
         this.sendAgainstCredit();
       }
       this.notify();

@@ -361,7 +361,12 @@ export interface Heartbeat {
   runningJobs: JobRef[];
 }
 
-/** The worker took the job from its buffer and began running it. */
+/**
+ * The worker took the job from its buffer and began running it. Since 1.2, a
+ * worker talking to a 1.2 controller sends it only for a job still running
+ * after a short delay (200 ms by default): a job that ends sooner is reported
+ * by its JobResult alone, whose started_at says when it began.
+ */
 export interface JobStarted {
   taskRunId: string;
   attempt: number;
@@ -399,6 +404,13 @@ export interface JobResult {
    * own timeout does, whichever of the two it hears first. Since 1.1.
    */
   deadlinePassed: boolean;
+  /**
+   * Slots the worker grants with this result, exactly as a Credit frame
+   * sent right after it would (usually the one the job freed). A worker sets
+   * it only for a controller that speaks 1.2 or later, so an older
+   * controller, which ignores it, still gets its Credit frames. Since 1.2.
+   */
+  credit: number;
 }
 
 /**
@@ -1557,6 +1569,7 @@ function createBaseJobResult(): JobResult {
     startedAt: undefined,
     endedAt: undefined,
     deadlinePassed: false,
+    credit: 0,
   };
 }
 
@@ -1588,6 +1601,9 @@ export const JobResult: MessageFns<JobResult> = {
     }
     if (message.deadlinePassed !== false) {
       writer.uint32(72).bool(message.deadlinePassed);
+    }
+    if (message.credit !== 0) {
+      writer.uint32(80).uint32(message.credit);
     }
     return writer;
   },
@@ -1677,6 +1693,14 @@ export const JobResult: MessageFns<JobResult> = {
             message.deadlinePassed = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.credit = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1728,6 +1752,7 @@ export const JobResult: MessageFns<JobResult> = {
         : isSet(object.deadline_passed)
         ? globalThis.Boolean(object.deadline_passed)
         : false,
+      credit: isSet(object.credit) ? globalThis.Number(object.credit) : 0,
     };
   },
 
@@ -1760,6 +1785,9 @@ export const JobResult: MessageFns<JobResult> = {
     if (message.deadlinePassed !== false) {
       obj.deadlinePassed = message.deadlinePassed;
     }
+    if (message.credit !== 0) {
+      obj.credit = Math.round(message.credit);
+    }
     return obj;
   },
 
@@ -1777,6 +1805,7 @@ export const JobResult: MessageFns<JobResult> = {
     message.startedAt = object.startedAt ?? undefined;
     message.endedAt = object.endedAt ?? undefined;
     message.deadlinePassed = object.deadlinePassed ?? false;
+    message.credit = object.credit ?? 0;
     return message;
   },
 };
@@ -3620,10 +3649,9 @@ export const StreamError: MessageFns<StreamError> = {
  *                                    <--  Welcome (ids, subscriptions) | error
  *   Credit (n)                      -->
  *                                    <--  Job            (at most n of them)
- *   JobStarted                      -->
+ *   JobStarted (only if still running after a short delay, since 1.2) -->
  *   LogBatch / MetricBatch ...      -->
- *   JobResult                       -->
- *   Credit (1)                      -->
+ *   JobResult (carries Credit (1), since 1.2) -->
  *   Heartbeat (every heartbeat_interval) -->
  *                                    <--  Kill / ConfigChanged / Reconnect
  *   Draining                        -->   (no more Jobs; results still flow)
