@@ -167,7 +167,7 @@ async function main() {
   }
   await step('integration tests', NX, ['run-many', '-t', 'integration', '--parallel=1', '--skip-nx-cache', ...NX_COMMON], {
     countTests: true,
-    limitMinutes: 30,
+    limitMinutes: 55,
   });
   // The container image: built with buildah (the UI bundle in it), then migrate and the api run from it.
   await step(
