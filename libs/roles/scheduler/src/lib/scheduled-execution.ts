@@ -1,5 +1,6 @@
 import {
   coerceInputs,
+  CORRELATION_ID_LABEL,
   type Flow,
   type NewExecution,
   type ScheduleFiring,
@@ -50,7 +51,8 @@ export function scheduledExecution(
       state: 'CREATED',
       stateHistories: [{ state: 'CREATED', date: now }],
       inputs: inputs.values as StoredJson,
-      labels: { ...flow.labels, ...(extra.labels ?? {}), [TRIGGER_LABEL]: trigger.id },
+      // As every execution: its correlation id is its own id, carried to its subflows and retries.
+      labels: { ...flow.labels, ...(extra.labels ?? {}), [TRIGGER_LABEL]: trigger.id, [CORRELATION_ID_LABEL]: id },
       trigger: { id: trigger.id, type: trigger.type, variables: scheduleVariables(firing) },
     },
   };
