@@ -180,6 +180,16 @@ describe('the Helm chart', () => {
       expect(env.DATABASE_URL).toBeUndefined();
     });
 
+    it("gives the api the bootstrap admin token and the user login's signing key from Secrets, and no other role the latter", () => {
+      const env = envOf(deployment('api'));
+      expect(env.LANNER_ADMIN_TOKEN).toEqual({ secretKeyRef: { name: 'lanner-admin-token', key: 'LANNER_ADMIN_TOKEN' } });
+      expect(env.LANNER_USER_JWT_SIGNING_KEY).toEqual({
+        secretKeyRef: { name: 'lanner-user-jwt', key: 'LANNER_USER_JWT_SIGNING_KEY' },
+      });
+      for (const role of ROLES.filter((name) => name !== 'api'))
+        expect([role, envOf(deployment(role)).LANNER_USER_JWT_SIGNING_KEY]).toEqual([role, undefined]);
+    });
+
     it('passes the common extraEnv to every role and to the migration Job', () => {
       for (const role of ROLES) expect([role, envOf(deployment(role)).LANNER_READY_TIMEOUT_MS]).toEqual([role, '3000']);
       const job = find(objects, 'Job', `${RELEASE}-migrate`);
@@ -304,6 +314,8 @@ describe('the Helm chart', () => {
       const database = find(objects, 'Secret', 'lanner-database');
       expect(Buffer.from(admin.data.LANNER_ADMIN_TOKEN, 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
       expect(Buffer.from(signing.data.LANNER_JWT_SIGNING_KEY, 'base64').length).toBe(48);
+      const userSigning = find(objects, 'Secret', 'lanner-user-jwt');
+      expect(Buffer.from(userSigning.data.LANNER_USER_JWT_SIGNING_KEY, 'base64').length).toBe(48);
       expect(database.stringData.DATABASE_URL).toBe('postgresql://lanner:pw@postgres:5432/lanner');
       expect(Number(admin.metadata.annotations['helm.sh/hook-weight'])).toBeLessThan(
         Number(find(objects, 'Job', `${RELEASE}-migrate`).metadata.annotations['helm.sh/hook-weight']),
