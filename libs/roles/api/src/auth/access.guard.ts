@@ -4,8 +4,9 @@ import { Reflector } from '@nestjs/core';
 import { decideAccess, namespaceWithin, permissionName, type Permission } from '@lanner/access';
 import { NotFound, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
-import { Forbidden } from '../http/api-errors';
+import { Forbidden, InvalidRequest } from '../http/api-errors';
 import type { HttpRequest } from '../http/http-types';
+import { unstorableTextProblems } from '../http/storable-text';
 import { accessSubjectOf, type ApiPrincipal, ApiTokenAuth } from './api-token-auth';
 import { type DeclaredRouteAccess, type NamespaceSource, ROUTE_ACCESS } from './route-access.decorator';
 
@@ -66,6 +67,10 @@ export class AccessGuard implements CanActivate {
     }
 
     const principal = await this.auth.authenticate(request.headers.authorization, new Date());
+    // The guard reads the repository by path parameters (the tenant, an execution) before the
+    // parameter pipe runs: text PostgreSQL cannot hold is refused here, as the pipe would.
+    const unstorable = unstorableTextProblems(request.params ?? {});
+    if (unstorable.length > 0) throw new InvalidRequest('The path holds text that cannot be accepted', unstorable);
     const tenantId = textParam(request.params, 'tenant');
     const namespace = await this.namespaceOf(request, principal, tenantId, declared.namespaceFrom);
     const decision = decideAccess(accessSubjectOf(principal), declared.permission, {
