@@ -62,6 +62,7 @@ describe('flows in the browser', () => {
     const page = ui.page();
     ui.expectFailedRequest(/\/api\/v1\/main\/flows\/search/, 401);
     await page.goto(`${ui.state.baseUrl}/executions`);
+    await page.getByRole('button', { name: 'Use an API token' }).click();
     await page.getByLabel('API token').fill('not-a-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').innerText()).resolves.toMatch(/unauthori[sz]ed|token/i);

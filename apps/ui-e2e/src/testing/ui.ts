@@ -38,6 +38,8 @@ export interface UiScenario {
   expectAlert(): void;
   /** Signs in on the login page with the admin token. */
   signIn(page: Page): Promise<void>;
+  /** The password of the user `admin`, from the standalone's data dir. */
+  adminPassword(): string;
   screenshot(page: Page, name: string): Promise<void>;
   /** A call to the REST API as the admin, for what a test arranges outside the UI. */
   api(method: string, path: string, body?: unknown): Promise<Response>;
@@ -105,10 +107,12 @@ export function uiScenario(): UiScenario {
     },
     async signIn(page) {
       await page.goto(`${state.baseUrl}/`);
+      await page.getByRole('button', { name: 'Use an API token' }).click();
       await page.getByLabel('API token').fill(state.adminToken);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Flows' }).waitFor();
     },
+    adminPassword: () => readFileSync(join(state.workDir, '.lanner', 'admin-password'), 'utf8').trim(),
     async screenshot(page, name) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });

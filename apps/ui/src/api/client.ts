@@ -11,14 +11,94 @@ export type ApiPath = keyof paths;
 export const TENANT = 'main';
 
 const TOKEN_KEY = 'lanner.apiToken';
+/** Set while a user is logged in with a password: on a reload the app asks /auth/refresh for a new access token. */
+const USER_LOGIN_KEY = 'lanner.userLogin';
 /** Fired on window when the API refused the token, so the app goes back to the login page. */
 export const SIGNED_OUT_EVENT = 'lanner:signed-out';
+/** A user's access token is renewed this long before it expires. */
+const REFRESH_AHEAD_MS = 30_000;
+
+/** What /auth/login and /auth/refresh answer. */
+export interface UserLogin {
+  readonly accessToken: string;
+  readonly expiresAt: string;
+  readonly user?: { readonly username: string };
+}
+
+// A user's access token lives in memory only; the refresh token is the API's HttpOnly cookie.
+let userAccess: { token: string; expiresAt: number } | null = null;
+let refreshing: Promise<string | null> | null = null;
 
 export const session = {
-  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  /** The bearer to send now: an API token, or the user's access token. */
+  token: (): string | null => sessionStorage.getItem(TOKEN_KEY) ?? userAccess?.token ?? null,
+  /** A user logged in with a password in this browser (its access token may need a refresh first). */
+  isUserLogin: (): boolean => localStorage.getItem(USER_LOGIN_KEY) !== null,
   signIn: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
-  signOut: () => sessionStorage.removeItem(TOKEN_KEY),
+  signInUser: (login: UserLogin) => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    localStorage.setItem(USER_LOGIN_KEY, login.user?.username ?? 'user');
+    userAccess = { token: login.accessToken, expiresAt: Date.parse(login.expiresAt) };
+  },
+  signOut: () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    localStorage.removeItem(USER_LOGIN_KEY);
+    userAccess = null;
+  },
 };
+
+function signedOut(): void {
+  session.signOut();
+  window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
+}
+
+/**
+ * A new access token for the user's refresh cookie, or null when the API refused
+ * it (the login ended). Concurrent callers share one request: the cookie is single use.
+ */
+export function refreshUserLogin(): Promise<string | null> {
+  refreshing ??= (async () => {
+    try {
+      const response = await fetch('/api/v1/auth/refresh', {
+        method: 'POST',
+        headers: { Accept: 'application/json, application/problem+json' },
+        credentials: 'same-origin',
+      });
+      if (!response.ok) return null;
+      const login = (await response.json()) as UserLogin;
+      session.signInUser(login);
+      return login.accessToken;
+    } catch {
+      return null;
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+/** The bearer for the next request: a user's access token is refreshed first when it is missing or near expiry. */
+async function currentBearer(): Promise<string | null> {
+  const apiToken = sessionStorage.getItem(TOKEN_KEY);
+  if (apiToken !== null) return apiToken;
+  if (!session.isUserLogin()) return null;
+  if (userAccess && userAccess.expiresAt - Date.now() > REFRESH_AHEAD_MS) return userAccess.token;
+  const token = await refreshUserLogin();
+  if (token === null) signedOut();
+  return token;
+}
+
+/** Logs the user out at the API (its refresh cookie is revoked and cleared), then here. */
+export async function logOut(): Promise<void> {
+  const wasUser = session.isUserLogin();
+  session.signOut();
+  if (!wasUser) return;
+  try {
+    await fetch('/api/v1/auth/logout', { method: 'POST', credentials: 'same-origin' });
+  } catch {
+    // The server is unreachable: the login is forgotten here, its refresh token expires on its own.
+  }
+}
 
 /** An answer that is not 2xx, with the API's problem detail (RFC 9457). */
 export class ApiError extends Error {
@@ -73,16 +153,9 @@ async function problemOf(response: Response): Promise<Problem> {
   };
 }
 
-/** Sends one request; resolves with the parsed JSON (undefined for an empty answer), rejects with an ApiError. */
-export async function call<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  body?: Body,
-  token = session.token(),
-): Promise<T> {
-  let response: Response;
+async function send(method: string, url: string, body: Body, token: string | null): Promise<Response> {
   try {
-    response = await fetch(url, {
+    return await fetch(url, {
       method,
       headers: headersFor(body, token),
       body: body === undefined ? undefined : 'json' in body ? JSON.stringify(body.json) : body.yaml,
@@ -95,12 +168,27 @@ export async function call<T>(
       detail: 'The request did not reach the server; check that it is running.',
     });
   }
+}
+
+/**
+ * Sends one request; resolves with the parsed JSON (undefined for an empty answer), rejects with an ApiError.
+ * Without an explicit `token` it sends the session's bearer; a user's refused access token is refreshed once
+ * and the request sent again, and a second refusal ends the session.
+ */
+export async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: Body, token?: string): Promise<T> {
+  const explicit = token !== undefined;
+  let bearer = explicit ? token : await currentBearer();
+  let response = await send(method, url, body, bearer);
+  if (response.status === 401 && !explicit && session.isUserLogin() && bearer === session.token()) {
+    const renewed = await refreshUserLogin();
+    if (renewed !== null) {
+      bearer = renewed;
+      response = await send(method, url, body, bearer);
+    }
+  }
   if (!response.ok) {
     const problem = await problemOf(response);
-    if (response.status === 401 && token === session.token()) {
-      session.signOut();
-      window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
-    }
+    if (response.status === 401 && !explicit && bearer === session.token()) signedOut();
     throw new ApiError(problem);
   }
   const text = await response.text();
@@ -117,8 +205,7 @@ export interface ServerEvent {
  * bearer header. Calls `onEvent` per event until the stream ends or `signal` aborts.
  */
 export async function follow(url: string, onEvent: (event: ServerEvent) => void, signal: AbortSignal): Promise<void> {
-  const token = session.token();
-  const headers = headersFor(undefined, token);
+  const headers = headersFor(undefined, await currentBearer());
   headers.set('Accept', 'text/event-stream');
   const response = await fetch(url, { headers, signal });
   if (!response.ok || !response.body) throw new ApiError(await problemOf(response));
