@@ -46,7 +46,12 @@ describe('SIGKILL of a worker in the middle of a shell task', () => {
     const [shellPid, sleepPid] = pidsOf(scratch);
     expect([processExists(shellPid), processExists(sleepPid)]).toEqual([true, true]);
 
-    const running = await lanner.waitFor(id, (execution) => stateOf(execution) === 'RUNNING', 'RUNNING');
+    // The worker reports the start of a task still running after a moment: then its attempt names the worker.
+    const running = await lanner.waitFor(
+      id,
+      (execution) => stateOf(execution) === 'RUNNING' && onlyTaskRun(execution, 'sleeper').attempts?.[0]?.workerId != null,
+      'RUNNING, with the worker of the task named',
+    );
     const workerId = onlyTaskRun(running, 'sleeper').attempts?.[0]?.workerId;
     const holder = (await lanner.groupWorkers('default')).find((worker) => worker.id === workerId);
     if (!holder) throw new Error(`the worker ${workerId} running the task is not listed:\n${describeExecution(running)}`);

@@ -1,10 +1,11 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chown, lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ScriptFiles } from '@lanner/model';
 import { fileNameSegments } from '@lanner/storage';
 import type { JsonObject } from '../json';
+import type { TaskUser } from '../process/run-process';
 import type { TaskKindContext } from '../task-runner.port';
 
 const STORAGE_URI = /^kestra:\/\/\//;
@@ -19,7 +20,7 @@ function storageOf(context: TaskKindContext, what: string) {
  * is a `kestra:///` URI (an earlier task's output file, a FILE input) is streamed from
  * internal storage; any other value is the file's content.
  */
-export async function writeInputFiles(task: ScriptFiles, context: TaskKindContext): Promise<void> {
+export async function writeInputFiles(task: ScriptFiles, context: TaskKindContext, owner?: TaskUser): Promise<void> {
   for (const [name, value] of Object.entries(task.inputFiles ?? {})) {
     let segments: string[];
     try {
@@ -34,6 +35,12 @@ export async function writeInputFiles(task: ScriptFiles, context: TaskKindContex
       await pipeline(source, createWriteStream(path, { mode: 0o600 }), { signal: context.signal });
     } else {
       await writeFile(path, value, { mode: 0o600 });
+    }
+    // A script running as a task user of its own (docs/task-isolation.md) reads its files as their owner.
+    if (owner !== undefined) {
+      for (let depth = 1; depth <= segments.length; depth += 1) {
+        await chown(join(context.workingDirectory, ...segments.slice(0, depth)), owner.uid, owner.gid);
+      }
     }
   }
 }

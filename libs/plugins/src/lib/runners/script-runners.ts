@@ -35,7 +35,7 @@ export function shellCommandsRunner(options: ScriptOptions = {}): TaskKindRunner
   return {
     async run(task, context) {
       await requireDirectory(context);
-      await writeInputFiles(task, context);
+      await writeInputFiles(task, context, options.runAs);
       const script = ['set -e', ...task.commands].join('\n');
       const result = await runProcess(
         {
@@ -61,7 +61,7 @@ export function nodeScriptRunner(options: ScriptOptions = {}): TaskKindRunner<No
   return {
     async run(task, context) {
       await requireDirectory(context);
-      await writeInputFiles(task, context);
+      await writeInputFiles(task, context, options.runAs);
       const folder = await mkdtemp(join(tmpdir(), 'lanner-node-script-'));
       try {
         const file = join(folder, 'script.js');

@@ -64,4 +64,26 @@ describe('shell commands under a task user of their own', () => {
       'wrote:working-directory',
     ]);
   });
+
+  it('reads its inputFiles, written for it by the worker, in its working directory and below', async () => {
+    const folder = temporaryFolder('lanner-job-inputs-');
+    chownSync(folder.path, TASK_USER.uid, TASK_USER.gid);
+    chmodSync(folder.path, 0o700);
+    try {
+      const { context, lines } = recordingContext({ workingDirectory: folder.path });
+      const task = shellCommandsTask(['id -u', 'cat people.csv', 'cat data/more.csv', 'touch data/own-file && echo wrote:data'], {
+        inputFiles: { 'people.csv': 'ada\n', 'data/more.csv': 'grace\n' },
+      });
+      const outcome = await createTaskRunner({ scripts: { runAs: TASK_USER } }).run(task, context);
+      expect(outcome.error).toBeUndefined();
+      expect(lines.filter((line) => line.level === 'INFO').map((line) => line.message)).toEqual([
+        '65534',
+        'ada',
+        'grace',
+        'wrote:data',
+      ]);
+    } finally {
+      folder.remove();
+    }
+  });
 });
