@@ -22,4 +22,8 @@ module.exports = {
   reporters: ['default', '<rootDir>/src/harness/failure-log-reporter.js'],
   maxWorkers: 1,
   testTimeout: 90000,
+  // The specs run in this process (in band) beside the cluster's child processes, which the
+  // global teardown stops. A spec that fails half way can leave a timer or a socket of its
+  // own behind, and Jest would then wait for it forever instead of reporting the failure.
+  forceExit: true,
 };
