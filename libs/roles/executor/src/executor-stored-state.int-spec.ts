@@ -39,9 +39,22 @@ async function holdingFirstJob(flowId: string): Promise<{ revision: number; firs
   return { revision, firstJob };
 }
 
+/**
+ * The state the executor has stored for the execution: the job can reach the worker before
+ * the write that dispatched it commits, so this waits for it.
+ */
+async function storedStateOf(executionId: string) {
+  for (let tries = 0; ; tries += 1) {
+    const stored = await harness.repositories.executions.getExecutorState(TENANT, executionId);
+    if (stored.stateData !== null && typeof stored.stateData === 'object' && 'taskRuns' in stored.stateData) return stored;
+    if (tries >= 100) throw new Error(`execution ${executionId}: no state stored after 10 s`);
+    await pause(100);
+  }
+}
+
 /** Stores `stateData` as the execution's state, as an executor does (the row's fields follow it). */
 async function storeState(executionId: string, stateData: Record<string, StoredJson>): Promise<void> {
-  const { execution: row, stateData: current } = await harness.repositories.executions.getExecutorState(TENANT, executionId);
+  const { execution: row, stateData: current } = await storedStateOf(executionId);
   // Whatever format they are in, both states are of this release's shape: read as such to derive the row's fields.
   const asCurrent = (state: StoredJson | null) => loadStoredExecution(executionId, { ...(state as object), formatVersion: 2 });
   const write = executorStateWrite(asCurrent(current), {
@@ -84,7 +97,7 @@ describe('an execution stored by a newer release', () => {
     const { revision, firstJob } = await holdingFirstJob('stored-newer');
     const executionId = await harness.submit(TENANT, NAMESPACE, 'stored-newer', revision);
     const job = await firstJob;
-    const { stateData } = await harness.repositories.executions.getExecutorState(TENANT, executionId);
+    const { stateData } = await storedStateOf(executionId);
     const newer = { ...(stateData as Record<string, StoredJson>), formatVersion: 3, addedByTheNewerRelease: true };
     await storeState(executionId, newer);
     const stored = await harness.repositories.executions.getExecutorState(TENANT, executionId);
