@@ -217,7 +217,8 @@ describe('flows in the browser', () => {
     await page.getByRole('button', { name: 'Execute' }).click();
     await page.locator('.page-head .state', { hasText: 'SUCCESS' }).waitFor({ timeout: 60_000 });
     const coloured = page.getByRole('figure', { name: 'Flow topology' }).locator('.react-flow__node.state-success');
-    await coloured.nth(6).waitFor();
+    // Coloured once the run ends; a node outside the graph's viewport is drawn but not on screen.
+    await coloured.nth(6).waitFor({ state: 'attached' });
     await expect(coloured.count()).resolves.toBe(7);
   });
 

@@ -38,7 +38,7 @@ describe('document references are checked', () => {
   it('names each broken reference with its file and line: a missing link, a missing name, a path out of the repository', () => {
     const root = tree({
       'README.md': '# Lanner\nSee [the design](docs/DESIGN.md).\n',
-      'libs/x/README.md': 'Rules: ../../../shared/design/WORKERS.md\n',
+      'libs/x/README.md': 'Rules: ../../../outside/docs/RULES.md\n',
       'libs/x/src/a.ts': 'export const a = 1;\n// as ARCHITECTURE.md says\n',
       'docs/ok.md': 'fine\n',
     });
@@ -48,7 +48,7 @@ describe('document references are checked', () => {
       expect.arrayContaining([
         'README.md:2: links to a missing file: docs/DESIGN.md',
         expect.stringMatching(
-          /^libs\/x\/README\.md:1: (names a document|points) outside the repository: \.\.\/\.\.\/\.\.\/shared/,
+          /^libs\/x\/README\.md:1: (names a document|points) outside the repository: \.\.\/\.\.\/\.\.\/outside/,
         ),
         'libs/x/src/a.ts:2: names a document that is not in the repository: ARCHITECTURE.md',
       ]),
