@@ -204,4 +204,55 @@ describe('the Lanner image', () => {
       killContainerProcesses(api);
     }
   });
+  it('runs `lanner server standalone` on its embedded PostgreSQL as the image user, and a flow to SUCCESS', async () => {
+    const port = await freePort();
+    const standalone = runEntryPoint(['server', 'standalone'], {
+      LANNER_HTTP_PORT: String(port),
+      LANNER_EMBEDDED_DB_PORT: String(await freePort()),
+    });
+    const served = collect(standalone);
+    try {
+      await eventually(
+        'standalone from the image to be ready',
+        async () => {
+          if (standalone.exitCode !== null) throw new Error(`standalone exited (${standalone.exitCode}):\n${served.output()}`);
+          return served.output().includes('Lanner standalone is ready.') ? true : undefined;
+        },
+        { waitMs: 180_000, pollMs: 500 },
+      );
+      // The admin token is printed once, as `npm start` prints it; the database and the
+      // credentials live in the image's data folder, owned by the image user.
+      const adminToken = /Admin token: (\S+)/.exec(served.output())?.[1];
+      expect(adminToken?.length).toBeGreaterThan(20);
+      const headers = { authorization: `Bearer ${adminToken}` };
+      const deployed = await fetch(`http://127.0.0.1:${port}/api/v1/main/flows`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/x-yaml' },
+        body: [
+          'id: from-the-image',
+          'namespace: image.spec',
+          'tasks:',
+          '  - id: answer',
+          '    type: io.kestra.plugin.core.debug.Return',
+          '    format: "{{ 6 * 7 }}"',
+        ].join('\n'),
+      });
+      expect(deployed.status).toBe(201);
+      const run = await fetch(`http://127.0.0.1:${port}/api/v1/main/executions/image.spec/from-the-image?wait=true`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const execution = await run.json();
+      expect([run.status, execution.state?.current, execution.taskRunList?.[0]?.outputs]).toEqual([
+        200,
+        'SUCCESS',
+        { value: '42' },
+      ]);
+      stopContainerProcess(standalone);
+      expect(await served.exit).toBe(0);
+    } finally {
+      killContainerProcesses(standalone);
+    }
+  });
 });
