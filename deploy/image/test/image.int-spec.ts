@@ -243,7 +243,7 @@ describe('the Lanner image', () => {
         headers: { ...headers, 'content-type': 'application/json' },
         body: '{}',
       });
-      const execution = await run.json();
+      const execution = (await run.json()) as { state?: { current?: string }; taskRunList?: { outputs?: unknown }[] };
       expect([run.status, execution.state?.current, execution.taskRunList?.[0]?.outputs]).toEqual([
         200,
         'SUCCESS',

@@ -17,6 +17,7 @@ import {
 } from './lib/controller-settings';
 import { BroadcastFollower } from './lib/broadcast-follower';
 import { ControllerMetrics } from './lib/controller-metrics';
+import { ControllerRegistration } from './lib/controller-registration';
 import { FrameRelay } from './lib/frame-relay';
 import { JobDispatch } from './lib/job-dispatch';
 import { KilledJobs } from './lib/killed-jobs';
@@ -72,6 +73,7 @@ export class ControllerRoleModule {
         WorkerStreams,
         BroadcastFollower,
         WorkerGrpcServer,
+        ControllerRegistration,
         LedgerReconciler,
       ],
     };

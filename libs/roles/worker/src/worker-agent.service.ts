@@ -1,4 +1,4 @@
-import { createInternalStorage } from '@lanner/storage';
+import { createInternalStorage, liveControllers } from '@lanner/storage';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DependencyDownError, PROCESS_LOGGER, ReadinessChecks } from '@lanner/runtime';
@@ -32,9 +32,14 @@ export class WorkerAgentService implements OnModuleInit, OnApplicationBootstrap,
     const log = logger.child({ component: 'worker-agent' });
     const channel = controllerChannel(settings.tls);
     const auth = settings.auth;
+    const storage = createInternalStorage(settings.storage);
     this.agent = new WorkerAgent({
       controllers: settings.controllers,
-      discovery: settings.discovery && { mode: settings.discovery.mode, refreshMs: settings.discovery.refreshS * 1000 },
+      discovery: settings.discovery && {
+        mode: settings.discovery.mode,
+        refreshMs: settings.discovery.refreshS * 1000,
+        registry: () => liveControllers(storage, Date.now()),
+      },
       channel,
       credentials:
         auth &&
@@ -52,7 +57,7 @@ export class WorkerAgentService implements OnModuleInit, OnApplicationBootstrap,
       startedReportDelayMs: settings.startedReportDelayMs,
       name: settings.name,
       dataDir: settings.dataDir,
-      storage: createInternalStorage(settings.storage),
+      storage,
       logger: log,
     });
   }

@@ -65,6 +65,15 @@ function parseEndpoint(entry: string): Endpoint | undefined {
 }
 
 function endpointList() {
+  return endpoints(false) as z.ZodType<Endpoint[], string>;
+}
+
+/** An endpoint list that may be left empty (undefined then). */
+function optionalEndpointList() {
+  return endpoints(true);
+}
+
+function endpoints(optional: boolean) {
   const expected = 'expected a comma-separated list of host:port';
   const entries = (value: string) =>
     value
@@ -72,10 +81,13 @@ function endpointList() {
       .map((entry) => entry.trim())
       .filter((entry) => entry.length > 0);
   return text(expected)
-    .refine((value) => entries(value).length > 0 && entries(value).every((entry) => parseEndpoint(entry) !== undefined), {
-      error: expected,
-    })
-    .transform((value) => entries(value).map((entry) => parseEndpoint(entry) as Endpoint));
+    .refine(
+      (value) =>
+        (optional && value.trim() === '') ||
+        (entries(value).length > 0 && entries(value).every((entry) => parseEndpoint(entry) !== undefined)),
+      { error: expected },
+    )
+    .transform((value) => (value.trim() === '' ? undefined : entries(value).map((entry) => parseEndpoint(entry) as Endpoint)));
 }
 
 function postgresUrl() {
@@ -278,11 +290,12 @@ export const CONFIG_VARIABLES = [
   {
     name: 'LANNER_WORKER_CONTROLLERS',
     roles: ['worker'],
-    defaultText: 'required',
+    defaultFor: UNSET,
+    defaultText: 'required, unless `LANNER_WORKER_DISCOVERY` is `STORAGE`',
     description:
-      'Controllers the worker connects to, comma-separated `host:port`, tried in order; the worker is ready while a controller has accepted its stream.',
+      'Controllers the worker connects to, comma-separated `host:port`, tried in order; the worker is ready while a controller has accepted its stream. Ignored with `STORAGE` discovery.',
     secret: false,
-    schema: endpointList(),
+    schema: optionalEndpointList(),
   },
   {
     name: 'LANNER_ADMIN_TOKEN',
@@ -339,6 +352,26 @@ export const CONFIG_VARIABLES = [
     description: "TCP port of the controller's gRPC server; `0` picks a free port (logged at start).",
     secret: false,
     schema: integer(0, 65535),
+  },
+  {
+    name: 'LANNER_CONTROLLER_ADVERTISED_HOST',
+    roles: ['controller'],
+    defaultFor: UNSET,
+    defaultText: 'unset (the controller does not register)',
+    description:
+      'The host name or address workers reach this controller at (e.g. the pod IP). When set, the controller registers `<this host>:<its gRPC port>` in internal storage (`LANNER_STORAGE_*`) for workers with `LANNER_WORKER_DISCOVERY=STORAGE`, refreshes the entry every `LANNER_CONTROLLER_REGISTRATION_REFRESH_S` and removes it when it stops.',
+    secret: false,
+    schema: optionalText('expected a host name or an IP address', /^[A-Za-z0-9.:-]{1,253}$/),
+  },
+  {
+    name: 'LANNER_CONTROLLER_REGISTRATION_REFRESH_S',
+    roles: ['controller'],
+    defaultFor: () => '10',
+    defaultText: '`10`',
+    description:
+      'How often a registered controller rewrites its storage entry; an entry counts for three periods after its last refresh, so the entry of a controller that died is ignored after that.',
+    secret: false,
+    schema: integer(1, 3600),
   },
   {
     name: 'LANNER_ALLOW_ANONYMOUS_WORKERS',
@@ -553,9 +586,9 @@ export const CONFIG_VARIABLES = [
     defaultFor: () => 'STATIC',
     defaultText: '`STATIC`',
     description:
-      "How `LANNER_WORKER_CONTROLLERS` is read: `STATIC` (the endpoints as given), `DNS` (each host resolved to all its A/AAAA addresses, with the entry's port), `SRV` (each host is an SRV name such as `_grpc._tcp.controller.lanner.svc`, whose records give hosts and ports; the entry's port is ignored). DNS answers are refreshed every `LANNER_WORKER_DNS_REFRESH_S`.",
+      "How `LANNER_WORKER_CONTROLLERS` is read: `STATIC` (the endpoints as given), `DNS` (each host resolved to all its A/AAAA addresses, with the entry's port), `SRV` (each host is an SRV name such as `_grpc._tcp.controller.lanner.svc`, whose records give hosts and ports; the entry's port is ignored), `STORAGE` (the controllers that registered in internal storage, `LANNER_STORAGE_*`, with `LANNER_CONTROLLER_ADVERTISED_HOST`; entries that were not refreshed in time are ignored). DNS and STORAGE answers are refreshed every `LANNER_WORKER_DNS_REFRESH_S`.",
     secret: false,
-    schema: oneOf(['STATIC', 'DNS', 'SRV'] as const),
+    schema: oneOf(['STATIC', 'DNS', 'SRV', 'STORAGE'] as const),
   },
   {
     name: 'LANNER_WORKER_DNS_REFRESH_S',
@@ -615,7 +648,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_TYPE',
-    roles: ['api', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'worker', 'standalone'],
     defaultFor: () => 'local',
     defaultText: '`local`',
     description:
@@ -625,18 +658,18 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_LOCAL_DIR',
-    roles: ['api', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText:
-      '`<LANNER_WORKER_DATA_DIR>/storage` (worker), `<LANNER_DATA_DIR>/storage` (standalone), `.lanner-api/storage` (api)',
+      '`<LANNER_WORKER_DATA_DIR>/storage` (worker), `<LANNER_DATA_DIR>/storage` (standalone), `.lanner-api/storage` (api), `.lanner-controller/storage` (controller)',
     description:
-      'The folder of `local` internal storage: `<tenant>/<namespace as folders>/<flow>/executions/...` below it. The api (FILE inputs, downloads) and the workers of a cluster must all see the same folder.',
+      'The folder of `local` internal storage: `<tenant>/<namespace as folders>/<flow>/executions/...` below it. The api (FILE inputs, downloads) and the workers of a cluster must all see the same folder (and the controllers, when they register for `STORAGE` discovery).',
     secret: false,
     schema: optionalFile(),
   },
   {
     name: 'LANNER_STORAGE_S3_BUCKET',
-    roles: ['api', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: 'unset (required when `LANNER_STORAGE_TYPE` is `s3`)',
     description: 'The bucket of `s3` internal storage; it must exist.',
@@ -648,7 +681,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_ENDPOINT',
-    roles: ['api', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: "unset (AWS S3's own endpoint for the region)",
     description: 'The endpoint of an S3-compatible server (SeaweedFS, MinIO, a cloud gateway), e.g. `http://127.0.0.1:8333`.',
@@ -657,7 +690,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_REGION',
-    roles: ['api', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'worker', 'standalone'],
     defaultFor: () => 'us-east-1',
     defaultText: '`us-east-1`',
     description: "The bucket's region (any value for most S3-compatible servers).",
@@ -668,7 +701,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_PATH_STYLE',
-    roles: ['api', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'worker', 'standalone'],
     defaultFor: () => 'false',
     defaultText: '`false`',
     description:
@@ -688,7 +721,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_PREFIX',
-    roles: ['api', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: "unset (the bucket's root)",
     description: 'A key prefix for every file, to share a bucket: `<prefix>/<tenant>/<namespace as folders>/...`.',

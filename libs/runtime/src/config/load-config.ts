@@ -152,9 +152,20 @@ export const CONFIG_SCHEMAS = {
       LANNER_STREAM_RECYCLE_AGE_S: schemaOf('LANNER_STREAM_RECYCLE_AGE_S'),
       LANNER_LEDGER_RECONCILE_INTERVAL_MS: schemaOf('LANNER_LEDGER_RECONCILE_INTERVAL_MS'),
       LANNER_HEAP_GROWING_PERCENT: schemaOf('LANNER_HEAP_GROWING_PERCENT'),
+      LANNER_CONTROLLER_ADVERTISED_HOST: schemaOf('LANNER_CONTROLLER_ADVERTISED_HOST'),
+      LANNER_CONTROLLER_REGISTRATION_REFRESH_S: schemaOf('LANNER_CONTROLLER_REGISTRATION_REFRESH_S'),
+      ...storageVariables,
     })
+    .superRefine(requireBucket)
     .transform((env) => ({
       ...serverConfig('controller', env),
+      registration: env.LANNER_CONTROLLER_ADVERTISED_HOST
+        ? {
+            advertisedHost: env.LANNER_CONTROLLER_ADVERTISED_HOST,
+            refreshS: env.LANNER_CONTROLLER_REGISTRATION_REFRESH_S,
+            storage: storageConfig(env, '.lanner-controller'),
+          }
+        : undefined,
       grpc: {
         host: env.LANNER_GRPC_HOST,
         port: env.LANNER_GRPC_PORT,
@@ -198,10 +209,15 @@ export const CONFIG_SCHEMAS = {
       ...storageVariables,
     })
     .superRefine(requireBucket)
+    .superRefine((env, context) => {
+      if (env.LANNER_WORKER_DISCOVERY !== 'STORAGE' && env.LANNER_WORKER_CONTROLLERS === undefined) {
+        context.addIssue({ code: 'custom', path: ['LANNER_WORKER_CONTROLLERS'], message: 'required, not set' });
+      }
+    })
     .transform((env) => ({
       role: 'worker' as const,
       ...commonConfig(env),
-      controllers: env.LANNER_WORKER_CONTROLLERS,
+      controllers: env.LANNER_WORKER_CONTROLLERS ?? [],
       slots: env.LANNER_WORKER_SLOTS,
       startedReportDelayMs: env.LANNER_WORKER_STARTED_REPORT_DELAY_MS,
       name: env.LANNER_WORKER_NAME,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Injectable, Optional } from '@nestjs/common';
 import { ServiceInstanceIdentity, type CommonConfig } from '@lanner/runtime';
+import type { StorageConfig } from '@lanner/storage';
 
 /** TLS of the gRPC server; absent files mean plaintext. */
 export interface ControllerTlsSettings {
@@ -30,6 +31,15 @@ export interface ControllerSettings {
   readonly streamRecycleAgeS: number;
   /** How often held jobs are checked against the running-job store; DEFAULT_LEDGER_RECONCILE_INTERVAL_MS when unset. */
   readonly ledgerReconcileIntervalMs?: number;
+  /** Registration in internal storage for workers' STORAGE discovery; none: the controller does not register. */
+  readonly registration?: ControllerRegistrationSettings;
+}
+
+/** LANNER_CONTROLLER_ADVERTISED_HOST and LANNER_CONTROLLER_REGISTRATION_REFRESH_S, with the store to write to. */
+export interface ControllerRegistrationSettings {
+  readonly advertisedHost: string;
+  readonly refreshS: number;
+  readonly storage: StorageConfig;
 }
 
 /** WORKERS.md defaults: access tokens live 5 minutes, refresh tokens 7 days; streams recycle after 30 minutes. */
@@ -59,6 +69,7 @@ interface GrpcEndpointConfig {
   readonly workerAuth: WorkerAuthSettings;
   readonly streamRecycleAgeS: number;
   readonly ledgerReconcileIntervalMs?: number;
+  readonly registration?: ControllerRegistrationSettings;
 }
 
 function isControllerConfig(config: CommonConfig): config is CommonConfig & GrpcEndpointConfig {
@@ -82,5 +93,6 @@ export function controllerSettingsFrom(config: CommonConfig): ControllerSettings
     workerAuth: config.workerAuth,
     streamRecycleAgeS: config.streamRecycleAgeS,
     ledgerReconcileIntervalMs: config.ledgerReconcileIntervalMs ?? DEFAULT_LEDGER_RECONCILE_INTERVAL_MS,
+    registration: config.registration,
   };
 }

@@ -37,6 +37,9 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
   private broadcasts: QueueSubscription | undefined;
   private readonly stopping = new AbortController();
   private queueSetup: Promise<void> = Promise.resolve();
+  private onListening: (port: number) => void = () => undefined;
+  /** The port the gRPC server listens on, once it is bound (what a registered controller advertises). */
+  readonly listening = new Promise<number>((resolve) => (this.onListening = resolve));
 
   constructor(
     @Inject(CONTROLLER_SETTINGS) private readonly settings: ControllerSettings,
@@ -78,6 +81,7 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
       throw error;
     });
     this.registry.start();
+    this.onListening(boundPort);
     this.logger.log(
       { host, port: boundPort, tls: tls?.certFile ? tls.clientAuth : 'off', controllerId: this.identity.id },
       'controller gRPC listening',

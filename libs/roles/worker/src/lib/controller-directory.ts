@@ -1,8 +1,11 @@
 import { isIP } from 'node:net';
 import type { Endpoint } from '@lanner/runtime';
 
-/** How `LANNER_WORKER_CONTROLLERS` is read (LANNER_WORKER_DISCOVERY). */
-export type DiscoveryMode = 'STATIC' | 'DNS' | 'SRV';
+/** How the worker finds its controllers (LANNER_WORKER_DISCOVERY): from `LANNER_WORKER_CONTROLLERS`, or from internal storage. */
+export type DiscoveryMode = 'STATIC' | 'DNS' | 'SRV' | 'STORAGE';
+
+/** The controllers registered in internal storage (STORAGE discovery); `liveControllers` of `@lanner/storage` in production. */
+export type ControllerRegistry = () => Promise<ResolvedControllers>;
 
 export interface SrvAnswer {
   readonly name: string;
@@ -66,7 +69,7 @@ export function orderSrvAnswers(answers: readonly SrvAnswer[]): SrvAnswer[] {
  * host and port. Order follows the entries, then the answers.
  */
 export async function resolveControllers(
-  mode: DiscoveryMode,
+  mode: Exclude<DiscoveryMode, 'STORAGE'>,
   entries: readonly Endpoint[],
   resolver: ControllerResolver,
 ): Promise<ResolvedControllers> {
@@ -108,6 +111,8 @@ export interface ControllerDirectoryOptions {
   readonly entries: readonly Endpoint[];
   readonly refreshMs: number;
   readonly resolver: ControllerResolver;
+  /** Where STORAGE discovery reads the registered controllers; required in that mode. */
+  readonly registry?: ControllerRegistry;
   readonly now: () => number;
   /** Told when the list changed or an entry gave no address. */
   readonly onChange?: (endpoints: readonly Endpoint[], problems: readonly string[]) => void;
@@ -128,10 +133,10 @@ export class ControllerDirectory {
 
   /** The controllers to walk now, and why some entries gave none. */
   async current(): Promise<ResolvedControllers> {
-    const { mode, entries, refreshMs, resolver, now, onChange } = this.options;
+    const { mode, entries, refreshMs, resolver, registry, now, onChange } = this.options;
     const due = this.resolvedAt === undefined || (mode !== 'STATIC' && now() - this.resolvedAt >= refreshMs);
     if (due) {
-      const resolved = await resolveControllers(mode, entries, resolver);
+      const resolved = mode === 'STORAGE' ? await this.registered(registry) : await resolveControllers(mode, entries, resolver);
       this.resolvedAt = now();
       const changed =
         resolved.endpoints.length > 0 &&
@@ -143,5 +148,15 @@ export class ControllerDirectory {
       if ((changed || problemsChanged) && onChange) onChange(this.endpoints, this.problems);
     }
     return { endpoints: this.endpoints, problems: this.problems };
+  }
+
+  private async registered(registry: ControllerRegistry | undefined): Promise<ResolvedControllers> {
+    if (!registry) return { endpoints: [], problems: ['STORAGE discovery has no internal storage to read'] };
+    try {
+      const found = await registry();
+      return { endpoints: withoutDuplicates(found.endpoints), problems: found.problems };
+    } catch (error) {
+      return { endpoints: [], problems: [`cannot read the controllers registered in internal storage: ${reasonOf(error)}`] };
+    }
   }
 }

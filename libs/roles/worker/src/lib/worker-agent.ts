@@ -29,7 +29,13 @@ import {
 } from '@lanner/plugins';
 import { errorSummary, type Endpoint } from '@lanner/runtime';
 import { controllerChannel, type ControllerChannel } from './controller-channel';
-import { ControllerDirectory, nextController, type ControllerResolver, type DiscoveryMode } from './controller-directory';
+import {
+  ControllerDirectory,
+  nextController,
+  type ControllerRegistry,
+  type ControllerResolver,
+  type DiscoveryMode,
+} from './controller-directory';
 import { ControllerSession, SessionRefused } from './controller-session';
 import { LogBatcher } from './log-batcher';
 import { workerInstanceId } from './instance-id';
@@ -42,7 +48,13 @@ export interface WorkerAgentOptions {
   /** LANNER_WORKER_CONTROLLERS, read according to `discovery`. */
   readonly controllers: readonly Endpoint[];
   /** How the entries are resolved; STATIC when absent. */
-  readonly discovery?: { readonly mode: DiscoveryMode; readonly refreshMs: number; readonly resolver?: ControllerResolver };
+  readonly discovery?: {
+    readonly mode: DiscoveryMode;
+    readonly refreshMs: number;
+    readonly resolver?: ControllerResolver;
+    /** STORAGE discovery: the controllers registered in internal storage. */
+    readonly registry?: ControllerRegistry;
+  };
   /** Transport security; plaintext when absent. */
   readonly channel?: ControllerChannel;
   /** The worker's identity; anonymous when absent. */
@@ -175,6 +187,7 @@ export class WorkerAgent {
       entries: options.controllers,
       refreshMs: discovery.refreshMs,
       resolver: discovery.resolver ?? systemResolver,
+      registry: discovery.registry,
       now: Date.now,
       onChange: (endpoints, problems) => {
         if (discovery.mode === 'STATIC') return;
