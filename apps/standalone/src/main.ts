@@ -29,7 +29,7 @@ void runRole('standalone', async (config, roleProcess) => {
       workerAuth: { signingKey: workerSigningKey, ...config.workerTokenTtl },
       streamRecycleAgeS: DEFAULT_STREAM_RECYCLE_AGE_S,
     }),
-    SchedulerRoleModule.forRoot(serverRoles),
+    SchedulerRoleModule.forRoot(serverRoles, { backfillPerSecond: config.backfillPerSecond }),
     IndexerRoleModule.forRoot(serverRoles),
     WorkerRoleModule.forRoot({
       controllers: [grpc.connect],

@@ -19,7 +19,12 @@ export {
   type ExecutorStateWrite,
 } from './repositories/execution.repository';
 export { TimerRepository, type ExecutionTimerRecord } from './repositories/timer.repository';
-export { TriggerRepository, type TriggerAdvance } from './repositories/trigger.repository';
+export {
+  TriggerRepository,
+  type NewBackfill,
+  type TriggerAdvance,
+  type TriggerAdvanceOutcome,
+} from './repositories/trigger.repository';
 export { WorkerQueueRepository, RESERVED_WORKER_QUEUE_IDS } from './repositories/worker-queue.repository';
 export {
   WorkerGroupRepository,

@@ -1,5 +1,7 @@
 // The stored state of a flow's triggers, as the scheduler and the API read it.
 
+import type { BackfillProgress } from '../schedule/backfill';
+
 /** Identifies one trigger of one flow. */
 export interface TriggerKey {
   readonly tenantId: string;
@@ -25,6 +27,15 @@ export interface TriggerStateRecord extends TriggerKey {
   /** Disabled through the API. */
   readonly disabled: boolean;
   readonly updatedAt: Date;
+  /** The backfill of this schedule, running, paused or finished; null when none. */
+  readonly backfill: TriggerBackfillRecord | null;
+}
+
+/** A schedule's backfill: its progress, and the inputs and labels of the executions it starts. */
+export interface TriggerBackfillRecord extends BackfillProgress {
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly createdAt: Date;
 }
 
 /** What a flow revision declares about one of its triggers. */

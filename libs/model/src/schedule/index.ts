@@ -1,2 +1,3 @@
 export * from './schedule-dates';
 export * from './declared-triggers';
+export * from './backfill';

@@ -77,6 +77,38 @@ export function scheduleDatesBetween(
   return firings;
 }
 
+/** Where a walk over a schedule's dates stopped: the firings it found and the first date it did not look at. */
+export interface ScheduleDatesScan {
+  readonly firings: ScheduleFiring[];
+  /** The first cron date not examined yet; absent when none is left before the end. */
+  readonly resumeAt?: Date;
+}
+
+/**
+ * Cron dates from `from` (inclusive) to `to` (inclusive) that meet the
+ * conditions, oldest first: at most `maxFirings` of them, after looking at
+ * most at `maxScanned` dates (conditions that fail most dates never make one
+ * walk long). `resumeAt` is where the next walk starts.
+ */
+export function scanScheduleDates(
+  trigger: Pick<ScheduleTrigger, 'cron' | 'timezone' | 'withSeconds' | 'conditions'>,
+  from: Date,
+  to: Date,
+  maxFirings: number,
+  maxScanned: number,
+): ScheduleDatesScan {
+  const cron = cronOf(trigger);
+  const firings: ScheduleFiring[] = [];
+  let date = cron.nextRun(new Date(from.getTime() - 1));
+  let scanned = 0;
+  while (date !== null && date <= to && firings.length < maxFirings && scanned < maxScanned) {
+    if (meetsConditions(trigger, date)) firings.push(firingAt(cron, date));
+    scanned += 1;
+    date = cron.nextRun(date);
+  }
+  return { firings, ...(date !== null && date <= to ? { resumeAt: date } : {}) };
+}
+
 /**
  * Evaluates a Schedule at `now`: the dates due since `state.nextDate` (per
  * `recoverMissedSchedules` and the conditions) and the next date to evaluate.

@@ -32,7 +32,7 @@ describe('flow triggers', () => {
     const [claimed] = await triggers.claimDue('s-1', now, 10_000, 10);
     expect(claimed).toMatchObject({ triggerId: 'every', lockHolder: 's-1', pending: true });
     const next = new Date(now.getTime() + 60_000);
-    expect(await triggers.advance(claimed, 's-1', { nextDate: next, executions: [] })).toBe(true);
+    expect((await triggers.advance(claimed, 's-1', { nextDate: next, executions: [] })).written).toBe(true);
     expect((await triggers.get(key)).nextDate).toEqual(next);
 
     await flows.saveRevision('main', scheduleFlow('0 * * * *'));
@@ -57,7 +57,9 @@ describe('flow triggers', () => {
     const winner = first.length === 1 ? 's-1' : 's-2';
     const loser = winner === 's-1' ? 's-2' : 's-1';
     const [pending] = [...first, ...second];
-    expect(await triggers.advance(pending, winner, { nextDate: new Date(now.getTime() - 1000), executions: [] })).toBe(true);
+    expect((await triggers.advance(pending, winner, { nextDate: new Date(now.getTime() - 1000), executions: [] })).written).toBe(
+      true,
+    );
 
     const due = new Date(now.getTime() - 1000);
     const [claimed] = await triggers.claimDue(winner, now, 5_000, 10);
@@ -76,13 +78,13 @@ describe('flow triggers', () => {
       trigger: { id: 'every', type: 'io.kestra.plugin.core.trigger.Schedule', variables: { date: due.toISOString() } },
     });
     const nextDate = new Date(due.getTime() + 60_000);
-    expect(await triggers.advance(takenOver, loser, { nextDate, executions: [execution('fired-by-loser')], lastDate: due })).toBe(
-      true,
-    );
+    expect(
+      (await triggers.advance(takenOver, loser, { nextDate, executions: [execution('fired-by-loser')], lastDate: due })).written,
+    ).toBe(true);
     // The stalled holder wakes up and tries to fire the same date: refused, nothing inserted.
-    expect(await triggers.advance(claimed, winner, { nextDate, executions: [execution('fired-twice')], lastDate: due })).toBe(
-      false,
-    );
+    expect(
+      (await triggers.advance(claimed, winner, { nextDate, executions: [execution('fired-twice')], lastDate: due })).written,
+    ).toBe(false);
     await expect(executions.get('main', 'fired-twice')).rejects.toThrow('does not exist');
     expect(await triggers.get(key)).toMatchObject({
       lastExecutionId: 'fired-by-loser',

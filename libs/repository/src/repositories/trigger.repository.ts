@@ -1,4 +1,6 @@
 import type {
+  BackfillProgress,
+  BackfillStep,
   DeclaredTrigger,
   NewExecution,
   RecordPage,
@@ -6,7 +8,7 @@ import type {
   TriggerSearchQuery,
   TriggerStateRecord,
 } from '@lanner/model';
-import { TriggerNotFound } from '../errors';
+import { AlreadyExists, NotFound, TriggerNotFound } from '../errors';
 import { Prisma } from '../generated/prisma/client';
 import { type Db, type DbOrTx, labelsOf, storedJson } from '../prisma';
 import { newExecutionRow } from './execution.repository';
@@ -24,7 +26,32 @@ export interface TriggerAdvance {
   readonly lastDate?: Date;
   /** `stopAfter` matched: the trigger disables itself. */
   readonly disable?: boolean;
+  /** A step of the trigger's backfill, written only if the backfill is still where it was claimed. */
+  readonly backfill?: {
+    readonly claimed: Pick<BackfillProgress, 'id' | 'currentDate'>;
+    readonly step: Pick<BackfillStep, 'currentDate' | 'dueAt'>;
+    /** The executions of the step, inserted only with it. */
+    readonly executions: readonly NewExecution[];
+  };
 }
+
+/** What `advance` wrote: nothing when the row moved on since the claim; else the executions it inserted. */
+export interface TriggerAdvanceOutcome {
+  readonly written: boolean;
+  readonly inserted: readonly NewExecution[];
+}
+
+/** A new backfill of a schedule: its range, and what its executions carry. */
+export interface NewBackfill {
+  readonly id: string;
+  readonly start: Date;
+  readonly end: Date;
+  readonly inputs: Record<string, unknown>;
+  readonly labels: Record<string, string>;
+}
+
+/** Instance states of the liveness registry whose leases another scheduler takes over at once. */
+const DEAD_INSTANCE_STATES = Prisma.sql`('NOT_RUNNING', 'TERMINATED')`;
 
 interface TriggerRow {
   tenant_id: string;
@@ -41,7 +68,25 @@ interface TriggerRow {
   lock_expires_at: Date | null;
   disabled: boolean;
   updated_at: Date;
+  b_id: string | null;
+  b_start: Date | null;
+  b_end: Date | null;
+  b_cursor: Date | null;
+  b_paused: boolean | null;
+  b_done: number | null;
+  b_due_at: Date | null;
+  b_inputs: Prisma.JsonValue | null;
+  b_labels: Prisma.JsonValue | null;
+  b_created_at: Date | null;
 }
+
+/** What each read of a trigger row adds: its last execution's state and its backfill. */
+const TRIGGER_EXTRAS = Prisma.sql`
+  (SELECT e.state::text FROM executions e WHERE e.id = t.last_execution_id) AS last_execution_state,
+  b.id::text AS b_id, b.start_date AS b_start, b.end_date AS b_end, b.cursor_date AS b_cursor, b.paused AS b_paused,
+  b.done AS b_done, b.due_at AS b_due_at, b.inputs AS b_inputs, b.labels AS b_labels, b.created_at AS b_created_at`;
+const BACKFILL_JOIN = Prisma.sql`LEFT JOIN trigger_backfills b
+  ON b.tenant_id = t.tenant_id AND b.namespace = t.namespace AND b.flow_id = t.flow_id AND b.trigger_id = t.trigger_id`;
 
 /**
  * The trigger table: one row per trigger of a live flow, kept in step with the
@@ -84,33 +129,57 @@ export class TriggerRepository {
 
   /**
    * Leases up to `limit` due schedules to `holder` until `now + leaseMs`: next
-   * date passed, not disabled, no live lease. One statement with SKIP LOCKED,
-   * so concurrent schedulers never claim the same row; a lease whose holder
-   * died expires and the row is claimed again.
+   * date passed (or a backfill step due), not disabled, no live lease. A lease
+   * held by a scheduler instance the liveness registry shows dead
+   * (NOT_RUNNING, TERMINATED) counts as no lease: it is taken over at once,
+   * not at its expiry. One statement per kind of due (next date, backfill step)
+   * with SKIP LOCKED, so concurrent schedulers never claim the same row.
    */
   async claimDue(holder: string, now: Date, leaseMs: number, limit: number): Promise<TriggerStateRecord[]> {
     const expiresAt = new Date(now.getTime() + leaseMs);
-    const rows = await this.db.$queryRaw<TriggerRow[]>`
-      UPDATE flow_triggers AS t SET lock_holder = ${holder}, lock_expires_at = ${expiresAt}
-      FROM (
-        SELECT tenant_id, namespace, flow_id, trigger_id FROM flow_triggers
-        WHERE next_date <= ${now} AND NOT disabled AND (lock_expires_at IS NULL OR lock_expires_at <= ${now})
-        ORDER BY next_date
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      ) AS due
-      WHERE t.tenant_id = due.tenant_id AND t.namespace = due.namespace AND t.flow_id = due.flow_id AND t.trigger_id = due.trigger_id
-      RETURNING t.*, (SELECT e.state::text FROM executions e WHERE e.id = t.last_execution_id) AS last_execution_state`;
-    return rows.map(toRecord);
+    const leaseFree = (alias: string) => Prisma.sql`(${Prisma.raw(alias)}.lock_expires_at IS NULL
+      OR ${Prisma.raw(alias)}.lock_expires_at <= ${now}
+      OR ${Prisma.raw(alias)}.lock_holder IN (SELECT id FROM service_instances WHERE state::text IN ${DEAD_INSTANCE_STATES}))`;
+    const bySchedule = await this.db.$queryRaw<TriggerRow[]>`
+      WITH claimed AS (
+        UPDATE flow_triggers AS u SET lock_holder = ${holder}, lock_expires_at = ${expiresAt}
+        FROM (
+          SELECT tenant_id, namespace, flow_id, trigger_id FROM flow_triggers AS f
+          WHERE next_date <= ${now} AND NOT disabled AND ${leaseFree('f')}
+          ORDER BY next_date
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        ) AS due
+        WHERE u.tenant_id = due.tenant_id AND u.namespace = due.namespace AND u.flow_id = due.flow_id AND u.trigger_id = due.trigger_id
+        RETURNING u.*
+      )
+      SELECT t.*, ${TRIGGER_EXTRAS} FROM claimed t ${BACKFILL_JOIN}`;
+    const byBackfill = await this.db.$queryRaw<TriggerRow[]>`
+      WITH claimed AS (
+        UPDATE flow_triggers AS u SET lock_holder = ${holder}, lock_expires_at = ${expiresAt}
+        FROM (
+          SELECT f.tenant_id, f.namespace, f.flow_id, f.trigger_id
+          FROM trigger_backfills AS s JOIN flow_triggers AS f
+            ON f.tenant_id = s.tenant_id AND f.namespace = s.namespace AND f.flow_id = s.flow_id AND f.trigger_id = s.trigger_id
+          WHERE s.due_at <= ${now} AND NOT s.paused AND NOT f.disabled AND ${leaseFree('f')}
+          ORDER BY s.due_at
+          LIMIT ${limit}
+          FOR UPDATE OF f SKIP LOCKED
+        ) AS due
+        WHERE u.tenant_id = due.tenant_id AND u.namespace = due.namespace AND u.flow_id = due.flow_id AND u.trigger_id = due.trigger_id
+        RETURNING u.*
+      )
+      SELECT t.*, ${TRIGGER_EXTRAS} FROM claimed t ${BACKFILL_JOIN}`;
+    return [...bySchedule, ...byBackfill].map(toRecord);
   }
 
   /**
    * Writes an evaluation of the row `holder` claimed (as `claimed`), and inserts the executions it fired, in one
-   * transaction. False, writing nothing, when the row changed since (another
+   * transaction. Not written, writing nothing, when the row changed since (another
    * scheduler took an expired lease and advanced it, the flow changed or was
    * deleted): each date fires once.
    */
-  async advance(claimed: TriggerStateRecord, holder: string, advance: TriggerAdvance): Promise<boolean> {
+  async advance(claimed: TriggerStateRecord, holder: string, advance: TriggerAdvance): Promise<TriggerAdvanceOutcome> {
     const key = {
       tenantId: claimed.tenantId,
       namespace: claimed.namespace,
@@ -132,11 +201,25 @@ export class TriggerRepository {
           ...(last !== undefined ? { lastExecutionId: last.id } : {}),
         },
       });
-      if (count === 0) return false;
-      if (advance.executions.length > 0) {
-        await tx.execution.createMany({ data: advance.executions.map((execution) => newExecutionRow(key.tenantId, execution)) });
+      if (count === 0) return { written: false, inserted: [] };
+      const executions = [...advance.executions];
+      const backfill = advance.backfill;
+      if (backfill !== undefined) {
+        // Paused, deleted or replaced since the claim: the step is dropped (the next claim sees the change).
+        const stepped = await tx.triggerBackfill.updateMany({
+          where: { ...key, id: backfill.claimed.id, currentDate: backfill.claimed.currentDate, paused: false },
+          data: {
+            currentDate: backfill.step.currentDate,
+            dueAt: backfill.step.dueAt,
+            done: { increment: backfill.executions.length },
+          },
+        });
+        if (stepped.count > 0) executions.push(...backfill.executions);
       }
-      return true;
+      if (executions.length > 0) {
+        await tx.execution.createMany({ data: executions.map((execution) => newExecutionRow(key.tenantId, execution)) });
+      }
+      return { written: true, inserted: executions };
     });
   }
 
@@ -176,8 +259,8 @@ export class TriggerRepository {
 
   async get(key: TriggerKey): Promise<TriggerStateRecord> {
     const rows = await this.db.$queryRaw<TriggerRow[]>`
-      SELECT t.*, (SELECT e.state::text FROM executions e WHERE e.id = t.last_execution_id) AS last_execution_state
-      FROM flow_triggers t
+      SELECT t.*, ${TRIGGER_EXTRAS}
+      FROM flow_triggers t ${BACKFILL_JOIN}
       WHERE t.tenant_id = ${key.tenantId} AND t.namespace = ${key.namespace} AND t.flow_id = ${key.flowId} AND t.trigger_id = ${key.triggerId}`;
     if (rows.length === 0) throw new TriggerNotFound(key.namespace, key.flowId, key.triggerId);
     return toRecord(rows[0]);
@@ -190,9 +273,9 @@ export class TriggerRepository {
     const size = Math.max(1, Math.floor(query.size));
     const offset = (Math.max(1, Math.floor(query.page)) - 1) * size;
     const rows = await this.db.$queryRaw<(TriggerRow & { total: bigint })[]>`
-      SELECT t.*, (SELECT e.state::text FROM executions e WHERE e.id = t.last_execution_id) AS last_execution_state,
+      SELECT t.*, ${TRIGGER_EXTRAS},
         count(*) OVER () AS total
-      FROM flow_triggers t
+      FROM flow_triggers t ${BACKFILL_JOIN}
       WHERE t.tenant_id = ${tenantId}
         AND (${namespace}::text IS NULL OR t.namespace = ${namespace} OR t.namespace LIKE ${namespace} || '.%')
         AND (${flowId}::text IS NULL OR t.flow_id = ${flowId})
@@ -228,6 +311,69 @@ export class TriggerRepository {
     return this.get(key);
   }
 
+  /**
+   * Starts a backfill of the trigger, due at once. A finished one is
+   * replaced; one still running or paused is AlreadyExists (delete it first).
+   */
+  async createBackfill(key: TriggerKey, backfill: NewBackfill, now: Date): Promise<TriggerStateRecord> {
+    await this.db.$transaction(async (tx) => {
+      const trigger = await tx.flowTriggerState.findUnique({
+        where: { tenantId_namespace_flowId_triggerId: key },
+        include: { backfill: true },
+      });
+      if (trigger === null) throw new TriggerNotFound(key.namespace, key.flowId, key.triggerId);
+      const existing = trigger.backfill;
+      if (existing !== null && (existing.paused || existing.dueAt !== null)) {
+        throw new AlreadyExists('backfill of trigger', `${key.namespace}.${key.flowId}.${key.triggerId}`);
+      }
+      const fields = {
+        id: backfill.id,
+        startDate: backfill.start,
+        endDate: backfill.end,
+        currentDate: backfill.start,
+        paused: false,
+        done: 0,
+        dueAt: now,
+        inputs: backfill.inputs as Prisma.InputJsonValue,
+        labels: backfill.labels as Prisma.InputJsonValue,
+        createdAt: now,
+      };
+      await tx.triggerBackfill.upsert({
+        where: { tenantId_namespace_flowId_triggerId: key },
+        create: { ...key, ...fields },
+        update: fields,
+      });
+    });
+    return this.get(key);
+  }
+
+  /** Pauses a running backfill (a step being evaluated now is dropped); NotFound when none runs. */
+  async pauseBackfill(key: TriggerKey): Promise<TriggerStateRecord> {
+    const { count } = await this.db.triggerBackfill.updateMany({
+      where: { ...key, paused: false, dueAt: { not: null } },
+      data: { paused: true, dueAt: null },
+    });
+    if (count === 0) throw new NotFound('running backfill of trigger', `${key.namespace}.${key.flowId}.${key.triggerId}`);
+    return this.get(key);
+  }
+
+  /** Resumes a paused backfill from the date it had reached, due at `now`; NotFound when none is paused. */
+  async resumeBackfill(key: TriggerKey, now: Date): Promise<TriggerStateRecord> {
+    const { count } = await this.db.triggerBackfill.updateMany({
+      where: { ...key, paused: true },
+      data: { paused: false, dueAt: now },
+    });
+    if (count === 0) throw new NotFound('paused backfill of trigger', `${key.namespace}.${key.flowId}.${key.triggerId}`);
+    return this.get(key);
+  }
+
+  /** Deletes the trigger's backfill, running or not: the dates it had not reached never fire. */
+  async deleteBackfill(key: TriggerKey): Promise<TriggerStateRecord> {
+    const { count } = await this.db.triggerBackfill.deleteMany({ where: key });
+    if (count === 0) throw new NotFound('backfill of trigger', `${key.namespace}.${key.flowId}.${key.triggerId}`);
+    return this.get(key);
+  }
+
   private async count(tenantId: string, namespace: string | null, flowId: string | null): Promise<number> {
     const rows = await this.db.$queryRaw<{ total: bigint }[]>`
       SELECT count(*) AS total FROM flow_triggers t
@@ -254,5 +400,20 @@ function toRecord(row: TriggerRow): TriggerStateRecord {
     lockExpiresAt: row.lock_expires_at,
     disabled: row.disabled,
     updatedAt: row.updated_at,
+    backfill:
+      row.b_id === null || row.b_start === null || row.b_end === null || row.b_cursor === null || row.b_created_at === null
+        ? null
+        : {
+            id: row.b_id,
+            start: row.b_start,
+            end: row.b_end,
+            currentDate: row.b_cursor,
+            paused: row.b_paused === true,
+            done: Number(row.b_done ?? 0),
+            dueAt: row.b_due_at,
+            inputs: (row.b_inputs ?? {}) as Record<string, unknown>,
+            labels: labelsOf(row.b_labels),
+            createdAt: row.b_created_at,
+          },
   };
 }

@@ -336,6 +336,16 @@ export const CONFIG_VARIABLES = [
     schema: integer(50, 60000),
   },
   {
+    name: 'LANNER_SCHEDULER_BACKFILL_PER_SECOND',
+    roles: ['scheduler', 'standalone'],
+    defaultFor: () => '10',
+    defaultText: '`10`',
+    description:
+      'How many past dates each running backfill fires per second, at most (so a long range never floods the executor).',
+    secret: false,
+    schema: integer(1, 1000),
+  },
+  {
     name: 'LANNER_GRPC_HOST',
     roles: ['controller', 'standalone'],
     defaultFor: (role: Role) => (role === 'standalone' ? '127.0.0.1' : '0.0.0.0'),

@@ -186,7 +186,9 @@ export const CONFIG_SCHEMAS = {
       ledgerReconcileIntervalMs: env.LANNER_LEDGER_RECONCILE_INTERVAL_MS,
       heapGrowingPercent: env.LANNER_HEAP_GROWING_PERCENT,
     })),
-  scheduler: serverRoleSchema('scheduler'),
+  scheduler: z
+    .object({ ...serverVariables, LANNER_SCHEDULER_BACKFILL_PER_SECOND: schemaOf('LANNER_SCHEDULER_BACKFILL_PER_SECOND') })
+    .transform((env) => ({ ...serverConfig('scheduler', env), backfillPerSecond: env.LANNER_SCHEDULER_BACKFILL_PER_SECOND })),
   indexer: serverRoleSchema('indexer'),
   worker: z
     .object({
@@ -243,6 +245,7 @@ export const CONFIG_SCHEMAS = {
       LANNER_DATA_DIR: schemaOf('LANNER_DATA_DIR'),
       LANNER_EMBEDDED_DB_PORT: schemaOf('LANNER_EMBEDDED_DB_PORT'),
       LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS'),
+      LANNER_SCHEDULER_BACKFILL_PER_SECOND: schemaOf('LANNER_SCHEDULER_BACKFILL_PER_SECOND'),
       LANNER_GRPC_HOST: schemaOf('LANNER_GRPC_HOST'),
       LANNER_GRPC_PORT: schemaOf('LANNER_GRPC_PORT'),
       LANNER_WORKER_SLOTS: schemaOf('LANNER_WORKER_SLOTS'),
@@ -266,6 +269,7 @@ export const CONFIG_SCHEMAS = {
       storage: storageConfig(env, env.LANNER_DATA_DIR),
       embeddedDatabasePort: env.LANNER_EMBEDDED_DB_PORT,
       timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS,
+      backfillPerSecond: env.LANNER_SCHEDULER_BACKFILL_PER_SECOND,
       grpc: { host: env.LANNER_GRPC_HOST, port: env.LANNER_GRPC_PORT },
       workerSlots: env.LANNER_WORKER_SLOTS,
     })),

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 // Swagger's schema type is not re-exported from its index.
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import type { TriggerKey, TriggerStateRecord } from '@lanner/model';
@@ -11,12 +11,38 @@ import { RequirePermission } from '../auth/route-access.decorator';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { startBackfill } from './trigger-backfills';
 
 const TriggerSearchQuerySchema = PageQuerySchema.extend({
   namespace: z.string().min(1).optional(),
   flowId: z.string().min(1).optional(),
 });
 const TriggerChangeSchema = z.object({ disabled: z.boolean() }).strict();
+const LabelsSchema = z.union([
+  z.record(z.string().min(1), z.string()),
+  // Kestra's form: a list of { key, value }.
+  z
+    .array(z.object({ key: z.string().min(1), value: z.string() }).strict())
+    .transform((labels) => Object.fromEntries(labels.map((label) => [label.key, label.value]))),
+]);
+const BackfillSchema = z
+  .object({
+    start: z
+      .string()
+      .datetime({ offset: true })
+      .transform((text) => new Date(text)),
+    end: z
+      .string()
+      .datetime({ offset: true })
+      .nullish()
+      .transform((text) => (text === null || text === undefined ? undefined : new Date(text))),
+    inputs: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .transform((inputs) => inputs ?? undefined),
+    labels: LabelsSchema.nullish().transform((labels) => labels ?? undefined),
+  })
+  .strict();
 
 const instant = { type: 'string', format: 'date-time', nullable: true } as const;
 const TRIGGER_SCHEMA: SchemaObject = {
@@ -34,6 +60,45 @@ const TRIGGER_SCHEMA: SchemaObject = {
     lockExpiresAt: instant,
     disabled: { type: 'boolean', description: 'Disabled through this API' },
     updatedAt: { type: 'string', format: 'date-time' },
+    backfill: {
+      type: 'object',
+      nullable: true,
+      description: 'Its backfill, running, paused or finished; null when none',
+      properties: {
+        start: { type: 'string', format: 'date-time' },
+        end: { type: 'string', format: 'date-time' },
+        currentDate: { type: 'string', format: 'date-time', description: 'The first date not fired yet' },
+        paused: { type: 'boolean' },
+        finished: { type: 'boolean' },
+        done: { type: 'integer', description: 'Executions it started so far' },
+        inputs: { type: 'object', additionalProperties: true },
+        labels: { type: 'object', additionalProperties: { type: 'string' } },
+        createdAt: { type: 'string', format: 'date-time' },
+      },
+    },
+  },
+};
+const BACKFILL_BODY_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['start'],
+  properties: {
+    start: { type: 'string', format: 'date-time', description: 'First date of the range (inclusive)' },
+    end: { type: 'string', format: 'date-time', nullable: true, description: 'Last date (inclusive); now when absent' },
+    inputs: { type: 'object', additionalProperties: true, description: "Over the schedule's own inputs" },
+    labels: {
+      description: 'Added to every execution it starts: a map, or a list of { key, value }',
+      oneOf: [
+        { type: 'object', additionalProperties: { type: 'string' } },
+        {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['key', 'value'],
+            properties: { key: { type: 'string' }, value: { type: 'string' } },
+          },
+        },
+      ],
+    },
   },
 };
 
@@ -51,10 +116,24 @@ function triggerView(record: TriggerStateRecord) {
     lockExpiresAt: record.lockExpiresAt?.toISOString() ?? null,
     disabled: record.disabled,
     updatedAt: record.updatedAt.toISOString(),
+    backfill:
+      record.backfill === null
+        ? null
+        : {
+            start: record.backfill.start.toISOString(),
+            end: record.backfill.end.toISOString(),
+            currentDate: record.backfill.currentDate.toISOString(),
+            paused: record.backfill.paused,
+            finished: !record.backfill.paused && record.backfill.dueAt === null,
+            done: record.backfill.done,
+            inputs: record.backfill.inputs,
+            labels: record.backfill.labels,
+            createdAt: record.backfill.createdAt.toISOString(),
+          },
   };
 }
 
-/** The triggers of live flows: their next dates and leases; enable, disable, unlock. */
+/** The triggers of live flows: their next dates and leases; enable, disable, unlock; backfills of schedules. */
 @ApiTags('triggers')
 @BearerAuth()
 @Controller('api/v1/:tenant/triggers')
@@ -113,5 +192,69 @@ export class TriggersController {
     @Param('triggerId') triggerId: string,
   ) {
     return triggerView(await this.repositories.triggers.unlock({ tenantId: tenant, namespace, flowId, triggerId }));
+  }
+
+  @RequirePermission('trigger', 'write')
+  @Post(':namespace/:flowId/:triggerId/backfill')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Backfill a schedule: fire its dates over a past range, paced, with extra inputs and labels',
+  })
+  @ApiBody({ schema: BACKFILL_BODY_SCHEMA })
+  @ApiResponse({ status: 202, description: 'The trigger, its backfill started', schema: TRIGGER_SCHEMA })
+  @ProblemResponses(400, 404, 409, 422)
+  async createBackfill(
+    @Param('tenant') tenant: string,
+    @Param('namespace') namespace: string,
+    @Param('flowId') flowId: string,
+    @Param('triggerId') triggerId: string,
+    @Body() body: unknown,
+  ) {
+    const asked = parseWith(BackfillSchema, body, 'body');
+    const key: TriggerKey = { tenantId: tenant, namespace, flowId, triggerId };
+    return triggerView(await startBackfill(this.repositories, key, asked, new Date()));
+  }
+
+  @RequirePermission('trigger', 'write')
+  @Put(':namespace/:flowId/:triggerId/backfill/pause')
+  @ApiOperation({ summary: 'Pause the running backfill of a schedule' })
+  @ApiOkResponse({ schema: TRIGGER_SCHEMA })
+  @ProblemResponses(404)
+  async pauseBackfill(
+    @Param('tenant') tenant: string,
+    @Param('namespace') namespace: string,
+    @Param('flowId') flowId: string,
+    @Param('triggerId') triggerId: string,
+  ) {
+    return triggerView(await this.repositories.triggers.pauseBackfill({ tenantId: tenant, namespace, flowId, triggerId }));
+  }
+
+  @RequirePermission('trigger', 'write')
+  @Put(':namespace/:flowId/:triggerId/backfill/resume')
+  @ApiOperation({ summary: 'Resume a paused backfill from the date it had reached' })
+  @ApiOkResponse({ schema: TRIGGER_SCHEMA })
+  @ProblemResponses(404)
+  async resumeBackfill(
+    @Param('tenant') tenant: string,
+    @Param('namespace') namespace: string,
+    @Param('flowId') flowId: string,
+    @Param('triggerId') triggerId: string,
+  ) {
+    const key: TriggerKey = { tenantId: tenant, namespace, flowId, triggerId };
+    return triggerView(await this.repositories.triggers.resumeBackfill(key, new Date()));
+  }
+
+  @RequirePermission('trigger', 'write')
+  @Delete(':namespace/:flowId/:triggerId/backfill')
+  @ApiOperation({ summary: 'Delete the backfill of a schedule: the dates it had not reached never fire' })
+  @ApiOkResponse({ schema: TRIGGER_SCHEMA })
+  @ProblemResponses(404)
+  async deleteBackfill(
+    @Param('tenant') tenant: string,
+    @Param('namespace') namespace: string,
+    @Param('flowId') flowId: string,
+    @Param('triggerId') triggerId: string,
+  ) {
+    return triggerView(await this.repositories.triggers.deleteBackfill({ tenantId: tenant, namespace, flowId, triggerId }));
   }
 }

@@ -20,6 +20,8 @@ interface TriggerRow {
 }
 interface Answer {
   readonly results: TriggerRow[];
+  readonly backfill?: Record<string, unknown> | null;
+  readonly errors?: { path: string; message: string }[];
   readonly total: number;
   readonly detail?: string;
   readonly title?: string;
@@ -84,5 +86,71 @@ describe('the trigger API', () => {
     const bad = await call('PUT', '/triggers/company.triggers/nightly/at-two', { disabled: 'yes' });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.json)).toContain('disabled');
+  });
+});
+
+describe('backfills through the trigger API', () => {
+  const route = '/triggers/company.triggers/nightly/at-two/backfill';
+
+  it('starts a backfill of a past range; the listing shows its progress; pause, resume and delete change it', async () => {
+    const created = await call('POST', route, {
+      start: '2026-01-01T00:00:00Z',
+      end: '2026-01-05T00:00:00+01:00',
+      labels: [{ key: 'reason', value: 'outage' }],
+    });
+    expect(created.status).toBe(202);
+    expect(created.json.backfill).toMatchObject({
+      start: '2026-01-01T00:00:00.000Z',
+      end: '2026-01-04T23:00:00.000Z',
+      currentDate: '2026-01-01T00:00:00.000Z',
+      paused: false,
+      finished: false,
+      done: 0,
+      labels: { reason: 'outage' },
+    });
+    const again = await call('POST', route, { start: '2026-01-01T00:00:00Z' });
+    expect(again.status).toBe(409);
+
+    const paused = await call('PUT', `${route}/pause`);
+    expect(paused.status).toBe(200);
+    expect(paused.json.backfill).toMatchObject({ paused: true, finished: false });
+    const listed = await call('GET', '/triggers/search?namespace=company.triggers&flowId=nightly');
+    expect((listed.json.results[0] as unknown as Answer).backfill).toMatchObject({ paused: true, done: 0 });
+    expect((await call('PUT', `${route}/pause`)).status).toBe(404);
+
+    const resumed = await call('PUT', `${route}/resume`);
+    expect(resumed.json.backfill).toMatchObject({ paused: false, currentDate: '2026-01-01T00:00:00.000Z' });
+
+    const deleted = await call('DELETE', route);
+    expect(deleted.status).toBe(200);
+    expect(deleted.json.backfill).toBeNull();
+    expect((await call('DELETE', route)).status).toBe(404);
+  });
+
+  it('names what is wrong: a future or inverted range, a reserved label, an unknown input, a trigger that is not a schedule', async () => {
+    const future = await call('POST', route, { start: '2020-01-01T00:00:00Z', end: '2999-01-01T00:00:00Z' });
+    expect(future.status).toBe(400);
+    expect(future.json.errors).toEqual([{ path: 'body.end', message: 'must not be in the future' }]);
+    const inverted = await call('POST', route, {
+      start: '2021-01-02T00:00:00Z',
+      end: '2021-01-01T00:00:00Z',
+      labels: { 'system.triggerId': 'forged' },
+    });
+    expect(inverted.json.errors).toEqual([
+      { path: 'body.start', message: 'must not be after end' },
+      { path: 'body.labels.system.triggerId', message: "labels starting with 'system.' are reserved" },
+    ]);
+    const badDate = await call('POST', route, { start: 'yesterday' });
+    expect(badDate.status).toBe(400);
+    expect(JSON.stringify(badDate.json)).toContain('start');
+    const unknownInput = await call('POST', route, { start: '2021-01-01T00:00:00Z', inputs: { region: 'eu' } });
+    expect(unknownInput.status).toBe(422);
+    expect(JSON.stringify(unknownInput.json.errors)).toContain('body.inputs.region');
+    const webhook = await call('POST', '/triggers/company.triggers/nightly/hook/backfill', { start: '2021-01-01T00:00:00Z' });
+    expect(webhook.status).toBe(409);
+    expect(webhook.json.detail ?? webhook.json.title).toContain('not a Schedule');
+    expect(
+      (await call('POST', '/triggers/company.triggers/nightly/nope/backfill', { start: '2021-01-01T00:00:00Z' })).status,
+    ).toBe(404);
   });
 });

@@ -1,13 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
-import { evaluateSchedule, type Flow, type NewExecution, type TriggerStateRecord } from '@lanner/model';
+import {
+  BACKFILL_LABEL,
+  evaluateSchedule,
+  type Flow,
+  type NewExecution,
+  type ScheduleFiring,
+  type ScheduleTrigger,
+  stepBackfill,
+  type TriggerStateRecord,
+} from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { FlowNotFound, type Repositories } from '@lanner/repository';
 import { scheduledExecution } from './scheduled-execution';
 
-const SCHEDULE_TYPE = 'io.kestra.plugin.core.trigger.Schedule';
 import type { SchedulerOptions } from './scheduler-options';
+
+const SCHEDULE_TYPE = 'io.kestra.plugin.core.trigger.Schedule';
+/** A backfill steps once a second; its rate is `backfillPerSecond` dates per step. */
+const BACKFILL_STEP_MS = 1000;
 
 /**
  * The scheduler's loop: every tick it claims the due schedules (leased to
@@ -109,21 +121,76 @@ export class ScheduleLoop {
     const trigger = flow.triggers.find((candidate) => candidate.id === row.triggerId);
     if (trigger === undefined || trigger.kind !== 'Schedule') return;
     if (flow.disabled || trigger.disabled) {
-      // Parked until a revision enables it again (which restarts it from that date).
-      await this.repositories.triggers.advance(row, this.holder, { nextDate: null, executions: [] });
+      // Parked until a revision enables it again (which restarts it from that date); a backfill waits meanwhile.
+      await this.repositories.triggers.advance(row, this.holder, {
+        nextDate: null,
+        executions: [],
+        ...(row.backfill !== null && row.backfill.dueAt !== null
+          ? {
+              backfill: {
+                claimed: row.backfill,
+                step: { currentDate: row.backfill.currentDate, dueAt: new Date(now.getTime() + BACKFILL_STEP_MS) },
+                executions: [],
+              },
+            }
+          : {}),
+      });
       return;
     }
-    const result = evaluateSchedule(
-      trigger,
-      {
-        ...(row.pending || row.nextDate === null ? {} : { nextDate: row.nextDate }),
-        ...(row.lastExecutionState !== null ? { lastExecutionState: row.lastExecutionState } : {}),
-      },
-      now,
-    );
+    const result =
+      row.nextDate !== null && row.nextDate > now && !row.pending
+        ? // Claimed for its backfill only: the schedule itself is not due.
+          { firings: [], nextDate: row.nextDate, stopped: false }
+        : evaluateSchedule(
+            trigger,
+            {
+              ...(row.pending || row.nextDate === null ? {} : { nextDate: row.nextDate }),
+              ...(row.lastExecutionState !== null ? { lastExecutionState: row.lastExecutionState } : {}),
+            },
+            now,
+          );
+    const executions = this.build(flow, revision, trigger, result.firings, now, row);
+    const backfill = row.backfill;
+    const step =
+      backfill === null
+        ? undefined
+        : stepBackfill(trigger, backfill, now, { maxPerStep: this.options.backfillPerSecond, stepMs: BACKFILL_STEP_MS });
+    const backfilled =
+      backfill === null || step === undefined
+        ? []
+        : this.build(flow, revision, trigger, step.firings, now, row, {
+            inputs: backfill.inputs,
+            labels: { ...backfill.labels, [BACKFILL_LABEL]: 'true' },
+          });
+    const outcome = await this.repositories.triggers.advance(row, this.holder, {
+      nextDate: result.nextDate ?? null,
+      executions,
+      ...(result.firings.length > 0 ? { lastDate: result.firings[result.firings.length - 1].date } : {}),
+      ...(result.stopped ? { disable: true } : {}),
+      ...(backfill !== null && step !== undefined ? { backfill: { claimed: backfill, step, executions: backfilled } } : {}),
+    });
+    // A backfill step dropped at the write (paused meanwhile) inserted nothing: only what was inserted is announced.
+    if (outcome.inserted.length > 0) {
+      await this.queue.publish(
+        this.executorTopic,
+        outcome.inserted.map((execution) => encodeQueueMessage(executorEventCodec, createdEvent(row.tenantId, execution, now))),
+      );
+    }
+  }
+
+  /** The executions of `firings`; a firing whose inputs do not fit the flow is logged and skipped. */
+  private build(
+    flow: Flow,
+    revision: number,
+    trigger: ScheduleTrigger,
+    firings: readonly ScheduleFiring[],
+    now: Date,
+    row: TriggerStateRecord,
+    extra: { readonly inputs?: Record<string, unknown>; readonly labels?: Record<string, string> } = {},
+  ): NewExecution[] {
     const executions: NewExecution[] = [];
-    for (const firing of result.firings) {
-      const built = scheduledExecution(flow, revision, trigger, firing, randomUUID(), now);
+    for (const firing of firings) {
+      const built = scheduledExecution(flow, revision, trigger, firing, randomUUID(), now, extra);
       if (built.ok) executions.push(built.execution);
       else
         this.logger.warn(
@@ -137,19 +204,7 @@ export class ScheduleLoop {
           'schedule not fired: its inputs do not match the flow',
         );
     }
-    const written = await this.repositories.triggers.advance(row, this.holder, {
-      nextDate: result.nextDate ?? null,
-      executions,
-      ...(result.firings.length > 0 ? { lastDate: result.firings[result.firings.length - 1].date } : {}),
-      ...(result.stopped ? { disable: true } : {}),
-    });
-    if (!written) return;
-    if (executions.length > 0) {
-      await this.queue.publish(
-        this.executorTopic,
-        executions.map((execution) => encodeQueueMessage(executorEventCodec, createdEvent(row.tenantId, execution, now))),
-      );
-    }
+    return executions;
   }
 }
 

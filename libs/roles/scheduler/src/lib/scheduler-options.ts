@@ -15,12 +15,14 @@ export interface SchedulerOptions {
   readonly claimBatch: number;
   /** Put before every topic name, like the other roles' option; empty in production. */
   readonly topicPrefix: string;
+  /** Past dates each running backfill fires per second, at most (`LANNER_SCHEDULER_BACKFILL_PER_SECOND`). */
+  readonly backfillPerSecond: number;
 }
 
 export const SCHEDULER_OPTIONS = Symbol('lanner.scheduler-options');
 
 export function schedulerOptions(overrides: Partial<SchedulerOptions> = {}): SchedulerOptions {
-  return { tickMs: 1000, leaseMs: 10_000, claimBatch: 200, topicPrefix: '', ...overrides };
+  return { tickMs: 1000, leaseMs: 10_000, claimBatch: 200, topicPrefix: '', backfillPerSecond: 10, ...overrides };
 }
 
 export function schedulerTopics(prefix: string): { readonly executor: string; readonly ensured: readonly string[] } {

@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DEFAULT_TOPIC_PARTITIONS } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
-import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { QUEUE, REPOSITORIES, ServiceInstanceIdentity } from '@lanner/runtime';
 import { ScheduleLoop } from './schedule-loop';
 import { SCHEDULER_OPTIONS, type SchedulerOptions, schedulerTopics } from './scheduler-options';
 
@@ -22,10 +20,12 @@ export class SchedulerService {
     @Inject(REPOSITORIES) repositories: Repositories,
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(SCHEDULER_OPTIONS) private readonly options: SchedulerOptions,
+    identity: ServiceInstanceIdentity,
   ) {
     const topics = schedulerTopics(options.topicPrefix);
-    const holder = `scheduler-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.loop = new ScheduleLoop(repositories, queue, topics.executor, options, holder);
+    // The lease holder is this process's service instance: once the liveness registry shows it dead,
+    // another scheduler takes its leases over at once (see TriggerRepository.claimDue).
+    this.loop = new ScheduleLoop(repositories, queue, topics.executor, options, identity.id);
   }
 
   onApplicationBootstrap(): void {
