@@ -2,31 +2,16 @@
 // fresh database and the real Kafka: every due date of every schedule fires
 // once, and a scheduler killed with SIGKILL mid-run changes nothing in that.
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { parseFlow } from '@lanner/model';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { freePort } from '@lanner/testing';
 import { Client } from 'pg';
+import { onServer, SchedulerProcess } from './testing/scheduler-process';
 
 const FLOWS = 100;
 const RUN_MS = 30_000;
-const WORKSPACE = resolve(__dirname, '../../../..');
 const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
-const logDir = mkdtempSync(join(tmpdir(), 'lanner-two-schedulers-'));
-
-async function onServer(sql: string): Promise<void> {
-  const admin = new Client({ connectionString: process.env['DATABASE_URL'] });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
 
 function flowSource(index: number): string {
   return `id: every-second-${index}
@@ -36,51 +21,6 @@ tasks:
 triggers:
   - { id: tick, type: io.kestra.plugin.core.trigger.Schedule, cron: "* * * * * *", withSeconds: true }
 `;
-}
-
-class SchedulerProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<void>;
-  constructor(
-    readonly name: string,
-    readonly port: number,
-    env: NodeJS.ProcessEnv,
-  ) {
-    const output = openSync(join(logDir, `${name}.log`), 'a');
-    try {
-      this.child = spawn(process.execPath, [join(WORKSPACE, 'bin/lanner.js'), 'server', 'scheduler'], {
-        cwd: WORKSPACE,
-        env: { ...env, LANNER_HTTP_PORT: String(port), LANNER_HTTP_HOST: '127.0.0.1' },
-        stdio: ['ignore', output, output],
-      });
-    } finally {
-      closeSync(output);
-    }
-    this.exited = new Promise((done) => this.child.once('exit', () => done()));
-  }
-
-  async ready(): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      if (this.child.exitCode !== null) throw new Error(`${this.name} exited:\n${this.log()}`);
-      const answer = await fetch(`http://127.0.0.1:${this.port}/health/ready`).catch(() => undefined);
-      if (answer?.status === 200) return;
-      await new Promise((done) => setTimeout(done, 300));
-    }
-    throw new Error(`${this.name} not ready:\n${this.log()}`);
-  }
-
-  log(): string {
-    return readFileSync(join(logDir, `${this.name}.log`), 'utf8')
-      .split('\n')
-      .slice(-30)
-      .join('\n');
-  }
-
-  async stop(signal: NodeJS.Signals): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
-    await this.exited;
-  }
 }
 
 describe('two scheduler processes', () => {
