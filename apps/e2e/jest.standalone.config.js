@@ -23,6 +23,7 @@ const SUBSET = [
   'files-outputs',
   'files-inputs',
   'schedule',
+  'backfill',
 ];
 
 module.exports = {
