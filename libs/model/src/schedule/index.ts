@@ -1,3 +1,4 @@
 export * from './schedule-dates';
 export * from './declared-triggers';
 export * from './backfill';
+export { zonedIsoString } from './local-time';

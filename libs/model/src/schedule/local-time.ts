@@ -47,3 +47,22 @@ export function localParts(date: Date, timeZone: string): LocalParts {
     second: Number(parts['second']),
   };
 }
+
+/**
+ * `date` as ISO 8601 with the UTC offset it has in `timeZone`
+ * (`2026-03-29T03:00:00.000+02:00`), the way a schedule with a `timezone`
+ * renders its dates; an offset of zero is written `Z`, as `toISOString` does.
+ */
+export function zonedIsoString(date: Date, timeZone: string): string {
+  const local = localParts(date, timeZone);
+  const wholeSeconds = date.getTime() - (((date.getTime() % 1000) + 1000) % 1000);
+  const offsetMinutes = Math.round(
+    (Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second) - wholeSeconds) / 60_000,
+  );
+  if (offsetMinutes === 0) return date.toISOString();
+  const shifted = new Date(date.getTime() + offsetMinutes * 60_000).toISOString().slice(0, -1);
+  const sign = offsetMinutes > 0 ? '+' : '-';
+  const magnitude = Math.abs(offsetMinutes);
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${shifted}${sign}${pad(Math.floor(magnitude / 60))}:${pad(magnitude % 60)}`;
+}

@@ -6,17 +6,23 @@ import {
   type ScheduleFiring,
   type ScheduleTrigger,
   type StoredJson,
+  zonedIsoString,
 } from '@lanner/model';
 
 /** The label every execution a trigger started carries, naming the trigger (`<trigger id>`). */
 export const TRIGGER_LABEL = 'system.triggerId';
 
-/** `trigger.*` of a schedule's execution: its date and the cron's next and previous dates. */
-export function scheduleVariables(firing: ScheduleFiring): Record<string, string> {
+/**
+ * `trigger.*` of a schedule's execution: its date and the cron's next and
+ * previous dates, written with the offset of the schedule's time zone (as
+ * Kestra renders them; UTC dates end in `Z`).
+ */
+export function scheduleVariables(firing: ScheduleFiring, timeZone: string): Record<string, string> {
+  const render = (date: Date) => zonedIsoString(date, timeZone);
   return {
-    date: firing.date.toISOString(),
-    ...(firing.next !== undefined ? { next: firing.next.toISOString() } : {}),
-    ...(firing.previous !== undefined ? { previous: firing.previous.toISOString() } : {}),
+    date: render(firing.date),
+    ...(firing.next !== undefined ? { next: render(firing.next) } : {}),
+    ...(firing.previous !== undefined ? { previous: render(firing.previous) } : {}),
   };
 }
 
@@ -53,7 +59,7 @@ export function scheduledExecution(
       inputs: inputs.values as StoredJson,
       // As every execution: its correlation id is its own id, carried to its subflows and retries.
       labels: { ...flow.labels, ...(extra.labels ?? {}), [TRIGGER_LABEL]: trigger.id, [CORRELATION_ID_LABEL]: id },
-      trigger: { id: trigger.id, type: trigger.type, variables: scheduleVariables(firing) },
+      trigger: { id: trigger.id, type: trigger.type, variables: scheduleVariables(firing, trigger.timezone) },
     },
   };
 }
