@@ -345,7 +345,9 @@ export type ScheduleCondition =
   /** ISO date-times with an offset; either bound may be absent. */
   | { readonly kind: 'DateTimeBetween'; readonly after?: string; readonly before?: string }
   /** Local times of day `HH:MM[:SS]`; either bound may be absent; `after` later than `before` spans midnight. */
-  | { readonly kind: 'TimeBetween'; readonly after?: string; readonly before?: string };
+  | { readonly kind: 'TimeBetween'; readonly after?: string; readonly before?: string }
+  /** A public holiday of the country (ISO 3166-1 alpha-2) and, when given, its subdivision (ISO 3166-2). */
+  | { readonly kind: 'PublicHoliday'; readonly country: string; readonly subDivision?: string };
 export interface ScheduleTrigger extends TriggerCommon {
   readonly kind: 'Schedule';
   readonly cron: string;

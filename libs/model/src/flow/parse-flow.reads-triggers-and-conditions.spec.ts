@@ -183,6 +183,8 @@ describe('parseFlow reads Schedule options and conditions', () => {
       - { type: io.kestra.plugin.core.condition.TimeBetween, after: "25:00" }
       - { type: io.kestra.plugin.core.condition.DateTimeBetween, before: "2026-01-01" }
       - { type: io.kestra.plugin.core.condition.PublicHoliday }
+      - { type: io.kestra.plugin.core.condition.PublicHoliday, country: XX }
+      - { type: io.kestra.plugin.core.condition.PublicHoliday, country: DE, subDivision: ZZ, date: "{{ now() }}" }
 `),
       ),
     ).toEqual([
@@ -193,7 +195,10 @@ describe('parseFlow reads Schedule options and conditions', () => {
       'triggers[4].conditions[0].dayOfWeek: must be one of MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY, SATURDAY, SUNDAY',
       'triggers[4].conditions[1].after: must be a time of day HH:MM or HH:MM:SS',
       'triggers[4].conditions[2].before: must be an ISO date-time with an offset, like 2026-01-31T09:00:00+01:00',
-      "triggers[4].conditions[3].type: unknown schedule condition type 'io.kestra.plugin.core.condition.PublicHoliday'",
+      'triggers[4].conditions[3].country: required',
+      "triggers[4].conditions[4].country: unknown country 'XX' (an ISO 3166-1 alpha-2 code, like FR)",
+      "triggers[4].conditions[5].subDivision: unknown subdivision 'ZZ' of DE (known: BB, BE, BW, BY, HB, HE, HH, MV, NI, NW, RP, SH...)",
+      "triggers[4].conditions[5].date: only '{{ trigger.date }}' (the default) is supported: the schedule's date is tested",
     ]);
   });
 });

@@ -10,9 +10,11 @@ import {
   CONDITION_TYPES,
   LEGACY_CONDITION_TYPES,
   LEGACY_TRIGGER_TYPES,
+  PUBLIC_HOLIDAY_ALIASES,
   SCHEDULE_CONDITION_TYPES,
   TRIGGER_TYPES,
 } from './task-type-names';
+import { unknownHolidayCalendar } from '../schedule/public-holidays';
 
 const COMMON_KEYS = ['id', 'type', 'description', 'disabled'];
 const TRIGGER_KEYS: Readonly<Record<string, readonly string[]>> = {
@@ -182,7 +184,23 @@ function readScheduleCondition(view: ObjectView, type: string): ScheduleConditio
     if (value !== undefined && !rule.test(value)) view.report(key, `must be ${what}`);
     return value;
   };
-  switch (type) {
+  switch (PUBLIC_HOLIDAY_ALIASES.includes(type) ? SCHEDULE_CONDITION_TYPES.PublicHoliday : type) {
+    case SCHEDULE_CONDITION_TYPES.PublicHoliday: {
+      view.rejectUnknown(['type', 'country', 'subDivision', 'date'], type);
+      const country = view.string('country');
+      if (!view.has('country')) view.required('country');
+      const subDivision = view.string('subDivision');
+      const date = view.string('date');
+      // Kestra's default; conditions are read without rendering, so no other date can be tested.
+      if (date !== undefined && !/^\{\{\s*trigger\.date\s*\}\}$/.test(date.trim())) {
+        view.report('date', "only '{{ trigger.date }}' (the default) is supported: the schedule's date is tested");
+      }
+      if (country === undefined) return undefined;
+      const unknown = unknownHolidayCalendar(country, subDivision);
+      if (unknown !== undefined)
+        view.report(subDivision !== undefined && !unknown.startsWith('unknown country') ? 'subDivision' : 'country', unknown);
+      return dropUndefined({ kind: 'PublicHoliday' as const, country: country.toUpperCase(), subDivision });
+    }
     case SCHEDULE_CONDITION_TYPES.DayWeek:
       view.rejectUnknown(['type', 'dayOfWeek'], type);
       return { kind: 'DayWeek', dayOfWeek: requiredEnum(view, 'dayOfWeek', DAYS_OF_WEEK) };

@@ -25,7 +25,14 @@ export const SCHEDULE_CONDITION_TYPES = {
   Weekend: 'io.kestra.plugin.core.condition.Weekend',
   DateTimeBetween: 'io.kestra.plugin.core.condition.DateTimeBetween',
   TimeBetween: 'io.kestra.plugin.core.condition.TimeBetween',
+  PublicHoliday: 'io.kestra.plugin.core.condition.PublicHoliday',
 } as const;
+
+/** Kestra's older names of the PublicHoliday condition. */
+export const PUBLIC_HOLIDAY_ALIASES: readonly string[] = [
+  'io.kestra.plugin.core.condition.PublicHolidayCondition',
+  'io.kestra.core.models.conditions.types.PublicHolidayCondition',
+];
 
 /** Legacy task type name -> current name. */
 export const LEGACY_TASK_TYPES: Readonly<Record<string, string>> = {

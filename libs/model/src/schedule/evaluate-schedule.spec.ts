@@ -1,5 +1,5 @@
 import type { ScheduleCondition, ScheduleTrigger } from '../flow/flow.types';
-import { evaluateSchedule, scheduleDatesBetween } from './schedule-dates';
+import { evaluateSchedule, meetsConditions, scheduleDatesBetween } from './schedule-dates';
 
 const at = (iso: string): Date => new Date(iso);
 const iso = (dates: readonly { date: Date }[]): string[] => dates.map((firing) => firing.date.toISOString());
@@ -222,5 +222,37 @@ describe('evaluateSchedule', () => {
       expect(sunday.firings).toEqual([]);
       expect(sunday.nextDate).toEqual(at('2026-03-02T09:00:00Z'));
     });
+  });
+});
+
+describe('the PublicHoliday condition', () => {
+  const holiday = (country: string, subDivision?: string): ScheduleCondition =>
+    subDivision === undefined ? { kind: 'PublicHoliday', country } : { kind: 'PublicHoliday', country, subDivision };
+
+  it("fires on the country's public holidays only, read as the trigger's time zone dates them", () => {
+    const trigger = schedule('0 23 * * *', { timezone: 'Europe/Paris', conditions: [holiday('FR')] });
+    // 23:00 in Paris: 21:00 or 22:00 UTC. 14 July and 15 August are public holidays in France, 1 November too.
+    const dates = scheduleDatesBetween(trigger, at('2026-07-01T00:00:00Z'), at('2026-12-01T00:00:00Z'), 100);
+    expect(iso(dates)).toEqual([
+      '2026-07-14T21:00:00.000Z',
+      '2026-08-15T21:00:00.000Z',
+      '2026-11-01T22:00:00.000Z',
+      '2026-11-11T22:00:00.000Z',
+    ]);
+  });
+
+  it('reads the subdivision: Epiphany is a holiday in Bavaria, not in Berlin; DE-BY and BY name the same', () => {
+    const epiphany = at('2026-01-06T09:00:00Z');
+    const tz = { timezone: 'Europe/Berlin' };
+    expect(meetsConditions({ ...tz, conditions: [holiday('DE', 'BY')] }, epiphany)).toBe(true);
+    expect(meetsConditions({ ...tz, conditions: [holiday('DE', 'DE-BY')] }, epiphany)).toBe(true);
+    expect(meetsConditions({ ...tz, conditions: [holiday('DE', 'BE')] }, epiphany)).toBe(false);
+  });
+
+  it('a date just after midnight local time belongs to the local day, not the UTC one', () => {
+    // 2026-12-25 00:30 in Paris is still 24 December in UTC.
+    const christmas = at('2026-12-24T23:30:00Z');
+    expect(meetsConditions({ timezone: 'Europe/Paris', conditions: [holiday('FR')] }, christmas)).toBe(true);
+    expect(meetsConditions({ timezone: 'Etc/UTC', conditions: [holiday('FR')] }, christmas)).toBe(false);
   });
 });

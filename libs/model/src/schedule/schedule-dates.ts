@@ -5,6 +5,7 @@
 import { Cron } from 'croner';
 import type { ScheduleCondition, ScheduleTrigger } from '../flow/flow.types';
 import { localParts } from './local-time';
+import { isPublicHoliday } from './public-holidays';
 
 /** What a scheduler keeps of a Schedule between evaluations. */
 export interface ScheduleState {
@@ -190,6 +191,8 @@ function holds(condition: ScheduleCondition, date: Date, timeZone: string): bool
       if (condition.after !== undefined && time < Date.parse(condition.after)) return false;
       return condition.before === undefined || time < Date.parse(condition.before);
     }
+    case 'PublicHoliday':
+      return isPublicHoliday(condition.country, condition.subDivision, local);
     case 'TimeBetween': {
       const seconds = local.hour * 3600 + local.minute * 60 + local.second;
       const after = condition.after === undefined ? undefined : secondsOfDay(condition.after);

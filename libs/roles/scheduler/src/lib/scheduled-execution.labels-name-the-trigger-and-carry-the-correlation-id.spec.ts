@@ -38,7 +38,7 @@ describe('trigger.date, trigger.next and trigger.previous of a schedule', () => 
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
     const made = scheduledExecution(parsed.flow, 1, parsed.flow.triggers[0] as ScheduleTrigger, firing, 'e', firing.date);
     if (!made.ok) throw new Error(made.reason);
-    return made.execution.trigger?.variables;
+    return (made.execution.trigger as { variables?: unknown } | undefined)?.variables;
   }
 
   it('are written with the offset of the time zone, across a change of summer time', () => {
