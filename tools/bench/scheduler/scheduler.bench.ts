@@ -1,0 +1,206 @@
+/**
+ * The scheduler under 10,000 schedules due every minute: the drift from each
+ * due date to its execution's creation (p50, p99, max) and the work per
+ * firing, counted (SQL statements and transactions, Kafka produce requests).
+ *
+ * A fresh database on the server DATABASE_URL names, and the Kafka of
+ * KAFKA_BROKERS under a namespace of its own; `lanner server scheduler`
+ * processes (SCHEDULER_BENCH_SCHEDULERS, default 1) with the bench counter
+ * preloaded. No executor runs: the executions stay CREATED, which is what is
+ * measured (due date -> execution created). It is a bench, not a test.
+ *
+ *   SWC_NODE_PROJECT=tsconfig.base.json node -r @swc-node/register tools/bench/scheduler/scheduler.bench.ts
+ *
+ * Knobs: SCHEDULER_BENCH_FLOWS (10000), SCHEDULER_BENCH_MINUTES (3 measured due minutes),
+ * SCHEDULER_BENCH_SCHEDULERS (1).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseFlow } from '@lanner/model';
+import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
+import { Client } from 'pg';
+
+const FLOWS = Number(process.env['SCHEDULER_BENCH_FLOWS'] ?? 10_000);
+const MINUTES = Number(process.env['SCHEDULER_BENCH_MINUTES'] ?? 3);
+const SCHEDULERS = Number(process.env['SCHEDULER_BENCH_SCHEDULERS'] ?? 1);
+const WORKSPACE = resolve(__dirname, '../../..');
+const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
+const databaseName = `lanner_bench_scheduler_${run}`;
+const countsDir = mkdtempSync(join(tmpdir(), 'lanner-bench-scheduler-counts-'));
+const logDir = mkdtempSync(join(tmpdir(), 'lanner-bench-scheduler-logs-'));
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+function flowSource(index: number): string {
+  return `id: bench-${index}
+namespace: bench.scheduler
+tasks:
+  - { id: hello, type: io.kestra.plugin.core.log.Log, message: "{{ trigger.date }}" }
+triggers:
+  - { id: minute, type: io.kestra.plugin.core.trigger.Schedule, cron: "* * * * *" }
+`;
+}
+
+async function onServer(sql: string): Promise<void> {
+  const admin = new Client({ connectionString: process.env['DATABASE_URL'] });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Summed running totals of the counted scheduler processes. */
+function counts(): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const file of readdirSync(countsDir)) {
+    if (!file.endsWith('.json')) continue;
+    try {
+      const one = JSON.parse(readFileSync(join(countsDir, file), 'utf8')) as { counts: Record<string, number> };
+      for (const [kind, value] of Object.entries(one.counts)) total[kind] = (total[kind] ?? 0) + value;
+    } catch {
+      // Being replaced; read again at the next snapshot.
+    }
+  }
+  return total;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function createFlows(repositories: Repositories): Promise<void> {
+  let next = 0;
+  const one = async (): Promise<void> => {
+    for (let index = next++; index < FLOWS; index = next++) {
+      const source = flowSource(index);
+      const parsed = parseFlow(source);
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+      await repositories.flows.create('main', {
+        namespace: 'bench.scheduler',
+        flowId: parsed.flow.id,
+        source,
+        definition: JSON.parse(JSON.stringify(parsed.flow)),
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, one));
+}
+
+async function main(): Promise<void> {
+  await onServer(`CREATE DATABASE ${databaseName}`);
+  const url = new URL(process.env['DATABASE_URL'] ?? '');
+  url.pathname = `/${databaseName}`;
+  const children: ChildProcess[] = [];
+  let repositories: Repositories | undefined;
+  const client = new Client({ connectionString: url.toString() });
+  try {
+    await applyMigrations(url.toString());
+    repositories = await openRepositories(url.toString(), { poolSize: 8 });
+    await client.connect();
+    const loadStarted = Date.now();
+    await createFlows(repositories);
+    process.stdout.write(`${FLOWS} flows created in ${((Date.now() - loadStarted) / 1000).toFixed(1)} s\n`);
+
+    for (let index = 0; index < SCHEDULERS; index++) {
+      const output = openSync(join(logDir, `scheduler-${index}.log`), 'a');
+      children.push(
+        spawn(process.execPath, [join(WORKSPACE, 'bin/lanner.js'), 'server', 'scheduler'], {
+          cwd: WORKSPACE,
+          env: {
+            ...process.env,
+            DATABASE_URL: url.toString(),
+            LANNER_KAFKA_NAMESPACE: `bench-scheduler-${run}.`,
+            LANNER_HTTP_PORT: String(18_500 + index + (process.pid % 1000)),
+            LANNER_HTTP_HOST: '127.0.0.1',
+            LANNER_LOG_LEVEL: 'warn',
+            LANNER_BENCH_COUNTS_DIR: countsDir,
+            NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} -r ${join(WORKSPACE, 'tools/bench/e2e/counter.cjs')}`.trim(),
+            KAFKAJS_NO_PARTITIONER_WARNING: '1',
+          },
+          stdio: ['ignore', output, output],
+        }),
+      );
+    }
+
+    // Every schedule is evaluated once (it fires nothing then) before the measured minutes.
+    for (;;) {
+      const { rows } = await client.query<{ pending: string }>('SELECT count(*) AS pending FROM flow_triggers WHERE pending');
+      if (Number(rows[0].pending) === 0) break;
+      await sleep(1000);
+    }
+    const firstMeasured = Math.ceil((Date.now() + 5000) / 60_000) * 60_000;
+    const lastMeasured = firstMeasured + (MINUTES - 1) * 60_000;
+    process.stdout.write(
+      `measuring the due minutes ${new Date(firstMeasured).toISOString()} .. ${new Date(lastMeasured).toISOString()}\n`,
+    );
+    await sleep(firstMeasured - Date.now() - 2000);
+    const before = counts();
+    // Until every measured date fired (or 3 minutes after the last one), then the counters' last write.
+    const deadline = lastMeasured + 180_000;
+    for (;;) {
+      const { rows } = await client.query<{ fired: string }>(
+        `SELECT count(*) AS fired FROM executions
+         WHERE (trigger->'variables'->>'date')::timestamptz BETWEEN $1 AND $2`,
+        [new Date(firstMeasured), new Date(lastMeasured)],
+      );
+      if (Number(rows[0].fired) >= FLOWS * MINUTES || Date.now() > deadline) break;
+      await sleep(1000);
+    }
+    await sleep(1000);
+    const after = counts();
+
+    const { rows } = await client.query<{ drift_ms: number }>(
+      `SELECT extract(epoch FROM created_at - (trigger->'variables'->>'date')::timestamptz) * 1000 AS drift_ms
+       FROM executions WHERE (trigger->'variables'->>'date')::timestamptz BETWEEN $1 AND $2`,
+      [new Date(firstMeasured), new Date(lastMeasured)],
+    );
+    const drifts = rows.map((row) => Number(row.drift_ms)).sort((a, b) => a - b);
+    const { rows: duplicates } = await client.query<{ duplicates: string }>(
+      `SELECT count(*) - count(DISTINCT (flow_id, trigger->'variables'->>'date')) AS duplicates FROM executions`,
+    );
+    const fired = drifts.length;
+    const delta = (kind: string) => (after[kind] ?? 0) - (before[kind] ?? 0);
+    const perFiring = (kind: string) => (fired === 0 ? Number.NaN : delta(kind) / fired);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const report = {
+      flows: FLOWS,
+      schedulers: SCHEDULERS,
+      measuredMinutes: MINUTES,
+      expected: FLOWS * MINUTES,
+      fired,
+      duplicates: Number(duplicates[0].duplicates),
+      driftMs: {
+        p50: Math.round(percentile(drifts, 50)),
+        p99: Math.round(percentile(drifts, 99)),
+        max: Math.round(drifts.at(-1) ?? Number.NaN),
+      },
+      perFiring: {
+        sqlStatements: Number(perFiring('sql').toFixed(2)),
+        transactions: Number(perFiring('transactions').toFixed(2)),
+        kafkaProduce: Number(perFiring('kafka Produce').toFixed(3)),
+      },
+      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverage: load },
+      date: new Date().toISOString(),
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(
+      children.map((child) => new Promise((done) => (child.exitCode !== null ? done(undefined) : child.once('exit', done)))),
+    );
+    await client.end().catch(() => undefined);
+    await repositories?.close();
+    await onServer(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
