@@ -180,6 +180,45 @@ export class TriggerRepository {
    * deleted): each date fires once.
    */
   async advance(claimed: TriggerStateRecord, holder: string, advance: TriggerAdvance): Promise<TriggerAdvanceOutcome> {
+    const [outcome] = await this.advanceMany(holder, [{ claimed, advance }]);
+    return outcome;
+  }
+
+  /**
+   * `advance` for several claimed rows in one transaction (one commit for a
+   * whole claimed batch, and one INSERT of all the executions): each row is
+   * still written only if it is as it was claimed, independently of the others.
+   * Outcomes in the order of `items`.
+   */
+  async advanceMany(
+    holder: string,
+    items: readonly { readonly claimed: TriggerStateRecord; readonly advance: TriggerAdvance }[],
+  ): Promise<TriggerAdvanceOutcome[]> {
+    if (items.length === 0) return [];
+    return this.db.$transaction(
+      async (tx) => {
+        const outcomes: TriggerAdvanceOutcome[] = [];
+        const rows: ReturnType<typeof newExecutionRow>[] = [];
+        for (const { claimed, advance } of items) {
+          const outcome = await TriggerRepository.writeAdvance(tx, claimed, holder, advance);
+          outcomes.push(outcome);
+          rows.push(...outcome.inserted.map((execution) => newExecutionRow(claimed.tenantId, execution)));
+        }
+        if (rows.length > 0) await tx.execution.createMany({ data: rows });
+        return outcomes;
+      },
+      // A batch of a few hundred rows on a loaded machine can take longer than Prisma's 5 s default.
+      { timeout: 60_000, maxWait: 30_000 },
+    );
+  }
+
+  /** One row's conditional write; the executions to insert are returned, not inserted. */
+  private static async writeAdvance(
+    tx: DbOrTx,
+    claimed: TriggerStateRecord,
+    holder: string,
+    advance: TriggerAdvance,
+  ): Promise<TriggerAdvanceOutcome> {
     const key = {
       tenantId: claimed.tenantId,
       namespace: claimed.namespace,
@@ -187,40 +226,35 @@ export class TriggerRepository {
       triggerId: claimed.triggerId,
     };
     const claimedNextDate = claimed.pending ? NOT_EVALUATED : claimed.nextDate;
-    return this.db.$transaction(async (tx) => {
-      const last = advance.executions.at(-1);
-      const { count } = await tx.flowTriggerState.updateMany({
-        where: { ...key, lockHolder: holder, nextDate: claimedNextDate },
+    const last = advance.executions.at(-1);
+    const { count } = await tx.flowTriggerState.updateMany({
+      where: { ...key, lockHolder: holder, nextDate: claimedNextDate },
+      data: {
+        nextDate: advance.nextDate,
+        pending: false,
+        lockHolder: null,
+        lockExpiresAt: null,
+        ...(advance.disable === true ? { disabled: true } : {}),
+        ...(advance.lastDate !== undefined ? { lastDate: advance.lastDate } : {}),
+        ...(last !== undefined ? { lastExecutionId: last.id } : {}),
+      },
+    });
+    if (count === 0) return { written: false, inserted: [] };
+    const executions = [...advance.executions];
+    const backfill = advance.backfill;
+    if (backfill !== undefined) {
+      // Paused, deleted or replaced since the claim: the step is dropped (the next claim sees the change).
+      const stepped = await tx.triggerBackfill.updateMany({
+        where: { ...key, id: backfill.claimed.id, currentDate: backfill.claimed.currentDate, paused: false },
         data: {
-          nextDate: advance.nextDate,
-          pending: false,
-          lockHolder: null,
-          lockExpiresAt: null,
-          ...(advance.disable === true ? { disabled: true } : {}),
-          ...(advance.lastDate !== undefined ? { lastDate: advance.lastDate } : {}),
-          ...(last !== undefined ? { lastExecutionId: last.id } : {}),
+          currentDate: backfill.step.currentDate,
+          dueAt: backfill.step.dueAt,
+          done: { increment: backfill.executions.length },
         },
       });
-      if (count === 0) return { written: false, inserted: [] };
-      const executions = [...advance.executions];
-      const backfill = advance.backfill;
-      if (backfill !== undefined) {
-        // Paused, deleted or replaced since the claim: the step is dropped (the next claim sees the change).
-        const stepped = await tx.triggerBackfill.updateMany({
-          where: { ...key, id: backfill.claimed.id, currentDate: backfill.claimed.currentDate, paused: false },
-          data: {
-            currentDate: backfill.step.currentDate,
-            dueAt: backfill.step.dueAt,
-            done: { increment: backfill.executions.length },
-          },
-        });
-        if (stepped.count > 0) executions.push(...backfill.executions);
-      }
-      if (executions.length > 0) {
-        await tx.execution.createMany({ data: executions.map((execution) => newExecutionRow(key.tenantId, execution)) });
-      }
-      return { written: true, inserted: executions };
-    });
+      if (stepped.count > 0) executions.push(...backfill.executions);
+    }
+    return { written: true, inserted: executions };
   }
 
   /**

@@ -12,7 +12,7 @@ import {
   type TriggerStateRecord,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
-import { FlowNotFound, type Repositories } from '@lanner/repository';
+import { FlowNotFound, type Repositories, type TriggerAdvance } from '@lanner/repository';
 import { scheduledExecution } from './scheduled-execution';
 
 import type { SchedulerOptions } from './scheduler-options';
@@ -94,7 +94,7 @@ export class ScheduleLoop {
           this.options.leaseMs,
           this.options.claimBatch,
         );
-        for (const row of claimed) await this.evaluate(row, now);
+        await this.evaluateBatch(claimed, now);
         this.lastFailure = undefined;
         if (claimed.length < this.options.claimBatch) return;
       }
@@ -105,7 +105,27 @@ export class ScheduleLoop {
     }
   }
 
-  private async evaluate(row: TriggerStateRecord, now: Date): Promise<void> {
+  /**
+   * Evaluates claimed rows and writes them in one transaction (each row still
+   * only if it is as claimed), then announces what was inserted in one publish.
+   */
+  private async evaluateBatch(claimed: readonly TriggerStateRecord[], now: Date): Promise<void> {
+    const planned: { claimed: TriggerStateRecord; advance: TriggerAdvance }[] = [];
+    for (const row of claimed) {
+      const advance = await this.evaluate(row, now);
+      if (advance !== undefined) planned.push({ claimed: row, advance });
+    }
+    const outcomes = await this.repositories.triggers.advanceMany(this.holder, planned);
+    const announced = outcomes.flatMap((outcome, index) =>
+      outcome.inserted.map((execution) =>
+        encodeQueueMessage(executorEventCodec, createdEvent(planned[index].claimed.tenantId, execution, now)),
+      ),
+    );
+    if (announced.length > 0) await this.queue.publish(this.executorTopic, announced);
+  }
+
+  /** What to write for one claimed row; undefined when its flow or trigger is gone (the write would find nothing). */
+  private async evaluate(row: TriggerStateRecord, now: Date): Promise<TriggerAdvance | undefined> {
     let flow: Flow;
     let revision: number;
     try {
@@ -115,14 +135,14 @@ export class ScheduleLoop {
       revision = record.revision;
     } catch (error) {
       // Deleted meanwhile: the delete removed the row too, and the advance below would find nothing.
-      if (error instanceof FlowNotFound) return;
+      if (error instanceof FlowNotFound) return undefined;
       throw error;
     }
     const trigger = flow.triggers.find((candidate) => candidate.id === row.triggerId);
-    if (trigger === undefined || trigger.kind !== 'Schedule') return;
+    if (trigger === undefined || trigger.kind !== 'Schedule') return undefined;
     if (flow.disabled || trigger.disabled) {
       // Parked until a revision enables it again (which restarts it from that date); a backfill waits meanwhile.
-      await this.repositories.triggers.advance(row, this.holder, {
+      return {
         nextDate: null,
         executions: [],
         ...(row.backfill !== null && row.backfill.dueAt !== null
@@ -134,8 +154,7 @@ export class ScheduleLoop {
               },
             }
           : {}),
-      });
-      return;
+      };
     }
     const result =
       row.nextDate !== null && row.nextDate > now && !row.pending
@@ -162,20 +181,14 @@ export class ScheduleLoop {
             inputs: backfill.inputs,
             labels: { ...backfill.labels, [BACKFILL_LABEL]: 'true' },
           });
-    const outcome = await this.repositories.triggers.advance(row, this.holder, {
+    return {
       nextDate: result.nextDate ?? null,
       executions,
       ...(result.firings.length > 0 ? { lastDate: result.firings[result.firings.length - 1].date } : {}),
       ...(result.stopped ? { disable: true } : {}),
+      // A backfill step dropped at the write (paused meanwhile) inserts nothing, and so announces nothing.
       ...(backfill !== null && step !== undefined ? { backfill: { claimed: backfill, step, executions: backfilled } } : {}),
-    });
-    // A backfill step dropped at the write (paused meanwhile) inserted nothing: only what was inserted is announced.
-    if (outcome.inserted.length > 0) {
-      await this.queue.publish(
-        this.executorTopic,
-        outcome.inserted.map((execution) => encodeQueueMessage(executorEventCodec, createdEvent(row.tenantId, execution, now))),
-      );
-    }
+    };
   }
 
   /** The executions of `firings`; a firing whose inputs do not fit the flow is logged and skipped. */
