@@ -10,7 +10,7 @@ export {
 } from './migrations';
 export { DATABASE_URL_VARIABLE, redactDatabaseUrl } from './database-url';
 export * from './errors';
-export { FlowRepository } from './repositories/flow.repository';
+export { FlowRepository, flowKey } from './repositories/flow.repository';
 export {
   ExecutionRepository,
   type ConcurrencyAdmission,

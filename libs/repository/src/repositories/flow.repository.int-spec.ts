@@ -1,4 +1,5 @@
 import { FlowNotFound, AlreadyExists } from '../errors';
+import { flowKey } from './flow.repository';
 import { useTestRepositories } from '../testing/test-database';
 
 describe('FlowRepository', () => {
@@ -36,6 +37,24 @@ describe('FlowRepository', () => {
       flow('one').definition,
     );
     await expect(fixture.repositories.flows.getRevision('main', 'company.team', 'hello', 9)).rejects.toBeInstanceOf(FlowNotFound);
+  });
+
+  it('reads the live revision of many flows at once, leaving out the deleted and the unknown', async () => {
+    const flows = fixture.repositories.flows;
+    await flows.create('tenant-many', { ...flow('a'), namespace: 'company.many', flowId: 'many-a' });
+    await flows.saveRevision('tenant-many', { ...flow('a2'), namespace: 'company.many', flowId: 'many-a' });
+    await flows.create('tenant-many', { ...flow('b'), namespace: 'company.many', flowId: 'many-b' });
+    await flows.softDelete('tenant-many', 'company.many', 'many-b');
+    const found = await flows.getLatestMany([
+      { tenantId: 'tenant-many', namespace: 'company.many', flowId: 'many-a' },
+      { tenantId: 'tenant-many', namespace: 'company.many', flowId: 'many-b' },
+      { tenantId: 'other-tenant', namespace: 'company.many', flowId: 'many-a' },
+      { tenantId: 'tenant-many', namespace: 'company.many', flowId: 'nowhere' },
+    ]);
+    expect([...found.keys()]).toEqual([flowKey('tenant-many', 'company.many', 'many-a')]);
+    expect(found.get(flowKey('tenant-many', 'company.many', 'many-a'))).toEqual(
+      await flows.getLatest('tenant-many', 'company.many', 'many-a'),
+    );
   });
 
   it('keeps tenants apart', async () => {

@@ -33,6 +33,51 @@ export class FlowRepository {
     return toFlowRevisionRecord(latest);
   }
 
+  /**
+   * The live (latest, not deleted) revision of each flow named, in one
+   * statement; a flow deleted or unknown is absent from the answer. Keyed by
+   * `flowKey(tenantId, namespace, flowId)`.
+   */
+  async getLatestMany(
+    flows: readonly { readonly tenantId: string; readonly namespace: string; readonly flowId: string }[],
+  ): Promise<Map<string, FlowRevisionRecord>> {
+    const found = new Map<string, FlowRevisionRecord>();
+    if (flows.length === 0) return found;
+    const rows = await this.db.$queryRaw<
+      {
+        tenant_id: string;
+        namespace: string;
+        flow_id: string;
+        revision: number;
+        source: string;
+        definition: Prisma.JsonValue;
+        deleted: boolean;
+        created_at: Date;
+      }[]
+    >`
+      SELECT DISTINCT ON (f.tenant_id, f.namespace, f.flow_id)
+        f.tenant_id, f.namespace, f.flow_id, f.revision, f.source, f.definition, f.deleted, f.created_at
+      FROM flows f
+      JOIN unnest(${flows.map((flow) => flow.tenantId)}::text[], ${flows.map((flow) => flow.namespace)}::text[],
+                  ${flows.map((flow) => flow.flowId)}::text[]) AS k(tenant_id, namespace, flow_id)
+        ON f.tenant_id = k.tenant_id AND f.namespace = k.namespace AND f.flow_id = k.flow_id
+      ORDER BY f.tenant_id, f.namespace, f.flow_id, f.revision DESC`;
+    for (const row of rows) {
+      if (row.deleted) continue;
+      found.set(flowKey(row.tenant_id, row.namespace, row.flow_id), {
+        tenantId: row.tenant_id,
+        namespace: row.namespace,
+        flowId: row.flow_id,
+        revision: row.revision,
+        source: row.source,
+        definition: storedJson(row.definition),
+        deleted: false,
+        createdAt: row.created_at,
+      });
+    }
+    return found;
+  }
+
   /** A specific stored revision (also of a since deleted flow). */
   async getRevision(tenantId: string, namespace: string, flowId: string, revision: number): Promise<FlowRevisionRecord> {
     const row = await this.db.flowRevision.findUnique({
@@ -128,6 +173,11 @@ export class FlowRepository {
       throw error;
     }
   }
+}
+
+/** The key of `getLatestMany`'s answer. */
+export function flowKey(tenantId: string, namespace: string, flowId: string): string {
+  return JSON.stringify([tenantId, namespace, flowId]);
 }
 
 function latestRevision(db: DbOrTx | Db, tenantId: string, namespace: string, flowId: string): Promise<FlowRevision | null> {

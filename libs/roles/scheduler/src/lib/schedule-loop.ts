@@ -5,6 +5,7 @@ import {
   BACKFILL_LABEL,
   evaluateSchedule,
   type Flow,
+  type FlowRevisionRecord,
   type NewExecution,
   type ScheduleFiring,
   type ScheduleTrigger,
@@ -12,7 +13,7 @@ import {
   type TriggerStateRecord,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
-import { FlowNotFound, type Repositories, type TriggerAdvance } from '@lanner/repository';
+import { flowKey, type Repositories, type TriggerAdvance } from '@lanner/repository';
 import { scheduledExecution } from './scheduled-execution';
 
 import type { SchedulerOptions } from './scheduler-options';
@@ -110,9 +111,11 @@ export class ScheduleLoop {
    * only if it is as claimed), then announces what was inserted in one publish.
    */
   private async evaluateBatch(claimed: readonly TriggerStateRecord[], now: Date): Promise<void> {
+    // Each claimed row is evaluated against its flow's latest revision, all read in one statement.
+    const flows = await this.repositories.flows.getLatestMany(claimed);
     const planned: { claimed: TriggerStateRecord; advance: TriggerAdvance }[] = [];
     for (const row of claimed) {
-      const advance = await this.evaluate(row, now);
+      const advance = this.evaluate(row, flows.get(flowKey(row.tenantId, row.namespace, row.flowId)), now);
       if (advance !== undefined) planned.push({ claimed: row, advance });
     }
     const outcomes = await this.repositories.triggers.advanceMany(this.holder, planned);
@@ -125,19 +128,12 @@ export class ScheduleLoop {
   }
 
   /** What to write for one claimed row; undefined when its flow or trigger is gone (the write would find nothing). */
-  private async evaluate(row: TriggerStateRecord, now: Date): Promise<TriggerAdvance | undefined> {
-    let flow: Flow;
-    let revision: number;
-    try {
-      const record = await this.repositories.flows.getLatest(row.tenantId, row.namespace, row.flowId);
-      // The stored definition is the parsed flow as JSON.
-      flow = record.definition as unknown as Flow;
-      revision = record.revision;
-    } catch (error) {
-      // Deleted meanwhile: the delete removed the row too, and the advance below would find nothing.
-      if (error instanceof FlowNotFound) return undefined;
-      throw error;
-    }
+  private evaluate(row: TriggerStateRecord, record: FlowRevisionRecord | undefined, now: Date): TriggerAdvance | undefined {
+    // Deleted meanwhile: the delete removed the row too, and a write would find nothing.
+    if (record === undefined) return undefined;
+    // The stored definition is the parsed flow as JSON.
+    const flow = record.definition as unknown as Flow;
+    const revision = record.revision;
     const trigger = flow.triggers.find((candidate) => candidate.id === row.triggerId);
     if (trigger === undefined || trigger.kind !== 'Schedule') return undefined;
     if (flow.disabled || trigger.disabled) {
@@ -157,8 +153,8 @@ export class ScheduleLoop {
       };
     }
     const result =
-      row.nextDate !== null && row.nextDate > now && !row.pending
-        ? // Claimed for its backfill only: the schedule itself is not due.
+      !row.pending && (row.nextDate === null || row.nextDate > now)
+        ? // Claimed for its backfill only: the schedule itself is not due (or has no date left).
           { firings: [], nextDate: row.nextDate, stopped: false }
         : evaluateSchedule(
             trigger,
