@@ -12,7 +12,7 @@
  *   SWC_NODE_PROJECT=tsconfig.base.json node -r @swc-node/register tools/bench/scheduler/scheduler.bench.ts
  *
  * Knobs: SCHEDULER_BENCH_FLOWS (10000), SCHEDULER_BENCH_MINUTES (3 measured due minutes),
- * SCHEDULER_BENCH_SCHEDULERS (1).
+ * SCHEDULER_BENCH_SCHEDULERS (1), SCHEDULER_BENCH_PROFILE_DIR (a CPU profile per scheduler).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,6 +26,8 @@ import { Client } from 'pg';
 const FLOWS = Number(process.env['SCHEDULER_BENCH_FLOWS'] ?? 10_000);
 const MINUTES = Number(process.env['SCHEDULER_BENCH_MINUTES'] ?? 3);
 const SCHEDULERS = Number(process.env['SCHEDULER_BENCH_SCHEDULERS'] ?? 1);
+/** When set, each scheduler writes a CPU profile (.cpuprofile) there as it stops. */
+const PROFILE_DIR = process.env['SCHEDULER_BENCH_PROFILE_DIR'];
 const WORKSPACE = resolve(__dirname, '../../..');
 const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const databaseName = `lanner_bench_scheduler_${run}`;
@@ -110,21 +112,30 @@ async function main(): Promise<void> {
     for (let index = 0; index < SCHEDULERS; index++) {
       const output = openSync(join(logDir, `scheduler-${index}.log`), 'a');
       children.push(
-        spawn(process.execPath, [join(WORKSPACE, 'bin/lanner.js'), 'server', 'scheduler'], {
-          cwd: WORKSPACE,
-          env: {
-            ...process.env,
-            DATABASE_URL: url.toString(),
-            LANNER_KAFKA_NAMESPACE: `bench-scheduler-${run}.`,
-            LANNER_HTTP_PORT: String(18_500 + index + (process.pid % 1000)),
-            LANNER_HTTP_HOST: '127.0.0.1',
-            LANNER_LOG_LEVEL: 'warn',
-            LANNER_BENCH_COUNTS_DIR: countsDir,
-            NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} -r ${join(WORKSPACE, 'tools/bench/e2e/counter.cjs')}`.trim(),
-            KAFKAJS_NO_PARTITIONER_WARNING: '1',
+        spawn(
+          process.execPath,
+          [
+            ...(PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`]),
+            join(WORKSPACE, 'bin/lanner.js'),
+            'server',
+            'scheduler',
+          ],
+          {
+            cwd: WORKSPACE,
+            env: {
+              ...process.env,
+              DATABASE_URL: url.toString(),
+              LANNER_KAFKA_NAMESPACE: `bench-scheduler-${run}.`,
+              LANNER_HTTP_PORT: String(18_500 + index + (process.pid % 1000)),
+              LANNER_HTTP_HOST: '127.0.0.1',
+              LANNER_LOG_LEVEL: 'warn',
+              LANNER_BENCH_COUNTS_DIR: countsDir,
+              NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} -r ${join(WORKSPACE, 'tools/bench/e2e/counter.cjs')}`.trim(),
+              KAFKAJS_NO_PARTITIONER_WARNING: '1',
+            },
+            stdio: ['ignore', output, output],
           },
-          stdio: ['ignore', output, output],
-        }),
+        ),
       );
     }
 

@@ -2,3 +2,4 @@ export * from './schedule-dates';
 export * from './declared-triggers';
 export * from './backfill';
 export { zonedIsoString } from './local-time';
+export { delayToNextTick } from './tick';

@@ -50,6 +50,11 @@ export interface NewBackfill {
   readonly labels: Record<string, string>;
 }
 
+/** One trigger's identity as a single string, to match the rows a batch statement wrote. */
+function keyOf(key: Pick<TriggerStateRecord, 'tenantId' | 'namespace' | 'flowId' | 'triggerId'>): string {
+  return JSON.stringify([key.tenantId, key.namespace, key.flowId, key.triggerId]);
+}
+
 /** Instance states of the liveness registry whose leases another scheduler takes over at once. */
 const DEAD_INSTANCE_STATES = Prisma.sql`('NOT_RUNNING', 'TERMINATED')`;
 
@@ -188,7 +193,8 @@ export class TriggerRepository {
    * `advance` for several claimed rows in one transaction (one commit for a
    * whole claimed batch, and one INSERT of all the executions): each row is
    * still written only if it is as it was claimed, independently of the others.
-   * Outcomes in the order of `items`.
+   * The plain advances (no backfill step, no stop) are written by one UPDATE
+   * for the whole batch; the others one by one. Outcomes in the order of `items`.
    */
   async advanceMany(
     holder: string,
@@ -197,18 +203,66 @@ export class TriggerRepository {
     if (items.length === 0) return [];
     return this.db.$transaction(
       async (tx) => {
-        const outcomes: TriggerAdvanceOutcome[] = [];
-        const rows: ReturnType<typeof newExecutionRow>[] = [];
-        for (const { claimed, advance } of items) {
-          const outcome = await TriggerRepository.writeAdvance(tx, claimed, holder, advance);
-          outcomes.push(outcome);
-          rows.push(...outcome.inserted.map((execution) => newExecutionRow(claimed.tenantId, execution)));
+        const outcomes: TriggerAdvanceOutcome[] = new Array(items.length);
+        const plain: number[] = [];
+        for (const [index, { claimed, advance }] of items.entries()) {
+          if (advance.backfill === undefined && advance.disable !== true) plain.push(index);
+          else outcomes[index] = await TriggerRepository.writeAdvance(tx, claimed, holder, advance);
         }
+        const written = await TriggerRepository.writePlainAdvances(
+          tx,
+          holder,
+          plain.map((index) => items[index]),
+        );
+        for (const index of plain) {
+          const { claimed, advance } = items[index];
+          outcomes[index] = written.has(keyOf(claimed))
+            ? { written: true, inserted: advance.executions }
+            : { written: false, inserted: [] };
+        }
+        const rows = items.flatMap(({ claimed }, index) =>
+          outcomes[index].inserted.map((execution) => newExecutionRow(claimed.tenantId, execution)),
+        );
         if (rows.length > 0) await tx.execution.createMany({ data: rows });
         return outcomes;
       },
       // A batch of a few hundred rows on a loaded machine can take longer than Prisma's 5 s default.
       { timeout: 60_000, maxWait: 30_000 },
+    );
+  }
+
+  /**
+   * The conditional write of many plain advances in one statement: a row is
+   * written only while `holder` holds it and its next date is still the
+   * claimed one. Returns the keys of the rows written.
+   */
+  private static async writePlainAdvances(
+    tx: DbOrTx,
+    holder: string,
+    items: readonly { readonly claimed: TriggerStateRecord; readonly advance: TriggerAdvance }[],
+  ): Promise<Set<string>> {
+    if (items.length === 0) return new Set();
+    const values = items.map(({ claimed, advance }) => {
+      const claimedNextDate = claimed.pending ? NOT_EVALUATED : claimed.nextDate;
+      return Prisma.sql`(${claimed.tenantId}::text, ${claimed.namespace}::text, ${claimed.flowId}::text, ${claimed.triggerId}::text,
+        ${claimedNextDate}::timestamptz, ${advance.nextDate}::timestamptz, ${advance.lastDate ?? null}::timestamptz,
+        ${advance.executions.at(-1)?.id ?? null}::text)`;
+    });
+    const rows = await tx.$queryRaw<{ tenant_id: string; namespace: string; flow_id: string; trigger_id: string }[]>`
+      UPDATE flow_triggers AS t SET
+        next_date = v.next_date, pending = false, lock_holder = NULL, lock_expires_at = NULL,
+        last_date = COALESCE(v.last_date, t.last_date),
+        last_execution_id = COALESCE(v.last_execution_id, t.last_execution_id),
+        updated_at = CURRENT_TIMESTAMP
+      FROM (VALUES ${Prisma.join(values)})
+        AS v(tenant_id, namespace, flow_id, trigger_id, claimed_next_date, next_date, last_date, last_execution_id)
+      WHERE t.tenant_id = v.tenant_id AND t.namespace = v.namespace AND t.flow_id = v.flow_id AND t.trigger_id = v.trigger_id
+        AND t.lock_holder = ${holder} AND t.next_date IS NOT DISTINCT FROM v.claimed_next_date
+      RETURNING t.tenant_id, t.namespace, t.flow_id, t.trigger_id`;
+    return new Set(
+      rows.map((row) =>
+        keyOf({ tenantId: row.tenant_id, namespace: row.namespace, flowId: row.flow_id, triggerId: row.trigger_id }),
+      ),
     );
   }
 

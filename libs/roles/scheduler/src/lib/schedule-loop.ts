@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
 import {
   BACKFILL_LABEL,
+  delayToNextTick,
   evaluateSchedule,
   type Flow,
   type FlowRevisionRecord,
@@ -21,6 +22,8 @@ import type { SchedulerOptions } from './scheduler-options';
 const SCHEDULE_TYPE = 'io.kestra.plugin.core.trigger.Schedule';
 /** A backfill steps once a second; its rate is `backfillPerSecond` dates per step. */
 const BACKFILL_STEP_MS = 1000;
+/** How long after each whole tick the loop looks: the due dates have passed by then. */
+const TICK_OFFSET_MS = 2;
 
 /**
  * The scheduler's loop: every tick it claims the due schedules (leased to
@@ -33,7 +36,8 @@ const BACKFILL_STEP_MS = 1000;
  */
 export class ScheduleLoop {
   private readonly logger = new Logger(ScheduleLoop.name);
-  private interval: NodeJS.Timeout | undefined;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
   private tick: Promise<void> | undefined;
   private lastFailure: string | undefined;
 
@@ -71,38 +75,59 @@ export class ScheduleLoop {
     return leftovers.length;
   }
 
+  /**
+   * Ticks on the clock's whole multiples of `tickMs` (a few ms after each
+   * second, by default), where the dates of a cron schedule fall: a schedule
+   * due at 12:00:00 is evaluated at 12:00:00.00x, not up to a tick later.
+   */
   start(): void {
-    if (this.interval !== undefined) return;
-    this.interval = setInterval(() => {
-      this.tick ??= this.runOnce().finally(() => (this.tick = undefined));
-    }, this.options.tickMs);
+    if (this.running) return;
+    this.running = true;
+    this.scheduleTick();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.interval);
-    this.interval = undefined;
+    this.running = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     await this.tick;
   }
 
-  /** Evaluates every schedule due now; resolves when none is left (or on an error, retried next tick). */
+  private scheduleTick(): void {
+    if (!this.running) return;
+    this.timer = setTimeout(
+      () => {
+        this.tick ??= this.runOnce().finally(() => (this.tick = undefined));
+        this.scheduleTick();
+      },
+      delayToNextTick(this.clock().getTime(), this.options.tickMs, TICK_OFFSET_MS),
+    );
+  }
+
+  /**
+   * Evaluates every schedule due now; resolves when none is left (or on an
+   * error, retried next tick). `claimLanes` rounds run side by side, each
+   * claiming its own batch (the claims skip each other's rows), so one
+   * batch's writes overlap the next one's claim and evaluation.
+   */
   async runOnce(): Promise<void> {
     try {
-      for (;;) {
-        const now = this.clock();
-        const claimed = await this.repositories.triggers.claimDue(
-          this.holder,
-          now,
-          this.options.leaseMs,
-          this.options.claimBatch,
-        );
-        await this.evaluateBatch(claimed, now);
-        this.lastFailure = undefined;
-        if (claimed.length < this.options.claimBatch) return;
-      }
+      await Promise.all(Array.from({ length: this.options.claimLanes }, () => this.drain()));
+      this.lastFailure = undefined;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (reason !== this.lastFailure) this.logger.warn({ reason }, 'due schedules not evaluated; trying again at each tick');
       this.lastFailure = reason;
+    }
+  }
+
+  /** Claims and evaluates batches until a claim comes back short (nothing more due now). */
+  private async drain(): Promise<void> {
+    for (;;) {
+      const now = this.clock();
+      const claimed = await this.repositories.triggers.claimDue(this.holder, now, this.options.leaseMs, this.options.claimBatch);
+      await this.evaluateBatch(claimed, now);
+      if (claimed.length < this.options.claimBatch) return;
     }
   }
 

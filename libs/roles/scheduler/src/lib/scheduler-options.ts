@@ -2,7 +2,7 @@ import { QueueTopics, spineTopics } from '@lanner/frames';
 
 /** What the scheduler role needs beyond the shared adapters. */
 export interface SchedulerOptions {
-  /** How often the loop looks for due schedules; default 1000 ms. */
+  /** How often the loop looks for due schedules, on the clock's whole multiples; default 1000 ms. */
   readonly tickMs: number;
   /**
    * How long a claimed schedule stays leased to this scheduler. A scheduler
@@ -13,6 +13,8 @@ export interface SchedulerOptions {
   readonly leaseMs: number;
   /** Schedules claimed per database round; a backlog drains over several rounds of one tick. */
   readonly claimBatch: number;
+  /** Rounds run side by side in a tick (each claims its own batch); default 4. */
+  readonly claimLanes: number;
   /** Put before every topic name, like the other roles' option; empty in production. */
   readonly topicPrefix: string;
   /** Past dates each running backfill fires per second, at most (`LANNER_SCHEDULER_BACKFILL_PER_SECOND`). */
@@ -22,7 +24,7 @@ export interface SchedulerOptions {
 export const SCHEDULER_OPTIONS = Symbol('lanner.scheduler-options');
 
 export function schedulerOptions(overrides: Partial<SchedulerOptions> = {}): SchedulerOptions {
-  return { tickMs: 1000, leaseMs: 10_000, claimBatch: 200, topicPrefix: '', backfillPerSecond: 10, ...overrides };
+  return { tickMs: 1000, leaseMs: 10_000, claimBatch: 500, claimLanes: 4, topicPrefix: '', backfillPerSecond: 10, ...overrides };
 }
 
 export function schedulerTopics(prefix: string): { readonly executor: string; readonly ensured: readonly string[] } {
