@@ -15,7 +15,7 @@ export type { ExecutionState, TaskRunState } from './lib/states';
 export { createExecution, listTaskRuns, getTaskRun, executionToData, executionFromData } from './lib/execution';
 export type { NewExecution, ExecutionData } from './lib/execution';
 export { renderContextFor } from './lib/render-context';
-export { UnknownTask } from './lib/flow-index';
+export { taskById, UnknownTask } from './lib/flow-index';
 export { resumeInputProblems } from './lib/resume-inputs';
 export { PersistentMap } from './lib/persistent-map';
 export type * from './lib/types';

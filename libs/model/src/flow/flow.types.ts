@@ -229,6 +229,10 @@ export interface PauseTask extends TaskCommon {
   readonly pauseTimeoutMs?: DurationSpec;
   /** Kestra's `onResume`: the inputs a resume may carry, checked and defaulted like execution inputs. */
   readonly onResume?: readonly FlowInput[];
+  /** Kestra's deprecated `tasks`: run one after the other once the Pause is resumed. */
+  readonly tasks?: readonly Task[];
+  /** Run when one of `tasks` failed. */
+  readonly errors?: readonly Task[];
 }
 export interface SubflowTask extends TaskCommon {
   readonly kind: 'Subflow';
@@ -241,7 +245,7 @@ export interface SubflowTask extends TaskCommon {
   readonly transmitFailed: boolean;
   /** Kestra's `inheritLabels`: the subflow execution gets this execution's labels. */
   readonly inheritLabels?: boolean;
-  /** Kestra's deprecated `outputs` map: accepted (with a warning), not rendered. */
+  /** Kestra's deprecated `outputs` map (with a warning): rendered against the child when it ends, if its flow declares no outputs. */
   readonly outputs?: Readonly<Record<string, TemplatedValue>>;
 }
 export interface FailTask extends TaskCommon {

@@ -128,6 +128,25 @@ ${log.replace(/^ {2}/gm, '      ')}`);
     ]);
   });
 
+  it("reads a Pause's deprecated tasks and its errors branch, with a warning on tasks", () => {
+    const source = `id: f
+namespace: n
+tasks:
+  - id: wait
+    type: io.kestra.plugin.core.flow.Pause
+    tasks:
+${log.replace(/^/gm, '    ').trimEnd()}
+    errors:
+      - { id: cleanup, type: io.kestra.plugin.core.log.Log, message: bye }
+`;
+    const task = readFlow(source).tasks[0];
+    expect(task?.kind === 'Pause' && task.tasks?.map((t) => t.id)).toEqual(['hello']);
+    expect(task?.kind === 'Pause' && task.errors?.map((t) => t.id)).toEqual(['cleanup']);
+    expect(warningsOf(source)).toEqual([
+      'tasks[0].tasks: is deprecated: put the tasks to run after the resume after the Pause instead',
+    ]);
+  });
+
   it('refuses a templated timeout outside a Pause', () => {
     expect(messagesOf(flowWithTasks(`${log}    timeout: "{{ inputs.t }}"\n`))).toEqual([
       'tasks[0].timeout: must be an ISO-8601 duration (a template is read on a Pause only)',

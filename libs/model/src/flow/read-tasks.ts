@@ -68,7 +68,7 @@ const TASK_SPECS: Readonly<Record<string, TaskTypeSpec>> = {
   [TASK_TYPES.Dag]: { runnable: false, keys: ['tasks', 'concurrency', ...BRANCH_KEYS] },
   [TASK_TYPES.AllowFailure]: { runnable: false, keys: ['tasks', ...BRANCH_KEYS] },
   [TASK_TYPES.WaitFor]: { runnable: false, keys: ['condition', 'tasks', 'checkFrequency', 'failOnMaxReached'] },
-  [TASK_TYPES.Pause]: { runnable: false, keys: ['pauseDuration', 'delay', 'onResume'] },
+  [TASK_TYPES.Pause]: { runnable: false, keys: ['pauseDuration', 'delay', 'onResume', 'tasks', 'errors'] },
   [TASK_TYPES.Subflow]: {
     runnable: false,
     keys: ['namespace', 'flowId', 'revision', 'inputs', 'labels', 'wait', 'transmitFailed', 'inheritLabels', 'outputs'],
@@ -261,7 +261,7 @@ export class TaskReader {
           failOnMaxReached: view.boolean('failOnMaxReached', false),
         };
       case TASK_TYPES.Pause:
-        return this.pause(view, common);
+        return this.pause(view, common, depth);
       case TASK_TYPES.Subflow:
         return dropUndefined({
           ...common,
@@ -347,7 +347,10 @@ export class TaskReader {
 
   private subflowOutputs(view: ObjectView): Record<string, TemplatedValue> | undefined {
     if (!view.has('outputs')) return undefined;
-    view.warn('outputs', "is deprecated and not rendered by Lanner: declare the child flow's own 'outputs' instead");
+    view.warn(
+      'outputs',
+      "is deprecated: declare the child flow's own 'outputs' instead (this map is read only when it declares none)",
+    );
     return view.valueRecord('outputs');
   }
 
@@ -453,12 +456,13 @@ export class TaskReader {
     };
   }
 
-  private pause(view: ObjectView, common: TaskCommon): Task {
+  private pause(view: ObjectView, common: TaskCommon, depth: number): Task {
     if (view.has('pauseDuration') && view.has('delay')) {
       view.report('delay', "is the old name of 'pauseDuration'; set only one of them");
     }
     const pauseDurationMs = durationSpec(view, 'pauseDuration') ?? durationSpec(view, 'delay');
     const onResume = view.has('onResume') ? readInputList(this.source, view, 'onResume') : undefined;
+    if (view.has('tasks')) view.warn('tasks', 'is deprecated: put the tasks to run after the resume after the Pause instead');
     // On a Pause, Kestra's `timeout` bounds the wait for a resume.
     const { timeoutMs, ...rest } = common;
     return dropUndefined({
@@ -467,6 +471,8 @@ export class TaskReader {
       pauseDurationMs,
       pauseTimeoutMs: timeoutMs ?? durationSpec(view, 'timeout'),
       onResume,
+      tasks: this.taskList(view, 'tasks', { depth }),
+      errors: this.taskList(view, 'errors', { depth }),
     });
   }
 }

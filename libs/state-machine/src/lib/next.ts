@@ -90,7 +90,14 @@ class Step extends StepStore implements FlowableStep {
         if (!acceptsRestart(this.base, event.expectedVersion)) return;
         return this.onRestart(event.runningExecutions ?? 0);
       case 'subflow-ended':
-        return this.onSubflowEnded(event.taskRunId, event.executionId, event.state, event.outputs, event.error);
+        return this.onSubflowEnded(
+          event.taskRunId,
+          event.executionId,
+          event.state,
+          event.outputs,
+          event.error,
+          event.childContext,
+        );
     }
   }
 
@@ -620,13 +627,14 @@ class Step extends StepStore implements FlowableStep {
     childState: ExecutionState,
     outputs: JsonObject | undefined,
     error: string | undefined,
+    childContext: Readonly<Record<string, unknown>> | undefined,
   ): void {
     if (isFinalExecution(this.state)) return;
     const run = this.find(taskRunId);
     if (run === undefined || run.state !== 'RUNNING' || run.subflowExecutionId !== executionId) return;
     const task = this.task(run);
     if (task.kind !== 'Subflow' || !isFinalExecution(childState)) return;
-    this.childEnded(subflowChildEnded(task, this, run, executionId, childState, outputs, error));
+    this.childEnded(subflowChildEnded(task, this, run, { executionId, childState, outputs, startError: error, childContext }));
   }
 
   // ---- Runnable tasks -----------------------------------------------------------------
@@ -753,6 +761,14 @@ class Step extends StepStore implements FlowableStep {
     const outputs = rules.startOutputs?.(progress);
     const running = this.moveRun(run, 'RUNNING', { progress, ...(outputs !== undefined ? { outputs } : {}) });
     if (outputs !== undefined) this.recordOutputs(running);
+    if (rules.started !== undefined) {
+      try {
+        rules.started(task, this, running);
+      } catch (error) {
+        return this.finishRun(this.run(run.id), task, 'FAILED', { error: renderFailure(error) }).state;
+      }
+      if (this.run(run.id).state !== 'RUNNING') return this.run(run.id).state;
+    }
     this.advance(running.id);
     const started = this.run(running.id);
     this.scheduleContainerTimeout(started);
@@ -786,7 +802,8 @@ class Step extends StepStore implements FlowableStep {
     if (task.kind !== 'Pause') return;
     const resumed = resumePause(task, this, run, inputs);
     this.afterPauseChange();
-    this.childEnded(resumed);
+    // A Pause with tasks runs them now; it ends when they do.
+    if (isTerminal(resumed.state) || this.advance(resumed.id)) this.childEnded(this.run(resumed.id));
   }
 
   executionPaused(): void {
@@ -811,8 +828,7 @@ class Step extends StepStore implements FlowableStep {
 
   /** The timers a flowable without children scheduled itself (a Pause's), when it ends another way. */
   private cancelOwnTimers(run: TaskRun, task: Task): void {
-    const rules = rulesOf(task);
-    if (rules?.hasChildren === false) rules.cancelTimers?.(task, this, run);
+    rulesOf(task)?.cancelTimers?.(task, this, run);
   }
 
   // ---- Containers (the root and every flowable with children) ----------------------------
@@ -1164,7 +1180,10 @@ class Step extends StepStore implements FlowableStep {
     const restarted = this.moveRun(run, 'RESTARTED', { error: undefined });
     // Like a retry, a restarted job keeps the queue it had; one that never reached a queue is routed afresh.
     if (isRunnable(task)) return this.dispatch(restarted, task, restarted.workerQueueId).state;
-    if (restarted.progress === undefined) return this.startFlowable(restarted, task);
+    // A Pause with tasks that never got its resume pauses again.
+    if (restarted.progress === undefined || (task.kind === 'Pause' && restarted.progress.waiting === true)) {
+      return this.startFlowable(restarted, task);
+    }
     const running = this.moveRun(restarted, 'RUNNING');
     this.restartContainer(running.id);
     this.advance(running.id);

@@ -263,6 +263,12 @@ export type ExecutionEvent =
       readonly outputs?: JsonObject;
       /** Why the child could not even start (its inputs do not match its flow, say). */
       readonly error?: string;
+      /**
+       * The ended child's render context, given when the Subflow has Kestra's
+       * deprecated `outputs` map and the child's flow declares no outputs of
+       * its own: the map is rendered against it.
+       */
+      readonly childContext?: Readonly<Record<string, unknown>>;
     };
 
 // ---- Actions --------------------------------------------------------------------

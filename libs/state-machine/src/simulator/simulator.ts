@@ -45,7 +45,14 @@ export interface SimulationOptions {
   readonly subflows?: Readonly<
     Record<
       string,
-      { readonly state: ExecutionState; readonly outputs?: JsonObject; readonly durationMs?: number; readonly error?: string }
+      {
+        readonly state: ExecutionState;
+        readonly outputs?: JsonObject;
+        readonly durationMs?: number;
+        readonly error?: string;
+        /** The child's render context, given for a Subflow's deprecated `outputs` map. */
+        readonly context?: JsonObject;
+      }
     >
   >;
   /** External events at virtual times: kill, resume, restart, concurrency slot freed. */
@@ -183,6 +190,7 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
             state: child.state,
             ...(child.outputs !== undefined ? { outputs: child.outputs } : {}),
             ...('error' in child && child.error !== undefined ? { error: child.error } : {}),
+            ...('context' in child && child.context !== undefined ? { childContext: child.context } : {}),
           });
           break;
         }

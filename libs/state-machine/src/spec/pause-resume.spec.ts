@@ -16,7 +16,7 @@ describe('Pause', () => {
     ]);
     const [approval] = runsOf(result.execution, 'approval');
     expect(historyOf(approval)).toBe('CREATED>RUNNING>PAUSED>RUNNING>SUCCESS');
-    expect(approval?.outputs).toEqual({ approved: true });
+    expect(approval?.outputs).toEqual({ approved: true, onResume: { approved: true } });
     expect(runsOf(result.execution, 'b')[0]?.histories[0]?.at).toBe(50_000);
   });
 

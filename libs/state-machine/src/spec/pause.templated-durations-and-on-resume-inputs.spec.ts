@@ -18,7 +18,7 @@ describe('Pause', () => {
     );
   });
 
-  it('checks and defaults the resume inputs against onResume', () => {
+  it('checks and defaults the resume inputs against onResume, its outputs under onResume as in Kestra', () => {
     const wait = {
       ...pause('wait'),
       onResume: [
@@ -30,7 +30,8 @@ describe('Pause', () => {
       events: [{ at: 5000, event: { type: 'resume-requested', inputs: { approved: 'true' } } }],
     });
     expect(result.execution.state).toBe('SUCCESS');
-    expect(runsOf(result.execution, 'wait')[0]?.outputs).toEqual({ approved: true, reason: 'none given' });
+    const values = { approved: true, reason: 'none given' };
+    expect(runsOf(result.execution, 'wait')[0]?.outputs).toEqual({ ...values, onResume: values });
   });
 
   it('fails with the problem when a resume input is not valid', () => {

@@ -181,6 +181,6 @@ describe('an execution stored before the per-kind split of the flowables', () =>
       'e:all:call': 'SUCCESS',
     });
     expect(ended.taskRuns.get('e:all:each:say@2')?.value).toBe('z');
-    expect(ended.taskRuns.get('e:all:check:hold')?.outputs).toEqual({ approved: true });
+    expect(ended.taskRuns.get('e:all:check:hold')?.outputs).toEqual({ approved: true, onResume: { approved: true } });
   });
 });

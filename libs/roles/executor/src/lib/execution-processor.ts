@@ -37,6 +37,7 @@ import {
   next,
   quarantineExecution,
   renderContextFor,
+  taskById,
   type Execution,
   type ExecutionAction,
   type ExecutionEvent,
@@ -261,6 +262,7 @@ export class ExecutionProcessor {
    */
   private async firstEvent(message: ExecutorEvent, unit: Unit): Promise<ExecutionEvent | undefined> {
     if (message.type === 'execution.restart') return this.restartEvent(message, unit);
+    if (message.type === 'subflow.ended') return this.subflowEndedEvent(message, unit);
     const startRequest =
       message.type === 'execution.created' || (message.type === 'timer.fired' && isExecutionStartTimer(message.payload.timerId));
     if (!startRequest) return toExecutionEvent(message);
@@ -297,6 +299,37 @@ export class ExecutionProcessor {
       this.admission(unit, concurrency),
     );
     return { ...event, runningExecutions: admitted ? 0 : concurrency.limit };
+  }
+
+  /**
+   * A child execution ended. For a Subflow with Kestra's deprecated `outputs`
+   * map whose child flow declares no outputs, the event carries the ended
+   * child's render context: the state machine renders the map against it.
+   */
+  private async subflowEndedEvent(
+    message: Extract<ExecutorEvent, { type: 'subflow.ended' }>,
+    unit: Unit,
+  ): Promise<ExecutionEvent | undefined> {
+    const event = toExecutionEvent(message);
+    if (event?.type !== 'subflow-ended' || event.outputs !== undefined) return event;
+    const run = unit.current.taskRuns.get(event.taskRunId);
+    let task;
+    try {
+      task = run === undefined ? undefined : taskById(unit.flow, run.taskId);
+    } catch (error) {
+      if (error instanceof UnknownTask) return event;
+      throw error;
+    }
+    if (task?.kind !== 'Subflow' || task.outputs === undefined) return event;
+    const { execution: record, stateData } = await this.repositories.executions.getExecutorState(
+      unit.tenantId,
+      event.executionId,
+    );
+    if (stateData === null) return event;
+    const childFlow = await this.flow(unit.tenantId, record.namespace, record.flowId, record.flowRevision);
+    if (childFlow.outputs.length > 0) return event;
+    const child = loadStoredExecution(event.executionId, stateData);
+    return { ...event, childContext: renderContextFor(childFlow, child) };
   }
 
   /** What the repository needs to decide a slot of the flow's concurrency limit for this execution, now. */

@@ -66,6 +66,13 @@ export interface ContainerRules<T extends Task = Task> {
   taskLists(task: T): (readonly Task[])[];
   /** The progress it starts with: what it renders once at its start (may throw a render error, which fails it). */
   start(task: T, step: FlowableStep, run: TaskRun): ContainerProgress;
+  /**
+   * Runs once it is RUNNING with its start progress, before any lane starts
+   * (Pause with `tasks`: it pauses). Lanes start only if it is still RUNNING.
+   */
+  started?(task: T, step: FlowableStep, run: TaskRun): void;
+  /** Cancels the timers it scheduled itself (Pause), when it ends by any other way than them. */
+  cancelTimers?(task: T, step: FlowableStep, run: TaskRun): void;
   /** Its outputs from its start, readable by its children (WaitFor: `iterationCount`). */
   startOutputs?(progress: ContainerProgress): JsonObject;
   /** The lanes of its main branch. */

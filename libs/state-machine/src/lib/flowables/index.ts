@@ -8,7 +8,7 @@ import { forEachRules } from './for-each';
 import { ifRules } from './if';
 import { labelsRules } from './labels';
 import { parallelRules } from './parallel';
-import { pauseRules } from './pause';
+import { pauseRules, pausesChildren, pauseWithTasksRules } from './pause';
 import { sequentialRules } from './sequential';
 import { subflowRules } from './subflow';
 import { switchRules } from './switch';
@@ -30,6 +30,8 @@ const FLOWABLES: { readonly [K in FlowableKind]: FlowableRules<FlowableOfKind<K>
 
 /** The rules of a flowable task; undefined for a runnable one (it runs on a worker). */
 export function rulesOf(task: Task): FlowableRules | undefined {
+  // A Pause with Kestra's deprecated `tasks` runs them after its resume.
+  if (task.kind === 'Pause' && pausesChildren(task)) return pauseWithTasksRules as FlowableRules;
   return (FLOWABLES as Readonly<Record<string, FlowableRules>>)[task.kind];
 }
 

@@ -7,7 +7,7 @@
 import { CORRELATION_ID_LABEL, type SubflowTask } from '@lanner/model';
 import { formatDuration } from '../attempts';
 import { hashString } from '../persistent-map';
-import { renderAny } from '../render';
+import { renderAny, renderFailure } from '../render';
 import { copyRun } from '../shapes';
 import type { ExecutionState } from '../states';
 import type { JsonObject, Outcome, TaskRun } from '../types';
@@ -80,22 +80,46 @@ export const subflowRules: LeafRules<SubflowTask> = {
   },
 };
 
-/** Its child execution ended in `childState`: it ends with the child's outcome and outputs. Returns it ended. */
-export function subflowChildEnded(
-  task: SubflowTask,
-  step: FlowableStep,
-  run: TaskRun,
-  executionId: string,
-  childState: ExecutionState,
-  outputs: JsonObject | undefined,
-  startError?: string,
-): TaskRun {
+/** How a Subflow's child ended, as the `subflow-ended` event tells it. */
+export interface SubflowChildEnd {
+  readonly executionId: string;
+  readonly childState: ExecutionState;
+  /** The child flow's own outputs. */
+  readonly outputs?: JsonObject;
+  /** Why the child could not start. */
+  readonly startError?: string;
+  /** The child's context, for the deprecated `outputs` map (see the event). */
+  readonly childContext?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Its child execution ended: it ends with the child's outcome and outputs.
+ * Kestra's deprecated `outputs` map, when the child's flow declares none, is
+ * rendered against the child (`outputs.<childTask>…`, the child's `inputs`,
+ * `execution.id`…) and becomes `outputs.<task>.outputs`; a map that does not
+ * render fails the task (allowFailure applies). Returns it ended.
+ */
+export function subflowChildEnded(task: SubflowTask, step: FlowableStep, run: TaskRun, end: SubflowChildEnd): TaskRun {
+  const { executionId, childState, startError, childContext } = end;
   step.cancelTimer(run.id, 'task-timeout', subflowRound(run), task.timeoutMs !== undefined);
   let outcome: Outcome = 'SUCCESS';
   let error: string | undefined;
   if (startError !== undefined) {
     // A child that could not start fails the task whatever transmitFailed says: nothing ran.
     return step.finishRun(run, task, 'FAILED', { error: startError });
+  }
+  let outputs = end.outputs;
+  if (outputs === undefined && task.outputs !== undefined && childContext !== undefined) {
+    try {
+      outputs = renderAny(task.outputs, { ...childContext }, { now: step.now }) as JsonObject;
+    } catch (failure) {
+      const failed = step.finishRun(run, task, 'FAILED', {
+        outputs: { executionId, state: childState },
+        error: `outputs: ${renderFailure(failure)}`,
+      });
+      step.recordOutputs(failed);
+      return failed;
+    }
   }
   if (childState === 'WARNING') outcome = 'WARNING';
   else if (childState !== 'SUCCESS' && task.transmitFailed) {
