@@ -2,8 +2,15 @@ export { ROLES, SERVER_ROLES, isRole } from './config/roles';
 export type { Role, ServerRole } from './config/roles';
 export { CONFIG_VARIABLES, DEFAULT_HTTP_PORTS, LOG_LEVELS } from './config/config-variables';
 export type { ConfigVariable, Endpoint, LogLevel } from './config/config-variables';
-export { CONFIG_SCHEMAS, ConfigError, loadRoleConfig, StartupRefused } from './config/load-config';
-export type { CommonConfig, RoleConfig, ServerRoleConfig, StandaloneConfig, WorkerConfig } from './config/load-config';
+export { CONFIG_SCHEMAS, ConfigError, expressionEnvs, loadRoleConfig, StartupRefused } from './config/load-config';
+export type {
+  CommonConfig,
+  ExpressionConfig,
+  RoleConfig,
+  ServerRoleConfig,
+  StandaloneConfig,
+  WorkerConfig,
+} from './config/load-config';
 export { renderConfigurationDoc } from './config/configuration-doc';
 export { createProcessLogger } from './logging/process-logger';
 export { ReadinessChecks, DependencyDownError } from './health/readiness-checks';

@@ -53,6 +53,9 @@ export default async function standaloneSetup(): Promise<void> {
       LANNER_EMBEDDED_DB_PORT: String(databasePort),
       LANNER_GRPC_PORT: String(grpcPort),
       LANNER_TIMER_INTERVAL_MS: '200',
+      // Kestra's envs and globals, read by the corpus flows context/envs-* and context/globals-*.
+      ENV_CORPUS_REGION: 'eu-west',
+      LANNER_EXPRESSION_GLOBALS: '{"team": "data", "limits": {"rows": 100}}',
     },
     stdio: ['ignore', output, output],
   });

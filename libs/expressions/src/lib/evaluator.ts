@@ -7,6 +7,7 @@
 import { type Budget, LimitExceeded } from './budget';
 import { Arguments, BuiltinError, FILTERS, TESTS, extremum, newDataMap, range } from './builtins';
 import { EvaluationFailure } from './expression-error';
+import { type RandomSource, randomId, randomInt, randomUuid } from './random';
 import { CompareOperator, Expression, Position, Statement, parseTemplate } from './syntax';
 import { parse as parseYaml } from 'yaml';
 import { MISSING, dataEquals, isDataMap, isTruthy, readMember, typeName } from './values';
@@ -25,6 +26,8 @@ export interface EvaluationOptions {
   readonly context: Readonly<Record<string, unknown>>;
   /** What now() returns; absent on the worker, which renders no clock. */
   readonly now?: Date;
+  /** What uuid(), id() and randomInt() draw from; absent where no one gave it. */
+  readonly random?: RandomSource;
   readonly secrets: SecretPolicy;
   /** Read every missing name or member as undefined (worker-selector tags: an absent value drops the tag). */
   readonly lenient?: boolean;
@@ -435,6 +438,15 @@ export class Evaluation {
       case 'now':
         if (!this.options.now) throw new EvaluationFailure('now() is not available here', expr.line, expr.column);
         return this.options.now;
+      case 'uuid':
+      case 'id':
+      case 'randomInt': {
+        const random = this.options.random;
+        if (random === undefined) throw new EvaluationFailure(`${expr.name}() is not available here`, expr.line, expr.column);
+        if (expr.name === 'uuid') return randomUuid(random);
+        if (expr.name === 'id') return randomId(random);
+        return this.guard(expr, () => randomInt(this.arguments(expr.args, expr.named, scope), random));
+      }
       case 'secret': {
         if (this.options.secrets.mode !== 'resolve') throw new EvaluationFailure(SECRET_ELSEWHERE, expr.line, expr.column);
         const name = this.evaluate(

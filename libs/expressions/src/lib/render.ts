@@ -12,6 +12,7 @@
  * - final values (renderFinal, evaluateCondition, renderTag, renderList): what the executor needs
  *   itself; secret() is refused there, since secrets never reach the executor.
  */
+import type { RandomSource } from './random';
 import { Budget, LimitExceeded } from './budget';
 import { EvaluationFailure, ExpressionError } from './expression-error';
 import { Evaluation, EvaluationOptions, OutputPart } from './evaluator';
@@ -27,8 +28,18 @@ export interface ExpressionContext {
 export interface RenderOptions {
   /** What now() returns: rendering never reads the clock. */
   now: Date;
+  /**
+   * Where uuid(), id() and randomInt() draw from: rendering draws no randomness
+   * of its own, the caller gives it. Without it those functions fail.
+   */
+  random?: RandomSource;
   /** Overrides of EXPRESSION_LIMITS for this rendering. */
   limits?: Partial<ExpressionLimits>;
+}
+
+/** The `random` option of a rendering, when given. */
+function randomOf(options: { readonly random?: RandomSource }): { random?: RandomSource } {
+  return options.random !== undefined ? { random: options.random } : {};
 }
 
 /** Options of the worker's secret pass, which has no clock. */
@@ -83,7 +94,14 @@ export function evaluateCondition(template: string, context: ExpressionContext, 
  */
 export function renderTag(template: string, context: ExpressionContext, options: RenderOptions): string | null {
   const text = hasExpression(template)
-    ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, lenient: true, budget: budgetOf(options) })
+    ? render(template, {
+        context,
+        now: options.now,
+        ...randomOf(options),
+        secrets: { mode: 'refuse' },
+        lenient: true,
+        budget: budgetOf(options),
+      })
     : template;
   return text.trim() === '' ? null : text;
 }
@@ -102,7 +120,7 @@ export function renderList(value: unknown, context: ExpressionContext, options: 
   return guarded(value, () => {
     const statements = hasExpression(value) ? parseTemplate(value) : [];
     const single = singleOutput(statements);
-    const options_: EvaluationOptions = { context, now: options.now, secrets: { mode: 'refuse' }, budget };
+    const options_: EvaluationOptions = { context, now: options.now, ...randomOf(options), secrets: { mode: 'refuse' }, budget };
     const result: unknown = single
       ? new Evaluation(options_).value(single.expression)
       : hasExpression(value)
@@ -167,7 +185,7 @@ function budgetOf(options: { limits?: Partial<ExpressionLimits> }): Budget {
 function workerText(template: string, context: ExpressionContext, options: RenderOptions, budget: Budget): string {
   if (!hasExpression(template)) return template;
   return guarded(template, () => {
-    const parts = new Evaluation({ context, now: options.now, secrets: { mode: 'keep' }, budget }).render(
+    const parts = new Evaluation({ context, now: options.now, ...randomOf(options), secrets: { mode: 'keep' }, budget }).render(
       parseTemplate(template),
     );
     return toWorkerText(template, parts);
@@ -176,7 +194,7 @@ function workerText(template: string, context: ExpressionContext, options: Rende
 
 function finalText(template: string, context: ExpressionContext, options: RenderOptions, budget: Budget): string {
   return hasExpression(template)
-    ? render(template, { context, now: options.now, secrets: { mode: 'refuse' }, budget })
+    ? render(template, { context, now: options.now, ...randomOf(options), secrets: { mode: 'refuse' }, budget })
     : template;
 }
 

@@ -1,7 +1,16 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue, type KafkaQueueOptions, type QueuePort } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
-import { AdapterLeases, queueProvider, repositoryProvider, RUNTIME_CONFIG, ServerRoleSettings } from '@lanner/runtime';
+import {
+  AdapterLeases,
+  type ExpressionConfig,
+  expressionEnvs,
+  queueProvider,
+  repositoryProvider,
+  RUNTIME_CONFIG,
+  ServerRoleSettings,
+} from '@lanner/runtime';
+import type { RenderEnvironment } from '@lanner/state-machine';
 import { DEFAULT_TOPIC_PARTITIONS } from '@lanner/frames';
 import { executorOptions, type ExecutorOptions } from './lib/executor-options';
 import { EXECUTOR_OPTIONS, ExecutorService } from './lib/executor.service';
@@ -12,6 +21,14 @@ function configuredTimerInterval(config: unknown): number | undefined {
   if (config === null || typeof config !== 'object') return undefined;
   const interval = (config as { timerIntervalMs?: unknown }).timerIntervalMs;
   return typeof interval === 'number' ? interval : undefined;
+}
+
+/** Kestra's `envs` and `globals` as the role's config sets them (LANNER_EXPRESSION_*); none without a config. */
+function configuredEnvironment(config: unknown): RenderEnvironment {
+  if (config === null || typeof config !== 'object') return {};
+  const expression = (config as { expression?: ExpressionConfig }).expression;
+  if (expression === undefined) return {};
+  return { envs: expressionEnvs(expression.envPrefix), globals: expression.globals };
 }
 
 /**
@@ -52,6 +69,7 @@ export class ExecutorRoleModule {
             executorOptions({
               ...options,
               timerIntervalMs: options.timerIntervalMs ?? configuredTimerInterval(config),
+              environment: options.environment ?? configuredEnvironment(config),
               // The in-process queue forgets its messages when the process stops; Kafka keeps them.
               rebuildPendingWorkAtStart: options.rebuildPendingWorkAtStart ?? settings.queue.kind === 'in-process',
             }),

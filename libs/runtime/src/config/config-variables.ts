@@ -133,6 +133,39 @@ function flag() {
     .transform((value) => value === 'true');
 }
 
+/**
+ * Variable families an `envs` prefix must not reach: Lanner's own settings and
+ * the credentials of its stores. A prefix that starts one of them, or that one
+ * of them starts, would hand their values to every flow.
+ */
+export const ENV_PREFIX_RESERVED = ['LANNER_', 'DATABASE_', 'AWS_', 'S3_', 'KAFKA_', 'PG', 'NODE_'] as const;
+
+function envPrefix() {
+  const expected = `expected letters, digits and "_" (such as ENV_) not covering ${ENV_PREFIX_RESERVED.join(', ')}`;
+  return text(expected).refine(
+    (value) => {
+      if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(value)) return false;
+      const upper = value.toUpperCase();
+      return !ENV_PREFIX_RESERVED.some((family) => family.startsWith(upper) || upper.startsWith(family));
+    },
+    { error: expected },
+  );
+}
+
+function jsonObject() {
+  const expected = 'expected a JSON object, such as {"region": "eu"}';
+  return text(expected).transform((value, context) => {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    context.addIssue({ code: 'custom', message: expected });
+    return z.NEVER;
+  });
+}
+
 function workerName() {
   const expected = 'expected 1-128 letters, digits, ".", "_" or "-"';
   return text(expected).refine((value) => /^[A-Za-z0-9._-]{1,128}$/.test(value), { error: expected });
@@ -344,6 +377,26 @@ export const CONFIG_VARIABLES = [
       'How many past dates each running backfill fires per second, at most (so a long range never floods the executor).',
     secret: false,
     schema: integer(1, 1000),
+  },
+  {
+    name: 'LANNER_EXPRESSION_ENV_PREFIX',
+    roles: ['executor', 'standalone'],
+    defaultFor: () => 'ENV_',
+    defaultText: '`ENV_`',
+    description:
+      "Kestra's `envs`: the environment variables of the executor whose name starts with this prefix are readable in expressions as `{{ envs.<name> }}`, the prefix left out and the name in lower case (`ENV_REGION` is `envs.region`). No other variable is exposed; a prefix that would reach Lanner's own settings or its stores' credentials (`LANNER_`, `DATABASE_`, `AWS_`, `S3_`, `KAFKA_`, `PG`, `NODE_`) is refused.",
+    secret: false,
+    schema: envPrefix(),
+  },
+  {
+    name: 'LANNER_EXPRESSION_GLOBALS',
+    roles: ['executor', 'standalone'],
+    defaultFor: () => '{}',
+    defaultText: '`{}`',
+    description:
+      "Kestra's `globals`: instance-wide variables as a JSON object, readable in every flow's expressions as `{{ globals.<key> }}`. Visible to every flow: never put a secret here.",
+    secret: false,
+    schema: jsonObject(),
   },
   {
     name: 'LANNER_GRPC_HOST',

@@ -38,6 +38,35 @@ const storageVariables = {
 
 type StorageEnv = z.output<z.ZodObject<typeof storageVariables>>;
 
+/** What the expressions of the roles that render flows read besides the execution (executor, standalone). */
+const expressionVariables = {
+  LANNER_EXPRESSION_ENV_PREFIX: schemaOf('LANNER_EXPRESSION_ENV_PREFIX'),
+  LANNER_EXPRESSION_GLOBALS: schemaOf('LANNER_EXPRESSION_GLOBALS'),
+};
+
+/** Kestra's `envs` prefix and `globals`; the `envs` themselves are read by `expressionEnvs`. */
+export interface ExpressionConfig {
+  readonly envPrefix: string;
+  readonly globals: Readonly<Record<string, unknown>>;
+}
+
+function expressionConfig(env: z.output<z.ZodObject<typeof expressionVariables>>): ExpressionConfig {
+  return { envPrefix: env.LANNER_EXPRESSION_ENV_PREFIX, globals: env.LANNER_EXPRESSION_GLOBALS };
+}
+
+/**
+ * Kestra's `envs`: the variables of `env` whose name starts with `prefix`, the
+ * prefix left out and the rest in lower case. Nothing else of the environment.
+ */
+export function expressionEnvs(prefix: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const envs: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !name.startsWith(prefix) || name.length === prefix.length) continue;
+    envs[name.slice(prefix.length).toLowerCase()] = value;
+  }
+  return envs;
+}
+
 /** `s3` needs a bucket: said against the bucket's variable. */
 function requireBucket(env: StorageEnv, context: z.RefinementCtx): void {
   if (env.LANNER_STORAGE_TYPE === 's3' && env.LANNER_STORAGE_S3_BUCKET === undefined) {
@@ -134,8 +163,12 @@ export const CONFIG_SCHEMAS = {
       fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
     })),
   executor: z
-    .object({ ...serverVariables, LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS') })
-    .transform((env) => ({ ...serverConfig('executor', env), timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS })),
+    .object({ ...serverVariables, LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS'), ...expressionVariables })
+    .transform((env) => ({
+      ...serverConfig('executor', env),
+      timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS,
+      expression: expressionConfig(env),
+    })),
   controller: z
     .object({
       ...serverVariables,
@@ -254,10 +287,12 @@ export const CONFIG_SCHEMAS = {
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
       LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
       ...storageVariables,
+      ...expressionVariables,
     })
     .superRefine(requireBucket)
     .transform((env) => ({
       role: 'standalone' as const,
+      expression: expressionConfig(env),
       fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
       setupFile: env.LANNER_SETUP_FILE,
       workerTokenTtl: {

@@ -43,13 +43,21 @@ import type {
   Millis,
   NextResult,
   Outcome,
+  RenderEnvironment,
   Stage,
   TaskRun,
   Timer,
 } from './types';
 
-export function next(flow: Flow, execution: Execution, event: ExecutionEvent, now: Millis): NextResult {
-  const step = new Step(flow, execution, now);
+/** `environment`: Kestra's `envs` and `globals` and the random source of uuid() and the like (see `RenderEnvironment`). */
+export function next(
+  flow: Flow,
+  execution: Execution,
+  event: ExecutionEvent,
+  now: Millis,
+  environment: RenderEnvironment = {},
+): NextResult {
+  const step = new Step(flow, execution, now, environment);
   step.apply(event);
   step.checkAssertions();
   return step.result();
@@ -182,7 +190,7 @@ class Step extends StepStore implements FlowableStep {
         const context = this.context();
         const outputs: JsonObject = {};
         for (const output of this.flow.outputs) {
-          outputs[output.id] = coerceOutput(renderAny(output.value, context, { now: this.now }), output.type);
+          outputs[output.id] = coerceOutput(renderAny(output.value, context, this.renderOptions), output.type);
         }
         this.outputs = outputs;
       } catch (error) {
@@ -207,7 +215,7 @@ class Step extends StepStore implements FlowableStep {
       if (sla.type !== 'EXECUTION_ASSERTION') continue;
       let text: string;
       try {
-        text = String(renderAny(sla.assert, this.context(), { now: this.now }));
+        text = String(renderAny(sla.assert, this.context(), this.renderOptions));
       } catch {
         continue;
       }
@@ -219,7 +227,7 @@ class Step extends StepStore implements FlowableStep {
 
   /** A violated SLA: its labels are added; FAIL and CANCEL stop the execution, which ends FAILED or CANCELLED. */
   private slaViolated(sla: NonNullable<Flow['sla']>[number], reason: string): void {
-    const labels = renderAny(sla.labels, this.context(), { now: this.now }) as Record<string, unknown>;
+    const labels = renderAny(sla.labels, this.context(), this.renderOptions) as Record<string, unknown>;
     const missing = Object.entries(labels).filter(([key, value]) => this.labels[key] !== String(value));
     if (missing.length > 0) this.addLabels(Object.fromEntries(missing.map(([key, value]) => [key, String(value)])));
     if (sla.behavior === 'NONE' || this.halt !== undefined) return;
@@ -726,7 +734,7 @@ class Step extends StepStore implements FlowableStep {
     if (task.runIf !== undefined) {
       let proceed: boolean;
       try {
-        proceed = renderCondition(task.runIf, this.context(run), { now: this.now });
+        proceed = renderCondition(task.runIf, this.context(run), this.renderOptions);
       } catch (error) {
         return this.failAtStart(run, task, `runIf: ${renderFailure(error)}`).state;
       }

@@ -4,7 +4,7 @@ import type { Flow, Task } from '@lanner/model';
 import { buildContext, outputKey } from './context';
 import { taskById } from './flow-index';
 import type { PersistentMap } from './persistent-map';
-import type { RenderContext } from './render';
+import type { RenderContext, RenderOptions } from './render';
 import { copyRun } from './shapes';
 import { type ExecutionState, isTerminal, type TaskRunState, transition } from './states';
 import type {
@@ -16,6 +16,7 @@ import type {
   TaskOutputEntry,
   TaskRun,
   TimerKind,
+  RenderEnvironment,
 } from './types';
 
 /** The root container (the flow's own tasks/errors/finally) has this id. */
@@ -52,11 +53,16 @@ export class StepStore {
   protected readonly actions: ExecutionAction[] = [];
   protected changed = false;
 
+  /** What every rendering of this event gets: `now` and the environment's random source. */
+  readonly renderOptions: RenderOptions;
+
   constructor(
     readonly flow: Flow,
     protected readonly base: Execution,
     readonly now: Millis,
+    protected readonly environment: RenderEnvironment = {},
   ) {
+    this.renderOptions = environment.random !== undefined ? { now, random: environment.random } : { now };
     this.state = base.state;
     this.histories = base.histories;
     this.labels = base.labels;
@@ -180,6 +186,8 @@ export class StepStore {
         execution: { ...this.base, histories: this.histories },
         labels: this.labels,
         taskOutputs: this.taskOutputs,
+        ...(this.environment.envs !== undefined ? { envs: this.environment.envs } : {}),
+        ...(this.environment.globals !== undefined ? { globals: this.environment.globals } : {}),
         eachTaskRun: (visit) => {
           this.taskRuns.forEach((stored, id) => visit(this.dirty.get(id) ?? stored));
           this.dirty.forEach((changed, id) => {

@@ -1,5 +1,6 @@
 // The values the state machine reads and returns: executions, task runs, the
 // events the executor feeds in and the actions it must carry out.
+import type { RandomSource } from '@lanner/expressions';
 import type { RunnableTask, TemplatedValue, WorkerSelectorSpec } from '@lanner/model';
 import type { PersistentMap } from './persistent-map';
 import type { ExecutionState, TaskRunState } from './states';
@@ -318,4 +319,17 @@ export type ExecutionAction =
 export interface NextResult {
   readonly execution: Execution;
   readonly actions: readonly ExecutionAction[];
+}
+
+/**
+ * What the role that runs the state machine gives every rendering besides the
+ * execution: Kestra's `envs` (the instance's prefixed environment variables,
+ * prefix stripped, lower-cased) and `globals` (instance-wide variables), and
+ * the source uuid(), id() and randomInt() draw from. All optional: without
+ * them `envs` and `globals` are empty and the random functions fail.
+ */
+export interface RenderEnvironment {
+  readonly envs?: Readonly<Record<string, string>>;
+  readonly globals?: Readonly<Record<string, unknown>>;
+  readonly random?: RandomSource;
 }

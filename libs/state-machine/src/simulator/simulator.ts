@@ -9,7 +9,7 @@ import { next } from '../lib/next';
 import { renderAny } from '../lib/render';
 import { renderContextFor } from '../lib/render-context';
 import type { ExecutionState } from '../lib/states';
-import type { Execution, ExecutionAction, ExecutionEvent, JsonObject, Millis } from '../lib/types';
+import type { Execution, ExecutionAction, ExecutionEvent, JsonObject, Millis, RenderEnvironment } from '../lib/types';
 
 /** What a worker (or the resolver) does with one attempt of a task run. */
 export type ScriptedOutcome =
@@ -63,6 +63,8 @@ export interface SimulationOptions {
   readonly executionId?: string;
   /** Other running executions of the flow when this one is created (concurrency limits). */
   readonly runningExecutions?: number;
+  /** Kestra's `envs`/`globals` and the random source, as a role gives them to `next` (default: none). */
+  readonly environment?: RenderEnvironment;
   /** How long a scripted task takes when its outcome gives no duration (default 1 s). */
   readonly defaultDurationMs?: number;
 }
@@ -97,6 +99,7 @@ interface Pending {
 export function simulateFlow(flow: Flow, options: SimulationOptions = {}): SimulationResult {
   const start = options.now ?? 0;
   const defaultDuration = options.defaultDurationMs ?? 1000;
+  const environment = options.environment ?? {};
   let execution = createExecution(
     flow,
     { id: options.executionId ?? 'exec', tenant: 'main', inputs: options.inputs ?? {} },
@@ -127,7 +130,7 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
     if (pending.timerId !== undefined && cancelled.has(pending.timerId)) continue;
     steps++;
     now = pending.at;
-    const result = next(flow, execution, pending.event, now);
+    const result = next(flow, execution, pending.event, now, environment);
     execution = result.execution;
     log.push({ at: now, event: pending.event, actions: result.actions, state: execution.state });
     for (const action of result.actions) {
@@ -137,7 +140,7 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
           const run = execution.taskRuns.get(action.taskRunId);
           const outcome =
             scriptedOutcome(options.script?.[action.task.id], run?.value, action.attempt) ??
-            defaultOutcome(flow, execution, action.taskRunId, action.task.id, now);
+            defaultOutcome(flow, execution, action.taskRunId, action.task.id, now, environment);
           const job = { taskRunId: action.taskRunId, attempt: action.attempt };
           if (outcome.state === 'REFUSED') {
             push(now, { type: 'task-run-dispatch-refused', ...job, state: outcome.as, reason: outcome.reason });
@@ -229,21 +232,29 @@ function pickAttempt(script: ScriptedOutcome | readonly ScriptedOutcome[], attem
 }
 
 /** Unscripted tasks succeed; OutputValues and Return produce their rendered outputs, as the real plugins do. */
-function defaultOutcome(flow: Flow, execution: Execution, taskRunId: string, taskId: string, now: Millis): ScriptedOutcome {
+function defaultOutcome(
+  flow: Flow,
+  execution: Execution,
+  taskRunId: string,
+  taskId: string,
+  now: Millis,
+  environment: RenderEnvironment,
+): ScriptedOutcome {
+  const options = environment.random !== undefined ? { now, random: environment.random } : { now };
   const task: Task = taskById(flow, taskId);
   if (!isRunnable(task)) return { state: 'SUCCESS' };
   if (task.kind === 'Sleep') return { state: 'SUCCESS', durationMs: task.durationMs };
   try {
-    const context = renderContextFor(flow, execution, taskRunId);
+    const context = renderContextFor(flow, execution, taskRunId, environment);
     if (task.kind === 'OutputValues')
-      return { state: 'SUCCESS', outputs: { values: renderAny(task.values, context, { now }) as JsonObject } };
+      return { state: 'SUCCESS', outputs: { values: renderAny(task.values, context, options) as JsonObject } };
     if (task.kind === 'Return')
-      return { state: 'SUCCESS', outputs: { value: renderAny(task.format, context, { now }) as string } };
+      return { state: 'SUCCESS', outputs: { value: renderAny(task.format, context, options) as string } };
     if (task.kind === 'Fail') {
       // As the worker's Fail: a condition that rendered false, 0, -0 or '' lets it succeed.
-      const condition = task.condition === undefined ? undefined : String(renderAny(task.condition, context, { now }));
+      const condition = task.condition === undefined ? undefined : String(renderAny(task.condition, context, options));
       if (condition !== undefined && ['false', '0', '-0', ''].includes(condition)) return { state: 'SUCCESS' };
-      return { state: 'FAILED', error: String(renderAny(task.errorMessage, context, { now })) };
+      return { state: 'FAILED', error: String(renderAny(task.errorMessage, context, options)) };
     }
   } catch (error) {
     return { state: 'FAILED', error: error instanceof Error ? error.message : 'rendering failed' };

@@ -158,7 +158,7 @@ export class ExecutionProcessor {
           `more than ${MAX_EVENTS_PER_MESSAGE} events for one message of execution ${unit.current.id}`,
         );
       const event = pending.shift() as ExecutionEvent;
-      const result = next(unit.flow, unit.current, event, this.clock());
+      const result = next(unit.flow, unit.current, event, this.clock(), this.options.environment);
       unit.current = result.execution;
       for (const action of result.actions) {
         const feedback = await this.perform(unit, action);
@@ -329,7 +329,7 @@ export class ExecutionProcessor {
     const childFlow = await this.flow(unit.tenantId, record.namespace, record.flowId, record.flowRevision);
     if (childFlow.outputs.length > 0) return event;
     const child = loadStoredExecution(event.executionId, stateData);
-    return { ...event, childContext: renderContextFor(childFlow, child) };
+    return { ...event, childContext: renderContextFor(childFlow, child, undefined, this.options.environment) };
   }
 
   /** What the repository needs to decide a slot of the flow's concurrency limit for this execution, now. */
@@ -445,7 +445,7 @@ export class ExecutionProcessor {
       ...(attemptFailed ? { attemptFailed } : {}),
     });
     try {
-      const context = renderContextFor(unit.flow, execution, action.taskRunId);
+      const context = renderContextFor(unit.flow, execution, action.taskRunId, this.options.environment);
       let workerQueueId = action.workerQueueId;
       let waitingReason: string | undefined;
       let reason: string | undefined;
@@ -476,7 +476,7 @@ export class ExecutionProcessor {
         attempt: action.attempt,
         task: action.task,
         workerQueueId,
-        taskDefinition: renderTaskForWorker(action.task, context, new Date(now)),
+        taskDefinition: renderTaskForWorker(action.task, context, new Date(now), this.options.environment.random),
         now,
         // Once the executor's timeout fired, starting the job is pointless: a worker that takes it later refuses it.
         ...(action.task.timeoutMs !== undefined ? { deadline: submittedAt + action.task.timeoutMs } : {}),

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import type { RandomSource } from '@lanner/expressions';
+import type { RenderEnvironment } from '@lanner/state-machine';
 import { DEFAULT_TOPIC_PARTITIONS, QueueTopics, resubmittedJobsTopic, spineTopics, workerJobsTopic } from '@lanner/frames';
 import { DEFAULT_ROUTING_REFRESH, type RoutingRefresh } from './worker-queue-routing';
 
@@ -28,7 +31,16 @@ export interface ExecutorOptions {
   readonly rebuildPendingWorkAtStart: boolean;
   /** How long the routing reuses what it read: the live fleet (~1 s) and the namespace and tenant selectors (a few seconds). */
   readonly routingRefresh: RoutingRefresh;
+  /**
+   * What every rendering gets besides the execution: Kestra's `envs` and `globals`
+   * (LANNER_EXPRESSION_ENV_PREFIX, LANNER_EXPRESSION_GLOBALS) and the random source
+   * of uuid(), id() and randomInt() (the process's cryptographic generator).
+   */
+  readonly environment: RenderEnvironment;
 }
+
+/** uuid(), id() and randomInt() draw from the process's cryptographic generator. */
+export const CRYPTO_RANDOM: RandomSource = { nextUint32: () => randomBytes(4).readUInt32BE(0) };
 
 export const EXECUTOR_GROUP_ID = 'lanner-executor';
 export const DEFAULT_TIMER_INTERVAL_MS = 1000;
@@ -58,5 +70,6 @@ export function executorOptions(overrides: Partial<ExecutorOptions> = {}): Execu
     partitions: overrides.partitions ?? DEFAULT_TOPIC_PARTITIONS,
     rebuildPendingWorkAtStart: overrides.rebuildPendingWorkAtStart ?? false,
     routingRefresh: overrides.routingRefresh ?? DEFAULT_ROUTING_REFRESH,
+    environment: { random: CRYPTO_RANDOM, ...overrides.environment },
   };
 }

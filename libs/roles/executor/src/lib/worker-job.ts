@@ -7,7 +7,7 @@ import {
   type EncodedQueueMessage,
   type WorkerJobMessage,
 } from '@lanner/frames';
-import { renderValue } from '@lanner/expressions';
+import { type RandomSource, renderValue } from '@lanner/expressions';
 import { describeUnstorableText, findUnstorableText, type RunnableTask } from '@lanner/model';
 import type { Execution } from '@lanner/state-machine';
 
@@ -38,10 +38,17 @@ const NOT_RENDERED = new Set([
  * cannot be rendered, and UnstorableJob for a rendering Lanner could not store
  * (the running-job store and the task run keep the job as it was sent).
  */
-export function renderTaskForWorker(task: RunnableTask, context: Record<string, unknown>, now: Date): Record<string, unknown> {
+export function renderTaskForWorker(
+  task: RunnableTask,
+  context: Record<string, unknown>,
+  now: Date,
+  random?: RandomSource,
+): Record<string, unknown> {
   const rendered: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(task)) {
-    rendered[name] = NOT_RENDERED.has(name) ? value : renderValue(value, context, { now });
+    rendered[name] = NOT_RENDERED.has(name)
+      ? value
+      : renderValue(value, context, random !== undefined ? { now, random } : { now });
   }
   const unstorable = findUnstorableText(rendered);
   if (unstorable !== undefined) throw new UnstorableJob(task.id, describeUnstorableText(unstorable, 'property'));

@@ -6,7 +6,7 @@
 // Subflow, Fail, Labels), what running, stopping and timing out means.
 import type { Flow, FlowableTask, Task } from '@lanner/model';
 import type { LaneEnd } from '../progress';
-import type { RenderContext } from '../render';
+import type { RenderContext, RenderOptions } from '../render';
 import type { TaskRunState } from '../states';
 import type { ContainerProgress, DagTaskState, ExecutionAction, JsonObject, Millis, Outcome, TaskRun, TimerKind } from '../types';
 
@@ -29,6 +29,8 @@ export interface FlowableStep {
   readonly flow: Flow;
   readonly executionId: string;
   readonly now: Millis;
+  /** The options every rendering gets (`now`, the random source). */
+  readonly renderOptions: RenderOptions;
   /** A kill or a CREATE_NEW_EXECUTION retry is stopping the execution. */
   readonly halted: boolean;
   context(run?: TaskRun): RenderContext;

@@ -13,7 +13,7 @@ export const forEachRules: ContainerRules<ForEachTask> = {
   hasChildren: true,
   taskLists: (task) => [task.tasks],
   start: (task, step, run) => {
-    const items = renderItems(task.values, step.context(run), { now: step.now });
+    const items = renderItems(task.values, step.context(run), step.renderOptions);
     const nulls = items.filter((item) => item === null || item === undefined).length;
     if (nulls > 0) {
       const written = typeof task.values === 'string' ? task.values : 'values';

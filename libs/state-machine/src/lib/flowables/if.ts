@@ -9,7 +9,7 @@ export const ifRules: ContainerRules<IfTask> = {
   taskLists: (task) => [task.then, task.else ?? []],
   start: (task, step, run) => ({
     ...EMPTY_PROGRESS,
-    branch: renderCondition(task.condition, step.context(run), { now: step.now }) ? 'then' : 'else',
+    branch: renderCondition(task.condition, step.context(run), step.renderOptions) ? 'then' : 'else',
   }),
   lanes: (task, progress) => oneLane(progress.branch === 'then' ? task.then : task.else),
 };

@@ -33,10 +33,10 @@ export const labelsRules: LeafRules<LabelsTask> = {
     const context = step.context(run);
     let rendered: Record<string, unknown>;
     if (typeof task.labels === 'string') {
-      const parsed = parseLabels(renderText(task.labels, context, { now: step.now }));
+      const parsed = parseLabels(renderText(task.labels, context, step.renderOptions));
       if (typeof parsed === 'string') return step.finishRun(run, task, 'FAILED', { error: parsed }).state;
       rendered = parsed;
-    } else rendered = renderAny(task.labels, context, { now: step.now }) as Record<string, unknown>;
+    } else rendered = renderAny(task.labels, context, step.renderOptions) as Record<string, unknown>;
     const labels: Record<string, string> = {};
     for (const [key, value] of Object.entries(rendered)) labels[key] = typeof value === 'string' ? value : JSON.stringify(value);
     const reserved = systemLabelKeys(labels);

@@ -28,7 +28,7 @@ export function pausesChildren(task: PauseTask): boolean {
 /** A Pause duration in milliseconds, rendering it when it is a template; a string naming the problem otherwise. */
 function durationOf(spec: DurationSpec | undefined, key: string, step: FlowableStep, run: TaskRun): number | string | undefined {
   if (spec === undefined || typeof spec === 'number') return spec;
-  const text = renderText(spec, step.context(run), { now: step.now }).trim();
+  const text = renderText(spec, step.context(run), step.renderOptions).trim();
   const ms = parseIsoDuration(text);
   if (ms === undefined || ms <= 0) return `${key}: '${text}' is not an ISO-8601 duration longer than zero (such as PT30S)`;
   return ms;

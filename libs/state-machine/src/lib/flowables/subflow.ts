@@ -34,7 +34,7 @@ function correlationIdOf(labels: unknown): string | undefined {
 export const subflowRules: LeafRules<SubflowTask> = {
   hasChildren: false,
   run(task, step, run) {
-    const options = { now: step.now };
+    const options = step.renderOptions;
     const context = step.context(run);
     const inputs = renderAny(task.inputs ?? {}, context, options) as JsonObject;
     // The child shares the parent's correlation id (Kestra's system.correlationId).
@@ -111,7 +111,7 @@ export function subflowChildEnded(task: SubflowTask, step: FlowableStep, run: Ta
   let outputs = end.outputs;
   if (outputs === undefined && task.outputs !== undefined && childContext !== undefined) {
     try {
-      outputs = renderAny(task.outputs, { ...childContext }, { now: step.now }) as JsonObject;
+      outputs = renderAny(task.outputs, { ...childContext }, step.renderOptions) as JsonObject;
     } catch (failure) {
       const failed = step.finishRun(run, task, 'FAILED', {
         outputs: { executionId, state: childState },

@@ -13,7 +13,7 @@ export const switchRules: ContainerRules<SwitchTask> = {
   hasChildren: true,
   taskLists: (task) => [...Object.values(task.cases), task.defaults ?? []],
   start: (task, step, run) => {
-    const value = renderText(task.value, step.context(run), { now: step.now });
+    const value = renderText(task.value, step.context(run), step.renderOptions);
     return { ...EMPTY_PROGRESS, branch: Object.prototype.hasOwnProperty.call(task.cases, value) ? `${CASE}${value}` : '' };
   },
   lanes: (task, progress) => oneLane(progress.branch ? task.cases[progress.branch.slice(CASE.length)] : task.defaults),

@@ -23,7 +23,7 @@ export const waitForRules: ContainerRules<WaitForTask> = {
     if (outcome !== 'SUCCESS' && outcome !== 'WARNING') return undefined;
     let done: boolean;
     try {
-      done = renderCondition(task.condition, step.context(run), { now: step.now });
+      done = renderCondition(task.condition, step.context(run), step.renderOptions);
     } catch (error) {
       step.putRun(copyRun(run, { error: renderFailure(error) }));
       return { outcome: 'FAILED' };
