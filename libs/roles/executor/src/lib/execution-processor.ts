@@ -321,15 +321,27 @@ export class ExecutionProcessor {
       throw error;
     }
     if (task?.kind !== 'Subflow' || task.outputs === undefined) return event;
-    const { execution: record, stateData } = await this.repositories.executions.getExecutorState(
-      unit.tenantId,
-      event.executionId,
-    );
-    if (stateData === null) return event;
-    const childFlow = await this.flow(unit.tenantId, record.namespace, record.flowId, record.flowRevision);
-    if (childFlow.outputs.length > 0) return event;
-    const child = loadStoredExecution(event.executionId, stateData);
-    return { ...event, childContext: renderContextFor(childFlow, child, undefined, this.options.environment) };
+    try {
+      const { execution: record, stateData } = await this.repositories.executions.getExecutorState(
+        unit.tenantId,
+        event.executionId,
+      );
+      if (stateData === null) return event;
+      const childFlow = await this.flow(unit.tenantId, record.namespace, record.flowId, record.flowRevision);
+      if (childFlow.outputs.length > 0) return event;
+      const child = loadStoredExecution(event.executionId, stateData);
+      return { ...event, childContext: renderContextFor(childFlow, child, undefined, this.options.environment) };
+    } catch (error) {
+      // A child that can no longer be read (deleted, its flow gone) still ends the task: without the map's outputs.
+      if (error instanceof NotFound || error instanceof MissingExecutionData || error instanceof UnreadableStoredState) {
+        this.logger.warn(
+          { executionId: unit.current.id, childExecutionId: event.executionId, reason: error.message },
+          'subflow outputs map not rendered: the child execution cannot be read',
+        );
+        return event;
+      }
+      throw error;
+    }
   }
 
   /** What the repository needs to decide a slot of the flow's concurrency limit for this execution, now. */
