@@ -99,7 +99,10 @@ beforeAll(async () => {
     DATABASE_URL: databaseUrl,
     KAFKA_BROKERS: brokers,
     LANNER_KAFKA_CLIENT_ID: `executor-spec-${run}`,
+    LANNER_EXPRESSION_GLOBALS: '{"team": "data"}',
   });
+  // Kestra's envs: read from the process environment when the role starts.
+  process.env['ENV_EXECUTOR_SPEC_REGION'] = 'eu-west';
   const logger = createProcessLogger('executor', 'warn');
   startExecutor = async (rebuildPendingWorkAtStart) => {
     const options = { timerIntervalMs: 200, groupId: `lanner-executor-spec-${run}`, topics, rebuildPendingWorkAtStart };
@@ -332,6 +335,51 @@ tasks:
     expect(children).toEqual([
       expect.objectContaining({ state: 'SUCCESS', parentTaskRunId: parent.taskRuns[0].id, inputs: { name: 'child' } }),
     ]);
+  });
+
+  it("renders a Subflow's deprecated outputs map against the ended child", async () => {
+    const revision = await saveFlow(
+      'parent-with-outputs-map',
+      `
+id: parent-with-outputs-map
+namespace: ${NAMESPACE}
+tasks:
+  - id: call
+    type: io.kestra.plugin.core.flow.Subflow
+    namespace: ${NAMESPACE}
+    flowId: two-tasks
+    inputs:
+      name: child
+    outputs:
+      said: "{{ outputs.answer.value }} in {{ flow.id }}"
+`,
+    );
+    const executionId = await submit('parent-with-outputs-map', revision, {}, answerEverything);
+
+    const parent = await eventually(executionId, ended, 'ended');
+
+    expect(parent.state).toBe('SUCCESS');
+    expect((parent.taskRuns[0].outputs as { outputs?: unknown }).outputs).toEqual({ said: 'child said hi in two-tasks' });
+  });
+
+  it("renders Kestra's envs and globals of the role's config and uuid() into a dispatched task", async () => {
+    const revision = await saveFlow(
+      'environment',
+      `
+id: environment
+namespace: ${NAMESPACE}
+tasks:
+  - id: show
+    type: io.kestra.plugin.core.debug.Return
+    format: "{{ envs.executor_spec_region }} {{ globals.team }} {{ uuid() | length }} {{ 'database_url' in envs }}"
+`,
+    );
+    const executionId = await submit('environment', revision, {}, answerEverything);
+
+    const execution = await eventually(executionId, ended, 'ended');
+
+    expect(execution.state).toBe('SUCCESS');
+    expect(execution.taskRuns[0].outputs).toEqual({ value: 'eu-west data 36 false' });
   });
 
   it('changes nothing when a task-run result is delivered again', async () => {
