@@ -43,12 +43,65 @@ const DEFAULT_LATE_TOLERANCE_MS = 5000;
 
 type ScheduleSpec = Pick<ScheduleTrigger, 'cron' | 'timezone' | 'withSeconds'>;
 
-/** The trigger's cron, read in its time zone. `?` (any) is read as `*`. */
-function cronOf(trigger: ScheduleSpec): Cron {
-  return new Cron(trigger.cron.trim().replace(/\?/g, '*'), {
-    timezone: trigger.timezone,
-    mode: trigger.withSeconds ? '6-part' : '5-part',
-  });
+/**
+ * A schedule's cron, read in its time zone, with the dates asked of it
+ * remembered: many schedules share a cron (every minute, every hour), and a
+ * scheduler evaluating thousands of them at one date asks the same questions
+ * thousands of times. The answers depend only on the spec and the date.
+ */
+class ScheduleCron {
+  private readonly cron: Cron;
+  private readonly nextAfter = new Map<number, Date | null>();
+  private readonly previousBefore = new Map<number, Date | undefined>();
+
+  constructor(spec: ScheduleSpec) {
+    // `?` (any) is read as `*`.
+    this.cron = new Cron(spec.cron.trim().replace(/\?/g, '*'), {
+      timezone: spec.timezone,
+      mode: spec.withSeconds ? '6-part' : '5-part',
+    });
+  }
+
+  /** The first cron date strictly after `after`. */
+  nextRun(after: Date): Date | null {
+    return copyOf(remembered(this.nextAfter, after.getTime(), () => this.cron.nextRun(after)));
+  }
+
+  /** The last cron date strictly before `before`. */
+  previousRun(before: Date): Date | undefined {
+    return copyOf(remembered(this.previousBefore, before.getTime(), () => this.cron.previousRuns(1, before)[0])) ?? undefined;
+  }
+}
+
+/** Dates remembered per cron; a cache that fills up starts afresh. */
+const REMEMBERED_DATES = 256;
+/** Crons remembered by spec; likewise. */
+const REMEMBERED_CRONS = 4096;
+const crons = new Map<string, ScheduleCron>();
+
+function remembered<T>(cache: Map<number, T>, key: number, compute: () => T): T {
+  if (cache.has(key)) return cache.get(key) as T;
+  const value = compute();
+  if (cache.size >= REMEMBERED_DATES) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
+/** Dates are handed out to callers (who may change them): each gets its own copy. */
+function copyOf(date: Date | null | undefined): Date | null {
+  return date === null || date === undefined ? null : new Date(date.getTime());
+}
+
+/** The trigger's cron, read in its time zone (one per spec, shared). */
+function cronOf(spec: ScheduleSpec): ScheduleCron {
+  const key = `${spec.withSeconds ? 6 : 5}|${spec.timezone}|${spec.cron}`;
+  let cron = crons.get(key);
+  if (cron === undefined) {
+    if (crons.size >= REMEMBERED_CRONS) crons.clear();
+    cron = new ScheduleCron(spec);
+    crons.set(key, cron);
+  }
+  return cron;
 }
 
 /** The first cron date strictly after `after`. */
@@ -58,7 +111,7 @@ export function nextScheduleDate(trigger: ScheduleSpec, after: Date): Date | und
 
 /** The last cron date strictly before `before`. */
 export function previousScheduleDate(trigger: ScheduleSpec, before: Date): Date | undefined {
-  return cronOf(trigger).previousRuns(1, before)[0];
+  return cronOf(trigger).previousRun(before);
 }
 
 /** Cron dates in `[from, to)` that meet the conditions, oldest first, at most `limit` (backfills). */
@@ -142,7 +195,7 @@ export function evaluateSchedule(
   } else {
     // Only the latest due date can fire: found directly, not by walking a long downtime.
     // Cron dates are whole seconds, and the library looks back from whole seconds: the latest date <= now.
-    const latest = cron.previousRuns(1, new Date(Math.floor(now.getTime() / 1000) * 1000 + 1000))[0] ?? state.nextDate;
+    const latest = cron.previousRun(new Date(Math.floor(now.getTime() / 1000) * 1000 + 1000)) ?? state.nextDate;
     const tolerance = options.lateToleranceMs ?? DEFAULT_LATE_TOLERANCE_MS;
     const missed = trigger.recoverMissedSchedules === 'NONE' && now.getTime() - latest.getTime() > tolerance;
     due = missed || latest < state.nextDate ? [] : [latest];
@@ -152,8 +205,8 @@ export function evaluateSchedule(
   return { firings, ...defined(nextDate), stopped: false };
 }
 
-function firingAt(cron: Cron, date: Date): ScheduleFiring {
-  return { date, ...optional('next', cron.nextRun(date)), ...optional('previous', cron.previousRuns(1, date)[0]) };
+function firingAt(cron: ScheduleCron, date: Date): ScheduleFiring {
+  return { date, ...optional('next', cron.nextRun(date)), ...optional('previous', cron.previousRun(date)) };
 }
 
 function defined(nextDate: Date | null | undefined): { nextDate?: Date } {
