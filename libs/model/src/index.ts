@@ -2,3 +2,4 @@ export * from './flow';
 export * from './records';
 export * from './text';
 export * from './schedule';
+export * from './flow-trigger';

@@ -367,10 +367,66 @@ export type FlowTriggerCondition =
   | { readonly kind: 'ExecutionFlow'; readonly namespace: string; readonly flowId: string }
   | { readonly kind: 'ExecutionStatus'; readonly in?: readonly string[]; readonly notIn?: readonly string[] }
   | { readonly kind: 'ExecutionNamespace'; readonly namespace: string; readonly prefix: boolean }
+  | { readonly kind: 'ExecutionLabels'; readonly labels: Readonly<Record<string, string>> }
   | { readonly kind: 'Expression'; readonly expression: Template };
+/** One upstream flow of a Flow trigger's `preconditions.flows`: an execution of it, ended in one of `states`, with `labels`. */
+export interface UpstreamFlowPrecondition {
+  readonly namespace: string;
+  readonly flowId?: string;
+  readonly states?: readonly string[];
+  readonly labels?: Readonly<Record<string, string>>;
+}
+export type PreconditionFilterField = 'FLOW_ID' | 'NAMESPACE' | 'STATE' | 'EXPRESSION';
+export type PreconditionFilterType =
+  | 'EQUAL_TO'
+  | 'NOT_EQUAL_TO'
+  | 'IN'
+  | 'NOT_IN'
+  | 'IS_TRUE'
+  | 'IS_FALSE'
+  | 'IS_NULL'
+  | 'IS_NOT_NULL'
+  | 'STARTS_WITH'
+  | 'ENDS_WITH'
+  | 'REGEX'
+  | 'CONTAINS';
+export interface PreconditionFilter {
+  readonly field: PreconditionFilterField;
+  readonly type: PreconditionFilterType;
+  /** The template an EXPRESSION filter renders, or the value the field is compared with. */
+  readonly value?: string;
+  readonly values?: readonly string[];
+}
+/** One entry of `preconditions.where`: its filters joined by `operand`. */
+export interface ExecutionFilterPrecondition {
+  readonly id: string;
+  readonly operand: 'AND' | 'OR';
+  readonly filters: readonly PreconditionFilter[];
+}
+/** Over which time the preconditions of a Flow trigger must all be met (Kestra's `timeWindow`). */
+export type PreconditionTimeWindow =
+  /** Consecutive windows of `windowMs` from midnight UTC, shifted by `advanceMs`. */
+  | { readonly type: 'DURATION_WINDOW'; readonly windowMs: number; readonly advanceMs: number }
+  /** A window of `windowMs` opened by the first precondition met. */
+  | { readonly type: 'SLIDING_WINDOW'; readonly windowMs: number }
+  /** From midnight UTC to the deadline (seconds of the day), every day. */
+  | { readonly type: 'DAILY_TIME_DEADLINE'; readonly deadlineSecond: number }
+  /** From `startSecond` to `endSecond` of the day (UTC), every day. */
+  | { readonly type: 'DAILY_TIME_WINDOW'; readonly startSecond: number; readonly endSecond: number };
+export interface FlowTriggerPreconditions {
+  readonly id: string;
+  readonly flows: readonly UpstreamFlowPrecondition[];
+  readonly where: readonly ExecutionFilterPrecondition[];
+  readonly timeWindow: PreconditionTimeWindow;
+  /** Once all are met and the trigger fired, they must all be met again (default true). */
+  readonly resetOnSuccess: boolean;
+}
 export interface FlowTrigger extends TriggerCommon {
   readonly kind: 'Flow';
+  /** The upstream end states the trigger reacts to; default every terminal state. */
+  readonly states: readonly string[];
   readonly conditions: readonly FlowTriggerCondition[];
+  readonly preconditions?: FlowTriggerPreconditions;
 }
 export interface WebhookTrigger extends TriggerCommon {
   readonly kind: 'Webhook';

@@ -76,6 +76,8 @@ describe('parseFlow reads triggers', () => {
       kind: 'Flow',
       disabled: false,
       inputs: { upstream: '{{ trigger.executionId }}' },
+      // Kestra's default: every state an execution ends in.
+      states: ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED', 'RETRIED'],
       conditions: [
         { kind: 'ExecutionFlow', namespace: 'company.team', flowId: 'load' },
         { kind: 'ExecutionStatus', in: ['SUCCESS', 'WARNING'] },

@@ -2,7 +2,21 @@
 
 import type { Node } from 'yaml';
 import { EXECUTION_RECORD_STATES } from '../records/states';
-import type { DayInMonth, DayOfWeekName, FlowTriggerCondition, ScheduleCondition, Trigger, TriggerCommon } from './flow.types';
+import type {
+  DayInMonth,
+  DayOfWeekName,
+  ExecutionFilterPrecondition,
+  FlowTriggerCondition,
+  FlowTriggerPreconditions,
+  PreconditionFilter,
+  PreconditionFilterField,
+  PreconditionFilterType,
+  PreconditionTimeWindow,
+  ScheduleCondition,
+  Trigger,
+  TriggerCommon,
+  UpstreamFlowPrecondition,
+} from './flow.types';
 import { cronProblem } from './cron';
 import { FlowSource, ObjectView } from './flow-source';
 import { dropUndefined, TASK_ID_PATTERN } from './read-tasks';
@@ -19,7 +33,7 @@ import { unknownHolidayCalendar } from '../schedule/public-holidays';
 const COMMON_KEYS = ['id', 'type', 'description', 'disabled'];
 const TRIGGER_KEYS: Readonly<Record<string, readonly string[]>> = {
   [TRIGGER_TYPES.Schedule]: ['cron', 'timezone', 'inputs', 'withSeconds', 'recoverMissedSchedules', 'stopAfter', 'conditions'],
-  [TRIGGER_TYPES.Flow]: ['conditions', 'inputs'],
+  [TRIGGER_TYPES.Flow]: ['conditions', 'inputs', 'states', 'preconditions'],
   [TRIGGER_TYPES.Webhook]: ['key'],
   [TRIGGER_TYPES.HttpPolling]: ['uri', 'method', 'interval', 'responseCondition'],
 };
@@ -28,6 +42,25 @@ const RECOVER_MODES = ['ALL', 'LAST', 'NONE'] as const;
 const DAYS_OF_WEEK: readonly DayOfWeekName[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
 const DAYS_IN_MONTH: readonly DayInMonth[] = ['FIRST', 'SECOND', 'THIRD', 'FOURTH', 'LAST'];
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
+/** The states an execution ends in: what a Flow trigger listens to unless its `states` say otherwise (Kestra's terminated states). */
+export const FLOW_TRIGGER_DEFAULT_STATES: readonly string[] = ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED', 'RETRIED'];
+const FILTER_FIELDS: readonly PreconditionFilterField[] = ['FLOW_ID', 'NAMESPACE', 'STATE', 'EXPRESSION'];
+const FILTER_TYPES: readonly PreconditionFilterType[] = [
+  'EQUAL_TO',
+  'NOT_EQUAL_TO',
+  'IN',
+  'NOT_IN',
+  'IS_TRUE',
+  'IS_FALSE',
+  'IS_NULL',
+  'IS_NOT_NULL',
+  'STARTS_WITH',
+  'ENDS_WITH',
+  'REGEX',
+  'CONTAINS',
+];
+const WINDOW_TYPES = ['DURATION_WINDOW', 'SLIDING_WINDOW', 'DAILY_TIME_DEADLINE', 'DAILY_TIME_WINDOW'] as const;
+const DAY_MS = 86_400_000;
 const DATE_TIME_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function readTriggers(source: FlowSource, flow: ObjectView): Trigger[] {
@@ -90,8 +123,25 @@ function readTrigger(source: FlowSource, node: Node, path: string, ids: Map<stri
         conditions: readScheduleConditions(source, view),
       };
     }
-    case TRIGGER_TYPES.Flow:
-      return { ...common, kind: 'Flow', conditions: readConditions(source, view) };
+    case TRIGGER_TYPES.Flow: {
+      const states = readStates(view, 'states');
+      states?.forEach((state, index) => {
+        if (!FLOW_TRIGGER_DEFAULT_STATES.includes(state))
+          source.report(
+            `${view.at('states')}[${index}]`,
+            `'${state}' is not a state an execution ends in; a Flow trigger is evaluated when an execution ends (${FLOW_TRIGGER_DEFAULT_STATES.join(', ')})`,
+            view.position('states'),
+          );
+      });
+      const preconditions = view.has('preconditions') ? readPreconditions(source, view) : undefined;
+      return dropUndefined({
+        ...common,
+        kind: 'Flow' as const,
+        states: states ?? FLOW_TRIGGER_DEFAULT_STATES,
+        conditions: readConditions(source, view),
+        preconditions,
+      });
+    }
     case TRIGGER_TYPES.Webhook: {
       const key = view.string('key', true);
       if (key.length > 256) view.report('key', 'must be at most 256 characters');
@@ -143,12 +193,147 @@ function readCondition(view: ObjectView, type: string, written: string): FlowTri
     case CONDITION_TYPES.ExecutionNamespace:
       view.rejectUnknown(['type', 'namespace', 'prefix'], type);
       return { kind: 'ExecutionNamespace', namespace: view.string('namespace', true), prefix: view.boolean('prefix', false) };
+    case CONDITION_TYPES.ExecutionLabels: {
+      view.rejectUnknown(['type', 'labels'], type);
+      if (!view.has('labels')) view.required('labels');
+      return { kind: 'ExecutionLabels', labels: view.labels('labels') ?? {} };
+    }
     case CONDITION_TYPES.Expression:
       view.rejectUnknown(['type', 'expression'], type);
       return { kind: 'Expression', expression: view.template('expression', true) };
     default:
       view.report('type', `unknown condition type '${written}'`);
       return undefined;
+  }
+}
+
+function readPreconditions(source: FlowSource, trigger: ObjectView): FlowTriggerPreconditions | undefined {
+  const view = source.object(
+    trigger.node('preconditions') as Node,
+    trigger.at('preconditions'),
+    'a mapping (id, flows, where, timeWindow)',
+  );
+  if (!view) return undefined;
+  view.rejectUnknown(['id', 'flows', 'where', 'timeWindow', 'resetOnSuccess'], 'the preconditions of a Flow trigger');
+  const id = view.string('id', true);
+  if (view.has('id') && id !== '' && !TASK_ID_PATTERN.test(id))
+    view.report('id', 'must start with a letter or digit and contain only letters, digits, _ and -');
+  const flows: UpstreamFlowPrecondition[] = [];
+  const flowsNode = view.node('flows');
+  for (const item of flowsNode === undefined
+    ? []
+    : (source.list(flowsNode, view.at('flows'), 'a list of upstream flows') ?? [])) {
+    const flow = source.object(item.node, item.path, 'an upstream flow (namespace, flowId, states, labels)');
+    if (!flow) continue;
+    flow.rejectUnknown(['namespace', 'flowId', 'states', 'labels'], 'an upstream flow of preconditions');
+    flows.push(
+      dropUndefined({
+        namespace: flow.string('namespace', true),
+        flowId: flow.string('flowId'),
+        states: readStates(flow, 'states'),
+        labels: flow.labels('labels'),
+      }),
+    );
+  }
+  const where: ExecutionFilterPrecondition[] = [];
+  const whereNode = view.node('where');
+  const filterIds = new Set<string>();
+  for (const item of whereNode === undefined
+    ? []
+    : (source.list(whereNode, view.at('where'), 'a list of execution filters') ?? [])) {
+    const entry = source.object(item.node, item.path, 'an execution filter (id, operand, filters)');
+    if (!entry) continue;
+    entry.rejectUnknown(['id', 'operand', 'filters'], 'an execution filter of preconditions');
+    const filterId = entry.string('id', true);
+    if (filterId !== '' && filterIds.has(filterId)) entry.report('id', `duplicate filter id '${filterId}'`);
+    filterIds.add(filterId);
+    const filters: PreconditionFilter[] = [];
+    const filtersNode = entry.node('filters');
+    if (filtersNode === undefined) entry.required('filters');
+    for (const one of filtersNode === undefined
+      ? []
+      : (source.list(filtersNode, entry.at('filters'), 'a list of filters') ?? [])) {
+      const filter = readPreconditionFilter(source, one.node, one.path);
+      if (filter) filters.push(filter);
+    }
+    where.push({ id: filterId, operand: entry.enumOf('operand', ['AND', 'OR'] as const, 'AND'), filters });
+  }
+  if (flows.length === 0 && where.length === 0) view.report('flows', 'set flows or where: the preconditions to meet');
+  return {
+    id,
+    flows,
+    where,
+    timeWindow: readTimeWindow(source, view),
+    resetOnSuccess: view.boolean('resetOnSuccess', true),
+  };
+}
+
+function readPreconditionFilter(source: FlowSource, node: Node, path: string): PreconditionFilter | undefined {
+  const view = source.object(node, path, 'a filter (field, type, value or values)');
+  if (!view) return undefined;
+  view.rejectUnknown(['field', 'type', 'value', 'values'], 'a precondition filter');
+  if (!view.has('field')) view.required('field');
+  if (!view.has('type')) view.required('type');
+  const field = view.enumOf('field', FILTER_FIELDS);
+  const type = view.enumOf('type', FILTER_TYPES);
+  const value = view.template('value');
+  const values = view.stringList('values');
+  if (field === undefined || type === undefined) return undefined;
+  const needsValues = type === 'IN' || type === 'NOT_IN';
+  const needsValue = !needsValues && !['IS_TRUE', 'IS_FALSE', 'IS_NULL', 'IS_NOT_NULL'].includes(type);
+  if (needsValues && values === undefined) view.report('values', `required with type ${type}`);
+  if (needsValue && value === undefined) view.report('value', `required with type ${type}`);
+  if (field === 'EXPRESSION' && value === undefined && !needsValue)
+    view.report('value', 'required with field EXPRESSION: the expression');
+  if (type === 'REGEX' && value !== undefined) {
+    try {
+      new RegExp(value);
+    } catch {
+      view.report('value', 'must be a regular expression');
+    }
+  }
+  return dropUndefined({ field, type, value, values });
+}
+
+function readTimeWindow(source: FlowSource, preconditions: ObjectView): PreconditionTimeWindow {
+  const fallback: PreconditionTimeWindow = { type: 'DURATION_WINDOW', windowMs: DAY_MS, advanceMs: 0 };
+  const node = preconditions.node('timeWindow');
+  if (node === undefined) return fallback;
+  const view = source.object(node, preconditions.at('timeWindow'), 'a time window (type, window, ...)');
+  if (!view) return fallback;
+  const type = view.enumOf('type', WINDOW_TYPES, 'DURATION_WINDOW');
+  const only = (keys: string[]) => view.rejectUnknown(['type', ...keys], `a time window of type ${type}`);
+  const timeOfDay = (key: string): number => {
+    const text = view.string(key, true);
+    if (!TIME_OF_DAY.test(text)) {
+      if (text !== '') view.report(key, 'must be a time of day HH:MM or HH:MM:SS');
+      return 0;
+    }
+    const [hours, minutes, seconds] = text.split(':').map(Number);
+    return hours * 3600 + minutes * 60 + (seconds ?? 0);
+  };
+  switch (type) {
+    case 'DURATION_WINDOW': {
+      only(['window', 'windowAdvance']);
+      const windowMs = view.duration('window', { positive: true }) ?? DAY_MS;
+      const advanceMs = view.duration('windowAdvance') ?? 0;
+      if (advanceMs < 0 || advanceMs >= Math.max(windowMs, 1)) view.report('windowAdvance', 'must be shorter than the window');
+      return { type, windowMs, advanceMs };
+    }
+    case 'SLIDING_WINDOW':
+      only(['window']);
+      return { type, windowMs: view.duration('window', { positive: true }) ?? DAY_MS };
+    case 'DAILY_TIME_DEADLINE':
+      only(['deadline']);
+      return { type, deadlineSecond: timeOfDay('deadline') };
+    case 'DAILY_TIME_WINDOW': {
+      only(['startTime', 'endTime']);
+      const startSecond = timeOfDay('startTime');
+      const endSecond = timeOfDay('endTime');
+      if (view.has('startTime') && view.has('endTime') && endSecond <= startSecond)
+        view.report('endTime', 'must be later than startTime');
+      return { type, startSecond, endSecond };
+    }
   }
 }
 

@@ -15,6 +15,7 @@ export const CONDITION_TYPES = {
   ExecutionFlow: 'io.kestra.plugin.core.condition.ExecutionFlow',
   ExecutionStatus: 'io.kestra.plugin.core.condition.ExecutionStatus',
   ExecutionNamespace: 'io.kestra.plugin.core.condition.ExecutionNamespace',
+  ExecutionLabels: 'io.kestra.plugin.core.condition.ExecutionLabels',
   Expression: 'io.kestra.plugin.core.condition.Expression',
 } as const;
 
