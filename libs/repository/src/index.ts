@@ -25,6 +25,13 @@ export {
   type TriggerAdvance,
   type TriggerAdvanceOutcome,
 } from './repositories/trigger.repository';
+export {
+  FLOW_TRIGGER_EVALUATION_RETENTION_MS,
+  FlowTriggerEvaluationRepository,
+  type FlowTriggerDecision,
+  type FlowTriggerOutcome,
+  type ListeningFlowTrigger,
+} from './repositories/flow-trigger-evaluation.repository';
 export { WorkerQueueRepository, RESERVED_WORKER_QUEUE_IDS } from './repositories/worker-queue.repository';
 export {
   WorkerGroupRepository,

@@ -9,6 +9,7 @@ import { ConnectedWorkerRepository } from './repositories/connected-worker.repos
 import { DeadLetterStore } from './repositories/dead-letter.store';
 import { ExecutionRepository } from './repositories/execution.repository';
 import { FlowRepository } from './repositories/flow.repository';
+import { FlowTriggerEvaluationRepository } from './repositories/flow-trigger-evaluation.repository';
 import { LogRepository } from './repositories/log.repository';
 import { MetricRepository } from './repositories/metric.repository';
 import { NamespaceRepository } from './repositories/namespace-settings.repository';
@@ -54,6 +55,8 @@ export interface Repositories {
   readonly processingMarks: ProcessingMarkRepository;
   /** Flow triggers: their next dates and the scheduler's leases. */
   readonly triggers: TriggerRepository;
+  /** What Flow triggers did with the executions that ended: each evaluated once, and their preconditions' windows. */
+  readonly flowTriggerEvaluations: FlowTriggerEvaluationRepository;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -84,6 +87,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     flows: new FlowRepository(db),
     executions: new ExecutionRepository(db, pool),
     triggers: new TriggerRepository(db),
+    flowTriggerEvaluations: new FlowTriggerEvaluationRepository(db),
     workerQueues: new WorkerQueueRepository(db),
     workerGroups: new WorkerGroupRepository(db),
     registrationTokens: new RegistrationTokenRepository(db),

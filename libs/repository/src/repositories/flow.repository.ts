@@ -8,6 +8,7 @@ import {
 import { AlreadyExists, ConcurrentModification, FlowNotFound } from '../errors';
 import { type Db, type DbOrTx, prismaErrorCode, storedJson, UNIQUE_VIOLATION } from '../prisma';
 import type { FlowRevision, Prisma } from '../generated/prisma/client';
+import { FlowTriggerEvaluationRepository } from './flow-trigger-evaluation.repository';
 import { TriggerRepository } from './trigger.repository';
 
 /** Flows and their revisions, per tenant. A delete is a revision too, so history survives it. */
@@ -144,12 +145,14 @@ export class FlowRepository {
         const latest = await latestRevision(tx, tenantId, flow.namespace, flow.flowId);
         check(latest);
         // The trigger table follows the revision in its transaction: a delete stops every trigger of the flow.
-        await TriggerRepository.syncFlow(
+        const declared = deleted ? [] : declaredTriggers(flow.definition);
+        await TriggerRepository.syncFlow(tx, tenantId, flow.namespace, flow.flowId, declared);
+        await FlowTriggerEvaluationRepository.forgetRemoved(
           tx,
           tenantId,
           flow.namespace,
           flow.flowId,
-          deleted ? [] : declaredTriggers(flow.definition),
+          declared.map((trigger) => trigger.triggerId),
         );
         return tx.flowRevision.create({
           data: {

@@ -56,6 +56,7 @@ import {
 } from './execution-events';
 import type { ExecutorOptions } from './executor-options';
 import { retryOrigin, retryTrigger, triggerVariables } from './retry-execution';
+import { FlowTriggers } from './flow-triggers';
 import { encodeWorkerJob, JobTooLarge, renderTaskForWorker, UnstorableJob } from './worker-job';
 import { WorkerQueueRouting } from './worker-queue-routing';
 
@@ -103,6 +104,7 @@ export class ExecutionProcessor {
   private readonly routing: WorkerQueueRouting;
   private readonly flows = new Map<string, Flow>();
   private readonly ensuredTopics = new Set<string>();
+  private readonly flowTriggers: FlowTriggers;
 
   constructor(
     private readonly repositories: Repositories,
@@ -111,6 +113,11 @@ export class ExecutionProcessor {
     private readonly clock: () => number = Date.now,
   ) {
     this.routing = new WorkerQueueRouting(repositories, options.routingRefresh, clock);
+    this.flowTriggers = new FlowTriggers(
+      repositories,
+      (tenantId, namespace, flowId, revision) => this.flow(tenantId, namespace, flowId, revision),
+      clock,
+    );
     for (const topic of options.topics.ensured) this.ensuredTopics.add(topic);
   }
 
@@ -441,6 +448,7 @@ export class ExecutionProcessor {
         return undefined;
       case 'end':
         if (execution.parent !== undefined) await this.announceEndToParent(unit, execution.parent, action.state);
+        await this.startFlowTriggers(unit);
         return undefined;
     }
   }
@@ -665,6 +673,33 @@ export class ExecutionProcessor {
       });
     } catch (error) {
       if (!(error instanceof AlreadyExists)) throw error;
+    }
+  }
+
+  /**
+   * The executions the Flow triggers listening to this ended execution start:
+   * created once (see FlowTriggers), announced before the end is stored, so a
+   * crash in between handles the end again and announces them again.
+   */
+  private async startFlowTriggers(unit: Unit): Promise<void> {
+    const started = await this.flowTriggers.onEnd(unit.tenantId, unit.flow, unit.current);
+    for (const execution of started) {
+      await this.publishExecutorEvent({
+        schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
+        messageId: `${execution.id}:created`,
+        type: 'execution.created',
+        occurredAt: this.nowIso(),
+        ...this.correlation(unit),
+        payload: {
+          tenantId: unit.tenantId,
+          executionId: execution.id,
+          namespace: execution.namespace,
+          flowId: execution.flowId,
+          flowRevision: execution.flowRevision,
+          inputs: execution.inputs,
+          labels: execution.labels,
+        },
+      });
     }
   }
 
