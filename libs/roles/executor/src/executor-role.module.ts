@@ -43,7 +43,11 @@ function createExecutorKafkaQueue(options: Omit<KafkaQueueOptions, 'consumer'>):
 }
 
 /**
- * The executor role: the execution state machine, the worker-queue resolver call, the delay loop, flow triggers, the liveness coordinator and the system worker. It consumes and produces execution events on the queue and keeps its own execution state in the repository.
+ * The executor role: the execution state machine, the worker-queue resolver
+ * call, the delay loop, the Flow triggers evaluated when an execution ends (see
+ * docs/scheduler.md) and the liveness coordinator (the system worker is not
+ * built yet). It consumes and produces execution events on the queue and keeps
+ * its own execution state in the repository.
  *
  * Only wiring lives here. The adapters are leased from the process's adapter
  * pool, so standalone's roles share one repository and one in-process queue,

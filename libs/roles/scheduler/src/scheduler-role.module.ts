@@ -10,7 +10,9 @@ import { SchedulerService } from './lib/scheduler.service';
  * due (from the trigger table, indexed on the next date), fires each due date
  * once and advances the trigger, however many schedulers run (see
  * docs/scheduler.md). It reads flows and triggers from the repository and
- * announces the executions it creates on the queue, as the api does.
+ * announces the executions it creates on the queue, as the api does. Flow
+ * triggers are evaluated by the executor when an execution ends, Webhook
+ * triggers by the api; polling triggers are not evaluated yet.
  *
  * Only wiring lives here. The adapters are leased from the process's adapter
  * pool, so standalone's roles share one repository and one in-process queue,
