@@ -104,4 +104,18 @@ describe('parseFlow reads a Flow trigger’s states and preconditions', () => {
       'triggers[0].preconditions.flows: set flows or where: the preconditions to meet',
     ]);
   });
+
+  it('refuses a Flow trigger that asks for executions of its own flow (a flow never triggers itself)', () => {
+    expect(
+      messagesOf(
+        withTrigger(`    conditions:
+      - { type: io.kestra.plugin.core.condition.ExecutionFlow, namespace: n, flowId: f }
+    preconditions: { id: p, flows: [{ namespace: n, flowId: other }, { namespace: n, flowId: f }] }
+`),
+      ),
+    ).toEqual([
+      'triggers[0].conditions[0]: names this flow (n.f): a flow never triggers itself',
+      'triggers[0].preconditions.flows[1]: names this flow (n.f): a flow never triggers itself',
+    ]);
+  });
 });

@@ -1,11 +1,12 @@
 // Triggers and the conditions of Flow triggers.
 
-import type { Node } from 'yaml';
+import { isScalar, type Node } from 'yaml';
 import { EXECUTION_RECORD_STATES } from '../records/states';
 import type {
   DayInMonth,
   DayOfWeekName,
   ExecutionFilterPrecondition,
+  FlowTrigger,
   FlowTriggerCondition,
   FlowTriggerPreconditions,
   PreconditionFilter,
@@ -69,11 +70,40 @@ export function readTriggers(source: FlowSource, flow: ObjectView): Trigger[] {
   const items = source.list(node, flow.at('triggers'), 'a list of triggers') ?? [];
   const ids = new Map<string, string>();
   const triggers: Trigger[] = [];
+  const own = { namespace: plainText(flow.node('namespace')), id: plainText(flow.node('id')) };
   for (const item of items) {
     const trigger = readTrigger(source, item.node, item.path, ids);
+    if (trigger?.kind === 'Flow') refuseListeningToItself(source, trigger, item.path, item.node, own);
     if (trigger) triggers.push(trigger);
   }
   return triggers;
+}
+
+function plainText(node: Node | undefined): string | undefined {
+  return node !== undefined && isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
+}
+
+/**
+ * A flow never triggers itself (its own executions are skipped, as in Kestra), so a
+ * Flow trigger that asks for executions of its own flow could never fire: refused.
+ */
+function refuseListeningToItself(
+  source: FlowSource,
+  trigger: FlowTrigger,
+  path: string,
+  node: Node,
+  own: { readonly namespace?: string; readonly id?: string },
+): void {
+  if (own.namespace === undefined || own.id === undefined) return;
+  const message = `names this flow (${own.namespace}.${own.id}): a flow never triggers itself`;
+  trigger.conditions.forEach((condition, index) => {
+    if (condition.kind === 'ExecutionFlow' && condition.namespace === own.namespace && condition.flowId === own.id)
+      source.report(`${path}.conditions[${index}]`, message, node);
+  });
+  trigger.preconditions?.flows.forEach((flow, index) => {
+    if (flow.namespace === own.namespace && flow.flowId === own.id)
+      source.report(`${path}.preconditions.flows[${index}]`, message, node);
+  });
 }
 
 function readTrigger(source: FlowSource, node: Node, path: string, ids: Map<string, string>): Trigger | undefined {
