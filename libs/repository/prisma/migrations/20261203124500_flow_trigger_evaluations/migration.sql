@@ -26,3 +26,6 @@ CREATE TABLE "flow_trigger_windows" (
 
 -- CreateIndex
 CREATE INDEX "flow_trigger_evaluations_evaluated_at_idx" ON "flow_trigger_evaluations"("evaluated_at");
+
+-- CreateIndex
+CREATE INDEX "flow_triggers_tenant_id_kind_idx" ON "flow_triggers"("tenant_id", "kind");

@@ -115,7 +115,15 @@ export class ExecutionProcessor {
     this.routing = new WorkerQueueRouting(repositories, options.routingRefresh, clock);
     this.flowTriggers = new FlowTriggers(
       repositories,
-      (tenantId, namespace, flowId, revision) => this.flow(tenantId, namespace, flowId, revision),
+      async (tenantId, namespace, flowId, revision) => {
+        try {
+          return await this.flow(tenantId, namespace, flowId, revision);
+        } catch (error) {
+          // Deleted since the trigger was listed, or no longer parsing: that flow listens to nothing.
+          if (error instanceof MissingExecutionData) return undefined;
+          throw error;
+        }
+      },
       clock,
     );
     for (const topic of options.topics.ensured) this.ensuredTopics.add(topic);

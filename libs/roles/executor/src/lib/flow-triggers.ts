@@ -34,8 +34,8 @@ export interface TriggeredExecution {
   readonly labels: Record<string, string>;
 }
 
-/** Loads a parsed flow revision; throws when it is gone or no longer parses. */
-export type FlowLoader = (tenantId: string, namespace: string, flowId: string, revision: number) => Promise<Flow>;
+/** Loads a parsed flow revision; undefined when it is gone or no longer parses (other failures throw, and are retried). */
+export type FlowLoader = (tenantId: string, namespace: string, flowId: string, revision: number) => Promise<Flow | undefined>;
 
 /**
  * Flow triggers, evaluated by the executor when an execution ends: every Flow
@@ -74,13 +74,8 @@ export class FlowTriggers {
     const context = { ...renderContextFor(upstreamFlow, ended), trigger: flowTriggerVariables(upstream) };
     const started: TriggeredExecution[] = [];
     for (const row of listening) {
-      let flow: Flow;
-      try {
-        flow = await this.flowOf(tenantId, row.namespace, row.flowId, row.revision);
-      } catch (error) {
-        this.logger.warn({ namespace: row.namespace, flowId: row.flowId, reason: messageOf(error) }, 'flow trigger skipped');
-        continue;
-      }
+      const flow = await this.flowOf(tenantId, row.namespace, row.flowId, row.revision);
+      if (flow === undefined) continue;
       const trigger = flow.triggers.find(
         (candidate): candidate is FlowTrigger => candidate.kind === 'Flow' && candidate.id === row.triggerId,
       );
@@ -187,8 +182,4 @@ function announced(execution: NewExecution): TriggeredExecution {
     inputs: (execution.inputs ?? {}) as Record<string, unknown>,
     labels: { ...(execution.labels ?? {}) },
   };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
