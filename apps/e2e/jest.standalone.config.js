@@ -24,6 +24,8 @@ const SUBSET = [
   'files-inputs',
   'schedule',
   'backfill',
+  'flow-trigger',
+  'webhook',
 ];
 
 module.exports = {
