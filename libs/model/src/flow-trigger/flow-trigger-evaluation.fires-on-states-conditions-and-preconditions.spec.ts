@@ -62,6 +62,20 @@ describe('a Flow trigger listens to the executions that end in its states and me
     expect(flowTriggerListens(flow, trigger, { ...good, labels: { env: 'dev' } }, render('true'))).toBe(false);
   });
 
+  it('an expression on the flow outputs is never met by an execution without outputs; blank or false is not met', () => {
+    const { flow, trigger } = listenerWith(`    conditions:
+      - { type: io.kestra.plugin.core.condition.ExecutionOutputs, expression: "{{ answer }}" }
+`);
+    const render = (answer: string) => (template: string) => template.replace('{{ answer }}', answer);
+    const withOutputs = upstream({ outputs: { date: '2026-03-01' } });
+    expect(flowTriggerListens(flow, trigger, withOutputs, render('true'))).toBe(true);
+    expect(flowTriggerListens(flow, trigger, withOutputs, render('0'))).toBe(true);
+    expect(flowTriggerListens(flow, trigger, withOutputs, render(' false '))).toBe(false);
+    expect(flowTriggerListens(flow, trigger, withOutputs, render('  '))).toBe(false);
+    expect(flowTriggerListens(flow, trigger, upstream(), render('true'))).toBe(false);
+    expect(flowTriggerListens(flow, trigger, upstream({ outputs: {} }), render('true'))).toBe(false);
+  });
+
   it('a disabled trigger listens to nothing', () => {
     const { flow, trigger } = listenerWith('    disabled: true\n');
     expect(flowTriggerListens(flow, trigger, upstream(), noRender)).toBe(false);

@@ -70,7 +70,14 @@ function conditionHolds(condition: FlowTriggerCondition, upstream: UpstreamExecu
     case 'ExecutionLabels':
       return Object.entries(condition.labels).every(([key, value]) => upstream.labels[key] === value);
     case 'Expression':
-      return isTruthy(render(condition.expression));
+      return conditionTruthy(render(condition.expression));
+    case 'ExecutionOutputs':
+      // Kestra's shortcut: an execution without flow outputs never meets it.
+      return (
+        upstream.outputs !== undefined &&
+        Object.keys(upstream.outputs).length > 0 &&
+        conditionTruthy(render(condition.expression))
+      );
   }
 }
 
@@ -143,9 +150,14 @@ function filterHolds(filter: PreconditionFilter, upstream: UpstreamExecution, re
   }
 }
 
+/** A condition's rendered text holds unless blank or `false` (Kestra's Expression condition). */
+function conditionTruthy(text: string): boolean {
+  return text.trim() !== '' && text.trim() !== 'false';
+}
+
+/** IS_TRUE / IS_FALSE filters: anything but `false`, `0`, `-0` and the empty text (Kestra's TruthUtils). */
 function isTruthy(text: string): boolean {
-  const trimmed = text.trim().toLowerCase();
-  return trimmed !== '' && trimmed !== 'false' && trimmed !== '0' && trimmed !== 'null';
+  return !['false', '0', '-0', ''].includes(text);
 }
 
 /** A precondition window as stored: its bounds (epoch ms, both inclusive) and which preconditions were met, by which execution. */

@@ -368,7 +368,9 @@ export type FlowTriggerCondition =
   | { readonly kind: 'ExecutionStatus'; readonly in?: readonly string[]; readonly notIn?: readonly string[] }
   | { readonly kind: 'ExecutionNamespace'; readonly namespace: string; readonly prefix: boolean }
   | { readonly kind: 'ExecutionLabels'; readonly labels: Readonly<Record<string, string>> }
-  | { readonly kind: 'Expression'; readonly expression: Template };
+  | { readonly kind: 'Expression'; readonly expression: Template }
+  /** An expression on the upstream flow outputs (`trigger.outputs`); never met by an execution without outputs. */
+  | { readonly kind: 'ExecutionOutputs'; readonly expression: Template };
 /** One upstream flow of a Flow trigger's `preconditions.flows`: an execution of it, ended in one of `states`, with `labels`. */
 export interface UpstreamFlowPrecondition {
   readonly namespace: string;

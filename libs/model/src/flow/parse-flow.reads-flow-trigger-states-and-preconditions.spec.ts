@@ -10,6 +10,8 @@ describe('parseFlow reads a Flow trigger’s states and preconditions', () => {
     conditions:
       - type: io.kestra.plugin.core.condition.ExecutionLabels
         labels: { team: data }
+      - type: io.kestra.plugin.core.condition.ExecutionOutputs
+        expression: "{{ trigger.outputs.rows > 0 }}"
     preconditions:
       id: both
       resetOnSuccess: false
@@ -28,7 +30,10 @@ describe('parseFlow reads a Flow trigger’s states and preconditions', () => {
     expect(flow.triggers[0]).toMatchObject({
       kind: 'Flow',
       states: ['FAILED', 'WARNING'],
-      conditions: [{ kind: 'ExecutionLabels', labels: { team: 'data' } }],
+      conditions: [
+        { kind: 'ExecutionLabels', labels: { team: 'data' } },
+        { kind: 'ExecutionOutputs', expression: '{{ trigger.outputs.rows > 0 }}' },
+      ],
       preconditions: {
         id: 'both',
         resetOnSuccess: false,

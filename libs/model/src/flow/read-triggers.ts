@@ -228,6 +228,9 @@ function readCondition(view: ObjectView, type: string, written: string): FlowTri
       if (!view.has('labels')) view.required('labels');
       return { kind: 'ExecutionLabels', labels: view.labels('labels') ?? {} };
     }
+    case CONDITION_TYPES.ExecutionOutputs:
+      view.rejectUnknown(['type', 'expression'], type);
+      return { kind: 'ExecutionOutputs', expression: view.template('expression', true) };
     case CONDITION_TYPES.Expression:
       view.rejectUnknown(['type', 'expression'], type);
       return { kind: 'Expression', expression: view.template('expression', true) };

@@ -16,6 +16,7 @@ export const CONDITION_TYPES = {
   ExecutionStatus: 'io.kestra.plugin.core.condition.ExecutionStatus',
   ExecutionNamespace: 'io.kestra.plugin.core.condition.ExecutionNamespace',
   ExecutionLabels: 'io.kestra.plugin.core.condition.ExecutionLabels',
+  ExecutionOutputs: 'io.kestra.plugin.core.condition.ExecutionOutputs',
   Expression: 'io.kestra.plugin.core.condition.Expression',
 } as const;
 
