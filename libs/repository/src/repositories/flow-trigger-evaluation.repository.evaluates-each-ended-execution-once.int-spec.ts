@@ -65,6 +65,11 @@ describe('Flow trigger evaluations', () => {
       execution: execution('down-1'),
     }));
     expect(first).toEqual({ first: true, executionId: 'down-1' });
+    // The trigger API lists it as the trigger's last execution.
+    expect(await fixture.repositories.triggers.get(key)).toMatchObject({
+      lastExecutionId: 'down-1',
+      lastExecutionState: 'CREATED',
+    });
     let decidedAgain = false;
     const again = await flowTriggerEvaluations.evaluateOnce(key, 'upstream-1', new Date(), () => {
       decidedAgain = true;

@@ -130,6 +130,11 @@ export class FlowTriggerEvaluationRepository {
         where: { tenantId_namespace_flowId_triggerId_upstreamExecutionId: evaluation },
         data: { executionId: decision.execution.id },
       });
+      // What the trigger API shows as the trigger's last firing.
+      await tx.flowTriggerState.updateMany({
+        where: windowKey,
+        data: { lastDate: now, lastExecutionId: decision.execution.id },
+      });
       return { first: true, executionId: decision.execution.id };
     });
   }
