@@ -14,6 +14,8 @@ export {
 export type { ExecutionState, TaskRunState } from './lib/states';
 export { createExecution, listTaskRuns, getTaskRun, executionToData, executionFromData } from './lib/execution';
 export type { NewExecution, ExecutionData } from './lib/execution';
+export { replayExecution, replayOrigin, replayProblem, ReplayRefused, replayTrigger } from './lib/replay';
+export type { ReplayOrigin, ReplayRequest } from './lib/replay';
 export { renderContextFor } from './lib/render-context';
 export { taskById, UnknownTask } from './lib/flow-index';
 export { resumeInputProblems } from './lib/resume-inputs';

@@ -151,8 +151,10 @@ class Step extends StepStore implements FlowableStep {
     (this.flow.sla ?? []).forEach((sla, index) => {
       if (sla.type === 'MAX_DURATION') this.scheduleTimer(this.base.id, 'sla-max-duration', index, startedAt + sla.durationMs);
     });
-    this.root = EMPTY_PROGRESS;
     this.changed = true;
+    // A replay from a task run carries the runs before it over and runs again from it (replay.ts).
+    if (this.base.replayOf?.taskRunId !== undefined) this.restartContainer(ROOT, 'replay');
+    else this.root = EMPTY_PROGRESS;
     this.advance(ROOT);
   }
 
@@ -353,7 +355,7 @@ class Step extends StepStore implements FlowableStep {
   /** From RESTARTED (or QUEUED after it): re-run the failed, killed and cancelled task runs. */
   private rerunExecution(): void {
     this.moveExecution('RUNNING');
-    this.restartContainer(ROOT);
+    this.restartContainer(ROOT, 'restart');
     this.advance(ROOT);
   }
 
@@ -1126,8 +1128,12 @@ class Step extends StepStore implements FlowableStep {
    * branch (recursively) and rewinds it to its main stage. Visits only the
    * containers on failed paths; a restart is rare, so walking a container's
    * children by id is fine here.
+   *
+   * A replay (`mode` 'replay') re-runs the RESTARTED path replay.ts left (the
+   * chosen task run and the containers above it) and nothing else: a failed
+   * task run off the path stays as it ended and counts so.
    */
-  private restartContainer(containerId: string): void {
+  private restartContainer(containerId: string, mode: 'restart' | 'replay'): void {
     let progress = this.progressOf(containerId);
     const mainProgress: ContainerProgress = { ...progress, stage: 'main', dag: progress.mainDag ?? progress.dag };
     const lanes = this.lanesOf(containerId, mainProgress);
@@ -1162,9 +1168,16 @@ class Step extends StepStore implements FlowableStep {
         const task = tasks[position] as Task;
         const child = this.find(this.childId(parent, progress, task, 'main', lane));
         if (child === undefined) continue;
-        if (child.state === 'WARNING') warned++;
-        if (child.state !== 'FAILED' && child.state !== 'KILLED' && child.state !== 'CANCELLED') continue;
-        const state = this.restartRun(child, task);
+        if (child.state !== 'RESTARTED') {
+          if (child.state === 'WARNING') warned++;
+          if (child.state !== 'FAILED' && child.state !== 'KILLED' && child.state !== 'CANCELLED') continue;
+          if (mode === 'replay') {
+            failed++;
+            if (dag !== undefined && laneStates !== undefined) dag = laneStates.record(dag, lane, childEnd(child.state));
+            break;
+          }
+        }
+        const state = this.restartRun(child, task, mode);
         let end: LaneEnd = isTerminal(state) ? childEnd(state) : 'live';
         if (state === 'WARNING') warned++;
         if (end === 'done') end = this.runLane(containerId, 'main', lane, position + 1);
@@ -1184,8 +1197,8 @@ class Step extends StepStore implements FlowableStep {
     });
   }
 
-  private restartRun(run: TaskRun, task: Task): TaskRunState {
-    const restarted = this.moveRun(run, 'RESTARTED', { error: undefined });
+  private restartRun(run: TaskRun, task: Task, mode: 'restart' | 'replay'): TaskRunState {
+    const restarted = run.state === 'RESTARTED' ? run : this.moveRun(run, 'RESTARTED', { error: undefined });
     // Like a retry, a restarted job keeps the queue it had; one that never reached a queue is routed afresh.
     if (isRunnable(task)) return this.dispatch(restarted, task, restarted.workerQueueId).state;
     // A Pause with tasks that never got its resume pauses again.
@@ -1193,7 +1206,7 @@ class Step extends StepStore implements FlowableStep {
       return this.startFlowable(restarted, task);
     }
     const running = this.moveRun(restarted, 'RUNNING');
-    this.restartContainer(running.id);
+    this.restartContainer(running.id, mode);
     this.advance(running.id);
     const started = this.run(running.id);
     this.scheduleContainerTimeout(started);

@@ -98,6 +98,7 @@ export class StepStore {
       trigger: base.trigger,
       retryAttempt: base.retryAttempt,
       originalExecutionId: base.originalExecutionId,
+      replayOf: base.replayOf,
       error: this.error,
       version: base.version + 1,
       taskRuns: this.taskRuns,

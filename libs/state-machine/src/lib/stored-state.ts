@@ -117,6 +117,7 @@ const formatV1 = z.looseObject({
   parent: z.looseObject({ executionId: z.string(), taskRunId: z.string(), namespace: z.string(), flowId: z.string() }).optional(),
   retryAttempt: z.number().int(),
   originalExecutionId: z.string().optional(),
+  replayOf: z.looseObject({ executionId: z.string(), taskRunId: z.string().optional() }).optional(),
   error: z.string().optional(),
   version: z.number().int(),
   root: progress,

@@ -146,6 +146,11 @@ export interface Execution {
   /** CREATE_NEW_EXECUTION: 1 for the first execution, +1 per retry execution. */
   readonly retryAttempt: number;
   readonly originalExecutionId?: string;
+  /**
+   * A replay: the execution it was made from, and the task run (an id of this
+   * execution) it runs again from; the task runs before it were carried over.
+   */
+  readonly replayOf?: { readonly executionId: string; readonly taskRunId?: string };
   readonly error?: string;
   /** +1 per applied change; the same event applied twice leaves it unchanged. */
   readonly version: number;

@@ -65,6 +65,8 @@ export interface SimulationOptions {
   readonly runningExecutions?: number;
   /** Kestra's `envs`/`globals` and the random source, as a role gives them to `next` (default: none). */
   readonly environment?: RenderEnvironment;
+  /** The execution to start from (in CREATED, e.g. a replay) instead of a new one of `flow`. */
+  readonly start?: Execution;
   /** How long a scripted task takes when its outcome gives no duration (default 1 s). */
   readonly defaultDurationMs?: number;
 }
@@ -100,11 +102,9 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
   const start = options.now ?? 0;
   const defaultDuration = options.defaultDurationMs ?? 1000;
   const environment = options.environment ?? {};
-  let execution = createExecution(
-    flow,
-    { id: options.executionId ?? 'exec', tenant: 'main', inputs: options.inputs ?? {} },
-    start,
-  );
+  let execution =
+    options.start ??
+    createExecution(flow, { id: options.executionId ?? 'exec', tenant: 'main', inputs: options.inputs ?? {} }, start);
   const queue: Pending[] = [];
   const cancelled = new Set<string>();
   const log: SimulationLogEntry[] = [];

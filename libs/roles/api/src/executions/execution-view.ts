@@ -5,7 +5,7 @@ import type {
   TaskRunAttemptRecord,
   TaskRunRecord,
 } from '@lanner/model';
-import { isTerminal, type TaskRunState } from '@lanner/state-machine';
+import { isTerminal, replayOrigin, type TaskRunState } from '@lanner/state-machine';
 
 /** True once the execution reached a state it never leaves by itself. */
 export function hasEnded(execution: Pick<ExecutionRecord, 'state'>): boolean {
@@ -70,6 +70,12 @@ function originalIdOf(execution: ExecutionRecord): string {
   return type === 'retry' && typeof originalExecutionId === 'string' ? originalExecutionId : execution.id;
 }
 
+/** A replay's origin: the execution it was made from and the task run it ran again from (null: from the start). */
+function replayOfView(execution: ExecutionRecord): { executionId: string; taskRunId: string | null } | null {
+  const origin = replayOrigin(execution.trigger);
+  return origin === undefined ? null : { executionId: origin.executionId, taskRunId: origin.taskRunId ?? null };
+}
+
 function summaryOf(execution: ExecutionRecord) {
   return {
     id: execution.id,
@@ -85,6 +91,7 @@ function summaryOf(execution: ExecutionRecord) {
     parentExecutionId: execution.parentExecutionId,
     parentTaskRunId: execution.parentTaskRunId,
     originalId: originalIdOf(execution),
+    replayOf: replayOfView(execution),
     version: execution.version,
     // Why the execution itself failed (a quarantine, a concurrency limit), shaped as a task run's error.
     error: execution.error === undefined || execution.error === null ? null : { message: execution.error },

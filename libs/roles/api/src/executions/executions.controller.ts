@@ -26,6 +26,7 @@ const NewExecutionBodySchema = z
   .object({ inputs: jsonObject.optional(), labels: z.record(z.string(), z.string()).optional() })
   .strict()
   .optional();
+const ReplayQuerySchema = z.object({ taskRunId: z.string().min(1).optional() }).strict();
 const ResumeBodySchema = z.object({ inputs: jsonObject.optional() }).strict().optional();
 const WaitQuerySchema = z.object({
   wait: z.enum(['true', 'false']).optional(),
@@ -245,6 +246,21 @@ export class ExecutionsController {
     return executionView(
       await this.executions.restart(tenant, id, request.principal?.tokenId ?? 'unknown', correlationIdOf(request)),
     );
+  }
+
+  @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
+  @Post(':id/replay')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Replay an ended execution as a new one: from `taskRunId`, the task runs before it are carried over with their outputs and the flow runs again from it; without it, the whole flow runs again',
+  })
+  @ApiQuery({ name: 'taskRunId', required: false, description: 'The task run of the execution to run again from' })
+  @ApiOkResponse({ description: 'The new execution, in CREATED' })
+  @ProblemResponses(400, 404, 409)
+  async replay(@Param('tenant') tenant: string, @Param('id') id: string, @Query() query: unknown, @Req() request: HttpRequest) {
+    const { taskRunId } = parseWith(ReplayQuerySchema, query, 'query');
+    return executionView(await this.executions.replay(tenant, id, taskRunId, correlationIdOf(request)));
   }
 
   @RequirePermission('execution', 'write')

@@ -20,7 +20,7 @@ import {
   type StoredJson,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
-import { resumeInputProblems, type JsonObject } from '@lanner/state-machine';
+import { readStoredState, replayProblem, replayTrigger, resumeInputProblems, type JsonObject } from '@lanner/state-machine';
 import { NotFound, type Repositories } from '@lanner/repository';
 import {
   executionPrefix,
@@ -351,6 +351,77 @@ export class ExecutionsService {
       payload: { tenantId, executionId, expectedVersion: execution.version, requestedBy },
     });
     return execution;
+  }
+
+  /**
+   * Replay (Kestra's): a new execution of the same flow revision, inputs and
+   * labels. From `taskRunId`, the task runs before it are carried over with their
+   * outputs and the flow runs again from it; without one, the whole flow runs
+   * again. The executor builds it from the original's stored state; refused
+   * here (409, or 400 naming `taskRunId`) when it could not be built.
+   */
+  async replay(
+    tenantId: string,
+    executionId: string,
+    taskRunId: string | undefined,
+    correlationId: string,
+  ): Promise<ExecutionWithTaskRuns> {
+    const { execution: original, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
+    if (!hasEnded(original))
+      throw new WrongState(`Execution '${executionId}' is ${original.state}; only an ended execution replays`);
+    if (taskRunId !== undefined) {
+      const reading = stateData === null ? undefined : readStoredState(stateData);
+      if (reading === undefined || !reading.ok)
+        throw new WrongState(`Execution '${executionId}' has no state this API can replay from`);
+      const revision = await this.repositories.flows.getRevision(
+        tenantId,
+        original.namespace,
+        original.flowId,
+        original.flowRevision,
+      );
+      const parsed = await this.parsedFlows.get(revision, revision.source, (source) => this.parser.parse(source));
+      if (!parsed.ok)
+        throw new InvalidContent(
+          `Flow ${original.namespace}.${original.flowId} revision ${revision.revision} is no longer valid`,
+          problemEntries(parsed.problems),
+        );
+      const problem = replayProblem({ ...parsed.flow, revision: revision.revision }, reading.execution, taskRunId);
+      if (problem !== undefined)
+        throw new InvalidRequest('The replay cannot start there', [{ path: 'taskRunId', message: problem }]);
+    }
+    const now = new Date();
+    const id = randomUUID();
+    // The labels are the original's, its correlation id included: a replay belongs to the same story, as a retry does.
+    const labels = original.labels;
+    const inputs = (original.inputs ?? {}) as StoredJson;
+    const created = await this.repositories.executions.create(tenantId, {
+      id,
+      namespace: original.namespace,
+      flowId: original.flowId,
+      flowRevision: original.flowRevision,
+      state: 'CREATED',
+      stateHistories: [{ state: 'CREATED', date: now }],
+      inputs,
+      labels,
+      trigger: replayTrigger(executionId, taskRunId) as unknown as StoredJson,
+    });
+    await this.publish({
+      schemaVersion: 1,
+      messageId: `${id}:created`,
+      type: 'execution.created',
+      occurredAt: now.toISOString(),
+      correlationId,
+      payload: {
+        tenantId,
+        executionId: id,
+        namespace: original.namespace,
+        flowId: original.flowId,
+        flowRevision: original.flowRevision,
+        inputs: inputs as Record<string, unknown>,
+        labels,
+      },
+    });
+    return { ...created, taskRuns: [] };
   }
 
   /**

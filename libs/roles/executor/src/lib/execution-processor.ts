@@ -37,6 +37,9 @@ import {
   next,
   quarantineExecution,
   renderContextFor,
+  replayExecution,
+  replayOrigin,
+  ReplayRefused,
   taskById,
   type Execution,
   type ExecutionAction,
@@ -87,6 +90,8 @@ interface Unit {
   readonly storedVersion: number;
   current: Execution;
   readonly correlationId?: string;
+  /** A replay that cannot be made (its original changed since the API checked it): it ends FAILED with this. */
+  readonly refusedReplay?: string;
 }
 
 /**
@@ -164,6 +169,13 @@ export class ExecutionProcessor {
 
   private async processOnce(message: ExecutorEvent): Promise<void> {
     const unit = await this.load(message);
+    if (unit.refusedReplay !== undefined) {
+      const result = quarantineExecution(unit.current, unit.refusedReplay, this.clock());
+      unit.current = result.execution;
+      for (const action of result.actions) await this.perform(unit, action);
+      await this.settle(unit);
+      return;
+    }
     const first = await this.firstEvent(message, unit);
     const pending: ExecutionEvent[] = first === undefined ? [] : [first];
     let applied = 0;
@@ -236,8 +248,28 @@ export class ExecutionProcessor {
     const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
     const flow = await this.flow(tenantId, record.namespace, record.flowId, record.flowRevision);
     let stored: Execution;
+    let current: Execution | undefined;
+    let refusedReplay: string | undefined;
+    const replay = stateData === null ? replayOrigin(record.trigger) : undefined;
     if (stateData !== null) {
       stored = loadStoredExecution(executionId, stateData);
+    } else if (replay !== undefined) {
+      // A replay starts as a copy of what its original carried over; all of it is written with its first change.
+      stored = createExecution(flow, { id: record.id, tenant: tenantId, labels: record.labels }, record.createdAt.getTime());
+      const original = await this.repositories.executions.getExecutorState(tenantId, replay.executionId);
+      if (original.stateData === null) refusedReplay = `Execution '${replay.executionId}' has no state to replay from`;
+      else {
+        try {
+          current = replayExecution(flow, loadStoredExecution(replay.executionId, original.stateData), {
+            id: record.id,
+            ...(replay.taskRunId !== undefined ? { taskRunId: replay.taskRunId } : {}),
+            now: record.createdAt.getTime(),
+          });
+        } catch (error) {
+          if (!(error instanceof ReplayRefused)) throw error;
+          refusedReplay = error.message;
+        }
+      }
     } else {
       // Created by the API (or as a child by this executor): the state machine's value starts here.
       stored = createExecution(
@@ -263,8 +295,9 @@ export class ExecutionProcessor {
       flow,
       stored,
       storedVersion: record.version,
-      current: stored,
+      current: current === undefined ? stored : { ...current, version: stored.version },
       ...(message.correlationId !== undefined ? { correlationId: message.correlationId } : {}),
+      ...(refusedReplay !== undefined ? { refusedReplay } : {}),
     };
   }
 
