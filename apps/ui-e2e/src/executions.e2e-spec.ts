@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { uiScenario } from './testing/ui';
 
@@ -11,12 +12,22 @@ const NAMESPACE = `ui.dash${RUN}`;
 /** The restart test's flow lives apart, so that the dashboard's figures do not depend on whether it ran. */
 const RESTART_NAMESPACE = `ui.restart${RUN}`;
 const MARKER = `/tmp/lanner-ui-e2e-restart-${RUN}`;
+/** The replay test's flow, apart too; its middle task fails on its first run only. */
+const REPLAY_NAMESPACE = `ui.replay${RUN}`;
+const REPLAY_MARKER = `/tmp/lanner-ui-e2e-replay-${RUN}`;
 
 const flows = {
   quick: `id: quick\nnamespace: ${NAMESPACE}\ntasks:\n  - id: hello\n    type: io.kestra.plugin.core.log.Log\n    message: hello\n`,
   broken: `id: broken\nnamespace: ${NAMESPACE}\ntasks:\n  - id: fail\n    type: io.kestra.plugin.scripts.shell.Commands\n    commands:\n      - exit 3\n`,
   // Fails on its first run and succeeds once restarted: the first attempt leaves a marker.
   flaky: `id: flaky\nnamespace: ${RESTART_NAMESPACE}\ntasks:\n  - id: once\n    type: io.kestra.plugin.scripts.shell.Commands\n    commands:\n      - if [ -e ${MARKER} ]; then echo second; else touch ${MARKER}; exit 1; fi\n`,
+  // `prepare` must not run again in a replay from `load`: the last task logs the value it output.
+  replayable:
+    `id: replayable\nnamespace: ${REPLAY_NAMESPACE}\ntasks:\n` +
+    `  - id: prepare\n    type: io.kestra.plugin.core.output.OutputValues\n    values:\n      batch: batch-{{ execution.id }}\n` +
+    `  - id: load\n    type: io.kestra.plugin.scripts.shell.Commands\n    commands:\n` +
+    `      - if [ -e ${REPLAY_MARKER} ]; then echo loaded; else touch ${REPLAY_MARKER}; exit 1; fi\n` +
+    `  - id: report\n    type: io.kestra.plugin.core.log.Log\n    message: "reporting {{ outputs.prepare.values.batch }}"\n`,
 };
 
 describe('executions and the dashboard in the browser', () => {
@@ -37,6 +48,10 @@ describe('executions and the dashboard in the browser', () => {
   }
 
   const rows = (page: Page) => page.locator('tbody tr');
+
+  afterAll(() => {
+    for (const marker of [MARKER, REPLAY_MARKER]) rmSync(marker, { force: true });
+  });
 
   beforeAll(async () => {
     for (const source of Object.values(flows)) {
@@ -94,6 +109,50 @@ describe('executions and the dashboard in the browser', () => {
     await page.locator('.page-head .state', { hasText: 'SUCCESS' }).waitFor({ timeout: 60_000 });
     await page.getByRole('list', { name: 'Log lines' }).getByText('second').waitFor({ timeout: 20_000 });
     await expect(page.getByRole('button', { name: 'Restart' }).count()).resolves.toBe(0);
+  });
+
+  it('replays a failed execution from its failing task: a new execution carries the earlier task run over and succeeds', async () => {
+    const first = await ran('replayable', {}, REPLAY_NAMESPACE);
+    expect(first.state).toBe('FAILED');
+    const page = ui.page();
+    await ui.signIn(page);
+    await page.goto(`${ui.state.baseUrl}/executions/${first.id}`);
+    await page.locator('.page-head .state', { hasText: 'FAILED' }).waitFor({ timeout: 30_000 });
+    const taskRow = (task: string) =>
+      page.locator('tbody tr').filter({ has: page.locator('td:first-child', { hasText: new RegExp(`^${task}\\b`) }) });
+    /** The attempt numbers a task run's row lists. */
+    const attemptsOf = async (task: string) => (await taskRow(task).locator('td').nth(2).innerText()).match(/#\d+/g);
+    await taskRow('load').getByRole('button', { name: 'Replay from here' }).click();
+
+    // The page of the new execution opens and follows it to its end.
+    await page.waitForURL((url) => url.pathname.startsWith('/executions/') && !url.pathname.endsWith(first.id));
+    const replayId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    await page.locator('.page-head .state', { hasText: 'SUCCESS' }).waitFor({ timeout: 60_000 });
+    await expect(
+      page
+        .locator('.page-head')
+        .getByRole('link', { name: first.id.slice(0, 8) })
+        .count(),
+    ).resolves.toBe(1);
+    // prepare did not run again: one attempt, marked carried over, its output the original's (its execution id in it).
+    const prepare = taskRow('prepare');
+    await expect(prepare.innerText()).resolves.toContain('carried over');
+    await expect(prepare.innerText()).resolves.toContain(`batch-${first.id}`);
+    await expect(attemptsOf('prepare')).resolves.toEqual(['#1']);
+    // load ran again (a second attempt after the first one failed), then report read prepare's carried output.
+    await expect(attemptsOf('load')).resolves.toEqual(['#1', '#2']);
+    await page.getByRole('list', { name: 'Log lines' }).getByText(`reporting batch-${first.id}`).waitFor({ timeout: 20_000 });
+    await expect(page.getByRole('list', { name: 'Log lines' }).getByText('loaded').count()).resolves.toBe(1);
+
+    // The original is left as it ended.
+    const original = (await (await ui.api('GET', `/api/v1/main/executions/${first.id}`)).json()) as {
+      state: { current: string };
+    };
+    expect(original.state.current).toBe('FAILED');
+    const replay = (await (await ui.api('GET', `/api/v1/main/executions/${replayId}`)).json()) as {
+      replayOf: { executionId: string; taskRunId: string } | null;
+    };
+    expect(replay.replayOf).toEqual({ executionId: first.id, taskRunId: `${first.id}:load` });
   });
 
   it('shows the period on the dashboard: counts, success rate, the chart, and the failing flow', async () => {

@@ -87,6 +87,8 @@ export interface Execution {
   readonly outputs: Record<string, unknown>;
   readonly labels: unknown;
   readonly createdAt: string;
+  /** A replay: the execution it was made from and the task run of it that ran again (null: the whole flow). */
+  readonly replayOf?: { readonly executionId: string; readonly taskRunId: string | null } | null;
   readonly taskRunList?: TaskRun[];
 }
 

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { apiUrl, call, type ServerEvent } from '../api/client';
-import type { Execution, Flow, LogLine } from '../api/views';
+import type { Execution, Flow, LogLine, TaskRun } from '../api/views';
 import { Gantt } from '../components/Gantt';
 import { ProblemView } from '../components/ProblemView';
 import { StateBadge } from '../components/StateBadge';
@@ -64,6 +64,14 @@ export function ExecutionPage() {
     },
   });
 
+  // A replay is a new execution: its page opens once the API created it.
+  const navigate = useNavigate();
+  const replay = useMutation({
+    mutationFn: (taskRunId: string) =>
+      call<Execution>('POST', apiUrl('/api/v1/{tenant}/executions/{id}/replay', { id }, { taskRunId })),
+    onSuccess: (created) => void navigate(`/executions/${encodeURIComponent(created.id)}`),
+  });
+
   if (execution.isPending) return <p>Loading the execution…</p>;
   if (execution.error) return <ProblemView error={execution.error} />;
   const data = execution.data;
@@ -82,6 +90,15 @@ export function ExecutionPage() {
           </Link>{' '}
           rev. {data.flowRevision} · {formatDuration(data.state.startDate, data.state.endDate)} ·{' '}
           {ended ? 'ended' : live === 'live' ? 'live' : live}
+          {data.replayOf && (
+            <>
+              {' '}
+              · replay of{' '}
+              <Link to={`/executions/${encodeURIComponent(data.replayOf.executionId)}`}>
+                <code>{data.replayOf.executionId.slice(0, 8)}</code>
+              </Link>
+            </>
+          )}
         </span>
         <div className="actions">
           {!ended && (
@@ -120,6 +137,7 @@ export function ExecutionPage() {
         </div>
       )}
       <ProblemView error={action.error} />
+      <ProblemView error={replay.error} />
       <h2>Timeline</h2>
       <Gantt execution={data} />
       <Logs key={runs} executionId={data.id} />
@@ -131,6 +149,7 @@ export function ExecutionPage() {
             <th>State</th>
             <th>Attempts (worker · queue)</th>
             <th>Outputs</th>
+            {ended && <th>Replay</th>}
           </tr>
         </thead>
         <tbody>
@@ -139,6 +158,7 @@ export function ExecutionPage() {
               <td>
                 {taskRun.taskId}
                 {taskRun.value !== null && <span className="hint"> [{taskRun.value}]</span>}
+                {carriedOver(data, taskRun) && <span className="hint"> · carried over</span>}
               </td>
               <td>
                 <StateBadge state={taskRun.state.current} />
@@ -160,6 +180,18 @@ export function ExecutionPage() {
                   <span className="hint">none</span>
                 )}
               </td>
+              {ended && (
+                <td>
+                  <button
+                    type="button"
+                    title={`A new execution: the task runs before ${taskRun.taskId} are carried over, the flow runs again from it`}
+                    onClick={() => replay.mutate(taskRun.id)}
+                    disabled={replay.isPending}
+                  >
+                    Replay from here
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -210,6 +242,12 @@ function ExecutionTopology({ execution }: { execution: Execution }) {
       )}
     </>
   );
+}
+
+/** A task run of a replay that ran in the execution replayed (it was created before the replay was). */
+function carriedOver(execution: Execution, taskRun: TaskRun): boolean {
+  const created = taskRun.state.histories[0]?.date;
+  return !!execution.replayOf && created !== undefined && Date.parse(created) < Date.parse(execution.createdAt);
 }
 
 /** The resume body from the text box: no inputs when empty, else a JSON object. */
