@@ -10,7 +10,7 @@ void runRole('api', (config) => {
     setupFile: config.setupFile,
     storage: config.storage,
     fileInputMaxBytes: config.fileInputMaxBytes,
-    users: { signingKey: config.userSigningKey },
+    users: { signingKey: config.userSigningKey, ...config.userLogin },
   });
   return config.embeddedIndexer ? [api, IndexerRoleModule.forRoot(settings)] : [api];
 });

@@ -20,7 +20,7 @@ void runRole('standalone', async (config, roleProcess) => {
       setupFile: config.setupFile,
       storage: config.storage,
       fileInputMaxBytes: config.fileInputMaxBytes,
-      users: { signingKey: userSigningKey, firstAdmin },
+      users: { signingKey: userSigningKey, firstAdmin, ...config.userLogin },
     }),
     ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs }),
     ControllerRoleModule.forRoot(serverRoles, {

@@ -6,6 +6,10 @@ import { freePort } from '@lanner/testing';
 
 const WORKSPACE = resolve(__dirname, '..', '..', '..', '..');
 const READY_DEADLINE_MS = 120_000;
+/** The standalone's user access-token lifetime, seconds (LANNER_USER_ACCESS_TOKEN_TTL_S). */
+export const USER_ACCESS_TOKEN_TTL_S = 6;
+/** Failed logins in a row that lock a user (LANNER_USER_MAX_FAILED_LOGINS). */
+export const USER_MAX_FAILED_LOGINS = 3;
 /** The environment variable naming the state file the specs read (see server.ts). */
 export const UI_E2E_STATE = 'LANNER_UI_E2E_STATE';
 
@@ -48,6 +52,9 @@ export default async function standaloneSetup(): Promise<void> {
       LANNER_HTTP_PORT: String(httpPort),
       LANNER_EMBEDDED_DB_PORT: String(databasePort),
       LANNER_GRPC_PORT: String(grpcPort),
+      // A user's access JWT lives a few seconds, so the session specs see the UI renew it through the refresh cookie.
+      LANNER_USER_ACCESS_TOKEN_TTL_S: String(USER_ACCESS_TOKEN_TTL_S),
+      LANNER_USER_MAX_FAILED_LOGINS: String(USER_MAX_FAILED_LOGINS),
     },
     stdio: ['ignore', output, output],
   });

@@ -350,6 +350,45 @@ export const CONFIG_VARIABLES = [
     schema: optionalSigningKey(),
   },
   {
+    name: 'LANNER_USER_ACCESS_TOKEN_TTL_S',
+    roles: ['api', 'standalone'],
+    defaultFor: () => '900',
+    defaultText: '`900` (15 minutes)',
+    description:
+      'Lifetime of the access JWT a user gets at login, in seconds; the web UI renews it through the refresh-token cookie before it expires.',
+    secret: false,
+    schema: integer(5, 86400),
+  },
+  {
+    name: 'LANNER_USER_REFRESH_TOKEN_TTL_S',
+    roles: ['api', 'standalone'],
+    defaultFor: () => '604800',
+    defaultText: '`604800` (7 days)',
+    description:
+      "Lifetime of a user's refresh token (the HttpOnly cookie), in seconds; each refresh issues a new one. After it the user logs in again.",
+    secret: false,
+    schema: integer(60, 31536000),
+  },
+  {
+    name: 'LANNER_USER_MAX_FAILED_LOGINS',
+    roles: ['api', 'standalone'],
+    defaultFor: () => '5',
+    defaultText: '`5`',
+    description:
+      'Failed logins in a row that lock a user for `LANNER_USER_LOCKOUT_S`; meanwhile a login answers 429 with `Retry-After`.',
+    secret: false,
+    schema: integer(1, 1000),
+  },
+  {
+    name: 'LANNER_USER_LOCKOUT_S',
+    roles: ['api', 'standalone'],
+    defaultFor: () => '900',
+    defaultText: '`900` (15 minutes)',
+    description: 'How long a user locked by failed logins stays locked, in seconds.',
+    secret: false,
+    schema: integer(1, 86400),
+  },
+  {
     name: 'LANNER_API_EMBEDDED_INDEXER',
     roles: ['api'],
     defaultFor: () => 'true',

@@ -121,6 +121,23 @@ const serverVariables = {
   LANNER_KAFKA_NAMESPACE: schemaOf('LANNER_KAFKA_NAMESPACE'),
 };
 
+/** The lifetimes and lockout of users' logins (api, standalone). */
+const userLoginVariables = {
+  LANNER_USER_ACCESS_TOKEN_TTL_S: schemaOf('LANNER_USER_ACCESS_TOKEN_TTL_S'),
+  LANNER_USER_REFRESH_TOKEN_TTL_S: schemaOf('LANNER_USER_REFRESH_TOKEN_TTL_S'),
+  LANNER_USER_MAX_FAILED_LOGINS: schemaOf('LANNER_USER_MAX_FAILED_LOGINS'),
+  LANNER_USER_LOCKOUT_S: schemaOf('LANNER_USER_LOCKOUT_S'),
+};
+
+function userLoginConfig(env: z.output<z.ZodObject<typeof userLoginVariables>>) {
+  return {
+    accessTokenTtlS: env.LANNER_USER_ACCESS_TOKEN_TTL_S,
+    refreshTokenTtlS: env.LANNER_USER_REFRESH_TOKEN_TTL_S,
+    maxFailedLogins: env.LANNER_USER_MAX_FAILED_LOGINS,
+    lockoutS: env.LANNER_USER_LOCKOUT_S,
+  };
+}
+
 type ServerEnv = z.output<z.ZodObject<typeof serverVariables>>;
 
 function serverConfig<R extends ServerRole>(role: R, env: ServerEnv) {
@@ -147,6 +164,7 @@ export const CONFIG_SCHEMAS = {
       ...serverVariables,
       LANNER_ADMIN_TOKEN: schemaOf('LANNER_ADMIN_TOKEN'),
       LANNER_USER_JWT_SIGNING_KEY: schemaOf('LANNER_USER_JWT_SIGNING_KEY'),
+      ...userLoginVariables,
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
       LANNER_API_EMBEDDED_INDEXER: schemaOf('LANNER_API_EMBEDDED_INDEXER'),
       LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
@@ -157,6 +175,7 @@ export const CONFIG_SCHEMAS = {
       ...serverConfig('api', env),
       adminToken: env.LANNER_ADMIN_TOKEN,
       userSigningKey: env.LANNER_USER_JWT_SIGNING_KEY,
+      userLogin: userLoginConfig(env),
       setupFile: env.LANNER_SETUP_FILE,
       embeddedIndexer: env.LANNER_API_EMBEDDED_INDEXER,
       storage: storageConfig(env, '.lanner-api'),
@@ -284,6 +303,7 @@ export const CONFIG_SCHEMAS = {
       LANNER_WORKER_SLOTS: schemaOf('LANNER_WORKER_SLOTS'),
       LANNER_WORKER_ACCESS_TOKEN_TTL_S: schemaOf('LANNER_WORKER_ACCESS_TOKEN_TTL_S'),
       LANNER_WORKER_REFRESH_TOKEN_TTL_S: schemaOf('LANNER_WORKER_REFRESH_TOKEN_TTL_S'),
+      ...userLoginVariables,
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
       LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
       ...storageVariables,
@@ -293,6 +313,7 @@ export const CONFIG_SCHEMAS = {
     .transform((env) => ({
       role: 'standalone' as const,
       expression: expressionConfig(env),
+      userLogin: userLoginConfig(env),
       fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
       setupFile: env.LANNER_SETUP_FILE,
       workerTokenTtl: {
