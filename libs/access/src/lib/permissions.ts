@@ -11,7 +11,7 @@ export type Holder = TenantRole | 'instance-admin';
 /**
  * Resource x action -> the weakest holder. Tenant resources live under
  * `/api/v1/{tenant}/...`; the `instance-admin` ones under `/api/v1/instance/...`.
- * `write` is every change: for executions it is start, kill, resume and restart.
+ * `write` is every change: for executions it is start, kill, resume, restart and replay.
  */
 export const PERMISSIONS = {
   flow: { read: 'viewer', write: 'developer' },

@@ -258,12 +258,13 @@ describe('a token bound to a namespace prefix', () => {
     );
   });
 
-  it('reads, kills and follows executions of its prefix only', async () => {
+  it('reads, kills, restarts, replays and follows executions of its prefix only', async () => {
     expect((await call('GET', `/api/v1/main/executions/${inTeam}`, { token: token() })).status).toBe(200);
     expect((await call('GET', `/api/v1/main/executions/${inOther}`, { token: token() })).status).toBe(403);
     expect((await call('GET', `/api/v1/main/logs/${inOther}`, { token: token() })).status).toBe(403);
     expect((await call('DELETE', `/api/v1/main/executions/${inOther}/kill`, { token: token() })).status).toBe(403);
     expect((await call('POST', `/api/v1/main/executions/${inOther}/restart`, { token: token() })).status).toBe(403);
+    expect((await call('POST', `/api/v1/main/executions/${inOther}/replay`, { token: token() })).status).toBe(403);
     expect((await call('GET', `/api/v1/main/executions/${inOther}/follow`, { token: token() })).status).toBe(403);
     expect((await call('GET', '/api/v1/main/executions/no-such-execution', { token: token() })).status).toBe(404);
   });
