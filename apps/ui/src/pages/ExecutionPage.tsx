@@ -184,6 +184,7 @@ export function ExecutionPage() {
                 <td>
                   <button
                     type="button"
+                    className="secondary small"
                     title={`A new execution: the task runs before ${taskRun.taskId} are carried over, the flow runs again from it`}
                     onClick={() => replay.mutate(taskRun.id)}
                     disabled={replay.isPending}
