@@ -597,6 +597,13 @@ export async function runOrdinaryFlow(
   namespace: string,
   id: string,
 ): Promise<{ executionId: string; state: string }> {
+  // Tenants are entities: the fuzz's own is created once (409 when an earlier run made it).
+  const tenant = await call(target, 'POST', '/api/v1/instance/tenants', {
+    type: 'application/json',
+    text: JSON.stringify({ id: FUZZ_TENANT }),
+  });
+  if (tenant.status !== 201 && tenant.status !== 409)
+    throw new Error(`could not create the tenant ${FUZZ_TENANT}: ${tenant.status} ${JSON.stringify(tenant.json)}`);
   const created = await call(target, 'PUT', `/api/v1/${FUZZ_TENANT}/flows/${namespace}/${id}`, {
     type: 'application/x-yaml',
     text: ordinaryFlow(namespace, id),

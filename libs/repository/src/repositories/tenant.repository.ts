@@ -56,9 +56,9 @@ export class TenantRepository {
     return { id: row.id, name: row.name, createdAt: row.createdAt, disabledAt: row.disabledAt };
   }
 
-  /** Whether the tenant exists and is disabled (its routes answer 404). */
-  async isDisabled(id: string): Promise<boolean> {
+  /** Whether the tenant exists and is enabled: the routes of any other tenant id answer 404. */
+  async isServed(id: string): Promise<boolean> {
     const row = await this.db.tenant.findUnique({ where: { id }, select: { disabledAt: true } });
-    return row?.disabledAt != null;
+    return row !== null && row.disabledAt === null;
   }
 }

@@ -59,7 +59,11 @@ export class AccessGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (declared?.public === true) return true;
+    if (declared?.public === true) {
+      // A public tenant route (a webhook) is served for tenants that exist and are enabled only.
+      await this.assertTenantServed(request);
+      return true;
+    }
     if (declared?.permission === undefined) {
       const where = `${context.getClass().name}.${context.getHandler().name}`;
       this.logger.error({ route: where }, 'an API route declares no permission: refused');
@@ -67,10 +71,7 @@ export class AccessGuard implements CanActivate {
     }
 
     const principal = await this.auth.authenticate(request.headers.authorization, new Date());
-    // The guard reads the repository by path parameters (the tenant, an execution) before the
-    // parameter pipe runs: text PostgreSQL cannot hold is refused here, as the pipe would.
-    const unstorable = unstorableTextProblems(request.params ?? {});
-    if (unstorable.length > 0) throw new InvalidRequest('The path holds text that cannot be accepted', unstorable);
+    assertStorableParams(request);
     const tenantId = textParam(request.params, 'tenant');
     const namespace = await this.namespaceOf(request, principal, tenantId, declared.namespaceFrom);
     const decision = decideAccess(accessSubjectOf(principal), declared.permission, {
@@ -79,13 +80,20 @@ export class AccessGuard implements CanActivate {
       handlerNarrows: declared.namespaceFrom === 'query' || declared.namespaceFrom === 'body',
     });
     if (!decision.allowed) throw new Forbidden(decision.message);
-    // A disabled tenant is as good as absent, for every caller (after the decision, so nothing is learnt without rights).
-    if (tenantId !== undefined && (await this.repositories.tenants.isDisabled(tenantId))) {
-      throw new NotFound('tenant', tenantId);
-    }
+    // A tenant never created, or disabled, is absent for every caller (after the decision, so a
+    // caller without rights on it learns nothing of which tenants exist).
+    await this.assertTenantServed(request);
     request.principal = principal;
     request.namespacePrefix = decision.namespacePrefix;
     return true;
+  }
+
+  /** 404 naming the tenant of the path unless it exists and is enabled (any string may be typed there). */
+  private async assertTenantServed(request: AuthenticatedRequest): Promise<void> {
+    const tenantId = textParam(request.params, 'tenant');
+    if (tenantId === undefined) return;
+    assertStorableParams(request);
+    if (!(await this.repositories.tenants.isServed(tenantId))) throw new NotFound('tenant', tenantId);
   }
 
   /** The namespace the request acts on, where it is known before the handler runs. */
@@ -108,6 +116,15 @@ export class AccessGuard implements CanActivate {
     }
     return undefined;
   }
+}
+
+/**
+ * The guard reads the repository by path parameters (the tenant, an execution) before the
+ * parameter pipe runs: text PostgreSQL cannot hold is refused here, as the pipe would.
+ */
+function assertStorableParams(request: AuthenticatedRequest): void {
+  const unstorable = unstorableTextProblems(request.params ?? {});
+  if (unstorable.length > 0) throw new InvalidRequest('The path holds text that cannot be accepted', unstorable);
 }
 
 /** The namespace prefix the guard bound this request to (null: the whole tenant). */

@@ -97,6 +97,11 @@ const readAnswer = (route: ApiRoute): number => (/\/file(\/preview)?$/.test(rout
 
 const apiRoutes = () => apiRoleRoutes().filter((route) => route.access?.permission !== undefined);
 const tenantRoutes = () => apiRoutes().filter((route) => route.path.startsWith('/api/v1/:tenant/'));
+/** Every route under a tenant, public ones (webhooks) included. */
+const everyTenantRoute = () =>
+  apiRoleRoutes().filter(
+    (route) => route.path.startsWith('/api/v1/:tenant/') && (route.access?.permission !== undefined || route.access?.public),
+  );
 const permissionOf = (route: ApiRoute): Permission => route.access?.permission as Permission;
 
 beforeAll(async () => {
@@ -105,6 +110,7 @@ beforeAll(async () => {
     expect((await call('POST', '/api/v1/main/flows', yaml(flowYaml(namespace)))).status).toBe(201);
   inTeam = (await call('POST', '/api/v1/main/executions/company.team/hello', json({}))).json.id;
   inOther = (await call('POST', '/api/v1/main/executions/other.ns/hello', json({}))).json.id;
+  expect((await call('POST', '/api/v1/instance/tenants', json({ id: 'other' }))).status).toBe(201);
   tokens.viewer = (await mint('main', { name: 'viewer', role: 'viewer' })).json.token;
   tokens.developer = (await mint('main', { name: 'developer', role: 'developer' })).json.token;
   tokens.bound = (await mint('main', { name: 'ci-team', role: 'developer', namespace: 'company.team' })).json.token;
@@ -388,6 +394,35 @@ describe('tenants', () => {
     expect((await call('POST', '/api/v1/instance/tenants', { ...json({ id: 'team-c' }), token: tokens.admin })).status).toBe(403);
   });
 
+  it('that were never created answer 404 naming the tenant on every tenant route, to an instance admin', async () => {
+    // Ids a typo, a case or an encoding makes of a real one, and ids of the instance's own vocabulary.
+    for (const tenant of ['nowhere', 'MAIN', 'main%20', '*', 'instance%20', 'Main']) {
+      const named = decodeURIComponent(tenant);
+      const outcomes: string[] = [];
+      for (const route of everyTenantRoute()) {
+        const request = requestFor(route, tenant);
+        const answer = await call(route.method, request.path, request);
+        outcomes.push(`${route.method} ${route.path}: ${answer.status} ${answer.json?.detail ?? ''}`);
+      }
+      expect(outcomes).toEqual(
+        everyTenantRoute().map((route) => `${route.method} ${route.path}: 404 Tenant '${named}' does not exist`),
+      );
+    }
+    // What the route list holds, public routes included, is what was checked.
+    expect(everyTenantRoute().length).toBeGreaterThan(15);
+    expect(everyTenantRoute().some((route) => route.access?.public === true)).toBe(true);
+    // Nothing was created on the way: the tenants are those made here.
+    const listed = await call('GET', '/api/v1/instance/tenants');
+    expect(listed.json.map((tenant: { id: string }) => tenant.id)).not.toEqual(expect.arrayContaining(['nowhere']));
+  }, 300_000);
+
+  it('that were never created answer a tenant-bound caller 403, so it learns nothing of which tenants exist', async () => {
+    const answer = await call('GET', '/api/v1/nowhere/flows/search', { token: tokens.admin });
+    expect(answer.status).toBe(403);
+    expect(answer.json.detail).toBe("Missing permission 'flow:read' on tenant 'nowhere'");
+    expect((await call('GET', '/api/v1/nowhere/flows/search', { token: null })).status).toBe(401);
+  });
+
   it('answer 404 on every route once disabled, to their own tokens and to instance admins, until enabled again', async () => {
     expect((await call('POST', '/api/v1/instance/tenants', json({ id: 'team-d' }))).status).toBe(201);
     const token = (await mint('team-d', { name: 'ci', role: 'developer' })).json.token;
@@ -401,11 +436,20 @@ describe('tenants', () => {
       expect(refused.status).toBe(404);
       expect(refused.json.detail).toBe("Tenant 'team-d' does not exist");
     }
-    expect((await call('POST', '/api/v1/team-d/flows', { ...yaml(flowYaml('company.team')), token })).status).toBe(404);
+    // Every route, its webhooks included: a disabled tenant's flows are neither changed nor run.
+    const outcomes: string[] = [];
+    for (const route of everyTenantRoute()) {
+      const request = requestFor(route, 'team-d');
+      const answer = await call(route.method, request.path, request);
+      outcomes.push(`${route.method} ${route.path}: ${answer.status} ${answer.json?.detail ?? ''}`);
+    }
+    expect(outcomes).toEqual(
+      everyTenantRoute().map((route) => `${route.method} ${route.path}: 404 Tenant 'team-d' does not exist`),
+    );
 
     expect((await call('POST', '/api/v1/instance/tenants/team-d/enable', json({}))).status).toBe(200);
     expect((await call('GET', '/api/v1/team-d/flows/search', { token })).status).toBe(200);
     expect((await call('POST', '/api/v1/instance/tenants/main/disable', json({}))).status).toBe(403);
     expect((await call('POST', '/api/v1/instance/tenants/nowhere/disable', json({}))).status).toBe(404);
-  });
+  }, 120_000);
 });
