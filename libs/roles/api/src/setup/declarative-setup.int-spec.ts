@@ -335,3 +335,140 @@ describe('API tokens in the setup file', () => {
     expect(await declared()).toEqual(before);
   }, 120_000);
 });
+
+describe('tenants and users in the setup file', () => {
+  let database: SpecDatabase;
+  const alicePassword = `alice-${randomBytes(12).toString('hex')}`;
+  const rootPassword = `root-${randomBytes(12).toString('hex')}`;
+  const teamToken = newToken();
+  const setupFile = join(folder, 'access.yml');
+  const users = { signingKey: randomBytes(32).toString('hex') };
+  const login = (baseUrl: string, username: string, password: string) =>
+    call(baseUrl, null, 'POST', '/api/v1/auth/login', { username, password });
+
+  beforeAll(async () => {
+    database = await createSpecDatabase();
+    writeFileSync(join(folder, 'alice.password'), `${alicePassword}\n`, { mode: 0o600 });
+    writeFileSync(join(folder, 'team-a-ci.token'), `${teamToken}\n`, { mode: 0o600 });
+    process.env['LANNER_SPEC_ROOT_PASSWORD'] = rootPassword;
+    writeFileSync(
+      setupFile,
+      `setup:
+  tenants:
+    - { id: team-a, name: Team A }
+  users:
+    - { username: alice, tenant: team-a, role: developer, passwordFile: alice.password }
+    - { username: root, role: admin, instanceAdmin: true, passwordEnv: LANNER_SPEC_ROOT_PASSWORD }
+  apiTokens:
+    - { tenant: team-a, name: ci, role: viewer, tokenFile: team-a-ci.token }
+`,
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    delete process.env['LANNER_SPEC_ROOT_PASSWORD'];
+    await database?.drop();
+  }, 60_000);
+
+  it('are created when missing: the tenant served, users logging in with the password of their file or variable, the token from its file', async () => {
+    const api = await startSpecApi({ database, topicPrefix, setupFile, users });
+    try {
+      const tenants = await call(api.baseUrl, api.adminToken, 'GET', '/api/v1/instance/tenants');
+      expect(tenants.json.find((tenant: { id: string }) => tenant.id === 'team-a')).toMatchObject({ name: 'Team A' });
+
+      const alice = await login(api.baseUrl, 'alice', alicePassword);
+      expect(alice.status).toBe(200);
+      expect(alice.json.user).toMatchObject({ username: 'alice', tenant: 'team-a', role: 'developer', instanceAdmin: false });
+      const written = await fetch(`${api.baseUrl}/api/v1/team-a/flows`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice.json.accessToken}`, 'content-type': 'application/x-yaml' },
+        body: 'id: hello\nnamespace: company.team\ntasks:\n  - { id: say, type: io.kestra.plugin.core.log.Log, message: hi }\n',
+      });
+      expect(written.status).toBe(201);
+      expect((await call(api.baseUrl, alice.json.accessToken, 'GET', '/api/v1/main/flows/search')).status).toBe(403);
+
+      const root = await login(api.baseUrl, 'root', rootPassword);
+      expect(root.status).toBe(200);
+      expect((await call(api.baseUrl, root.json.accessToken, 'GET', '/api/v1/instance/users')).status).toBe(200);
+
+      expect((await call(api.baseUrl, teamToken, 'GET', '/api/v1/team-a/flows/search')).status).toBe(200);
+      expect((await call(api.baseUrl, teamToken, 'POST', '/api/v1/team-a/flows', undefined, '')).status).toBe(403);
+
+      // Stored as hashes only; the log names the password's source, never a secret.
+      const userRows = JSON.stringify(await database.rows('users'));
+      expect(userRows).not.toContain(alicePassword);
+      expect(userRows).not.toContain(rootPassword);
+      expect(userRows).toContain('$argon2id$');
+      expect(JSON.stringify(await database.rows('api_tokens'))).not.toContain(teamToken);
+      const log = api.logs.lines.join('\n');
+      for (const secret of [alicePassword, rootPassword, teamToken]) expect(log).not.toContain(secret);
+      expect(log).toContain("created tenant 'team-a'");
+      expect(log).toContain("created user 'alice' of tenant 'team-a' (developer), password from the file alice.password");
+      expect(log).toContain(
+        "created user 'root' of tenant 'main' (admin, instance admin), password from the environment variable LANNER_SPEC_ROOT_PASSWORD",
+      );
+      expect(log).toContain('tenants: 1 created, 0 skipped; users: 2 created, 0 skipped; API tokens: 1 created, 0 skipped');
+    } finally {
+      await api.close();
+    }
+  }, 120_000);
+
+  it('are left as they are when present: a changed password or role in the file does not replace the stored one', async () => {
+    const changedPassword = `changed-${randomBytes(12).toString('hex')}`;
+    process.env['LANNER_SPEC_ROOT_PASSWORD'] = changedPassword;
+    writeFileSync(
+      setupFile,
+      `setup:
+  tenants:
+    - { id: team-a, name: Renamed }
+  users:
+    - { username: alice, tenant: team-a, role: admin, passwordFile: alice.password }
+    - { username: root, role: admin, instanceAdmin: true, passwordEnv: LANNER_SPEC_ROOT_PASSWORD }
+`,
+    );
+    const api = await startSpecApi({ database, topicPrefix, setupFile, users });
+    try {
+      await eventually('the setup summary', () =>
+        api.logs.lines.find((line) => line.includes('tenants: 0 created, 1 skipped; users: 0 created, 2 skipped')),
+      );
+      expect((await login(api.baseUrl, 'root', rootPassword)).status).toBe(200);
+      expect((await login(api.baseUrl, 'root', changedPassword)).status).toBe(401);
+      expect((await login(api.baseUrl, 'alice', alicePassword)).json.user.role).toBe('developer');
+      const tenants = await call(api.baseUrl, api.adminToken, 'GET', '/api/v1/instance/tenants');
+      expect(tenants.json.find((tenant: { id: string }) => tenant.id === 'team-a').name).toBe('Team A');
+    } finally {
+      await api.close();
+    }
+  }, 120_000);
+
+  it('stop the start on a password written in the file or a tenant that is nowhere, naming the path, and write nothing', async () => {
+    const badFile = join(folder, 'bad-access.yml');
+    const plain = 'a-plain-password-in-the-file';
+    writeFileSync(
+      badFile,
+      `setup:
+  tenants:
+    - { id: team-new }
+  users:
+    - { username: mallory, role: admin, password: ${plain} }
+    - { username: oscar, tenant: nowhere, role: viewer, passwordEnv: LANNER_SPEC_ROOT_PASSWORD }
+`,
+    );
+    const failure: Error = await startSpecApi({ database, topicPrefix, setupFile: badFile, users }).then(
+      (api) =>
+        api.close().then(() => {
+          throw new Error('the api started with an invalid setup');
+        }),
+      (error: Error) => error,
+    );
+    expect(failure.name).toBe('InvalidSetup');
+    expect(failure.message.split('\n').slice(1)).toEqual([
+      '  setup.users[0].password is not allowed: a password is never written in the setup file (use passwordEnv or passwordFile)',
+      '  setup.users[0] needs exactly one of passwordEnv (an environment variable) or passwordFile',
+      "  setup.users[1].tenant names the unknown tenant 'nowhere': declare it under setup.tenants or create it first",
+    ]);
+    expect(failure.message).not.toContain(plain);
+    expect((await database.rows('tenants')).map((row) => row['id'])).not.toContain('team-new');
+    expect((await database.rows('users')).map((row) => row['username']).sort()).toEqual(['alice', 'root']);
+  }, 120_000);
+});

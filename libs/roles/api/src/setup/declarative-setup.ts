@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type DeclaredApiToken, validateApiTokenSetup } from '@lanner/access';
-import { hashToken } from '@lanner/auth';
+import {
+  type AccessSetup,
+  type DeclaredApiToken,
+  type DeclaredTenant,
+  type DeclaredUser,
+  validateAccessSetup,
+} from '@lanner/access';
+import { hashPassword, hashToken, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '@lanner/auth';
 import { DEFAULT_TOPIC_PARTITIONS, jobTopicsOf } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import { AlreadyExists, type Repositories } from '@lanner/repository';
@@ -78,22 +84,32 @@ export class DeclarativeSetup {
     const read = readSetupSection(file, env);
     if (!read.ok) throw new InvalidSetup(file, read.problems);
 
-    // `apiTokens` is the access part of the setup; the rest is the topology's.
-    const { apiTokens, topology } = splitSection(read.section);
-    const tokens = validateApiTokenSetup(apiTokens);
+    // `tenants`, `users` and `apiTokens` are the access part of the setup; the rest is the topology's.
+    const { access, topology } = splitSection(read.section);
+    const tokenFiles = fileTokenReader(file);
+    const tenants = await this.repositories.tenants.list();
+    const validatedAccess = validateAccessSetup(access, {
+      files: tokenFiles,
+      env,
+      existingTenantIds: tenants.map((tenant) => tenant.id),
+      passwordProblem: (password) =>
+        password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH
+          ? `must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`
+          : undefined,
+    });
 
     const [queues, groups] = await Promise.all([this.repositories.workerQueues.list(), this.repositories.workerGroups.list()]);
     const existing: ExistingTopology = { workerQueues: queues, workerGroupIds: groups.map((g) => g.id) };
-    const setup = await this.validate(topology, existing, fileTokenReader(file), file, tokens.ok ? [] : tokens.problems);
-    if (!tokens.ok) throw new InvalidSetup(file, tokens.problems);
+    const setup = await this.validate(topology, existing, tokenFiles, file, validatedAccess.ok ? [] : validatedAccess.problems);
+    if (!validatedAccess.ok) throw new InvalidSetup(file, validatedAccess.problems);
 
     const plan = planSetup(setup, {
       workerQueueIds: existing.workerQueues.map((q) => q.id),
       workerGroupIds: existing.workerGroupIds,
     });
     await this.write(plan);
-    const seeded = await this.seedApiTokens(tokens.tokens);
-    this.logger.log({ setupFile: file }, `${plan.summary}; API tokens: ${seeded.created} created, ${seeded.skipped} skipped`);
+    const seeded = await this.seedAccess(validatedAccess.setup);
+    this.logger.log({ setupFile: file }, `${plan.summary}; ${seeded}`);
     return { plan };
   }
 
@@ -126,6 +142,71 @@ export class DeclarativeSetup {
     const validation = validateSetup(section, existing, ports);
     if (!validation.ok) throw new InvalidSetup(file, [...validation.problems, ...otherProblems]);
     return validation.setup;
+  }
+
+  /** Tenants, then users (a tenant they name may be new), then API tokens; returns the summary. */
+  private async seedAccess(access: AccessSetup): Promise<string> {
+    const tenants = await this.seedTenants(access.tenants);
+    const users = await this.seedUsers(access.users);
+    const tokens = await this.seedApiTokens(access.apiTokens);
+    const counts = (seeded: { created: number; skipped: number }) => `${seeded.created} created, ${seeded.skipped} skipped`;
+    return `tenants: ${counts(tenants)}; users: ${counts(users)}; API tokens: ${counts(tokens)}`;
+  }
+
+  /** Seed semantics: a tenant that exists (disabled or not) is left as it is, its name included. */
+  private async seedTenants(tenants: readonly DeclaredTenant[]): Promise<{ created: number; skipped: number }> {
+    let created = 0;
+    for (const tenant of tenants) {
+      const where = { kind: 'tenant', id: tenant.id };
+      try {
+        await this.repositories.tenants.create({ id: tenant.id, name: tenant.name });
+        created += 1;
+        this.logger.log(where, `created tenant '${tenant.id}'`);
+      } catch (error) {
+        if (!(error instanceof AlreadyExists)) throw error;
+        this.logger.log(where, `skipped tenant '${tenant.id}': it exists`);
+      }
+    }
+    return { created, skipped: tenants.length - created };
+  }
+
+  /**
+   * Seed semantics: a user of that username that exists is left as it is (its password,
+   * tenant and role included; change them through the API). The password is hashed
+   * (argon2id) on its way to the repository and logged nowhere: the log names its source.
+   */
+  private async seedUsers(users: readonly DeclaredUser[]): Promise<{ created: number; skipped: number }> {
+    let created = 0;
+    for (const user of users) {
+      const where = { kind: 'user', username: user.username };
+      const exists = (await this.repositories.users.findForLogin(user.username)) !== null;
+      if (!exists) {
+        try {
+          await this.repositories.users.create({
+            username: user.username,
+            passwordHash: await hashPassword(user.password.reveal()),
+            tenantId: user.tenantId,
+            role: storedRole(user.role),
+            instanceAdmin: user.instanceAdmin,
+          });
+          created += 1;
+          const source =
+            user.passwordSource.kind === 'env'
+              ? `the environment variable ${user.passwordSource.name}`
+              : `the file ${user.passwordSource.path}`;
+          this.logger.log(
+            where,
+            `created user '${user.username}' of tenant '${user.tenantId}' (${user.role}${user.instanceAdmin ? ', instance admin' : ''}), password from ${source}`,
+          );
+          continue;
+        } catch (error) {
+          // Another replica applying the same setup got there first.
+          if (!(error instanceof AlreadyExists)) throw error;
+        }
+      }
+      this.logger.log(where, `skipped user '${user.username}': it exists`);
+    }
+    return { created, skipped: users.length - created };
   }
 
   /** Seed semantics: a tenant's token of that name that exists (revoked or not) is left as it is. */
@@ -206,9 +287,9 @@ export class DeclarativeSetup {
   }
 }
 
-function splitSection(section: unknown): { apiTokens: unknown; topology: unknown } {
-  if (typeof section !== 'object' || section === null || Array.isArray(section))
-    return { apiTokens: undefined, topology: section };
-  const { apiTokens, ...topology } = section as Record<string, unknown>;
-  return { apiTokens, topology };
+/** The access part of the section (`tenants`, `users`, `apiTokens`) and the rest, which is the topology's. */
+function splitSection(section: unknown): { access: Record<string, unknown>; topology: unknown } {
+  if (typeof section !== 'object' || section === null || Array.isArray(section)) return { access: {}, topology: section };
+  const { tenants, users, apiTokens, ...topology } = section as Record<string, unknown>;
+  return { access: { tenants, users, apiTokens }, topology };
 }

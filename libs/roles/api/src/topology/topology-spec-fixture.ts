@@ -8,6 +8,7 @@ import { createKafkaQueue, parseKafkaBrokers, type QueuePort, type QueueSubscrip
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
 import { ApiRoleModule } from '../api-role.module';
+import type { ApiRoleOptions } from '../api-role.options';
 import { requiredEnv } from '../testing/api-spec-fixture';
 
 // For the topology and setup integration specs: the real api role module on a
@@ -95,6 +96,8 @@ export interface SpecApiOptions {
   readonly database: SpecDatabase;
   readonly topicPrefix: string;
   readonly setupFile?: string;
+  /** User login (a signing key) for specs that log users in. */
+  readonly users?: ApiRoleOptions['users'];
 }
 
 /** Starts the api; rejects with the start's error (after closing what opened) when it refuses to start. */
@@ -114,6 +117,7 @@ export async function startSpecApi(options: SpecApiOptions): Promise<SpecApi> {
     followPollMs: 60_000,
     topicPrefix: options.topicPrefix,
     ...(options.setupFile === undefined ? {} : { setupFile: options.setupFile }),
+    ...(options.users === undefined ? {} : { users: options.users }),
   });
   @Module({ imports: [RuntimeModule.forRoot(config, createProcessLogger('api', config.logLevel)), api] })
   class TopologySpecModule {}

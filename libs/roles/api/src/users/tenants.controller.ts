@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { tenantIdProblem } from '@lanner/access';
 import type { Repositories, TenantRecord } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { z } from 'zod';
@@ -10,14 +11,12 @@ import { Forbidden } from '../http/api-errors';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 
-const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-const RESERVED_IDS = new Set(['instance', 'auth']);
 const NewTenantSchema = z
   .object({
-    id: z
-      .string()
-      .regex(TENANT_ID, 'must be 1 to 63 lowercase letters, digits, "_" or "-", starting with a letter or digit')
-      .refine((id) => !RESERVED_IDS.has(id), { error: 'is reserved (instance and auth are API paths)' }),
+    id: z.string().superRefine((id, context) => {
+      const problem = tenantIdProblem(id);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    }),
     name: z.string().min(1).max(200).optional(),
   })
   .strict();
