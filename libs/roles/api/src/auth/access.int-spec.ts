@@ -26,6 +26,7 @@ const flowYaml = (namespace: string, id = 'hello') =>
 let api: ApiSpecFixture;
 let inTeam: string; // an execution of company.team.hello
 let inOther: string; // an execution of other.ns.hello
+let mainTokenId: string; // an API token of tenant main
 const tokens: Record<'viewer' | 'developer' | 'bound' | 'admin' | 'otherTenant', string> = {
   viewer: '',
   developer: '',
@@ -114,7 +115,9 @@ beforeAll(async () => {
   tokens.viewer = (await mint('main', { name: 'viewer', role: 'viewer' })).json.token;
   tokens.developer = (await mint('main', { name: 'developer', role: 'developer' })).json.token;
   tokens.bound = (await mint('main', { name: 'ci-team', role: 'developer', namespace: 'company.team' })).json.token;
-  tokens.admin = (await mint('main', { name: 'admin', role: 'admin' })).json.token;
+  const adminMinted = (await mint('main', { name: 'admin', role: 'admin' })).json;
+  tokens.admin = adminMinted.token;
+  mainTokenId = adminMinted.id;
   tokens.otherTenant = (await mint('other', { name: 'other-admin', role: 'admin' })).json.token;
   for (const value of Object.values(tokens)) expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
 }, 120_000);
@@ -321,6 +324,56 @@ describe('tenant isolation', () => {
       ),
     );
     expect(outcomes.length).toBeGreaterThan(15);
+  }, 120_000);
+
+  it("lets a tenant's admin reach nothing of another tenant through its own tenant's routes, naming the other's ids", async () => {
+    // Tenant other's admin, on other's routes, with main's execution, flow, namespace and token ids.
+    // Routes naming one answer 404; lists hold nothing of main; writes create other's own.
+    // The routes creating from a body run last, so that the reads before them find other empty.
+    const creates = (route: ApiRoute) =>
+      (route.method === 'POST' && /\/(flows|api-tokens)$/.test(route.path)) ||
+      (route.method === 'PUT' && route.path.includes('/flows/'));
+    const routes = [...everyTenantRoute().filter((route) => !creates(route)), ...everyTenantRoute().filter(creates)];
+    const namesSomething = (route: ApiRoute) => /:(?!tenant\b)\w+/.test(route.path);
+    const expectedOf = (route: ApiRoute) => (namesSomething(route) && !creates(route) ? '404' : 'ok');
+    const markers = [inTeam, inOther, mainTokenId, 'company.team', 'other.ns', 'bootstrap-admin', 'ci-team'];
+
+    const outcomes: string[] = [];
+    const leaks: string[] = [];
+    for (const route of routes) {
+      const request = requestFor(route, 'other');
+      const path = request.path.replace('/api-tokens/00000000-0000-4000-8000-000000000000', `/api-tokens/${mainTokenId}`);
+      // Bodies these routes would accept: what they answer is then about the ids alone.
+      const body =
+        route.path.endsWith('/:triggerId') && route.method === 'PUT'
+          ? json({ disabled: true })
+          : route.method === 'POST' && route.path.endsWith('/api-tokens')
+            ? json({ name: 'other-ci', role: 'viewer' })
+            : {};
+      const answer = await call(route.method, path, { ...request, ...body, token: tokens.otherTenant });
+      const ok = answer.status >= 200 && answer.status < 300;
+      outcomes.push(`${route.method} ${route.path}: ${ok ? 'ok' : answer.status}`);
+      if (ok && !creates(route)) {
+        const text = JSON.stringify(answer.json ?? null);
+        for (const marker of markers) if (text.includes(marker)) leaks.push(`${route.method} ${route.path} shows '${marker}'`);
+      }
+    }
+    expect(outcomes).toEqual(routes.map((route) => `${route.method} ${route.path}: ${expectedOf(route)}`));
+    expect(leaks).toEqual([]);
+    expect(routes.filter((route) => expectedOf(route) === '404').length).toBeGreaterThan(15);
+
+    // Main's data is as it was: its flow not replaced by other's, its execution not killed, its token not revoked.
+    const flow = await call('GET', '/api/v1/main/flows/company.team/hello');
+    expect(flow.json.revision).toBe(1);
+    const execution = await call('GET', `/api/v1/main/executions/${inTeam}`);
+    expect(['KILLING', 'KILLED']).not.toContain(execution.json.state.current);
+    expect((await call('GET', '/api/v1/main/flows/search', { token: tokens.admin })).status).toBe(200);
+    // Other's own writes stayed in other.
+    const ownFlow = await call('GET', '/api/v1/other/flows/company.team/hello', { token: tokens.otherTenant });
+    expect(ownFlow.status).toBe(200);
+    // Deleting its own flow of the same coordinates leaves main's where it is.
+    expect((await call('DELETE', '/api/v1/other/flows/company.team/hello', { token: tokens.otherTenant })).status).toBe(204);
+    expect((await call('GET', '/api/v1/main/flows/company.team/hello')).json.revision).toBe(1);
   }, 120_000);
 
   it('keeps instance routes to instance admins', async () => {
