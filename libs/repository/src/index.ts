@@ -89,6 +89,7 @@ export {
   type NamespaceWorkerSelectorRecord,
 } from './repositories/namespace-settings.repository';
 export { TenantRepository, type TenantRecord } from './repositories/tenant.repository';
+export { tenantScope, type ServedTenantId, type TenantRepositories, type TenantTriggerKey } from './repositories/tenant-scope';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
 export {
   DeadLetterStore,

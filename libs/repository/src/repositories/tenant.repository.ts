@@ -1,5 +1,6 @@
 import type { StoredJson } from '@lanner/model';
 import { AlreadyExists, NotFound } from '../errors';
+import type { ServedTenantId } from './tenant-scope';
 import { type Db, jsonColumn, prismaErrorCode, storedJson, UNIQUE_VIOLATION } from '../prisma';
 
 /** A tenant as the instance API lists it. */
@@ -56,9 +57,12 @@ export class TenantRepository {
     return { id: row.id, name: row.name, createdAt: row.createdAt, disabledAt: row.disabledAt };
   }
 
-  /** Whether the tenant exists and is enabled: the routes of any other tenant id answer 404. */
-  async isServed(id: string): Promise<boolean> {
+  /**
+   * The id, vouched for, when the tenant exists and is enabled; null otherwise (the
+   * routes of any other tenant id answer 404). A tenant scope is made from it only.
+   */
+  async served(id: string): Promise<ServedTenantId | null> {
     const row = await this.db.tenant.findUnique({ where: { id }, select: { disabledAt: true } });
-    return row !== null && row.disabledAt === null;
+    return row !== null && row.disabledAt === null ? (id as ServedTenantId) : null;
   }
 }

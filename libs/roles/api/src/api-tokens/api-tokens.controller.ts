@@ -9,6 +9,8 @@ import { RequirePermission } from '../auth/route-access.decorator';
 import { Unauthenticated } from '../http/api-errors';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import { ApiTokensService } from './api-tokens.service';
+import type { TenantRepositories } from '@lanner/repository';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 
 const instant: SchemaObject = { type: 'string', format: 'date-time' };
 const nullableInstant: SchemaObject = { type: 'string', format: 'date-time', nullable: true };
@@ -73,6 +75,7 @@ function principalOf(request: AuthenticatedRequest): ApiPrincipal {
 
 @ApiTags('access')
 @BearerAuth()
+@TenantPath()
 @Controller('api/v1/:tenant/api-tokens')
 export class ApiTokensController {
   constructor(private readonly tokens: ApiTokensService) {}
@@ -84,7 +87,7 @@ export class ApiTokensController {
   @ApiBody(NEW_API_TOKEN_BODY)
   @ApiResponse({ status: 201, description: 'The token with its value', schema: MINTED_API_TOKEN_SCHEMA })
   @ProblemResponses(400, 403, 409)
-  async create(@Param('tenant') tenant: string, @Body() body: unknown, @Req() request: AuthenticatedRequest) {
+  async create(@TenantData() tenant: TenantRepositories, @Body() body: unknown, @Req() request: AuthenticatedRequest) {
     const { record, token } = await this.tokens.mint(tenant, principalOf(request), body, new Date());
     return { ...apiTokenView(record), token };
   }
@@ -94,7 +97,7 @@ export class ApiTokensController {
   @ApiOperation({ summary: "The tenant's API tokens, newest first, without their values" })
   @ApiOkResponse({ schema: { type: 'array', items: API_TOKEN_SCHEMA } })
   @ProblemResponses(403)
-  async list(@Param('tenant') tenant: string) {
+  async list(@TenantData() tenant: TenantRepositories) {
     return (await this.tokens.list(tenant)).map(apiTokenView);
   }
 
@@ -104,7 +107,11 @@ export class ApiTokensController {
   @ApiOperation({ summary: 'Revoke an API token: refused from the next request on' })
   @ApiResponse({ status: 204, description: 'Revoked (revoking again changes nothing)' })
   @ProblemResponses(403, 404)
-  async revoke(@Param('tenant') tenant: string, @Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<void> {
+  async revoke(
+    @TenantData() tenant: TenantRepositories,
+    @Param('id') id: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<void> {
     await this.tokens.revoke(tenant, principalOf(request), id, new Date());
   }
 }

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { mayGrant, TENANT_ROLES } from '@lanner/access';
 import { generateSecretToken, hashToken } from '@lanner/auth';
 import { NAMESPACE_PATTERN } from '@lanner/model';
-import type { ApiTokenRecord, Repositories } from '@lanner/repository';
-import { REPOSITORIES } from '@lanner/runtime';
+import type { ApiTokenRecord, TenantRepositories } from '@lanner/repository';
 import { z } from 'zod';
 import { accessSubjectOf, type ApiPrincipal, storedRole } from '../auth/api-token-auth';
 import { Forbidden, InvalidRequest } from '../http/api-errors';
@@ -33,21 +32,18 @@ export interface MintedApiToken {
  */
 @Injectable()
 export class ApiTokensService {
-  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
-
-  async mint(tenantId: string, creator: ApiPrincipal, body: unknown, now: Date): Promise<MintedApiToken> {
+  async mint(tenant: TenantRepositories, creator: ApiPrincipal, body: unknown, now: Date): Promise<MintedApiToken> {
     const wanted = parseWith(NewApiTokenSchema, body, 'body');
     const expiresAt = wanted.expiresAt === undefined ? null : new Date(wanted.expiresAt);
     if (expiresAt !== null && expiresAt <= now)
       throw new InvalidRequest('The body is not valid', [{ path: 'expiresAt', message: 'must be in the future' }]);
-    const grant = { tenantId, role: wanted.role, namespace: wanted.namespace ?? null };
+    const grant = { tenantId: tenant.tenantId, role: wanted.role, namespace: wanted.namespace ?? null };
     if (!mayGrant(accessSubjectOf(creator), grant))
       throw new Forbidden(
         `A token may not create a stronger one: role '${grant.role}'${grant.namespace === null ? ' on the whole tenant' : ` on namespace '${grant.namespace}'`} is more than this one holds`,
       );
     const token = generateSecretToken();
-    const record = await this.repositories.apiTokens.create({
-      tenantId,
+    const record = await tenant.apiTokens.create({
       name: wanted.name,
       tokenHash: hashToken(token),
       role: storedRole(grant.role),
@@ -57,14 +53,14 @@ export class ApiTokensService {
     return { record, token };
   }
 
-  list(tenantId: string): Promise<ApiTokenRecord[]> {
-    return this.repositories.apiTokens.list(tenantId);
+  list(tenant: TenantRepositories): Promise<ApiTokenRecord[]> {
+    return tenant.apiTokens.list();
   }
 
-  async revoke(tenantId: string, revoker: ApiPrincipal, id: string, now: Date): Promise<void> {
-    const token = await this.repositories.apiTokens.get(tenantId, id);
+  async revoke(tenant: TenantRepositories, revoker: ApiPrincipal, id: string, now: Date): Promise<void> {
+    const token = await tenant.apiTokens.get(id);
     if (token.instanceAdmin && !revoker.instanceAdmin)
       throw new Forbidden("Missing permission 'api-token:write' on an instance admin's token: only an instance admin holds it");
-    await this.repositories.apiTokens.revoke(tenantId, id, now);
+    await tenant.apiTokens.revoke(id, now);
   }
 }

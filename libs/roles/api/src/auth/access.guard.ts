@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nest
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { decideAccess, namespaceWithin, permissionName, type Permission } from '@lanner/access';
-import { NotFound, type Repositories } from '@lanner/repository';
+import { NotFound, type Repositories, type TenantRepositories, tenantScope } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { Forbidden, InvalidRequest } from '../http/api-errors';
 import type { HttpRequest } from '../http/http-types';
@@ -10,8 +10,15 @@ import { unstorableTextProblems } from '../http/storable-text';
 import { accessSubjectOf, type ApiPrincipal, ApiTokenAuth } from './api-token-auth';
 import { type DeclaredRouteAccess, type NamespaceSource, ROUTE_ACCESS } from './route-access.decorator';
 
-/** A request the access guard let through: who it acts as, and the namespace prefix it must stay within. */
-export type AuthenticatedRequest = HttpRequest & { principal?: ApiPrincipal; namespacePrefix?: string | null };
+/**
+ * A request the access guard let through: who it acts as, the namespace prefix it must stay
+ * within and, on a tenant route, the data of that tenant (served: it exists and is enabled).
+ */
+export type AuthenticatedRequest = HttpRequest & {
+  principal?: ApiPrincipal;
+  namespacePrefix?: string | null;
+  tenant?: TenantRepositories;
+};
 
 /** The routes the guard rules: the REST API. Health, metrics and the web UI are outside it. */
 const API_PATH = /^\/?api(\/|$)/i;
@@ -88,12 +95,17 @@ export class AccessGuard implements CanActivate {
     return true;
   }
 
-  /** 404 naming the tenant of the path unless it exists and is enabled (any string may be typed there). */
+  /**
+   * 404 naming the tenant of the path unless it exists and is enabled (any string may be
+   * typed there); else the request gets the tenant's scope, through which handlers read.
+   */
   private async assertTenantServed(request: AuthenticatedRequest): Promise<void> {
     const tenantId = textParam(request.params, 'tenant');
     if (tenantId === undefined) return;
     assertStorableParams(request);
-    if (!(await this.repositories.tenants.isServed(tenantId))) throw new NotFound('tenant', tenantId);
+    const served = await this.repositories.tenants.served(tenantId);
+    if (served === null) throw new NotFound('tenant', tenantId);
+    request.tenant = tenantScope(this.repositories, served);
   }
 
   /** The namespace the request acts on, where it is known before the handler runs. */

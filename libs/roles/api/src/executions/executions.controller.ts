@@ -20,6 +20,8 @@ import { executionView } from './execution-view';
 import { ExecutionsService, type NewExecutionRequest } from './executions.service';
 import { LABELS_FIELD, newExecutionFromForm, parseLabels } from './new-execution-form';
 import { RequirePermission } from '../auth/route-access.decorator';
+import type { TenantRepositories } from '@lanner/repository';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 
 const jsonObject = z.record(z.string(), z.unknown());
 const NewExecutionBodySchema = z
@@ -161,6 +163,7 @@ function waitTimeoutMs(text: string | undefined): number {
 
 @ApiTags('executions')
 @BearerAuth()
+@TenantPath()
 @Controller('api/v1/:tenant/executions')
 export class ExecutionsController {
   private readonly logger = new Logger(ExecutionsController.name);
@@ -181,7 +184,7 @@ export class ExecutionsController {
   @ApiQuery({ name: 'size', required: false })
   @ApiOkResponse({ description: '{ results, total }' })
   @ProblemResponses(400)
-  async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+  async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const { labels, from, to, ...rest } = parseWith(ExecutionSearchQuerySchema, query, 'query');
     const period = periodOf({ from, to });
     const page = await this.executions.search(tenant, {
@@ -206,7 +209,7 @@ export class ExecutionsController {
   @ApiOkResponse({ description: 'The aggregates of the period', schema: EXECUTION_STATS_SCHEMA })
   @ProblemResponses(400)
   @RequirePermission('dashboard', 'read', { namespaceFrom: 'query' })
-  async stats(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+  async stats(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const parsed = parseWith(ExecutionStatsQuerySchema, query, 'query');
     // `namespace` already means the namespace and the ones under it: a bound caller gets its prefix.
     const { namespace = namespacePrefixOf(request) ?? undefined, ...period } = parsed;
@@ -227,7 +230,7 @@ export class ExecutionsController {
   @ApiResponse({ status: 204, description: 'Resume requested' })
   @ProblemResponses(400, 404, 409)
   async resume(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('id') id: string,
     @Body() body: unknown,
     @Req() request: HttpRequest,
@@ -242,7 +245,7 @@ export class ExecutionsController {
   @ApiOperation({ summary: 'Restart a FAILED or KILLED execution: its failed task runs run again' })
   @ApiOkResponse({ description: 'The execution as it was when the restart was requested' })
   @ProblemResponses(404, 409)
-  async restart(@Param('tenant') tenant: string, @Param('id') id: string, @Req() request: AuthenticatedRequest) {
+  async restart(@TenantData() tenant: TenantRepositories, @Param('id') id: string, @Req() request: AuthenticatedRequest) {
     return executionView(
       await this.executions.restart(tenant, id, request.principal?.tokenId ?? 'unknown', correlationIdOf(request)),
     );
@@ -258,7 +261,12 @@ export class ExecutionsController {
   @ApiQuery({ name: 'taskRunId', required: false, description: 'The task run of the execution to run again from' })
   @ApiOkResponse({ description: 'The new execution, in CREATED' })
   @ProblemResponses(400, 404, 409)
-  async replay(@Param('tenant') tenant: string, @Param('id') id: string, @Query() query: unknown, @Req() request: HttpRequest) {
+  async replay(
+    @TenantData() tenant: TenantRepositories,
+    @Param('id') id: string,
+    @Query() query: unknown,
+    @Req() request: HttpRequest,
+  ) {
     const { taskRunId } = parseWith(ReplayQuerySchema, query, 'query');
     return executionView(await this.executions.replay(tenant, id, taskRunId, correlationIdOf(request)));
   }
@@ -275,7 +283,7 @@ export class ExecutionsController {
   @ApiOkResponse({ description: 'The execution (CREATED, or ended with ?wait=true)' })
   @ProblemResponses(400, 404, 409, 413, 422)
   async create(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Body() body: unknown,
@@ -325,7 +333,7 @@ export class ExecutionsController {
   @ApiOperation({ summary: 'An execution with its task runs and their attempts' })
   @ApiOkResponse({ description: 'The execution, with taskRunList and outputs' })
   @ProblemResponses(404)
-  async get(@Param('tenant') tenant: string, @Param('id') id: string) {
+  async get(@TenantData() tenant: TenantRepositories, @Param('id') id: string) {
     return executionView(await this.executions.get(tenant, id));
   }
 
@@ -337,7 +345,7 @@ export class ExecutionsController {
   @ApiOkResponse({ description: "The file's bytes" })
   @ProblemResponses(400, 404)
   async file(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('id') id: string,
     @Query() query: unknown,
     @Res() response: HttpResponse,
@@ -362,7 +370,7 @@ export class ExecutionsController {
   @ApiQuery({ name: 'path', required: true, description: 'The kestra:/// URI, as the execution shows it' })
   @ApiOkResponse({ description: '{ type, content, truncated }: up to 64 KiB of the file as text' })
   @ProblemResponses(400, 404, 422)
-  async preview(@Param('tenant') tenant: string, @Param('id') id: string, @Query() query: unknown) {
+  async preview(@TenantData() tenant: TenantRepositories, @Param('id') id: string, @Query() query: unknown) {
     const { path } = parseWith(FileQuerySchema, query, 'query');
     const file = await this.executions.openFile(tenant, id, path);
     const type = previewTypeOf(file.name);
@@ -382,7 +390,11 @@ export class ExecutionsController {
   @ApiOperation({ summary: 'Kill an execution: it moves through KILLING to KILLED' })
   @ApiResponse({ status: 202, description: 'Kill requested' })
   @ProblemResponses(404, 409)
-  async kill(@Param('tenant') tenant: string, @Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<void> {
+  async kill(
+    @TenantData() tenant: TenantRepositories,
+    @Param('id') id: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<void> {
     await this.executions.kill(tenant, id, request.principal?.tokenId ?? 'unknown', correlationIdOf(request));
   }
 
@@ -393,7 +405,7 @@ export class ExecutionsController {
   @ApiOkResponse({ description: 'text/event-stream of `execution` events, then `end`' })
   @ProblemResponses(404)
   async follow(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('id') id: string,
     @Req() request: HttpRequest,
     @Res() response: HttpResponse,

@@ -21,7 +21,7 @@ import {
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { readStoredState, replayProblem, replayTrigger, resumeInputProblems, type JsonObject } from '@lanner/state-machine';
-import { NotFound, type Repositories } from '@lanner/repository';
+import { NotFound, type TenantRepositories } from '@lanner/repository';
 import {
   executionPrefix,
   fileNameOf,
@@ -33,7 +33,7 @@ import {
   StorageUriError,
   type InternalStorage,
 } from '@lanner/storage';
-import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { QUEUE } from '@lanner/runtime';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
 import { API_TOPICS, type ApiTopics } from '../api-topics';
 import { InvalidContent, InvalidRequest, PayloadTooLarge, WrongState } from '../http/api-errors';
@@ -95,7 +95,6 @@ export class ExecutionsService {
   private readonly fileInputMaxBytes: number;
 
   constructor(
-    @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(API_TOPICS) private readonly topics: ApiTopics,
     private readonly updates: ExecutionUpdatesFeed,
@@ -110,14 +109,14 @@ export class ExecutionsService {
   }
 
   async create(
-    tenantId: string,
+    tenant: TenantRepositories,
     namespace: string,
     flowId: string,
     request: NewExecutionRequest,
     correlationId: string,
     presetExecutionId?: string,
   ): Promise<ExecutionWithTaskRuns> {
-    const revision = await this.repositories.flows.getLatest(tenantId, namespace, flowId);
+    const revision = await tenant.flows.getLatest(namespace, flowId);
     // Parsed once per revision, not once per execution.
     const parsed = await this.parsedFlows.get(revision, revision.source, (source) => this.parser.parse(source));
     // A stored revision was valid when saved; a newer parser may disagree, and the user must see why.
@@ -168,7 +167,7 @@ export class ExecutionsService {
     const executionId = presetExecutionId ?? randomUUID();
     // Every execution carries its correlation id; its subflow children and retries inherit it.
     const labels = { ...parsed.flow.labels, ...request.labels, [CORRELATION_ID_LABEL]: executionId };
-    const created = await this.repositories.executions.create(tenantId, {
+    const created = await tenant.executions.create({
       id: executionId,
       namespace,
       flowId,
@@ -187,7 +186,7 @@ export class ExecutionsService {
       occurredAt: now.toISOString(),
       correlationId,
       payload: {
-        tenantId,
+        tenantId: tenant.tenantId,
         executionId,
         namespace,
         flowId,
@@ -204,10 +203,10 @@ export class ExecutionsService {
    * flow must exist (a 404 before any byte is stored); each part is streamed to
    * `.../executions/<new id>/inputs/<input>/<file name>`, refused past the size limit (413).
    */
-  async fileUploads(tenantId: string, namespace: string, flowId: string): Promise<FileUploads | undefined> {
+  async fileUploads(tenant: TenantRepositories, namespace: string, flowId: string): Promise<FileUploads | undefined> {
     const storage = this.storage;
     if (!storage) return undefined;
-    await this.repositories.flows.getLatest(tenantId, namespace, flowId);
+    await tenant.flows.getLatest(namespace, flowId);
     const executionId = randomUUID();
     const scope = { namespace, flowId, executionId };
     const maxBytes = this.fileInputMaxBytes;
@@ -229,7 +228,7 @@ export class ExecutionsService {
             ]);
           }
           try {
-            const stored = await storage.put(tenantId, uri, content, { maxBytes });
+            const stored = await storage.put(tenant.tenantId, uri, content, { maxBytes });
             return { stored: stored.uri, sizeBytes: stored.size };
           } catch (error) {
             if (error instanceof StorageFileTooLarge) throw new PayloadTooLarge(maxBytes);
@@ -238,7 +237,7 @@ export class ExecutionsService {
         },
       },
       discard: async () => {
-        await storage.deletePrefix(tenantId, executionPrefix(scope)).catch(() => undefined);
+        await storage.deletePrefix(tenant.tenantId, executionPrefix(scope)).catch(() => undefined);
       },
     };
   }
@@ -248,8 +247,8 @@ export class ExecutionsService {
    * folder, in the caller's tenant; anything else (another execution's, another tenant's,
    * a missing file) is the same 404.
    */
-  async openFile(tenantId: string, executionId: string, path: string): Promise<ExecutionFile> {
-    const execution = await this.get(tenantId, executionId);
+  async openFile(tenant: TenantRepositories, executionId: string, path: string): Promise<ExecutionFile> {
+    const execution = await this.get(tenant, executionId);
     const storage = this.storage;
     let uri;
     try {
@@ -260,29 +259,29 @@ export class ExecutionsService {
       ]);
     }
     const prefix = executionPrefix({ namespace: execution.namespace, flowId: execution.flowId, executionId: execution.id });
-    const found = storage && isUnder(uri, prefix) ? await storage.stat(tenantId, uri) : undefined;
+    const found = storage && isUnder(uri, prefix) ? await storage.stat(tenant.tenantId, uri) : undefined;
     if (!storage || !found) throw new NotFound('file', uri.uri);
-    const content = await storage.get(tenantId, uri).catch((error: unknown) => {
+    const content = await storage.get(tenant.tenantId, uri).catch((error: unknown) => {
       if (error instanceof StorageFileNotFound) throw new NotFound('file', uri.uri);
       throw error;
     });
     return { uri: uri.uri, name: fileNameOf(uri), sizeBytes: found.size, content };
   }
 
-  get(tenantId: string, executionId: string): Promise<ExecutionWithTaskRuns> {
-    return this.repositories.executions.get(tenantId, executionId);
+  get(tenant: TenantRepositories, executionId: string): Promise<ExecutionWithTaskRuns> {
+    return tenant.executions.get(executionId);
   }
 
-  search(tenantId: string, query: ExecutionSearch): Promise<RecordPage<ExecutionRecord>> {
-    return this.repositories.executions.search(tenantId, query);
+  search(tenant: TenantRepositories, query: ExecutionSearch): Promise<RecordPage<ExecutionRecord>> {
+    return tenant.executions.search(query);
   }
 
-  stats(tenantId: string, query: ExecutionStatsQuery): Promise<ExecutionStats> {
-    return this.repositories.executions.stats(tenantId, query);
+  stats(tenant: TenantRepositories, query: ExecutionStatsQuery): Promise<ExecutionStats> {
+    return tenant.executions.stats(query);
   }
 
-  async kill(tenantId: string, executionId: string, requestedBy: string, correlationId: string): Promise<void> {
-    const execution = await this.get(tenantId, executionId);
+  async kill(tenant: TenantRepositories, executionId: string, requestedBy: string, correlationId: string): Promise<void> {
+    const execution = await this.get(tenant, executionId);
     if (hasEnded(execution)) throw new WrongState(`Execution '${executionId}' has already ended (${execution.state})`);
     await this.publish({
       schemaVersion: 1,
@@ -290,19 +289,19 @@ export class ExecutionsService {
       type: 'execution.kill',
       occurredAt: new Date().toISOString(),
       correlationId,
-      payload: { tenantId, executionId, requestedBy },
+      payload: { tenantId: tenant.tenantId, executionId, requestedBy },
     });
   }
 
   async resume(
-    tenantId: string,
+    tenant: TenantRepositories,
     executionId: string,
     inputs: Record<string, unknown> | undefined,
     correlationId: string,
   ): Promise<void> {
-    const execution = await this.get(tenantId, executionId);
+    const execution = await this.get(tenant, executionId);
     if (execution.state !== 'PAUSED') throw new WrongState(`Execution '${executionId}' is ${execution.state}, not PAUSED`);
-    const problems = await this.resumeProblems(tenantId, execution, inputs ?? {});
+    const problems = await this.resumeProblems(tenant, execution, inputs ?? {});
     if (problems.length > 0) throw new InvalidContent('The resume inputs do not match the paused task', problemEntries(problems));
     await this.publish({
       schemaVersion: 1,
@@ -310,22 +309,17 @@ export class ExecutionsService {
       type: 'execution.resume',
       occurredAt: new Date().toISOString(),
       correlationId,
-      payload: { tenantId, executionId, ...(inputs === undefined ? {} : { inputs }) },
+      payload: { tenantId: tenant.tenantId, executionId, ...(inputs === undefined ? {} : { inputs }) },
     });
   }
 
   /** What is wrong with resume inputs against the `onResume` of the paused tasks (Kestra refuses such a resume). */
   private async resumeProblems(
-    tenantId: string,
+    tenant: TenantRepositories,
     execution: ExecutionWithTaskRuns,
     inputs: Record<string, unknown>,
   ): Promise<FlowProblem[]> {
-    const revision = await this.repositories.flows.getRevision(
-      tenantId,
-      execution.namespace,
-      execution.flowId,
-      execution.flowRevision,
-    );
+    const revision = await tenant.flows.getRevision(execution.namespace, execution.flowId, execution.flowRevision);
     const parsed = await this.parser.parse(revision.source);
     if (!parsed.ok) return [];
     const paused = execution.taskRuns.filter((run) => run.state === 'PAUSED').map((run) => run.taskId);
@@ -333,12 +327,12 @@ export class ExecutionsService {
   }
 
   async restart(
-    tenantId: string,
+    tenant: TenantRepositories,
     executionId: string,
     requestedBy: string,
     correlationId: string,
   ): Promise<ExecutionWithTaskRuns> {
-    const execution = await this.get(tenantId, executionId);
+    const execution = await this.get(tenant, executionId);
     if (!RESTARTABLE.includes(execution.state))
       throw new WrongState(`Execution '${executionId}' is ${execution.state}; only FAILED or KILLED executions restart`);
     await this.publish({
@@ -348,7 +342,7 @@ export class ExecutionsService {
       type: 'execution.restart',
       occurredAt: new Date().toISOString(),
       correlationId,
-      payload: { tenantId, executionId, expectedVersion: execution.version, requestedBy },
+      payload: { tenantId: tenant.tenantId, executionId, expectedVersion: execution.version, requestedBy },
     });
     return execution;
   }
@@ -361,24 +355,19 @@ export class ExecutionsService {
    * here (409, or 400 naming `taskRunId`) when it could not be built.
    */
   async replay(
-    tenantId: string,
+    tenant: TenantRepositories,
     executionId: string,
     taskRunId: string | undefined,
     correlationId: string,
   ): Promise<ExecutionWithTaskRuns> {
-    const { execution: original, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
+    const { execution: original, stateData } = await tenant.executions.getExecutorState(executionId);
     if (!hasEnded(original))
       throw new WrongState(`Execution '${executionId}' is ${original.state}; only an ended execution replays`);
     if (taskRunId !== undefined) {
       const reading = stateData === null ? undefined : readStoredState(stateData);
       if (reading === undefined || !reading.ok)
         throw new WrongState(`Execution '${executionId}' has no state this API can replay from`);
-      const revision = await this.repositories.flows.getRevision(
-        tenantId,
-        original.namespace,
-        original.flowId,
-        original.flowRevision,
-      );
+      const revision = await tenant.flows.getRevision(original.namespace, original.flowId, original.flowRevision);
       const parsed = await this.parsedFlows.get(revision, revision.source, (source) => this.parser.parse(source));
       if (!parsed.ok)
         throw new InvalidContent(
@@ -394,7 +383,7 @@ export class ExecutionsService {
     // The labels are the original's, its correlation id included: a replay belongs to the same story, as a retry does.
     const labels = original.labels;
     const inputs = (original.inputs ?? {}) as StoredJson;
-    const created = await this.repositories.executions.create(tenantId, {
+    const created = await tenant.executions.create({
       id,
       namespace: original.namespace,
       flowId: original.flowId,
@@ -412,7 +401,7 @@ export class ExecutionsService {
       occurredAt: now.toISOString(),
       correlationId,
       payload: {
-        tenantId,
+        tenantId: tenant.tenantId,
         executionId: id,
         namespace: original.namespace,
         flowId: original.flowId,
@@ -430,7 +419,7 @@ export class ExecutionsService {
    * or `timeoutMs` passes. Resolves with the last execution read.
    */
   async follow(
-    tenantId: string,
+    tenant: TenantRepositories,
     executionId: string,
     options: { signal?: AbortSignal; timeoutMs?: number; onChange?: (execution: ExecutionWithTaskRuns) => void },
   ): Promise<ExecutionWithTaskRuns> {
@@ -445,7 +434,7 @@ export class ExecutionsService {
       let seen: ExecutionWithTaskRuns | undefined;
       for (;;) {
         changed = false;
-        const current = await this.get(tenantId, executionId);
+        const current = await this.get(tenant, executionId);
         if (seen === undefined || current.version !== seen.version || current.state !== seen.state) {
           seen = current;
           options.onChange?.(current);

@@ -1,9 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Flow, StoredJson } from '@lanner/model';
-import { FlowNotFound, type Repositories } from '@lanner/repository';
-import { REPOSITORIES } from '@lanner/runtime';
+import { FlowNotFound } from '@lanner/repository';
 import { Public } from '../auth/route-access.decorator';
 import { WrongState } from '../http/api-errors';
 import { correlationIdOf } from '../http/correlation';
@@ -12,6 +11,8 @@ import { readTextBody } from '../http/request-body';
 import { ProblemResponses } from '../openapi/api-docs.decorators';
 import { executionView } from './execution-view';
 import { ExecutionsService } from './executions.service';
+import type { TenantRepositories } from '@lanner/repository';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 
 /** The largest webhook body read (a JSON body is bounded by the framework's own limit). */
 export const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -39,12 +40,10 @@ function sameKey(given: string, expected: string): boolean {
 @ApiTags('executions')
 // No token: the trigger's key in the URL is the secret, compared in constant time.
 @Public()
+@TenantPath()
 @Controller('api/v1/:tenant/executions/webhook')
 export class WebhooksController {
-  constructor(
-    private readonly executions: ExecutionsService,
-    @Inject(REPOSITORIES) private readonly repositories: Repositories,
-  ) {}
+  constructor(private readonly executions: ExecutionsService) {}
 
   @Get(':namespace/:flowId/:key')
   @HttpCode(200)
@@ -53,7 +52,7 @@ export class WebhooksController {
   @ApiOkResponse({ description: 'The execution (CREATED, or ended with ?wait=true)' })
   @ProblemResponses(404, 409)
   get(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('key') key: string,
@@ -72,7 +71,7 @@ export class WebhooksController {
   @ApiBody(WEBHOOK_BODY)
   @ProblemResponses(404, 409, 413)
   post(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('key') key: string,
@@ -92,7 +91,7 @@ export class WebhooksController {
   @ApiBody(WEBHOOK_BODY)
   @ProblemResponses(404, 409, 413)
   put(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('key') key: string,
@@ -104,7 +103,7 @@ export class WebhooksController {
   }
 
   private async trigger(
-    tenant: string,
+    tenant: TenantRepositories,
     namespace: string,
     flowId: string,
     key: string,
@@ -122,7 +121,7 @@ export class WebhooksController {
       if (name !== 'wait' && value !== undefined) parameters[name] = [value].flat().map(String);
     }
     // Triggers disabled through the API, read before the flow so the check below stays synchronous.
-    const rows = await this.repositories.triggers.search(tenant, { namespace, flowId, page: 1, size: 1000 });
+    const rows = await tenant.triggers.search({ namespace, flowId, page: 1, size: 1000 });
     const disabledByApi = new Set(
       rows.results.filter((row) => row.namespace === namespace && row.disabled).map((row) => row.triggerId),
     );

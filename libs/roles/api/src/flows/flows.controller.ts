@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { MAX_FLOW_SOURCE_BYTES } from '@lanner/model';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
@@ -10,12 +10,15 @@ import { flowView } from './flow-view';
 import { FlowsService } from './flows.service';
 import { assertNamespaceAllowed, type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { RequirePermission } from '../auth/route-access.decorator';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
+import type { TenantRepositories } from '@lanner/repository';
 
 const FlowSearchQuerySchema = PageQuerySchema.extend({ namespace: z.string().min(1).optional(), q: z.string().optional() });
 const RevisionQuerySchema = z.object({ revision: positiveIntQuery(MAX_STORED_INT).optional() });
 
 @ApiTags('flows')
 @BearerAuth()
+@TenantPath()
 @Controller('api/v1/:tenant/flows')
 export class FlowsController {
   constructor(private readonly flows: FlowsService) {}
@@ -26,7 +29,7 @@ export class FlowsController {
   @YamlBody()
   @ApiResponse({ status: 201, description: 'The flow, revision 1 (or the next one after a delete)' })
   @ProblemResponses(409, 413, 415, 422)
-  async create(@Param('tenant') tenant: string, @Req() request: AuthenticatedRequest) {
+  async create(@TenantData() tenant: TenantRepositories, @Req() request: AuthenticatedRequest) {
     const source = await readTextBody(request, MAX_FLOW_SOURCE_BYTES);
     const allowed = (namespace: string) => assertNamespaceAllowed(request, { resource: 'flow', action: 'write' }, namespace);
     return flowView(await this.flows.create(tenant, source, allowed));
@@ -36,8 +39,6 @@ export class FlowsController {
   @Post('validate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Validate a flow without saving it: every problem with its YAML path and line' })
-  // The handler does not read the tenant (the guard checks it), so it is declared here for the document.
-  @ApiParam({ name: 'tenant', required: true, schema: { type: 'string' } })
   @YamlBody()
   @ApiOkResponse({
     description:
@@ -57,7 +58,7 @@ export class FlowsController {
   @ApiQuery({ name: 'size', required: false })
   @ApiOkResponse({ description: '{ results, total }' })
   @ProblemResponses(400)
-  async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+  async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const filter = parseWith(FlowSearchQuerySchema, query, 'query');
     // A namespace-bound caller searches its prefix (the guard refused a `namespace` outside it).
     const page = await this.flows.search(tenant, {
@@ -75,7 +76,7 @@ export class FlowsController {
   @ApiResponse({ status: 201, description: 'The flow did not exist and was created' })
   @ProblemResponses(413, 415, 422)
   async save(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('id') id: string,
     @Req() request: HttpRequest,
@@ -94,7 +95,7 @@ export class FlowsController {
   @ApiOkResponse({ description: 'The flow' })
   @ProblemResponses(400, 404)
   async get(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('id') id: string,
     @Query() query: unknown,
@@ -109,7 +110,11 @@ export class FlowsController {
   @ApiOperation({ summary: 'Delete a flow (its revisions stay in the history)' })
   @ApiResponse({ status: 204, description: 'Deleted' })
   @ProblemResponses(404)
-  async delete(@Param('tenant') tenant: string, @Param('namespace') namespace: string, @Param('id') id: string): Promise<void> {
+  async delete(
+    @TenantData() tenant: TenantRepositories,
+    @Param('namespace') namespace: string,
+    @Param('id') id: string,
+  ): Promise<void> {
     await this.flows.delete(tenant, namespace, id);
   }
 }

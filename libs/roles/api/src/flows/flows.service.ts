@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Flow, FlowProblem, FlowRevisionRecord, ParseFlowResult, RecordPage, StoredJson } from '@lanner/model';
-import { FlowNotFound, type Repositories } from '@lanner/repository';
-import { REPOSITORIES } from '@lanner/runtime';
+import { FlowNotFound, type TenantRepositories } from '@lanner/repository';
 import { InvalidContent, type ProblemEntry } from '../http/api-errors';
 import { findUnstorable, unstorableTextProblems } from '../http/storable-text';
 import { FlowSourceParser } from './flow-source-parser';
@@ -53,7 +52,6 @@ function definitionOf(flow: Flow): StoredJson {
 @Injectable()
 export class FlowsService {
   constructor(
-    @Inject(REPOSITORIES) private readonly repositories: Repositories,
     private readonly parser: FlowSourceParser,
     private readonly parsedFlows: ParsedFlowCache,
   ) {}
@@ -65,25 +63,25 @@ export class FlowsService {
 
   /** `allowNamespace` refuses (throws) a namespace the caller may not write to, before anything is stored. */
   async create(
-    tenantId: string,
+    tenant: TenantRepositories,
     source: string,
     allowNamespace: (namespace: string) => void = () => undefined,
   ): Promise<FlowRevisionRecord> {
     const flow = await this.parseOrThrow(source);
     allowNamespace(flow.namespace);
-    const created = await this.repositories.flows.create(tenantId, {
+    const created = await tenant.flows.create({
       namespace: flow.namespace,
       flowId: flow.id,
       source,
       definition: definitionOf(flow),
     });
-    this.parsedFlows.forget(tenantId, flow.namespace, flow.id);
+    this.parsedFlows.forget(tenant.tenantId, flow.namespace, flow.id);
     return created;
   }
 
   /** A new revision; `created` when the flow did not exist (or was deleted). */
   async save(
-    tenantId: string,
+    tenant: TenantRepositories,
     namespace: string,
     flowId: string,
     source: string,
@@ -94,39 +92,39 @@ export class FlowsService {
       mismatches.push({ path: 'namespace', message: `must be '${namespace}', the namespace in the URL` });
     if (flow.id !== flowId) mismatches.push({ path: 'id', message: `must be '${flowId}', the flow id in the URL` });
     if (mismatches.length > 0) throw new InvalidContent('The flow does not match the URL', mismatches);
-    const existed = await this.repositories.flows.getLatest(tenantId, namespace, flowId).then(
+    const existed = await tenant.flows.getLatest(namespace, flowId).then(
       () => true,
       (error: unknown) => {
         if (error instanceof FlowNotFound) return false;
         throw error;
       },
     );
-    const saved = await this.repositories.flows.saveRevision(tenantId, {
+    const saved = await tenant.flows.saveRevision({
       namespace,
       flowId,
       source,
       definition: definitionOf(flow),
     });
-    this.parsedFlows.forget(tenantId, namespace, flowId);
+    this.parsedFlows.forget(tenant.tenantId, namespace, flowId);
     return { flow: saved, created: !existed };
   }
 
-  get(tenantId: string, namespace: string, flowId: string, revision?: number): Promise<FlowRevisionRecord> {
+  get(tenant: TenantRepositories, namespace: string, flowId: string, revision?: number): Promise<FlowRevisionRecord> {
     return revision === undefined
-      ? this.repositories.flows.getLatest(tenantId, namespace, flowId)
-      : this.repositories.flows.getRevision(tenantId, namespace, flowId, revision);
+      ? tenant.flows.getLatest(namespace, flowId)
+      : tenant.flows.getRevision(namespace, flowId, revision);
   }
 
-  async delete(tenantId: string, namespace: string, flowId: string): Promise<void> {
-    await this.repositories.flows.softDelete(tenantId, namespace, flowId);
-    this.parsedFlows.forget(tenantId, namespace, flowId);
+  async delete(tenant: TenantRepositories, namespace: string, flowId: string): Promise<void> {
+    await tenant.flows.softDelete(namespace, flowId);
+    this.parsedFlows.forget(tenant.tenantId, namespace, flowId);
   }
 
   search(
-    tenantId: string,
+    tenant: TenantRepositories,
     query: { namespace?: string; q?: string; page: number; size: number },
   ): Promise<RecordPage<FlowRevisionRecord>> {
-    return this.repositories.flows.search(tenantId, {
+    return tenant.flows.search({
       namespace: query.namespace,
       text: query.q,
       page: query.page,

@@ -1,7 +1,7 @@
-import { Controller, Get, Inject, Logger, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { LOG_LEVELS, type LogLineRecord, type LogQuery, type Repositories } from '@lanner/repository';
-import { errorSummary, REPOSITORIES } from '@lanner/runtime';
+import { LOG_LEVELS, type LogLineRecord, type LogQuery } from '@lanner/repository';
+import { errorSummary } from '@lanner/runtime';
 import type { HttpResponse } from '../http/http-types';
 import { z } from 'zod';
 import { hasEnded } from '../executions/execution-view';
@@ -9,6 +9,8 @@ import { parseWith } from '../http/request-body';
 import { openEventStream } from '../http/server-sent-events';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import { RequirePermission } from '../auth/route-access.decorator';
+import type { TenantRepositories } from '@lanner/repository';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 
 const LogQuerySchema = z.object({ minLevel: z.enum(LOG_LEVELS).optional(), taskRunId: z.string().min(1).optional() });
 
@@ -29,11 +31,10 @@ export function logLineView(line: LogLineRecord) {
 
 @ApiTags('logs')
 @BearerAuth()
+@TenantPath()
 @Controller('api/v1/:tenant/logs')
 export class LogsController {
   private readonly logger = new Logger(LogsController.name);
-
-  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
 
   @RequirePermission('log', 'read', { namespaceFrom: { executionParam: 'executionId' } })
   @Get(':executionId')
@@ -42,10 +43,10 @@ export class LogsController {
   @ApiQuery({ name: 'taskRunId', required: false })
   @ApiOkResponse({ description: '[{ taskRunId, attempt, level, timestamp, message }]' })
   @ProblemResponses(400, 404)
-  async list(@Param('tenant') tenant: string, @Param('executionId') executionId: string, @Query() query: unknown) {
+  async list(@TenantData() tenant: TenantRepositories, @Param('executionId') executionId: string, @Query() query: unknown) {
     const filter = parseWith(LogQuerySchema, query, 'query');
-    await this.repositories.executions.get(tenant, executionId);
-    return (await this.repositories.logs.list(tenant, executionId, filter)).map(logLineView);
+    await tenant.executions.get(executionId);
+    return (await tenant.logs.list(executionId, filter)).map(logLineView);
   }
 
   @RequirePermission('log', 'read', { namespaceFrom: { executionParam: 'executionId' } })
@@ -58,13 +59,13 @@ export class LogsController {
   @ApiProduces('text/event-stream')
   @ProblemResponses(400, 404)
   async follow(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('executionId') executionId: string,
     @Query() query: unknown,
     @Res() response: HttpResponse,
   ) {
     const filter: LogQuery = parseWith(LogQuerySchema, query, 'query');
-    await this.repositories.executions.get(tenant, executionId);
+    await tenant.executions.get(executionId);
     const stream = openEventStream(response);
     let open = true;
     void stream.closed.then(() => (open = false));
@@ -73,14 +74,14 @@ export class LogsController {
     try {
       while (open) {
         // Stored order (timestamp) for the first read, arrival order (id) after it.
-        const lines = await this.repositories.logs.list(tenant, executionId, { ...filter, afterId });
+        const lines = await tenant.logs.list(executionId, { ...filter, afterId });
         for (const line of lines) stream.send({ event: 'log', id: line.id, data: logLineView(line) });
         // Ids grow with every stored line: the largest one sent is where the next read starts.
         afterId = lines.reduce<string | undefined>(
           (max, line) => (max === undefined || BigInt(line.id) > BigInt(max) ? line.id : max),
           afterId,
         );
-        if (endedAt === undefined && hasEnded(await this.repositories.executions.get(tenant, executionId))) endedAt = Date.now();
+        if (endedAt === undefined && hasEnded(await tenant.executions.get(executionId))) endedAt = Date.now();
         if (endedAt !== undefined && Date.now() - endedAt >= TRAILING_LOGS_MS) break;
         await new Promise((resolve) => setTimeout(resolve, LOG_POLL_MS));
       }

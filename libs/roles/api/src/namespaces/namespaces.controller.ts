@@ -1,12 +1,13 @@
-import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { NotFound, type NamespaceSummary, type Repositories } from '@lanner/repository';
-import { REPOSITORIES } from '@lanner/runtime';
+import { NotFound, type NamespaceSummary } from '@lanner/repository';
 import { z } from 'zod';
 import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { RequirePermission } from '../auth/route-access.decorator';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import type { TenantRepositories } from '@lanner/repository';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 
 const NamespaceQuerySchema = z.object({ namespace: z.string().min(1).optional() });
 
@@ -32,21 +33,20 @@ function namespaceView(summary: NamespaceSummary) {
 /** The tenant's namespaces: those holding a live flow or declaring settings. Reads only. */
 @ApiTags('namespaces')
 @BearerAuth()
+@TenantPath()
 @Controller('api/v1/:tenant/namespaces')
 export class NamespacesController {
-  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
-
   @RequirePermission('namespace', 'read', { namespaceFrom: 'query' })
   @Get()
   @ApiOperation({ summary: 'Namespaces with their flow counts, worker-selector defaults and variables' })
   @ApiQuery({ name: 'namespace', required: false, description: 'This namespace and its children' })
   @ApiOkResponse({ schema: { type: 'array', items: NAMESPACE_SCHEMA } })
   @ProblemResponses(400, 403)
-  async list(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+  async list(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const { namespace } = parseWith(NamespaceQuerySchema, query, 'query');
     // A namespace-bound caller lists its prefix (the guard refused a `namespace` outside it).
     const within = namespace ?? namespacePrefixOf(request) ?? undefined;
-    return (await this.repositories.namespaces.list(tenant, within)).map(namespaceView);
+    return (await tenant.namespaces.list(within)).map(namespaceView);
   }
 
   @RequirePermission('namespace', 'read')
@@ -54,8 +54,8 @@ export class NamespacesController {
   @ApiOperation({ summary: 'One namespace: its flow count, worker-selector default and variables' })
   @ApiOkResponse({ schema: NAMESPACE_SCHEMA })
   @ProblemResponses(403, 404)
-  async get(@Param('tenant') tenant: string, @Param('namespace') namespace: string) {
-    const found = (await this.repositories.namespaces.list(tenant, namespace)).find((entry) => entry.namespace === namespace);
+  async get(@TenantData() tenant: TenantRepositories, @Param('namespace') namespace: string) {
+    const found = (await tenant.namespaces.list(namespace)).find((entry) => entry.namespace === namespace);
     if (found === undefined) throw new NotFound('namespace', namespace);
     return namespaceView(found);
   }

@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { type DynamicModule, RequestMethod, type Type } from '@nestjs/common';
-import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import {
+  METHOD_METADATA,
+  MODULE_METADATA,
+  PARAMTYPES_METADATA,
+  PATH_METADATA,
+  ROUTE_ARGS_METADATA,
+  SELF_DECLARED_DEPS_METADATA,
+} from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ApiRoleModule } from '../api-role.module';
 import { type DeclaredRouteAccess, ROUTE_ACCESS } from '../auth/route-access.decorator';
 
@@ -74,13 +82,18 @@ export function routesOf(controllers: readonly Type[]): ApiRoute[] {
   return routes;
 }
 
-/** Every route the api role serves (its module as `forRoot` builds it; no connection is opened). */
-export function apiRoleRoutes(): ApiRoute[] {
+/** Every controller of the api role (its module as `forRoot` builds it; no connection is opened). */
+export function apiRoleControllers(): Type[] {
   const module = ApiRoleModule.forRoot({
     database: { url: 'postgresql://unused', migrateAtStart: false },
     queue: { kind: 'in-process' },
   } as never);
-  return routesOf(controllersOf(module));
+  return controllersOf(module);
+}
+
+/** Every route the api role serves. */
+export function apiRoleRoutes(): ApiRoute[] {
+  return routesOf(apiRoleControllers());
 }
 
 /**
@@ -91,4 +104,42 @@ export function routesWithoutDeclaredAccess(routes: readonly ApiRoute[]): string
   return routes
     .filter((route) => route.path.startsWith('/api/') && route.access?.public !== true && route.access?.permission === undefined)
     .map((route) => `${route.method} ${route.path} (${route.where}): add @RequirePermission(resource, action) or @Public()`);
+}
+
+/**
+ * The tenant controllers (`api/v1/:tenant/...`) that could reach tenant data
+ * other than through their request's tenant scope (@TenantData()): a handler
+ * taking the `tenant` path parameter, or the controller or a provider it
+ * depends on (followed through constructor parameters) injecting the
+ * repositories themselves. Each as `XController.y takes @Param('tenant')` or
+ * `XController -> XService injects the repositories`.
+ */
+export function tenantControllersOutsideTheirScope(controllers: readonly Type[], repositoriesToken: unknown): string[] {
+  const found: string[] = [];
+  for (const controller of controllers) {
+    const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
+    if (!/^\/?api\/v1\/:tenant(\/|$)/.test(base)) continue;
+    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, { data?: unknown }>;
+      for (const [key, arg] of Object.entries(args))
+        if (key.startsWith(`${RouteParamtypes.PARAM}:`) && arg.data === 'tenant')
+          found.push(`${controller.name}.${name} takes @Param('tenant'): take @TenantData() instead`);
+    }
+    found.push(...injectorsOf(controller, repositoriesToken, [controller.name], new Set()));
+  }
+  return found;
+}
+
+function injectorsOf(type: Type, token: unknown, chain: string[], seen: Set<Type>): string[] {
+  if (seen.has(type)) return [];
+  seen.add(type);
+  const declared = (Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, type) ?? []) as { param: unknown }[];
+  if (declared.some((dependency) => dependency.param === token))
+    return [`${chain.join(' -> ')} injects the repositories: read through @TenantData()`];
+  const parameters = (Reflect.getMetadata(PARAMTYPES_METADATA, type) ?? []) as unknown[];
+  return parameters.flatMap((parameter) =>
+    typeof parameter === 'function' && parameter !== Object
+      ? injectorsOf(parameter as Type, token, [...chain, (parameter as Type).name], seen)
+      : [],
+  );
 }

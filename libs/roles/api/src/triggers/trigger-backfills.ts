@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { backfillRange, coerceInputs, type Flow, type TriggerKey, type TriggerStateRecord } from '@lanner/model';
-import type { Repositories } from '@lanner/repository';
+import { backfillRange, coerceInputs, type Flow, type TriggerStateRecord } from '@lanner/model';
+import type { TenantRepositories, TenantTriggerKey } from '@lanner/repository';
 import { InvalidContent, InvalidRequest, WrongState } from '../http/api-errors';
 
 /** What a caller asks for: a past range of the schedule, with inputs and labels for its executions. */
@@ -17,13 +17,13 @@ export interface BackfillAsked {
  * The scheduler then fires its dates, paced (see docs/scheduler.md).
  */
 export async function startBackfill(
-  repositories: Pick<Repositories, 'triggers' | 'flows'>,
-  key: TriggerKey,
+  tenant: Pick<TenantRepositories, 'triggers' | 'flows'>,
+  key: TenantTriggerKey,
   asked: BackfillAsked,
   now: Date,
 ): Promise<TriggerStateRecord> {
-  const record = await repositories.triggers.get(key);
-  const flow = (await repositories.flows.getLatest(key.tenantId, key.namespace, key.flowId)).definition as unknown as Flow;
+  const record = await tenant.triggers.get(key);
+  const flow = (await tenant.flows.getLatest(key.namespace, key.flowId)).definition as unknown as Flow;
   const trigger = flow.triggers.find((candidate) => candidate.id === key.triggerId);
   if (record.kind !== 'Schedule' || trigger === undefined || trigger.kind !== 'Schedule') {
     throw new WrongState(`trigger '${key.triggerId}' is not a Schedule: only schedules can be backfilled`);
@@ -44,7 +44,7 @@ export async function startBackfill(
       checked.problems.map((problem) => ({ path: `body.${problem.path}`, message: problem.message })),
     );
   }
-  return repositories.triggers.createBackfill(
+  return tenant.triggers.createBackfill(
     key,
     { id: randomUUID(), start: range.start, end: range.end, inputs, labels: asked.labels ?? {} },
     now,

@@ -1,16 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 // Swagger's schema type is not re-exported from its index.
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import type { TriggerKey, TriggerStateRecord } from '@lanner/model';
-import type { Repositories } from '@lanner/repository';
-import { REPOSITORIES } from '@lanner/runtime';
+import type { TriggerStateRecord } from '@lanner/model';
 import { z } from 'zod';
 import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { RequirePermission } from '../auth/route-access.decorator';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import type { TenantRepositories } from '@lanner/repository';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import { startBackfill } from './trigger-backfills';
 
 const TriggerSearchQuerySchema = PageQuerySchema.extend({
@@ -136,10 +136,9 @@ function triggerView(record: TriggerStateRecord) {
 /** The triggers of live flows: their next dates and leases; enable, disable, unlock; backfills of schedules. */
 @ApiTags('triggers')
 @BearerAuth()
+@TenantPath()
 @Controller('api/v1/:tenant/triggers')
 export class TriggersController {
-  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
-
   @RequirePermission('trigger', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Triggers of live flows, with their next evaluation date, last execution and lock holder' })
@@ -151,11 +150,11 @@ export class TriggersController {
     schema: { type: 'object', properties: { results: { type: 'array', items: TRIGGER_SCHEMA }, total: { type: 'integer' } } },
   })
   @ProblemResponses(400)
-  async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+  async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const filter = parseWith(TriggerSearchQuerySchema, query, 'query');
     // A caller bound to a namespace prefix sees only the triggers under it.
     const namespace = filter.namespace ?? namespacePrefixOf(request) ?? undefined;
-    const page = await this.repositories.triggers.search(tenant, { ...filter, namespace });
+    const page = await tenant.triggers.search({ ...filter, namespace });
     return { results: page.results.map(triggerView), total: page.total };
   }
 
@@ -168,15 +167,14 @@ export class TriggersController {
   @ApiOkResponse({ schema: TRIGGER_SCHEMA })
   @ProblemResponses(400, 404)
   async update(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('triggerId') triggerId: string,
     @Body() body: unknown,
   ) {
     const { disabled } = parseWith(TriggerChangeSchema, body, 'body');
-    const key: TriggerKey = { tenantId: tenant, namespace, flowId, triggerId };
-    return triggerView(await this.repositories.triggers.setDisabled(key, disabled));
+    return triggerView(await tenant.triggers.setDisabled({ namespace, flowId, triggerId }, disabled));
   }
 
   @RequirePermission('trigger', 'write')
@@ -186,12 +184,12 @@ export class TriggersController {
   @ApiOkResponse({ schema: TRIGGER_SCHEMA })
   @ProblemResponses(404)
   async unlock(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('triggerId') triggerId: string,
   ) {
-    return triggerView(await this.repositories.triggers.unlock({ tenantId: tenant, namespace, flowId, triggerId }));
+    return triggerView(await tenant.triggers.unlock({ namespace, flowId, triggerId }));
   }
 
   @RequirePermission('trigger', 'write')
@@ -204,15 +202,14 @@ export class TriggersController {
   @ApiResponse({ status: 202, description: 'The trigger, its backfill started', schema: TRIGGER_SCHEMA })
   @ProblemResponses(400, 404, 409, 422)
   async createBackfill(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('triggerId') triggerId: string,
     @Body() body: unknown,
   ) {
     const asked = parseWith(BackfillSchema, body, 'body');
-    const key: TriggerKey = { tenantId: tenant, namespace, flowId, triggerId };
-    return triggerView(await startBackfill(this.repositories, key, asked, new Date()));
+    return triggerView(await startBackfill(tenant, { namespace, flowId, triggerId }, asked, new Date()));
   }
 
   @RequirePermission('trigger', 'write')
@@ -221,12 +218,12 @@ export class TriggersController {
   @ApiOkResponse({ schema: TRIGGER_SCHEMA })
   @ProblemResponses(404)
   async pauseBackfill(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('triggerId') triggerId: string,
   ) {
-    return triggerView(await this.repositories.triggers.pauseBackfill({ tenantId: tenant, namespace, flowId, triggerId }));
+    return triggerView(await tenant.triggers.pauseBackfill({ namespace, flowId, triggerId }));
   }
 
   @RequirePermission('trigger', 'write')
@@ -235,13 +232,12 @@ export class TriggersController {
   @ApiOkResponse({ schema: TRIGGER_SCHEMA })
   @ProblemResponses(404)
   async resumeBackfill(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('triggerId') triggerId: string,
   ) {
-    const key: TriggerKey = { tenantId: tenant, namespace, flowId, triggerId };
-    return triggerView(await this.repositories.triggers.resumeBackfill(key, new Date()));
+    return triggerView(await tenant.triggers.resumeBackfill({ namespace, flowId, triggerId }, new Date()));
   }
 
   @RequirePermission('trigger', 'write')
@@ -250,11 +246,11 @@ export class TriggersController {
   @ApiOkResponse({ schema: TRIGGER_SCHEMA })
   @ProblemResponses(404)
   async deleteBackfill(
-    @Param('tenant') tenant: string,
+    @TenantData() tenant: TenantRepositories,
     @Param('namespace') namespace: string,
     @Param('flowId') flowId: string,
     @Param('triggerId') triggerId: string,
   ) {
-    return triggerView(await this.repositories.triggers.deleteBackfill({ tenantId: tenant, namespace, flowId, triggerId }));
+    return triggerView(await tenant.triggers.deleteBackfill({ namespace, flowId, triggerId }));
   }
 }
