@@ -57,6 +57,11 @@ export class TenantRepository {
     return { id: row.id, name: row.name, createdAt: row.createdAt, disabledAt: row.disabledAt };
   }
 
+  /** Whether the tenant was created (disabled or not). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.db.tenant.count({ where: { id } })) > 0;
+  }
+
   /**
    * The id, vouched for, when the tenant exists and is enabled; null otherwise (the
    * routes of any other tenant id answer 404). A tenant scope is made from it only.

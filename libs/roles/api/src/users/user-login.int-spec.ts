@@ -246,4 +246,24 @@ describe('users', () => {
     expect((await call('DELETE', '/api/v1/instance/users/managed')).status).toBe(404);
     expect((await call('PUT', '/api/v1/instance/users/managed', { body: { role: 'viewer' } })).status).toBe(404);
   });
+
+  it('are bound to a tenant that was created, the 400 naming the tenant', async () => {
+    const unknown = await call('POST', '/api/v1/instance/users', {
+      body: { username: 'nomad', password: 'a-long-enough-password', role: 'viewer', tenant: 'nowhere' },
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.errors).toEqual([
+      { path: 'tenant', message: "names the unknown tenant 'nowhere': create it first (POST /api/v1/instance/tenants)" },
+    ]);
+    expect((await call('GET', '/api/v1/instance/users')).json.map((u: { username: string }) => u.username)).not.toContain(
+      'nomad',
+    );
+    await createUser('settler', 'viewer');
+    const moved = await call('PUT', '/api/v1/instance/users/settler', { body: { tenant: 'nowhere' } });
+    expect(moved.status).toBe(400);
+    expect(moved.json.errors[0].path).toBe('tenant');
+    expect((await call('POST', '/api/v1/instance/tenants', { body: { id: 'elsewhere' } })).status).toBe(201);
+    const settled = await call('PUT', '/api/v1/instance/users/settler', { body: { tenant: 'elsewhere' } });
+    expect(settled.json.tenant).toBe('elsewhere');
+  });
 });

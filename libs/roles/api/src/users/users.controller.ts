@@ -109,6 +109,7 @@ export class UsersController {
   @ProblemResponses(400, 401, 403, 409)
   async create(@Body() body: unknown) {
     const user = parseWith(NewUserSchema, body, 'body');
+    await this.assertTenantExists(user.tenant);
     const created = await this.repositories.users.create({
       username: user.username,
       passwordHash: await passwordHashOf(user.password),
@@ -127,6 +128,7 @@ export class UsersController {
   @ProblemResponses(400, 401, 403, 404)
   async update(@Param('username') username: string, @Body() body: unknown) {
     const change = parseWith(UserChangeSchema, body, 'body');
+    if (change.tenant !== undefined) await this.assertTenantExists(change.tenant);
     const updated = await this.repositories.users.update(username, {
       passwordHash: change.password === undefined ? undefined : await passwordHashOf(change.password),
       tenantId: change.tenant,
@@ -135,6 +137,14 @@ export class UsersController {
     });
     if (change.password !== undefined) await this.repositories.users.revokeRefreshTokensOf(updated.id, new Date());
     return userView(updated);
+  }
+
+  /** A user is bound to a tenant that was created: the routes of any other answer 404. */
+  private async assertTenantExists(tenant: string): Promise<void> {
+    if (await this.repositories.tenants.exists(tenant)) return;
+    throw new InvalidRequest('The body is not valid', [
+      { path: 'tenant', message: `names the unknown tenant '${tenant}': create it first (POST /api/v1/instance/tenants)` },
+    ]);
   }
 
   @RequirePermission('user', 'write')
