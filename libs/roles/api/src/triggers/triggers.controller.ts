@@ -208,8 +208,11 @@ export class TriggersController {
     @Param('triggerId') triggerId: string,
     @Body() body: unknown,
   ) {
+    const key = { namespace, flowId, triggerId };
+    // A trigger this tenant does not have is a 404 whatever the body: the body is read only for one it has.
+    await tenant.triggers.get(key);
     const asked = parseWith(BackfillSchema, body, 'body');
-    return triggerView(await startBackfill(tenant, { namespace, flowId, triggerId }, asked, new Date()));
+    return triggerView(await startBackfill(tenant, key, asked, new Date()));
   }
 
   @RequirePermission('trigger', 'write')
