@@ -9,6 +9,7 @@ import {
   logBatchCodec,
   metricBatchCodec,
   QUEUE_SCHEMA_VERSIONS,
+  triggerResultCodec,
   workerJobCodec,
   type QueueEnvelope,
   type QueueMessageCodec,
@@ -32,6 +33,11 @@ describe('every queue message type', () => {
     for (const event of exampleExecutorEvents()) expect(roundTrip(executorEventCodec, event)).toEqual(event);
     for (const broadcast of exampleBroadcasts()) expect(roundTrip(broadcastCodec, broadcast)).toEqual(broadcast);
     expect(roundTrip(workerJobCodec, exampleWorkerJob())).toEqual(exampleWorkerJob());
+    // A polling trigger's poll, and its answer relayed to the schedulers.
+    const poll = exampleWorkerJob();
+    const pollJob = { ...poll, payload: { ...poll.payload, triggerEvaluation: true } };
+    expect(roundTrip(workerJobCodec, pollJob)).toEqual(pollJob);
+    expect(roundTrip(triggerResultCodec, exampleJobResult())).toEqual(exampleJobResult());
     expect(roundTrip(jobResultCodec, exampleJobResult())).toEqual(exampleJobResult());
     expect(roundTrip(logBatchCodec, exampleLogBatch())).toEqual(exampleLogBatch());
     expect(roundTrip(metricBatchCodec, exampleMetricBatch())).toEqual(exampleMetricBatch());

@@ -21,6 +21,7 @@ describe('worker-jobs topics', () => {
       metrics: 'lanner.metrics',
       audit: 'lanner.audit',
       executionUpdates: 'lanner.execution-updates',
+      triggerResults: 'lanner.trigger-results',
       broadcast: 'lanner.broadcast',
     });
   });
@@ -34,6 +35,7 @@ describe('the spine topics every server role ensures', () => {
       'lanner.logs',
       'lanner.metrics',
       'lanner.results',
+      'lanner.trigger-results',
       'lanner.broadcast',
       'lanner.worker-jobs.default',
       'lanner.worker-jobs.system',

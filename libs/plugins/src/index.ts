@@ -26,3 +26,5 @@ export { createTaskOutputCache, TASK_CACHE_FOLDER } from './lib/cache/task-outpu
 export type { TaskCacheScope, TaskOutputCache } from './lib/cache/task-output-cache';
 export { runWithCache } from './lib/cache/run-with-cache';
 export type { CachedRun } from './lib/cache/run-with-cache';
+export { runHttpPoll } from './lib/runners/http-poll.runner';
+export type { HttpPollContext, HttpPollDefinition, HttpPollResult } from './lib/runners/http-poll.runner';

@@ -76,6 +76,12 @@ export const jobResultCodec: QueueMessageCodec<JobResultMessage> = {
   key: (message) => message.payload.executionId,
 };
 
+/** The outcome of a trigger evaluation a worker ran, as a controller relays it to the schedulers. */
+export const triggerResultCodec: QueueMessageCodec<JobResultMessage> = {
+  ...jobResultCodec,
+  topic: QueueTopics.triggerResults,
+};
+
 export const logBatchCodec: QueueMessageCodec<LogBatchMessage> = {
   topic: QueueTopics.logs,
   types: ['log.batch'],

@@ -244,6 +244,11 @@ export const WorkerJobSchema = envelope(
     timeoutMs: z.int().min(1).optional(),
     /** After this instant the job is not worth starting; absent means none. */
     deadline: instant.optional(),
+    /**
+     * The job evaluates a trigger (a polling trigger's poll) for the scheduler,
+     * not a task run of an execution: its result goes to `lanner.trigger-results`.
+     */
+    triggerEvaluation: z.boolean().optional(),
   }),
 ).superRefine(requireJobMessageId);
 

@@ -8,6 +8,12 @@ export const QueueTopics = {
   metrics: 'lanner.metrics',
   audit: 'lanner.audit',
   executionUpdates: 'lanner.execution-updates',
+  /**
+   * Outcomes of trigger evaluations that ran on workers (a polling trigger's
+   * poll), relayed by controllers like job results; every scheduler reads
+   * them (key: the evaluation's task-run id).
+   */
+  triggerResults: 'lanner.trigger-results',
   /** Kill signals, capacity reconfiguration, token revocation, maintenance; read by every controller. */
   broadcast: 'lanner.broadcast',
 } as const;
@@ -79,6 +85,7 @@ export function spineTopics(prefix = ''): string[] {
     QueueTopics.logs,
     QueueTopics.metrics,
     QueueTopics.results,
+    QueueTopics.triggerResults,
     QueueTopics.broadcast,
     workerJobsTopic('default'),
     workerJobsTopic('system'),

@@ -434,12 +434,28 @@ export interface WebhookTrigger extends TriggerCommon {
   readonly kind: 'Webhook';
   readonly key: string;
 }
+/**
+ * Kestra's `core.http.Trigger`: a worker calls `uri` every `interval` and the
+ * flow starts when `responseCondition` (rendered with `response.statusCode`,
+ * `response.body`, `response.headers`) holds.
+ */
 export interface HttpPollingTrigger extends TriggerCommon {
   readonly kind: 'HttpPolling';
   readonly uri: Template;
   readonly method: string;
+  readonly headers?: Readonly<Record<string, Template>>;
+  readonly body?: Template;
+  readonly contentType?: Template;
   readonly intervalMs: number;
   readonly responseCondition?: Template;
+  /** Disable the trigger once the last execution it started ended in one of these states. */
+  readonly stopAfter?: readonly string[];
+  /** Poll (and fire) even while an execution it started runs; default false. */
+  readonly allowConcurrent?: boolean;
+  /** Polled only at times that meet them (the Schedule's date and time conditions, read in UTC). */
+  readonly conditions?: readonly ScheduleCondition[];
+  /** Which worker queue runs the poll; else the flow's selector (as for a task). */
+  readonly workerSelector?: WorkerSelectorSpec;
 }
 export type Trigger = ScheduleTrigger | FlowTrigger | WebhookTrigger | HttpPollingTrigger;
 

@@ -122,8 +122,56 @@ describe('parseFlow reads triggers', () => {
         method: 'GET',
         intervalMs: 60_000,
         responseCondition: '{{ response.statusCode < 400 }}',
+        stopAfter: [],
+        allowConcurrent: false,
       },
     ]);
+  });
+
+  it('an HTTP polling trigger with its request, interval, stopAfter and workerSelector', () => {
+    const flow = readFlow(
+      withTriggers(`  - id: poll
+    type: io.kestra.plugin.core.http.Trigger
+    uri: "https://example.com/orders"
+    method: POST
+    headers: { x-team: ops }
+    body: '{"since": 1}'
+    contentType: application/json
+    interval: PT5S
+    responseCondition: "{{ response.body contains 'ready' }}"
+    stopAfter: [SUCCESS]
+    allowConcurrent: true
+    conditions:
+      - { type: io.kestra.plugin.core.condition.Weekend }
+    workerSelector: { tags: [edge] }
+`),
+    );
+    expect(flow.triggers).toEqual([
+      {
+        id: 'poll',
+        type: 'io.kestra.plugin.core.http.Trigger',
+        kind: 'HttpPolling',
+        disabled: false,
+        uri: 'https://example.com/orders',
+        method: 'POST',
+        headers: { 'x-team': 'ops' },
+        body: '{"since": 1}',
+        contentType: 'application/json',
+        intervalMs: 5000,
+        responseCondition: "{{ response.body contains 'ready' }}",
+        stopAfter: ['SUCCESS'],
+        allowConcurrent: true,
+        conditions: [{ kind: 'Weekend' }],
+        workerSelector: { tags: ['edge'], match: 'ALL' },
+      },
+    ]);
+    expect(
+      messagesOf(
+        withTriggers(
+          '  - { id: poll, type: io.kestra.plugin.core.http.Trigger, uri: "https://x", stopAfter: [DONE], every: PT1S }\n',
+        ),
+      ),
+    ).toEqual(expect.arrayContaining(["triggers[0].stopAfter[0]: unknown execution state 'DONE'"]));
   });
 
   it('requires a Webhook key', () => {

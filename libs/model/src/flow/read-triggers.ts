@@ -20,7 +20,7 @@ import type {
 } from './flow.types';
 import { cronProblem } from './cron';
 import { FlowSource, ObjectView } from './flow-source';
-import { dropUndefined, TASK_ID_PATTERN } from './read-tasks';
+import { dropUndefined, readWorkerSelector, TASK_ID_PATTERN } from './read-tasks';
 import {
   CONDITION_TYPES,
   LEGACY_CONDITION_TYPES,
@@ -36,7 +36,19 @@ const TRIGGER_KEYS: Readonly<Record<string, readonly string[]>> = {
   [TRIGGER_TYPES.Schedule]: ['cron', 'timezone', 'inputs', 'withSeconds', 'recoverMissedSchedules', 'stopAfter', 'conditions'],
   [TRIGGER_TYPES.Flow]: ['conditions', 'inputs', 'states', 'preconditions'],
   [TRIGGER_TYPES.Webhook]: ['key'],
-  [TRIGGER_TYPES.HttpPolling]: ['uri', 'method', 'interval', 'responseCondition'],
+  [TRIGGER_TYPES.HttpPolling]: [
+    'uri',
+    'method',
+    'headers',
+    'body',
+    'contentType',
+    'interval',
+    'responseCondition',
+    'stopAfter',
+    'allowConcurrent',
+    'conditions',
+    'workerSelector',
+  ],
 };
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 const RECOVER_MODES = ['ALL', 'LAST', 'NONE'] as const;
@@ -178,15 +190,23 @@ function readTrigger(source: FlowSource, node: Node, path: string, ids: Map<stri
       return { ...common, kind: 'Webhook', key };
     }
     case TRIGGER_TYPES.HttpPolling:
-      return {
+      return dropUndefined({
         ...common,
-        kind: 'HttpPolling',
+        kind: 'HttpPolling' as const,
         uri: view.template('uri', true),
         method: view.enumOf('method', HTTP_METHODS, 'GET'),
+        headers: view.stringRecord('headers'),
+        body: view.string('body'),
+        contentType: view.string('contentType'),
         // Kestra's defaults: poll every minute, succeed on any status below 400.
         intervalMs: view.duration('interval', { positive: true }) ?? 60_000,
         responseCondition: view.template('responseCondition') ?? '{{ response.statusCode < 400 }}',
-      };
+        stopAfter: readStates(view, 'stopAfter') ?? [],
+        // Kestra's default: no poll while an execution it started runs.
+        allowConcurrent: view.boolean('allowConcurrent', false),
+        conditions: view.has('conditions') ? readScheduleConditions(source, view) : undefined,
+        workerSelector: readWorkerSelector(view, 'workerSelector'),
+      });
     default:
       return undefined;
   }

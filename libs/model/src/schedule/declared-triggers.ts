@@ -18,6 +18,12 @@ export function declaredTriggers(definition: StoredJson): DeclaredTrigger[] {
     if (trigger === null || typeof trigger !== 'object' || Array.isArray(trigger)) continue;
     const { id, kind } = trigger;
     if (typeof id !== 'string' || typeof kind !== 'string') continue;
+    if (kind === 'HttpPolling') {
+      // Polled by the scheduler too: due at once when new, when its interval changed or when it is enabled again.
+      const spec = { interval: trigger['intervalMs'], disabled: trigger['disabled'] === true || flowDisabled };
+      declared.push({ triggerId: id, kind, scheduleSpec: JSON.stringify(spec) });
+      continue;
+    }
     if (kind !== 'Schedule') {
       declared.push({ triggerId: id, kind });
       continue;

@@ -3,3 +3,4 @@ export * from './declared-triggers';
 export * from './backfill';
 export { zonedIsoString } from './local-time';
 export { delayToNextTick } from './tick';
+export * from './polling';

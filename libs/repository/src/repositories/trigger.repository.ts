@@ -312,6 +312,26 @@ export class TriggerRepository {
   }
 
   /**
+   * Keeps the lease `holder` took on the row (as `claimed`) until `until`: a
+   * polling trigger stays leased while its evaluation runs on a worker, so no
+   * scheduler evaluates it again meanwhile. False when the row changed since.
+   */
+  async holdLease(claimed: TriggerStateRecord, holder: string, until: Date): Promise<boolean> {
+    const { count } = await this.db.flowTriggerState.updateMany({
+      where: {
+        tenantId: claimed.tenantId,
+        namespace: claimed.namespace,
+        flowId: claimed.flowId,
+        triggerId: claimed.triggerId,
+        lockHolder: holder,
+        nextDate: claimed.pending ? NOT_EVALUATED : claimed.nextDate,
+      },
+      data: { lockExpiresAt: until },
+    });
+    return count === 1;
+  }
+
+  /**
    * Executions a trigger of `triggerType` created before `before` that the
    * executor never handled (still CREATED, no state): a scheduler killed
    * between its commit and its `execution.created` leaves these behind, and a

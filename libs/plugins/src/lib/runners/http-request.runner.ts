@@ -36,7 +36,7 @@ export function httpRequestRunner(options: HttpRequestOptions = {}): TaskKindRun
   };
 }
 
-function parseUrl(uri: string): URL {
+export function parseUrl(uri: string): URL {
   let url: URL;
   try {
     url = new URL(uri);
@@ -51,7 +51,7 @@ function parseUrl(uri: string): URL {
  * A string body is sent as written; a map or list as JSON, or as a form when the
  * content type says so. Kestra's default content type is `application/json`.
  */
-function encodeBody(
+export function encodeBody(
   body: TemplatedValue | undefined,
   contentType: string | undefined,
   headers: Record<string, string>,
@@ -76,7 +76,7 @@ function headerValue(headers: Record<string, string>, name: string): string | un
   return key === undefined ? undefined : headers[key];
 }
 
-function headerLists(headers: Record<string, string | string[] | undefined>): JsonObject {
+export function headerLists(headers: Record<string, string | string[] | undefined>): JsonObject {
   const lists: JsonObject = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) lists[name.toLowerCase()] = Array.isArray(value) ? value : [value];
@@ -84,7 +84,7 @@ function headerLists(headers: Record<string, string | string[] | undefined>): Js
   return lists;
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number): Promise<string> {
+export async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

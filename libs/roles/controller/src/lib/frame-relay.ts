@@ -12,6 +12,7 @@ import {
   MetricType,
   QUEUE_SCHEMA_VERSIONS,
   QueueTopics,
+  triggerResultCodec,
   type JobResult,
   type JobStarted,
   type LogBatchMessage,
@@ -93,6 +94,8 @@ export class FrameRelay {
   ) {}
 
   async started(worker: WorkerSession, job: HeldJob, frame: JobStarted): Promise<void> {
+    // A trigger evaluation has no task run in the executor: only its outcome matters, to the scheduler.
+    if (job.triggerEvaluation === true) return;
     const message = {
       ...envelope('task-run.started', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
       payload: {
@@ -158,6 +161,7 @@ export class FrameRelay {
         attempt: payload.attempt,
         workerQueueId: payload.workerQueueId,
         correlationId: job.correlationId,
+        ...(payload.triggerEvaluation === true ? { triggerEvaluation: true } : {}),
         started: false,
       },
       this.identity.id,
@@ -166,6 +170,17 @@ export class FrameRelay {
   }
 
   async workerLost(workerId: string, job: HeldJob, reason: string): Promise<void> {
+    if (job.triggerEvaluation === true) {
+      // The scheduler evaluates the trigger again; it only needs to know this evaluation ended.
+      await this.publishResult(job, workerId, {
+        state: 'FAILED',
+        outputs: {},
+        errorMessage: reason,
+        cacheHit: false,
+        endedAt: new Date().toISOString(),
+      });
+      return;
+    }
     const message = {
       ...envelope('task-run.worker-lost', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
       payload: {
@@ -251,37 +266,48 @@ export class FrameRelay {
     return [...byExecution.values()];
   }
 
-  private async publishResult(
-    job: HeldJob,
-    workerId: string,
-    outcome: {
-      state: JobStateName;
-      outputs: Record<string, unknown>;
-      errorMessage?: string;
-      cacheHit: boolean;
-      startedAt?: string;
-      endedAt: string;
-      deadlinePassed?: boolean;
-    },
-  ): Promise<void> {
+  private async publishResult(job: HeldJob, workerId: string, outcome: RelayedOutcome): Promise<void> {
+    if (job.triggerEvaluation === true) {
+      await this.queue.publish(QueueTopics.triggerResults, [
+        encodeQueueMessage(triggerResultCodec, {
+          ...envelope('job.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
+          payload: resultPayload(job, workerId, outcome),
+        }),
+      ]);
+      return;
+    }
     const message = {
       ...envelope('task-run.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
-      payload: {
-        tenantId: job.tenantId,
-        executionId: job.executionId,
-        taskRunId: job.taskRunId,
-        attempt: job.attempt,
-        workerQueueId: job.workerQueueId,
-        workerId,
-        state: outcome.state,
-        outputs: outcome.outputs,
-        cacheHit: outcome.cacheHit,
-        endedAt: outcome.endedAt,
-        ...(outcome.errorMessage !== undefined ? { errorMessage: outcome.errorMessage } : {}),
-        ...(outcome.startedAt !== undefined ? { startedAt: outcome.startedAt } : {}),
-        ...(outcome.deadlinePassed === true ? { deadlinePassed: true } : {}),
-      },
+      payload: resultPayload(job, workerId, outcome),
     };
     await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);
   }
+}
+
+interface RelayedOutcome {
+  state: JobStateName;
+  outputs: Record<string, unknown>;
+  errorMessage?: string;
+  cacheHit: boolean;
+  startedAt?: string;
+  endedAt: string;
+  deadlinePassed?: boolean;
+}
+
+function resultPayload(job: HeldJob, workerId: string, outcome: RelayedOutcome) {
+  return {
+    tenantId: job.tenantId,
+    executionId: job.executionId,
+    taskRunId: job.taskRunId,
+    attempt: job.attempt,
+    workerQueueId: job.workerQueueId,
+    workerId,
+    state: outcome.state,
+    outputs: outcome.outputs,
+    cacheHit: outcome.cacheHit,
+    endedAt: outcome.endedAt,
+    ...(outcome.errorMessage !== undefined ? { errorMessage: outcome.errorMessage } : {}),
+    ...(outcome.startedAt !== undefined ? { startedAt: outcome.startedAt } : {}),
+    ...(outcome.deadlinePassed === true ? { deadlinePassed: true } : {}),
+  };
 }

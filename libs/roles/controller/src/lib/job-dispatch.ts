@@ -407,6 +407,7 @@ export class JobDispatch {
         attempt: job.payload.attempt,
         workerQueueId: job.payload.workerQueueId,
         correlationId: job.correlationId,
+        ...(job.payload.triggerEvaluation === true ? { triggerEvaluation: true } : {}),
         started: false,
         lease: placement.lease,
       });

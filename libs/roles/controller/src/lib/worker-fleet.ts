@@ -20,6 +20,8 @@ export interface HeldJob {
   readonly attempt: number;
   readonly workerQueueId: string;
   readonly correlationId?: string;
+  /** A trigger evaluation (a poll) for the scheduler: its outcome goes to `lanner.trigger-results`, not to the executor. */
+  readonly triggerEvaluation?: boolean;
   started: boolean;
   /** The worker's ledger slot the job occupies; absent for a job adopted over capacity. */
   lease?: SlotLease;
@@ -400,9 +402,10 @@ export class WorkerFleet {
 
 /** The job of a running-job row (after a reconnect, or for a lost report); its correlation id comes from the stored job. */
 export function heldJobOfRow(row: RunningJobRecord): HeldJob {
-  const stored = row.job as { correlationId?: unknown } | null;
+  const stored = row.job as { correlationId?: unknown; payload?: { triggerEvaluation?: unknown } } | null;
   const correlationId =
     stored && typeof stored === 'object' && typeof stored.correlationId === 'string' ? stored.correlationId : undefined;
+  const triggerEvaluation = stored !== null && typeof stored === 'object' && stored.payload?.triggerEvaluation === true;
   return {
     tenantId: row.tenantId,
     executionId: row.executionId,
@@ -410,6 +413,7 @@ export function heldJobOfRow(row: RunningJobRecord): HeldJob {
     attempt: row.attempt,
     workerQueueId: row.workerQueueId,
     ...(correlationId !== undefined ? { correlationId } : {}),
+    ...(triggerEvaluation ? { triggerEvaluation } : {}),
     started: true,
   };
 }

@@ -156,7 +156,14 @@ describe('the liveness coordinator', () => {
     });
     const deadJobs = [job('dead', 1), job('dead', 2), job('dead', 3)];
     const liveJobs = [job('live', 1), job('live', 2)];
-    for (const record of [...deadJobs, ...liveJobs]) await observer.runningJobs.insert(record);
+    // A polling trigger's poll held by the dead controller: it goes, but there is no execution to report it to.
+    const deadPoll: RunningJobRecord = {
+      ...job('dead', 4),
+      taskRunId: `poll-dead-${run}`,
+      executionId: `poll-dead-${run}`,
+      job: { correlationId: 'corr-poll', payload: { triggerEvaluation: true } },
+    };
+    for (const record of [...deadJobs, deadPoll, ...liveJobs]) await observer.runningJobs.insert(record);
     const worker = (workerId: string, controllerInstanceId: string, heartbeatAt: Date) =>
       observer.connectedWorkers.upsert(
         {
@@ -208,18 +215,18 @@ describe('the liveness coordinator', () => {
         notRunning: [],
         requeued: [],
       });
-      expect(await observer.runningJobs.listByController(dead)).toHaveLength(3);
+      expect(await observer.runningJobs.listByController(dead)).toHaveLength(4);
 
       // After the grace period: NOT_RUNNING, and every job it held is reported lost.
       const late = missedHeartbeatTimeoutMs + disconnectedGraceMs + 2_000;
       await liveBeats(late - 500);
       const pass = await coordinator.pass(at(late));
       expect(pass).toMatchObject({ disconnected: [], notRunning: [dead] });
-      expect([...pass.requeued].sort()).toEqual(deadJobs.map((record) => `${record.taskRunId}:1`));
+      expect([...pass.requeued].sort()).toEqual([...deadJobs, deadPoll].map((record) => `${record.taskRunId}:1`).sort());
       expect((await instances.get(dead)).state).toBe('NOT_RUNNING');
       expect(await observer.runningJobs.listByController(dead)).toEqual([]);
 
-      // On the executor topic: one task-run.worker-lost per job, keyed by its execution id.
+      // On the executor topic: one task-run.worker-lost per job of a task run, keyed by its execution id; none for the poll.
       const lost = await eventually(
         'the lost reports',
         () => (lostReports().length >= deadJobs.length ? lostReports() : undefined),

@@ -246,11 +246,14 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
       if (await this.repositories.runningJobs.removeLostIfHeldBy(job.taskRunId, job.attempt, holder)) claimed.push(job);
     }
     if (claimed.length === 0) return [];
+    // A polling trigger's poll has no execution to tell: its scheduler polls again once its lease on the trigger ends.
+    const taskJobs = claimed.filter((job) => !isTriggerEvaluation(job.job));
     try {
-      await this.queue.publish(
-        this.options.topics.executor,
-        claimed.map((job) => this.lostMessage(job)),
-      );
+      if (taskJobs.length > 0)
+        await this.queue.publish(
+          this.options.topics.executor,
+          taskJobs.map((job) => this.lostMessage(job)),
+        );
     } catch (error) {
       for (const job of claimed) await this.repositories.runningJobs.restoreUnreported(job).catch(() => undefined);
       throw error;
@@ -288,4 +291,13 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
       },
     });
   }
+}
+
+/** Whether a running job's stored message is a trigger evaluation (a polling trigger's poll), not a task run's job. */
+function isTriggerEvaluation(job: unknown): boolean {
+  if (job === null || typeof job !== 'object') return false;
+  const payload = (job as { payload?: unknown }).payload;
+  return (
+    payload !== null && typeof payload === 'object' && (payload as { triggerEvaluation?: unknown }).triggerEvaluation === true
+  );
 }

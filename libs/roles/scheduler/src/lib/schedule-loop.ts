@@ -7,6 +7,7 @@ import {
   evaluateSchedule,
   type Flow,
   type FlowRevisionRecord,
+  type HttpPollingTrigger,
   type NewExecution,
   type ScheduleFiring,
   type ScheduleTrigger,
@@ -15,11 +16,13 @@ import {
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { flowKey, type Repositories, type TriggerAdvance } from '@lanner/repository';
+import type { PollingTriggers } from './polling-triggers';
 import { scheduledExecution } from './scheduled-execution';
 
 import type { SchedulerOptions } from './scheduler-options';
 
 const SCHEDULE_TYPE = 'io.kestra.plugin.core.trigger.Schedule';
+const HTTP_POLLING_TYPE = 'io.kestra.plugin.core.http.Trigger';
 /** A backfill steps once a second; its rate is `backfillPerSecond` dates per step. */
 const BACKFILL_STEP_MS = 1000;
 /** How long after each whole tick the loop looks: the due dates have passed by then. */
@@ -49,7 +52,18 @@ export class ScheduleLoop {
     /** Names this scheduler in the leases it holds (the trigger API shows it). */
     readonly holder: string,
     private readonly clock: () => Date = () => new Date(),
+    /** Evaluates the claimed polling triggers on workers; without it they are left alone. */
+    private readonly polling?: PollingTriggers,
   ) {}
+
+  /** Announces executions a trigger created to the executor, as `execution.created`. */
+  async announce(tenantId: string, executions: readonly NewExecution[], now: Date): Promise<void> {
+    if (executions.length === 0) return;
+    await this.queue.publish(
+      this.executorTopic,
+      executions.map((execution) => encodeQueueMessage(executorEventCodec, createdEvent(tenantId, execution, now))),
+    );
+  }
 
   /**
    * Announces again the executions a killed scheduler committed but never
@@ -59,11 +73,11 @@ export class ScheduleLoop {
    */
   async announceLeftovers(): Promise<number> {
     const now = this.clock();
-    const leftovers = await this.repositories.triggers.unannouncedExecutions(
-      SCHEDULE_TYPE,
-      new Date(now.getTime() - 60_000),
-      10_000,
-    );
+    const before = new Date(now.getTime() - 60_000);
+    const leftovers = [
+      ...(await this.repositories.triggers.unannouncedExecutions(SCHEDULE_TYPE, before, 10_000)),
+      ...(await this.repositories.triggers.unannouncedExecutions(HTTP_POLLING_TYPE, before, 10_000)),
+    ];
     if (leftovers.length > 0) {
       await this.queue.publish(
         this.executorTopic,
@@ -139,8 +153,16 @@ export class ScheduleLoop {
     // Each claimed row is evaluated against its flow's latest revision, all read in one statement.
     const flows = await this.repositories.flows.getLatestMany(claimed);
     const planned: { claimed: TriggerStateRecord; advance: TriggerAdvance }[] = [];
+    const polls: { row: TriggerStateRecord; flow: Flow; revision: number; trigger: HttpPollingTrigger }[] = [];
     for (const row of claimed) {
-      const advance = this.evaluate(row, flows.get(flowKey(row.tenantId, row.namespace, row.flowId)), now);
+      const record = flows.get(flowKey(row.tenantId, row.namespace, row.flowId));
+      const flow = record?.definition as unknown as Flow | undefined;
+      const trigger = flow?.triggers.find((candidate) => candidate.id === row.triggerId);
+      if (record !== undefined && flow !== undefined && trigger?.kind === 'HttpPolling' && !flow.disabled && !trigger.disabled) {
+        polls.push({ row, flow, revision: record.revision, trigger });
+        continue;
+      }
+      const advance = this.evaluate(row, record, now);
       if (advance !== undefined) planned.push({ claimed: row, advance });
     }
     const outcomes = await this.repositories.triggers.advanceMany(this.holder, planned);
@@ -150,6 +172,8 @@ export class ScheduleLoop {
       ),
     );
     if (announced.length > 0) await this.queue.publish(this.executorTopic, announced);
+    // A poll is a job for a worker; the trigger stays leased until its answer.
+    for (const poll of polls) await this.polling?.evaluate(poll.row, poll.flow, poll.revision, poll.trigger, now);
   }
 
   /** What to write for one claimed row; undefined when its flow or trigger is gone (the write would find nothing). */
@@ -160,7 +184,7 @@ export class ScheduleLoop {
     const flow = record.definition as unknown as Flow;
     const revision = record.revision;
     const trigger = flow.triggers.find((candidate) => candidate.id === row.triggerId);
-    if (trigger === undefined || trigger.kind !== 'Schedule') return undefined;
+    if (trigger === undefined || (trigger.kind !== 'Schedule' && trigger.kind !== 'HttpPolling')) return undefined;
     if (flow.disabled || trigger.disabled) {
       // Parked until a revision enables it again (which restarts it from that date); a backfill waits meanwhile.
       return {
@@ -177,6 +201,8 @@ export class ScheduleLoop {
           : {}),
       };
     }
+    // A polling trigger reaches this point only when no evaluator polls it: left alone, its lease runs out.
+    if (trigger.kind !== 'Schedule') return undefined;
     const result =
       !row.pending && (row.nextDate === null || row.nextDate > now)
         ? // Claimed for its backfill only: the schedule itself is not due (or has no date left).

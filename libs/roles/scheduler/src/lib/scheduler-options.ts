@@ -15,6 +15,11 @@ export interface SchedulerOptions {
   readonly claimBatch: number;
   /** Rounds run side by side in a tick (each claims its own batch); default 4. */
   readonly claimLanes: number;
+  /**
+   * How long a worker may take over one poll of a polling trigger (the job's
+   * timeout, and how long it may wait on its queue). Default 30 s.
+   */
+  readonly pollTimeoutMs: number;
   /** Put before every topic name, like the other roles' option; empty in production. */
   readonly topicPrefix: string;
   /** Past dates each running backfill fires per second, at most (`LANNER_SCHEDULER_BACKFILL_PER_SECOND`). */
@@ -24,7 +29,16 @@ export interface SchedulerOptions {
 export const SCHEDULER_OPTIONS = Symbol('lanner.scheduler-options');
 
 export function schedulerOptions(overrides: Partial<SchedulerOptions> = {}): SchedulerOptions {
-  return { tickMs: 1000, leaseMs: 10_000, claimBatch: 500, claimLanes: 4, topicPrefix: '', backfillPerSecond: 10, ...overrides };
+  return {
+    tickMs: 1000,
+    leaseMs: 10_000,
+    claimBatch: 500,
+    claimLanes: 4,
+    pollTimeoutMs: 30_000,
+    topicPrefix: '',
+    backfillPerSecond: 10,
+    ...overrides,
+  };
 }
 
 export function schedulerTopics(prefix: string): { readonly executor: string; readonly ensured: readonly string[] } {

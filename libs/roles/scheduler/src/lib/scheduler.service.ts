@@ -3,6 +3,7 @@ import { DEFAULT_TOPIC_PARTITIONS } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES, ServiceInstanceIdentity } from '@lanner/runtime';
+import { PollingTriggers } from './polling-triggers';
 import { ScheduleLoop } from './schedule-loop';
 import { SCHEDULER_OPTIONS, type SchedulerOptions, schedulerTopics } from './scheduler-options';
 
@@ -13,6 +14,7 @@ const START_RETRY_MS = 2000;
 export class SchedulerService {
   private readonly logger = new Logger(SchedulerService.name);
   private readonly loop: ScheduleLoop;
+  private readonly polling: PollingTriggers;
   private starting: Promise<void> | undefined;
   private stopped = false;
 
@@ -25,7 +27,15 @@ export class SchedulerService {
     const topics = schedulerTopics(options.topicPrefix);
     // The lease holder is this process's service instance: once the liveness registry shows it dead,
     // another scheduler takes its leases over at once (see TriggerRepository.claimDue).
-    this.loop = new ScheduleLoop(repositories, queue, topics.executor, options, identity.id);
+    const holder = identity.id;
+    this.polling = new PollingTriggers(
+      repositories,
+      queue,
+      { pollTimeoutMs: options.pollTimeoutMs, topicPrefix: options.topicPrefix },
+      holder,
+      (tenantId, executions, now) => this.loop.announce(tenantId, executions, now),
+    );
+    this.loop = new ScheduleLoop(repositories, queue, topics.executor, options, holder, undefined, this.polling);
   }
 
   onApplicationBootstrap(): void {
@@ -41,6 +51,7 @@ export class SchedulerService {
     this.stopped = true;
     await this.starting;
     await this.loop.stop();
+    await this.polling.stop();
   }
 
   private async startWhenReachable(): Promise<void> {
@@ -48,6 +59,7 @@ export class SchedulerService {
     while (!this.stopped) {
       try {
         await this.queue.createTopics(topics.ensured.map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
+        this.polling.start();
         const announced = await this.loop.announceLeftovers();
         if (announced > 0) this.logger.log({ executions: announced }, 'announced executions a stopped scheduler had not');
         this.loop.start();

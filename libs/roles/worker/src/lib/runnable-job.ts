@@ -1,4 +1,5 @@
-import type { RunnableTask } from '@lanner/model';
+import { TRIGGER_TYPES, type RunnableTask } from '@lanner/model';
+import type { HttpPollDefinition } from '@lanner/plugins';
 import { millisFromDuration, type Job } from '@lanner/frames';
 
 /** The kinds a worker runs; flowable kinds run in the executor and never reach a worker. */
@@ -49,4 +50,40 @@ export function runnableTaskOf(job: Job): RunnableJob {
   const withTimeout = timeoutMs !== undefined && timeoutMs > 0 ? { ...definition, timeoutMs } : definition;
   // The envelope is checked above; the kind-specific properties are checked by the task's implementation.
   return { ok: true, task: withTimeout as unknown as RunnableTask };
+}
+
+export type PollJob = { readonly ok: true; readonly poll: HttpPollDefinition } | { readonly ok: false; readonly reason: string };
+
+/**
+ * The poll of an HTTP polling trigger the scheduler sent (its task type is the
+ * trigger's), or undefined for a task run's job. Only the shape is checked here.
+ */
+export function pollJobOf(job: Job): PollJob | undefined {
+  if (job.taskType !== TRIGGER_TYPES.HttpPolling) return undefined;
+  let definition: unknown;
+  try {
+    definition = JSON.parse(job.taskDefinitionJson);
+  } catch {
+    return { ok: false, reason: "the trigger evaluation's definition is not valid JSON" };
+  }
+  if (!isObject(definition)) return { ok: false, reason: "the trigger evaluation's definition is not a JSON object" };
+  const { uri, method, responseCondition, headers, body, contentType } = definition;
+  if (typeof uri !== 'string' || typeof method !== 'string' || typeof responseCondition !== 'string') {
+    return { ok: false, reason: "the trigger evaluation's definition needs a uri, a method and a responseCondition" };
+  }
+  const stringMap =
+    isObject(headers) && Object.values(headers).every((value) => typeof value === 'string')
+      ? (headers as Record<string, string>)
+      : undefined;
+  return {
+    ok: true,
+    poll: {
+      uri,
+      method,
+      responseCondition,
+      ...(stringMap !== undefined ? { headers: stringMap } : {}),
+      ...(typeof body === 'string' ? { body } : {}),
+      ...(typeof contentType === 'string' ? { contentType } : {}),
+    },
+  };
 }

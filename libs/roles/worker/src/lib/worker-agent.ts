@@ -21,6 +21,7 @@ import type { LogLevel } from '@lanner/model';
 import {
   createTaskOutputCache,
   createTaskRunner,
+  runHttpPoll,
   runWithCache,
   type TaskOutcome,
   type TaskOutputCache,
@@ -40,7 +41,7 @@ import { ControllerSession, SessionRefused } from './controller-session';
 import { LogBatcher } from './log-batcher';
 import { workerInstanceId } from './instance-id';
 import { HEALTHY_STREAM_MS, reconnectDelayMs, recycleDelayMs } from './reconnect-backoff';
-import { runnableTaskOf } from './runnable-job';
+import { pollJobOf, runnableTaskOf } from './runnable-job';
 import { systemResolver } from './system-resolver';
 import { CredentialsLost, type WorkerCredentials } from './worker-credentials';
 
@@ -540,6 +541,8 @@ export class WorkerAgent {
         ...this.failedWithoutRunning(job, 'the job reached its deadline before a worker could start it'),
         deadlinePassed: true,
       };
+    } else if (pollJobOf(job) !== undefined) {
+      result = await this.pollOutcome(held, startedAt, log);
     } else {
       const read = runnableTaskOf(job);
       if (!read.ok) {
@@ -596,6 +599,33 @@ export class WorkerAgent {
       }
     }
     return result;
+  }
+
+  /** A polling trigger's poll: the request and its response condition, run here for the scheduler. */
+  private async pollOutcome(held: HeldJob, startedAt: Date, log: Logger): Promise<JobResult> {
+    const { job } = held;
+    const read = pollJobOf(job);
+    if (read === undefined || !read.ok) return this.failedWithoutRunning(job, read?.reason ?? 'not a trigger evaluation');
+    this.reportStarted(held, startedAt);
+    const timeoutMs = millisFromDuration(job.timeout);
+    const signal =
+      timeoutMs !== undefined && timeoutMs > 0
+        ? AbortSignal.any([held.abort.signal, AbortSignal.timeout(timeoutMs)])
+        : held.abort.signal;
+    const outcome = await runHttpPoll(read.poll, { signal, now: new Date() });
+    log.info({ triggerId: job.taskId, state: outcome.state }, 'trigger evaluated');
+    return {
+      taskRunId: job.taskRunId,
+      attempt: job.attempt,
+      state: JOB_STATES[outcome.state],
+      outputsJson: JSON.stringify(outcome.outputs),
+      errorMessage: outcome.state === 'FAILED' ? outcome.error : '',
+      cacheHit: false,
+      deadlinePassed: false,
+      startedAt,
+      endedAt: new Date(),
+      credit: 0,
+    };
   }
 
   private stopJob(held: HeldJob, reason: string): void {
