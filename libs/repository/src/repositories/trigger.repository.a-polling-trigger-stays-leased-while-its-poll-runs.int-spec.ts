@@ -40,7 +40,9 @@ describe('a polling trigger in the trigger table', () => {
       stateHistories: [{ state: 'CREATED' as const, date: answeredAt }],
       trigger: { id: 'watch', type: 'io.kestra.plugin.core.http.Trigger', variables: { code: 200, body: 'v2' } },
     };
-    expect(await triggers.advance(claimed, 's-1', { nextDate: next, executions: [execution], lastDate: answeredAt })).toBe(true);
+    expect(
+      (await triggers.advance(claimed, 's-1', { nextDate: next, executions: [execution], lastDate: answeredAt })).written,
+    ).toBe(true);
     expect(await triggers.get(key)).toMatchObject({
       nextDate: next,
       pending: false,
@@ -49,7 +51,7 @@ describe('a polling trigger in the trigger table', () => {
       lastExecutionState: 'CREATED',
     });
     // A late second answer to the same poll writes nothing.
-    expect(await triggers.advance(claimed, 's-1', { nextDate: next, executions: [] })).toBe(false);
+    expect((await triggers.advance(claimed, 's-1', { nextDate: next, executions: [] })).written).toBe(false);
     expect(await triggers.holdLease(claimed, 's-1', new Date(now.getTime() + 60_000))).toBe(false);
 
     await flows.saveRevision('main', pollingFlow(1000));
