@@ -192,14 +192,16 @@ describe('the liveness coordinator', () => {
     const coordinator = await executorCoordinator('coordinator');
     const lostReports = () => events.filter(({ event }) => event.type === 'task-run.worker-lost');
     try {
-      // Within the missed-heartbeat timeout nothing moves; the instance that ended two days ago is purged.
+      // The coordinator's first pass starts its watch; the instance that ended two days ago is purged.
+      expect(await coordinator.pass(at(0))).toMatchObject({ leader: true, purgedInstances: 1 });
+      // Within the missed-heartbeat timeout nothing moves.
       await liveBeats(missedHeartbeatTimeoutMs - 1_000);
       expect(await coordinator.pass(at(missedHeartbeatTimeoutMs - 1))).toMatchObject({
         leader: true,
         disconnected: [],
         notRunning: [],
         requeued: [],
-        purgedInstances: 1,
+        purgedInstances: 0,
       });
 
       // Past it: the silent one is DISCONNECTED; its jobs wait for the grace period (its workers may re-attach elsewhere).
@@ -210,6 +212,11 @@ describe('the liveness coordinator', () => {
         requeued: [],
       });
       expect((await instances.get(dead)).state).toBe('DISCONNECTED');
+      // Through the grace period the coordinator keeps passing (its watch must not lapse) and nothing more moves.
+      for (let ms = missedHeartbeatTimeoutMs + 3_000; ms < missedHeartbeatTimeoutMs + disconnectedGraceMs; ms += 2_000) {
+        await liveBeats(ms - 500);
+        expect(await coordinator.pass(at(ms))).toMatchObject({ leader: true, disconnected: [], notRunning: [], requeued: [] });
+      }
       await liveBeats(missedHeartbeatTimeoutMs + disconnectedGraceMs);
       expect(await coordinator.pass(at(missedHeartbeatTimeoutMs + disconnectedGraceMs))).toMatchObject({
         notRunning: [],
@@ -273,6 +280,96 @@ describe('the liveness coordinator', () => {
       expect(lostReports()).toHaveLength(deadJobs.length);
     } finally {
       await coordinator.beforeApplicationShutdown();
+    }
+  }, 120_000);
+
+  it('a coordinator paused mid-pass while another executor took its lease writes nothing after it resumes', async () => {
+    const t0 = Date.now();
+    const at = (ms: number) => new Date(t0 + ms);
+    const instances = observer.serviceInstances;
+    const silent = `controller-silent-${run}`;
+    await instances.register({ id: silent, role: 'CONTROLLER', host: 'node-silent' }, at(-1_000));
+    await observer.runningJobs.insert({
+      taskRunId: `tr-paused-${run}`,
+      attempt: 1,
+      tenantId: 'main',
+      executionId: `exec-paused-${run}`,
+      workerQueueId: 'default',
+      workerId: 'worker-of-silent',
+      controllerInstanceId: silent,
+      job: {},
+      dispatchedAt: at(0),
+    });
+
+    const paused = await executorCoordinator('paused');
+    const own = opened[opened.length - 1].repositories;
+    const other = await executorCoordinator('other');
+    // Every call the paused coordinator makes on its own connections once it resumed.
+    const callsAfterResume: string[] = [];
+    let resumed = false;
+    let stopNext = false;
+    let stopped: () => void = () => undefined;
+    let resume: () => void = () => undefined;
+    const hasStopped = new Promise<void>((resolve) => (stopped = resolve));
+    const resumes = new Promise<void>((resolve) => (resume = resolve));
+    for (const name of ['clusterLocks', 'serviceInstances', 'connectedWorkers', 'runningJobs'] as const) {
+      const store = own[name] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      for (const method of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {
+        if (method === 'constructor' || typeof store[method] !== 'function') continue;
+        const real = store[method].bind(store);
+        store[method] = async (...args: unknown[]) => {
+          if (resumed) callsAfterResume.push(`${name}.${method}`);
+          const result = await real(...args);
+          // The process is stopped (SIGSTOP) right after the first action of its pass.
+          if (stopNext && name === 'serviceInstances' && method === 'transitionSilent') {
+            stopNext = false;
+            stopped();
+            await resumes;
+            resumed = true;
+          }
+          return result;
+        };
+      }
+    }
+
+    try {
+      // The first leads and watches long enough to judge; the other passes as a follower.
+      for (let ms = 0; ms < missedHeartbeatTimeoutMs; ms += 2_000) {
+        expect((await paused.pass(at(ms))).leader).toBe(true);
+        expect((await other.pass(at(ms + 1_000))).leader).toBe(false);
+      }
+      // Its next pass declares the silent controller DISCONNECTED, then the process stops.
+      stopNext = true;
+      const pausedPass = paused.pass(at(missedHeartbeatTimeoutMs));
+      await hasStopped;
+      expect((await instances.get(silent)).state).toBe('DISCONNECTED');
+
+      // While it is stopped its lease expires; the other executor takes over and does the work.
+      const takeOver = missedHeartbeatTimeoutMs + settings.leaseTtlMs + 1;
+      for (let ms = missedHeartbeatTimeoutMs + 1_000; ms < takeOver; ms += 2_000)
+        expect((await other.pass(at(ms))).leader).toBe(false);
+      for (let ms = takeOver; ms <= takeOver + disconnectedGraceMs + 2_000; ms += 2_000)
+        expect((await other.pass(at(ms))).leader).toBe(true);
+      expect((await instances.get(silent)).state).toBe('NOT_RUNNING');
+      expect(await observer.runningJobs.listByController(silent)).toEqual([]);
+      expect((await observer.clusterLocks.get(LIVENESS_COORDINATOR_LOCK))?.holder).toBe(other.holder);
+      const rowsBefore = await instances.list();
+
+      // It resumes: it reads the lease once, stands down, and writes nothing.
+      resume();
+      expect(await pausedPass).toMatchObject({ leader: false, deposed: true, notRunning: [], requeued: [] });
+      expect(callsAfterResume).toEqual(['clusterLocks.get']);
+      expect(paused.isLeader).toBe(false);
+      expect(await instances.list()).toEqual(rowsBefore);
+      // Its next pass is refused the lease and does nothing else.
+      callsAfterResume.length = 0;
+      expect(await paused.pass(at(takeOver + disconnectedGraceMs + 3_000))).toMatchObject({ leader: false });
+      expect(callsAfterResume).toEqual(['clusterLocks.tryAcquire']);
+      expect((await observer.clusterLocks.get(LIVENESS_COORDINATOR_LOCK))?.holder).toBe(other.holder);
+    } finally {
+      resume();
+      await paused.beforeApplicationShutdown();
+      await other.beforeApplicationShutdown();
     }
   }, 120_000);
 });

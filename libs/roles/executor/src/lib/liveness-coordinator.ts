@@ -60,7 +60,14 @@ export interface LivenessPass {
   readonly requeued: readonly string[];
   readonly purgedInstances: number;
   readonly purgedWorkers: number;
+  /** The lease was lost during the pass: it stopped before its next action. */
+  readonly deposed?: boolean;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The lease must still have this long to run (at most a quarter of its length) when an action starts. */
+const LEASE_SAFETY_MARGIN_MS = 2_000;
 
 const NOT_LEADER: LivenessPass = {
   leader: false,
@@ -88,6 +95,14 @@ function correlationIdOf(job: unknown): string | undefined {
  * day-old ended instances and the relayed-end marks of attempts already
  * recorded as ended are purged.
  *
+ * No split brain: before each action the pass reads the lease again (at the
+ * pass's time plus the time it has taken, so a pause of this process counts)
+ * and stands down at once when another executor took it or it is about to
+ * expire. Silent instances are judged only over a stretch this coordinator
+ * watched itself with working database access (after its own outage or pause
+ * everyone's beats are missing for the same reason), so an outage of the
+ * database never makes the cluster declare its live processes dead.
+ *
  * Idempotent: a job is reported only by the pass whose conditional delete
  * claimed its row (a job adopted by another controller meanwhile is left
  * alone), the report's message id is `taskRunId:attempt`, and the state machine
@@ -104,6 +119,8 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
   private running: Promise<unknown> = Promise.resolve();
   private leader = false;
   private failing = false;
+  private lastGoodPassAt: Date | undefined;
+  private watchingSince: Date | undefined;
   private readonly transitions: Counter<'state'> | undefined;
   private readonly requeuedJobs: Counter | undefined;
 
@@ -166,69 +183,131 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
         );
       }
       this.failing = true;
+      this.watchingSince = undefined;
       return NOT_LEADER;
     }
   }
 
   private async leadAndWork(now: Date): Promise<LivenessPass> {
+    const startedAt = Date.now();
     const held = await this.repositories.clusterLocks.tryAcquire(
       LIVENESS_COORDINATOR_LOCK,
       this.holder,
       this.settings.leaseTtlMs,
       now,
     );
-    if (held !== this.leader) {
-      this.logger.log(
-        { holder: this.holder },
-        held ? 'this executor is the liveness coordinator' : 'this executor is no longer the liveness coordinator',
-      );
-      this.leader = held;
-    }
+    // The time the answer came: a lease write that hung (a database coming back) shows as a gap.
+    const answeredAt = new Date(now.getTime() + (Date.now() - startedAt));
+    // Silent instances are judged only over a stretch this coordinator itself watched with working
+    // database access: after its own outage or pause, everyone's beats are missing for the same reason.
+    const watchingSince = this.observed(now, answeredAt);
+    this.noteLeadership(held);
     if (!held) return NOT_LEADER;
+    const done: Mutable<LivenessPass> = { ...NOT_LEADER, leader: true };
+    /** Before each action: the lease is still ours (it may have been taken while this process was paused). */
+    const stillLeading = () => this.keepsLease(now, startedAt, done);
 
     const { missedHeartbeatTimeoutMs, disconnectedGraceMs, purgeAfterMs } = this.settings.timings;
     const instances = this.repositories.serviceInstances;
     const silentBefore = new Date(now.getTime() - missedHeartbeatTimeoutMs);
     const graceStartedBefore = new Date(now.getTime() - disconnectedGraceMs);
+    const judges = watchingSince.getTime() <= silentBefore.getTime();
 
-    const disconnected = await instances.transitionSilent(ALIVE_STATES, 'DISCONNECTED', silentBefore, now);
-    for (const instance of disconnected) {
-      this.logger.warn(
-        { instanceId: instance.id, role: instance.role, lastHeartbeatAt: instance.heartbeatAt.toISOString() },
-        'service instance disconnected: missed heartbeats',
-      );
+    if (judges) {
+      if (!(await stillLeading())) return done;
+      const disconnected = await instances.transitionSilent(ALIVE_STATES, 'DISCONNECTED', silentBefore, now);
+      done.disconnected = disconnected.map((instance) => instance.id);
+      for (const instance of disconnected) {
+        this.logger.warn(
+          { instanceId: instance.id, role: instance.role, lastHeartbeatAt: instance.heartbeatAt.toISOString() },
+          'service instance disconnected: missed heartbeats',
+        );
+      }
+      if (disconnected.length > 0) this.transitions?.inc({ state: 'DISCONNECTED' }, disconnected.length);
+
+      if (!(await stillLeading())) return done;
+      const notRunning = await instances.transitionSilent(['DISCONNECTED'], 'NOT_RUNNING', silentBefore, now, graceStartedBefore);
+      done.notRunning = notRunning.map((instance) => instance.id);
+      if (notRunning.length > 0) this.transitions?.inc({ state: 'NOT_RUNNING' }, notRunning.length);
+      for (const instance of notRunning) {
+        this.logger.warn(
+          { instanceId: instance.id, role: instance.role, lastHeartbeatAt: instance.heartbeatAt.toISOString() },
+          'service instance not running: grace period over',
+        );
+        if (!(await stillLeading())) return done;
+        // Its workers' rows would stop counting on their own; removing them makes the fleet view right at once.
+        await this.repositories.connectedWorkers.removeController(instance.id);
+      }
     }
-    const notRunning = await instances.transitionSilent(['DISCONNECTED'], 'NOT_RUNNING', silentBefore, now, graceStartedBefore);
-    for (const instance of notRunning) {
-      this.logger.warn(
-        { instanceId: instance.id, role: instance.role, lastHeartbeatAt: instance.heartbeatAt.toISOString() },
-        'service instance not running: grace period over',
-      );
-      // Its workers' rows would stop counting on their own; removing them makes the fleet view right at once.
-      await this.repositories.connectedWorkers.removeController(instance.id);
-    }
 
-    if (disconnected.length > 0) this.transitions?.inc({ state: 'DISCONNECTED' }, disconnected.length);
-    if (notRunning.length > 0) this.transitions?.inc({ state: 'NOT_RUNNING' }, notRunning.length);
+    if (!(await stillLeading())) return done;
+    done.requeued = await this.requeueOrphans(graceStartedBefore);
+    if (done.requeued.length > 0) this.requeuedJobs?.inc(done.requeued.length);
 
-    const requeued = await this.requeueOrphans(graceStartedBefore);
-    if (requeued.length > 0) this.requeuedJobs?.inc(requeued.length);
-    const purgedWorkers = await this.repositories.connectedWorkers.purgeStale(
-      new Date(now.getTime() - CONNECTED_WORKER_STALE_MS),
-    );
-    const purgedInstances = await instances.purge(ENDED_STATES, new Date(now.getTime() - purgeAfterMs));
-    if (purgedWorkers > 0 || purgedInstances > 0)
-      this.logger.log({ purgedWorkers, purgedInstances }, 'stale liveness rows purged');
+    if (!(await stillLeading())) return done;
+    done.purgedWorkers = await this.repositories.connectedWorkers.purgeStale(new Date(now.getTime() - CONNECTED_WORKER_STALE_MS));
+    if (!(await stillLeading())) return done;
+    done.purgedInstances = await instances.purge(ENDED_STATES, new Date(now.getTime() - purgeAfterMs));
+    if (done.purgedWorkers > 0 || done.purgedInstances > 0)
+      this.logger.log({ purgedWorkers: done.purgedWorkers, purgedInstances: done.purgedInstances }, 'stale liveness rows purged');
+    if (!(await stillLeading())) return done;
     // Marks of relayed ends (results, lost reports) the executor has recorded, or that outlived any redelivery: no longer needed.
     await this.repositories.runningJobs.dropSettledResultMarks(new Date(now.getTime() - RESULT_MARK_MAX_AGE_MS));
-    return {
-      leader: true,
-      disconnected: disconnected.map((instance) => instance.id),
-      notRunning: notRunning.map((instance) => instance.id),
-      requeued,
-      purgedInstances,
-      purgedWorkers,
-    };
+    return done;
+  }
+
+  private noteLeadership(held: boolean): void {
+    if (held === this.leader) return;
+    this.logger.log(
+      { holder: this.holder },
+      held ? 'this executor is the liveness coordinator' : 'this executor is no longer the liveness coordinator',
+    );
+    this.leader = held;
+  }
+
+  /**
+   * Records a pass whose database access worked (at the time its lease write
+   * answered) and returns since when this coordinator has watched without a
+   * gap: an answer that comes more than the missed-heartbeat timeout after the
+   * previous good one (the process was paused, its passes failed, or the
+   * write hung while the database was away) starts watching anew.
+   */
+  private observed(now: Date, answeredAt: Date): Date {
+    const timeoutMs = this.settings.timings.missedHeartbeatTimeoutMs;
+    // The lease write took long: the database was away until it answered.
+    const late = answeredAt.getTime() - now.getTime() > timeoutMs / 2;
+    const previous = this.lastGoodPassAt;
+    if (
+      late ||
+      this.watchingSince === undefined ||
+      previous === undefined ||
+      answeredAt.getTime() - previous.getTime() > timeoutMs
+    )
+      this.watchingSince = late ? answeredAt : now;
+    this.lastGoodPassAt = answeredAt;
+    return this.watchingSince;
+  }
+
+  /**
+   * True while this executor still holds the lease with time to spare, read
+   * from the store at the pass's time plus the time the pass has taken so
+   * far (a pause of this process counts). Otherwise it stands down: the pass
+   * stops before its next action, and says so.
+   */
+  private async keepsLease(now: Date, startedAt: number, done: Mutable<LivenessPass>): Promise<boolean> {
+    const lease = await this.repositories.clusterLocks.get(LIVENESS_COORDINATOR_LOCK);
+    const current = now.getTime() + (Date.now() - startedAt);
+    const margin = Math.min(LEASE_SAFETY_MARGIN_MS, this.settings.leaseTtlMs / 4);
+    if (lease !== null && lease.holder === this.holder && lease.expiresAt.getTime() - current > margin) return true;
+    this.logger.warn(
+      { holder: this.holder, leaseHolder: lease?.holder ?? null, leaseExpiresAt: lease?.expiresAt.toISOString() ?? null },
+      'liveness coordinator lease lost during a pass (this process was paused or slow): standing down before its next action',
+    );
+    this.leader = false;
+    this.watchingSince = undefined;
+    done.leader = false;
+    done.deposed = true;
+    return false;
   }
 
   /**
