@@ -99,6 +99,18 @@ const EXTRA_CONTROLLER = 'chaos-controller-2';
 const EXTRA_WORKER = 'chaos-worker-c';
 const WORKERS = ['e2e-worker-a', 'e2e-worker-b', EXTRA_WORKER];
 
+/** A resumed process declared NOT_RUNNING exits on its next heartbeat (every 3 s). */
+const RESUME_EXIT_CHECK_MS = 5_000;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -169,6 +181,20 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
       await delay(disruption.durationMs);
       process.kill(pid, 'SIGCONT');
       paused.delete(pid);
+      // Declared NOT_RUNNING while it was stopped, a process stops itself on its next heartbeat (exit 75):
+      // the driver, as its supervisor, starts it again.
+      await delay(RESUME_EXIT_CHECK_MS);
+      if (!isAlive(pid) && (disruption.role === 'executor' || disruption.role === 'controller')) {
+        const exit = await cluster.stop(disruption.target, { graceMs: 0 }).catch(() => undefined);
+        process.stdout.write(
+          `chaos: ${disruption.target} stopped itself after its pause (${JSON.stringify(exit)}); restarting it\n`,
+        );
+        const again =
+          disruption.role === 'executor'
+            ? await fleet.startExecutor(disruption.target)
+            : await fleet.startController(disruption.target, {});
+        extras.set(disruption.target, again);
+      }
     } else {
       await cluster.restart(disruption.target, {
         signal: disruption.kind === 'kill9' ? 'SIGKILL' : 'SIGTERM',

@@ -1,3 +1,10 @@
 export { DEFAULT_LIVENESS_TIMINGS, type LivenessTimings } from './liveness-timings';
 export { ServiceInstanceIdentity, type ServiceInstanceRole } from './service-instance-identity';
-export { LIVENESS_TIMINGS, ServiceInstanceHeartbeat, type ServiceInstanceStore } from './service-instance-heartbeat';
+export {
+  EXIT_DECLARED_NOT_RUNNING,
+  LIVENESS_TIMINGS,
+  PROCESS_EXIT,
+  ServiceInstanceHeartbeat,
+  type ProcessExit,
+  type ServiceInstanceStore,
+} from './service-instance-heartbeat';

@@ -44,11 +44,24 @@ interface RepositoriesWithInstances {
 export const LIVENESS_TIMINGS = Symbol('lanner.liveness-timings');
 
 /**
+ * sysexits' EX_TEMPFAIL: the exit code of a process that found itself declared
+ * NOT_RUNNING (its work was handed to others while it was silent). Its
+ * supervisor restarts it; the new process registers as a new instance.
+ */
+export const EXIT_DECLARED_NOT_RUNNING = 75;
+
+/** How the heartbeat stops the process (a spec replaces it). */
+export const PROCESS_EXIT = Symbol('lanner.process-exit');
+export type ProcessExit = (code: number) => void;
+
+/**
  * Registers this server process in `service_instances` once the application is
  * up, heartbeats every few seconds, and on a graceful stop records TERMINATING
  * (first thing) and TERMINATED (after the roles stopped, before the repository
  * closes). A database that is down never stops the process: each failed write
- * is logged once per outage and tried again on the next beat.
+ * is logged once per outage and tried again on the next beat. A beat that
+ * finds this instance NOT_RUNNING (the coordinator gave it up while it was
+ * silent) stops the process with exit code 75 and an error line saying why.
  *
  * Provided by the process's root module (see runRole), whose shutdown hooks run
  * before the role modules' ones. It finds the repositories the role modules
@@ -64,14 +77,18 @@ export class ServiceInstanceHeartbeat implements OnApplicationBootstrap, OnModul
   private registered = false;
   private failing = false;
   private stopping = false;
+  private declaredNotRunning = false;
+  private readonly exit: ProcessExit;
 
   constructor(
     private readonly moduleRef: ModuleRef,
     private readonly identity: ServiceInstanceIdentity,
     @Inject(RUNTIME_CONFIG) private readonly config: CommonConfig,
     @Optional() @Inject(LIVENESS_TIMINGS) timings?: Partial<LivenessTimings>,
+    @Optional() @Inject(PROCESS_EXIT) exit?: ProcessExit,
   ) {
     this.timings = { ...DEFAULT_LIVENESS_TIMINGS, ...timings };
+    this.exit = exit ?? ((code) => process.exit(code));
   }
 
   onApplicationBootstrap(): void {
@@ -134,11 +151,7 @@ export class ServiceInstanceHeartbeat implements OnApplicationBootstrap, OnModul
         if (this.stopping) await repositories.serviceInstances.setState(id, 'TERMINATING', at);
       } else {
         const state = await repositories.serviceInstances.recordHeartbeat(id, at);
-        if (state === 'NOT_RUNNING') {
-          // The coordinator gave this instance up (its running jobs were re-queued); it lives on, so it says so.
-          this.logger.warn({ instanceId: id }, 'this instance was declared dead while it was silent; registering again');
-          this.registered = false;
-        }
+        if (state === 'NOT_RUNNING') return this.stopDeclaredNotRunning();
       }
       if (this.failing) this.logger.log({ instanceId: id }, 'heartbeats recorded again');
       this.failing = false;
@@ -151,8 +164,28 @@ export class ServiceInstanceHeartbeat implements OnApplicationBootstrap, OnModul
     }
   }
 
+  /**
+   * The liveness coordinator gave this instance up while it was silent (paused,
+   * or cut off from the database): its running jobs were re-queued, another
+   * process may hold what it held. Acting on would be split brain, so the
+   * process stops at once, without a graceful shutdown (which would act), and
+   * says why; its supervisor starts a new instance.
+   */
+  private stopDeclaredNotRunning(): void {
+    if (this.declaredNotRunning) return;
+    this.declaredNotRunning = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    const { id, role } = this.identity;
+    this.logger.error(
+      { instanceId: id, role, exitCode: EXIT_DECLARED_NOT_RUNNING },
+      `this instance was declared NOT_RUNNING by the liveness coordinator while it was silent (paused, or cut off from the database) and its work was handed over: stopping now with exit code ${EXIT_DECLARED_NOT_RUNNING} so that a fresh instance takes its place`,
+    );
+    this.exit(EXIT_DECLARED_NOT_RUNNING);
+  }
+
   private async writeState(state: OwnState): Promise<void> {
-    if (this.repositories === undefined || !this.registered) return;
+    if (this.repositories === undefined || !this.registered || this.declaredNotRunning) return;
     try {
       await this.repositories.serviceInstances.setState(this.identity.id, state, new Date());
       this.logger.log({ instanceId: this.identity.id, state }, `service instance ${state.toLowerCase()}`);

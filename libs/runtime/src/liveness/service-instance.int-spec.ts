@@ -59,6 +59,7 @@ describe('a server process registers itself as a service instance', () => {
       .rows;
 
   interface RunningIndexer {
+    readonly pid: number;
     readonly exited: Promise<number | null>;
     output(): string;
     stop(): Promise<number | null>;
@@ -75,6 +76,7 @@ describe('a server process registers itself as a service instance', () => {
     children.push(child);
     const exited = lanner.exited.then((exit) => exit.code);
     return {
+      pid: child.pid ?? 0,
       exited,
       output: lanner.output,
       stop: () => {
@@ -171,5 +173,38 @@ describe('a server process registers itself as a service instance', () => {
     } finally {
       await late.end();
     }
+  }, 90_000);
+
+  it('declared NOT_RUNNING while it was stopped (SIGSTOP), it stops itself on resume with exit code 75 and says why', async () => {
+    const indexer = await startIndexer(databaseUrl);
+    const registered = await eventually(
+      'the indexer to register',
+      async () => (await rows()).find((row) => row.state === 'RUNNING'),
+      START_WAIT_MS,
+    );
+    const pid = indexer.pid;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      // What the liveness coordinator writes once the grace period of a silent instance is over.
+      await db.query(`UPDATE service_instances SET state = 'NOT_RUNNING', state_changed_at = now() WHERE id = $1`, [
+        registered.id,
+      ]);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const exitedWithin = Date.now();
+    expect(await indexer.exited).toBe(75);
+    // On its first beat after the resume (every 3 s).
+    expect(Date.now() - exitedWithin).toBeLessThan(10_000);
+    const line = indexer
+      .output()
+      .split('\n')
+      .find((text) => text.includes('declared NOT_RUNNING'));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line ?? '{}')).toMatchObject({ level: 'error', instanceId: registered.id, exitCode: 75 });
+    expect(line).toContain('stopping now with exit code 75');
+    // It wrote nothing more about itself: the row says what the coordinator decided.
+    expect((await rows()).find((row) => row.id === registered.id)?.state).toBe('NOT_RUNNING');
+    expect(indexer.output()).not.toContain('service instance terminat');
   }, 90_000);
 });
