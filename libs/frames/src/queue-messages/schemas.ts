@@ -149,6 +149,8 @@ export const TaskRunWorkerLostSchema = envelope(
     workerId: id,
     /** For the task run's history, e.g. "worker w-1 disconnected". */
     reason: z.string(),
+    /** The worker group's restart strategy; NEVER: the task run fails instead of going back to its queue. Absent: re-run. */
+    restartStrategy: z.enum(['NEVER', 'IMMEDIATELY', 'AFTER_TERMINATION_GRACE_PERIOD']).optional(),
   }),
 ).superRefine(requireJobMessageId);
 

@@ -36,10 +36,22 @@ export interface SubscriptionWrite {
   readonly mode?: SubscriptionRecordMode;
 }
 
+/**
+ * What happens to the jobs of a worker of the group that died (its stream ended
+ * and no stream took them back): re-run once the adoption grace is over
+ * (AFTER_TERMINATION_GRACE_PERIOD, the default), re-run as soon as the stream
+ * ends (IMMEDIATELY: no wait for the worker to come back), or never re-run
+ * (NEVER: the task run fails; for tasks that must not run twice).
+ */
+export const WORKER_RESTART_STRATEGIES = ['NEVER', 'IMMEDIATELY', 'AFTER_TERMINATION_GRACE_PERIOD'] as const;
+export type WorkerRestartStrategy = (typeof WORKER_RESTART_STRATEGIES)[number];
+export const DEFAULT_WORKER_RESTART_STRATEGY: WorkerRestartStrategy = 'AFTER_TERMINATION_GRACE_PERIOD';
+
 export interface WorkerGroupRecord {
   readonly id: string;
   readonly name: string;
   readonly description: string | null;
+  readonly restartStrategy: WorkerRestartStrategy;
   /** The `default` group. */
   readonly reserved: boolean;
   readonly subscriptions: SubscriptionRecord[];
@@ -51,6 +63,8 @@ export interface WorkerGroupWrite {
   readonly id: string;
   readonly name: string;
   readonly description?: string | null;
+  /** When given, replaces the group's restart strategy (a new group gets the default). */
+  readonly restartStrategy?: WorkerRestartStrategy;
   /** When given, replaces the group's subscriptions as a whole. */
   readonly subscriptions?: SubscriptionWrite[];
 }

@@ -86,9 +86,17 @@ export class WorkerGroupRepository {
   ): Promise<PutOutcome<WorkerGroupRecord> & { readonly changed: boolean; readonly subscriptionsChanged: boolean }> {
     return this.db.$transaction(async (tx) => {
       const existing = await tx.workerGroup.findUnique({ where: { id: group.id }, include: WITH_SUBSCRIPTIONS });
-      const fields = { name: group.name, description: group.description ?? null };
+      const fields = {
+        name: group.name,
+        description: group.description ?? null,
+        ...(group.restartStrategy === undefined ? {} : { restartStrategy: group.restartStrategy }),
+      };
       const wanted = group.subscriptions === undefined ? undefined : wantedSubscriptions(group.id, group.subscriptions);
-      const sameFields = existing !== null && existing.name === fields.name && existing.description === fields.description;
+      const sameFields =
+        existing !== null &&
+        existing.name === fields.name &&
+        existing.description === fields.description &&
+        (group.restartStrategy === undefined || existing.restartStrategy === group.restartStrategy);
       const sameSubscriptions =
         existing !== null && (wanted === undefined || sameSubscriptionSet(existing.subscriptions, wanted));
       if (existing !== null && sameFields && sameSubscriptions) {
@@ -131,7 +139,14 @@ export class WorkerGroupRepository {
       return await this.db.$transaction(async (tx) => {
         const existing = await tx.workerGroup.findUnique({ where: { id: group.id }, select: { id: true } });
         if (existing !== null) throw new AlreadyExists('worker group', group.id);
-        await tx.workerGroup.create({ data: { id: group.id, name: group.name, description: group.description ?? null } });
+        await tx.workerGroup.create({
+          data: {
+            id: group.id,
+            name: group.name,
+            description: group.description ?? null,
+            ...(group.restartStrategy === undefined ? {} : { restartStrategy: group.restartStrategy }),
+          },
+        });
         for (const subscription of wantedSubscriptions(group.id, group.subscriptions ?? []).values())
           await upsertSubscription(tx, group.id, subscription);
         for (const token of tokens)
@@ -223,6 +238,7 @@ function toWorkerGroupRecord(row: WorkerGroup & { subscriptions: Subscription[] 
     id: row.id,
     name: row.name,
     description: row.description,
+    restartStrategy: row.restartStrategy,
     reserved: row.reserved,
     subscriptions: row.subscriptions.map(toSubscriptionRecord),
     createdAt: row.createdAt,

@@ -64,6 +64,9 @@ export function next(
 }
 
 const NO_TASKS: readonly Task[] = [];
+/** The error of a task run whose worker was lost in a group whose restart strategy is NEVER. */
+const NEVER_RESTARTED =
+  "The worker running this task was lost and its worker group's restart strategy is NEVER: the task is not run again";
 
 class Step extends StepStore implements FlowableStep {
   apply(event: ExecutionEvent): void {
@@ -85,7 +88,7 @@ class Step extends StepStore implements FlowableStep {
       case 'task-run-dispatch-refused':
         return this.onDispatchRefused(event.taskRunId, event.attempt, event.state, event.reason, event.attemptFailed === true);
       case 'worker-lost':
-        return this.onWorkerLost(event.taskRunId, event.attempt);
+        return this.onWorkerLost(event.taskRunId, event.attempt, event.neverRestart === true);
       case 'task-run-deadline-passed':
         return this.onDeadlinePassed(event.taskRunId, event.attempt);
       case 'timer-fired':
@@ -470,7 +473,7 @@ class Step extends StepStore implements FlowableStep {
     this.childEnded(run);
   }
 
-  private onWorkerLost(taskRunId: string, attemptNumber: number): void {
+  private onWorkerLost(taskRunId: string, attemptNumber: number, neverRestart: boolean): void {
     if (isFinalExecution(this.state)) return;
     let run = this.find(taskRunId);
     if (run === undefined || lastAttempt(run)?.attempt !== attemptNumber) return;
@@ -484,6 +487,8 @@ class Step extends StepStore implements FlowableStep {
     if (!isRunnable(task)) return;
     if (task.timeoutMs !== undefined) this.cancelTimer(run.id, 'task-timeout', attemptNumber, true);
     if (run.state === 'SUBMITTED') run = this.moveRun(run, 'RUNNING');
+    // The worker group's restart strategy is NEVER: the job is not run again, not even by a retry.
+    if (neverRestart) return this.failRunnable(run, task, NEVER_RESTARTED, undefined, false);
     // A job whose run stopped its worker twice would stop every worker it is sent to: it fails (retries apply).
     const repeatedLoss = repeatedWorkerLoss(run.attempts);
     if (repeatedLoss !== undefined) return this.failRunnable(run, task, repeatedLoss, undefined);
@@ -669,9 +674,9 @@ class Step extends StepStore implements FlowableStep {
   }
 
   /** A runnable attempt failed: retry, allow the failure, or fail. */
-  private failRunnable(run: TaskRun, task: RunnableTask, error: string, outputs: JsonObject | undefined): void {
+  private failRunnable(run: TaskRun, task: RunnableTask, error: string, outputs: JsonObject | undefined, retries = true): void {
     const attempts = endAttempt(run, 'FAILED', this.now, { error, outputs });
-    const retry = this.retryOf(run, task);
+    const retry = retries ? this.retryOf(run, task) : undefined;
     if (retry !== undefined && this.halt === undefined && retryAllowed(retry, run.attempts, this.now)) {
       if (retry.behavior === 'RETRY_FAILED_TASK') {
         let failed = this.moveRun(run, 'FAILED', { error, attempts });

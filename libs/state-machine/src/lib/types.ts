@@ -241,7 +241,13 @@ export type ExecutionEvent =
        */
       readonly attemptFailed?: boolean;
     }
-  | { readonly type: 'worker-lost'; readonly taskRunId: string; readonly attempt: number }
+  | {
+      readonly type: 'worker-lost';
+      readonly taskRunId: string;
+      readonly attempt: number;
+      /** The lost worker's group said NEVER: the task run fails (no retry) instead of being re-run. */
+      readonly neverRestart?: boolean;
+    }
   /**
    * A controller or worker did not start the job: its deadline (the task's
    * timeout) passed first. Ends the attempt as the task-timeout timer does;

@@ -17,6 +17,7 @@ import {
   readQueueId,
   readRequiredText,
   readReservedPercent,
+  readRestartStrategy,
   readSubscriptions,
   readWorkerQueueBody,
   rejectUnknownFields,
@@ -51,7 +52,7 @@ export function validateWorkerQueueWrite(
   return spec && problems.empty ? { ok: true, value: spec } : { ok: false, problems: problems.list };
 }
 
-/** `PUT /instance/worker-groups/{id}` with `{ name, description?, subscriptions? }`. */
+/** `PUT /instance/worker-groups/{id}` with `{ name, description?, restartStrategy?, subscriptions? }`. */
 export function validateWorkerGroupWrite(
   id: string,
   body: unknown,
@@ -61,12 +62,22 @@ export function validateWorkerGroupWrite(
   const groupId = readId(id, 'id', problems);
   const fields = readObject(body, '', 'a worker group', problems);
   if (!fields) return { ok: false, problems: problems.list };
-  rejectUnknownFields(fields, ['name', 'description', 'subscriptions'], '', 'a worker group', problems);
+  rejectUnknownFields(fields, ['name', 'description', 'restartStrategy', 'subscriptions'], '', 'a worker group', problems);
   const name = readRequiredText(fields['name'], 'name', problems);
   const description = readOptionalText(fields['description'], 'description', problems);
+  const restartStrategy = readRestartStrategy(fields['restartStrategy'], 'restartStrategy', problems);
   const subscriptions = readSubscriptions(fields['subscriptions'], 'subscriptions', knownQueueIds, problems);
   if (groupId === undefined || name === undefined || !problems.empty) return { ok: false, problems: problems.list };
-  return { ok: true, value: { id: groupId, name, ...(description === undefined ? {} : { description }), subscriptions } };
+  return {
+    ok: true,
+    value: {
+      id: groupId,
+      name,
+      ...(description === undefined ? {} : { description }),
+      ...(restartStrategy === undefined ? {} : { restartStrategy }),
+      subscriptions,
+    },
+  };
 }
 
 /**

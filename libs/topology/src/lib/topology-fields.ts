@@ -1,3 +1,4 @@
+import { WORKER_RESTART_STRATEGIES, type WorkerRestartStrategy } from '@lanner/model';
 // Field-level rules shared by the declarative setup and the REST validators.
 // Every reader records problems and returns what it could read, so that one
 // pass reports every problem at once.
@@ -180,6 +181,15 @@ export function readMode(value: unknown, path: string, problems: Problems): Subs
   if (typeof value === 'string' && SUBSCRIPTION_MODES.includes(value as SubscriptionMode)) return value as SubscriptionMode;
   problems.add(path, `must be one of ${SUBSCRIPTION_MODES.join(', ')}`);
   return DEFAULT_SUBSCRIPTION_MODE;
+}
+
+/** A worker group's `restartStrategy`: absent stays absent (the caller knows the default). */
+export function readRestartStrategy(value: unknown, path: string, problems: Problems): WorkerRestartStrategy | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && (WORKER_RESTART_STRATEGIES as readonly string[]).includes(value))
+    return value as WorkerRestartStrategy;
+  problems.add(path, `must be one of ${WORKER_RESTART_STRATEGIES.join(', ')}`);
+  return undefined;
 }
 
 export function reservedSumMessage(sum: number): string {

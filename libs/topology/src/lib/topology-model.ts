@@ -1,3 +1,4 @@
+import type { WorkerRestartStrategy } from '@lanner/model';
 import type { ValidationProblem, WorkerQueue } from '@lanner/worker-selector';
 import type { RegistrationTokenSecret, RegistrationTokenSource } from './registration-token';
 
@@ -32,6 +33,8 @@ export interface WorkerGroupSpec {
   id: string;
   name: string;
   description?: string;
+  /** Absent: unchanged on an existing group, AFTER_TERMINATION_GRACE_PERIOD on a new one. */
+  restartStrategy?: WorkerRestartStrategy;
   subscriptions: SubscriptionSpec[];
   /** Only from the declarative setup; the REST API mints tokens itself. */
   registrationTokens: RegistrationTokenSpec[];

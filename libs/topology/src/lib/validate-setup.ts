@@ -17,6 +17,7 @@ import {
   readOptionalText,
   readQueueId,
   readId,
+  readRestartStrategy,
   readSubscriptions,
   readWorkerQueueBody,
   rejectUnknownFields,
@@ -45,7 +46,7 @@ export type SetupValidation = { ok: true; setup: ValidatedSetup } | { ok: false;
 
 const SETUP_FIELDS = ['workerQueues', 'workerGroups'];
 const QUEUE_FIELDS = ['id', 'tags', 'allowedTenants', 'description'];
-const GROUP_FIELDS = ['id', 'name', 'description', 'subscriptions', 'registrationTokens'];
+const GROUP_FIELDS = ['id', 'name', 'description', 'restartStrategy', 'subscriptions', 'registrationTokens'];
 const TOKEN_FIELDS = ['name', 'tokenFile', 'token'];
 
 /**
@@ -160,6 +161,7 @@ function readDeclaredGroups(
     // Decision: in the setup the display name defaults to the id (the REST API requires it).
     const name = readOptionalText(fields['name'], field(at, 'name'), problems);
     const description = readOptionalText(fields['description'], field(at, 'description'), problems);
+    const restartStrategy = readRestartStrategy(fields['restartStrategy'], field(at, 'restartStrategy'), problems);
     const subscriptions = readSubscriptions(fields['subscriptions'], field(at, 'subscriptions'), catalog, problems);
     const willBeCreated = id !== undefined && !existingGroupIds.has(id);
     const tokens = readTokens(
@@ -175,6 +177,7 @@ function readDeclaredGroups(
       id,
       name: name !== undefined && name.trim().length > 0 ? name : id,
       ...(description === undefined ? {} : { description }),
+      ...(restartStrategy === undefined ? {} : { restartStrategy }),
       subscriptions,
       registrationTokens: tokens,
     });

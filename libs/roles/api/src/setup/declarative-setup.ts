@@ -265,6 +265,7 @@ export class DeclarativeSetup {
               id: group.id,
               name: group.name,
               description: group.description ?? null,
+              ...(group.restartStrategy === undefined ? {} : { restartStrategy: group.restartStrategy }),
               subscriptions: group.subscriptions.map((s) => ({
                 workerQueueId: s.workerQueueId,
                 mode: s.mode,

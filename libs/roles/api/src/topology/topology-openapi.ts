@@ -84,6 +84,13 @@ const SUBSCRIPTION_SCHEMA: SchemaObject = {
   },
 };
 
+const RESTART_STRATEGY: SchemaObject & { description: string } = {
+  type: 'string',
+  enum: ['NEVER', 'IMMEDIATELY', 'AFTER_TERMINATION_GRACE_PERIOD'],
+  description:
+    'The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)',
+};
+
 export const WORKER_GROUP_BODY = {
   required: true,
   schema: {
@@ -93,6 +100,10 @@ export const WORKER_GROUP_BODY = {
     properties: {
       name: { type: 'string' },
       description: { type: 'string' },
+      restartStrategy: {
+        ...RESTART_STRATEGY,
+        description: `${RESTART_STRATEGY.description}; absent keeps the group's (a new group: AFTER_TERMINATION_GRACE_PERIOD)`,
+      },
       subscriptions: {
         type: 'array',
         description:
@@ -114,6 +125,7 @@ export const WORKER_GROUP_SCHEMA: SchemaObject = {
     id: { type: 'string', description: rfc1123 },
     name: { type: 'string' },
     description: { type: 'string', nullable: true },
+    restartStrategy: RESTART_STRATEGY,
     reserved: { type: 'boolean', description: 'The `default` group' },
     subscriptions: { type: 'array', items: SUBSCRIPTION_SCHEMA },
     createdAt: instant,

@@ -36,6 +36,7 @@ export function workerGroupView(group: WorkerGroupRecord) {
     id: group.id,
     name: group.name,
     description: group.description,
+    restartStrategy: group.restartStrategy,
     reserved: group.reserved,
     subscriptions: group.subscriptions.map(subscriptionView),
     createdAt: iso(group.createdAt),

@@ -99,6 +99,7 @@ export class TopologyService {
       id: spec.id,
       name: spec.name,
       description: spec.description ?? null,
+      ...(spec.restartStrategy === undefined ? {} : { restartStrategy: spec.restartStrategy }),
       ...(givesSubscriptions ? { subscriptions: spec.subscriptions.map(subscriptionWrite) } : {}),
     });
     if (outcome.subscriptionsChanged)

@@ -20,7 +20,7 @@ import {
   type Metric,
   type WorkerJobMessage,
 } from '@lanner/frames';
-import { describeUnstorableText, findUnstorableText, toStorableText } from '@lanner/model';
+import { describeUnstorableText, findUnstorableText, toStorableText, type WorkerRestartStrategy } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { QUEUE } from '@lanner/runtime';
 import { ControllerIdentity } from './controller-settings';
@@ -169,7 +169,7 @@ export class FrameRelay {
     );
   }
 
-  async workerLost(workerId: string, job: HeldJob, reason: string): Promise<void> {
+  async workerLost(workerId: string, job: HeldJob, reason: string, restartStrategy?: WorkerRestartStrategy): Promise<void> {
     if (job.triggerEvaluation === true) {
       // The scheduler evaluates the trigger again; it only needs to know this evaluation ended.
       await this.publishResult(job, workerId, {
@@ -190,6 +190,7 @@ export class FrameRelay {
         attempt: job.attempt,
         workerId,
         reason,
+        ...(restartStrategy === undefined ? {} : { restartStrategy }),
       },
     };
     await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);

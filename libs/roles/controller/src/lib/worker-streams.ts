@@ -22,7 +22,13 @@ import {
   WORKER_INSTANCE_METADATA,
   type WorkerFrame,
 } from '@lanner/frames';
-import type { RunningJobRecord, StoredJson, SubscriptionRecord } from '@lanner/model';
+import {
+  DEFAULT_WORKER_RESTART_STRATEGY,
+  type RunningJobRecord,
+  type StoredJson,
+  type SubscriptionRecord,
+  type WorkerRestartStrategy,
+} from '@lanner/model';
 import {
   CONNECTED_WORKER_STALE_MS,
   DEFAULT_WORKER_GROUP_ID,
@@ -742,7 +748,8 @@ class WorkerConversation {
       session.finish(job);
       this.streams.dispatch.creditChanged();
       const reason = `the worker stopped reporting it as running for ${MISSED_HEARTBEATS_BEFORE_LOST} heartbeats and sent no result`;
-      await this.streams.inTurn(key, () => this.reportLost(session.workerId, job, reason));
+      const restartStrategy = await this.restartStrategyOf(session.workerGroupId);
+      await this.streams.inTurn(key, () => this.reportLost(session.workerId, job, reason, restartStrategy));
     }
   }
 
@@ -846,8 +853,10 @@ class WorkerConversation {
    * controller), or whose result came, is left alone and never reported lost.
    */
   private async lostUnlessAdopted(session: WorkerSession, jobs: HeldJob[], reason: string): Promise<void> {
+    const restartStrategy = await this.restartStrategyOf(session.workerGroupId);
+    // IMMEDIATELY: the group's jobs do not wait for their worker to come back and adopt them.
     // Never keeps a stopping process alive; after a shutdown the liveness coordinator answers for the rows.
-    await new Promise((resolve) => setTimeout(resolve, ADOPTION_GRACE_MS).unref());
+    if (restartStrategy !== 'IMMEDIATELY') await new Promise((resolve) => setTimeout(resolve, ADOPTION_GRACE_MS).unref());
     if (this.streams.isClosing) return;
     for (const job of jobs) {
       const key = jobMessageId(job.taskRunId, job.attempt);
@@ -855,13 +864,31 @@ class WorkerConversation {
         // A later stream of this worker id here holds it (a reconnect to this controller keeps the same holder in the store).
         const holder = this.streams.fleet.holderOf(job.taskRunId, job.attempt);
         if (holder && holder !== session) return;
-        await this.reportLost(session.workerId, job, reason);
+        await this.reportLost(session.workerId, job, reason, restartStrategy);
       });
     }
   }
 
+  /** The restart strategy of the group as it is now (a change applies to streams that end after it); the default if unreadable. */
+  private async restartStrategyOf(workerGroupId: string): Promise<WorkerRestartStrategy> {
+    try {
+      return (await this.streams.repositories.workerGroups.get(workerGroupId)).restartStrategy;
+    } catch (error) {
+      this.logger.warn(
+        { workerGroupId, error: message(error), restartStrategy: DEFAULT_WORKER_RESTART_STRATEGY },
+        'cannot read the restart strategy of a worker group; its lost jobs follow the default',
+      );
+      return DEFAULT_WORKER_RESTART_STRATEGY;
+    }
+  }
+
   /** Call within the job's turn. Reports the job lost only if this worker here still held it, then the row is gone. */
-  private async reportLost(workerId: string, job: HeldJob, reason: string): Promise<void> {
+  private async reportLost(
+    workerId: string,
+    job: HeldJob,
+    reason: string,
+    restartStrategy: WorkerRestartStrategy,
+  ): Promise<void> {
     const store = this.streams.repositories.runningJobs;
     const holder = { workerId, controllerInstanceId: this.streams.identity.id };
     let row: RunningJobRecord | null;
@@ -879,7 +906,7 @@ class WorkerConversation {
       return;
     }
     try {
-      await this.streams.relay.workerLost(workerId, job, `worker ${workerId} lost: ${reason}`);
+      await this.streams.relay.workerLost(workerId, job, `worker ${workerId} lost: ${reason}`, restartStrategy);
     } catch (error) {
       this.logger.error(
         { workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) },

@@ -118,7 +118,12 @@ export function toExecutionEvent(message: ExecutorEvent, runningExecutions = 0):
       };
     }
     case 'task-run.worker-lost':
-      return { type: 'worker-lost', taskRunId: message.payload.taskRunId, attempt: message.payload.attempt };
+      return {
+        type: 'worker-lost',
+        taskRunId: message.payload.taskRunId,
+        attempt: message.payload.attempt,
+        ...(message.payload.restartStrategy === 'NEVER' ? { neverRestart: true } : {}),
+      };
     case 'execution.kill':
       return { type: 'kill-requested' };
     case 'execution.resume':
