@@ -108,9 +108,16 @@ export class LannerClient {
     if (answer.status !== 201 && answer.status !== 200) throw new UnexpectedAnswer(`writing worker queue '${id}'`, answer);
   }
 
-  /** `PUT /instance/worker-groups/{id}` with its subscriptions. */
-  async putWorkerGroup(id: string, subscriptions: readonly SubscriptionSpec[], name = id): Promise<void> {
-    const answer = await this.instanceRequest('PUT', `/worker-groups/${id}`, { json: { name, subscriptions } });
+  /** `PUT /instance/worker-groups/{id}` with its subscriptions (and, when given, its restart strategy). */
+  async putWorkerGroup(
+    id: string,
+    subscriptions: readonly SubscriptionSpec[],
+    name = id,
+    restartStrategy?: 'NEVER' | 'IMMEDIATELY' | 'AFTER_TERMINATION_GRACE_PERIOD',
+  ): Promise<void> {
+    const answer = await this.instanceRequest('PUT', `/worker-groups/${id}`, {
+      json: { name, subscriptions, ...(restartStrategy === undefined ? {} : { restartStrategy }) },
+    });
     if (answer.status !== 201 && answer.status !== 200) throw new UnexpectedAnswer(`writing worker group '${id}'`, answer);
   }
 

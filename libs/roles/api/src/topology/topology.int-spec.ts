@@ -242,6 +242,23 @@ describe('worker groups and subscriptions', () => {
     ]);
   });
 
+  it('keeps a restart strategy per group: AFTER_TERMINATION_GRACE_PERIOD by default, kept by a PUT without one, refused with its path', async () => {
+    const created = await admin('PUT', '/worker-groups/nightly', { name: 'Nightly' });
+    expect(created.status).toBe(201);
+    expect(created.json.restartStrategy).toBe('AFTER_TERMINATION_GRACE_PERIOD');
+    const never = await admin('PUT', '/worker-groups/nightly', { name: 'Nightly', restartStrategy: 'NEVER' });
+    expect([never.status, never.json.restartStrategy]).toEqual([200, 'NEVER']);
+    const renamed = await admin('PUT', '/worker-groups/nightly', { name: 'Nightly jobs' });
+    expect([renamed.json.name, renamed.json.restartStrategy]).toEqual(['Nightly jobs', 'NEVER']);
+    const bad = await admin('PUT', '/worker-groups/nightly', { name: 'Nightly', restartStrategy: 'SOMETIMES' });
+    expect(bad.status).toBe(422);
+    expect(bad.json.errors).toEqual([
+      { path: 'restartStrategy', message: 'must be one of NEVER, IMMEDIATELY, AFTER_TERMINATION_GRACE_PERIOD' },
+    ]);
+    expect((await admin('GET', '/worker-groups/nightly')).json).toMatchObject({ name: 'Nightly jobs', restartStrategy: 'NEVER' });
+    expect((await admin('DELETE', '/worker-groups/nightly')).status).toBe(204);
+  });
+
   it('refuses to delete a queue a group subscribes to (409)', async () => {
     const answer = await admin('DELETE', '/worker-queues/gpu');
     expect(answer.status).toBe(409);
