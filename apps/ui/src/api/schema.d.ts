@@ -3813,6 +3813,11 @@ export interface operations {
                         name?: string;
                         /** @description The `default` group */
                         reserved?: boolean;
+                        /**
+                         * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)
+                         * @enum {string}
+                         */
+                        restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
                         subscriptions?: {
                             /**
                              * @default STRICT
@@ -3873,6 +3878,11 @@ export interface operations {
                         name?: string;
                         /** @description The `default` group */
                         reserved?: boolean;
+                        /**
+                         * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)
+                         * @enum {string}
+                         */
+                        restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
                         subscriptions?: {
                             /**
                              * @default STRICT
@@ -3931,6 +3941,11 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     name: string;
+                    /**
+                     * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails); absent keeps the group's (a new group: AFTER_TERMINATION_GRACE_PERIOD)
+                     * @enum {string}
+                     */
+                    restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
                     /** @description When given, replaces the group's subscriptions (the `default` group always keeps `default`); absent keeps them */
                     subscriptions?: {
                         /**
@@ -3961,6 +3976,11 @@ export interface operations {
                         name?: string;
                         /** @description The `default` group */
                         reserved?: boolean;
+                        /**
+                         * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)
+                         * @enum {string}
+                         */
+                        restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
                         subscriptions?: {
                             /**
                              * @default STRICT
@@ -3991,6 +4011,11 @@ export interface operations {
                         name?: string;
                         /** @description The `default` group */
                         reserved?: boolean;
+                        /**
+                         * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)
+                         * @enum {string}
+                         */
+                        restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
                         subscriptions?: {
                             /**
                              * @default STRICT
