@@ -63,6 +63,18 @@ describe('worker credential repository', () => {
     expect(await workerCredentials.listFamily(familyId)).toHaveLength(2);
   });
 
+  it("gives the restart strategy of a registered worker's group, and the default group's for an anonymous worker", async () => {
+    const { workerGroups } = fixture.repositories;
+    const { workerId } = await registerWorker();
+    expect(await workerGroups.restartStrategyOfWorker(workerId)).toBe('AFTER_TERMINATION_GRACE_PERIOD');
+    await workerGroups.put({ id: 'gpu', name: 'GPU workers', restartStrategy: 'NEVER' });
+    expect(await workerGroups.restartStrategyOfWorker(workerId)).toBe('NEVER');
+    // Unknown worker id: an anonymous worker, of the default group.
+    await workerGroups.seedReserved();
+    expect(await workerGroups.restartStrategyOfWorker(`anonymous-${randomUUID()}`)).toBe('AFTER_TERMINATION_GRACE_PERIOD');
+    await workerGroups.put({ id: 'gpu', name: 'GPU workers', restartStrategy: 'AFTER_TERMINATION_GRACE_PERIOD' });
+  });
+
   it('lets exactly one of two concurrent presentations of the same token rotate it', async () => {
     const { workerCredentials } = fixture.repositories;
     const { familyId, tokenHash } = await registerWorker();

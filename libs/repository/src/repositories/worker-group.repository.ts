@@ -1,4 +1,12 @@
-import type { PutOutcome, SubscriptionRecord, SubscriptionWrite, WorkerGroupRecord, WorkerGroupWrite } from '@lanner/model';
+import {
+  DEFAULT_WORKER_RESTART_STRATEGY,
+  type PutOutcome,
+  type SubscriptionRecord,
+  type SubscriptionWrite,
+  type WorkerGroupRecord,
+  type WorkerGroupWrite,
+  type WorkerRestartStrategy,
+} from '@lanner/model';
 import { AlreadyExists, InvalidRecord, NotFound, ReservedEntity } from '../errors';
 import type { Subscription, WorkerGroup } from '../generated/prisma/client';
 import { type Db, type DbOrTx, FOREIGN_KEY_VIOLATION, prismaErrorCode, UNIQUE_VIOLATION } from '../prisma';
@@ -116,6 +124,24 @@ export class WorkerGroupRepository {
         subscriptionsChanged: !sameSubscriptions && row.subscriptions.length + (existing?.subscriptions.length ?? 0) > 0,
       };
     });
+  }
+
+  /**
+   * The restart strategy of the group of the worker `workerId`: the group it
+   * registered in, or `default` for an anonymous worker (no row of its own).
+   * For the lost jobs reported without the worker's stream at hand.
+   */
+  async restartStrategyOfWorker(workerId: string): Promise<WorkerRestartStrategy> {
+    const worker = await this.db.worker.findUnique({
+      where: { id: workerId },
+      select: { workerGroup: { select: { restartStrategy: true } } },
+    });
+    if (worker !== null) return worker.workerGroup.restartStrategy;
+    const group = await this.db.workerGroup.findUnique({
+      where: { id: DEFAULT_WORKER_GROUP_ID },
+      select: { restartStrategy: true },
+    });
+    return group?.restartStrategy ?? DEFAULT_WORKER_RESTART_STRATEGY;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { jobMessageId } from '@lanner/frames';
 import type { Repositories } from '@lanner/repository';
+import { DEFAULT_WORKER_RESTART_STRATEGY } from '@lanner/model';
 import { REPOSITORIES } from '@lanner/runtime';
 import {
   CONTROLLER_SETTINGS,
@@ -146,7 +147,15 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
     if (!(await store.removeLostIfHeldBy(taskRunId, attempt, holder))) return;
     const job = heldJobOfRow(row);
     try {
-      await this.relay.workerLost(workerId, job, `worker ${workerId} lost: its stream ended and no stream took the job back`);
+      const restartStrategy = await this.repositories.workerGroups
+        .restartStrategyOfWorker(workerId)
+        .catch(() => DEFAULT_WORKER_RESTART_STRATEGY);
+      await this.relay.workerLost(
+        workerId,
+        job,
+        `worker ${workerId} lost: its stream ended and no stream took the job back`,
+        restartStrategy,
+      );
     } catch (error) {
       await store
         .restoreUnreported(row)

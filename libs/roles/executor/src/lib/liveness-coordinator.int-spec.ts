@@ -259,6 +259,8 @@ describe('the liveness coordinator', () => {
             attempt: 1,
             workerId: 'worker-of-dead',
             reason: `the controller holding the job (${dead}) stopped`,
+            // An anonymous worker (no row of its own) is of the default group, with the default strategy.
+            restartStrategy: 'AFTER_TERMINATION_GRACE_PERIOD',
           },
         })),
       );
@@ -344,6 +346,18 @@ describe('the liveness coordinator', () => {
       await hasStopped;
       expect((await instances.get(silent)).state).toBe('DISCONNECTED');
 
+      // The silent controller's worker is anonymous, so of the default group: here its restart strategy is NEVER.
+      const admin = new Client({ connectionString: databaseUrl });
+      await admin.connect();
+      try {
+        await admin.query(
+          `INSERT INTO worker_groups (id, name, restart_strategy, updated_at) VALUES ('default', 'Default', 'NEVER', now())
+           ON CONFLICT (id) DO UPDATE SET restart_strategy = 'NEVER'`,
+        );
+      } finally {
+        await admin.end();
+      }
+
       // While it is stopped its lease expires; the other executor takes over and does the work.
       const takeOver = missedHeartbeatTimeoutMs + settings.leaseTtlMs + 1;
       for (let ms = missedHeartbeatTimeoutMs + 1_000; ms < takeOver; ms += 2_000)
@@ -353,6 +367,13 @@ describe('the liveness coordinator', () => {
       expect((await instances.get(silent)).state).toBe('NOT_RUNNING');
       expect(await observer.runningJobs.listByController(silent)).toEqual([]);
       expect((await observer.clusterLocks.get(LIVENESS_COORDINATOR_LOCK))?.holder).toBe(other.holder);
+      // Reported lost with the group's strategy, so the executor fails the task run instead of running it again.
+      const report = await eventually(
+        'the lost report of the silent controller job',
+        () => events.find(({ event }) => event.type === 'task-run.worker-lost' && event.messageId === `tr-paused-${run}:1`),
+        60_000,
+      );
+      expect(report.event.payload).toMatchObject({ taskRunId: `tr-paused-${run}`, restartStrategy: 'NEVER' });
       const rowsBefore = await instances.list();
 
       // It resumes: it reads the lease once, stands down, and writes nothing.

@@ -7,7 +7,12 @@ import {
   QUEUE_SCHEMA_VERSIONS,
   type EncodedQueueMessage,
 } from '@lanner/frames';
-import type { RunningJobRecord, ServiceInstanceRecordState } from '@lanner/model';
+import {
+  DEFAULT_WORKER_RESTART_STRATEGY,
+  type RunningJobRecord,
+  type ServiceInstanceRecordState,
+  type WorkerRestartStrategy,
+} from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { CONNECTED_WORKER_STALE_MS, type Repositories } from '@lanner/repository';
 import {
@@ -328,11 +333,11 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
     // A polling trigger's poll has no execution to tell: its scheduler polls again once its lease on the trigger ends.
     const taskJobs = claimed.filter((job) => !isTriggerEvaluation(job.job));
     try {
-      if (taskJobs.length > 0)
-        await this.queue.publish(
-          this.options.topics.executor,
-          taskJobs.map((job) => this.lostMessage(job)),
-        );
+      if (taskJobs.length > 0) {
+        const messages: EncodedQueueMessage[] = [];
+        for (const job of taskJobs) messages.push(this.lostMessage(job, await this.restartStrategyOf(job.workerId)));
+        await this.queue.publish(this.options.topics.executor, messages);
+      }
     } catch (error) {
       for (const job of claimed) await this.repositories.runningJobs.restoreUnreported(job).catch(() => undefined);
       throw error;
@@ -352,7 +357,24 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
     return claimed.map((job) => jobMessageId(job.taskRunId, job.attempt));
   }
 
-  private lostMessage(job: RunningJobRecord): EncodedQueueMessage {
+  /** The restart strategy of the lost job's worker's group (NEVER: the task run fails instead of running again). */
+  private async restartStrategyOf(workerId: string): Promise<WorkerRestartStrategy> {
+    try {
+      return await this.repositories.workerGroups.restartStrategyOfWorker(workerId);
+    } catch (error) {
+      this.logger.warn(
+        {
+          workerId,
+          reason: error instanceof Error ? error.message : String(error),
+          restartStrategy: DEFAULT_WORKER_RESTART_STRATEGY,
+        },
+        "cannot read the restart strategy of a lost job's worker group; the default applies",
+      );
+      return DEFAULT_WORKER_RESTART_STRATEGY;
+    }
+  }
+
+  private lostMessage(job: RunningJobRecord, restartStrategy: WorkerRestartStrategy): EncodedQueueMessage {
     const correlationId = correlationIdOf(job.job);
     return encodeQueueMessage(executorEventCodec, {
       schemaVersion: QUEUE_SCHEMA_VERSIONS['task-run.worker-lost'],
@@ -367,6 +389,7 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
         attempt: job.attempt,
         workerId: job.workerId,
         reason: `the controller holding the job (${job.controllerInstanceId}) stopped`,
+        restartStrategy,
       },
     });
   }
