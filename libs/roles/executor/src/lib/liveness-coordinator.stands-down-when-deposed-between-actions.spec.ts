@@ -210,4 +210,25 @@ describe('a liveness coordinator deposed during a pass', () => {
     expect(await coordinator.pass(at(resumed))).toMatchObject({ leader: true, disconnected: [] });
     expect(rows.get('controller-a')?.state).toBe('RUNNING');
   });
+
+  it('starts watching anew when its lease write answered late (the database was away until then)', async () => {
+    const { coordinator, locks, rows } = harness();
+    for (let ms = 0; ms <= missedHeartbeatTimeoutMs; ms += 2_000) await coordinator.pass(at(ms));
+    rows.set('controller-a', instance('controller-a', 'RUNNING', at(0), at(0)));
+    // The next lease write hangs for 6 s, more than half the missed-heartbeat timeout (the database was
+    // unreachable), then succeeds with time left on the lease.
+    const tryAcquire = locks.tryAcquire.bind(locks);
+    const realNow = Date.now;
+    const start = realNow();
+    locks.tryAcquire = async (...args: Parameters<FakeLocks['tryAcquire']>) => {
+      Date.now = () => start + 6_000;
+      return tryAcquire(...args);
+    };
+    try {
+      expect(await coordinator.pass(at(missedHeartbeatTimeoutMs + 2_000))).toMatchObject({ leader: true, disconnected: [] });
+      expect(rows.get('controller-a')?.state).toBe('RUNNING');
+    } finally {
+      Date.now = realNow;
+    }
+  });
 });
