@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import {
+  auditEntryCodec,
   broadcastCodec,
   decodeQueueMessage,
   encodeQueueMessage,
@@ -15,6 +16,7 @@ import {
   type QueueMessageCodec,
 } from './index';
 import {
+  exampleAuditEntry,
   exampleBroadcasts,
   exampleExecutionUpdate,
   exampleExecutorEvents,
@@ -42,6 +44,7 @@ describe('every queue message type', () => {
     expect(roundTrip(logBatchCodec, exampleLogBatch())).toEqual(exampleLogBatch());
     expect(roundTrip(metricBatchCodec, exampleMetricBatch())).toEqual(exampleMetricBatch());
     expect(roundTrip(executionUpdateCodec, exampleExecutionUpdate())).toEqual(exampleExecutionUpdate());
+    expect(roundTrip(auditEntryCodec, exampleAuditEntry())).toEqual(exampleAuditEntry());
   });
 
   it('has an example here, so a new type cannot ship untested', () => {
@@ -54,6 +57,7 @@ describe('every queue message type', () => {
         exampleLogBatch(),
         exampleMetricBatch(),
         exampleExecutionUpdate(),
+        exampleAuditEntry(),
       ].map((message) => message.type),
     );
 
@@ -65,6 +69,12 @@ describe('every queue message type', () => {
     expect(encodeQueueMessage(workerJobCodec, exampleWorkerJob()).key).toBe('tr-1');
     expect(encodeQueueMessage(jobResultCodec, exampleJobResult()).key).toBe('ex-1');
     expect(encodeQueueMessage(broadcastCodec, exampleBroadcasts()[1]).key).toBe('etl');
+    // Audit entries by tenant; an instance route's have none.
+    expect(encodeQueueMessage(auditEntryCodec, exampleAuditEntry()).key).toBe('main');
+    const instanceEntry = exampleAuditEntry();
+    expect(
+      encodeQueueMessage(auditEntryCodec, { ...instanceEntry, payload: { ...instanceEntry.payload, tenantId: null } }).key,
+    ).toBe('instance');
   });
 
   it('carries its type, schema version and correlation id in the record headers', () => {

@@ -34,6 +34,7 @@ describe('the spine topics every server role ensures', () => {
       'lanner.execution-updates',
       'lanner.logs',
       'lanner.metrics',
+      'lanner.audit',
       'lanner.results',
       'lanner.trigger-results',
       'lanner.broadcast',

@@ -90,6 +90,14 @@ export {
 } from './repositories/namespace-settings.repository';
 export { TenantRepository, type TenantRecord } from './repositories/tenant.repository';
 export { tenantScope, type ServedTenantId, type TenantRepositories, type TenantTriggerKey } from './repositories/tenant-scope';
+export {
+  AuditLogRepository,
+  type AuditActorKind,
+  type AuditLogQuery,
+  type AuditLogRecord,
+  type AuditLogScope,
+  type AuditOutcomeKind,
+} from './repositories/audit-log.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
 export {
   DeadLetterStore,

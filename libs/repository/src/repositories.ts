@@ -3,6 +3,7 @@ import { connectClient } from './connection';
 import { describeConnectionFailure, parseDatabaseUrl } from './database-url';
 import { createPrismaClient } from './prisma';
 import { ApiTokenRepository } from './repositories/api-token.repository';
+import { AuditLogRepository } from './repositories/audit-log.repository';
 import { UserRepository } from './repositories/user.repository';
 import { ClusterLockRepository } from './repositories/cluster-lock.repository';
 import { ConnectedWorkerRepository } from './repositories/connected-worker.repository';
@@ -57,6 +58,8 @@ export interface Repositories {
   readonly triggers: TriggerRepository;
   /** What Flow triggers did with the executions that ended: each evaluated once, and their preconditions' windows. */
   readonly flowTriggerEvaluations: FlowTriggerEvaluationRepository;
+  /** Every write through the API (written by the indexer from `lanner.audit`). */
+  readonly auditLogs: AuditLogRepository;
   /** Resolves when the database answers (readiness); DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   /** Closes every connection; the repositories are unusable afterwards. */
@@ -105,6 +108,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     clusterLocks: new ClusterLockRepository(db),
     deadLetters: new DeadLetterStore(db),
     processingMarks: new ProcessingMarkRepository(db),
+    auditLogs: new AuditLogRepository(db),
     async ping() {
       try {
         await pool.query('SELECT 1');

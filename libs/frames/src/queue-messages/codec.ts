@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  AuditEntrySchema,
   BroadcastMessageSchema,
   ExecutionUpdatedSchema,
   ExecutorEventSchema,
@@ -8,6 +9,7 @@ import {
   MetricBatchSchema,
   QUEUE_SCHEMA_VERSIONS,
   WorkerJobSchema,
+  type AuditEntryMessage,
   type BroadcastMessage,
   type ExecutionUpdatedMessage,
   type ExecutorEvent,
@@ -111,6 +113,16 @@ export const broadcastCodec: QueueMessageCodec<BroadcastMessage> = {
         return 'maintenance';
     }
   },
+};
+
+/** The key of an instance route's audit entries (they have no tenant). */
+export const INSTANCE_AUDIT_KEY = 'instance';
+
+export const auditEntryCodec: QueueMessageCodec<AuditEntryMessage> = {
+  topic: QueueTopics.audit,
+  types: ['audit.entry'],
+  schema: AuditEntrySchema,
+  key: (message) => message.payload.tenantId ?? INSTANCE_AUDIT_KEY,
 };
 
 export interface QueueMessageProblem {

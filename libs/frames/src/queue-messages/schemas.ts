@@ -28,6 +28,7 @@ export const QUEUE_SCHEMA_VERSIONS = {
   'broadcast.subscriptions-changed': 1,
   'broadcast.token-revoked': 1,
   'broadcast.maintenance': 1,
+  'audit.entry': 1,
 } as const;
 
 export type QueueMessageType = keyof typeof QUEUE_SCHEMA_VERSIONS;
@@ -324,6 +325,48 @@ export const MetricBatchSchema = envelope(
   }),
 );
 
+// --- lanner.audit (key: tenant id, `instance` for instance routes) -----------
+
+/** Who acted: a verified API token or user, or nobody (a webhook, whose key is its secret). */
+export const AuditActorTypeSchema = z.enum(['api-token', 'user', 'anonymous']);
+/** success: the change was made; failure: the handler refused or failed it; denied: the access guard refused it. */
+export const AuditOutcomeSchema = z.enum(['success', 'failure', 'denied']);
+
+/**
+ * One write through the API. It names things by id only: never a request body,
+ * a token value or a webhook key. `messageId` is the entry's id (the indexer
+ * stores each id once).
+ */
+export const AuditEntrySchema = envelope(
+  'audit.entry',
+  z.object({
+    /** Null on instance routes (topology, users, tenants, dead letters). */
+    tenantId: id.nullable(),
+    /** `flow.update`, `execution.kill`, ...: `<resource type>.<verb>`. */
+    action: id,
+    resourceType: id,
+    /** Null when the request failed before the resource had an id (a refused create). */
+    resourceId: z.string().nullable(),
+    namespace: z.string().nullable(),
+    actor: z.object({
+      type: AuditActorTypeSchema,
+      /** The API token's id or the user's id; null for anonymous callers. */
+      id: z.string().nullable(),
+      /** The API token's name or the username. */
+      name: z.string().nullable(),
+    }),
+    clientIp: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    outcome: AuditOutcomeSchema,
+    /** The HTTP status answered. */
+    status: z.int().min(100).max(599),
+  }),
+).superRefine((message, ctx) => {
+  // The entry's id in the audit log.
+  if (!z.uuid().safeParse(message.messageId).success)
+    ctx.addIssue({ code: 'custom', path: ['messageId'], message: 'Must be a UUID (the audit entry id)' });
+});
+
 // --- lanner.broadcast (read by every controller) ----------------------------
 
 export const BroadcastKillSchema = envelope(
@@ -381,3 +424,6 @@ export type JobResultPayload = z.infer<typeof jobResultPayload>;
 export type LogBatchMessage = z.infer<typeof LogBatchSchema>;
 export type MetricBatchMessage = z.infer<typeof MetricBatchSchema>;
 export type BroadcastMessage = z.infer<typeof BroadcastMessageSchema>;
+export type AuditEntryMessage = z.infer<typeof AuditEntrySchema>;
+export type AuditActorType = z.infer<typeof AuditActorTypeSchema>;
+export type AuditOutcome = z.infer<typeof AuditOutcomeSchema>;

@@ -6,6 +6,7 @@ export const QueueTopics = {
   results: 'lanner.results',
   logs: 'lanner.logs',
   metrics: 'lanner.metrics',
+  /** One entry per write through the API (key: tenant id); the indexer stores them. */
   audit: 'lanner.audit',
   executionUpdates: 'lanner.execution-updates',
   /**
@@ -84,6 +85,7 @@ export function spineTopics(prefix = ''): string[] {
     QueueTopics.executionUpdates,
     QueueTopics.logs,
     QueueTopics.metrics,
+    QueueTopics.audit,
     QueueTopics.results,
     QueueTopics.triggerResults,
     QueueTopics.broadcast,

@@ -1,5 +1,6 @@
 // Valid example messages for specs: each spec changes only what its scenario is about.
 import type {
+  AuditEntryMessage,
   BroadcastMessage,
   ExecutionUpdatedMessage,
   ExecutorEvent,
@@ -211,6 +212,28 @@ export function exampleMetricBatch(): MetricBatchMessage {
           timestamp: occurredAt,
         },
       ],
+    },
+  };
+}
+
+export function exampleAuditEntry(): AuditEntryMessage {
+  return {
+    schemaVersion: 1,
+    messageId: '5f0c6a52-8f0e-4d59-9a57-3d1f3c0b2e11',
+    type: 'audit.entry',
+    occurredAt,
+    correlationId: 'corr-1',
+    payload: {
+      tenantId: 'main',
+      action: 'flow.update',
+      resourceType: 'flow',
+      resourceId: 'company.team/nightly-report',
+      namespace: 'company.team',
+      actor: { type: 'api-token', id: '0b7e4c8e-2f4a-4f61-8d0a-5c3b9e1f7a20', name: 'ci-nightly' },
+      clientIp: '10.1.2.3',
+      userAgent: 'curl/8.5.0',
+      outcome: 'success',
+      status: 200,
     },
   };
 }

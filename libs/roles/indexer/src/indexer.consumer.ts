@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import {
+  type AuditEntryMessage,
+  auditEntryCodec,
   decodeQueueMessage,
   InvalidQueueMessageError,
   type LogBatchMessage,
@@ -30,7 +32,8 @@ const RETRY_MS = 2000;
 /**
  * Copies `log.batch` and `metric.batch` messages into the repository, one
  * message (a batch from one worker flush) per write (a log batch is one
- * statement, see LogRepository.appendBatch). Redelivery adds
+ * statement, see LogRepository.appendBatch), and the API's `audit.entry`
+ * messages into the audit log (by message id). Redelivery adds
  * nothing: the repositories only store what is not stored yet. A message that
  * can never be read is logged and committed, so it does not stall its
  * partition; one from a newer Lanner is left uncommitted until this process
@@ -49,6 +52,7 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
 
   private readonly logsTopic: string;
   private readonly metricsTopic: string;
+  private readonly auditTopic: string;
   private readonly groupId: string;
 
   constructor(
@@ -58,6 +62,7 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   ) {
     this.logsTopic = `${options.topicPrefix ?? ''}${QueueTopics.logs}`;
     this.metricsTopic = `${options.topicPrefix ?? ''}${QueueTopics.metrics}`;
+    this.auditTopic = `${options.topicPrefix ?? ''}${QueueTopics.audit}`;
     this.groupId = options.groupId ?? INDEXER_GROUP_ID;
   }
 
@@ -68,13 +73,12 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   // A queue that is down at start must not stop the process: it reports not ready and the indexer keeps trying.
   private async startOrRetry(): Promise<void> {
     try {
-      await this.queue.createTopics(
-        [this.logsTopic, this.metricsTopic].map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })),
-      );
+      const topics = [this.logsTopic, this.metricsTopic, this.auditTopic];
+      await this.queue.createTopics(topics.map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
       const subscription = await this.queue.subscribe({
         groupId: this.groupId,
-        topics: [this.logsTopic, this.metricsTopic],
-        // Logs published before the first indexer started must still be indexed.
+        topics,
+        // Logs and audit entries published before the first indexer started must still be indexed.
         fromBeginning: true,
         handler: parkPoisonMessages((message) => this.handle(message), {
           repositories: this.repositories,
@@ -91,7 +95,7 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     } catch (error) {
       this.logger.warn(
         { reason: error instanceof Error ? error.name : 'error' },
-        'could not follow the log and metric topics yet; retrying',
+        'could not follow the log, metric and audit topics yet; retrying',
       );
       this.retryTimer = setTimeout(() => {
         if (!this.stopped) void this.startOrRetry();
@@ -101,18 +105,42 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async handle(message: QueueMessage): Promise<void> {
-    let batch: LogBatchMessage | MetricBatchMessage;
+    let batch: LogBatchMessage | MetricBatchMessage | AuditEntryMessage;
     try {
       batch =
         message.topic === this.logsTopic
           ? decodeQueueMessage(logBatchCodec, message.value)
-          : decodeQueueMessage(metricBatchCodec, message.value);
+          : message.topic === this.auditTopic
+            ? decodeQueueMessage(auditEntryCodec, message.value)
+            : decodeQueueMessage(metricBatchCodec, message.value);
     } catch (error) {
       if (!(error instanceof InvalidQueueMessageError)) throw error;
       this.logger.error(
         { topic: message.topic, partition: message.partition, offset: message.offset, problems: error.problems },
         'unreadable message skipped',
       );
+      return;
+    }
+    if (batch.type === 'audit.entry') {
+      const entry = batch.payload;
+      const added = await this.repositories.auditLogs.append([
+        {
+          id: batch.messageId,
+          tenantId: entry.tenantId,
+          occurredAt: new Date(batch.occurredAt),
+          action: entry.action,
+          resourceType: entry.resourceType,
+          resourceId: entry.resourceId,
+          namespace: entry.namespace,
+          actor: entry.actor,
+          clientIp: entry.clientIp,
+          userAgent: entry.userAgent,
+          outcome: entry.outcome,
+          status: entry.status,
+          correlationId: batch.correlationId ?? null,
+        },
+      ]);
+      this.logger.debug({ messageId: batch.messageId, action: entry.action, added }, 'audit entry indexed');
       return;
     }
     const { tenantId, executionId } = batch.payload;

@@ -3,7 +3,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
-import { encodeQueueMessage, logBatchCodec, type LogBatchMessage, metricBatchCodec, QueueTopics } from '@lanner/frames';
+import {
+  auditEntryCodec,
+  encodeQueueMessage,
+  logBatchCodec,
+  type LogBatchMessage,
+  metricBatchCodec,
+  QueueTopics,
+} from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { createProcessLogger, loadRoleConfig, RuntimeModule, serverRoleSettings } from '@lanner/runtime';
@@ -80,7 +87,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await queue?.deleteTopics([`${prefix}${QueueTopics.logs}`, `${prefix}${QueueTopics.metrics}`]).catch(() => undefined);
+  await queue
+    ?.deleteTopics([`${prefix}${QueueTopics.logs}`, `${prefix}${QueueTopics.metrics}`, `${prefix}${QueueTopics.audit}`])
+    .catch(() => undefined);
   await queue?.close();
   await repositories?.close();
   const dropper = new Client({ connectionString: serverUrl });
@@ -146,4 +155,50 @@ it('writes the points of a metric.batch', async () => {
   expect(points).toEqual([
     expect.objectContaining({ name: 'rows', type: 'COUNTER', value: 42, tags: { table: 'orders' }, taskRunId: 'tr-1' }),
   ]);
+});
+
+it('writes an audit.entry once by its message id, however often it is delivered', async () => {
+  const namespace = `spec.audit.${run}`;
+  const entry = (id: string, action: string) =>
+    encodeQueueMessage(auditEntryCodec, {
+      schemaVersion: 1,
+      messageId: id,
+      type: 'audit.entry',
+      occurredAt: new Date().toISOString(),
+      correlationId: 'corr-audit',
+      payload: {
+        tenantId: TENANT,
+        action,
+        resourceType: 'flow',
+        resourceId: `${namespace}/hello`,
+        namespace,
+        actor: { type: 'api-token', id: 'token-1', name: 'ci' },
+        clientIp: '10.0.0.7',
+        userAgent: 'spec-agent',
+        outcome: 'success',
+        status: 200,
+      },
+    });
+  const first = randomUUID();
+  await queue.publish(`${prefix}${QueueTopics.audit}`, [entry(first, 'flow.update')]);
+  await queue.publish(`${prefix}${QueueTopics.audit}`, [entry(first, 'flow.update')]);
+  await queue.publish(`${prefix}${QueueTopics.audit}`, [entry(randomUUID(), 'flow.delete')]);
+
+  const page = await eventually('both audit entries', async () => {
+    const found = await repositories.auditLogs.search({ tenantId: TENANT }, { namespace, page: 1, size: 10 });
+    return found.results.some((row) => row.action === 'flow.delete') ? found : undefined;
+  });
+  expect(page.total).toBe(2);
+  expect(page.results.find((row) => row.id === first)).toMatchObject({
+    tenantId: TENANT,
+    action: 'flow.update',
+    resourceType: 'flow',
+    resourceId: `${namespace}/hello`,
+    actor: { type: 'api-token', id: 'token-1', name: 'ci' },
+    clientIp: '10.0.0.7',
+    userAgent: 'spec-agent',
+    outcome: 'success',
+    status: 200,
+    correlationId: 'corr-audit',
+  });
 });
