@@ -33,6 +33,8 @@ export interface AuditLogQuery {
   /** This namespace and the ones under it. */
   readonly namespace?: string;
   readonly outcome?: AuditOutcomeKind;
+  /** The request's correlation id. */
+  readonly correlationId?: string;
   /** Occurred at or after. */
   readonly from?: Date;
   /** Occurred before. */
@@ -99,6 +101,7 @@ export class AuditLogRepository {
           ? {}
           : { OR: [{ namespace: query.namespace }, { namespace: { startsWith: `${query.namespace}.` } }] },
         query.outcome === undefined ? {} : { outcome: query.outcome },
+        query.correlationId === undefined ? {} : { correlationId: query.correlationId },
         query.from === undefined && query.to === undefined
           ? {}
           : { occurredAt: { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) } },

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
 import { applyMigrations, openRepositories } from '@lanner/repository';
 import { createInternalStorage } from '@lanner/storage';
@@ -9,6 +9,8 @@ import { ApiStartup } from './api-startup';
 import { API_TOPICS, apiTopics } from './api-topics';
 import { ApiTokensController } from './api-tokens/api-tokens.controller';
 import { ApiTokensService } from './api-tokens/api-tokens.service';
+import { AuditLogsController, InstanceAuditLogsController } from './audit/audit-logs.controller';
+import { AuditAnswerInterceptor, AuditTrail, AuditTrailGuard } from './audit/audit-trail';
 import { AccessGuard } from './auth/access.guard';
 import { ApiTokenAuth } from './auth/api-token-auth';
 import { ApiTokenGuard } from './auth/api-token.guard';
@@ -70,6 +72,8 @@ export class ApiRoleModule {
         AuthController,
         UsersController,
         TenantsController,
+        AuditLogsController,
+        InstanceAuditLogsController,
       ],
       providers: [
         AdapterLeases,
@@ -83,8 +87,12 @@ export class ApiRoleModule {
         { provide: APP_FILTER, useClass: ProblemFilter },
         // Every route's path parameters, query and JSON body: text PostgreSQL cannot store is a 400 naming where.
         { provide: APP_PIPE, useClass: StorableTextPipe },
+        // Every route declaring @Audit: one entry on lanner.audit once answered, refusals included (so before the access guard).
+        { provide: APP_GUARD, useClass: AuditTrailGuard },
         // Every /api route: the permission it declares (@RequirePermission / @Public), from the verified token.
         { provide: APP_GUARD, useClass: AccessGuard },
+        { provide: APP_INTERCEPTOR, useClass: AuditAnswerInterceptor },
+        AuditTrail,
         ApiTokensService,
         ApiTokenAuth,
         UserSessions,

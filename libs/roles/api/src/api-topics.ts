@@ -4,6 +4,8 @@ import { QueueTopics, spineTopics } from '@lanner/frames';
 export interface ApiTopics {
   readonly executor: string;
   readonly executionUpdates: string;
+  /** One entry per write through the API. */
+  readonly audit: string;
   /** Every topic of the spine: each server role ensures them at start (createTopics is idempotent). */
   readonly ensured: readonly string[];
 }
@@ -12,6 +14,7 @@ export function apiTopics(prefix = ''): ApiTopics {
   return {
     executor: `${prefix}${QueueTopics.executor}`,
     executionUpdates: `${prefix}${QueueTopics.executionUpdates}`,
+    audit: `${prefix}${QueueTopics.audit}`,
     ensured: spineTopics(prefix),
   };
 }

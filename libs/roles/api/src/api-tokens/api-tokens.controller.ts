@@ -11,6 +11,7 @@ import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import { ApiTokensService } from './api-tokens.service';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
+import { Audit } from '../audit/audit.decorator';
 
 const instant: SchemaObject = { type: 'string', format: 'date-time' };
 const nullableInstant: SchemaObject = { type: 'string', format: 'date-time', nullable: true };
@@ -81,6 +82,7 @@ export class ApiTokensController {
   constructor(private readonly tokens: ApiTokensService) {}
 
   @RequirePermission('api-token', 'write')
+  @Audit('api-token.create', { id: '$.id', namespace: '$.namespace' })
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an API token (for CI): its value is in this answer only' })
@@ -102,6 +104,7 @@ export class ApiTokensController {
   }
 
   @RequirePermission('api-token', 'write')
+  @Audit('api-token.revoke', { id: ':id' })
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke an API token: refused from the next request on' })

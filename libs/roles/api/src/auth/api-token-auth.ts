@@ -10,6 +10,8 @@ import { looksLikeJwt, UserSessions } from '../users/user-sessions';
 /** Who a request acts as: a verified API token, its tenant, role and optional namespace prefix. */
 export interface ApiPrincipal {
   readonly tokenId: string;
+  /** The API token's name (or the username), as the audit log names the caller. */
+  readonly tokenName: string;
   readonly tenantId: string;
   readonly role: TenantRole;
   /** The namespace prefix the token is bound to, or null for its whole tenant. */
@@ -78,7 +80,14 @@ export class ApiTokenAuth {
     if (looksLikeJwt(token)) return this.authenticateUser(token, now);
     const presented = hashToken(token);
     if (this.bootstrapHash !== undefined && sameTokenHash(presented, this.bootstrapHash)) {
-      return { tokenId: BOOTSTRAP_TOKEN_NAME, tenantId: DEFAULT_TENANT, role: 'admin', namespace: null, instanceAdmin: true };
+      return {
+        tokenId: BOOTSTRAP_TOKEN_NAME,
+        tokenName: BOOTSTRAP_TOKEN_NAME,
+        tenantId: DEFAULT_TENANT,
+        role: 'admin',
+        namespace: null,
+        instanceAdmin: true,
+      };
     }
     const match = await this.repositories.apiTokens.findUsableByHash(presented, now);
     if (match === null || !sameTokenHash(presented, match.tokenHash))
@@ -89,6 +98,7 @@ export class ApiTokenAuth {
     });
     return {
       tokenId: match.token.id,
+      tokenName: match.token.name,
       tenantId: match.token.tenantId,
       role: roleOfStored(match.token.role),
       namespace: match.token.namespace,
@@ -103,6 +113,7 @@ export class ApiTokenAuth {
     if (user === null) throw new Unauthenticated('The user of this access token no longer exists');
     return {
       tokenId: `user:${user.username}`,
+      tokenName: user.username,
       tenantId: user.tenantId,
       role: roleOfStored(user.role),
       namespace: null,

@@ -9,6 +9,7 @@ import { parseWith } from '../http/request-body';
 import { InstanceAdminAuth, InstanceProblems } from '../topology/topology-openapi';
 import { DeadLettersService } from './dead-letters.service';
 import { RequirePermission } from '../auth/route-access.decorator';
+import { Audit } from '../audit/audit.decorator';
 
 const DeadLetterQuerySchema = PageQuerySchema.extend({ topic: z.string().min(1).max(249).optional() });
 
@@ -86,6 +87,7 @@ export class DeadLettersController {
   }
 
   @RequirePermission('dead-letter', 'write')
+  @Audit('dead-letter.replay', { id: ':id' })
   @Post(':id/replay')
   @HttpCode(202)
   @ApiOperation({ summary: 'Publish the message again to its topic, unchanged, and drop it from the dead letters' })
@@ -97,6 +99,7 @@ export class DeadLettersController {
   }
 
   @RequirePermission('dead-letter', 'write')
+  @Audit('dead-letter.drop', { id: ':id' })
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Drop a parked message for good' })

@@ -22,6 +22,7 @@ import { LABELS_FIELD, newExecutionFromForm, parseLabels } from './new-execution
 import { RequirePermission } from '../auth/route-access.decorator';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
+import { Audit } from '../audit/audit.decorator';
 
 const jsonObject = z.record(z.string(), z.unknown());
 const NewExecutionBodySchema = z
@@ -220,6 +221,7 @@ export class ExecutionsController {
   }
 
   @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
+  @Audit('execution.resume', { id: ':id', namespace: { executionParam: 'id' } })
   @Post(':id/resume')
   @HttpCode(204)
   @ApiOperation({ summary: 'Resume a PAUSED execution' })
@@ -240,6 +242,7 @@ export class ExecutionsController {
   }
 
   @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
+  @Audit('execution.restart', { id: ':id', namespace: { executionParam: 'id' } })
   @Post(':id/restart')
   @HttpCode(200)
   @ApiOperation({ summary: 'Restart a FAILED or KILLED execution: its failed task runs run again' })
@@ -272,6 +275,7 @@ export class ExecutionsController {
   }
 
   @RequirePermission('execution', 'write')
+  @Audit('execution.create', { id: '$.id', namespace: ':namespace' })
   @Post(':namespace/:flowId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run the latest revision of a flow' })
@@ -385,6 +389,7 @@ export class ExecutionsController {
   }
 
   @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
+  @Audit('execution.kill', { id: ':id', namespace: { executionParam: 'id' } })
   @Delete(':id/kill')
   @HttpCode(202)
   @ApiOperation({ summary: 'Kill an execution: it moves through KILLING to KILLED' })

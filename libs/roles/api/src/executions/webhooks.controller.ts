@@ -13,6 +13,7 @@ import { executionView } from './execution-view';
 import { ExecutionsService } from './executions.service';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
+import { Audit } from '../audit/audit.decorator';
 
 /** The largest webhook body read (a JSON body is bounded by the framework's own limit). */
 export const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -45,6 +46,8 @@ function sameKey(given: string, expected: string): boolean {
 export class WebhooksController {
   constructor(private readonly executions: ExecutionsService) {}
 
+  // A GET that starts an execution: audited like the other methods (the key, a secret, is never recorded).
+  @Audit('execution.webhook', { id: '$.id', namespace: ':namespace' })
   @Get(':namespace/:flowId/:key')
   @HttpCode(200)
   @ApiOperation({ summary: 'Start an execution through a Webhook trigger (no body; the key is the secret)' })
@@ -62,6 +65,7 @@ export class WebhooksController {
     return this.trigger(tenant, namespace, flowId, key, undefined, query, request);
   }
 
+  @Audit('execution.webhook', { id: '$.id', namespace: ':namespace' })
   @Post(':namespace/:flowId/:key')
   @HttpCode(200)
   @ApiOperation({ summary: 'Start an execution through a Webhook trigger, the body in trigger.body (the key is the secret)' })
@@ -82,6 +86,7 @@ export class WebhooksController {
     return this.trigger(tenant, namespace, flowId, key, body, query, request);
   }
 
+  @Audit('execution.webhook', { id: '$.id', namespace: ':namespace' })
   @Put(':namespace/:flowId/:key')
   @HttpCode(200)
   @ApiOperation({ summary: 'Start an execution through a Webhook trigger, the body in trigger.body (the key is the secret)' })

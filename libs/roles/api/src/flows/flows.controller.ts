@@ -12,6 +12,7 @@ import { assertNamespaceAllowed, type AuthenticatedRequest, namespacePrefixOf } 
 import { RequirePermission } from '../auth/route-access.decorator';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import type { TenantRepositories } from '@lanner/repository';
+import { Audit, NotAudited } from '../audit/audit.decorator';
 
 const FlowSearchQuerySchema = PageQuerySchema.extend({ namespace: z.string().min(1).optional(), q: z.string().optional() });
 const RevisionQuerySchema = z.object({ revision: positiveIntQuery(MAX_STORED_INT).optional() });
@@ -24,6 +25,7 @@ export class FlowsController {
   constructor(private readonly flows: FlowsService) {}
 
   @RequirePermission('flow', 'write', { namespaceFrom: 'body' })
+  @Audit('flow.create', { id: ['$.namespace', '$.id'], namespace: '$.namespace' })
   @Post()
   @ApiOperation({ summary: 'Create a flow from YAML' })
   @YamlBody()
@@ -36,6 +38,7 @@ export class FlowsController {
   }
 
   @RequirePermission('flow', 'read', { namespaceFrom: 'body' })
+  @NotAudited('validates a flow without saving it')
   @Post('validate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Validate a flow without saving it: every problem with its YAML path and line' })
@@ -69,6 +72,7 @@ export class FlowsController {
   }
 
   @RequirePermission('flow', 'write')
+  @Audit('flow.update', { id: [':namespace', ':id'], namespace: ':namespace' })
   @Put(':namespace/:id')
   @ApiOperation({ summary: 'Save a new revision (revision + 1); creates the flow when absent (201)' })
   @YamlBody()
@@ -105,6 +109,7 @@ export class FlowsController {
   }
 
   @RequirePermission('flow', 'write')
+  @Audit('flow.delete', { id: [':namespace', ':id'], namespace: ':namespace' })
   @Delete(':namespace/:id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a flow (its revisions stay in the history)' })

@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ApiRoleModule } from '../api-role.module';
+import { type DeclaredAudit, ROUTE_AUDIT } from '../audit/audit.decorator';
 import { type DeclaredRouteAccess, ROUTE_ACCESS } from '../auth/route-access.decorator';
 
 // The api role's routes as Nest registers them, with the access each declares:
@@ -26,6 +27,8 @@ export interface ApiRoute {
   readonly where: string;
   /** The handler's own declaration, else its controller's; undefined when neither declares one. */
   readonly access: DeclaredRouteAccess | undefined;
+  /** Its `@Audit` or `@NotAudited` declaration (the handler's, else its controller's). */
+  readonly audit: DeclaredAudit | undefined;
 }
 
 function joinPath(...parts: string[]): string {
@@ -65,6 +68,7 @@ export function routesOf(controllers: readonly Type[]): ApiRoute[] {
   for (const controller of controllers) {
     const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
     const classAccess = Reflect.getMetadata(ROUTE_ACCESS, controller) as DeclaredRouteAccess | undefined;
+    const classAudit = Reflect.getMetadata(ROUTE_AUDIT, controller) as DeclaredAudit | undefined;
     for (const name of Object.getOwnPropertyNames(controller.prototype)) {
       const handler = (controller.prototype as Record<string, unknown>)[name];
       if (typeof handler !== 'function' || name === 'constructor') continue;
@@ -76,6 +80,7 @@ export function routesOf(controllers: readonly Type[]): ApiRoute[] {
         path: joinPath(base, sub),
         where: `${controller.name}.${name}`,
         access: (Reflect.getMetadata(ROUTE_ACCESS, handler) as DeclaredRouteAccess | undefined) ?? classAccess,
+        audit: (Reflect.getMetadata(ROUTE_AUDIT, handler) as DeclaredAudit | undefined) ?? classAudit,
       });
     }
   }
@@ -142,4 +147,29 @@ function injectorsOf(type: Type, token: unknown, chain: string[], seen: Set<Type
       ? injectorsOf(parameter as Type, token, [...chain, (parameter as Type).name], seen)
       : [],
   );
+}
+
+/**
+ * Whether a route writes: any method but GET, and any route needing a `write`
+ * permission. (A GET that writes, as a webhook's, declares its `@Audit` itself.)
+ */
+export function isWriteRoute(route: ApiRoute): boolean {
+  return route.path.startsWith('/api/') && (route.method !== 'GET' || route.access?.permission?.action === 'write');
+}
+
+/** The API routes that record an audit entry: those declaring `@Audit`. */
+export function auditedRoutes(routes: readonly ApiRoute[]): ApiRoute[] {
+  return routes.filter((route) => route.audit !== undefined && 'action' in route.audit);
+}
+
+/**
+ * The write routes that declare neither `@Audit` nor `@NotAudited`, each as
+ * `PUT /api/v1/:tenant/x (XController.y)` so the failure says where to add it.
+ */
+export function writeRoutesWithoutAudit(routes: readonly ApiRoute[]): string[] {
+  return routes
+    .filter((route) => isWriteRoute(route) && route.audit === undefined)
+    .map(
+      (route) => `${route.method} ${route.path} (${route.where}): add @Audit('<resource>.<verb>', { id }) or @NotAudited(reason)`,
+    );
 }

@@ -27,6 +27,7 @@ import {
 import { TopologyService } from './topology.service';
 import { WorkerFleetService } from './worker-fleet.service';
 import { RequirePermission } from '../auth/route-access.decorator';
+import { Audit } from '../audit/audit.decorator';
 
 @ApiTags('worker topology')
 @InstanceAdminAuth()
@@ -48,6 +49,7 @@ export class WorkerGroupsController {
   }
 
   @RequirePermission('worker-topology', 'write')
+  @Audit('worker-group.save', { id: ':id' })
   @Put(':id')
   @ApiOperation({
     summary: 'Create or replace a worker group (idempotent); a subscription change reaches controllers within seconds',
@@ -77,6 +79,7 @@ export class WorkerGroupsController {
   }
 
   @RequirePermission('worker-topology', 'write')
+  @Audit('worker-group.delete', { id: ':id' })
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({
@@ -89,6 +92,7 @@ export class WorkerGroupsController {
   }
 
   @RequirePermission('worker-topology', 'write')
+  @Audit('subscription.save', { id: [':id', ':queueId'] })
   @Put(':id/subscriptions/:queueId')
   @ApiOperation({ summary: 'Subscribe the group to a worker queue, or change the subscription; live within seconds' })
   @ApiBody(SUBSCRIPTION_BODY)
@@ -104,6 +108,7 @@ export class WorkerGroupsController {
   }
 
   @RequirePermission('worker-topology', 'write')
+  @Audit('subscription.delete', { id: [':id', ':queueId'] })
   @Delete(':id/subscriptions/:queueId')
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove a subscription (the queue stays); `default` keeps its `default` subscription' })
@@ -118,6 +123,7 @@ export class WorkerGroupsController {
   }
 
   @RequirePermission('worker-topology', 'write')
+  @Audit('registration-token.create', { id: '$.id' })
   @Post(':id/tokens')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a registration token for the group: its value is in this answer only' })
@@ -139,6 +145,7 @@ export class WorkerGroupsController {
   }
 
   @RequirePermission('worker-topology', 'write')
+  @Audit('registration-token.revoke', { id: ':tokenId' })
   @Delete(':id/tokens/:tokenId')
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke a registration token at once: controllers stop sending work to its workers' })

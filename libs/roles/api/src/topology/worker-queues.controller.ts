@@ -5,6 +5,7 @@ import { InstanceAdminAuth, InstanceProblems, listOf, WORKER_QUEUE_BODY, WORKER_
 import { workerQueueView } from './topology-view';
 import { TopologyService } from './topology.service';
 import { RequirePermission } from '../auth/route-access.decorator';
+import { Audit } from '../audit/audit.decorator';
 
 @ApiTags('worker topology')
 @InstanceAdminAuth()
@@ -22,6 +23,7 @@ export class WorkerQueuesController {
   }
 
   @RequirePermission('worker-topology', 'write')
+  @Audit('worker-queue.save', { id: ':id' })
   @Put(':id')
   @ApiOperation({ summary: 'Create or replace a worker queue (idempotent); a new queue gets its job topic' })
   @ApiBody(WORKER_QUEUE_BODY)
@@ -44,6 +46,7 @@ export class WorkerQueuesController {
   }
 
   @RequirePermission('worker-topology', 'write')
+  @Audit('worker-queue.delete', { id: ':id' })
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a worker queue no group subscribes to (its topic and the jobs on it stay)' })

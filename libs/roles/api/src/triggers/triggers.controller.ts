@@ -12,6 +12,7 @@ import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import { startBackfill } from './trigger-backfills';
+import { Audit } from '../audit/audit.decorator';
 
 const TriggerSearchQuerySchema = PageQuerySchema.extend({
   namespace: z.string().min(1).optional(),
@@ -159,6 +160,7 @@ export class TriggersController {
   }
 
   @RequirePermission('trigger', 'write')
+  @Audit('trigger.update', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Put(':namespace/:flowId/:triggerId')
   @ApiOperation({
     summary: 'Enable or disable a trigger; an enabled schedule restarts from its next date (missed dates do not fire)',
@@ -178,6 +180,7 @@ export class TriggersController {
   }
 
   @RequirePermission('trigger', 'write')
+  @Audit('trigger.unlock', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Post(':namespace/:flowId/:triggerId/unlock')
   @HttpCode(200)
   @ApiOperation({ summary: 'Drop the lease of a stuck trigger, so any scheduler evaluates it at once' })

@@ -12,6 +12,7 @@ import type { HttpResponse } from '../http/http-types';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import { UserSessions } from './user-sessions';
+import { Audit, NotAudited } from '../audit/audit.decorator';
 
 /** The refresh token's cookie: sent back only to the auth routes, never readable by scripts. */
 export const REFRESH_COOKIE = 'lanner_refresh';
@@ -79,6 +80,7 @@ export class AuthController {
   ) {}
 
   @Public()
+  @NotAudited('a login changes no resource; a failed one answers 401, a locked one 429')
   @Post('login')
   @HttpCode(200)
   @ApiOperation({ summary: 'Log in with a username and password: an access JWT, and the refresh token as an HttpOnly cookie' })
@@ -107,6 +109,7 @@ export class AuthController {
   }
 
   @Public()
+  @NotAudited("rotates the caller's own session token")
   @Post('refresh')
   @HttpCode(200)
   @ApiOperation({
@@ -129,6 +132,7 @@ export class AuthController {
   }
 
   @Public()
+  @NotAudited("ends the caller's own session")
   @Post('logout')
   @HttpCode(204)
   @ApiOperation({ summary: 'End the login of the refresh-token cookie (every token of it) and clear the cookie' })
@@ -159,6 +163,7 @@ export class AuthController {
 
   // Only a logged-in user changes its own password: the handler authenticates the bearer and wants a user JWT.
   @Public()
+  @Audit('user.change-password', { id: 'caller' })
   @Post('password')
   @HttpCode(204)
   @BearerAuth()
@@ -179,6 +184,8 @@ export class AuthController {
     @Res({ passthrough: true }) response: HttpResponse,
   ) {
     const principal = await this.auth.authenticate(request.headers.authorization, new Date());
+    // The audit entry names the verified caller.
+    request.principal = principal;
     if (principal.userId === undefined)
       throw new Unauthenticated('Only a logged-in user has a password: send a user access token');
     const { currentPassword, newPassword } = parseWith(PasswordChangeBodySchema, body, 'body');

@@ -10,6 +10,7 @@ import { RequirePermission } from '../auth/route-access.decorator';
 import { Forbidden } from '../http/api-errors';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { Audit } from '../audit/audit.decorator';
 
 const NewTenantSchema = z
   .object({
@@ -57,6 +58,7 @@ export class TenantsController {
   }
 
   @RequirePermission('tenant', 'write')
+  @Audit('tenant.create', { id: '$.id' })
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a tenant' })
@@ -72,6 +74,7 @@ export class TenantsController {
   }
 
   @RequirePermission('tenant', 'write')
+  @Audit('tenant.disable', { id: ':id' })
   @Post(':id/disable')
   @HttpCode(200)
   @ApiOperation({
@@ -85,6 +88,7 @@ export class TenantsController {
   }
 
   @RequirePermission('tenant', 'write')
+  @Audit('tenant.enable', { id: ':id' })
   @Post(':id/enable')
   @HttpCode(200)
   @ApiOperation({ summary: 'Enable a disabled tenant again' })

@@ -12,6 +12,7 @@ import { RequirePermission } from '../auth/route-access.decorator';
 import { InvalidRequest } from '../http/api-errors';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { Audit } from '../audit/audit.decorator';
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,128}$/;
 const USERNAME_RULE = 'must be 1 to 128 letters, digits, ".", "_", "@" or "-"';
@@ -94,6 +95,7 @@ export class UsersController {
   }
 
   @RequirePermission('user', 'write')
+  @Audit('user.create', { id: '$.username' })
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a user with a password' })
@@ -121,6 +123,7 @@ export class UsersController {
   }
 
   @RequirePermission('user', 'write')
+  @Audit('user.update', { id: ':username' })
   @Put(':username')
   @ApiOperation({ summary: "Change a user's password, tenant, role or instance-admin right; a new password ends its logins" })
   @ApiBody({ required: true, schema: { type: 'object', properties: USER_BODY_PROPERTIES } })
@@ -148,6 +151,7 @@ export class UsersController {
   }
 
   @RequirePermission('user', 'write')
+  @Audit('user.delete', { id: ':username' })
   @Delete(':username')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a user; its logins end and its access tokens are refused at once' })
