@@ -72,8 +72,9 @@ export class ApiRoleModule {
         AuthController,
         UsersController,
         TenantsController,
-        AuditLogsController,
+        // Before the tenant route, whose `:tenant` would match `instance`.
         InstanceAuditLogsController,
+        AuditLogsController,
       ],
       providers: [
         AdapterLeases,

@@ -24,6 +24,8 @@ export interface ApiSpecFixture {
   readonly baseUrl: string;
   readonly adminToken: string;
   readonly topicPrefix: string;
+  /** The spec's own database, for another role's process started next to the api. */
+  readonly databaseUrl: string;
   readonly repositories: Repositories;
   /** A queue client of the spec's own, to publish and consume as the other roles would. */
   readonly queue: QueuePort;
@@ -87,6 +89,7 @@ export async function startApiForSpec(
     baseUrl,
     adminToken,
     topicPrefix,
+    databaseUrl,
     repositories,
     queue,
     app,
