@@ -36,6 +36,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/{tenant}/audit-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's audit log, newest first: who did what, when, from where, and the outcome */
+        get: operations["AuditLogsController_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/{tenant}/executions/{id}": {
         parameters: {
             query?: never;
@@ -510,6 +527,23 @@ export type paths = {
         put?: never;
         /** A new access JWT for the refresh-token cookie, which is rotated; a refresh token used twice ends its login */
         post: operations["AuthController_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instance/audit-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole audit log, newest first; ?tenant= for one tenant, ?tenant=instance for instance routes */
+        get: operations["InstanceAuditLogsController_search"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1053,6 +1087,114 @@ export interface operations {
             };
             /** @description Unknown resource */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuditLogsController_search: {
+        parameters: {
+            query?: {
+                /** @description e.g. flow.update, execution.kill */
+                action?: unknown;
+                /** @description An API token's id or name, a user's id or username */
+                actor?: unknown;
+                /** @description The request's X-Correlation-Id */
+                correlationId?: unknown;
+                /** @description ISO-8601 date-time: at or after */
+                from?: unknown;
+                /** @description This namespace and its children */
+                namespace?: unknown;
+                /** @description success, failure or denied */
+                outcome?: unknown;
+                /** @description 1-based */
+                page?: unknown;
+                /** @description e.g. company.team/hello, an execution id */
+                resourceId?: unknown;
+                /** @description e.g. flow, execution, api-token */
+                resourceType?: unknown;
+                /** @description At most 200, default 25 */
+                size?: unknown;
+                /** @description ISO-8601 date-time: before */
+                to?: unknown;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description { results, total } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results?: {
+                            /** @example flow.update */
+                            action?: string;
+                            actor?: {
+                                /** @description The API token's id or the user's id */
+                                id?: string | null;
+                                /** @description The API token's name or the username */
+                                name?: string | null;
+                                /** @enum {string} */
+                                type?: "api-token" | "user" | "anonymous";
+                            };
+                            clientIp?: string | null;
+                            correlationId?: string | null;
+                            /** Format: uuid */
+                            id?: string;
+                            namespace?: string | null;
+                            /** Format: date-time */
+                            occurredAt?: string;
+                            /** @enum {string} */
+                            outcome?: "success" | "failure" | "denied";
+                            /** @example company.team/hello */
+                            resourceId?: string | null;
+                            /** @example flow */
+                            resourceType?: string;
+                            /** @description The HTTP status answered */
+                            status?: number;
+                            /** @description null on instance routes */
+                            tenant?: string | null;
+                            userAgent?: string | null;
+                        }[];
+                        total?: number;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2950,6 +3092,114 @@ export interface operations {
             };
             /** @description Error */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    InstanceAuditLogsController_search: {
+        parameters: {
+            query?: {
+                /** @description e.g. flow.update, execution.kill */
+                action?: unknown;
+                /** @description An API token's id or name, a user's id or username */
+                actor?: unknown;
+                /** @description The request's X-Correlation-Id */
+                correlationId?: unknown;
+                /** @description ISO-8601 date-time: at or after */
+                from?: unknown;
+                /** @description This namespace and its children */
+                namespace?: unknown;
+                /** @description success, failure or denied */
+                outcome?: unknown;
+                /** @description 1-based */
+                page?: unknown;
+                /** @description e.g. company.team/hello, an execution id */
+                resourceId?: unknown;
+                /** @description e.g. flow, execution, api-token */
+                resourceType?: unknown;
+                /** @description At most 200, default 25 */
+                size?: unknown;
+                /** @description A tenant id, or `instance` for the instance routes */
+                tenant?: unknown;
+                /** @description ISO-8601 date-time: before */
+                to?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description { results, total } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results?: {
+                            /** @example flow.update */
+                            action?: string;
+                            actor?: {
+                                /** @description The API token's id or the user's id */
+                                id?: string | null;
+                                /** @description The API token's name or the username */
+                                name?: string | null;
+                                /** @enum {string} */
+                                type?: "api-token" | "user" | "anonymous";
+                            };
+                            clientIp?: string | null;
+                            correlationId?: string | null;
+                            /** Format: uuid */
+                            id?: string;
+                            namespace?: string | null;
+                            /** Format: date-time */
+                            occurredAt?: string;
+                            /** @enum {string} */
+                            outcome?: "success" | "failure" | "denied";
+                            /** @example company.team/hello */
+                            resourceId?: string | null;
+                            /** @example flow */
+                            resourceType?: string;
+                            /** @description The HTTP status answered */
+                            status?: number;
+                            /** @description null on instance routes */
+                            tenant?: string | null;
+                            userAgent?: string | null;
+                        }[];
+                        total?: number;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description No or bad API token
+             *
+             *     No or bad API token
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the permission the route needs (named in the detail) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
