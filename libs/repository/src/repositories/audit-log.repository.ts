@@ -47,7 +47,7 @@ export interface AuditLogQuery {
 /** Which tenant's entries a search reads: one tenant's, or (instance admins) every entry, optionally one tenant's or the instance routes'. */
 export type AuditLogScope = { readonly tenantId: string } | { readonly instance: true; readonly tenantId?: string | null };
 
-// User agents are client-controlled: kept, but bounded.
+// Path parameters and user agents are client-controlled: kept, but bounded and storable.
 const MAX_TEXT = 512;
 
 function bounded(text: string | null): string | null {
@@ -68,7 +68,7 @@ export class AuditLogRepository {
     const { count } = await this.db.auditLog.createMany({
       data: entries.map((entry) => ({
         id: entry.id,
-        tenantId: entry.tenantId,
+        tenantId: bounded(entry.tenantId),
         occurredAt: entry.occurredAt,
         action: entry.action,
         resourceType: entry.resourceType,

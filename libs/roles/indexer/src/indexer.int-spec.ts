@@ -202,3 +202,33 @@ it('writes an audit.entry once by its message id, however often it is delivered'
     correlationId: 'corr-audit',
   });
 });
+
+it('stores an audit entry whose path text PostgreSQL cannot hold, or whose user agent is huge, bounded', async () => {
+  const id = randomUUID();
+  await queue.publish(`${prefix}${QueueTopics.audit}`, [
+    encodeQueueMessage(auditEntryCodec, {
+      schemaVersion: 1,
+      messageId: id,
+      type: 'audit.entry',
+      occurredAt: new Date().toISOString(),
+      payload: {
+        tenantId: `hostile\u0000${run}`,
+        action: 'flow.delete',
+        resourceType: 'flow',
+        resourceId: 'a\u0000b/\ud800',
+        namespace: null,
+        actor: { type: 'anonymous', id: null, name: null },
+        clientIp: null,
+        userAgent: 'x'.repeat(10_000),
+        outcome: 'denied',
+        status: 401,
+      },
+    }),
+  ]);
+  const page = await eventually('the hostile entry', async () => {
+    const found = await repositories.auditLogs.search({ tenantId: `hostile\ufffd${run}` }, { page: 1, size: 10 });
+    return found.total > 0 ? found : undefined;
+  });
+  expect(page.results[0]).toMatchObject({ id, resourceId: 'a\ufffdb/\ufffd', outcome: 'denied', status: 401 });
+  expect(page.results[0].userAgent).toHaveLength(512);
+});
