@@ -1,6 +1,7 @@
 import type { TriggerKey } from '@lanner/model';
 import type { Repositories } from '../repositories';
 import type { NewApiToken } from './api-token.repository';
+import type { AuditLogQuery } from './audit-log.repository';
 import type { NewBackfill } from './trigger.repository';
 
 declare const SERVED_TENANT: unique symbol;
@@ -57,6 +58,9 @@ export interface TenantRepositories {
     resumeBackfill(key: TenantTriggerKey, now: Date): ReturnType<Repo<'triggers'>['resumeBackfill']>;
     deleteBackfill(key: TenantTriggerKey): ReturnType<Repo<'triggers'>['deleteBackfill']>;
   };
+  readonly auditLogs: {
+    search(query: AuditLogQuery): ReturnType<Repo<'auditLogs'>['search']>;
+  };
   readonly apiTokens: Bound<Repo<'apiTokens'>, 'list' | 'get' | 'revoke'> & {
     create(token: Omit<NewApiToken, 'tenantId'>): ReturnType<Repo<'apiTokens'>['create']>;
   };
@@ -64,7 +68,7 @@ export interface TenantRepositories {
 
 /** The scope of one served tenant over these repositories. */
 export function tenantScope(repositories: Repositories, tenantId: ServedTenantId): TenantRepositories {
-  const { triggers, apiTokens } = repositories;
+  const { triggers, apiTokens, auditLogs } = repositories;
   const key = (of: TenantTriggerKey): TriggerKey => ({ ...of, tenantId });
   return {
     tenantId,
@@ -91,6 +95,7 @@ export function tenantScope(repositories: Repositories, tenantId: ServedTenantId
       resumeBackfill: (of, now) => triggers.resumeBackfill(key(of), now),
       deleteBackfill: (of) => triggers.deleteBackfill(key(of)),
     },
+    auditLogs: { search: (query) => auditLogs.search({ tenantId }, query) },
     apiTokens: {
       ...bind(apiTokens, tenantId, ['list', 'get', 'revoke']),
       create: (token) => apiTokens.create({ ...token, tenantId }),

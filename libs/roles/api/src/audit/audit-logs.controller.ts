@@ -1,11 +1,12 @@
-import { applyDecorators, Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import type { AuditLogQuery, AuditLogRecord, AuditLogScope, Repositories } from '@lanner/repository';
+import type { AuditLogQuery, AuditLogRecord, AuditLogScope, Repositories, TenantRepositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { z } from 'zod';
 import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { RequirePermission } from '../auth/route-access.decorator';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import { InvalidRequest } from '../http/api-errors';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
@@ -85,8 +86,7 @@ function searchOf(query: z.output<typeof AuditLogQuerySchema>, namespace: string
   return { ...query, namespace, from, to };
 }
 
-async function page(repositories: Repositories, scope: AuditLogScope, query: AuditLogQuery) {
-  const found = await repositories.auditLogs.search(scope, query);
+function pageOf(found: { results: AuditLogRecord[]; total: number }) {
   return { results: found.results.map(auditEntryView), total: found.total };
 }
 
@@ -111,21 +111,20 @@ function AuditLogFilters(): MethodDecorator {
 /** A tenant's audit log: every write through the API in the tenant, newest first. Never a request body or a secret. */
 @ApiTags('access')
 @BearerAuth()
+@TenantPath()
 @Controller('api/v1/:tenant/audit-logs')
 export class AuditLogsController {
-  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
-
   @RequirePermission('audit-log', 'read', { namespaceFrom: 'query' })
   @Get()
   @ApiOperation({ summary: "The tenant's audit log, newest first: who did what, when, from where, and the outcome" })
   @AuditLogFilters()
   @ApiOkResponse({ description: '{ results, total }', schema: AUDIT_PAGE_SCHEMA })
   @ProblemResponses(400, 401, 403)
-  async search(@Param('tenant') tenant: string, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+  async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const parsed = parseWith(AuditLogQuerySchema, query, 'query');
     // An admin bound to a namespace prefix reads the entries of its prefix (the guard refused a `namespace` outside it).
     const namespace = parsed.namespace ?? namespacePrefixOf(request) ?? undefined;
-    return page(this.repositories, { tenantId: tenant }, searchOf(parsed, namespace));
+    return pageOf(await tenant.auditLogs.search(searchOf(parsed, namespace)));
   }
 }
 
@@ -147,6 +146,6 @@ export class InstanceAuditLogsController {
     const { tenant, ...parsed } = parseWith(InstanceAuditLogQuerySchema, query, 'query');
     const scope: AuditLogScope =
       tenant === undefined ? { instance: true } : { instance: true, tenantId: tenant === 'instance' ? null : tenant };
-    return page(this.repositories, scope, searchOf(parsed, parsed.namespace));
+    return pageOf(await this.repositories.auditLogs.search(scope, searchOf(parsed, parsed.namespace)));
   }
 }

@@ -81,10 +81,6 @@ export class AccessGuard implements CanActivate {
     assertStorableParams(request);
     // Known before the decision: the audit entry of a refused write names the verified caller.
     request.principal = principal;
-    // The guard reads the repository by path parameters (the tenant, an execution) before the
-    // parameter pipe runs: text PostgreSQL cannot hold is refused here, as the pipe would.
-    const unstorable = unstorableTextProblems(request.params ?? {});
-    if (unstorable.length > 0) throw new InvalidRequest('The path holds text that cannot be accepted', unstorable);
     const tenantId = textParam(request.params, 'tenant');
     const namespace = await this.namespaceOf(request, principal, tenantId, declared.namespaceFrom);
     const decision = decideAccess(accessSubjectOf(principal), declared.permission, {
@@ -97,10 +93,6 @@ export class AccessGuard implements CanActivate {
     // caller without rights on it learns nothing of which tenants exist).
     await this.assertTenantServed(request);
     request.principal = principal;
-    // A disabled tenant is as good as absent, for every caller (after the decision, so nothing is learnt without rights).
-    if (tenantId !== undefined && (await this.repositories.tenants.isDisabled(tenantId))) {
-      throw new NotFound('tenant', tenantId);
-    }
     request.namespacePrefix = decision.namespacePrefix;
     return true;
   }

@@ -255,6 +255,7 @@ export class ExecutionsController {
   }
 
   @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
+  @Audit('execution.replay', { id: '$.id', namespace: { executionParam: 'id' } })
   @Post(':id/replay')
   @HttpCode(200)
   @ApiOperation({

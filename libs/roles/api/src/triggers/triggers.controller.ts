@@ -196,6 +196,7 @@ export class TriggersController {
   }
 
   @RequirePermission('trigger', 'write')
+  @Audit('trigger.backfill.create', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Post(':namespace/:flowId/:triggerId/backfill')
   @HttpCode(202)
   @ApiOperation({
@@ -219,6 +220,7 @@ export class TriggersController {
   }
 
   @RequirePermission('trigger', 'write')
+  @Audit('trigger.backfill.pause', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Put(':namespace/:flowId/:triggerId/backfill/pause')
   @ApiOperation({ summary: 'Pause the running backfill of a schedule' })
   @ApiOkResponse({ schema: TRIGGER_SCHEMA })
@@ -233,6 +235,7 @@ export class TriggersController {
   }
 
   @RequirePermission('trigger', 'write')
+  @Audit('trigger.backfill.resume', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Put(':namespace/:flowId/:triggerId/backfill/resume')
   @ApiOperation({ summary: 'Resume a paused backfill from the date it had reached' })
   @ApiOkResponse({ schema: TRIGGER_SCHEMA })
@@ -247,6 +250,7 @@ export class TriggersController {
   }
 
   @RequirePermission('trigger', 'write')
+  @Audit('trigger.backfill.delete', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Delete(':namespace/:flowId/:triggerId/backfill')
   @ApiOperation({ summary: 'Delete the backfill of a schedule: the dates it had not reached never fire' })
   @ApiOkResponse({ schema: TRIGGER_SCHEMA })
