@@ -99,7 +99,11 @@ beforeAll(async () => {
   execution = (await call('POST', '/api/v1/main/executions/company.team/hello', json({}))).json.id;
   const minted = await call('POST', '/api/v1/main/api-tokens', json({ name: `viewer-${run}`, role: 'viewer' }));
   viewer = { id: minted.json.id, token: minted.json.token };
-  otherAdmin = (await call('POST', '/api/v1/other/api-tokens', json({ name: `other-admin-${run}`, role: 'admin' }))).json.token;
+  // Tokens are bound to tenants that exist: the second tenant is made first.
+  expect((await call('POST', '/api/v1/instance/tenants', json({ id: 'other' }))).status).toBe(201);
+  const otherMinted = await call('POST', '/api/v1/other/api-tokens', json({ name: `other-admin-${run}`, role: 'admin' }));
+  expect(otherMinted.status).toBe(201);
+  otherAdmin = otherMinted.json.token;
   secrets.push(api.adminToken, viewer.token, otherAdmin);
 }, 180_000);
 
