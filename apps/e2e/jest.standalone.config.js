@@ -22,6 +22,8 @@ const SUBSET = [
   'task-isolation',
   'files-outputs',
   'files-inputs',
+  'files-in-expressions',
+  'namespace-files',
   'schedule',
   'backfill',
   'flow-trigger',

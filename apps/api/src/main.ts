@@ -10,6 +10,7 @@ void runRole('api', (config) => {
     setupFile: config.setupFile,
     storage: config.storage,
     fileInputMaxBytes: config.fileInputMaxBytes,
+    storageRetentionDays: config.storageRetentionDays,
     users: { signingKey: config.userSigningKey, ...config.userLogin },
   });
   return config.embeddedIndexer ? [api, IndexerRoleModule.forRoot(settings)] : [api];

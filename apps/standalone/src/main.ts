@@ -20,6 +20,7 @@ void runRole('standalone', async (config, roleProcess) => {
       setupFile: config.setupFile,
       storage: config.storage,
       fileInputMaxBytes: config.fileInputMaxBytes,
+      storageRetentionDays: config.storageRetentionDays,
       users: { signingKey: userSigningKey, firstAdmin, ...config.userLogin },
     }),
     ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs }),
@@ -37,6 +38,7 @@ void runRole('standalone', async (config, roleProcess) => {
       name: 'standalone',
       dataDir: join(config.dataDir, 'worker'),
       storage: config.storage,
+      outputInlineMaxBytes: config.outputInlineMaxBytes,
       drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
     }),
   ];

@@ -3,8 +3,11 @@ export { EXPRESSION_LIMITS } from './lib/limits';
 export type { ExpressionLimits } from './lib/limits';
 export type { RandomSource } from './lib/random';
 export type { ExpressionContext, RenderOptions, SecretRenderOptions, SecretResolver } from './lib/render';
+export { FILE_FUNCTIONS } from './lib/evaluator';
+export type { FileCall, FileFunction, FileLookup } from './lib/evaluator';
 export {
   evaluateCondition,
+  fileCallsIn,
   hasExpression,
   renderFinal,
   renderList,

@@ -22,9 +22,15 @@ export { INHERITED_VARIABLES } from './lib/process/process-environment';
 export { environmentSecretSource, SECRET_ENV_PREFIX } from './lib/secrets/environment-secret-source';
 export { SECRET_MASK } from './lib/secrets/secret-mask';
 export { capLogLine, LOG_LINE_MAX_BYTES } from './lib/log-line';
-export { createTaskOutputCache, TASK_CACHE_FOLDER } from './lib/cache/task-output-cache';
+export {
+  createTaskOutputCache,
+  storageTaskOutputCache,
+  TASK_CACHE_FOLDER,
+  TASK_CACHE_STORAGE_TENANT,
+} from './lib/cache/task-output-cache';
 export type { TaskCacheScope, TaskOutputCache } from './lib/cache/task-output-cache';
 export { runWithCache } from './lib/cache/run-with-cache';
 export type { CachedRun } from './lib/cache/run-with-cache';
 export { runHttpPoll } from './lib/runners/http-poll.runner';
 export type { HttpPollContext, HttpPollDefinition, HttpPollResult } from './lib/runners/http-poll.runner';
+export { DEFAULT_OUTPUT_INLINE_MAX_BYTES } from './lib/large-outputs';

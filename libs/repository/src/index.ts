@@ -13,6 +13,7 @@ export * from './errors';
 export { FlowRepository, flowKey } from './repositories/flow.repository';
 export {
   ExecutionRepository,
+  type ExecutionFilesOwner,
   type ConcurrencyAdmission,
   type ConcurrencyRelease,
   type ExecutorStateRecord,

@@ -58,8 +58,8 @@ export class LannerClient {
     return new LannerClient(this.apiUrl, this.token, tenant);
   }
 
-  /** A tenant-scoped call whose answer is given whole as fetch has it; a FormData body goes as multipart. */
-  raw(method: string, path: string, body?: FormData): Promise<Response> {
+  /** A tenant-scoped call whose answer is given whole as fetch has it; a FormData body goes as multipart, text as text/plain. */
+  raw(method: string, path: string, body?: FormData | string): Promise<Response> {
     return fetch(this.url(path), {
       method,
       headers: { authorization: `Bearer ${this.token}` },

@@ -19,7 +19,7 @@ export const PERMISSIONS = {
   log: { read: 'viewer' },
   namespace: { read: 'viewer' },
   trigger: { read: 'viewer', write: 'developer' },
-  file: { read: 'viewer' },
+  file: { read: 'viewer', write: 'developer' },
   dashboard: { read: 'viewer', write: 'developer' },
   'api-token': { read: 'admin', write: 'admin' },
   'audit-log': { read: 'admin' },

@@ -20,7 +20,33 @@ import { MISSING, dataEquals, isDataMap, isTruthy, readMember, typeName } from '
  * - `resolve`: it asks the resolver (the worker's renderSecrets).
  */
 export type SecretPolicy =
-  { readonly mode: 'keep' | 'refuse' } | { readonly mode: 'resolve'; readonly resolve: (name: string) => string | undefined };
+  | { readonly mode: 'keep' | 'refuse' }
+  | {
+      readonly mode: 'resolve';
+      readonly resolve: (name: string) => string | undefined;
+      /** What a file function gives for a URI (fetched by the worker beforehand); absent: no internal storage. */
+      readonly files?: FileLookup;
+    };
+
+/**
+ * Kestra's functions over internal storage: resolved on the worker only, like
+ * secret() (the executor never reads a file). On the executor their argument is
+ * evaluated to a `kestra:///` URI and the segment is kept for the worker.
+ */
+export const FILE_FUNCTIONS = ['read', 'fileSize', 'fileExists', 'isFileEmpty'] as const;
+export type FileFunction = (typeof FILE_FUNCTIONS)[number];
+const FILE_FUNCTION_NAMES: ReadonlySet<string> = new Set(FILE_FUNCTIONS);
+/** The operators a segment kept for the worker may be written back with. */
+const PRINTABLE_OPERATORS: ReadonlySet<string> = new Set(['and', 'or', '+', '-', '*', '/', '%', '~']);
+
+/** A file function's result for a URI; throws (with a message naming the URI) when it has none. */
+export type FileLookup = (name: FileFunction, uri: string) => unknown;
+
+/** One file function call a kept segment makes, with its URI. */
+export interface FileCall {
+  readonly name: FileFunction;
+  readonly uri: string;
+}
 
 export interface EvaluationOptions {
   readonly context: Readonly<Record<string, unknown>>;
@@ -36,7 +62,14 @@ export interface EvaluationOptions {
 }
 
 /** A piece of output: rendered text, or a segment copied verbatim for the worker. */
-export type OutputPart = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'kept'; readonly offset: number };
+export type OutputPart =
+  | { readonly kind: 'text'; readonly text: string }
+  /** `source`: the segment as the worker gets it, when it is not the template's own text. */
+  | { readonly kind: 'kept'; readonly offset: number; readonly source?: string };
+
+function resolvedElsewhere(name: string): string {
+  return `${name}() is resolved only on the worker, so it can only be used inside a {{ }} segment of a task property`;
+}
 
 const SECRET_ELSEWHERE =
   'secret() is resolved only on the worker, so it can only be used inside a {{ }} segment of a task property';
@@ -168,14 +201,22 @@ export class Evaluation {
         this.emit(parts, statement.text);
         break;
       case 'output':
-        if (containsSecretCall(statement.expression)) {
+        if (containsWorkerCall(statement.expression)) {
+          const fileCall = firstFileCall(statement.expression);
           if (this.options.secrets.mode === 'resolve') {
             this.emit(parts, this.print(this.evaluate(statement.expression, scope, this.lenient), statement));
+          } else if (keepSecrets && fileCall !== undefined) {
+            const source = `{{ ${this.workerSource(statement.expression, scope, fileCall.name as FileFunction)} }}`;
+            parts.push({ kind: 'kept', offset: statement.offset, source });
           } else if (keepSecrets) {
             assertWorkerEvaluable(statement.expression);
             parts.push({ kind: 'kept', offset: statement.offset });
           } else {
-            throw new EvaluationFailure(SECRET_ELSEWHERE, statement.line, statement.column);
+            throw new EvaluationFailure(
+              fileCall ? resolvedElsewhere(fileCall.name) : SECRET_ELSEWHERE,
+              statement.line,
+              statement.column,
+            );
           }
         } else {
           this.emit(parts, this.print(this.evaluate(statement.expression, scope, this.lenient), statement));
@@ -462,6 +503,45 @@ export class Evaluation {
           throw new EvaluationFailure(`the secret '${name}' is not defined on this worker`, expr.line, expr.column);
         return value;
       }
+      case 'read':
+      case 'fileSize':
+      case 'fileExists':
+      case 'isFileEmpty': {
+        const policy = this.options.secrets;
+        if (policy.mode !== 'resolve') throw new EvaluationFailure(resolvedElsewhere(expr.name), expr.line, expr.column);
+        const uri = this.evaluate(
+          expr.args[0] ?? { kind: 'literal', value: null, line: expr.line, column: expr.column },
+          scope,
+          false,
+        );
+        if (typeof uri !== 'string') {
+          throw new EvaluationFailure(`${expr.name}() needs a kestra:/// URI`, expr.line, expr.column);
+        }
+        if (!policy.files) {
+          throw new EvaluationFailure(
+            `${expr.name}() needs internal storage, and this worker has none configured`,
+            expr.line,
+            expr.column,
+          );
+        }
+        try {
+          return policy.files(expr.name, uri);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : 'the file could not be read';
+          throw new EvaluationFailure(`${expr.name}(): ${reason}`, expr.line, expr.column);
+        }
+      }
+      case 'fileURI': {
+        const path = this.evaluate(
+          expr.args[0] ?? { kind: 'literal', value: null, line: expr.line, column: expr.column },
+          scope,
+          false,
+        );
+        if (typeof path !== 'string' || path === '') {
+          throw new EvaluationFailure('fileURI() needs the path of a namespace file', expr.line, expr.column);
+        }
+        return this.namespaceFileUri(path, expr);
+      }
       case 'range':
         return this.guard(expr, () => range(this.arguments(expr.args, expr.named, scope), this.budget));
       case 'max':
@@ -484,6 +564,93 @@ export class Evaluation {
       default:
         throw new EvaluationFailure(`unknown function '${expr.name}'`, expr.line, expr.column);
     }
+  }
+
+  /** A namespace file's URI, `kestra:///<flow namespace as folders>/_files/<path>`. */
+  private namespaceFileUri(path: string, at: Position): string {
+    const flow = this.options.context['flow'];
+    const namespace = flow !== null && typeof flow === 'object' ? (flow as Record<string, unknown>)['namespace'] : undefined;
+    if (typeof namespace !== 'string' || namespace === '') {
+      throw new EvaluationFailure(
+        "a namespace file path needs the flow's namespace, which is not known here",
+        at.line,
+        at.column,
+      );
+    }
+    const segments = path.replace(/^\/+/, '').split('/');
+    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\\'))) {
+      throw new EvaluationFailure(
+        `'${path.slice(0, 80)}' is not a namespace file path (relative, without empty, '.' or '..' segments)`,
+        at.line,
+        at.column,
+      );
+    }
+    const encoded = [...namespace.split('.'), '_files', ...segments].map((segment) =>
+      encodeURIComponent(segment).replace(/%3A/g, ':').replace(/%40/g, '@'),
+    );
+    return `kestra:///${encoded.join('/')}`;
+  }
+
+  /**
+   * The source the worker gets for a segment that calls a file function: each such
+   * call's argument evaluated here (it reads the execution context) and written as a
+   * URI literal; around the calls only literals and filters, which the worker can
+   * evaluate without the context.
+   */
+  private workerSource(expr: Expression, scope: Scope, fn: FileFunction): string {
+    const source = (item: Expression): string => this.workerSource(item, scope, fn);
+    switch (expr.kind) {
+      case 'literal':
+        return literalSource(expr.value, expr);
+      case 'negate':
+        if (expr.operand.kind === 'literal' && typeof expr.operand.value === 'number') return `-${expr.operand.value}`;
+        break;
+      case 'list':
+        return `[${expr.items.map(source).join(', ')}]`;
+      case 'call':
+        if (FILE_FUNCTION_NAMES.has(expr.name)) {
+          if (expr.args.length !== 1 || expr.named.length > 0) {
+            throw new EvaluationFailure(`${expr.name}() takes one argument, a kestra:/// URI`, expr.line, expr.column);
+          }
+          const given = this.evaluate(expr.args[0], scope, this.lenient);
+          // Kestra reads a path that is not a URI as a file of the flow's namespace.
+          const uri =
+            typeof given === 'string' && !given.startsWith('kestra://') && given !== ''
+              ? this.namespaceFileUri(given, expr)
+              : given;
+          if (typeof uri !== 'string' || !uri.startsWith('kestra:///')) {
+            throw new EvaluationFailure(
+              `${expr.name}() needs a kestra:/// URI or a namespace file path, got ${typeof uri === 'string' ? JSON.stringify(uri.slice(0, 80)) : typeName(uri)}`,
+              expr.line,
+              expr.column,
+            );
+          }
+          return `${expr.name}(${literalSource(uri, expr)})`;
+        }
+        throw new EvaluationFailure(
+          `a {{ }} segment that calls ${fn}() cannot call ${expr.name}(); compute that value in a separate segment`,
+          expr.line,
+          expr.column,
+        );
+      case 'binary':
+        if (PRINTABLE_OPERATORS.has(expr.operator)) return `(${source(expr.left)} ${expr.operator} ${source(expr.right)})`;
+        break;
+      case 'compare':
+        return `(${[source(expr.first), ...expr.rest.map((r) => `${r.operator} ${source(r.operand)}`)].join(' ')})`;
+      case 'not':
+        return `(not ${source(expr.operand)})`;
+      case 'filter': {
+        const args = [...expr.args.map(source), ...expr.named.map((named) => `${named.name}=${source(named.value)}`)];
+        return `${source(expr.input)} | ${expr.name}${args.length > 0 ? `(${args.join(', ')})` : ''}`;
+      }
+      default:
+        break;
+    }
+    throw new EvaluationFailure(
+      `a {{ }} segment that calls ${fn}() is evaluated on the worker without the execution context: besides that call it may hold literals, filters and operators only; compute the rest in a separate segment`,
+      expr.line,
+      expr.column,
+    );
   }
 
   /**
@@ -655,6 +822,56 @@ function children(expr: Expression): Expression[] {
 
 export function containsSecretCall(expr: Expression): boolean {
   return (expr.kind === 'call' && expr.name === 'secret') || children(expr).some(containsSecretCall);
+}
+
+/** A call the worker resolves: secret() or a file function. */
+function containsWorkerCall(expr: Expression): boolean {
+  return (
+    (expr.kind === 'call' && (expr.name === 'secret' || FILE_FUNCTION_NAMES.has(expr.name))) ||
+    children(expr).some(containsWorkerCall)
+  );
+}
+
+function firstFileCall(expr: Expression): Extract<Expression, { kind: 'call' }> | undefined {
+  if (expr.kind === 'call' && FILE_FUNCTION_NAMES.has(expr.name)) return expr;
+  for (const child of children(expr)) {
+    const found = firstFileCall(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The file function calls with a literal URI in one expression (what the worker fetches before rendering). */
+export function fileCallsOf(expr: Expression): FileCall[] {
+  const calls: FileCall[] = [];
+  const visit = (node: Expression): void => {
+    if (node.kind === 'call' && FILE_FUNCTION_NAMES.has(node.name)) {
+      const arg = node.args[0];
+      if (arg?.kind === 'literal' && typeof arg.value === 'string')
+        calls.push({ name: node.name as FileFunction, uri: arg.value });
+    }
+    children(node).forEach(visit);
+  };
+  visit(expr);
+  return calls;
+}
+
+/** A literal as template source: strings single-quoted with their quotes, backslashes and line breaks escaped. */
+function literalSource(value: string | number | boolean | null, at: Position): string {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean' || typeof value === 'number') {
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw new EvaluationFailure('a number that is not finite cannot be sent to the worker', at.line, at.column);
+    }
+    return String(value);
+  }
+  const escaped = value
+    .replace(/\\/g, '\\\\')
+    .replace(/'/g, "\\'")
+    .replace(/\n/g, '\\n')
+    .replace(/\r/g, '\\r')
+    .replace(/\t/g, '\\t');
+  return `'${escaped}'`;
 }
 
 /**

@@ -15,7 +15,7 @@
 import type { RandomSource } from './random';
 import { Budget, LimitExceeded } from './budget';
 import { EvaluationFailure, ExpressionError } from './expression-error';
-import { Evaluation, EvaluationOptions, OutputPart } from './evaluator';
+import { Evaluation, EvaluationOptions, FileCall, FileLookup, OutputPart, fileCallsOf } from './evaluator';
 import { ExpressionLimits, limitsWith } from './limits';
 import { Statement, parseTemplate, scanSegments, segmentAt } from './syntax';
 import { escapeForWorker, isDataMap, isRenderedTextTruthy, typeName } from './values';
@@ -46,6 +46,8 @@ function randomOf(options: { readonly random?: RandomSource }): { random?: Rando
 export interface SecretRenderOptions {
   /** Overrides of EXPRESSION_LIMITS for this rendering. */
   limits?: Partial<ExpressionLimits>;
+  /** What read(), fileSize(), fileExists() and isFileEmpty() give (see fileCallsIn); absent: they fail. */
+  files?: FileLookup;
 }
 
 /** Resolves a secret by name on the worker; undefined when the worker has no such secret. */
@@ -153,14 +155,44 @@ export function renderList(value: unknown, context: ExpressionContext, options: 
  * secret the resolver does not know, naming it (never printing a value).
  */
 export function renderSecrets(template: string, resolve: SecretResolver, options: SecretRenderOptions = {}): string {
-  return secretsResolved(template, resolve, budgetOf(options));
+  return secretsResolved(template, resolve, budgetOf(options), options.files);
+}
+
+/**
+ * The file function calls (read(), fileSize(), fileExists(), isFileEmpty()) worker text
+ * makes, each with its URI: the worker fetches them before renderSecrets, which is
+ * synchronous. Text that does not parse has none (renderSecrets reports it).
+ */
+export function fileCallsIn(template: string): FileCall[] {
+  if (!hasExpression(template)) return [];
+  let statements: readonly Statement[];
+  try {
+    statements = parseTemplate(template);
+  } catch {
+    return [];
+  }
+  const calls: FileCall[] = [];
+  const visit = (list: readonly Statement[]): void => {
+    for (const statement of list) {
+      if (statement.kind === 'output') calls.push(...fileCallsOf(statement.expression));
+      else if (statement.kind === 'if') {
+        visit(statement.then);
+        visit(statement.otherwise);
+      } else if (statement.kind === 'for') {
+        visit(statement.body);
+        visit(statement.otherwise ?? []);
+      } else if (statement.kind === 'set') visit(statement.body ?? []);
+    }
+  };
+  visit(statements);
+  return calls;
 }
 
 /** renderSecrets over every string in a value (lists and maps, recursively), within one budget. */
 export function renderSecretsInValue(value: unknown, resolve: SecretResolver, options: SecretRenderOptions = {}): unknown {
   const budget = budgetOf(options);
   const each = (item: unknown): unknown => {
-    if (typeof item === 'string') return secretsResolved(item, resolve, budget);
+    if (typeof item === 'string') return secretsResolved(item, resolve, budget, options.files);
     if (Array.isArray(item)) return item.map(each);
     if (isDataMap(item)) return Object.fromEntries(Object.entries(item).map(([key, child]) => [key, each(child)]));
     return item;
@@ -198,10 +230,14 @@ function finalText(template: string, context: ExpressionContext, options: Render
     : template;
 }
 
-function secretsResolved(template: string, resolve: SecretResolver, budget: Budget): string {
+function secretsResolved(template: string, resolve: SecretResolver, budget: Budget, files?: FileLookup): string {
   if (!hasExpression(template)) return template;
   return guarded(template, () =>
-    joinText(new Evaluation({ context: {}, secrets: { mode: 'resolve', resolve }, budget }).render(parseTemplate(template))),
+    joinText(
+      new Evaluation({ context: {}, secrets: { mode: 'resolve', resolve, ...(files ? { files } : {}) }, budget }).render(
+        parseTemplate(template),
+      ),
+    ),
   );
 }
 
@@ -245,7 +281,7 @@ function toWorkerText(template: string, parts: readonly OutputPart[]): string {
     out += escapeForWorker(pending, true);
     pending = '';
     const segment = segments.get(part.offset);
-    const source = segment ? template.slice(segment.start, segment.end) : '';
+    const source = part.source ?? (segment ? template.slice(segment.start, segment.end) : '');
     // Whitespace control was applied here already; the worker must not trim again.
     out += source.replace(/^\{\{-/, '{{ ').replace(/-\}\}$/, ' }}');
   }

@@ -166,6 +166,13 @@ export const TASK_TYPES = {
   HttpRequest: 'io.kestra.plugin.core.http.Request',
   ShellCommands: 'io.kestra.plugin.scripts.shell.Commands',
   NodeScript: 'io.kestra.plugin.scripts.node.Script',
+  StorageWrite: 'io.kestra.plugin.core.storage.Write',
+  StorageSize: 'io.kestra.plugin.core.storage.Size',
+  StorageDelete: 'io.kestra.plugin.core.storage.Delete',
+  StorageConcat: 'io.kestra.plugin.core.storage.Concat',
+  StorageSplit: 'io.kestra.plugin.core.storage.Split',
+  PurgeCurrentExecutionFiles: 'io.kestra.plugin.core.storage.PurgeCurrentExecutionFiles',
+  LocalFiles: 'io.kestra.plugin.core.storage.LocalFiles',
 } as const;
 
 /** Branches a flowable may carry besides its main tasks. */
@@ -309,6 +316,17 @@ export interface HttpRequestTask extends TaskCommon {
 export interface ScriptFiles {
   readonly inputFiles?: Readonly<Record<string, Template>>;
   readonly outputFiles?: readonly Template[];
+  /**
+   * Kestra's `namespaceFiles`: the namespace's files (`kestra:///<namespace>/_files/...`)
+   * copied into the working directory when enabled, those matching `include` (all when
+   * absent) and no `exclude` glob. `inputFiles` are written after them and win.
+   */
+  readonly namespaceFiles?: NamespaceFilesSpec;
+}
+export interface NamespaceFilesSpec {
+  readonly enabled: boolean;
+  readonly include?: readonly string[];
+  readonly exclude?: readonly string[];
 }
 export interface ShellCommandsTask extends TaskCommon, ScriptFiles {
   readonly kind: 'ShellCommands';
@@ -321,9 +339,82 @@ export interface NodeScriptTask extends TaskCommon, ScriptFiles {
   readonly env?: Readonly<Record<string, Template>>;
 }
 
+// Kestra's core storage tasks: they run on a worker, where internal storage is.
+
+/** Kestra's storage.Write: stores `content` as a new file of the task run; output `uri`. */
+export interface StorageWriteTask extends TaskCommon {
+  readonly kind: 'StorageWrite';
+  readonly content: Template;
+  /** The stored file's extension, `.ion` by default as in Kestra. */
+  readonly extension: Template;
+}
+/** Kestra's storage.Size: output `size`, the bytes of the file at `uri`. */
+export interface StorageSizeTask extends TaskCommon {
+  readonly kind: 'StorageSize';
+  readonly uri: Template;
+}
+/** Kestra's storage.Delete: deletes the file at `uri`; outputs `uri` and `deleted`. */
+export interface StorageDeleteTask extends TaskCommon {
+  readonly kind: 'StorageDelete';
+  readonly uri: Template;
+  /** Fail when there is no file at `uri` (default false: `deleted` is false then). */
+  readonly errorOnMissing: boolean;
+}
+/** Kestra's storage.Concat: the files, in order, as one new file of the task run; output `uri`. */
+export interface StorageConcatTask extends TaskCommon {
+  readonly kind: 'StorageConcat';
+  /** A list of URIs, or a template rendering to a JSON list of them. */
+  readonly files: readonly Template[] | Template;
+  readonly separator?: Template;
+  /** `.tmp` by default as in Kestra. */
+  readonly extension: Template;
+}
+/**
+ * Kestra's storage.Split: the file at `from` cut into new files of the task run, at
+ * `separator` boundaries (a newline by default); exactly one of `bytes` (largest file,
+ * "10MB" or a number), `rows` (lines per file) or `partitions` (number of files, rows
+ * dealt round-robin). Output `uris`.
+ */
+export interface StorageSplitTask extends TaskCommon {
+  readonly kind: 'StorageSplit';
+  readonly from: Template;
+  readonly by: { readonly kind: 'bytes' | 'rows' | 'partitions'; readonly value: Template };
+  readonly separator: Template;
+}
+/**
+ * Kestra's deprecated LocalFiles: `inputs` (name -> content or kestra:/// URI) written in
+ * the task's working directory, then the files matching `outputs` stored; output `uris`.
+ * Lanner has no WorkingDirectory, so it sees only its own files.
+ */
+export interface LocalFilesTask extends TaskCommon {
+  readonly kind: 'LocalFiles';
+  readonly inputs?: Readonly<Record<string, Template>>;
+  readonly outputs?: readonly Template[];
+}
+/** Kestra's PurgeCurrentExecutionFiles: deletes every file of the current execution; output `uris`. */
+export interface PurgeCurrentExecutionFilesTask extends TaskCommon {
+  readonly kind: 'PurgeCurrentExecutionFiles';
+}
+export type StorageTask =
+  | StorageWriteTask
+  | StorageSizeTask
+  | StorageDeleteTask
+  | StorageConcatTask
+  | StorageSplitTask
+  | PurgeCurrentExecutionFilesTask
+  | LocalFilesTask;
+
 /** Kestra's Fail is a runnable task: it runs on a worker, so retry, timeout and allowFailure apply to it as to any. */
 export type RunnableTask =
-  LogTask | ReturnTask | OutputValuesTask | SleepTask | HttpRequestTask | ShellCommandsTask | NodeScriptTask | FailTask;
+  | LogTask
+  | ReturnTask
+  | OutputValuesTask
+  | SleepTask
+  | HttpRequestTask
+  | ShellCommandsTask
+  | NodeScriptTask
+  | FailTask
+  | StorageTask;
 
 export type Task = FlowableTask | RunnableTask;
 export type TaskKind = Task['kind'];

@@ -8,6 +8,9 @@ import type {
   DurationSpec,
   HttpRequestTask,
   LabelsTask,
+  NamespaceFilesSpec,
+  StorageConcatTask,
+  StorageSplitTask,
   LogLevel,
   LogTask,
   RetryBehavior,
@@ -81,8 +84,15 @@ const TASK_SPECS: Readonly<Record<string, TaskTypeSpec>> = {
   [TASK_TYPES.OutputValues]: { runnable: true, keys: ['values'] },
   [TASK_TYPES.Sleep]: { runnable: true, keys: ['duration'] },
   [TASK_TYPES.HttpRequest]: { runnable: true, keys: ['uri', 'method', 'headers', 'body', 'contentType'] },
-  [TASK_TYPES.ShellCommands]: { runnable: true, keys: ['commands', 'env', 'inputFiles', 'outputFiles'] },
-  [TASK_TYPES.NodeScript]: { runnable: true, keys: ['script', 'env', 'inputFiles', 'outputFiles'] },
+  [TASK_TYPES.ShellCommands]: { runnable: true, keys: ['commands', 'env', 'inputFiles', 'outputFiles', 'namespaceFiles'] },
+  [TASK_TYPES.NodeScript]: { runnable: true, keys: ['script', 'env', 'inputFiles', 'outputFiles', 'namespaceFiles'] },
+  [TASK_TYPES.StorageWrite]: { runnable: true, keys: ['content', 'extension'] },
+  [TASK_TYPES.StorageSize]: { runnable: true, keys: ['uri'] },
+  [TASK_TYPES.StorageDelete]: { runnable: true, keys: ['uri', 'errorOnMissing'] },
+  [TASK_TYPES.StorageConcat]: { runnable: true, keys: ['files', 'separator', 'extension'] },
+  [TASK_TYPES.StorageSplit]: { runnable: true, keys: ['from', 'bytes', 'rows', 'partitions', 'separator'] },
+  [TASK_TYPES.PurgeCurrentExecutionFiles]: { runnable: true, keys: [] },
+  [TASK_TYPES.LocalFiles]: { runnable: true, keys: ['inputs', 'outputs'] },
 };
 
 /** The current name of a task type, following legacy aliases; `undefined` when unknown. */
@@ -321,6 +331,7 @@ export class TaskReader {
           env: view.stringRecord('env'),
           inputFiles: view.stringRecord('inputFiles'),
           outputFiles: view.stringList('outputFiles'),
+          namespaceFiles: readNamespaceFiles(view),
         });
       case TASK_TYPES.NodeScript:
         return dropUndefined({
@@ -330,10 +341,81 @@ export class TaskReader {
           env: view.stringRecord('env'),
           inputFiles: view.stringRecord('inputFiles'),
           outputFiles: view.stringList('outputFiles'),
+          namespaceFiles: readNamespaceFiles(view),
+        });
+      case TASK_TYPES.StorageWrite:
+        return {
+          ...common,
+          kind: 'StorageWrite',
+          content: view.template('content', true),
+          extension: view.template('extension') ?? '.ion',
+        };
+      case TASK_TYPES.StorageSize:
+        return { ...common, kind: 'StorageSize', uri: view.template('uri', true) };
+      case TASK_TYPES.StorageDelete:
+        return {
+          ...common,
+          kind: 'StorageDelete',
+          uri: view.template('uri', true),
+          errorOnMissing: view.boolean('errorOnMissing', false),
+        };
+      case TASK_TYPES.StorageConcat:
+        return dropUndefined({
+          ...common,
+          kind: 'StorageConcat' as const,
+          files: this.concatFiles(view),
+          separator: view.template('separator'),
+          extension: view.template('extension') ?? '.tmp',
+        });
+      case TASK_TYPES.StorageSplit:
+        return {
+          ...common,
+          kind: 'StorageSplit',
+          from: view.template('from', true),
+          by: this.splitBy(view),
+          separator: view.template('separator') ?? '\n',
+        };
+      case TASK_TYPES.PurgeCurrentExecutionFiles:
+        return { ...common, kind: 'PurgeCurrentExecutionFiles' };
+      case TASK_TYPES.LocalFiles:
+        return dropUndefined({
+          ...common,
+          kind: 'LocalFiles' as const,
+          inputs: view.stringRecord('inputs'),
+          outputs: view.stringList('outputs'),
         });
       default:
         return undefined;
     }
+  }
+
+  /** Split's one way of cutting: `bytes`, `rows` or `partitions` (a number or a template). */
+  private splitBy(view: ObjectView): StorageSplitTask['by'] {
+    const given = (['bytes', 'rows', 'partitions'] as const).filter((key) => view.has(key));
+    if (given.length !== 1) {
+      view.report(
+        given[1] ?? 'bytes',
+        given.length === 0
+          ? 'one of bytes, rows or partitions is required'
+          : `only one of bytes, rows or partitions may be given (found ${given.join(', ')})`,
+      );
+      return { kind: 'rows', value: '1' };
+    }
+    const kind = given[0];
+    const node = view.node(kind);
+    const value = isScalar(node) && typeof node.value === 'number' ? String(node.value) : view.template(kind, true);
+    return { kind, value };
+  }
+
+  /** Kestra's Concat takes a list of URIs or one template rendering to a JSON list of them. */
+  private concatFiles(view: ObjectView): StorageConcatTask['files'] {
+    const node = view.node('files');
+    if (node === undefined) {
+      view.required('files');
+      return [];
+    }
+    if (isScalar(node) && typeof node.value === 'string') return node.value;
+    return view.stringList('files', { nonEmpty: true }) ?? [];
   }
 
   /** Kestra's Parallel calls it `concurrent`; `concurrency` is Lanner's older name. */
@@ -533,6 +615,22 @@ function checkDagDependencies(
 const RETRY_TYPES = ['constant', 'exponential', 'random'] as const;
 const RETRY_BEHAVIORS: readonly RetryBehavior[] = ['RETRY_FAILED_TASK', 'CREATE_NEW_EXECUTION'];
 const RETRY_COMMON_KEYS = ['type', 'maxAttempt', 'maxAttempts', 'maxDuration', 'behavior', 'warningOnRetry'];
+
+/** Kestra's `namespaceFiles: { enabled, include, exclude }` (enabled by default once written). */
+function readNamespaceFiles(owner: ObjectView): NamespaceFilesSpec | undefined {
+  const node = owner.node('namespaceFiles');
+  if (node === undefined) return undefined;
+  const view = owner.source.object(node, owner.at('namespaceFiles'));
+  if (!view) return undefined;
+  view.rejectUnknown(['enabled', 'include', 'exclude'], 'namespaceFiles');
+  const include = view.stringList('include');
+  const exclude = view.stringList('exclude');
+  return {
+    enabled: view.boolean('enabled', true),
+    ...(include === undefined ? {} : { include }),
+    ...(exclude === undefined ? {} : { exclude }),
+  };
+}
 
 export function readRetry(owner: ObjectView, key: string): RetryPolicy | undefined {
   const node = owner.node(key);

@@ -58,6 +58,13 @@ export const LEGACY_TASK_TYPES: Readonly<Record<string, string>> = {
   'io.kestra.core.tasks.outputs.OutputValues': TASK_TYPES.OutputValues,
   'io.kestra.core.tasks.flows.Sleep': TASK_TYPES.Sleep,
   'io.kestra.plugin.fs.http.Request': TASK_TYPES.HttpRequest,
+  'io.kestra.core.tasks.storages.Concat': TASK_TYPES.StorageConcat,
+  'io.kestra.core.tasks.storages.Size': TASK_TYPES.StorageSize,
+  'io.kestra.core.tasks.storages.Delete': TASK_TYPES.StorageDelete,
+  'io.kestra.core.tasks.storages.Split': TASK_TYPES.StorageSplit,
+  'io.kestra.core.tasks.storages.PurgeExecution': TASK_TYPES.PurgeCurrentExecutionFiles,
+  'io.kestra.core.tasks.storages.LocalFiles': TASK_TYPES.LocalFiles,
+  'io.kestra.plugin.core.storage.PurgeExecution': TASK_TYPES.PurgeCurrentExecutionFiles,
 };
 
 /** Legacy trigger type name -> current name. */

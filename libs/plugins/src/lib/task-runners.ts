@@ -1,11 +1,22 @@
 import type { RunnableTask } from '@lanner/model';
 import { errorMessage } from './error-message';
 import type { JsonObject } from './json';
+import { DEFAULT_OUTPUT_INLINE_MAX_BYTES, storeLargeOutputs } from './large-outputs';
 import { capLogLine, LOG_LINE_MAX_BYTES } from './log-line';
 import { httpRequestRunner, type HttpRequestOptions } from './runners/http-request.runner';
 import { nodeScriptRunner, shellCommandsRunner, type ScriptOptions } from './runners/script-runners';
+import {
+  localFilesRunner,
+  purgeCurrentExecutionFilesRunner,
+  storageConcatRunner,
+  storageDeleteRunner,
+  storageSizeRunner,
+  storageSplitRunner,
+  storageWriteRunner,
+} from './runners/storage-runners';
 import { failRunner, logRunner, outputValuesRunner, returnRunner, sleepRunner } from './runners/simple-runners';
 import { environmentSecretSource } from './secrets/environment-secret-source';
+import { fetchFileCalls } from './secrets/file-functions';
 import { resolveTaskSecrets, TaskSecretError } from './secrets/resolve-task-secrets';
 import { SecretMask } from './secrets/secret-mask';
 import type {
@@ -33,6 +44,13 @@ export function createTaskRunners(options: TaskRunnerOptions = {}): TaskRunnerRe
     ShellCommands: shellCommandsRunner(options.scripts),
     NodeScript: nodeScriptRunner(options.scripts),
     Fail: failRunner,
+    StorageWrite: storageWriteRunner,
+    StorageSize: storageSizeRunner,
+    StorageDelete: storageDeleteRunner,
+    StorageConcat: storageConcatRunner,
+    StorageSplit: storageSplitRunner,
+    PurgeCurrentExecutionFiles: purgeCurrentExecutionFilesRunner,
+    LocalFiles: localFilesRunner,
   };
 }
 
@@ -44,6 +62,11 @@ export interface CreateTaskRunnerOptions extends TaskRunnerOptions {
   readonly registry?: TaskRunnerRegistry;
   /** Outputs larger than this (as JSON) fail the task: they would not fit in a result frame. */
   readonly maxOutputBytes?: number;
+  /**
+   * A Return value or an OutputValues value larger than this is stored in internal
+   * storage and output as its URI (LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES); default 1 MiB.
+   */
+  readonly outputInlineMaxBytes?: number;
 }
 
 /** The reason a timeout aborts with, so the outcome can say FAILED (timeout) rather than KILLED. */
@@ -67,6 +90,7 @@ export class TaskTimeout extends Error {
 export function createTaskRunner(options: CreateTaskRunnerOptions = {}): TaskRunner {
   const registry = options.registry ?? createTaskRunners(options);
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const outputInlineMaxBytes = options.outputInlineMaxBytes ?? DEFAULT_OUTPUT_INLINE_MAX_BYTES;
 
   return {
     async run(task, context) {
@@ -76,7 +100,8 @@ export function createTaskRunner(options: CreateTaskRunnerOptions = {}): TaskRun
         if (signal.aborted) return abortedOutcome(signal);
         let resolved: RunnableTask;
         try {
-          resolved = resolveTaskSecrets(task, context.secrets ?? environmentSecretSource(), mask);
+          const files = await fetchFileCalls(task, context.files);
+          resolved = resolveTaskSecrets(task, context.secrets ?? environmentSecretSource(), mask, files);
         } catch (error) {
           return failed(
             error instanceof TaskSecretError ? error.message : 'the task properties could not be rendered on this worker',
@@ -97,6 +122,15 @@ export function createTaskRunner(options: CreateTaskRunnerOptions = {}): TaskRun
           return failed(mask.apply(errorMessage(error, 'the task failed')));
         }
         if (signal.aborted) return abortedOutcome(signal, result.outputs);
+        try {
+          const large = await storeLargeOutputs(resolved, result.outputs, context.files, outputInlineMaxBytes);
+          for (const { path, bytes, uri } of large.stored) {
+            log('INFO', `output ${path} is ${bytes} bytes, over ${outputInlineMaxBytes}: stored as ${uri}`);
+          }
+          result = { ...result, outputs: large.outputs };
+        } catch (error) {
+          return failed(mask.apply(`the task's large outputs could not be stored: ${errorMessage(error, 'storage failed')}`));
+        }
         const size = Buffer.byteLength(JSON.stringify(result.outputs));
         if (size > maxOutputBytes) {
           return failed(
@@ -134,6 +168,20 @@ function dispatch(registry: TaskRunnerRegistry, task: RunnableTask, context: Tas
       return registry.NodeScript.run(task, context);
     case 'Fail':
       return registry.Fail.run(task, context);
+    case 'StorageWrite':
+      return registry.StorageWrite.run(task, context);
+    case 'StorageSize':
+      return registry.StorageSize.run(task, context);
+    case 'StorageDelete':
+      return registry.StorageDelete.run(task, context);
+    case 'StorageConcat':
+      return registry.StorageConcat.run(task, context);
+    case 'StorageSplit':
+      return registry.StorageSplit.run(task, context);
+    case 'PurgeCurrentExecutionFiles':
+      return registry.PurgeCurrentExecutionFiles.run(task, context);
+    case 'LocalFiles':
+      return registry.LocalFiles.run(task, context);
   }
 }
 

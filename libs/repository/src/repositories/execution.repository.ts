@@ -49,6 +49,14 @@ const WITH_TASK_RUNS = {
 } satisfies Prisma.ExecutionInclude;
 
 /** Executions with their task runs and attempts, per tenant, with optimistic versioning. */
+/** Where an execution's files live: its tenant and its storage folder's parts. */
+export interface ExecutionFilesOwner {
+  readonly tenantId: string;
+  readonly namespace: string;
+  readonly flowId: string;
+  readonly id: string;
+}
+
 export class ExecutionRepository {
   /** `pool` is the one under `db`: `get` runs on it directly. */
   constructor(
@@ -282,6 +290,24 @@ export class ExecutionRepository {
       orderBy: { tenantId: 'asc' },
     });
     return rows.map((row) => row.tenantId);
+  }
+
+  /**
+   * Ended executions whose files are still in internal storage and that ended before
+   * `cutoff`, oldest first, across tenants: what the storage retention purges next.
+   */
+  async endedWithFilesBefore(cutoff: Date, limit: number): Promise<ExecutionFilesOwner[]> {
+    return this.db.execution.findMany({
+      where: { endedAt: { lt: cutoff }, filesPurgedAt: null, state: { in: TERMINAL_EXECUTION_STATES } },
+      orderBy: [{ endedAt: 'asc' }, { id: 'asc' }],
+      take: Math.max(1, Math.floor(limit)),
+      select: { tenantId: true, namespace: true, flowId: true, id: true },
+    });
+  }
+
+  /** Records that the execution's files were purged from internal storage. */
+  async markFilesPurged(tenantId: string, executionId: string, at: Date): Promise<void> {
+    await this.db.execution.updateMany({ where: { tenantId, id: executionId }, data: { filesPurgedAt: at } });
   }
 
   /** Executions not yet in a terminal state, for the executor to rebuild its pending work after a restart. */
@@ -610,6 +636,8 @@ function executionOfRow(row: ExecutionRow): Execution {
     endedAt: row.ended_at,
     error: row.error,
     stateData: null,
+    // Not read by this statement: nothing built from it looks at it.
+    filesPurgedAt: null,
   };
 }
 

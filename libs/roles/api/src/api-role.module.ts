@@ -18,6 +18,7 @@ import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
 import { DeadLettersController } from './dead-letters/dead-letters.controller';
 import { DeadLettersService } from './dead-letters/dead-letters.service';
 import { ExecutionsController } from './executions/executions.controller';
+import { ExecutionFilesService } from './executions/execution-files.service';
 import { ExecutionsService, INTERNAL_STORAGE } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
 import { TriggersController } from './triggers/triggers.controller';
@@ -29,6 +30,7 @@ import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
 import { WebUi } from './http/web-ui';
 import { LogsController } from './logs/logs.controller';
+import { NamespaceFilesController } from './namespaces/namespace-files.controller';
 import { NamespacesController } from './namespaces/namespaces.controller';
 import { ApiDocs } from './openapi/api-docs';
 import { DeclarativeSetup } from './setup/declarative-setup';
@@ -69,6 +71,7 @@ export class ApiRoleModule {
         WebhooksController,
         ApiTokensController,
         NamespacesController,
+        NamespaceFilesController,
         AuthController,
         UsersController,
         TenantsController,
@@ -101,6 +104,7 @@ export class ApiRoleModule {
         DeadLettersService,
         ExecutionUpdatesFeed,
         ExecutionsService,
+        ExecutionFilesService,
         FlowSourceParser,
         { provide: ParsedFlowCache, useFactory: () => new ParsedFlowCache() },
         FlowsService,

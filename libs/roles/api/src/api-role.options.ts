@@ -10,6 +10,13 @@ export interface ApiRoleOptions {
   /** The largest file one FILE input may be (config `LANNER_FILE_INPUT_MAX_BYTES`); default 1 GiB. */
   readonly fileInputMaxBytes?: number;
   /**
+   * Days after its end an execution's files are purged from internal storage (config
+   * `LANNER_STORAGE_RETENTION_DAYS`); absent: kept until purged through the API.
+   */
+  readonly storageRetentionDays?: number;
+  /** How often the retention looks for executions past it; default one hour. */
+  readonly storageRetentionSweepMs?: number;
+  /**
    * The bootstrap admin token (config `LANNER_ADMIN_TOKEN`; standalone passes the
    * one it generated in `./.lanner/admin-token`). Stored hashed at start. When
    * absent, only tokens already stored are accepted.

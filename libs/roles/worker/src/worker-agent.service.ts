@@ -58,6 +58,7 @@ export class WorkerAgentService implements OnModuleInit, OnApplicationBootstrap,
       name: settings.name,
       dataDir: settings.dataDir,
       storage,
+      outputInlineMaxBytes: settings.outputInlineMaxBytes,
       logger: log,
     });
   }

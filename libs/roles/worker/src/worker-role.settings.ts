@@ -17,6 +17,8 @@ export interface WorkerRoleSettings {
   readonly dataDir: string;
   /** Where the files flows pass between tasks live (script outputFiles, inputFiles from a URI). */
   readonly storage: StorageConfig;
+  /** Return/OutputValues values larger than this go to internal storage (LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES); absent: 1 MiB. */
+  readonly outputInlineMaxBytes?: number;
   /** How long a shutdown waits for running jobs before it stops them. */
   readonly drainGraceMs: number;
   /** Registration and rotating credentials; absent: the worker is anonymous (standalone's local worker). */
@@ -48,6 +50,7 @@ export function workerRoleSettings(config: WorkerConfig): WorkerRoleSettings {
     name: config.name,
     dataDir: config.dataDir,
     storage: config.storage,
+    outputInlineMaxBytes: config.outputInlineMaxBytes,
     drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
     auth: config.auth,
     discovery: config.discovery,

@@ -197,6 +197,17 @@ function optionalSecret() {
   return z.string().transform((value) => (value.trim() === '' ? undefined : value));
 }
 
+/** An optional integer: empty means unset (undefined). */
+function optionalInteger(min: number, max: number) {
+  const expected = `expected an integer ${min}-${max}, or empty`;
+  return z
+    .string()
+    .refine((value) => value.trim() === '' || (/^\d+$/.test(value.trim()) && Number(value) >= min && Number(value) <= max), {
+      error: expected,
+    })
+    .transform((value) => (value.trim() === '' ? undefined : Number(value)));
+}
+
 function optionalText(expected: string, pattern: RegExp) {
   return z
     .string()
@@ -820,6 +831,26 @@ export const CONFIG_VARIABLES = [
       'The largest file one FILE input of a new execution may be; a larger upload is refused with 413 and nothing of it is kept.',
     secret: false,
     schema: integer(1, 1024 * 1024 * 1024 * 1024),
+  },
+  {
+    name: 'LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES',
+    roles: ['worker', 'standalone'],
+    defaultFor: () => String(1024 * 1024),
+    defaultText: '`1048576` (1 MiB)',
+    description:
+      "A `Return` value or an `OutputValues` value larger than this is stored in internal storage and the task's output holds its `kestra:///` URI instead (read it with `read()`).",
+    secret: false,
+    schema: integer(1, 1024 * 1024 * 1024),
+  },
+  {
+    name: 'LANNER_STORAGE_RETENTION_DAYS',
+    roles: ['api', 'standalone'],
+    defaultFor: UNSET,
+    defaultText: 'unset (files are kept until purged through the API)',
+    description:
+      "Days after its end an execution's files (inputs, output files, stored outputs) are purged from internal storage; the api checks every hour for executions past it.",
+    secret: false,
+    schema: optionalInteger(1, 36500),
   },
   {
     name: 'LANNER_STORAGE_S3_PREFIX',

@@ -33,6 +33,19 @@ describe('refusing bad config', () => {
     ]);
   });
 
+  it('names a storage retention or an inline output limit that is not a number of the range', () => {
+    expect(problemsOf('standalone', { LANNER_STORAGE_RETENTION_DAYS: 'a week' })).toEqual([
+      'LANNER_STORAGE_RETENTION_DAYS: expected an integer 1-36500, or empty, got "a week"',
+    ]);
+    expect(problemsOf('worker', { LANNER_WORKER_CONTROLLERS: 'c:1', LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES: '0' })).toEqual([
+      'LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES: expected an integer 1-1073741824, got "0"',
+    ]);
+    expect(loadRoleConfig('standalone', { LANNER_STORAGE_RETENTION_DAYS: '30' })).toMatchObject({
+      storageRetentionDays: 30,
+    });
+    expect(loadRoleConfig('standalone', {})).toMatchObject({ storageRetentionDays: undefined });
+  });
+
   it('names the bucket when S3 internal storage has none, and a storage type it does not know', () => {
     expect(problemsOf('worker', { LANNER_WORKER_CONTROLLERS: 'c:1', LANNER_STORAGE_TYPE: 's3' })).toEqual([
       'LANNER_STORAGE_S3_BUCKET: required when LANNER_STORAGE_TYPE is s3, not set',

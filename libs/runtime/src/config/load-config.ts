@@ -168,11 +168,13 @@ export const CONFIG_SCHEMAS = {
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
       LANNER_API_EMBEDDED_INDEXER: schemaOf('LANNER_API_EMBEDDED_INDEXER'),
       LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
+      LANNER_STORAGE_RETENTION_DAYS: schemaOf('LANNER_STORAGE_RETENTION_DAYS'),
       ...storageVariables,
     })
     .superRefine(requireBucket)
     .transform((env) => ({
       ...serverConfig('api', env),
+      storageRetentionDays: env.LANNER_STORAGE_RETENTION_DAYS,
       adminToken: env.LANNER_ADMIN_TOKEN,
       userSigningKey: env.LANNER_USER_JWT_SIGNING_KEY,
       userLogin: userLoginConfig(env),
@@ -260,6 +262,7 @@ export const CONFIG_SCHEMAS = {
       LANNER_WORKER_TLS_CERT: schemaOf('LANNER_WORKER_TLS_CERT'),
       LANNER_WORKER_TLS_KEY: schemaOf('LANNER_WORKER_TLS_KEY'),
       LANNER_WORKER_TLS_AUTHORITY: schemaOf('LANNER_WORKER_TLS_AUTHORITY'),
+      LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES: schemaOf('LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES'),
       ...storageVariables,
     })
     .superRefine(requireBucket)
@@ -277,6 +280,7 @@ export const CONFIG_SCHEMAS = {
       name: env.LANNER_WORKER_NAME,
       dataDir: env.LANNER_WORKER_DATA_DIR,
       storage: storageConfig(env, env.LANNER_WORKER_DATA_DIR),
+      outputInlineMaxBytes: env.LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES,
       auth: {
         registrationToken: env.LANNER_WORKER_REGISTRATION_TOKEN,
         credentialsPath: env.LANNER_WORKER_CREDENTIALS_PATH ?? join(env.LANNER_WORKER_DATA_DIR, 'credentials.json'),
@@ -306,6 +310,8 @@ export const CONFIG_SCHEMAS = {
       ...userLoginVariables,
       LANNER_SETUP_FILE: schemaOf('LANNER_SETUP_FILE'),
       LANNER_FILE_INPUT_MAX_BYTES: schemaOf('LANNER_FILE_INPUT_MAX_BYTES'),
+      LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES: schemaOf('LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES'),
+      LANNER_STORAGE_RETENTION_DAYS: schemaOf('LANNER_STORAGE_RETENTION_DAYS'),
       ...storageVariables,
       ...expressionVariables,
     })
@@ -314,6 +320,8 @@ export const CONFIG_SCHEMAS = {
       role: 'standalone' as const,
       expression: expressionConfig(env),
       userLogin: userLoginConfig(env),
+      storageRetentionDays: env.LANNER_STORAGE_RETENTION_DAYS,
+      outputInlineMaxBytes: env.LANNER_STORAGE_OUTPUT_INLINE_MAX_BYTES,
       fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
       setupFile: env.LANNER_SETUP_FILE,
       workerTokenTtl: {

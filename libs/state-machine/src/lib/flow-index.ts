@@ -11,6 +11,13 @@ const RUNNABLE_KINDS: ReadonlySet<Task['kind']> = new Set<Task['kind']>([
   'ShellCommands',
   'NodeScript',
   'Fail',
+  'StorageWrite',
+  'StorageSize',
+  'StorageDelete',
+  'StorageConcat',
+  'StorageSplit',
+  'PurgeCurrentExecutionFiles',
+  'LocalFiles',
 ]);
 
 export function isRunnable(task: Task): task is RunnableTask {

@@ -114,6 +114,29 @@ export function inputFileUri(scope: ExecutionScope, input: string, fileName: str
   return build([...executionSegments(scope), 'inputs', checkId(input, 'input id'), ...fileNameSegments(fileName)]);
 }
 
+/** The folder segment under a namespace that holds its namespace files (Kestra's `_files`). */
+export const NAMESPACE_FILES_FOLDER = '_files';
+
+function namespaceSegments(namespace: string): string[] {
+  if (!NAMESPACE.test(namespace)) throw new StorageUriError(`namespace '${printable(namespace)}' is not a valid namespace`);
+  return namespace.split('.');
+}
+
+/** Where the namespace's files live: `kestra:///<namespace as folders>/_files`. */
+export function namespaceFilesPrefix(namespace: string): StorageUri {
+  return build([...namespaceSegments(namespace), NAMESPACE_FILES_FOLDER]);
+}
+
+/** The namespace file at `path` (relative, folders allowed): `kestra:///<namespace>/_files/<path>`. */
+export function namespaceFileUri(namespace: string, path: string): StorageUri {
+  return build([...namespaceSegments(namespace), NAMESPACE_FILES_FOLDER, ...fileNameSegments(path)]);
+}
+
+/** A namespace file's path relative to the namespace's `_files` folder. */
+export function namespaceFilePath(namespace: string, uri: StorageUri): string {
+  return uri.segments.slice(namespaceFilesPrefix(namespace).segments.length).join('/');
+}
+
 /** Parses and checks `kestra:///...`; a value that is not one names what is wrong. */
 export function parseStorageUri(value: string): StorageUri {
   if (typeof value !== 'string' || !value.startsWith(URI_PREFIX)) {

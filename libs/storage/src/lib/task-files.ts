@@ -1,6 +1,16 @@
 import type { Readable } from 'node:stream';
 import type { InternalStorage, StoredFile } from './storage.port';
-import { isUnder, parseStorageUri, StorageUriError, taskFileUri, type StorageUri, type TaskRunScope } from './storage-uri';
+import {
+  executionPrefix,
+  namespaceFilePath,
+  namespaceFilesPrefix,
+  isUnder,
+  parseStorageUri,
+  StorageUriError,
+  taskFileUri,
+  type StorageUri,
+  type TaskRunScope,
+} from './storage-uri';
 
 /**
  * What one task run may do with internal storage: store its own files (under its task
@@ -14,6 +24,12 @@ export interface TaskFiles {
   open(uri: string): Promise<Readable>;
   /** A file's size, or undefined when there is none (a URI outside the namespace is refused). */
   stat(uri: string): Promise<StoredFile | undefined>;
+  /** Deletes a file of the namespace; true when one was there (a URI outside the namespace is refused). */
+  delete(uri: string): Promise<boolean>;
+  /** The files of the task's namespace (`kestra:///<namespace>/_files/...`), by path relative to that folder. */
+  namespaceFiles(): Promise<{ readonly path: string; readonly uri: string }[]>;
+  /** Deletes every file of the task run's execution (inputs and every task's files); the URIs deleted. */
+  purgeExecution(): Promise<string[]>;
 }
 
 export function taskRunFiles(storage: InternalStorage, tenant: string, scope: TaskRunScope): TaskFiles {
@@ -34,5 +50,17 @@ export function taskRunFiles(storage: InternalStorage, tenant: string, scope: Ta
     upload: (name, body) => storage.put(tenant, taskFileUri(scope, name), body),
     open: async (value) => storage.get(tenant, readable(value)),
     stat: async (value) => storage.stat(tenant, readable(value)),
+    delete: async (value) => storage.delete(tenant, readable(value)),
+    namespaceFiles: async () =>
+      (await storage.list(tenant, namespaceFilesPrefix(scope.namespace))).map((file) => ({
+        path: namespaceFilePath(scope.namespace, parseStorageUri(file.uri)),
+        uri: file.uri,
+      })),
+    purgeExecution: async () => {
+      const prefix = executionPrefix(scope);
+      const files = await storage.list(tenant, prefix);
+      await storage.deletePrefix(tenant, prefix);
+      return files.map((file) => file.uri);
+    },
   };
 }

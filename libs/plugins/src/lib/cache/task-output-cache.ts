@@ -1,7 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
 import type { RunnableTask } from '@lanner/model';
+import { parseStorageUri, type InternalStorage, type StorageUri } from '@lanner/storage';
 import { canonicalJson, type JsonObject } from '../json';
 
 /** Which flow a task belongs to: two flows (or tenants) never share cached outputs. */
@@ -52,17 +55,7 @@ export function createTaskOutputCache(storageDir: string): TaskOutputCache {
   };
 
   return {
-    keyFor(task, scope) {
-      const { taskCache: _settings, ...definition } = task;
-      const scoped = {
-        version: FORMAT_VERSION,
-        tenantId: scope.tenantId ?? null,
-        namespace: scope.namespace,
-        flowId: scope.flowId,
-        task: definition,
-      };
-      return createHash('sha256').update(canonicalJson(scoped)).digest('hex');
-    },
+    keyFor: cacheKey,
 
     async read(key, now) {
       const entry = await readEntry(fileOf(key));
@@ -76,12 +69,7 @@ export function createTaskOutputCache(storageDir: string): TaskOutputCache {
 
     async write(key, outputs, now, ttlMs) {
       await mkdir(folder, { recursive: true });
-      const entry: CacheEntry = {
-        version: FORMAT_VERSION,
-        storedAt: now.toISOString(),
-        expiresAt: ttlMs === undefined ? null : new Date(now.getTime() + ttlMs).toISOString(),
-        outputs,
-      };
+      const entry = newEntry(outputs, now, ttlMs);
       const temporary = join(folder, `.${key}.${randomUUID()}.tmp`);
       await writeFile(temporary, JSON.stringify(entry), { mode: 0o600 });
       await rename(temporary, fileOf(key));
@@ -102,11 +90,92 @@ export function createTaskOutputCache(storageDir: string): TaskOutputCache {
   };
 }
 
+function cacheKey(task: RunnableTask, scope: TaskCacheScope): string {
+  const { taskCache: _settings, ...definition } = task;
+  const scoped = {
+    version: FORMAT_VERSION,
+    tenantId: scope.tenantId ?? null,
+    namespace: scope.namespace,
+    flowId: scope.flowId,
+    task: definition,
+  };
+  return createHash('sha256').update(canonicalJson(scoped)).digest('hex');
+}
+
+function newEntry(outputs: JsonObject, now: Date, ttlMs: number | undefined): CacheEntry {
+  return {
+    version: FORMAT_VERSION,
+    storedAt: now.toISOString(),
+    expiresAt: ttlMs === undefined ? null : new Date(now.getTime() + ttlMs).toISOString(),
+    outputs,
+  };
+}
+
+/** The storage space the shared cache lives in: no tenant can be named so (as the controller registry). */
+export const TASK_CACHE_STORAGE_TENANT = 'instance';
+const CACHE_PREFIX = 'kestra:///lanner/task-cache';
+
+/**
+ * The task output cache in internal storage, shared by every worker that uses the same
+ * store: one JSON entry per key at `kestra:///lanner/task-cache/<key>.json` in the
+ * `instance` storage space (the key already holds the tenant, namespace and flow). Same
+ * keys and entries as the folder cache; a store's put is whole or nothing.
+ */
+export function storageTaskOutputCache(storage: InternalStorage): TaskOutputCache {
+  const uriOf = (key: string): StorageUri => {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error('a task cache key is a SHA-256 in hex');
+    return parseStorageUri(`${CACHE_PREFIX}/${key}.json`);
+  };
+  const readStored = async (uri: StorageUri): Promise<CacheEntry | undefined> => {
+    try {
+      return entryOf(await text(await storage.get(TASK_CACHE_STORAGE_TENANT, uri)));
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    keyFor: cacheKey,
+    async read(key, now) {
+      const entry = await readStored(uriOf(key));
+      if (entry === undefined) return undefined;
+      if (isExpired(entry, now)) {
+        await storage.delete(TASK_CACHE_STORAGE_TENANT, uriOf(key)).catch(() => undefined);
+        return undefined;
+      }
+      return entry.outputs;
+    },
+    async write(key, outputs, now, ttlMs) {
+      const body = Readable.from([Buffer.from(JSON.stringify(newEntry(outputs, now, ttlMs)))]);
+      await storage.put(TASK_CACHE_STORAGE_TENANT, uriOf(key), body);
+    },
+    async purgeExpired(now) {
+      let removed = 0;
+      for (const file of await storage.list(TASK_CACHE_STORAGE_TENANT, parseStorageUri(CACHE_PREFIX))) {
+        const uri = parseStorageUri(file.uri);
+        const entry = await readStored(uri);
+        if (entry === undefined || isExpired(entry, now)) {
+          await storage.delete(TASK_CACHE_STORAGE_TENANT, uri);
+          removed += 1;
+        }
+      }
+      return removed;
+    },
+  };
+}
+
 /** An unreadable or foreign file is a miss, never an error: the task simply runs. */
 async function readEntry(file: string): Promise<CacheEntry | undefined> {
+  try {
+    return entryOf(await readFile(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function entryOf(content: string): CacheEntry | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
+    parsed = JSON.parse(content);
   } catch {
     return undefined;
   }

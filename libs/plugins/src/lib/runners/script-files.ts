@@ -16,6 +16,34 @@ function storageOf(context: TaskKindContext, what: string) {
 }
 
 /**
+ * Kestra's `namespaceFiles`: when enabled, the namespace's files matching `include` (every
+ * one when absent) and no `exclude` glob are streamed into the working directory at their
+ * paths, before `inputFiles` (which win on a clash).
+ */
+export async function writeNamespaceFiles(task: ScriptFiles, context: TaskKindContext, owner?: TaskUser): Promise<void> {
+  const spec = task.namespaceFiles;
+  if (spec === undefined || !spec.enabled) return;
+  const files = storageOf(context, 'namespaceFiles');
+  const include = (spec.include ?? []).map(globPattern);
+  const exclude = (spec.exclude ?? []).map(globPattern);
+  for (const file of await files.namespaceFiles()) {
+    if (include.length > 0 && !include.some((pattern) => pattern.test(file.path))) continue;
+    if (exclude.some((pattern) => pattern.test(file.path))) continue;
+    const segments = fileNameSegments(file.path);
+    const path = join(context.workingDirectory, ...segments);
+    await mkdir(dirname(path), { recursive: true });
+    await pipeline(await files.open(file.uri), createWriteStream(path, { mode: 0o600 }), { signal: context.signal });
+    if (owner !== undefined) await chownPath(context.workingDirectory, segments, owner);
+  }
+}
+
+async function chownPath(root: string, segments: readonly string[], owner: TaskUser): Promise<void> {
+  for (let depth = 1; depth <= segments.length; depth += 1) {
+    await chown(join(root, ...segments.slice(0, depth)), owner.uid, owner.gid);
+  }
+}
+
+/**
  * Kestra's `inputFiles`: each entry becomes a file of the working directory. A value that
  * is a `kestra:///` URI (an earlier task's output file, a FILE input) is streamed from
  * internal storage; any other value is the file's content.

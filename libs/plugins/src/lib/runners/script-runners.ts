@@ -5,7 +5,7 @@ import type { NodeScriptTask, ShellCommandsTask } from '@lanner/model';
 import { processEnvironment } from '../process/process-environment';
 import { runProcess, type TaskUser } from '../process/run-process';
 import type { TaskKindContext, TaskKindResult, TaskKindRunner } from '../task-runner.port';
-import { uploadOutputFiles, writeInputFiles } from './script-files';
+import { uploadOutputFiles, writeInputFiles, writeNamespaceFiles } from './script-files';
 
 export interface ScriptOptions {
   /** Time between SIGTERM and SIGKILL when a script is killed. Default 5 s. */
@@ -35,6 +35,7 @@ export function shellCommandsRunner(options: ScriptOptions = {}): TaskKindRunner
   return {
     async run(task, context) {
       await requireDirectory(context);
+      await writeNamespaceFiles(task, context, options.runAs);
       await writeInputFiles(task, context, options.runAs);
       const script = ['set -e', ...task.commands].join('\n');
       const result = await runProcess(
@@ -61,6 +62,7 @@ export function nodeScriptRunner(options: ScriptOptions = {}): TaskKindRunner<No
   return {
     async run(task, context) {
       await requireDirectory(context);
+      await writeNamespaceFiles(task, context, options.runAs);
       await writeInputFiles(task, context, options.runAs);
       const folder = await mkdtemp(join(tmpdir(), 'lanner-node-script-'));
       try {

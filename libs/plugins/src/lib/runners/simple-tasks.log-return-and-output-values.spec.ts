@@ -39,12 +39,19 @@ describe('log, return and output values: Kestra outputs', () => {
     expect(Object.keys(createTaskRunners()).sort()).toEqual([
       'Fail',
       'HttpRequest',
+      'LocalFiles',
       'Log',
       'NodeScript',
       'OutputValues',
+      'PurgeCurrentExecutionFiles',
       'Return',
       'ShellCommands',
       'Sleep',
+      'StorageConcat',
+      'StorageDelete',
+      'StorageSize',
+      'StorageSplit',
+      'StorageWrite',
     ]);
   });
 

@@ -1,4 +1,4 @@
-import { ExpressionError, renderSecrets, renderSecretsInValue } from '@lanner/expressions';
+import { ExpressionError, renderSecrets, renderSecretsInValue, type FileLookup } from '@lanner/expressions';
 import type { RunnableTask, TemplatedValue } from '@lanner/model';
 import type { SecretSource } from '../task-runner.port';
 import { UnreadableSecretError } from './environment-secret-source';
@@ -16,7 +16,7 @@ export class TaskSecretError extends Error {
  * Only the properties a task type renders are touched: the rest (ids, selectors,
  * retry) was used by the executor and is not task input.
  */
-export function resolveTaskSecrets(task: RunnableTask, source: SecretSource, mask: SecretMask): RunnableTask {
+export function resolveTaskSecrets(task: RunnableTask, source: SecretSource, mask: SecretMask, files?: FileLookup): RunnableTask {
   const problems: Error[] = [];
   const missing: string[] = [];
   const resolve = (name: string): string | undefined => {
@@ -34,10 +34,11 @@ export function resolveTaskSecrets(task: RunnableTask, source: SecretSource, mas
     return value;
   };
   try {
-    return withSecrets(
+    const options = files ? { files } : {};
+    return withWorkerText(
       task,
-      (text) => renderSecrets(text, resolve),
-      (value) => renderSecretsInValue(value, resolve) as TemplatedValue,
+      (text) => renderSecrets(text, resolve, options),
+      (value) => renderSecretsInValue(value, resolve, options) as TemplatedValue,
     );
   } catch (error) {
     // The expression library names the whole segment; say plainly which secret it is.
@@ -48,7 +49,8 @@ export function resolveTaskSecrets(task: RunnableTask, source: SecretSource, mas
   }
 }
 
-function withSecrets(
+/** The task with `text` applied to each worker-text property and `value` to each templated value. */
+export function withWorkerText(
   task: RunnableTask,
   text: (t: string) => string,
   value: (v: TemplatedValue) => TemplatedValue,
@@ -78,5 +80,28 @@ function withSecrets(
       return { ...task, script: text(task.script), env: map(task.env), inputFiles: map(task.inputFiles) };
     case 'Fail':
       return { ...task, errorMessage: text(task.errorMessage) };
+    case 'StorageWrite':
+      return { ...task, content: text(task.content), extension: text(task.extension) };
+    case 'StorageSize':
+    case 'StorageDelete':
+      return { ...task, uri: text(task.uri) };
+    case 'StorageConcat':
+      return {
+        ...task,
+        files: typeof task.files === 'string' ? text(task.files) : task.files.map(text),
+        separator: task.separator === undefined ? undefined : text(task.separator),
+        extension: text(task.extension),
+      };
+    case 'StorageSplit':
+      return {
+        ...task,
+        from: text(task.from),
+        by: { ...task.by, value: text(task.by.value) },
+        separator: text(task.separator),
+      };
+    case 'PurgeCurrentExecutionFiles':
+      return task;
+    case 'LocalFiles':
+      return { ...task, inputs: map(task.inputs), outputs: task.outputs?.map(text) };
   }
 }

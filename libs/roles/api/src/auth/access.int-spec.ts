@@ -90,11 +90,13 @@ function requestFor(route: ApiRoute, tenant = 'main'): { path: string; body?: st
   // A file route names a file by its URI: one of this execution that was never written.
   if (route.path.endsWith('/file') || route.path.endsWith('/file/preview'))
     return { path: `${path}?path=${encodeURIComponent(`kestra:///company.team/hello/executions/${inTeam}/absent.txt`)}` };
+  // A namespace file route names a file by its path: one that was never written.
+  if (route.path.endsWith('/files')) return { path: `${path}?path=absent.txt` };
   return route.method === 'GET' || route.method === 'DELETE' ? { path } : { path, ...json({}) };
 }
 
-/** What a permitted read answers: 200, or 404 for a file route (the spec's execution has no files). */
-const readAnswer = (route: ApiRoute): number => (/\/file(\/preview)?$/.test(route.path) ? 404 : 200);
+/** What a permitted read answers: 200, or 404 for a file route (the spec's execution and namespace have no files). */
+const readAnswer = (route: ApiRoute): number => (/\/(file(\/preview)?|files)$/.test(route.path) ? 404 : 200);
 
 const apiRoutes = () => apiRoleRoutes().filter((route) => route.access?.permission !== undefined);
 const tenantRoutes = () => apiRoutes().filter((route) => route.path.startsWith('/api/v1/:tenant/'));

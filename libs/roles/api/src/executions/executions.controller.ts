@@ -17,6 +17,7 @@ import { openEventStream, SSE_KEEP_ALIVE } from '../http/server-sent-events';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import { EXECUTION_STATS_SCHEMA } from './execution-stats-openapi';
 import { executionView } from './execution-view';
+import { ExecutionFilesService } from './execution-files.service';
 import { ExecutionsService, type NewExecutionRequest } from './executions.service';
 import { LABELS_FIELD, newExecutionFromForm, parseLabels } from './new-execution-form';
 import { RequirePermission } from '../auth/route-access.decorator';
@@ -169,7 +170,10 @@ function waitTimeoutMs(text: string | undefined): number {
 export class ExecutionsController {
   private readonly logger = new Logger(ExecutionsController.name);
 
-  constructor(private readonly executions: ExecutionsService) {}
+  constructor(
+    private readonly executions: ExecutionsService,
+    private readonly files: ExecutionFilesService,
+  ) {}
 
   // Declared before `:id` and `:namespace/:flowId` so that these literal paths win.
   @RequirePermission('execution', 'read', { namespaceFrom: 'query' })
@@ -367,6 +371,17 @@ export class ExecutionsController {
       this.logger.warn({ executionId: id, ...errorSummary(error) }, 'file download interrupted');
       response.destroy();
     });
+  }
+
+  @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
+  @Delete(':id/files')
+  @ApiOperation({
+    summary: "Purge an ended execution's files from internal storage (its FILE inputs, output files and stored outputs)",
+  })
+  @ApiOkResponse({ description: '{ uris }: the files deleted' })
+  @ProblemResponses(400, 404, 409)
+  async purgeFiles(@Param('tenant') tenant: string, @Param('id') id: string) {
+    return { uris: await this.files.purge(tenant, id) };
   }
 
   @RequirePermission('file', 'read', { namespaceFrom: { executionParam: 'id' } })

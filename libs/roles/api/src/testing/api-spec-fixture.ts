@@ -35,7 +35,10 @@ export interface ApiSpecFixture {
 }
 
 /** Internal storage for the spec's api (FILE inputs, downloads); none by default. */
-export type ApiSpecStorage = Pick<ApiRoleOptions, 'storage' | 'fileInputMaxBytes'>;
+export type ApiSpecStorage = Pick<
+  ApiRoleOptions,
+  'storage' | 'fileInputMaxBytes' | 'storageRetentionDays' | 'storageRetentionSweepMs'
+>;
 
 /** `extraModules`: served next to the api role, under its global guard, pipe and filter. */
 export async function startApiForSpec(
@@ -75,6 +78,8 @@ export async function startApiForSpec(
     users: options.users,
     storage: options.storage,
     fileInputMaxBytes: options.fileInputMaxBytes,
+    storageRetentionDays: options.storageRetentionDays,
+    storageRetentionSweepMs: options.storageRetentionSweepMs,
   });
   @Module({ imports: [RuntimeModule.forRoot(config, logger), api, ...(options.extraModules ?? [])] })
   class ApiSpecModule {}

@@ -12,6 +12,13 @@ const RUNNABLE_KINDS: ReadonlySet<string> = new Set<RunnableTask['kind']>([
   'ShellCommands',
   'NodeScript',
   'Fail',
+  'StorageWrite',
+  'StorageSize',
+  'StorageDelete',
+  'StorageConcat',
+  'StorageSplit',
+  'PurgeCurrentExecutionFiles',
+  'LocalFiles',
 ]);
 
 export type RunnableJob = { readonly ok: true; readonly task: RunnableTask } | { readonly ok: false; readonly reason: string };

@@ -20,6 +20,7 @@ import {
 import type { LogLevel } from '@lanner/model';
 import {
   createTaskOutputCache,
+  storageTaskOutputCache,
   createTaskRunner,
   runHttpPoll,
   runWithCache,
@@ -67,6 +68,8 @@ export interface WorkerAgentOptions {
   readonly dataDir: string;
   /** Internal storage for the tasks' files; absent: a task with file properties fails saying so. */
   readonly storage?: InternalStorage;
+  /** Return/OutputValues values larger than this are stored as files and output as URIs; absent: 1 MiB. */
+  readonly outputInlineMaxBytes?: number;
   readonly logger: Logger;
   /** Jobs held beyond the running ones, so a freed slot starts the next job without a round trip. */
   readonly bufferedJobs?: number;
@@ -201,8 +204,12 @@ export class WorkerAgent {
     this.dataDir = resolve(options.dataDir);
     this.instanceId = workerInstanceId(this.dataDir);
     this.taskUser = options.taskUser === undefined ? defaultTaskUser() : options.taskUser;
-    this.runner = createTaskRunner({ scripts: this.taskUser ? { runAs: this.taskUser } : {} });
-    this.cache = createTaskOutputCache(this.dataDir);
+    this.runner = createTaskRunner({
+      scripts: this.taskUser ? { runAs: this.taskUser } : {},
+      ...(options.outputInlineMaxBytes === undefined ? {} : { outputInlineMaxBytes: options.outputInlineMaxBytes }),
+    });
+    // With internal storage the cache is shared by every worker on that store; without, it is this worker's own.
+    this.cache = options.storage ? storageTaskOutputCache(options.storage) : createTaskOutputCache(this.dataDir);
     this.capacity = options.slots + (options.bufferedJobs ?? DEFAULT_BUFFERED_JOBS);
     this.logs = new LogBatcher(
       (entries) => this.session?.send({ $case: 'logBatch', value: { entries } }) ?? false,
