@@ -45,7 +45,7 @@ export interface TenantRepositories {
     Repo<'flows'>,
     'create' | 'saveRevision' | 'getLatest' | 'getRevision' | 'listRevisions' | 'search' | 'softDelete'
   >;
-  readonly executions: Bound<Repo<'executions'>, 'create' | 'get' | 'getExecutorState' | 'search' | 'stats'>;
+  readonly executions: Bound<Repo<'executions'>, 'create' | 'get' | 'getExecutorState' | 'markFilesPurged' | 'search' | 'stats'>;
   readonly logs: Bound<Repo<'logs'>, 'list'>;
   readonly metrics: Bound<Repo<'metrics'>, 'listForExecution'>;
   readonly namespaces: Bound<Repo<'namespaces'>, 'list' | 'listWorkerSelectors' | 'setWorkerSelector'>;
@@ -81,7 +81,14 @@ export function tenantScope(repositories: Repositories, tenantId: ServedTenantId
       'search',
       'softDelete',
     ]),
-    executions: bind(repositories.executions, tenantId, ['create', 'get', 'getExecutorState', 'search', 'stats']),
+    executions: bind(repositories.executions, tenantId, [
+      'create',
+      'get',
+      'getExecutorState',
+      'markFilesPurged',
+      'search',
+      'stats',
+    ]),
     logs: bind(repositories.logs, tenantId, ['list']),
     metrics: bind(repositories.metrics, tenantId, ['listForExecution']),
     namespaces: bind(repositories.namespaces, tenantId, ['list', 'listWorkerSelectors', 'setWorkerSelector']),

@@ -18,7 +18,7 @@ import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
 import { DeadLettersController } from './dead-letters/dead-letters.controller';
 import { DeadLettersService } from './dead-letters/dead-letters.service';
 import { ExecutionsController } from './executions/executions.controller';
-import { ExecutionFilesService } from './executions/execution-files.service';
+import { ExecutionFilesService, StorageRetention } from './executions/execution-files.service';
 import { ExecutionsService, INTERNAL_STORAGE } from './executions/executions.service';
 import { FlowsController } from './flows/flows.controller';
 import { TriggersController } from './triggers/triggers.controller';
@@ -105,6 +105,7 @@ export class ApiRoleModule {
         ExecutionUpdatesFeed,
         ExecutionsService,
         ExecutionFilesService,
+        StorageRetention,
         FlowSourceParser,
         { provide: ParsedFlowCache, useFactory: () => new ParsedFlowCache() },
         FlowsService,

@@ -15,7 +15,7 @@ import {
   taskFileUri,
 } from '@lanner/storage';
 import { startApiForSpec, type ApiSpecFixture } from '../testing/api-spec-fixture';
-import { ExecutionFilesService } from './execution-files.service';
+import { StorageRetention } from './execution-files.service';
 
 // An execution's files purged with it, on each store (a local folder, and SeaweedFS for S3):
 // DELETE /executions/{id}/files purges an ended execution's files, and the retention
@@ -101,7 +101,7 @@ describe.each([
     const old = await execution('SUCCESS', 10);
     const recent = await execution('FAILED', 1);
     const running = await execution('RUNNING', null);
-    const retention = api.app.get(ExecutionFilesService);
+    const retention = api.app.get(StorageRetention);
 
     expect(await retention.sweep(new Date())).toBe(1);
     expect(await filesOf(old.id)).toEqual([]);

@@ -380,7 +380,8 @@ export class ExecutionsController {
   })
   @ApiOkResponse({ description: '{ uris }: the files deleted' })
   @ProblemResponses(400, 404, 409)
-  async purgeFiles(@Param('tenant') tenant: string, @Param('id') id: string) {
+  @Audit('execution.purge-files', { id: ':id', namespace: { executionParam: 'id' } })
+  async purgeFiles(@TenantData() tenant: TenantRepositories, @Param('id') id: string) {
     return { uris: await this.files.purge(tenant, id) };
   }
 

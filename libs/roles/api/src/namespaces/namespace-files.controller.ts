@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Inject, Logger, Param, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { NotFound } from '@lanner/repository';
+import { NotFound, type TenantRepositories } from '@lanner/repository';
 import { errorSummary } from '@lanner/runtime';
 import {
   type InternalStorage,
@@ -16,7 +16,9 @@ import {
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
+import { Audit } from '../audit/audit.decorator';
 import { RequirePermission } from '../auth/route-access.decorator';
+import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from '../http/api-errors';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { parseWith } from '../http/request-body';
@@ -34,6 +36,7 @@ const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
  */
 @ApiTags('namespaces')
 @BearerAuth()
+@TenantPath()
 @Controller('api/v1/:tenant/namespaces/:namespace/files')
 export class NamespaceFilesController {
   private readonly logger = new Logger(NamespaceFilesController.name);
@@ -52,7 +55,8 @@ export class NamespaceFilesController {
   @ApiQuery({ name: 'path', required: false, description: 'A folder, relative to the namespace files root' })
   @ApiOkResponse({ description: '[{ path, size, uri }] in path order' })
   @ProblemResponses(400, 403)
-  async list(@Param('tenant') tenant: string, @Param('namespace') namespace: string, @Query() query: unknown) {
+  async list(@TenantData() scope: TenantRepositories, @Param('namespace') namespace: string, @Query() query: unknown) {
+    const tenant = scope.tenantId;
     const { path } = parseWith(FolderQuerySchema, query, 'query');
     const folder = path === undefined || path.replace(/\/+$/, '') === '' ? undefined : path.replace(/\/+$/, '');
     const prefix = folder === undefined ? this.root(namespace) : this.uriOf(namespace, folder);
@@ -72,11 +76,12 @@ export class NamespaceFilesController {
   @ApiOkResponse({ description: "The file's bytes" })
   @ProblemResponses(400, 403, 404)
   async get(
-    @Param('tenant') tenant: string,
+    @TenantData() scope: TenantRepositories,
     @Param('namespace') namespace: string,
     @Query() query: unknown,
     @Res() response: HttpResponse,
   ): Promise<void> {
+    const tenant = scope.tenantId;
     const { path } = parseWith(PathQuerySchema, query, 'query');
     const uri = this.uriOf(namespace, path);
     const found = this.storage ? await this.storage.stat(tenant, uri) : undefined;
@@ -97,6 +102,7 @@ export class NamespaceFilesController {
   }
 
   @RequirePermission('file', 'write')
+  @Audit('namespace-file.put', { id: ':namespace', namespace: ':namespace' })
   @Put()
   @ApiOperation({ summary: 'Store a namespace file (the request body, streamed), replacing the one at that path' })
   @ApiQuery({ name: 'path', required: true, description: 'The file, relative to the namespace files root' })
@@ -104,11 +110,12 @@ export class NamespaceFilesController {
   @ApiOkResponse({ description: '{ path, size, uri }' })
   @ProblemResponses(400, 403, 413)
   async put(
-    @Param('tenant') tenant: string,
+    @TenantData() scope: TenantRepositories,
     @Param('namespace') namespace: string,
     @Query() query: unknown,
     @Req() request: HttpRequest,
   ) {
+    const tenant = scope.tenantId;
     const { path } = parseWith(PathQuerySchema, query, 'query');
     const uri = this.uriOf(namespace, path);
     const storage = this.requireStorage();
@@ -128,12 +135,18 @@ export class NamespaceFilesController {
   }
 
   @RequirePermission('file', 'write')
+  @Audit('namespace-file.delete', { id: ':namespace', namespace: ':namespace' })
   @Delete()
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete one namespace file' })
   @ApiQuery({ name: 'path', required: true, description: 'The file, relative to the namespace files root' })
   @ProblemResponses(400, 403, 404)
-  async remove(@Param('tenant') tenant: string, @Param('namespace') namespace: string, @Query() query: unknown): Promise<void> {
+  async remove(
+    @TenantData() scope: TenantRepositories,
+    @Param('namespace') namespace: string,
+    @Query() query: unknown,
+  ): Promise<void> {
+    const tenant = scope.tenantId;
     const { path } = parseWith(PathQuerySchema, query, 'query');
     const uri = this.uriOf(namespace, path);
     if (!(await this.requireStorage().delete(tenant, uri))) throw new NotFound('namespace file', path);

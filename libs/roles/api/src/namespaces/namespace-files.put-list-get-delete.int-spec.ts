@@ -88,6 +88,12 @@ describe('namespace files through the API', () => {
 
   it("keeps a tenant's namespace files out of another tenant's reach", async () => {
     expect((await put('mine.txt', 'tenant main')).status).toBe(200);
+    const made = await fetch(`${api.baseUrl}/api/v1/instance/tenants`, {
+      method: 'POST',
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'other' }),
+    });
+    expect(made.status).toBe(201);
     const elsewhere = `${api.baseUrl}/api/v1/other/namespaces/company.files/files`;
     expect((await fetch(`${elsewhere}?path=mine.txt`, { headers: auth() })).status).toBe(404);
     expect(await (await fetch(`${elsewhere}/directory`, { headers: auth() })).json()).toEqual([]);
