@@ -3,13 +3,12 @@
 // never floods the executor. Pure: the caller passes `now`.
 
 import type { ScheduleTrigger } from '../flow/flow.types';
+import { SYSTEM_LABEL_PREFIX } from '../flow/system-labels';
 import { type ScheduleFiring, scanScheduleDates } from './schedule-dates';
 
 /** The label every execution a backfill started carries (`true`), beside the trigger's own label. */
 export const BACKFILL_LABEL = 'system.backfill';
 
-/** Labels under this prefix belong to Lanner; a backfill may not set them. */
-const SYSTEM_LABEL_PREFIX = 'system.';
 
 /** Where a backfill stands. */
 export interface BackfillProgress {
