@@ -276,7 +276,7 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
         killWorkers: ['e2e-worker-a'],
         killControllers: ['controller'],
         killExecutors: ['executor'],
-        // The scheduler role does not exist yet: its processes go here once it does.
+        // The chaos cluster runs no scheduler (the mixed flow has no trigger): scheduler processes go here once it does.
         killSchedulers: [],
         termWorkers: ['e2e-worker-b'],
         pause: [

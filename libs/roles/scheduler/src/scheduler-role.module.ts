@@ -12,7 +12,8 @@ import { SchedulerService } from './lib/scheduler.service';
  * docs/scheduler.md). It reads flows and triggers from the repository and
  * announces the executions it creates on the queue, as the api does. Flow
  * triggers are evaluated by the executor when an execution ends, Webhook
- * triggers by the api; polling triggers are not evaluated yet.
+ * triggers by the api; polling triggers are sent by this role to worker
+ * queues as poll jobs and fire on their answers.
  *
  * Only wiring lives here. The adapters are leased from the process's adapter
  * pool, so standalone's roles share one repository and one in-process queue,
