@@ -1,3 +1,4 @@
+import { RedactedSecret } from '@lanner/model';
 import {
   type ApiTokenSetupProblem,
   type DeclaredApiToken,
@@ -22,30 +23,11 @@ const USERNAME = /^[A-Za-z0-9._@-]{1,128}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const TENANT_FIELDS = ['id', 'name'];
 const USER_FIELDS = ['username', 'tenant', 'role', 'instanceAdmin', 'passwordEnv', 'passwordFile'];
-const REDACTED = '[redacted password]';
 
 /** A declared user's password: only `reveal()` gives it out (to the code that hashes it), never a log line or JSON. */
-export class PasswordSecret {
-  readonly #value: string;
-
+export class PasswordSecret extends RedactedSecret {
   constructor(value: string) {
-    this.#value = value;
-  }
-
-  reveal(): string {
-    return this.#value;
-  }
-
-  toString(): string {
-    return REDACTED;
-  }
-
-  toJSON(): string {
-    return REDACTED;
-  }
-
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return REDACTED;
+    super(value, 'password');
   }
 }
 

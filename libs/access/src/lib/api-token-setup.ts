@@ -1,4 +1,4 @@
-import { NAMESPACE_PATTERN } from '@lanner/model';
+import { NAMESPACE_PATTERN, RedactedSecret } from '@lanner/model';
 import { isTenantRole, TENANT_ROLES, type TenantRole } from './permissions';
 
 /**
@@ -11,26 +11,11 @@ import { isTenantRole, TENANT_ROLES, type TenantRole } from './permissions';
 /** 43 to 512 URL-safe base64 characters: at least the 256 random bits a minted token carries. */
 const API_TOKEN_VALUE = /^[A-Za-z0-9_-]{43,512}$/;
 const FIELDS = ['tenant', 'name', 'role', 'namespace', 'token', 'tokenFile'];
-const REDACTED = '[redacted API token]';
 
 /** A declared token value: only `reveal()` gives it out (to the code that hashes it), never a log line or JSON. */
-export class ApiTokenSecret {
-  readonly #value: string;
-
+export class ApiTokenSecret extends RedactedSecret {
   constructor(value: string) {
-    this.#value = value;
-  }
-
-  reveal(): string {
-    return this.#value;
-  }
-
-  toString(): string {
-    return REDACTED;
-  }
-
-  toJSON(): string {
-    return REDACTED;
+    super(value, 'API token');
   }
 }
 

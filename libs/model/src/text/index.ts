@@ -6,3 +6,4 @@ export {
   unstorableCharacterIn,
   type UnstorableText,
 } from './storable-text';
+export { RedactedSecret } from './redacted-secret';

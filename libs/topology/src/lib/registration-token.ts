@@ -4,6 +4,7 @@
  * error message or a JSON dump by accident; only `reveal()` gives it out (to
  * the code that hashes it for storage).
  */
+import { RedactedSecret } from '@lanner/model';
 
 /**
  * The format of a registration token: 43 to 512 characters of the URL-safe
@@ -14,35 +15,9 @@
 export const REGISTRATION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43,512}$/;
 export const REGISTRATION_TOKEN_FORMAT = '43 to 512 URL-safe base64 characters (A-Z, a-z, 0-9, - and _)';
 
-const REDACTED = '[redacted registration token]';
-
-export class RegistrationTokenSecret {
-  readonly #value: string;
-
+export class RegistrationTokenSecret extends RedactedSecret {
   constructor(value: string) {
-    this.#value = value;
-  }
-
-  /** The raw value: only for hashing it, never for logging or returning it. */
-  reveal(): string {
-    return this.#value;
-  }
-
-  sameAs(other: RegistrationTokenSecret): boolean {
-    return this.#value === other.#value;
-  }
-
-  toString(): string {
-    return REDACTED;
-  }
-
-  toJSON(): string {
-    return REDACTED;
-  }
-
-  // Node's console.log / util.inspect honour this symbol; Symbol.for avoids importing node:util.
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return REDACTED;
+    super(value, 'registration token');
   }
 }
 
