@@ -419,6 +419,29 @@ export type RunnableTask =
 export type Task = FlowableTask | RunnableTask;
 export type TaskKind = Task['kind'];
 
+/**
+ * The kinds a worker runs (every kind of `RunnableTask`, the record makes the
+ * compiler check it); flowable kinds run in the executor and never reach a worker.
+ */
+const RUNNABLE_KIND_RECORD: Record<RunnableTask['kind'], true> = {
+  Log: true,
+  Return: true,
+  OutputValues: true,
+  Sleep: true,
+  HttpRequest: true,
+  ShellCommands: true,
+  NodeScript: true,
+  Fail: true,
+  StorageWrite: true,
+  StorageSize: true,
+  StorageDelete: true,
+  StorageConcat: true,
+  StorageSplit: true,
+  PurgeCurrentExecutionFiles: true,
+  LocalFiles: true,
+};
+export const RUNNABLE_TASK_KINDS: ReadonlySet<string> = new Set(Object.keys(RUNNABLE_KIND_RECORD));
+
 // ---- Triggers ----------------------------------------------------------------
 
 export interface TriggerCommon {

@@ -1,27 +1,9 @@
 // Task lookups by id over a parsed flow, built once per flow object.
-import type { Flow, RunnableTask, Task } from '@lanner/model';
+import { type Flow, RUNNABLE_TASK_KINDS, type RunnableTask, type Task } from '@lanner/model';
 import { rulesOf } from './flowables';
 
-const RUNNABLE_KINDS: ReadonlySet<Task['kind']> = new Set<Task['kind']>([
-  'Log',
-  'Return',
-  'OutputValues',
-  'Sleep',
-  'HttpRequest',
-  'ShellCommands',
-  'NodeScript',
-  'Fail',
-  'StorageWrite',
-  'StorageSize',
-  'StorageDelete',
-  'StorageConcat',
-  'StorageSplit',
-  'PurgeCurrentExecutionFiles',
-  'LocalFiles',
-]);
-
 export function isRunnable(task: Task): task is RunnableTask {
-  return RUNNABLE_KINDS.has(task.kind);
+  return RUNNABLE_TASK_KINDS.has(task.kind);
 }
 
 /** A task run names a task id the flow does not have (the flow changed under a running execution). */

@@ -1,25 +1,6 @@
-import { TRIGGER_TYPES, type RunnableTask } from '@lanner/model';
+import { RUNNABLE_TASK_KINDS, TRIGGER_TYPES, type RunnableTask } from '@lanner/model';
 import type { HttpPollDefinition } from '@lanner/plugins';
 import { millisFromDuration, type Job } from '@lanner/frames';
-
-/** The kinds a worker runs; flowable kinds run in the executor and never reach a worker. */
-const RUNNABLE_KINDS: ReadonlySet<string> = new Set<RunnableTask['kind']>([
-  'Log',
-  'Return',
-  'OutputValues',
-  'Sleep',
-  'HttpRequest',
-  'ShellCommands',
-  'NodeScript',
-  'Fail',
-  'StorageWrite',
-  'StorageSize',
-  'StorageDelete',
-  'StorageConcat',
-  'StorageSplit',
-  'PurgeCurrentExecutionFiles',
-  'LocalFiles',
-]);
 
 export type RunnableJob = { readonly ok: true; readonly task: RunnableTask } | { readonly ok: false; readonly reason: string };
 
@@ -47,10 +28,10 @@ export function runnableTaskOf(job: Job): RunnableJob {
     return { ok: false, reason: "the job's task definition has no id" };
   }
   const kind = definition['kind'];
-  if (typeof kind !== 'string' || !RUNNABLE_KINDS.has(kind)) {
+  if (typeof kind !== 'string' || !RUNNABLE_TASK_KINDS.has(kind)) {
     return {
       ok: false,
-      reason: `task type '${job.taskType}' (kind ${JSON.stringify(kind ?? null)}) cannot run on a worker; runnable kinds: ${[...RUNNABLE_KINDS].join(', ')}`,
+      reason: `task type '${job.taskType}' (kind ${JSON.stringify(kind ?? null)}) cannot run on a worker; runnable kinds: ${[...RUNNABLE_TASK_KINDS].join(', ')}`,
     };
   }
   const timeoutMs = millisFromDuration(job.timeout);
