@@ -467,6 +467,58 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/{tenant}/triggers/{namespace}/{flowId}/{triggerId}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Backfill a schedule: fire its dates over a past range, paced, with extra inputs and labels */
+        post: operations["TriggersController_createBackfill"];
+        /** Delete the backfill of a schedule: the dates it had not reached never fire */
+        delete: operations["TriggersController_deleteBackfill"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/triggers/{namespace}/{flowId}/{triggerId}/backfill/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Pause the running backfill of a schedule */
+        put: operations["TriggersController_pauseBackfill"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{tenant}/triggers/{namespace}/{flowId}/{triggerId}/backfill/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Resume a paused backfill from the date it had reached */
+        put: operations["TriggersController_resumeBackfill"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/{tenant}/triggers/{namespace}/{flowId}/{triggerId}/unlock": {
         parameters: {
             query?: never;
@@ -2966,6 +3018,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Its backfill, running, paused or finished; null when none */
+                        backfill?: {
+                            /** Format: date-time */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description The first date not fired yet
+                             */
+                            currentDate?: string;
+                            /** @description Executions it started so far */
+                            done?: number;
+                            /** Format: date-time */
+                            end?: string;
+                            finished?: boolean;
+                            inputs?: {
+                                [key: string]: unknown;
+                            };
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            paused?: boolean;
+                            /** Format: date-time */
+                            start?: string;
+                        } | null;
                         /** @description Disabled through this API */
                         disabled?: boolean;
                         flowId?: string;
@@ -3023,6 +3099,428 @@ export interface operations {
             };
         };
     };
+    TriggersController_createBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+                namespace: string;
+                tenant: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Last date (inclusive); now when absent
+                     */
+                    end?: string | null;
+                    /** @description Over the schedule's own inputs */
+                    inputs?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Added to every execution it starts: a map, or a list of { key, value } */
+                    labels?: {
+                        [key: string]: string;
+                    } | {
+                        key: string;
+                        value: string;
+                    }[];
+                    /**
+                     * Format: date-time
+                     * @description First date of the range (inclusive)
+                     */
+                    start: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The trigger, its backfill started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Its backfill, running, paused or finished; null when none */
+                        backfill?: {
+                            /** Format: date-time */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description The first date not fired yet
+                             */
+                            currentDate?: string;
+                            /** @description Executions it started so far */
+                            done?: number;
+                            /** Format: date-time */
+                            end?: string;
+                            finished?: boolean;
+                            inputs?: {
+                                [key: string]: unknown;
+                            };
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            paused?: boolean;
+                            /** Format: date-time */
+                            start?: string;
+                        } | null;
+                        /** @description Disabled through this API */
+                        disabled?: boolean;
+                        flowId?: string;
+                        /** @description Schedule, Flow, Webhook or HttpPolling */
+                        kind?: string;
+                        /**
+                         * Format: date-time
+                         * @description The date of its last firing
+                         */
+                        lastDate?: string | null;
+                        lastExecutionId?: string | null;
+                        lastExecutionState?: string | null;
+                        /** Format: date-time */
+                        lockExpiresAt?: string | null;
+                        /** @description The scheduler evaluating it now */
+                        lockHolder?: string | null;
+                        namespace?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler evaluates it next; null until first evaluated
+                         */
+                        nextEvaluationDate?: string | null;
+                        triggerId?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                    };
+                };
+            };
+            /** @description Malformed request (each problem with its JSON path) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (exists, or wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid content (each problem with its path, and its line for YAML) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TriggersController_deleteBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+                namespace: string;
+                tenant: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Its backfill, running, paused or finished; null when none */
+                        backfill?: {
+                            /** Format: date-time */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description The first date not fired yet
+                             */
+                            currentDate?: string;
+                            /** @description Executions it started so far */
+                            done?: number;
+                            /** Format: date-time */
+                            end?: string;
+                            finished?: boolean;
+                            inputs?: {
+                                [key: string]: unknown;
+                            };
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            paused?: boolean;
+                            /** Format: date-time */
+                            start?: string;
+                        } | null;
+                        /** @description Disabled through this API */
+                        disabled?: boolean;
+                        flowId?: string;
+                        /** @description Schedule, Flow, Webhook or HttpPolling */
+                        kind?: string;
+                        /**
+                         * Format: date-time
+                         * @description The date of its last firing
+                         */
+                        lastDate?: string | null;
+                        lastExecutionId?: string | null;
+                        lastExecutionState?: string | null;
+                        /** Format: date-time */
+                        lockExpiresAt?: string | null;
+                        /** @description The scheduler evaluating it now */
+                        lockHolder?: string | null;
+                        namespace?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler evaluates it next; null until first evaluated
+                         */
+                        nextEvaluationDate?: string | null;
+                        triggerId?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TriggersController_pauseBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+                namespace: string;
+                tenant: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Its backfill, running, paused or finished; null when none */
+                        backfill?: {
+                            /** Format: date-time */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description The first date not fired yet
+                             */
+                            currentDate?: string;
+                            /** @description Executions it started so far */
+                            done?: number;
+                            /** Format: date-time */
+                            end?: string;
+                            finished?: boolean;
+                            inputs?: {
+                                [key: string]: unknown;
+                            };
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            paused?: boolean;
+                            /** Format: date-time */
+                            start?: string;
+                        } | null;
+                        /** @description Disabled through this API */
+                        disabled?: boolean;
+                        flowId?: string;
+                        /** @description Schedule, Flow, Webhook or HttpPolling */
+                        kind?: string;
+                        /**
+                         * Format: date-time
+                         * @description The date of its last firing
+                         */
+                        lastDate?: string | null;
+                        lastExecutionId?: string | null;
+                        lastExecutionState?: string | null;
+                        /** Format: date-time */
+                        lockExpiresAt?: string | null;
+                        /** @description The scheduler evaluating it now */
+                        lockHolder?: string | null;
+                        namespace?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler evaluates it next; null until first evaluated
+                         */
+                        nextEvaluationDate?: string | null;
+                        triggerId?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TriggersController_resumeBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+                namespace: string;
+                tenant: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Its backfill, running, paused or finished; null when none */
+                        backfill?: {
+                            /** Format: date-time */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description The first date not fired yet
+                             */
+                            currentDate?: string;
+                            /** @description Executions it started so far */
+                            done?: number;
+                            /** Format: date-time */
+                            end?: string;
+                            finished?: boolean;
+                            inputs?: {
+                                [key: string]: unknown;
+                            };
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            paused?: boolean;
+                            /** Format: date-time */
+                            start?: string;
+                        } | null;
+                        /** @description Disabled through this API */
+                        disabled?: boolean;
+                        flowId?: string;
+                        /** @description Schedule, Flow, Webhook or HttpPolling */
+                        kind?: string;
+                        /**
+                         * Format: date-time
+                         * @description The date of its last firing
+                         */
+                        lastDate?: string | null;
+                        lastExecutionId?: string | null;
+                        lastExecutionState?: string | null;
+                        /** Format: date-time */
+                        lockExpiresAt?: string | null;
+                        /** @description The scheduler evaluating it now */
+                        lockHolder?: string | null;
+                        namespace?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler evaluates it next; null until first evaluated
+                         */
+                        nextEvaluationDate?: string | null;
+                        triggerId?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     TriggersController_unlock: {
         parameters: {
             query?: never;
@@ -3043,6 +3541,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Its backfill, running, paused or finished; null when none */
+                        backfill?: {
+                            /** Format: date-time */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description The first date not fired yet
+                             */
+                            currentDate?: string;
+                            /** @description Executions it started so far */
+                            done?: number;
+                            /** Format: date-time */
+                            end?: string;
+                            finished?: boolean;
+                            inputs?: {
+                                [key: string]: unknown;
+                            };
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            paused?: boolean;
+                            /** Format: date-time */
+                            start?: string;
+                        } | null;
                         /** @description Disabled through this API */
                         disabled?: boolean;
                         flowId?: string;
@@ -3115,6 +3637,30 @@ export interface operations {
                 content: {
                     "application/json": {
                         results?: {
+                            /** @description Its backfill, running, paused or finished; null when none */
+                            backfill?: {
+                                /** Format: date-time */
+                                createdAt?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The first date not fired yet
+                                 */
+                                currentDate?: string;
+                                /** @description Executions it started so far */
+                                done?: number;
+                                /** Format: date-time */
+                                end?: string;
+                                finished?: boolean;
+                                inputs?: {
+                                    [key: string]: unknown;
+                                };
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                                paused?: boolean;
+                                /** Format: date-time */
+                                start?: string;
+                            } | null;
                             /** @description Disabled through this API */
                             disabled?: boolean;
                             flowId?: string;
