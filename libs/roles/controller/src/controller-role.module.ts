@@ -16,6 +16,7 @@ import {
   type ControllerSettings,
 } from './lib/controller-settings';
 import { BroadcastFollower } from './lib/broadcast-follower';
+import { CLOCK } from './lib/clock';
 import { ControllerMetrics } from './lib/controller-metrics';
 import { ControllerRegistration } from './lib/controller-registration';
 import { FrameRelay } from './lib/frame-relay';
@@ -23,6 +24,7 @@ import { JobDispatch } from './lib/job-dispatch';
 import { KilledJobs } from './lib/killed-jobs';
 import { LedgerReconciler } from './lib/ledger-reconciler';
 import { QueueLag } from './lib/queue-lag';
+import { systemClock } from './lib/system-clock';
 import { WorkerAuthGrpc } from './lib/worker-auth.grpc';
 import { WorkerFleet } from './lib/worker-fleet';
 import { WorkerGrpcServer } from './lib/worker-grpc.server';
@@ -61,6 +63,8 @@ export class ControllerRoleModule {
               inject: [RUNTIME_CONFIG],
               useFactory: (config: CommonConfig) => controllerSettingsFrom(config),
             },
+        // The one clock of the role: every provider reads the time through it.
+        { provide: CLOCK, useValue: systemClock },
         ControllerIdentity,
         WorkerFleet,
         ControllerMetrics,

@@ -25,8 +25,9 @@ export class BroadcastFollower {
   /**
    * This controller's broadcast consumer is in its group: kills published from
    * now on are read here, so only jobs queued before need the execution store's word.
+   * `at` defaults to the controller clock's now.
    */
-  following(at = Date.now()): void {
+  following(at?: number): void {
     this.killedJobs.followingKills(at);
   }
 

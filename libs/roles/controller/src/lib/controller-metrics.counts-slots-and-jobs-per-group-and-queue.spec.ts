@@ -1,5 +1,6 @@
 import { MetricsRegistry } from '@lanner/runtime';
 import { ControllerMetrics } from './controller-metrics';
+import { ManualClock } from '../testing/manual-clock';
 import { metricSample as sample } from '../testing/metrics-text';
 import { SpecDispatch, settle, worker } from './dispatch.spec-support';
 
@@ -7,7 +8,8 @@ describe('controller metrics', () => {
   it('reports slots per worker group and queue from the live ledgers at scrape, and counts dispatched and completed jobs', async () => {
     const registry = new MetricsRegistry('controller');
     const dispatch = new SpecDispatch();
-    const metrics = new ControllerMetrics(registry, dispatch.fleet);
+    const clock = new ManualClock();
+    const metrics = new ControllerMetrics(registry, dispatch.fleet, clock);
     const gpu = worker(
       'w-gpu',
       8,
@@ -35,7 +37,7 @@ describe('controller metrics', () => {
     expect(sample(text, 'lanner_controller_connected_workers', { worker_group: 'gpu-team' })).toBe(1);
     expect(sample(text, 'lanner_controller_connected_workers', { worker_group: 'default' })).toBe(1);
 
-    metrics.jobDispatched('gpu-team', 'gpu', performance.now() - 20, new Date(Date.now() - 1_000).toISOString());
+    metrics.jobDispatched('gpu-team', 'gpu', performance.now() - 20, new Date(clock.nowMs() - 1_000).toISOString());
     dispatch.finish(first);
     metrics.jobCompleted('gpu-team', 'gpu', 'SUCCESS');
     dispatch.fleet.remove(plain.session);

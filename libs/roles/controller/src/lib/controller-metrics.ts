@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsRegistry } from '@lanner/runtime';
+import { CLOCK, type Clock } from './clock';
 import { WorkerFleet } from './worker-fleet';
 
 type SlotLabels = 'worker_group' | 'worker_queue';
@@ -23,6 +24,7 @@ export class ControllerMetrics {
   constructor(
     registry: MetricsRegistry,
     private readonly fleet: WorkerFleet,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     const slotGauge = (name: string, help: string, pick: (slots: SlotFigures) => number): Gauge<SlotLabels> =>
       registry.gauge<SlotLabels>({
@@ -107,7 +109,7 @@ export class ControllerMetrics {
     const queuedAtMs = queuedAt === undefined ? Number.NaN : Date.parse(queuedAt);
     // Clocks of two hosts may disagree a little; a negative difference says nothing.
     if (Number.isFinite(queuedAtMs))
-      this.latency.observe({ ...labels, since: 'queued' }, Math.max(0, Date.now() - queuedAtMs) / 1000);
+      this.latency.observe({ ...labels, since: 'queued' }, Math.max(0, this.clock.nowMs() - queuedAtMs) / 1000);
   }
 
   jobCompleted(workerGroupId: string, queueId: string, state: string): void {

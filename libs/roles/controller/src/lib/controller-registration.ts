@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { createInternalStorage, deregisterController, registerController, type InternalStorage } from '@lanner/storage';
+import { CLOCK, type Clock } from './clock';
 import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
 import { WorkerGrpcServer } from './worker-grpc.server';
 
@@ -26,6 +27,7 @@ export class ControllerRegistration implements OnApplicationBootstrap, BeforeApp
     @Inject(CONTROLLER_SETTINGS) private readonly settings: ControllerSettings,
     private readonly identity: ControllerIdentity,
     private readonly server: WorkerGrpcServer,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -57,7 +59,7 @@ export class ControllerRegistration implements OnApplicationBootstrap, BeforeApp
 
   private async refresh(host: string, port: number, periodMs: number): Promise<void> {
     if (!this.storage || this.stopped) return;
-    const now = Date.now();
+    const now = this.clock.nowMs();
     try {
       await registerController(this.storage, {
         instanceId: this.identity.id,

@@ -1,5 +1,7 @@
 import type { CapacitySubscription } from '@lanner/capacity';
 import type { ControllerFrame } from '@lanner/frames';
+import { ManualClock } from '../testing/manual-clock';
+import type { Clock } from './clock';
 import { SlotArbiter, type Placement } from './slot-arbiter';
 import { WorkerFleet, WorkerSession, type HeldJob, type WorkerCall } from './worker-fleet';
 
@@ -20,6 +22,7 @@ export function worker(
   slots: number,
   subscriptions: readonly CapacitySubscription[],
   workerGroupId = 'default',
+  clock: Clock = new ManualClock(),
 ): SpecWorker {
   const sent: ControllerFrame[] = [];
   const session = new WorkerSession({
@@ -30,8 +33,9 @@ export function worker(
     slots,
     subscriptions,
     labels: {},
-    connectedAt: new Date(),
+    connectedAt: clock.now(),
     call: recordingCall(sent),
+    clock,
   });
   return {
     session,

@@ -23,6 +23,7 @@ import {
 import { describeUnstorableText, findUnstorableText, toStorableText, type WorkerRestartStrategy } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { QUEUE } from '@lanner/runtime';
+import { CLOCK, type Clock } from './clock';
 import { ControllerIdentity } from './controller-settings';
 import type { HeldJob, WorkerSession } from './worker-fleet';
 
@@ -49,12 +50,17 @@ const METRIC_TYPES: Partial<Record<MetricType, 'COUNTER' | 'TIMER'>> = {
   [MetricType.TIMER]: 'TIMER',
 };
 
-function envelope<T extends keyof typeof QUEUE_SCHEMA_VERSIONS>(type: T, messageId: string, correlationId: string | undefined) {
+function envelope<T extends keyof typeof QUEUE_SCHEMA_VERSIONS>(
+  type: T,
+  messageId: string,
+  correlationId: string | undefined,
+  occurredAt: Date,
+) {
   return {
     schemaVersion: QUEUE_SCHEMA_VERSIONS[type],
     messageId,
     type,
-    occurredAt: new Date().toISOString(),
+    occurredAt: occurredAt.toISOString(),
     ...(correlationId ? { correlationId } : {}),
   };
 }
@@ -91,13 +97,14 @@ export class FrameRelay {
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
     private readonly identity: ControllerIdentity,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async started(worker: WorkerSession, job: HeldJob, frame: JobStarted): Promise<void> {
     // A trigger evaluation has no task run in the executor: only its outcome matters, to the scheduler.
     if (job.triggerEvaluation === true) return;
     const message = {
-      ...envelope('task-run.started', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
+      ...envelope('task-run.started', jobMessageId(job.taskRunId, job.attempt), job.correlationId, this.clock.now()),
       payload: {
         tenantId: job.tenantId,
         executionId: job.executionId,
@@ -105,7 +112,7 @@ export class FrameRelay {
         attempt: job.attempt,
         workerQueueId: job.workerQueueId,
         workerId: worker.workerId,
-        startedAt: (frame.startedAt ?? new Date()).toISOString(),
+        startedAt: (frame.startedAt ?? this.clock.now()).toISOString(),
       },
     };
     await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);
@@ -134,7 +141,7 @@ export class FrameRelay {
       errorMessage,
       cacheHit: frame.cacheHit,
       startedAt: frame.startedAt?.toISOString(),
-      endedAt: (frame.endedAt ?? new Date()).toISOString(),
+      endedAt: (frame.endedAt ?? this.clock.now()).toISOString(),
       deadlinePassed: state === 'FAILED' && frame.deadlinePassed,
     });
     return state;
@@ -165,7 +172,7 @@ export class FrameRelay {
         started: false,
       },
       this.identity.id,
-      { state, outputs: {}, errorMessage, cacheHit: false, endedAt: new Date().toISOString(), deadlinePassed },
+      { state, outputs: {}, errorMessage, cacheHit: false, endedAt: this.clock.now().toISOString(), deadlinePassed },
     );
   }
 
@@ -177,12 +184,12 @@ export class FrameRelay {
         outputs: {},
         errorMessage: reason,
         cacheHit: false,
-        endedAt: new Date().toISOString(),
+        endedAt: this.clock.now().toISOString(),
       });
       return;
     }
     const message = {
-      ...envelope('task-run.worker-lost', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
+      ...envelope('task-run.worker-lost', jobMessageId(job.taskRunId, job.attempt), job.correlationId, this.clock.now()),
       payload: {
         tenantId: job.tenantId,
         executionId: job.executionId,
@@ -202,13 +209,13 @@ export class FrameRelay {
       taskRunId: entry.taskRunId,
       attempt: entry.attempt,
       level: LOG_LEVELS[entry.level] ?? 'INFO',
-      timestamp: (entry.timestamp ?? new Date()).toISOString(),
+      timestamp: (entry.timestamp ?? this.clock.now()).toISOString(),
       // A log line keeps its text; only characters no store accepts become U+FFFD.
       message: toStorableText(withinLogLimit(entry.message)),
     }));
     const records = batches.map(({ job, items }) =>
       encodeQueueMessage(logBatchCodec, {
-        ...envelope('log.batch', randomUUID(), job.correlationId),
+        ...envelope('log.batch', randomUUID(), job.correlationId, this.clock.now()),
         payload: { tenantId: job.tenantId, executionId: job.executionId, entries: items },
       }),
     );
@@ -226,12 +233,12 @@ export class FrameRelay {
         type,
         value: metric.value,
         tags: { ...metric.tags },
-        timestamp: (metric.timestamp ?? new Date()).toISOString(),
+        timestamp: (metric.timestamp ?? this.clock.now()).toISOString(),
       };
     });
     const records = batches.map(({ job, items }) =>
       encodeQueueMessage(metricBatchCodec, {
-        ...envelope('metric.batch', randomUUID(), job.correlationId),
+        ...envelope('metric.batch', randomUUID(), job.correlationId, this.clock.now()),
         payload: { tenantId: job.tenantId, executionId: job.executionId, metrics: items },
       }),
     );
@@ -271,14 +278,14 @@ export class FrameRelay {
     if (job.triggerEvaluation === true) {
       await this.queue.publish(QueueTopics.triggerResults, [
         encodeQueueMessage(triggerResultCodec, {
-          ...envelope('job.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
+          ...envelope('job.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId, this.clock.now()),
           payload: resultPayload(job, workerId, outcome),
         }),
       ]);
       return;
     }
     const message = {
-      ...envelope('task-run.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId),
+      ...envelope('task-run.result', jobMessageId(job.taskRunId, job.attempt), job.correlationId, this.clock.now()),
       payload: resultPayload(job, workerId, outcome),
     };
     await this.queue.publish(QueueTopics.executor, [encodeQueueMessage(executorEventCodec, message)]);

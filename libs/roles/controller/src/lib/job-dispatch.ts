@@ -24,6 +24,7 @@ import {
 import type { Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { CLOCK, type Clock } from './clock';
 import { ControllerIdentity } from './controller-settings';
 import { ControllerMetrics } from './controller-metrics';
 import { FrameRelay } from './frame-relay';
@@ -97,6 +98,7 @@ export class JobDispatch {
     private readonly identity: ControllerIdentity,
     private readonly relay: FrameRelay,
     private readonly killedJobs: KilledJobs,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() private readonly metrics?: ControllerMetrics,
   ) {
     this.arbiter = new SlotArbiter(fleet);
@@ -448,7 +450,7 @@ export class JobDispatch {
       controllerInstanceId: this.identity.id,
       // The job exactly as taken from the queue (JSON by construction), so it can be put back unchanged.
       job: job as unknown as StoredJson,
-      dispatchedAt: new Date(),
+      dispatchedAt: this.clock.now(),
     };
     if (await store.insert(row)) return 'recorded';
     const existing = await store.get(payload.taskRunId, payload.attempt);

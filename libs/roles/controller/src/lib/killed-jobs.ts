@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { jobMessageId, type WorkerJobMessage } from '@lanner/frames';
 import type { Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
+import { CLOCK, type Clock } from './clock';
 import { FrameRelay } from './frame-relay';
 
 /**
@@ -160,6 +161,7 @@ export class KilledJobs {
   constructor(
     private readonly relay: FrameRelay,
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -167,18 +169,18 @@ export class KilledJobs {
    * published from now on is read. Jobs queued before (with the clock margin)
    * are still checked against the execution store.
    */
-  followingKills(at = Date.now()): void {
+  followingKills(at = this.clock.nowMs()): void {
     this.followingSince ??= at;
   }
 
   /** A `broadcast.kill` was read; `sent`: a worker here holds the job and got a Kill frame. */
   killed(taskRunId: string, attempt: number, reason: string, sent: boolean): void {
-    this.memory.remember(taskRunId, attempt, reason, Date.now(), sent);
+    this.memory.remember(taskRunId, attempt, reason, this.clock.nowMs(), sent);
   }
 
   /** The reason to send a Kill frame for a held job whose kill was read before the job was sent; once per kill. */
   takeUnsentKill(taskRunId: string, attempt: number): string | undefined {
-    return this.memory.takeUnsentKill(taskRunId, attempt, Date.now());
+    return this.memory.takeUnsentKill(taskRunId, attempt, this.clock.nowMs());
   }
 
   /**
@@ -187,7 +189,7 @@ export class KilledJobs {
    */
   async dropIfEnded(job: WorkerJobMessage, queueId: string): Promise<boolean> {
     const { taskRunId, attempt, executionId, tenantId } = job.payload;
-    const unknownKill = this.memory.killReason(taskRunId, attempt, Date.now()) === undefined;
+    const unknownKill = this.memory.killReason(taskRunId, attempt, this.clock.nowMs()) === undefined;
     // A failed lookup throws: the job stays uncommitted and comes back, it is never sent unchecked.
     if (
       unknownKill &&
@@ -195,10 +197,10 @@ export class KilledJobs {
       (await this.repositories.runningJobs.isAttemptKilled({ tenantId, taskRunId, attempt }))
     ) {
       // Remembered like a broadcast kill: a redelivery is refused without asking the store again.
-      this.memory.remember(taskRunId, attempt, '', Date.now());
+      this.memory.remember(taskRunId, attempt, '', this.clock.nowMs());
       this.logger.log({ taskRunId, attempt, executionId, queue: queueId }, 'kill of a queued job found in the execution store');
     }
-    const ended = endedJob(job, this.memory, Date.now());
+    const ended = endedJob(job, this.memory, this.clock.nowMs());
     if (ended === undefined) return false;
     await this.relay.jobRefused(job, ended.errorMessage, ended.outcome, ended.outcome === 'FAILED' && ended.deadlinePassed);
     this.logger.log(

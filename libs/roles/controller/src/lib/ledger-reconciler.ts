@@ -9,6 +9,7 @@ import {
   DEFAULT_LEDGER_RECONCILE_INTERVAL_MS,
   type ControllerSettings,
 } from './controller-settings';
+import { CLOCK, type Clock } from './clock';
 import { FrameRelay } from './frame-relay';
 import { KilledJobs } from './killed-jobs';
 import { UnreportedLostJobs, type RunningJobOfController } from './unreported-lost-jobs';
@@ -70,6 +71,7 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
     private readonly killedJobs: KilledJobs,
     private readonly streams: WorkerStreams,
     private readonly relay: FrameRelay,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -115,7 +117,7 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
       );
     }
     const heldKeys = new Set(held.map(({ job }) => jobMessageId(job.taskRunId, job.attempt)));
-    for (const row of this.unreported.due(rows, heldKeys, Date.now())) {
+    for (const row of this.unreported.due(rows, heldKeys, this.clock.nowMs())) {
       if (this.streams.isClosing) break;
       // In the job's turn: an adoption of it on this controller and this report never interleave.
       await this.streams

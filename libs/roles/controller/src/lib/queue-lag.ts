@@ -4,6 +4,7 @@ import { workerJobsTopic } from '@lanner/frames';
 import { UnknownTopicError, type QueuePort } from '@lanner/queue';
 import { SYSTEM_WORKER_QUEUE_ID, type Repositories } from '@lanner/repository';
 import { MetricsRegistry, QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { CLOCK, type Clock } from './clock';
 import { dispatchGroupId } from './job-dispatch';
 
 /** Lag of each worker queue, keyed by queue id. */
@@ -99,6 +100,7 @@ export class QueueLag {
     registry: MetricsRegistry,
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    @Inject(CLOCK) clock: Clock,
   ) {
     this.lag = new CachedLag(
       () => this.readLag(),
@@ -106,7 +108,7 @@ export class QueueLag {
       {
         maxAgeMs: QUEUE_LAG_MAX_AGE_MS,
         waitMs: QUEUE_LAG_SCRAPE_WAIT_MS,
-        now: () => Date.now(),
+        now: () => clock.nowMs(),
         onFailure: (error) =>
           this.logger.warn(
             { problem: firstLine(error) },

@@ -15,6 +15,7 @@ import type { Credentials, WorkerAuthServiceServer } from '@lanner/frames';
 import type { Repositories } from '@lanner/repository';
 import { MetricsRegistry, REPOSITORIES } from '@lanner/runtime';
 import type { Counter } from 'prom-client';
+import { CLOCK, type Clock } from './clock';
 import { CONTROLLER_SETTINGS, type ControllerSettings } from './controller-settings';
 
 /** Where the signing key comes from, as errors name it (standalone fills the same setting from its data directory). */
@@ -82,6 +83,7 @@ export class WorkerAuthGrpc {
   constructor(
     @Inject(CONTROLLER_SETTINGS) settings: ControllerSettings,
     @Inject(REPOSITORIES) repositories: Repositories,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() metrics?: MetricsRegistry,
   ) {
     // A short key stops the controller at start (WeakSigningKey names the variable, never the value).
@@ -106,7 +108,11 @@ export class WorkerAuthGrpc {
     return {
       register: (call, callback) => {
         void this.answer('register', callback, async () => {
-          const credentials = await this.issuer.register(call.request.registrationToken, call.request.workerName, new Date());
+          const credentials = await this.issuer.register(
+            call.request.registrationToken,
+            call.request.workerName,
+            this.clock.now(),
+          );
           this.logger.log(
             {
               workerId: credentials.workerId,
@@ -120,7 +126,7 @@ export class WorkerAuthGrpc {
       },
       refresh: (call, callback) => {
         void this.answer('refresh', callback, async () => {
-          const credentials = await this.issuer.refresh(call.request.refreshToken, new Date());
+          const credentials = await this.issuer.refresh(call.request.refreshToken, this.clock.now());
           this.logger.debug(
             { workerId: credentials.workerId, workerGroupId: credentials.workerGroupId },
             'worker credentials refreshed',

@@ -8,7 +8,9 @@ import { applyMigrations, openRepositories, type Repositories } from '@lanner/re
 import { MetricsRegistry, REPOSITORIES } from '@lanner/runtime';
 import { requiredEnv } from '@lanner/testing';
 import { Client } from 'pg';
+import { CLOCK } from './clock';
 import { CONTROLLER_SETTINGS, type ControllerSettings } from './controller-settings';
+import { systemClock } from './system-clock';
 import { WorkerAuthGrpc } from './worker-auth.grpc';
 
 // WorkerAuthService as workers meet it: the controller's implementation on a
@@ -89,6 +91,7 @@ async function authFromInjector(
       { provide: CONTROLLER_SETTINGS, useValue: settings(signingKey) },
       { provide: REPOSITORIES, useValue: repositories },
       { provide: MetricsRegistry, useValue: metrics },
+      { provide: CLOCK, useValue: systemClock },
     ],
   })
     .setLogger(logs)

@@ -1,9 +1,11 @@
 import type { ControllerFrame } from '@lanner/frames';
+import { ManualClock } from '../testing/manual-clock';
 import { WorkerFleet, WorkerSession, type WorkerCall } from './worker-fleet';
 
 /** The fleet only ever writes frames to a stream; the spec records them. */
 function session(workerId: string, queueIds: string[], sent: ControllerFrame[] = []): WorkerSession {
   const stream = { write: (frame: ControllerFrame) => sent.push(frame) } as unknown as WorkerCall;
+  const clock = new ManualClock();
   return new WorkerSession({
     workerId,
     workerName: workerId,
@@ -12,8 +14,9 @@ function session(workerId: string, queueIds: string[], sent: ControllerFrame[] =
     slots: 4,
     subscriptions: queueIds.map((workerQueueId) => ({ workerQueueId, mode: 'STRICT' as const })),
     labels: {},
-    connectedAt: new Date(),
+    connectedAt: clock.now(),
     call: stream,
+    clock,
   });
 }
 

@@ -9,6 +9,7 @@ import {
 } from '@lanner/capacity';
 import { jobMessageId, type ControllerFrame, type WorkerFrame } from '@lanner/frames';
 import type { RunningJobRecord } from '@lanner/model';
+import type { Clock } from './clock';
 
 export type WorkerCall = grpc.ServerDuplexStream<WorkerFrame, ControllerFrame>;
 
@@ -42,6 +43,8 @@ export interface WorkerSessionInit {
   readonly labels: Readonly<Record<string, string>>;
   readonly connectedAt: Date;
   readonly call: WorkerCall;
+  /** The controller's clock: when the worker was last heard from, when its jobs finished. */
+  readonly clock: Clock;
 }
 
 /** One subscription of a connected worker, with the jobs of its queue this controller holds waiting for a slot. */
@@ -82,10 +85,12 @@ export class WorkerSession {
   readonly ledger: CapacityLedger;
   credit = 0;
   closed = false;
-  lastHeardAt = Date.now();
+  /** When the worker's last frame came (epoch ms). */
+  lastHeardAt: number;
   readonly held = new Map<string, HeldJob>();
   private readonly recentlyFinished = new Map<string, HeldJob>();
   private readonly call: WorkerCall;
+  private readonly clock: Clock;
   /** Set by the fleet: told whenever one of this worker's slots frees. */
   slotFreed: (() => void) | undefined;
   /** Set by the fleet: jobs of a queue waiting for a slot on this controller. */
@@ -110,6 +115,8 @@ export class WorkerSession {
     this.labels = init.labels;
     this.connectedAt = init.connectedAt;
     this.call = init.call;
+    this.clock = init.clock;
+    this.lastHeardAt = init.clock.nowMs();
   }
 
   /**
@@ -190,7 +197,7 @@ export class WorkerSession {
     const key = jobMessageId(job.taskRunId, job.attempt);
     const held = this.held.get(key) ?? job;
     this.held.delete(key);
-    const now = Date.now();
+    const now = this.clock.nowMs();
     held.finishedAt = now;
     // Deleted first, so the Map's order stays the order of finishing even for a job finished twice.
     this.recentlyFinished.delete(key);
@@ -204,7 +211,7 @@ export class WorkerSession {
    * oldest ones past RECENTLY_FINISHED_LIMIT. Called at each finish and each
    * heartbeat, so an idle worker's memory empties too.
    */
-  forgetFinishedJobs(now = Date.now()): void {
+  forgetFinishedJobs(now = this.clock.nowMs()): void {
     if (this.recentlyFinished.size === 0) return; // an idle worker's heartbeat allocates nothing here
     const keepAfter = now - FINISHED_JOB_MEMORY_MS;
     // Oldest first (the Map keeps the order of finishing): stop at the first one to keep.

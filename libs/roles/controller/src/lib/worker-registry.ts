@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ConnectedWorkerWrite } from '@lanner/model';
 import { CONNECTED_WORKER_REFRESH_MS, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
+import { CLOCK, type Clock } from './clock';
 import { ControllerIdentity } from './controller-settings';
 
 /** A worker's row is rewritten at most this often, however often its capacity changes. */
@@ -79,6 +80,7 @@ export class WorkerRegistry {
   constructor(
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     private readonly identity: ControllerIdentity,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   start(): void {
@@ -154,15 +156,15 @@ export class WorkerRegistry {
       entry.slowSeen = entry.slowFigures();
       const row = entry.describe();
       const content = createHash('sha256').update(JSON.stringify(row)).digest('base64');
-      entry.checkedAt = Date.now();
+      entry.checkedAt = this.clock.nowMs();
       if (content === entry.written) {
         entry.seen = seen;
         return;
       }
-      entry.writtenAt = Date.now();
+      entry.writtenAt = this.clock.nowMs();
       try {
         await this.limited(() =>
-          this.repositories.connectedWorkers.upsert({ ...row, controllerInstanceId: this.identity.id }, new Date()),
+          this.repositories.connectedWorkers.upsert({ ...row, controllerInstanceId: this.identity.id }, this.clock.now()),
         );
         entry.written = content;
         entry.seen = seen;
@@ -194,7 +196,7 @@ export class WorkerRegistry {
   private scan(): Promise<void> {
     if (this.scanning) return this.scanning;
     const run = async () => {
-      const now = Date.now();
+      const now = this.clock.nowMs();
       // Full checks are spread over the scans: streams welcomed together would otherwise all be
       // rebuilt in the same scan every REGISTRY_FULL_CHECK_MS, a pause of the event loop with thousands.
       let fullChecks = Math.ceil((this.entries.size * REGISTRY_SCAN_MS) / REGISTRY_FULL_CHECK_MS);
@@ -220,7 +222,7 @@ export class WorkerRegistry {
   private async touch(): Promise<void> {
     if (this.entries.size === 0) return;
     try {
-      await this.repositories.connectedWorkers.touchController(this.identity.id, new Date());
+      await this.repositories.connectedWorkers.touchController(this.identity.id, this.clock.now());
       this.recovered();
     } catch (error) {
       this.failed('could not refresh this controller’s workers in the registry; will retry', error);

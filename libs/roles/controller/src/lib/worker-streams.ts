@@ -37,6 +37,7 @@ import {
   type Repositories,
 } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
+import { CLOCK, type Clock } from './clock';
 import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
 import { FrameRelay } from './frame-relay';
 import { JobDispatch } from './job-dispatch';
@@ -147,6 +148,7 @@ export class WorkerStreams {
     readonly relay: FrameRelay,
     readonly registry: WorkerRegistry,
     readonly auth: WorkerAuthGrpc,
+    @Inject(CLOCK) readonly clock: Clock,
   ) {}
 
   /** The gRPC handler of `Connect`: the access token is checked before anything else happens on the stream. */
@@ -191,7 +193,7 @@ export class WorkerStreams {
       );
     }
     try {
-      const verified = this.auth.accessTokens.verify(token, new Date());
+      const verified = this.auth.accessTokens.verify(token, this.clock.now());
       return {
         workerId: verified.workerId,
         workerGroupId: verified.workerGroupId,
@@ -383,7 +385,7 @@ class WorkerConversation {
       this.subscriptions = outcome.subscriptions;
     });
     call.on('data', (frame: WorkerFrame) => {
-      if (this.session) this.session.lastHeardAt = Date.now();
+      if (this.session) this.session.lastHeardAt = this.streams.clock.nowMs();
       this.pending = this.pending
         .then(() => this.handle(frame))
         .catch((error: unknown) =>
@@ -410,7 +412,7 @@ class WorkerConversation {
     call.on('close', () => setImmediate(() => void this.end('the stream closed', false)));
     this.silenceCheck = setInterval(() => {
       const session = this.session;
-      if (session && Date.now() - session.lastHeardAt > SILENT_INTERVALS_BEFORE_END * HEARTBEAT_INTERVAL_MS) {
+      if (session && this.streams.clock.nowMs() - session.lastHeardAt > SILENT_INTERVALS_BEFORE_END * HEARTBEAT_INTERVAL_MS) {
         void this.end(`no frame from the worker for ${(SILENT_INTERVALS_BEFORE_END * HEARTBEAT_INTERVAL_MS) / 1000} s`, false);
       }
     }, HEARTBEAT_INTERVAL_MS);
@@ -516,8 +518,9 @@ class WorkerConversation {
         slots: hello.slots,
         subscriptions: this.subscriptions,
         labels: { ...hello.labels },
-        connectedAt: new Date(),
+        connectedAt: this.streams.clock.now(),
         call: this.call,
+        clock: this.streams.clock,
       });
     } catch (error) {
       this.logger.error(
@@ -610,7 +613,7 @@ class WorkerConversation {
     const served = new Set(this.subscriptions.map((subscription) => subscription.workerQueueId));
     const me = { workerId: session.workerId, controllerInstanceId: this.streams.identity.id };
     // One wait for all the jobs, so the Welcome is never late by more than that.
-    const waitUntil = Date.now() + ANONYMOUS_ADOPTION_WAIT_MS;
+    const waitUntil = this.streams.clock.nowMs() + ANONYMOUS_ADOPTION_WAIT_MS;
     for (const ref of refs) {
       const key = jobMessageId(ref.taskRunId, ref.attempt);
       if (session.held.has(key)) continue; // listed twice: adopted once, one slot
@@ -673,10 +676,12 @@ class WorkerConversation {
           .all()
           .some((other) => other !== session && !other.closed && (other.workerId === row.workerId || other.held.has(key)));
       } else {
-        const live = await this.streams.repositories.connectedWorkers.listLive(new Date(Date.now() - CONNECTED_WORKER_STALE_MS));
+        const live = await this.streams.repositories.connectedWorkers.listLive(
+          new Date(this.streams.clock.nowMs() - CONNECTED_WORKER_STALE_MS),
+        );
         connected = live.some((worker) => worker.workerId === row.workerId);
       }
-      if (!connected || Date.now() >= deadline || this.finished) return connected;
+      if (!connected || this.streams.clock.nowMs() >= deadline || this.finished) return connected;
       await new Promise((resolve) => setTimeout(resolve, ADOPTION_RECHECK_MS));
     }
   }

@@ -10,6 +10,7 @@ import {
   type Welcome,
   type WorkerFrame,
 } from '@lanner/frames';
+import { systemClock } from '../lib/system-clock';
 import { eventually, type EventuallyOptions } from './spec-helpers';
 
 // A worker as the controller's integration specs play it: a grpc-js client on
@@ -65,7 +66,7 @@ export class FakeWorker {
     this.status = new Promise((resolve) => this.call.on('status', resolve));
     // A real worker heartbeats; without it a long test would look like a silent worker.
     this.heartbeat = setInterval(
-      () => this.send({ frame: { $case: 'heartbeat', value: { sentAt: new Date(), runningJobs: this.runningJobs() } } }),
+      () => this.send({ frame: { $case: 'heartbeat', value: { sentAt: systemClock.now(), runningJobs: this.runningJobs() } } }),
       options.heartbeatMs,
     );
   }

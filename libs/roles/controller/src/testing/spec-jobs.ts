@@ -1,4 +1,5 @@
 import { encodeQueueMessage, jobMessageId, workerJobCodec } from '@lanner/frames';
+import { systemClock } from '../lib/system-clock';
 
 // Jobs as the executor publishes them on a worker queue: each a Log task of
 // namespace company.team, first attempt.
@@ -21,7 +22,8 @@ export function workerJobRecord(job: SpecJob) {
     schemaVersion: 1,
     messageId: jobMessageId(job.taskRunId, 1),
     type: 'worker.job',
-    occurredAt: new Date().toISOString(),
+    // The controller under test runs on the host's clock.
+    occurredAt: systemClock.now().toISOString(),
     ...(job.correlationId === undefined ? {} : { correlationId: job.correlationId }),
     payload: {
       tenantId: 'main',
