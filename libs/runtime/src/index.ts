@@ -1,6 +1,6 @@
 export { ROLES, SERVER_ROLES, isRole } from './config/roles';
 export type { Role, ServerRole } from './config/roles';
-export { CONFIG_VARIABLES, DEFAULT_HTTP_PORTS, LOG_LEVELS } from './config/config-variables';
+export { CONFIG_VARIABLES, configDefault, DEFAULT_HTTP_PORTS, LOG_LEVELS } from './config/config-variables';
 export type { ConfigVariable, Endpoint, LogLevel } from './config/config-variables';
 export { CONFIG_SCHEMAS, ConfigError, expressionEnvs, loadRoleConfig, StartupRefused } from './config/load-config';
 export type {

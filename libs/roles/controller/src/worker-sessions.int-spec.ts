@@ -33,6 +33,7 @@ import {
   stopController,
   type ControllerProcess,
 } from './testing/controller-process';
+import { unheldRowQuietMs } from './lib/ledger-reconciler';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
@@ -58,9 +59,15 @@ const WAIT_MS = 30_000;
 /** A loaded machine (other suites share it) can take a while to start a Node process and join a Kafka group. */
 const STARTUP_WAIT_MS = 90_000;
 /** Long enough for a wrong send to happen if the controller were going to make one; nothing is asserted about speed. */
-const SETTLE_MS = 3_000;
-/** The controller waits this long (ADOPTION_GRACE_MS) before reporting the jobs of an ended stream lost. */
-const ADOPTION_GRACE_MS = 10_000;
+const SETTLE_MS = 1_000;
+/**
+ * The adoption grace of this spec's controllers (LANNER_WORKER_ADOPTION_GRACE_MS; 10 s by default): the jobs of an
+ * ended stream wait this long before they are reported lost. The spec waits for the controller's line saying the
+ * grace is over, never sleeps through it.
+ */
+const ADOPTION_GRACE_MS = 1_800;
+/** The ledger reconciliation period of the adoption specs' controllers (30 s by default). */
+const RECONCILE_MS = 100;
 
 const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS) =>
   eventuallyWithin(what, probe, { waitMs, pollMs: 50 });
@@ -74,6 +81,7 @@ function controllerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS'),
     LANNER_KAFKA_NAMESPACE: namespace,
     LANNER_JWT_SIGNING_KEY: SIGNING_KEY,
+    LANNER_WORKER_ADOPTION_GRACE_MS: String(ADOPTION_GRACE_MS),
     ...env,
   };
 }
@@ -308,6 +316,21 @@ async function publishBroadcast(message: Omit<BroadcastMessage, 'schemaVersion' 
       ...message,
     } as BroadcastMessage),
   ]);
+}
+
+/** The controller's line once the adoption grace of an ended stream of `workerId` is over (with how many jobs it reported lost). */
+function graceOver(controller: ControllerProcess, workerId: string): Promise<Record<string, unknown>> {
+  return eventually(
+    `the adoption grace of the ended stream of ${workerId} to be over`,
+    () =>
+      controller
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"adoption grace over for an ended stream"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line['workerId'] === workerId),
+    ADOPTION_GRACE_MS + WAIT_MS,
+  );
 }
 
 function eventsFor(type: ExecutorEvent['type'], taskRunId: string): ExecutorEvent[] {
@@ -633,7 +656,7 @@ describe('worker sessions: stream recycling and adoption', () => {
     // The worker follows every Reconnect with a new stream listing the job it still runs, for longer than the adoption grace.
     const until = Date.now() + ADOPTION_GRACE_MS + SETTLE_MS;
     let reconnects = 0;
-    while (Date.now() < until) {
+    while (reconnects < 2 || Date.now() < until) {
       await eventually('a Reconnect frame', () => worker.frameOf('reconnect'), 10_000);
       reconnects += 1;
       const status = await worker.closed();
@@ -822,7 +845,11 @@ describe('worker sessions: adoption after a dropped stream', () => {
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    controller = await startController({ LANNER_ALLOW_ANONYMOUS_WORKERS: 'true', LANNER_STREAM_RECYCLE_AGE_S: '0' });
+    controller = await startController({
+      LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
+      LANNER_STREAM_RECYCLE_AGE_S: '0',
+      LANNER_LEDGER_RECONCILE_INTERVAL_MS: String(RECONCILE_MS),
+    });
   }, 120_000);
 
   /** A welcomed worker that took one job of the queue and started it (the controller relayed the start). */
@@ -862,7 +889,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
     expect((await worker.welcome()).workerId).toBe(credentials.workerId);
 
     // Past the grace period of the dropped stream: the job is still the worker's, and nobody reported it lost.
-    await pause(ADOPTION_GRACE_MS + SETTLE_MS);
+    expect(await graceOver(controller, credentials.workerId)).toEqual(expect.objectContaining({ heldJobs: 1, reportedLost: 0 }));
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
     expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
       expect.objectContaining({ workerId: credentials.workerId, controllerInstanceId: welcome.controllerId }),
@@ -891,7 +918,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
       expect.objectContaining({ workerId: credentials.workerId, controllerInstanceId: second.controllerId }),
     );
 
-    await pause(ADOPTION_GRACE_MS + SETTLE_MS);
+    expect(await graceOver(controller, credentials.workerId)).toEqual(expect.objectContaining({ heldJobs: 1, reportedLost: 0 }));
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
     expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
       expect.objectContaining({ controllerInstanceId: second.controllerId }),
@@ -909,7 +936,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
     const second = await worker.welcome();
     expect(second.workerId).not.toBe(first.workerId);
 
-    await pause(ADOPTION_GRACE_MS + SETTLE_MS);
+    expect(await graceOver(controller, first.workerId)).toEqual(expect.objectContaining({ heldJobs: 1, reportedLost: 0 }));
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
     expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(
       expect.objectContaining({ workerId: second.workerId, controllerInstanceId: second.controllerId }),
@@ -961,6 +988,7 @@ describe('worker sessions: adoption after a dropped stream', () => {
   it('sends a redelivered job whose worker here is gone to another worker, which holds it from then on: never reported lost', async () => {
     const first = await register(controller.grpcPort, tokenOf(groupId));
     const { worker: dropped, welcome, taskRunId } = await workerRunningJob(queueId, first.accessToken);
+    const droppedAt = Date.now();
     dropped.close(); // gone for good: it never reconnects
     await eventually('the dropped stream out of the registry', async () =>
       (await repositories.connectedWorkers.listLive(new Date(Date.now() - 15_000))).some((row) => row.workerId === first.workerId)
@@ -983,8 +1011,9 @@ describe('worker sessions: adoption after a dropped stream', () => {
     worker.start(job);
 
     // Past the dropped stream's grace period and the quiet time of the ledger reconciler's
-    // lost-report retry: the job is the second worker's, and nobody reported it lost.
-    await pause(ADOPTION_GRACE_MS + 5_000 + SETTLE_MS);
+    // lost-report retry (half the grace again, then a pass; at most 1 s after the grace): the job is the second worker's, and nobody reported it lost.
+    expect(await graceOver(controller, first.workerId)).toEqual(expect.objectContaining({ heldJobs: 1, reportedLost: 0 }));
+    await pause(Math.max(0, droppedAt + unheldRowQuietMs(ADOPTION_GRACE_MS) + RECONCILE_MS - Date.now()));
     expect(eventsFor('task-run.worker-lost', taskRunId)).toEqual([]);
     expect(await repositories.runningJobs.get(taskRunId, 1)).toEqual(expect.objectContaining({ workerId: second.workerId }));
 

@@ -645,6 +645,16 @@ export const CONFIG_VARIABLES = [
     schema: integer(100, 3600000),
   },
   {
+    name: 'LANNER_WORKER_ADOPTION_GRACE_MS',
+    roles: ['controller'],
+    defaultFor: () => '10000',
+    defaultText: '`10000` (10 seconds)',
+    description:
+      "After a worker's stream ends, how long the jobs it held wait for the worker to reconnect and list them (on this or another controller) before they are reported lost; the controller's retry of unpublished lost reports waits one and a half times this.",
+    secret: false,
+    schema: integer(100, 3600000),
+  },
+  {
     name: 'LANNER_HEAP_GROWING_PERCENT',
     roles: ['controller'],
     defaultFor: () => '200',
@@ -864,6 +874,20 @@ export const CONFIG_VARIABLES = [
 ] as const satisfies readonly ConfigVariable[];
 
 export type ConfigVariableName = (typeof CONFIG_VARIABLES)[number]['name'];
+
+type VariableNamed<N extends ConfigVariableName> = Extract<(typeof CONFIG_VARIABLES)[number], { name: N }>;
+
+/**
+ * A variable's default for a role, parsed as that role's config holds it: code
+ * that is given its settings without the environment (standalone, specs) takes
+ * its defaults from here, so each default is written once, in this table.
+ */
+export function configDefault<N extends ConfigVariableName>(name: N, role: Role): z.output<VariableNamed<N>['schema']> {
+  const variable: ConfigVariable | undefined = CONFIG_VARIABLES.find((candidate) => candidate.name === name);
+  const value = variable?.defaultFor?.(role);
+  if (variable === undefined || value === undefined) throw new Error(`${name} has no default for the ${role} role`);
+  return variable.schema.parse(value) as z.output<VariableNamed<N>['schema']>;
+}
 
 export function variablesOf(role: Role): readonly ConfigVariable[] {
   return CONFIG_VARIABLES.filter((variable) => (variable.roles as readonly Role[]).includes(role));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Injectable, Optional } from '@nestjs/common';
-import { ServiceInstanceIdentity, type CommonConfig } from '@lanner/runtime';
+import { configDefault, ServiceInstanceIdentity, type CommonConfig } from '@lanner/runtime';
 import type { StorageConfig } from '@lanner/storage';
 
 /** TLS of the gRPC server; absent files mean plaintext. */
@@ -31,6 +31,11 @@ export interface ControllerSettings {
   readonly streamRecycleAgeS: number;
   /** How often held jobs are checked against the running-job store; DEFAULT_LEDGER_RECONCILE_INTERVAL_MS when unset. */
   readonly ledgerReconcileIntervalMs?: number;
+  /**
+   * After a stream ends, how long its held jobs wait for their worker to reconnect and adopt them before they
+   * are reported lost (LANNER_WORKER_ADOPTION_GRACE_MS); DEFAULT_WORKER_ADOPTION_GRACE_MS when unset.
+   */
+  readonly adoptionGraceMs?: number;
   /** Registration in internal storage for workers' STORAGE discovery; none: the controller does not register. */
   readonly registration?: ControllerRegistrationSettings;
 }
@@ -42,11 +47,18 @@ export interface ControllerRegistrationSettings {
   readonly storage: StorageConfig;
 }
 
-/** WORKERS.md defaults: access tokens live 5 minutes, refresh tokens 7 days; streams recycle after 30 minutes. */
-export const DEFAULT_WORKER_TOKEN_TTL = { accessTokenTtlS: 300, refreshTokenTtlS: 604_800 } as const;
-export const DEFAULT_STREAM_RECYCLE_AGE_S = 1800;
-/** WORKERS.md: controllers reconcile their ledgers with the running-job store periodically. */
-export const DEFAULT_LEDGER_RECONCILE_INTERVAL_MS = 30_000;
+// The defaults of settings given without the environment (standalone, specs): the variable table's, written only there.
+/** Access tokens live 5 minutes, refresh tokens 7 days. */
+export const DEFAULT_WORKER_TOKEN_TTL = {
+  accessTokenTtlS: configDefault('LANNER_WORKER_ACCESS_TOKEN_TTL_S', 'controller'),
+  refreshTokenTtlS: configDefault('LANNER_WORKER_REFRESH_TOKEN_TTL_S', 'controller'),
+} as const;
+/** Streams recycle after 30 minutes. */
+export const DEFAULT_STREAM_RECYCLE_AGE_S = configDefault('LANNER_STREAM_RECYCLE_AGE_S', 'controller');
+/** Controllers reconcile their ledgers with the running-job store every 30 s. */
+export const DEFAULT_LEDGER_RECONCILE_INTERVAL_MS = configDefault('LANNER_LEDGER_RECONCILE_INTERVAL_MS', 'controller');
+/** The jobs of an ended stream wait 10 s for adoption. */
+export const DEFAULT_WORKER_ADOPTION_GRACE_MS = configDefault('LANNER_WORKER_ADOPTION_GRACE_MS', 'controller');
 
 export const CONTROLLER_SETTINGS = Symbol('lanner.controller-settings');
 
@@ -69,6 +81,7 @@ interface GrpcEndpointConfig {
   readonly workerAuth: WorkerAuthSettings;
   readonly streamRecycleAgeS: number;
   readonly ledgerReconcileIntervalMs?: number;
+  readonly adoptionGraceMs?: number;
   readonly registration?: ControllerRegistrationSettings;
 }
 
@@ -93,6 +106,7 @@ export function controllerSettingsFrom(config: CommonConfig): ControllerSettings
     workerAuth: config.workerAuth,
     streamRecycleAgeS: config.streamRecycleAgeS,
     ledgerReconcileIntervalMs: config.ledgerReconcileIntervalMs ?? DEFAULT_LEDGER_RECONCILE_INTERVAL_MS,
+    adoptionGraceMs: config.adoptionGraceMs ?? DEFAULT_WORKER_ADOPTION_GRACE_MS,
     registration: config.registration,
   };
 }

@@ -14,14 +14,17 @@ import { FrameRelay } from './frame-relay';
 import { KilledJobs } from './killed-jobs';
 import { UnreportedLostJobs, type RunningJobOfController } from './unreported-lost-jobs';
 import { heldJobOfRow, WorkerFleet, type HeldJob, type WorkerSession } from './worker-fleet';
-import { ADOPTION_GRACE_MS, WorkerStreams } from './worker-streams';
+import { WorkerStreams } from './worker-streams';
 
 /**
  * How long a row of this controller must stay without a stream here holding it
- * before it is reported lost again: beyond the adoption grace, so the ended
- * stream's own check (and any adoption) goes first.
+ * before it is reported lost again: half as long again as the adoption grace
+ * (15 s for the default 10 s), so the ended stream's own check (and any
+ * adoption) goes first.
  */
-export const UNHELD_ROW_QUIET_MS = ADOPTION_GRACE_MS + 5_000;
+export function unheldRowQuietMs(adoptionGraceMs: number): number {
+  return Math.round(adoptionGraceMs * 1.5);
+}
 
 /** A job one of this controller's workers held when the reconciliation began. */
 export interface HeldJobOfWorker {
@@ -52,7 +55,7 @@ export function staleHeldJobs(held: readonly HeldJobOfWorker[], rows: readonly R
  * and frees the ledger slot of each held job whose row is gone, so no slot
  * leaks (WORKERS.md, "The ledger never leaks a slot"). Rows without a holder
  * here are reported lost again once no stream here has held them for
- * UNHELD_ROW_QUIET_MS (a lost report whose publish failed put its row back,
+ * `unheldRowQuietMs` (a lost report whose publish failed put its row back,
  * and the liveness coordinator only answers for controllers that are gone).
  * The same pass sends the Kill frame of a held job killed before it was sent.
  */
@@ -61,7 +64,7 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
   private readonly logger = new Logger(LedgerReconciler.name);
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private readonly unreported = new UnreportedLostJobs(UNHELD_ROW_QUIET_MS);
+  private readonly unreported: UnreportedLostJobs;
 
   constructor(
     @Inject(CONTROLLER_SETTINGS) private readonly settings: ControllerSettings,
@@ -72,7 +75,9 @@ export class LedgerReconciler implements OnApplicationBootstrap, OnModuleDestroy
     private readonly streams: WorkerStreams,
     private readonly relay: FrameRelay,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.unreported = new UnreportedLostJobs(unheldRowQuietMs(streams.adoptionGraceMs));
+  }
 
   onApplicationBootstrap(): void {
     const intervalMs = this.settings.ledgerReconcileIntervalMs ?? DEFAULT_LEDGER_RECONCILE_INTERVAL_MS;

@@ -38,7 +38,12 @@ import {
 } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { CLOCK, type Clock } from './clock';
-import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
+import {
+  CONTROLLER_SETTINGS,
+  ControllerIdentity,
+  DEFAULT_WORKER_ADOPTION_GRACE_MS,
+  type ControllerSettings,
+} from './controller-settings';
 import { FrameRelay } from './frame-relay';
 import { JobDispatch } from './job-dispatch';
 import { WorkerAuthGrpc } from './worker-auth.grpc';
@@ -49,12 +54,6 @@ import { WorkerRegistry } from './worker-registry';
 export const HEARTBEAT_INTERVAL_MS = 3_000;
 /** A stream silent for this many heartbeat intervals is ended and its jobs reported lost. */
 const SILENT_INTERVALS_BEFORE_END = 5;
-/**
- * After a stream ends, how long its jobs wait for the worker to reconnect and
- * adopt them (Hello.running_jobs, on this or another controller) before they
- * are reported lost: a brief reconnect never causes a second run.
- */
-export const ADOPTION_GRACE_MS = 10_000;
 /**
  * An anonymous worker adopts a job only from a worker stream that is no longer
  * connected; the old stream's end may still be on its way (the worker reconnects
@@ -124,7 +123,7 @@ function subscriptionFrames(subscriptions: readonly CapacitySubscription[]): Sub
  * identity from the access token at open, Hello checked, Welcome, then credits,
  * job progress, logs, metrics and draining; live subscription changes and
  * revocations from broadcasts; recycling of old streams. When a stream ends,
- * the jobs its worker still held wait ADOPTION_GRACE_MS for a new stream to
+ * the jobs its worker still held wait the adoption grace (`adoptionGraceMs`) for a new stream to
  * adopt them before they are reported lost.
  */
 @Injectable()
@@ -138,6 +137,12 @@ export class WorkerStreams {
   /** Per job (task run + attempt): adoption and lost reports of one job on this controller take turns. */
   private readonly jobTurns = new Map<string, Promise<void>>();
   private closing = false;
+  /**
+   * After a stream ends, how long its jobs wait for the worker to reconnect and
+   * adopt them (Hello.running_jobs, on this or another controller) before they
+   * are reported lost: a brief reconnect never causes a second run.
+   */
+  readonly adoptionGraceMs: number;
 
   constructor(
     @Inject(CONTROLLER_SETTINGS) readonly settings: ControllerSettings,
@@ -149,7 +154,9 @@ export class WorkerStreams {
     readonly registry: WorkerRegistry,
     readonly auth: WorkerAuthGrpc,
     @Inject(CLOCK) readonly clock: Clock,
-  ) {}
+  ) {
+    this.adoptionGraceMs = settings.adoptionGraceMs ?? DEFAULT_WORKER_ADOPTION_GRACE_MS;
+  }
 
   /** The gRPC handler of `Connect`: the access token is checked before anything else happens on the stream. */
   connect(call: WorkerCall): void {
@@ -861,17 +868,24 @@ class WorkerConversation {
     const restartStrategy = await this.restartStrategyOf(session.workerGroupId);
     // IMMEDIATELY: the group's jobs do not wait for their worker to come back and adopt them.
     // Never keeps a stopping process alive; after a shutdown the liveness coordinator answers for the rows.
-    if (restartStrategy !== 'IMMEDIATELY') await new Promise((resolve) => setTimeout(resolve, ADOPTION_GRACE_MS).unref());
+    if (restartStrategy !== 'IMMEDIATELY')
+      await new Promise((resolve) => setTimeout(resolve, this.streams.adoptionGraceMs).unref());
     if (this.streams.isClosing) return;
+    let reportedLost = 0;
     for (const job of jobs) {
       const key = jobMessageId(job.taskRunId, job.attempt);
       await this.streams.inTurn(key, async () => {
         // A later stream of this worker id here holds it (a reconnect to this controller keeps the same holder in the store).
         const holder = this.streams.fleet.holderOf(job.taskRunId, job.attempt);
         if (holder && holder !== session) return;
-        await this.reportLost(session.workerId, job, reason, restartStrategy);
+        if (await this.reportLost(session.workerId, job, reason, restartStrategy)) reportedLost += 1;
       });
     }
+    // One line per ended stream that held jobs: the others were adopted, finished, or are left to the liveness coordinator.
+    this.logger.log(
+      { workerId: session.workerId, heldJobs: jobs.length, reportedLost, adoptionGraceMs: this.streams.adoptionGraceMs },
+      'adoption grace over for an ended stream',
+    );
   }
 
   /** The restart strategy of the group as it is now (a change applies to streams that end after it); the default if unreadable. */
@@ -893,25 +907,27 @@ class WorkerConversation {
     job: HeldJob,
     reason: string,
     restartStrategy: WorkerRestartStrategy,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const store = this.streams.repositories.runningJobs;
     const holder = { workerId, controllerInstanceId: this.streams.identity.id };
     let row: RunningJobRecord | null;
     try {
       row = await store.get(job.taskRunId, job.attempt);
-      if (row === null || row.workerId !== holder.workerId || row.controllerInstanceId !== holder.controllerInstanceId) return;
+      if (row === null || row.workerId !== holder.workerId || row.controllerInstanceId !== holder.controllerInstanceId)
+        return false;
       // Adopted (or finished) since the read: the conditional DELETE finds nothing and nothing is reported.
-      if (!(await store.removeLostIfHeldBy(job.taskRunId, job.attempt, holder))) return;
+      if (!(await store.removeLostIfHeldBy(job.taskRunId, job.attempt, holder))) return false;
     } catch (error) {
       // The row stays in the running-job store, where the liveness coordinator finds it.
       this.logger.error(
         { workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) },
         'could not check a job of an ended stream',
       );
-      return;
+      return false;
     }
     try {
       await this.streams.relay.workerLost(workerId, job, `worker ${workerId} lost: ${reason}`, restartStrategy);
+      return true;
     } catch (error) {
       this.logger.error(
         { workerId, taskRunId: job.taskRunId, attempt: job.attempt, error: message(error) },
@@ -926,6 +942,7 @@ class WorkerConversation {
             'could not keep the record of an unreported lost job',
           ),
         );
+      return false;
     }
   }
 }
