@@ -32,9 +32,9 @@ const namespace = `hy-${run}.`;
 const queueId = `hygiene-${run}`;
 const WAIT_MS = 30_000;
 /** How long the spec lets the controller run before checking it did NOT send something; nothing is asserted about speed. */
-const SETTLE_MS = 2_000;
+const SETTLE_MS = 1_000;
 /** The ledger reconciliation period of the spec's controller (the default is 30 s). */
-const RECONCILE_MS = 500;
+const RECONCILE_MS = 200;
 
 const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
   eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 100 });
@@ -263,7 +263,7 @@ describe('controller hygiene: killed jobs, deadlines and leaked slots', () => {
     // The worker has credit, but its only ledger slot is held: the second job waits.
     const second = nextTaskRunId();
     await publishJob(second);
-    await pause(SETTLE_MS + 2 * RECONCILE_MS);
+    await pause(SETTLE_MS); // five reconciliation passes
     expect(jobIds(worker)).toEqual([first]);
 
     // The first job's row goes, as when its result was recorded through another controller or it was put back on its queue.

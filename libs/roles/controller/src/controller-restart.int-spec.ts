@@ -16,6 +16,7 @@ import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
 import { eventually as eventuallyWithin, pause, requiredEnv } from './testing/spec-helpers';
+import { unheldRowQuietMs } from './lib/ledger-reconciler';
 
 // A controller that restarts keeps its promises: the job of a task run killed
 // before the restart still never reaches a worker, and a lost job whose report
@@ -30,11 +31,13 @@ const namespace = `rs-${run}.`;
 const queueId = `restart-${run}`;
 const WAIT_MS = 30_000;
 /** How long the spec lets the controller run before checking it did NOT do something; nothing is asserted about speed. */
-const SETTLE_MS = 2_000;
+const SETTLE_MS = 1_000;
 /** The ledger reconciliation period of the spec's controllers (the default is 30 s). */
-const RECONCILE_MS = 500;
-/** After a stream ends its jobs wait this long for adoption (worker-streams ADOPTION_GRACE_MS): never reported lost sooner. */
-const ADOPTION_GRACE_MS = 10_000;
+const RECONCILE_MS = 200;
+/** The adoption grace of the spec's controllers (LANNER_WORKER_ADOPTION_GRACE_MS; 10 s by default). */
+const ADOPTION_GRACE_MS = 1_000;
+/** A row no stream here holds is reported lost again only after this long (one and a half graces). */
+const QUIET_MS = unheldRowQuietMs(ADOPTION_GRACE_MS);
 
 const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS) =>
   eventuallyWithin(what, probe, { waitMs, pollMs: 100 });
@@ -53,6 +56,7 @@ const controllerEnv = (): NodeJS.ProcessEnv => ({
   LANNER_ALLOW_ANONYMOUS_WORKERS: 'true',
   LANNER_JWT_SIGNING_KEY: 'restart-spec-signing-key-0123456789abcdef',
   LANNER_LEDGER_RECONCILE_INTERVAL_MS: String(RECONCILE_MS),
+  LANNER_WORKER_ADOPTION_GRACE_MS: String(ADOPTION_GRACE_MS),
 });
 
 function started(): ControllerProcess {
@@ -241,6 +245,7 @@ describe('controller restart: kills and lost jobs are not forgotten', () => {
     const controllerId = String(listening['controllerId']);
     // A worker's stream ended and publishing its job's lost report failed: the row was put back under this controller.
     const lost = `rs-${run}-lost`;
+    const insertedAt = Date.now();
     await repositories.runningJobs.insert({
       taskRunId: lost,
       attempt: 1,
@@ -258,10 +263,9 @@ describe('controller restart: kills and lost jobs are not forgotten', () => {
     const held = `rs-${run}-held`;
     await submit(held);
     await eventually('the held job on the worker', () => (jobIds(worker).includes(held) ? true : undefined));
-    const insertedAt = Date.now();
 
-    // Not within the adoption grace: the worker could still reconnect and take the job back.
-    await pause(ADOPTION_GRACE_MS - 2_000);
+    // Not within the quiet time (beyond the adoption grace): the worker could still reconnect and take the job back.
+    await pause(Math.max(0, insertedAt + QUIET_MS - 500 - Date.now()));
     expect(eventsOf('task-run.worker-lost', lost)).toEqual([]);
     expect(await repositories.runningJobs.get(lost, 1)).not.toBeNull();
 
@@ -269,7 +273,7 @@ describe('controller restart: kills and lost jobs are not forgotten', () => {
       const reports = eventsOf('task-run.worker-lost', lost);
       return reports.length > 0 ? reports : undefined;
     });
-    expect(Date.now() - insertedAt).toBeGreaterThanOrEqual(ADOPTION_GRACE_MS);
+    expect(Date.now() - insertedAt).toBeGreaterThanOrEqual(QUIET_MS);
     expect(report.payload).toMatchObject({
       tenantId: 'main',
       executionId: `${lost}-ex`,
@@ -281,7 +285,7 @@ describe('controller restart: kills and lost jobs are not forgotten', () => {
     expect(report.correlationId).toBe(`corr-${lost}`);
     expect(await repositories.runningJobs.get(lost, 1)).toBeNull();
 
-    await pause(SETTLE_MS + 4 * RECONCILE_MS);
+    await pause(SETTLE_MS); // five more reconciliation passes
     expect(eventsOf('task-run.worker-lost', lost)).toHaveLength(1);
     expect(eventsOf('task-run.worker-lost', held)).toEqual([]);
     expect(jobIds(worker)).toEqual([held]);

@@ -48,7 +48,7 @@ const STARTUP_WAIT_MS = 90_000;
  * send something. A controller that wrongly sends would do so well within it;
  * nothing is asserted about how long anything takes.
  */
-const SETTLE_MS = 3_000;
+const SETTLE_MS = 1_000;
 
 const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = WAIT_MS) =>
   eventuallyWithin(what, probe, { waitMs, pollMs: 100 });
@@ -57,7 +57,12 @@ const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | un
 
 const startController = (env: NodeJS.ProcessEnv) =>
   startSharedController(
-    { LANNER_JWT_SIGNING_KEY: 'controller-spec-jwt-signing-key-0123456789abcdef', ...env },
+    {
+      LANNER_JWT_SIGNING_KEY: 'controller-spec-jwt-signing-key-0123456789abcdef',
+      // A dropped stream's jobs are reported lost after 1 s instead of the default 10 s.
+      LANNER_WORKER_ADOPTION_GRACE_MS: '1000',
+      ...env,
+    },
     { startupWaitMs: STARTUP_WAIT_MS, pollMs: 100 },
   );
 

@@ -7,6 +7,7 @@ import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
 import { workerJobRecord } from './testing/spec-jobs';
 import { eventually as eventuallyWithin, pause, requiredEnv } from './testing/spec-helpers';
+import { DEFAULT_WORKER_ADOPTION_GRACE_MS } from './lib/controller-settings';
 
 // A controller with a backlog: hundreds of jobs wait on its queue's topic, a
 // 1-slot worker runs one of them. On SIGTERM the controller stops taking jobs,
@@ -19,14 +20,13 @@ const namespace = `sd-${run}.`;
 const queueId = `backlog-${run}`;
 const BACKLOG = 300;
 const WAIT_MS = 60_000;
-/** The controller waits this long (ADOPTION_GRACE_MS) before reporting the jobs of an ended stream lost. */
-const ADOPTION_GRACE_MS = 10_000;
 /**
  * Not a performance figure: a controller still running after this long is
  * stuck (it is then killed and the spec fails). Below the adoption grace on
  * purpose: stopping never waits it out (the jobs held keep their records).
  */
-const STOPS_WITHIN_MS = ADOPTION_GRACE_MS - 1_000;
+const STOPS_WITHIN_MS = DEFAULT_WORKER_ADOPTION_GRACE_MS - 1_000;
+/** Long enough for a wrong send to happen if the controller were going to make one; nothing is asserted about speed. */
 const SETTLE_MS = 3_000;
 
 const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>

@@ -38,7 +38,7 @@ const urgent = `urgent-${run}`;
 const bulk = `bulk-${run}`;
 const WAIT_MS = 30_000;
 /** How long the spec lets the controller run before checking it did NOT send something; nothing is asserted about speed. */
-const SETTLE_MS = 3_000;
+const SETTLE_MS = 1_000;
 
 const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
   eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 100 });

@@ -20,7 +20,7 @@ const queueId = `rj-${run}`;
 const BACKLOG = 20;
 const WAIT_MS = 30_000;
 /** Lets the controller fetch what it will fetch of the backlog before the spec counts what waits there. */
-const SETTLE_MS = 3_000;
+const SETTLE_MS = 1_000;
 
 const eventually = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
   eventuallyWithin(what, probe, { waitMs: WAIT_MS, pollMs: 100 });
