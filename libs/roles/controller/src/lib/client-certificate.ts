@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import type { SecureContextOptions } from 'node:tls';
 import { TLSSocket } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
+import { refusalStatus } from './grpc-refusals';
 
 /** What a refused worker is told when its certificate does not chain to the CA. */
 export const UNTRUSTED_CLIENT_CERTIFICATE = "the client certificate is not signed by the controller's CA (LANNER_GRPC_TLS_CA)";
@@ -94,7 +95,7 @@ function refuse(call: grpc.ServerInterceptingCallInterface, details: string): gr
   return new grpc.ServerInterceptingCall(call, {
     start: (next) =>
       // The handler never sees the call: its metadata is not passed on.
-      next({ onReceiveMetadata: () => call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details }) }),
+      next({ onReceiveMetadata: () => call.sendStatus({ code: refusalStatus('unauthenticated').status, details }) }),
   });
 }
 

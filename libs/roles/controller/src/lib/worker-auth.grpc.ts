@@ -17,6 +17,7 @@ import { MetricsRegistry, REPOSITORIES } from '@lanner/runtime';
 import type { Counter } from 'prom-client';
 import { CLOCK, type Clock } from './clock';
 import { CONTROLLER_SETTINGS, type ControllerSettings } from './controller-settings';
+import { refusalError } from './grpc-refusals';
 
 /** Where the signing key comes from, as errors name it (standalone fills the same setting from its data directory). */
 const SIGNING_KEY_SOURCE = 'LANNER_JWT_SIGNING_KEY';
@@ -159,21 +160,21 @@ export class WorkerAuthGrpc {
       if (error.reason === 'refresh-token-reused')
         this.logger.warn(fields, 'a used refresh token was presented again; its token family is revoked');
       else this.logger.log(fields, 'worker credentials refused');
-      return { code: grpc.status.UNAUTHENTICATED, details: error.message };
+      return refusalError('unauthenticated', error.message);
     }
     if (error instanceof InvalidCredentialRequest) {
       this.count(operation, 'invalid');
-      return { code: grpc.status.INVALID_ARGUMENT, details: error.message };
+      return refusalError('invalid-argument', error.message);
     }
     if (error instanceof CredentialStoreUnavailable) {
       this.count(operation, 'unavailable');
       // The cause's name and code only: driver messages can carry SQL or connection details.
       this.logger.warn({ operation, cause: describeCause(error.cause) }, 'credential store unavailable');
-      return { code: grpc.status.UNAVAILABLE, details: error.message };
+      return refusalError('unavailable', error.message);
     }
     this.count(operation, 'failed');
     this.logger.error({ operation, cause: describeCause(error) }, 'worker credentials could not be issued');
-    return { code: grpc.status.INTERNAL, details: 'the controller could not issue credentials; retry later' };
+    return refusalError('internal', 'the controller could not issue credentials; retry later');
   }
 
   private count(operation: Operation, outcome: Outcome): void {

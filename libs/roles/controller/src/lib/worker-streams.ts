@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import * as grpc from '@grpc/grpc-js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccessTokenRejected, bearerToken } from '@lanner/auth';
 import type { CapacitySubscription } from '@lanner/capacity';
@@ -45,6 +44,7 @@ import {
   type ControllerSettings,
 } from './controller-settings';
 import { FrameRelay } from './frame-relay';
+import { refusalStatus, type RefusalKind } from './grpc-refusals';
 import { JobDispatch } from './job-dispatch';
 import { WorkerAuthGrpc } from './worker-auth.grpc';
 import { heldJobOfRow, WorkerFleet, WorkerSession, type HeldJob, type WorkerCall } from './worker-fleet';
@@ -88,11 +88,10 @@ interface Admission extends StreamIdentity {
   subscriptions: CapacitySubscription[];
 }
 
-/** A refusal at admission: the gRPC status and the words the worker's operator reads. */
+/** A refusal at admission: its kind (which gives the gRPC status) and the words the worker's operator reads. */
 class Refusal {
   constructor(
-    readonly code: ErrorCode,
-    readonly status: grpc.status,
+    readonly kind: RefusalKind,
     readonly reason: string,
   ) {}
 }
@@ -161,12 +160,12 @@ export class WorkerStreams {
   /** The gRPC handler of `Connect`: the access token is checked before anything else happens on the stream. */
   connect(call: WorkerCall): void {
     if (this.closing) {
-      refuse(call, ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, 'this controller is shutting down; connect to another one');
+      refuse(call, 'unavailable', 'this controller is shutting down; connect to another one');
       return;
     }
     const identity = this.authenticate(call);
     if (identity instanceof Refusal) {
-      refuse(call, identity.code, identity.status, identity.reason);
+      refuse(call, identity.kind, identity.reason);
       this.logger.warn({ reason: identity.reason }, 'worker stream refused');
       return;
     }
@@ -181,8 +180,7 @@ export class WorkerStreams {
     if (presented.length === 0) {
       if (!this.settings.allowAnonymousWorkers) {
         return new Refusal(
-          ErrorCode.UNAUTHENTICATED,
-          grpc.status.UNAUTHENTICATED,
+          'unauthenticated',
           'anonymous workers are not allowed on this controller (LANNER_ALLOW_ANONYMOUS_WORKERS is false); give the worker a registration token',
         );
       }
@@ -193,11 +191,7 @@ export class WorkerStreams {
     }
     const token = presented.length === 1 && typeof presented[0] === 'string' ? bearerToken(presented[0]) : undefined;
     if (token === undefined) {
-      return new Refusal(
-        ErrorCode.UNAUTHENTICATED,
-        grpc.status.UNAUTHENTICATED,
-        "the authorization metadata must be one 'Bearer <access token>' value",
-      );
+      return new Refusal('unauthenticated', "the authorization metadata must be one 'Bearer <access token>' value");
     }
     try {
       const verified = this.auth.accessTokens.verify(token, this.clock.now());
@@ -207,14 +201,9 @@ export class WorkerStreams {
         registrationTokenId: verified.registrationTokenId,
       };
     } catch (error) {
-      if (error instanceof AccessTokenRejected)
-        return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, error.message);
+      if (error instanceof AccessTokenRejected) return new Refusal('unauthenticated', error.message);
       this.logger.error({ error: message(error) }, 'access token check failed');
-      return new Refusal(
-        ErrorCode.INTERNAL,
-        grpc.status.UNAVAILABLE,
-        'the controller could not check the access token; reconnect later',
-      );
+      return new Refusal('unavailable', 'the controller could not check the access token; reconnect later');
     }
   }
 
@@ -229,11 +218,9 @@ export class WorkerStreams {
       return { ...identity, subscriptions: servedSubscriptions(group.subscriptions as SubscriptionRecord[]) };
     } catch (error) {
       if (error instanceof NotFound) {
-        if (identity.workerGroupId === DEFAULT_WORKER_GROUP_ID)
-          return new Refusal(ErrorCode.INTERNAL, grpc.status.UNAVAILABLE, UNSEEDED_TOPOLOGY_MESSAGE);
+        if (identity.workerGroupId === DEFAULT_WORKER_GROUP_ID) return new Refusal('unavailable', UNSEEDED_TOPOLOGY_MESSAGE);
         return new Refusal(
-          ErrorCode.UNAUTHENTICATED,
-          grpc.status.UNAUTHENTICATED,
+          'unauthenticated',
           `the worker group '${identity.workerGroupId}' of this worker no longer exists; register again with a token of an existing group`,
         );
       }
@@ -241,27 +228,17 @@ export class WorkerStreams {
         { workerId: identity.workerId, error: message(error) },
         'cannot read the worker group of a connecting worker',
       );
-      return new Refusal(
-        ErrorCode.INTERNAL,
-        grpc.status.UNAVAILABLE,
-        'the controller cannot read its worker groups right now; reconnect later',
-      );
+      return new Refusal('unavailable', 'the controller cannot read its worker groups right now; reconnect later');
     }
   }
 
   private async tokenRefusal(workerGroupId: string, registrationTokenId: string): Promise<Refusal | undefined> {
-    if (this.revokedTokens.has(registrationTokenId))
-      return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    if (this.revokedTokens.has(registrationTokenId)) return new Refusal('unauthenticated', REVOKED_TOKEN_MESSAGE);
     const token = await this.repositories.registrationTokens.findById(registrationTokenId);
     if (!token || token.workerGroupId !== workerGroupId) {
-      return new Refusal(
-        ErrorCode.UNAUTHENTICATED,
-        grpc.status.UNAUTHENTICATED,
-        'the registration token of this worker was deleted; register again with a new token',
-      );
+      return new Refusal('unauthenticated', 'the registration token of this worker was deleted; register again with a new token');
     }
-    if (token.revokedAt !== null)
-      return new Refusal(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    if (token.revokedAt !== null) return new Refusal('unauthenticated', REVOKED_TOKEN_MESSAGE);
     return undefined;
   }
 
@@ -288,8 +265,7 @@ export class WorkerStreams {
     this.revokedTokens.add(registrationTokenId);
     const affected = [...this.open].filter((conversation) => conversation.stopForRevocation(registrationTokenId));
     if (affected.length > 0) this.dispatch.creditChanged();
-    for (const conversation of affected)
-      conversation.refuseAndEnd(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+    for (const conversation of affected) conversation.refuseAndEnd('unauthenticated', REVOKED_TOKEN_MESSAGE);
     return affected.length;
   }
 
@@ -383,10 +359,10 @@ class WorkerConversation {
     this.pending = admission.then((outcome) => {
       if (outcome instanceof Refusal) {
         this.logger.warn({ reason: outcome.reason }, 'worker stream refused');
-        return this.refuseAndEnd(outcome.code, outcome.status, outcome.reason);
+        return this.refuseAndEnd(outcome.kind, outcome.reason);
       }
       if (outcome.registrationTokenId !== null && this.streams.revokedTokens.has(outcome.registrationTokenId)) {
-        return this.refuseAndEnd(ErrorCode.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED, REVOKED_TOKEN_MESSAGE);
+        return this.refuseAndEnd('unauthenticated', REVOKED_TOKEN_MESSAGE);
       }
       this.admission = outcome;
       this.subscriptions = outcome.subscriptions;
@@ -495,23 +471,15 @@ class WorkerConversation {
     const admission = this.admission;
     if (!admission || this.finished) return;
     if (first.$case !== 'hello') {
-      return this.refuseAndEnd(
-        ErrorCode.INVALID_FRAME,
-        grpc.status.FAILED_PRECONDITION,
-        `the first frame must be hello, got ${first.$case}`,
-      );
+      return this.refuseAndEnd('out-of-order-frame', `the first frame must be hello, got ${first.$case}`);
     }
     const hello: Hello = first.value;
     const version = checkPeerProtocolVersion(hello.protocolVersion);
     if (!version.compatible) {
-      return this.refuseAndEnd(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, grpc.status.FAILED_PRECONDITION, version.reason);
+      return this.refuseAndEnd('unsupported-protocol', version.reason);
     }
     if (!Number.isInteger(hello.slots) || hello.slots < 1) {
-      return this.refuseAndEnd(
-        ErrorCode.INVALID_FRAME,
-        grpc.status.INVALID_ARGUMENT,
-        `hello.slots must be at least 1, got ${hello.slots}`,
-      );
+      return this.refuseAndEnd('invalid-argument', `hello.slots must be at least 1, got ${hello.slots}`);
     }
 
     const { workerId, workerGroupId, registrationTokenId } = admission;
@@ -535,8 +503,7 @@ class WorkerConversation {
         "the worker group's subscriptions do not fit the worker",
       );
       return this.refuseAndEnd(
-        ErrorCode.INTERNAL,
-        grpc.status.FAILED_PRECONDITION,
+        'unfit-configuration',
         `the subscriptions of worker group '${workerGroupId}' cannot be applied to this worker: ${message(error)}`,
       );
     }
@@ -816,10 +783,10 @@ class WorkerConversation {
     });
   }
 
-  refuseAndEnd(code: ErrorCode, status: grpc.status, reason: string): void {
+  refuseAndEnd(kind: RefusalKind, reason: string): void {
     if (this.refused || this.finished) return;
     this.refused = true;
-    refuse(this.call, code, status, reason);
+    refuse(this.call, kind, reason);
     void this.end(reason, false);
   }
 
@@ -947,7 +914,9 @@ class WorkerConversation {
   }
 }
 
-function refuse(call: WorkerCall, code: ErrorCode, status: grpc.status, reason: string): void {
+/** A fatal StreamError frame, then the call's final status: both from the one refusal table (`grpc-refusals.ts`). */
+export function refuse(call: WorkerCall, kind: RefusalKind, reason: string): void {
+  const { code, status } = refusalStatus(kind);
   call.write({ frame: { $case: 'error', value: { code, message: reason, fatal: true } } });
   // grpc-js turns an 'error' emitted on a server stream into the call's final status.
   call.emit('error', { code: status, details: reason });
