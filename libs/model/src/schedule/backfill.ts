@@ -9,7 +9,6 @@ import { type ScheduleFiring, scanScheduleDates } from './schedule-dates';
 /** The label every execution a backfill started carries (`true`), beside the trigger's own label. */
 export const BACKFILL_LABEL = 'system.backfill';
 
-
 /** Where a backfill stands. */
 export interface BackfillProgress {
   /** Identifies this backfill among those the trigger had (a write for an older one is dropped). */
