@@ -66,6 +66,14 @@ import { WorkerQueueRouting } from './worker-queue-routing';
 /** A message names an execution or flow this executor cannot load; it is logged and skipped. */
 class MissingExecutionData extends Error {}
 
+/**
+ * A child announces its end before its executor stores that end (the announce
+ * is an action of the step, the store comes after the step): read too early,
+ * the child's stored state is the one before it ended. The message is retried
+ * (the queue's backoff), by then the end is stored.
+ */
+class ChildEndNotStoredYet extends Error {}
+
 /** An execution the executor creates: a subflow's child or a CREATE_NEW_EXECUTION retry. */
 interface NewChildExecution {
   readonly id: string;
@@ -378,6 +386,9 @@ export class ExecutionProcessor {
       const childFlow = await this.flow(unit.tenantId, record.namespace, record.flowId, record.flowRevision);
       if (childFlow.outputs.length > 0) return event;
       const child = loadStoredExecution(event.executionId, stateData);
+      if (!isTerminal(child.state)) {
+        throw new ChildEndNotStoredYet(`child execution ${event.executionId} has announced its end but not stored it yet`);
+      }
       return { ...event, childContext: renderContextFor(childFlow, child, undefined, this.options.environment) };
     } catch (error) {
       // A child that can no longer be read (deleted, its flow gone) still ends the task: without the map's outputs.
