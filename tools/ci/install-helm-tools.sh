@@ -16,6 +16,10 @@ CACHE="${LANNER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lanner}"
 BIN="${CACHE}/bin"
 SCHEMAS="${CACHE}/k8s-schemas"
 mkdir -p "${BIN}" "${SCHEMAS}"
+# One install at a time: a second caller (the chart tests starting while CI's background
+# install runs) waits for the first, then finds everything cached.
+exec 9>"${BIN}/.helm-tools.lock"
+flock 9
 
 # `go install` builds carry no version of their own: a marker file beside each binary
 # records which version it was built from.

@@ -17,8 +17,16 @@ if [[ -x "${WEED}" && "$(cat "${STAMP}" 2>/dev/null)" == "${SEAWEEDFS_VERSION}" 
   exit 0
 fi
 
-command -v go >/dev/null || { echo "install-seaweedfs: Go is needed to build SeaweedFS ${SEAWEEDFS_VERSION}" >&2; exit 1; }
 mkdir -p "${BIN_DIR}"
+# One build at a time: a second caller (the dev services starting while CI's background
+# build runs) waits for the first, then finds its binary.
+exec 9>"${BIN_DIR}/.weed.lock"
+flock 9
+if [[ -x "${WEED}" && "$(cat "${STAMP}" 2>/dev/null)" == "${SEAWEEDFS_VERSION}" ]]; then
+  echo "${WEED}"
+  exit 0
+fi
+command -v go >/dev/null || { echo "install-seaweedfs: Go is needed to build SeaweedFS ${SEAWEEDFS_VERSION}" >&2; exit 1; }
 WORK="$(mktemp -d)"
 trap 'rm -rf "${WORK}"' EXIT
 

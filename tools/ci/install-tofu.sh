@@ -16,8 +16,16 @@ if [[ -x "${TOFU}" && "$(cat "${STAMP}" 2>/dev/null)" == "${TOFU_VERSION}" ]]; t
   exit 0
 fi
 
-command -v go >/dev/null || { echo "install-tofu: Go is needed to build OpenTofu ${TOFU_VERSION}" >&2; exit 1; }
 mkdir -p "${BIN_DIR}"
+# One build at a time: a second caller (a test starting while CI's background build runs)
+# waits for the first, then finds its binary.
+exec 9>"${BIN_DIR}/.tofu.lock"
+flock 9
+if [[ -x "${TOFU}" && "$(cat "${STAMP}" 2>/dev/null)" == "${TOFU_VERSION}" ]]; then
+  echo "${TOFU}"
+  exit 0
+fi
+command -v go >/dev/null || { echo "install-tofu: Go is needed to build OpenTofu ${TOFU_VERSION}" >&2; exit 1; }
 WORK="$(mktemp -d)"
 trap 'rm -rf "${WORK}"' EXIT
 

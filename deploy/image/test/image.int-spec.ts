@@ -154,6 +154,27 @@ describe('the Lanner image', () => {
     expect(listing.stdout.trim().split('\n').pop()).toBe('0');
   });
 
+  // The image leaves out the ES module and browser copies of date-holidays, astronomia and
+  // moment: the PublicHoliday condition must still find a fixed holiday and one computed
+  // from the equinox (astronomia's planetary data, in a time zone through moment-timezone).
+  it('keeps what the PublicHoliday condition reads: a fixed holiday and an equinox holiday', () => {
+    const script = [
+      "const Holidays = require('date-holidays');",
+      'const names = (country, date) => (new Holidays(country).isHoliday(new Date(date)) || []).map((h) => h.name);',
+      "console.log(JSON.stringify([names('FR', '2026-07-14T12:00:00Z'), names('JP', '2026-03-20T03:00:00Z')]));",
+    ].join(' ');
+    const run = spawnSync(
+      'buildah',
+      [...BUILDAH, 'run', '--isolation', 'chroot', '--workingdir', '/app', container, '--', 'node', '-e', script],
+      { encoding: 'utf8' },
+    );
+
+    expect(run.stderr).toBe('');
+    const [france, japan] = JSON.parse(run.stdout.trim()) as string[][];
+    expect(france.length).toBeGreaterThan(0);
+    expect(japan.length).toBeGreaterThan(0);
+  });
+
   it('applies the migrations with `lanner db migrate`, then serves the api, which answers health and authenticated requests', async () => {
     const migrate = collect(runEntryPoint(['db', 'migrate'], { DATABASE_URL: databaseUrl }));
     expect([await migrate.exit, migrate.output()]).toEqual([0, expect.any(String)]);
