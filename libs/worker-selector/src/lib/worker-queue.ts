@@ -14,6 +14,18 @@ export const DEFAULT_QUEUE_ID = 'default';
 export const SYSTEM_QUEUE_ID = 'system';
 export const RESERVED_QUEUE_IDS: readonly string[] = [DEFAULT_QUEUE_ID, SYSTEM_QUEUE_ID];
 
+/**
+ * The namespace of the platform's own flows (Kestra's system flows namespace): their
+ * tasks go to the `system` queue whatever selector applies, and run on the
+ * executor's in-process system worker.
+ */
+export const SYSTEM_NAMESPACE = 'system';
+
+/** Whether a flow of this namespace is a platform flow: `system` itself or one of its children (`system.purges`). */
+export function isSystemNamespace(namespace: string): boolean {
+  return namespace === SYSTEM_NAMESPACE || namespace.startsWith(`${SYSTEM_NAMESPACE}.`);
+}
+
 export function isReservedQueueId(id: string): boolean {
   return id === DEFAULT_QUEUE_ID || id === SYSTEM_QUEUE_ID;
 }

@@ -9,6 +9,10 @@ export interface ExecutorTopics {
   readonly executor: string;
   readonly executionUpdates: string;
   readonly broadcast: string;
+  /** Where the system worker puts its tasks' log lines. */
+  readonly logs: string;
+  /** Where the system worker answers a trigger evaluation (it refuses them). */
+  readonly triggerResults: string;
   /** Every topic a server role ensures at start (the executor's own and those of the data path). */
   readonly ensured: readonly string[];
   workerJobs(queueId: string): string;
@@ -43,6 +47,11 @@ export interface ExecutorOptions {
 export const CRYPTO_RANDOM: RandomSource = { nextUint32: () => randomBytes(4).readUInt32BE(0) };
 
 export const EXECUTOR_GROUP_ID = 'lanner-executor';
+
+/** The consumer group of the executors' system workers: each `system` job is run by one of them. */
+export function systemWorkerGroupId(executorGroupId: string): string {
+  return `${executorGroupId}.system-worker`;
+}
 export const DEFAULT_TIMER_INTERVAL_MS = 1000;
 
 /**
@@ -56,6 +65,8 @@ export function executorTopics(prefix = ''): ExecutorTopics {
     executor: `${prefix}${QueueTopics.executor}`,
     executionUpdates: `${prefix}${QueueTopics.executionUpdates}`,
     broadcast: `${prefix}${QueueTopics.broadcast}`,
+    logs: `${prefix}${QueueTopics.logs}`,
+    triggerResults: `${prefix}${QueueTopics.triggerResults}`,
     ensured: spineTopics(prefix),
     workerJobs,
     resubmittedJobs: (queueId: string): string => `${prefix}${resubmittedJobsTopic(queueId)}`,

@@ -4,11 +4,13 @@ import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } fro
 import type { Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { SYSTEM_QUEUE_ID } from '@lanner/worker-selector';
 import { CrashGuard } from './crash-guard';
 import { ExecutionProcessor } from './execution-processor';
-import type { ExecutorOptions } from './executor-options';
+import { systemWorkerGroupId, type ExecutorOptions } from './executor-options';
 import { PendingWork } from './pending-work';
 import { NewerStoredState } from './stored-state';
+import { SystemWorker } from './system-worker';
 import { TimerLoop } from './timer-loop';
 
 export const EXECUTOR_OPTIONS = Symbol('lanner.executor-options');
@@ -45,8 +47,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly timerLoop: TimerLoop;
   private readonly pendingWork: PendingWork;
   private readonly crashGuard: CrashGuard;
+  private readonly systemWorker: SystemWorker;
   private rebuilt = false;
   private guarded = false;
+  private systemWorkerStarted = false;
   private subscription: QueueSubscription | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
@@ -61,6 +65,21 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     this.pendingWork = new PendingWork(repositories, queue, options.topics.executor);
     // The queue that forgets its messages at a stop is the one whose pending work is rebuilt at start.
     this.crashGuard = new CrashGuard(repositories, !options.rebuildPendingWorkAtStart);
+    const { topics } = options;
+    this.systemWorker = new SystemWorker(queue, {
+      groupId: systemWorkerGroupId(options.groupId),
+      topics: {
+        jobs: [topics.resubmittedJobs(SYSTEM_QUEUE_ID), topics.workerJobs(SYSTEM_QUEUE_ID)],
+        executor: topics.executor,
+        logs: topics.logs,
+        triggerResults: topics.triggerResults,
+      },
+    });
+  }
+
+  /** The in-process worker of the `system` queue. */
+  get system(): SystemWorker {
+    return this.systemWorker;
   }
 
   onApplicationBootstrap(): void {
@@ -76,6 +95,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     this.stopped = true;
     await this.starting;
     await this.timerLoop.stop();
+    await this.systemWorker.stop();
     await this.subscription?.close();
   }
 
@@ -133,6 +153,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     if (this.options.rebuildPendingWorkAtStart && !this.rebuilt) {
       await this.pendingWork.rebuild();
       this.rebuilt = true;
+    }
+    if (!this.systemWorkerStarted) {
+      await this.systemWorker.start();
+      this.systemWorkerStarted = true;
     }
     this.timerLoop.start();
     this.logger.log({ topic: topics.executor, groupId, timerIntervalMs: this.options.timerIntervalMs }, 'executor consuming');

@@ -3,9 +3,11 @@ import type { StoredJson, WorkerSelectorSpec } from '@lanner/model';
 import {
   availabilitySnapshot,
   expressionTagRenderer,
+  isSystemNamespace,
   reasonNoGroupSubscribes,
   REASON_NO_WORKER_CONNECTED,
   resolveSelector,
+  SYSTEM_QUEUE_ID,
   WorkerQueueIndex,
   WorkerQueueResolver,
   type RoutingCause,
@@ -59,6 +61,16 @@ const FLEET_CHANGE_MAY_SERVE: ReadonlySet<RoutingCause> = new Set<RoutingCause>(
 /** A view read this recently is as fresh as a second look can ask (decisions of one moment share it). */
 const FLEET_REREAD_MIN_AGE_MS = 20;
 
+/** Where a task of a platform flow goes: the `system` queue, served by the executor's in-process worker. */
+const SYSTEM_ROUTED: Routed = {
+  action: 'DISPATCH',
+  queueId: SYSTEM_QUEUE_ID,
+  cause: 'SERVED',
+  reason: `a task of the platform namespace goes to the '${SYSTEM_QUEUE_ID}' queue`,
+  tags: [],
+  level: 'NONE',
+};
+
 /** A value read from the repository and reused for a while; concurrent readers share one read. */
 class Cached<T> {
   private value: { readonly promise: Promise<T>; readonly readAt: number } | undefined;
@@ -107,6 +119,8 @@ export class WorkerQueueRouting {
   }
 
   async route(request: RoutingRequest, now: number): Promise<Routed> {
+    // The platform's own flows run on the in-process system worker, which every executor holds: no selector applies.
+    if (isSystemNamespace(request.namespace)) return SYSTEM_ROUTED;
     const routed = await this.routeWith(await this.fleet.get(now), request, now);
     if (!FLEET_CHANGE_MAY_SERVE.has(routed.cause)) return routed;
     // A queue, group or subscription made moments ago (a topology applied, then a flow run at
@@ -144,6 +158,7 @@ export class WorkerQueueRouting {
    * its queue either way; it is never routed afresh.
    */
   async waitingReason(queueId: string, now: number): Promise<string | undefined> {
+    if (queueId === SYSTEM_QUEUE_ID) return undefined;
     const { availability } = await this.fleet.get(now);
     if (availability.subscribedGroups(queueId) === 0) return `${reasonNoGroupSubscribes(queueId)}; the job waits on the queue`;
     if (availability.connectedWorkers(queueId) === 0)

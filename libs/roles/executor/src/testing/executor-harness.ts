@@ -52,6 +52,8 @@ export interface ReceivedJob {
 
 export interface ExecutorHarness {
   readonly repositories: Repositories;
+  /** The executor under test (its in-process system worker is `executor.system`). */
+  readonly executor: ExecutorService;
   readonly queue: QueuePort;
   readonly topics: ExecutorTopics;
   /** Every job the stand-in took, in order, with the topic it came from. */
@@ -253,6 +255,7 @@ export async function startExecutorHarness(options: {
 
   return {
     repositories,
+    executor: app.get(ExecutorService),
     queue,
     topics,
     jobs,
