@@ -537,6 +537,28 @@ describe('worker sessions: authentication', () => {
     );
   });
 
+  it("refuses a worker whose group subscribes to the 'system' queue, naming the group and the queue", async () => {
+    // The API, the setup file and Terraform refuse this subscription; the row is written around them, as a hand edit would.
+    const systemGroupId = `sys-${run}`;
+    await repositories.workerGroups.put({
+      id: systemGroupId,
+      name: 'Wants system',
+      subscriptions: [{ workerQueueId: 'system' }, { workerQueueId: queueId }],
+    });
+    const token = await createToken(systemGroupId, 'sys-token');
+    const worker = connectWorker(controller.grpcPort, {
+      accessToken: (await register(controller.grpcPort, token.value)).accessToken,
+    });
+    worker.hello();
+
+    const { code, details, error } = await refusal(worker);
+    expect(code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(details).toBe(
+      `the worker group '${systemGroupId}' subscribes to the 'system' worker queue, which only the executor's in-process system worker serves: remove that subscription (workerQueueId 'system') from the group`,
+    );
+    expect(error).toBe(details);
+  });
+
   it('ends the streams of a revoked registration token at once, sends them nothing more, and refuses the token afterwards', async () => {
     const revoked = await createToken(groupId, `to-revoke-${run}`);
     const credentials = await register(controller.grpcPort, revoked.value);

@@ -290,6 +290,24 @@ describe('worker groups and subscriptions', () => {
     expect((await admin('PUT', '/worker-groups/ml/subscriptions/nope', {})).status).toBe(404);
   });
 
+  it("refuses a subscription to the 'system' queue with 422 naming the field, whichever route asks for it", async () => {
+    const system = "cannot subscribe to the 'system' worker queue: it is served only by the in-process system worker";
+    const one = await admin('PUT', '/worker-groups/ml/subscriptions/system', {});
+    expect(one.status).toBe(422);
+    expect(one.json.errors).toEqual([{ path: 'workerQueueId', message: system }]);
+
+    const group = await admin('PUT', '/worker-groups/wants-system', {
+      name: 'Wants system',
+      subscriptions: [{ workerQueueId: 'gpu' }, { workerQueueId: 'system' }],
+    });
+    expect(group.status).toBe(422);
+    expect(group.json.errors).toEqual([{ path: 'subscriptions[1]', message: system }]);
+    expect((await admin('GET', '/worker-groups/wants-system')).status).toBe(404);
+    expect(
+      (await admin('GET', '/worker-groups/ml')).json.subscriptions.map((s: { workerQueueId: string }) => s.workerQueueId),
+    ).not.toContain('system');
+  });
+
   it('removes a subscription (204, broadcast) without deleting its queue, which can then be deleted', async () => {
     expect((await admin('DELETE', '/worker-groups/ml/subscriptions/etl')).status).toBe(204);
     const latest = await eventually('the third subscriptions-changed for ml', () => changesOf('ml')[2]);

@@ -67,6 +67,11 @@ const MISSED_HEARTBEATS_BEFORE_LOST = 2;
 const RECYCLE_JITTER = 0.1;
 
 export const REVOKED_TOKEN_MESSAGE = 'the registration token of this worker was revoked';
+/** Why a worker of a group subscribed to `system` gets no stream: only the executor's in-process worker serves that queue. */
+export function systemSubscriptionRefusal(workerGroupId: string): string {
+  return `the worker group '${workerGroupId}' subscribes to the '${SYSTEM_WORKER_QUEUE_ID}' worker queue, which only the executor's in-process system worker serves: remove that subscription (workerQueueId '${SYSTEM_WORKER_QUEUE_ID}') from the group`;
+}
+
 const UNSEEDED_TOPOLOGY_MESSAGE = 'the worker topology is not seeded; start the api or run lanner db migrate';
 
 type WorkerFrameCase = NonNullable<WorkerFrame['frame']>;
@@ -215,6 +220,9 @@ export class WorkerStreams {
         if (refusal) return refusal;
       }
       const group = await this.repositories.workerGroups.get(identity.workerGroupId);
+      // The API, the setup file and Terraform refuse such a subscription; a row written around them is refused here.
+      if (group.subscriptions.some((subscription) => subscription.workerQueueId === SYSTEM_WORKER_QUEUE_ID))
+        return new Refusal('unfit-configuration', systemSubscriptionRefusal(group.id));
       return { ...identity, subscriptions: servedSubscriptions(group.subscriptions as SubscriptionRecord[]) };
     } catch (error) {
       if (error instanceof NotFound) {
