@@ -45,8 +45,8 @@ function createExecutorKafkaQueue(options: Omit<KafkaQueueOptions, 'consumer'>):
 /**
  * The executor role: the execution state machine, the worker-queue resolver
  * call, the delay loop, the Flow triggers evaluated when an execution ends (see
- * docs/scheduler.md) and the liveness coordinator (the system worker is not
- * built yet). It consumes and produces execution events on the queue and keeps
+ * docs/scheduler.md), the liveness coordinator and the in-process system
+ * worker of the `system` queue (started by ExecutorService). It consumes and produces execution events on the queue and keeps
  * its own execution state in the repository.
  *
  * Only wiring lives here. The adapters are leased from the process's adapter
