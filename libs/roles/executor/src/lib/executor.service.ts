@@ -73,6 +73,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         executor: topics.executor,
         logs: topics.logs,
         triggerResults: topics.triggerResults,
+        broadcast: topics.broadcast,
       },
     });
   }

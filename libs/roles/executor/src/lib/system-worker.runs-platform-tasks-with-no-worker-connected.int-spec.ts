@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { decodeQueueMessage, logBatchCodec, workerJobCodec, type LogBatchMessage } from '@lanner/frames';
+import { decodeQueueMessage, logBatchCodec, QUEUE_SCHEMA_VERSIONS, workerJobCodec, type LogBatchMessage } from '@lanner/frames';
 import type { ExecutionWithTaskRuns, TaskRunRecord } from '@lanner/model';
 import type { QueueMessage, QueueSubscription } from '@lanner/queue';
 import { pause } from '@lanner/testing';
@@ -120,6 +120,33 @@ describe('the in-process system worker', () => {
 
     expect(taskRun(execution, 'done')).toMatchObject({ state: 'SUCCESS', workerQueueId: 'default' });
     expect(taskRun(execution, 'done').attempts.map((attempt) => attempt.workerId)).toEqual(['stand-in-worker']);
+  });
+
+  it('stops a running task when its execution is killed, and the task run ends KILLED', async () => {
+    const revision = await harness.saveFlow(
+      TENANT,
+      'id: long-purge\nnamespace: system\ntasks:\n  - id: wait\n    type: io.kestra.plugin.core.flow.Sleep\n    duration: PT120S\n',
+    );
+    const executionId = await harness.submit(TENANT, 'system', 'long-purge', revision);
+    await harness.eventually(TENANT, executionId, (execution) => taskRun(execution, 'wait')?.state === 'RUNNING', 'started');
+    expect(harness.executor.system.jobsRunning).toBe(1);
+
+    await harness.publishToExecutor({
+      schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.kill'],
+      messageId: `${executionId}:kill`,
+      type: 'execution.kill',
+      occurredAt: new Date().toISOString(),
+      payload: { tenantId: TENANT, executionId, requestedBy: 'system-worker-spec' },
+    });
+    // Well before the Sleep's two minutes: the spec's deadline is 40 s.
+    const execution = await harness.eventually(TENANT, executionId, ended, 'ended');
+
+    expect(execution.state).toBe('KILLED');
+    expect(taskRun(execution, 'wait').attempts.map((attempt) => [attempt.state, attempt.workerId])).toEqual([
+      ['KILLED', SYSTEM_WORKER_ID],
+    ]);
+    // The Sleep itself stopped: the system worker runs nothing any more.
+    await until(() => harness.executor.system.jobsRunning === 0, 'stopped the Sleep');
   });
 
   it('runs a job delivered again only once: no second attempt, no second log line', async () => {

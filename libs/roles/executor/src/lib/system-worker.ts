@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { Logger } from '@nestjs/common';
 import {
+  broadcastCodec,
   decodeQueueMessage,
   encodeQueueMessage,
   executorEventCodec,
@@ -16,7 +18,7 @@ import {
 } from '@lanner/frames';
 import { toStorableText } from '@lanner/model';
 import { capLogLine, createTaskRunner, type TaskOutcome, type TaskRunner } from '@lanner/plugins';
-import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
+import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
 import { systemTaskOf, systemWorkerRegistry } from './system-worker-tasks';
 
 /** The worker id the system worker's results carry (the executor process stands in for a worker). */
@@ -33,7 +35,12 @@ export interface SystemWorkerTopics {
   readonly executor: string;
   readonly logs: string;
   readonly triggerResults: string;
+  /** Where kills of running jobs come from (`broadcast.kill`). */
+  readonly broadcast: string;
 }
+
+/** The Kafka adapter's option (the in-process one has no commit requests to save). */
+type FollowOptions = SubscribeOptions & { commitOffsets: false };
 
 export interface SystemWorkerOptions {
   readonly topics: SystemWorkerTopics;
@@ -61,6 +68,7 @@ export class SystemWorker {
   private readonly handled = new Set<string>();
   private readonly running = new Map<string, AbortController>();
   private subscription: QueueSubscription | undefined;
+  private kills: QueueSubscription | undefined;
   private ignored = 0;
   private readonly clock: () => Date;
 
@@ -72,6 +80,15 @@ export class SystemWorker {
   }
 
   async start(): Promise<void> {
+    // Every executor hears every kill (a group of its own, from the end, never committed), as every controller does.
+    const follow: FollowOptions = {
+      groupId: `${this.options.groupId}.kills.${randomBytes(6).toString('hex')}`,
+      commitOffsets: false,
+      topics: [this.options.topics.broadcast],
+      fromBeginning: false,
+      handler: async (message) => this.killed(message),
+    };
+    this.kills ??= await this.queue.subscribe(follow);
     this.subscription ??= await this.queue.subscribe({
       groupId: this.options.groupId,
       topics: [...this.options.topics.jobs],
@@ -86,12 +103,33 @@ export class SystemWorker {
   async stop(): Promise<void> {
     for (const abort of this.running.values()) abort.abort(new Error('the executor stopped before the task ended'));
     await this.subscription?.close();
+    await this.kills?.close();
     this.subscription = undefined;
+    this.kills = undefined;
+  }
+
+  /** `broadcast.kill` of a job this process runs: the task is stopped and answered KILLED. */
+  private async killed(message: QueueMessage): Promise<void> {
+    if (this.running.size === 0) return;
+    let broadcast;
+    try {
+      broadcast = decodeQueueMessage(broadcastCodec, message.value);
+    } catch {
+      return; // A broadcast this process cannot read is no kill of its jobs.
+    }
+    if (broadcast.type !== 'broadcast.kill') return;
+    const { taskRunId, attempt, reason } = broadcast.payload;
+    this.running.get(jobMessageId(taskRunId, attempt))?.abort(new Error(reason === '' ? 'killed' : reason));
   }
 
   /** How many jobs this process ran (each job id once). */
   get jobsRun(): number {
     return this.handled.size;
+  }
+
+  /** How many jobs run now. */
+  get jobsRunning(): number {
+    return this.running.size;
   }
 
   /** How many deliveries of a job this process had already run (or was running) it left alone. */
