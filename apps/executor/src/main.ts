@@ -2,5 +2,5 @@ import { ExecutorRoleModule } from '@lanner/role-executor';
 import { runRole, serverRoleSettings } from '@lanner/runtime';
 
 void runRole('executor', (config) => [
-  ExecutorRoleModule.forRoot(serverRoleSettings(config), { timerIntervalMs: config.timerIntervalMs }),
+  ExecutorRoleModule.forRoot(serverRoleSettings(config), { timerIntervalMs: config.timerIntervalMs, storage: config.storage }),
 ]);

@@ -23,7 +23,7 @@ void runRole('standalone', async (config, roleProcess) => {
       storageRetentionDays: config.storageRetentionDays,
       users: { signingKey: userSigningKey, firstAdmin, ...config.userLogin },
     }),
-    ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs }),
+    ExecutorRoleModule.forRoot(serverRoles, { timerIntervalMs: config.timerIntervalMs, storage: config.storage }),
     ControllerRoleModule.forRoot(serverRoles, {
       grpc: grpc.listen,
       allowAnonymousWorkers: true,

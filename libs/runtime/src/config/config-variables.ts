@@ -771,7 +771,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_TYPE',
-    roles: ['api', 'controller', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'executor', 'worker', 'standalone'],
     defaultFor: () => 'local',
     defaultText: '`local`',
     description:
@@ -781,7 +781,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_LOCAL_DIR',
-    roles: ['api', 'controller', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'executor', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText:
       '`<LANNER_WORKER_DATA_DIR>/storage` (worker), `<LANNER_DATA_DIR>/storage` (standalone), `.lanner-api/storage` (api), `.lanner-controller/storage` (controller)',
@@ -792,7 +792,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_BUCKET',
-    roles: ['api', 'controller', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'executor', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: 'unset (required when `LANNER_STORAGE_TYPE` is `s3`)',
     description: 'The bucket of `s3` internal storage; it must exist.',
@@ -804,7 +804,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_ENDPOINT',
-    roles: ['api', 'controller', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'executor', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: "unset (AWS S3's own endpoint for the region)",
     description: 'The endpoint of an S3-compatible server (SeaweedFS, MinIO, a cloud gateway), e.g. `http://127.0.0.1:8333`.',
@@ -813,7 +813,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_REGION',
-    roles: ['api', 'controller', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'executor', 'worker', 'standalone'],
     defaultFor: () => 'us-east-1',
     defaultText: '`us-east-1`',
     description: "The bucket's region (any value for most S3-compatible servers).",
@@ -824,7 +824,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_PATH_STYLE',
-    roles: ['api', 'controller', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'executor', 'worker', 'standalone'],
     defaultFor: () => 'false',
     defaultText: '`false`',
     description:
@@ -864,7 +864,7 @@ export const CONFIG_VARIABLES = [
   },
   {
     name: 'LANNER_STORAGE_S3_PREFIX',
-    roles: ['api', 'controller', 'worker', 'standalone'],
+    roles: ['api', 'controller', 'executor', 'worker', 'standalone'],
     defaultFor: UNSET,
     defaultText: "unset (the bucket's root)",
     description: 'A key prefix for every file, to share a bucket: `<prefix>/<tenant>/<namespace as folders>/...`.',

@@ -25,7 +25,7 @@ const commonVariables = {
 
 type CommonEnv = z.output<z.ZodObject<typeof commonVariables>>;
 
-/** Internal storage's variables, shared by the roles that read and write files (worker, standalone). */
+/** Internal storage's variables, shared by the roles that read and write files (api, controller, executor's system worker, worker, standalone). */
 const storageVariables = {
   LANNER_STORAGE_TYPE: schemaOf('LANNER_STORAGE_TYPE'),
   LANNER_STORAGE_LOCAL_DIR: schemaOf('LANNER_STORAGE_LOCAL_DIR'),
@@ -184,11 +184,18 @@ export const CONFIG_SCHEMAS = {
       fileInputMaxBytes: env.LANNER_FILE_INPUT_MAX_BYTES,
     })),
   executor: z
-    .object({ ...serverVariables, LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS'), ...expressionVariables })
+    .object({
+      ...serverVariables,
+      LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS'),
+      ...expressionVariables,
+      ...storageVariables,
+    })
     .transform((env) => ({
       ...serverConfig('executor', env),
       timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS,
       expression: expressionConfig(env),
+      /** The system worker's internal storage (its storage tasks and purges). */
+      storage: storageConfig(env, '.lanner-executor'),
     })),
   controller: z
     .object({

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RandomSource } from '@lanner/expressions';
 import type { RenderEnvironment } from '@lanner/state-machine';
+import type { StorageConfig } from '@lanner/storage';
 import { DEFAULT_TOPIC_PARTITIONS, QueueTopics, resubmittedJobsTopic, spineTopics, workerJobsTopic } from '@lanner/frames';
 import { DEFAULT_ROUTING_REFRESH, type RoutingRefresh } from './worker-queue-routing';
 
@@ -41,6 +42,8 @@ export interface ExecutorOptions {
    * of uuid(), id() and randomInt() (the process's cryptographic generator).
    */
   readonly environment: RenderEnvironment;
+  /** The system worker's internal storage (LANNER_STORAGE_*): without one, its storage tasks and purges fail saying so. */
+  readonly storage?: StorageConfig;
 }
 
 /** uuid(), id() and randomInt() draw from the process's cryptographic generator. */
@@ -82,5 +85,6 @@ export function executorOptions(overrides: Partial<ExecutorOptions> = {}): Execu
     rebuildPendingWorkAtStart: overrides.rebuildPendingWorkAtStart ?? false,
     routingRefresh: overrides.routingRefresh ?? DEFAULT_ROUTING_REFRESH,
     environment: { random: CRYPTO_RANDOM, ...overrides.environment },
+    ...(overrides.storage === undefined ? {} : { storage: overrides.storage }),
   };
 }

@@ -4,6 +4,7 @@ import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } fro
 import type { Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { createInternalStorage } from '@lanner/storage';
 import { SYSTEM_QUEUE_ID } from '@lanner/worker-selector';
 import { CrashGuard } from './crash-guard';
 import { ExecutionProcessor } from './execution-processor';
@@ -75,6 +76,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         triggerResults: topics.triggerResults,
         broadcast: topics.broadcast,
       },
+      ...(options.storage === undefined ? {} : { storage: createInternalStorage(options.storage) }),
     });
   }
 

@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { decodeQueueMessage, logBatchCodec, QUEUE_SCHEMA_VERSIONS, workerJobCodec, type LogBatchMessage } from '@lanner/frames';
 import type { ExecutionWithTaskRuns, TaskRunRecord } from '@lanner/model';
 import type { QueueMessage, QueueSubscription } from '@lanner/queue';
@@ -18,9 +20,20 @@ let harness: ExecutorHarness;
 const systemJobs: QueueMessage[] = [];
 const logBatches: LogBatchMessage[] = [];
 const observers: QueueSubscription[] = [];
+/** The system worker's internal storage (a local folder of this run). */
+const storageRoot = mkdtempSync(join(tmpdir(), 'lanner-system-worker-spec-'));
+
+/** Every file under the storage folder whose path names the execution. */
+function filesOf(executionId: string, folder = storageRoot): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    if (statSync(path).isDirectory()) return filesOf(executionId, path);
+    return path.includes(executionId) ? [path] : [];
+  });
+}
 
 beforeAll(async () => {
-  harness = await startExecutorHarness({ jobQueues: ['default'] });
+  harness = await startExecutorHarness({ jobQueues: ['default'], executor: { storage: { kind: 'local', root: storageRoot } } });
   const run = harness.topics.executor.split('.')[0];
   observers.push(
     await harness.queue.subscribe({
@@ -45,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const observer of observers) await observer.close().catch(() => undefined);
   await harness?.close();
+  rmSync(storageRoot, { recursive: true, force: true });
 }, 60_000);
 
 async function run(flowId: string, tasks: string, namespace = 'system'): Promise<ExecutionWithTaskRuns> {
@@ -92,6 +106,29 @@ describe('the in-process system worker', () => {
     // The stand-in controller serves `default` only: nothing of this flow went there.
     expect(harness.jobs.filter((received) => received.job.executionId === execution.id)).toEqual([]);
     await until(() => linesOf(execution.id).includes('purging system'), "put the Log task's line on lanner.logs");
+  });
+
+  it("purges the execution's files from internal storage, as a platform purge flow does", async () => {
+    const execution = await run(
+      'purge-files',
+      `  - id: write
+    type: io.kestra.plugin.core.storage.Write
+    content: "rows to purge"
+    extension: .txt
+  - id: written
+    type: io.kestra.plugin.core.debug.Return
+    format: "{{ outputs.write.uri }}"
+  - id: purge
+    type: io.kestra.plugin.core.storage.PurgeCurrentExecutionFiles
+`,
+    );
+
+    expect(execution.state).toBe('SUCCESS');
+    const uri = (taskRun(execution, 'written').outputs as { value: string }).value;
+    expect(uri).toMatch(/^kestra:\/\/.+\.txt$/);
+    expect((taskRun(execution, 'purge').outputs as { uris: string[] }).uris).toContain(uri);
+    expect(taskRun(execution, 'purge').attempts.map((attempt) => attempt.workerId)).toEqual([SYSTEM_WORKER_ID]);
+    expect(filesOf(execution.id)).toEqual([]);
   });
 
   it('fails a task that runs user code, naming its type, without running it', async () => {

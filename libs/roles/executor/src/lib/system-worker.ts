@@ -19,6 +19,7 @@ import {
 import { toStorableText } from '@lanner/model';
 import { capLogLine, createTaskRunner, type TaskOutcome, type TaskRunner } from '@lanner/plugins';
 import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
+import { taskRunFiles, type InternalStorage } from '@lanner/storage';
 import { systemTaskOf, systemWorkerRegistry } from './system-worker-tasks';
 
 /** The worker id the system worker's results carry (the executor process stands in for a worker). */
@@ -46,6 +47,8 @@ export interface SystemWorkerOptions {
   readonly topics: SystemWorkerTopics;
   /** Every executor's system worker shares it: each job is taken by one of them. */
   readonly groupId: string;
+  /** Internal storage for the tasks' files; without it a task that reads or writes one fails saying so. */
+  readonly storage?: InternalStorage;
   readonly clock?: () => Date;
 }
 
@@ -197,6 +200,17 @@ export class SystemWorker {
       signal,
       workingDirectory: tmpdir(),
       now: this.clock,
+      ...(this.options.storage
+        ? {
+            files: taskRunFiles(this.options.storage, payload.tenantId, {
+              namespace: payload.namespace,
+              flowId: payload.flowId,
+              executionId: payload.executionId,
+              taskId: payload.taskId,
+              taskRunId: payload.taskRunId,
+            }),
+          }
+        : {}),
       log: (level, text) =>
         lines.push({
           taskRunId: payload.taskRunId,
