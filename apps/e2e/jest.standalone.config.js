@@ -28,6 +28,7 @@ const SUBSET = [
   'backfill',
   'flow-trigger',
   'webhook',
+  'system-worker',
 ];
 
 module.exports = {
