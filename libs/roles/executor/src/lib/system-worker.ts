@@ -125,7 +125,7 @@ export class SystemWorker {
     this.running.get(jobMessageId(taskRunId, attempt))?.abort(new Error(reason === '' ? 'killed' : reason));
   }
 
-  /** How many jobs this process ran (each job id once). */
+  /** How many jobs this process ran and still remembers (each job id once; the last 10 000). */
   get jobsRun(): number {
     return this.handled.size;
   }
