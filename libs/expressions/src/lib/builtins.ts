@@ -7,7 +7,7 @@ import { md5, sha1 } from '@noble/hashes/legacy';
 import { sha256, sha512 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { stringify as toYaml } from 'yaml';
-import { DateFormatError, formatDate, toInstant } from './date-format';
+import { DateFormatError, formatDate, parseDate, toInstant } from './date-format';
 import type { Budget } from './budget';
 import { runJq } from './jq';
 import { formatCount } from './limits';
@@ -175,19 +175,31 @@ function dated<T>(name: string, run: () => T): T {
   }
 }
 
-function noExistingFormat(a: Arguments, name: string): void {
-  if (a.named.has('existingFormat') && a.named.get('existingFormat') !== null)
-    throw new BuiltinError(`'${name}' does not support existingFormat; pass an ISO-8601 date`);
-  if (a.named.has('locale') && a.named.get('locale') !== null)
-    throw new BuiltinError(`'${name}' does not support locale; month and day names are English`);
+/** An optional text argument (absent or null: undefined). */
+function optionalText(a: Arguments, index: number, name: string, filter: string): string | undefined {
+  const value = arg(a, index, name);
+  return value === undefined || value === null ? undefined : str(value, `'${filter}' ${name}`);
+}
+
+/**
+ * A date filter's input as an instant: with `existingFormat`, text read with that Java
+ * pattern (month and day names in `locale`, a time without an offset read in the time zone);
+ * else a Date, ISO-8601 text or epoch seconds.
+ */
+function dateInput(input: unknown, existingFormat: string | undefined, timeZone: string, locale: string | undefined): Date {
+  if (existingFormat === undefined || input instanceof Date || typeof input === 'number') return toInstant(input);
+  if (typeof input !== 'string') throw new DateFormatError(`with existingFormat expects text, got ${typeName(input)}`);
+  return parseDate(input.trim(), existingFormat, timeZone, locale);
 }
 
 /** Epoch nanoseconds of a date input as text (digits past milliseconds kept from ISO text). */
-function epochNanos(input: unknown, name: string): bigint {
+function epochNanos(input: unknown, name: string, a: Arguments): bigint {
+  const timeZone = str(arg(a, 0, 'timeZone') ?? 'UTC', `'${name}' timeZone`);
+  const existingFormat = optionalText(a, 1, 'existingFormat', name);
   return dated(name, () => {
-    const instant = toInstant(input);
+    const instant = dateInput(input, existingFormat, timeZone, undefined);
     let extra = 0n;
-    if (typeof input === 'string') {
+    if (typeof input === 'string' && existingFormat === undefined) {
       const fraction = /\.(\d{4,9})/.exec(input);
       if (fraction) extra = BigInt(fraction[1].slice(3).padEnd(6, '0'));
     }
@@ -208,13 +220,14 @@ const CHRONO_UNITS: ReadonlyMap<string, number> = new Map([
 ]);
 
 function dateAdd(input: unknown, a: Arguments): string {
-  noExistingFormat(a, 'dateAdd');
   const amount = num(arg(a, 0, 'amount'), 'dateAdd');
   const unit = str(arg(a, 1, 'unit'), "'dateAdd' unit");
   const format = str(arg(a, 2, 'format') ?? 'iso8601', "'dateAdd' format");
   const timeZone = str(arg(a, 3, 'timeZone') ?? 'UTC', "'dateAdd' timeZone");
+  const existingFormat = optionalText(a, 4, 'existingFormat', 'dateAdd');
+  const locale = optionalText(a, 5, 'locale', 'dateAdd');
   return dated('dateAdd', () => {
-    const instant = toInstant(input);
+    const instant = dateInput(input, existingFormat, timeZone, locale);
     let result: Date;
     const perUnit = CHRONO_UNITS.get(unit);
     if (perUnit !== undefined) {
@@ -234,7 +247,7 @@ function dateAdd(input: unknown, a: Arguments): string {
         `'dateAdd' unit must be one of ${[...CHRONO_UNITS.keys(), 'MONTHS', 'YEARS', 'DECADES', 'CENTURIES'].join(', ')}`,
       );
     }
-    return formatDate(result, format, timeZone);
+    return formatDate(result, format, timeZone, locale);
   });
 }
 
@@ -320,29 +333,25 @@ const KESTRA_FILTERS: [string, Filter][] = [
   [
     'timestamp',
     (input, a) => {
-      noExistingFormat(a, 'timestamp');
-      return String(epochNanos(input, 'timestamp') / 1_000_000_000n);
+      return String(epochNanos(input, 'timestamp', a) / 1_000_000_000n);
     },
   ],
   [
     'timestampMilli',
     (input, a) => {
-      noExistingFormat(a, 'timestampMilli');
-      return String(epochNanos(input, 'timestampMilli') / 1_000_000n);
+      return String(epochNanos(input, 'timestampMilli', a) / 1_000_000n);
     },
   ],
   [
     'timestampMicro',
     (input, a) => {
-      noExistingFormat(a, 'timestampMicro');
-      return String(epochNanos(input, 'timestampMicro') / 1_000n);
+      return String(epochNanos(input, 'timestampMicro', a) / 1_000n);
     },
   ],
   [
     'timestampNano',
     (input, a) => {
-      noExistingFormat(a, 'timestampNano');
-      return String(epochNanos(input, 'timestampNano'));
+      return String(epochNanos(input, 'timestampNano', a));
     },
   ],
   [
@@ -515,15 +524,11 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   [
     'date',
     (input, a) => {
-      noExistingFormat(a, 'date');
-      const format = arg(a, 0, 'format') ?? 'iso8601';
-      const timeZone = arg(a, 1, 'timeZone') ?? 'UTC';
-      try {
-        return formatDate(toInstant(input), str(format, "'date' format"), str(timeZone, "'date' timeZone"));
-      } catch (error) {
-        if (error instanceof DateFormatError) throw new BuiltinError(`'date' ${error.message}`);
-        throw error;
-      }
+      const format = str(arg(a, 0, 'format') ?? 'iso8601', "'date' format");
+      const timeZone = str(arg(a, 1, 'timeZone') ?? 'UTC', "'date' timeZone");
+      const existingFormat = optionalText(a, 2, 'existingFormat', 'date');
+      const locale = optionalText(a, 3, 'locale', 'date');
+      return dated('date', () => formatDate(dateInput(input, existingFormat, timeZone, locale), format, timeZone, locale));
     },
   ],
   [

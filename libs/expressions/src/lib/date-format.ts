@@ -94,7 +94,55 @@ function offsetText(minutes: number, withColon: boolean, minutesAlways: boolean)
   return withColon ? `${sign}${hours}:${mins}` : `${sign}${hours}${mins}`;
 }
 
-function field(letter: string, count: number, time: ZonedTime): string {
+/** Month, day and AM/PM names of a locale (Java's `en_US`, `fr` or a BCP 47 tag); English without one. */
+interface Names {
+  readonly months: readonly string[];
+  readonly shortMonths: readonly string[];
+  readonly weekdays: readonly string[];
+  readonly shortWeekdays: readonly string[];
+  readonly dayPeriods: readonly [string, string];
+}
+
+const ENGLISH: Names = {
+  months: MONTHS,
+  shortMonths: MONTHS.map((name) => name.slice(0, 3)),
+  weekdays: WEEKDAYS,
+  shortWeekdays: WEEKDAYS.map((name) => name.slice(0, 3)),
+  dayPeriods: ['AM', 'PM'],
+};
+
+const LOCALE_TAG = /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$/;
+
+/** The names of a locale, read from the runtime's Intl data; a tag it does not know fails. */
+export function localeNames(locale: string | undefined): Names {
+  if (locale === undefined || locale === '') return ENGLISH;
+  if (!LOCALE_TAG.test(locale)) throw new DateFormatError(`the locale '${locale}' is not a language tag (write 'fr' or 'en_US')`);
+  const tag = locale.replace(/_/g, '-');
+  let supported: string[];
+  try {
+    supported = Intl.DateTimeFormat.supportedLocalesOf([tag]);
+  } catch {
+    throw new DateFormatError(`the locale '${locale}' is not a language tag (write 'fr' or 'en_US')`);
+  }
+  if (supported.length === 0) throw new DateFormatError(`the locale '${locale}' is not known`);
+  const name = (options: Intl.DateTimeFormatOptions, at: Date, type: string): string =>
+    new Intl.DateTimeFormat(tag, { ...options, timeZone: 'UTC' }).formatToParts(at).find((part) => part.type === type)?.value ??
+    '';
+  const months = MONTHS.map((_m, i) => new Date(Date.UTC(2021, i, 15)));
+  // 2021-08-01 was a Sunday.
+  const days = WEEKDAYS.map((_d, i) => new Date(Date.UTC(2021, 7, 1 + i, 12)));
+  const period = (hour: number): string =>
+    name({ hour: 'numeric', hour12: true }, new Date(Date.UTC(2021, 0, 1, hour)), 'dayPeriod') || (hour < 12 ? 'AM' : 'PM');
+  return {
+    months: months.map((at) => name({ month: 'long', day: 'numeric' }, at, 'month')),
+    shortMonths: months.map((at) => name({ month: 'short', day: 'numeric' }, at, 'month')),
+    weekdays: days.map((at) => name({ weekday: 'long' }, at, 'weekday')),
+    shortWeekdays: days.map((at) => name({ weekday: 'short' }, at, 'weekday')),
+    dayPeriods: [period(9), period(21)],
+  };
+}
+
+function field(letter: string, count: number, time: ZonedTime, names: Names): string {
   const d = time.wall;
   switch (letter) {
     case 'y':
@@ -104,8 +152,8 @@ function field(letter: string, count: number, time: ZonedTime): string {
     }
     case 'M':
     case 'L':
-      if (count >= 4) return MONTHS[d.getUTCMonth()];
-      if (count === 3) return MONTHS[d.getUTCMonth()].slice(0, 3);
+      if (count >= 4) return names.months[d.getUTCMonth()];
+      if (count === 3) return names.shortMonths[d.getUTCMonth()];
       return pad(d.getUTCMonth() + 1, count);
     case 'd':
       return pad(d.getUTCDate(), count);
@@ -114,9 +162,9 @@ function field(letter: string, count: number, time: ZonedTime): string {
       return pad(dayOfYear, count);
     }
     case 'E':
-      return count >= 4 ? WEEKDAYS[d.getUTCDay()] : WEEKDAYS[d.getUTCDay()].slice(0, 3);
+      return count >= 4 ? names.weekdays[d.getUTCDay()] : names.shortWeekdays[d.getUTCDay()];
     case 'a':
-      return d.getUTCHours() < 12 ? 'AM' : 'PM';
+      return names.dayPeriods[d.getUTCHours() < 12 ? 0 : 1];
     case 'H':
       return pad(d.getUTCHours(), count);
     case 'k':
@@ -152,11 +200,17 @@ function field(letter: string, count: number, time: ZonedTime): string {
   }
 }
 
-/** Formats an instant with a Java-style pattern (or a named format) in a time zone (default UTC). */
-export function formatDate(instant: Date, pattern: string, timeZone = 'UTC'): string {
+/** A pattern's pieces: literal text, or a letter repeated `count` times. */
+type PatternPiece = { readonly text: string } | { readonly letter: string; readonly count: number };
+
+function patternPieces(pattern: string): PatternPiece[] {
   const resolved = NAMED_FORMATS.get(pattern) ?? pattern;
-  const time = zoned(instant, timeZone);
+  const pieces: PatternPiece[] = [];
   let out = '';
+  const flush = (): void => {
+    if (out !== '') pieces.push({ text: out });
+    out = '';
+  };
   let i = 0;
   while (i < resolved.length) {
     const c = resolved[i];
@@ -184,14 +238,156 @@ export function formatDate(instant: Date, pattern: string, timeZone = 'UTC'): st
     } else if (/[A-Za-z]/.test(c)) {
       let count = 1;
       while (resolved[i + count] === c) count++;
-      out += field(c, count, time);
+      flush();
+      pieces.push({ letter: c, count });
       i += count;
     } else {
       out += c;
       i++;
     }
   }
-  return out;
+  flush();
+  return pieces;
+}
+
+/** Formats an instant with a Java-style pattern (or a named format) in a time zone (default UTC), names in `locale`. */
+export function formatDate(instant: Date, pattern: string, timeZone = 'UTC', locale?: string): string {
+  const time = zoned(instant, timeZone);
+  const names = localeNames(locale);
+  return patternPieces(pattern)
+    .map((piece) => ('text' in piece ? piece.text : field(piece.letter, piece.count, time, names)))
+    .join('');
+}
+
+/**
+ * Reads a date written with a Java-style pattern (`existingFormat`): the fields the
+ * pattern names, the others from 1970-01-01T00:00; without an offset in the text, the
+ * wall-clock time is read in `timeZone`. Month and day names in `locale`.
+ */
+export function parseDate(text: string, pattern: string, timeZone = 'UTC', locale?: string): Date {
+  const names = localeNames(locale);
+  const fields: Record<string, number> = {};
+  let offsetMinutes: number | undefined;
+  let at = 0;
+  const fail = (what: string): never => {
+    throw new DateFormatError(`cannot read '${text}' with the pattern '${pattern}': ${what} at character ${at + 1}`);
+  };
+  const digits = (min: number, max: number, what: string): number => {
+    const match = new RegExp(`^[+-]?\\d{${min},${max}}`).exec(text.slice(at));
+    if (!match) fail(`expected ${what}`);
+    at += (match as RegExpExecArray)[0].length;
+    return Number((match as RegExpExecArray)[0]);
+  };
+  const oneOf = (choices: readonly string[], what: string): number => {
+    const rest = text.slice(at).toLowerCase();
+    let best = -1;
+    choices.forEach((choice, index) => {
+      if (choice !== '' && rest.startsWith(choice.toLowerCase()) && (best < 0 || choice.length > choices[best].length))
+        best = index;
+    });
+    if (best < 0) fail(`expected ${what}`);
+    at += choices[best].length;
+    return best;
+  };
+  const pieces = patternPieces(pattern);
+  const numeric = (piece: PatternPiece | undefined): boolean =>
+    piece !== undefined &&
+    'letter' in piece &&
+    (/[yudHkhKmsS]/.test(piece.letter) || (/[ML]/.test(piece.letter) && piece.count < 3));
+  for (const piece of pieces) {
+    if ('letter' in piece && !/[yuMLdEHkhKamsSXxZ]/.test(piece.letter))
+      throw new DateFormatError(`the date pattern letter '${piece.letter}' cannot be read (existingFormat)`);
+  }
+  pieces.forEach((piece, index) => {
+    if ('text' in piece) {
+      if (!text.startsWith(piece.text, at)) fail(`expected '${piece.text}'`);
+      at += piece.text.length;
+      return;
+    }
+    const { letter, count } = piece;
+    // Next to another number field a field has exactly its width (yyyyMMdd); else 1 or 2 digits, a year up to 9.
+    const fixed = numeric(pieces[index + 1]);
+    const width = count > 1 ? count : 1;
+    const max = fixed ? count : letter === 'y' || letter === 'u' ? 9 : Math.max(2, count);
+    switch (letter) {
+      case 'y':
+      case 'u': {
+        const year = digits(count === 2 ? 2 : width, count === 2 ? 2 : max, 'a year');
+        fields['year'] = count === 2 ? 2000 + year : year;
+        break;
+      }
+      case 'M':
+      case 'L':
+        if (count >= 4) fields['month'] = oneOf(names.months, 'a month name') + 1;
+        else if (count === 3) fields['month'] = oneOf(names.shortMonths, 'a month name') + 1;
+        else fields['month'] = digits(width, max, 'a month');
+        break;
+      case 'd':
+        fields['day'] = digits(width, max, 'a day');
+        break;
+      case 'E':
+        oneOf(count >= 4 ? names.weekdays : names.shortWeekdays, 'a day name');
+        break;
+      case 'H':
+      case 'k':
+        fields['hour'] = digits(width, max, 'an hour') % 24;
+        break;
+      case 'h':
+      case 'K':
+        fields['hour12'] = digits(width, max, 'an hour') % 12;
+        break;
+      case 'a':
+        fields['pm'] = oneOf(names.dayPeriods, 'AM or PM');
+        break;
+      case 'm':
+        fields['minute'] = digits(width, max, 'minutes');
+        break;
+      case 's':
+        fields['second'] = digits(width, max, 'seconds');
+        break;
+      case 'S': {
+        const start = at;
+        digits(count, count, 'a fraction of a second');
+        fields['millis'] = Number(text.slice(start, at).padEnd(3, '0').slice(0, 3));
+        break;
+      }
+      case 'X':
+      case 'x':
+      case 'Z': {
+        if (letter !== 'x' && text[at] === 'Z') {
+          at += 1;
+          offsetMinutes = 0;
+          break;
+        }
+        const match = /^([+-])(\d{2}):?(\d{2})?/.exec(text.slice(at));
+        if (!match) fail('expected an offset');
+        const [whole, sign, hours, minutes] = match as RegExpExecArray;
+        at += whole.length;
+        offsetMinutes = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes ?? 0));
+        break;
+      }
+    }
+  });
+  if (at !== text.length) fail('unexpected text');
+  const hour = fields['hour'] ?? (fields['hour12'] ?? 0) + (fields['pm'] === 1 ? 12 : 0);
+  const month = fields['month'] ?? 1;
+  const day = fields['day'] ?? 1;
+  if (month < 1 || month > 12) throw new DateFormatError(`cannot read '${text}': month ${month} is out of range`);
+  const wall = Date.UTC(
+    fields['year'] ?? 1970,
+    month - 1,
+    day,
+    hour,
+    fields['minute'] ?? 0,
+    fields['second'] ?? 0,
+    fields['millis'] ?? 0,
+  );
+  if (new Date(wall).getUTCDate() !== day) throw new DateFormatError(`cannot read '${text}': day ${day} is out of range`);
+  if (offsetMinutes !== undefined) return new Date(wall - offsetMinutes * 60_000);
+  // The wall-clock time in the zone: its offset at that time (checked once more across a change).
+  let guess = wall - zoned(new Date(wall), timeZone).offsetMinutes * 60_000;
+  guess = wall - zoned(new Date(guess), timeZone).offsetMinutes * 60_000;
+  return new Date(guess);
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;

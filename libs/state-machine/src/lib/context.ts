@@ -1,7 +1,7 @@
 // The render context of FLOWS.md ("Expressions") for one task run. `outputs` is
 // materialised only when a template reads it (a getter), so evaluating a
 // condition does not cost O(number of finished task runs).
-import type { Flow } from '@lanner/model';
+import type { Flow, Task } from '@lanner/model';
 import { taskById, UnknownTask } from './flow-index';
 import type { PersistentMap } from './persistent-map';
 import type { RenderContext } from './render';
@@ -19,6 +19,8 @@ export interface ContextSource {
   readonly envs?: Readonly<Record<string, string>>;
   /** Visits every task run of the execution as it stands (Kestra's `tasks.<taskId>.state`). */
   readonly eachTaskRun?: (visit: (run: TaskRun) => void) => void;
+  /** A task run of the execution by its id, as it stands (Kestra's `parents`: the enclosing task runs and their outputs). */
+  readonly taskRunById?: (id: string) => TaskRun | undefined;
   readonly globals?: Readonly<Record<string, unknown>>;
 }
 
@@ -93,20 +95,67 @@ export function buildContext(source: ContextSource, taskRun?: TaskRun): RenderCo
     };
     if (taskRun.parentTaskRunId !== undefined) taskrun['parentId'] = taskRun.parentTaskRunId;
     if (taskRun.value !== undefined) taskrun['value'] = taskRun.value;
-    if (taskRun.iteration !== undefined) taskrun['iteration'] = taskRun.iteration;
+    const enclosing = enclosingRuns(source, taskRun);
+    const iteration = taskrunIteration(flow, taskRun, enclosing[0]);
+    if (iteration !== undefined) taskrun['iteration'] = iteration;
     context['taskrun'] = taskrun;
-    // Kestra's `parents`: the enclosing ForEach values, innermost first; `parent` is the first.
-    const values = taskRun.forEachValues ?? [];
-    const ownValue = taskRun.value;
-    const enclosing = ownValue === undefined ? values : values.slice(0, -1);
-    const parents = enclosing
-      .slice()
-      .reverse()
-      .map((value) => ({ taskrun: { value } }));
+    const parents = parentsOf(taskRun, enclosing, source.taskRunById !== undefined);
     context['parents'] = parents;
     if (parents.length > 0) context['parent'] = parents[0];
   }
   return context;
+}
+
+/** The task runs enclosing `taskRun`, nearest first (empty when the source cannot look task runs up). */
+function enclosingRuns(source: ContextSource, taskRun: TaskRun): TaskRun[] {
+  const lookUp = source.taskRunById;
+  const found: TaskRun[] = [];
+  if (lookUp === undefined) return found;
+  const seen = new Set<string>([taskRun.id]);
+  for (let id = taskRun.parentTaskRunId; id !== undefined && !seen.has(id);) {
+    seen.add(id);
+    const parent = lookUp(id);
+    if (parent === undefined) break;
+    found.push(parent);
+    id = parent.parentTaskRunId;
+  }
+  return found;
+}
+
+/**
+ * Kestra's `parents`, nearest first: one entry per enclosing task run that has a value
+ * (`taskrun.value`, a ForEach lane) or outputs (`outputs`, a WaitFor's `iterationCount`);
+ * an enclosing task run with neither (a Sequential) gives no entry. Without a way to look
+ * task runs up, the enclosing ForEach values alone.
+ */
+function parentsOf(taskRun: TaskRun, enclosing: readonly TaskRun[], canLookUp: boolean): Record<string, unknown>[] {
+  if (!canLookUp) {
+    const values = taskRun.forEachValues ?? [];
+    const outer = taskRun.value === undefined ? values : values.slice(0, -1);
+    return outer
+      .slice()
+      .reverse()
+      .map((value) => ({ taskrun: { value } }));
+  }
+  const parents: Record<string, unknown>[] = [];
+  for (const parent of enclosing) {
+    const entry: Record<string, unknown> = {};
+    if (parent.value !== undefined) entry['taskrun'] = { value: parent.value };
+    if (parent.outputs !== undefined && Object.keys(parent.outputs).length > 0) entry['outputs'] = parent.outputs;
+    if (Object.keys(entry).length > 0) parents.push(entry);
+  }
+  return parents;
+}
+
+/**
+ * Kestra's `taskrun.iteration`: inside a WaitFor, the iteration the task run belongs to,
+ * 1 first (Kestra sets it on the first task of each iteration; Lanner on every task run
+ * directly under the WaitFor). The stored iteration counts from 0 and is absent on the first.
+ */
+function taskrunIteration(flow: Flow, taskRun: TaskRun, parent: TaskRun | undefined): number | undefined {
+  const underWaitFor = parent !== undefined && taskIfKnown(flow, parent.taskId)?.kind === 'WaitFor';
+  if (underWaitFor) return (taskRun.iteration ?? 0) + 1;
+  return taskRun.iteration === undefined ? undefined : taskRun.iteration + 1;
 }
 
 /** Kestra's `tasks`: `tasks.<taskId>.state`, or `tasks.<taskId>.<value>.state` for task runs of a ForEach value. */
@@ -120,7 +169,7 @@ function taskStates(eachTaskRun: (visit: (run: TaskRun) => void) => void): Recor
   return tasks;
 }
 
-function taskIfKnown(flow: Flow, taskId: string): { id: string; type: string } | undefined {
+function taskIfKnown(flow: Flow, taskId: string): Task | undefined {
   try {
     return taskById(flow, taskId);
   } catch (error) {

@@ -23,6 +23,7 @@ export function renderContextFor(
       ...(environment.envs !== undefined ? { envs: environment.envs } : {}),
       ...(environment.globals !== undefined ? { globals: environment.globals } : {}),
       eachTaskRun: (visit) => execution.taskRuns.forEach((taskRun) => visit(taskRun)),
+      taskRunById: (id) => execution.taskRuns.get(id),
     },
     run,
   );

@@ -195,6 +195,7 @@ export class StepStore {
             if (!this.taskRuns.has(id)) visit(changed);
           });
         },
+        taskRunById: (id) => this.dirty.get(id) ?? this.taskRuns.get(id),
       },
       run,
     );

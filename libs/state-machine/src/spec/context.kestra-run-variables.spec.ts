@@ -1,5 +1,5 @@
 import { simulateFlow } from '../index';
-import { flow, forEach, log, outputValues, runsOf } from '../test-support/flows';
+import { flow, forEach, log, outputValues, runsOf, sequential, waitFor } from '../test-support/flows';
 
 // The render context of a task run holds Kestra's RunVariables: what a template reads.
 describe('the render context (Kestra RunVariables)', () => {
@@ -51,6 +51,59 @@ describe('the render context (Kestra RunVariables)', () => {
     expect(runsOf(result.execution, 'leaf').map((run) => run.outputs?.['values'])).toEqual([
       { v: 'a-1 1 true' },
       { v: 'b-1 1 true' },
+    ]);
+  });
+
+  it('gives parents nearest first, one per enclosing task run with a value (the lane it runs in), none for those without (inner, outer)', () => {
+    const result = simulateFlow(
+      flow([
+        forEach(
+          'outer',
+          ['a'],
+          [
+            sequential('group', [
+              forEach(
+                'inner',
+                ['1'],
+                [
+                  forEach(
+                    'deepest',
+                    ['x'],
+                    [
+                      outputValues('leaf', {
+                        v: '{{ parents | length }} {{ parent.taskrun.value }} {{ parents[1].taskrun.value }}',
+                      }),
+                    ],
+                  ),
+                ],
+              ),
+            ]),
+          ],
+        ),
+      ]),
+    );
+    expect(result.execution.state).toBe('SUCCESS');
+    expect(runsOf(result.execution, 'leaf').map((run) => run.outputs?.['values'])).toEqual([{ v: '2 1 a' }]);
+  });
+
+  it("gives an enclosing task run's outputs in parents (a WaitFor's iterationCount) and taskrun.iteration from 1", () => {
+    const loop = waitFor(
+      'loop',
+      '{{ outputs.seen.values.count == "2" }}',
+      [
+        outputValues('seen', {
+          count: '{{ parent.outputs.iterationCount }}',
+          iteration: '{{ taskrun.iteration }}',
+          kinds: '{{ parents[0].taskrun is defined }}',
+        }),
+      ],
+      { intervalMs: 1000 },
+    );
+    const result = simulateFlow(flow([loop]));
+    expect(result.execution.state).toBe('SUCCESS');
+    expect(runsOf(result.execution, 'seen').map((run) => run.outputs?.['values'])).toEqual([
+      { count: '1', iteration: '1', kinds: 'false' },
+      { count: '2', iteration: '2', kinds: 'false' },
     ]);
   });
 
