@@ -18,7 +18,8 @@ describe('renderTemplate: a template cannot reach the JS runtime', () => {
     '{% set constructor = 1 %}',
     "{{ cycler('a') }}",
     '{% include "/etc/passwd" %}',
-    '{% macro m() %}x{% endmacro %}',
+    '{% macro m() %}{{ inputs.constructor }}{% endmacro %}{{ m() }}',
+    '{% macro m() %}{{ inputs.name }}{% endmacro %}{{ m() }}',
   ];
 
   it.each(escapes)('refuses %s', (template) => {

@@ -11,6 +11,7 @@ import { DateFormatError, formatDate, parseDate, toInstant } from './date-format
 import type { Budget } from './budget';
 import { runJq } from './jq';
 import { formatCount } from './limits';
+import { formatNumber, NumberFormatError } from './number-format';
 import { DataMap, isDataMap, isEmpty, isTruthy, toText, typeName } from './values';
 
 export class BuiltinError extends Error {}
@@ -479,13 +480,12 @@ const KESTRA_FILTERS: [string, Filter][] = [
     (input, a) => {
       const value = num(input, 'numberformat');
       const pattern = str(arg(a, 0, 'format'), "'numberformat' format");
-      const fraction = /\.([0#]+)/.exec(pattern)?.[1] ?? '';
-      const minimum = fraction.replace(/#/g, '').length;
-      return value.toLocaleString('en-US', {
-        minimumFractionDigits: minimum,
-        maximumFractionDigits: fraction.length,
-        useGrouping: pattern.includes(','),
-      });
+      try {
+        return formatNumber(value, pattern);
+      } catch (error) {
+        if (error instanceof NumberFormatError) throw new BuiltinError(`'numberformat' ${error.message}`);
+        throw error;
+      }
     },
   ],
   // Lanner prints no HTML escaping, so Pebble's `raw` and `escape` leave text as it is (Kestra turns autoescaping off too).

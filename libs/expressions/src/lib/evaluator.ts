@@ -76,7 +76,16 @@ const SECRET_ELSEWHERE =
 
 class Scope {
   readonly vars = new Map<string, unknown>();
-  constructor(readonly parent: Scope | null) {}
+  /** `isolated`: a macro's scope, which sees its arguments and not the template's context (as in Pebble). */
+  constructor(
+    readonly parent: Scope | null,
+    readonly isolated = false,
+  ) {}
+
+  /** Whether names missing here stay missing (inside a macro) rather than being read from the context. */
+  get inMacro(): boolean {
+    return this.isolated || (this.parent?.inMacro ?? false);
+  }
 
   find(name: string): { found: true; value: unknown } | { found: false } {
     if (this.vars.has(name)) return { found: true, value: this.vars.get(name) };
@@ -89,6 +98,36 @@ const START: Position = { line: 1, column: 1 };
 /** Whether rendered text still holds an expression (render.ts' hasExpression, without importing it back). */
 function hasExpressionText(text: string): boolean {
   return text.includes('{{') || text.includes('{%') || text.includes('{#');
+}
+
+type MacroStatement = Extract<Statement, { kind: 'macro' }>;
+
+/** How deep macro calls may nest (a macro calling itself). */
+const MAX_MACRO_DEPTH = 100;
+
+/** The macros a template defines, wherever they are written (Pebble registers them before rendering). */
+function collectMacros(statements: readonly Statement[], into: Map<string, MacroStatement>): void {
+  for (const statement of statements) {
+    switch (statement.kind) {
+      case 'macro':
+        into.set(statement.name, statement);
+        collectMacros(statement.body, into);
+        break;
+      case 'if':
+        collectMacros(statement.then, into);
+        collectMacros(statement.otherwise, into);
+        break;
+      case 'for':
+        collectMacros(statement.body, into);
+        collectMacros(statement.otherwise, into);
+        break;
+      case 'set':
+        collectMacros(statement.body ?? [], into);
+        break;
+      default:
+        break;
+    }
+  }
 }
 
 /** How deep render() may nest (a value whose text calls render() on itself). */
@@ -146,6 +185,8 @@ function currentEachOutput(a: Arguments, context: Readonly<Record<string, unknow
 
 export class Evaluation {
   private readonly budget: Budget;
+  private readonly macros = new Map<string, MacroStatement>();
+  private macroDepth = 0;
 
   constructor(
     private readonly options: EvaluationOptions,
@@ -156,6 +197,7 @@ export class Evaluation {
 
   /** Renders statements into parts (text and, with the `keep` policy, kept secret segments). */
   render(statements: readonly Statement[]): OutputPart[] {
+    collectMacros(statements, this.macros);
     const parts: OutputPart[] = [];
     this.renderInto(statements, new Scope(null), parts, this.options.secrets.mode === 'keep', START);
     return parts;
@@ -233,6 +275,9 @@ export class Evaluation {
         break;
       case 'for':
         this.renderLoop(statement, scope, parts, keepSecrets);
+        break;
+      case 'macro':
+        // Defined before rendering (collectMacros); prints nothing where it is written.
         break;
       case 'set': {
         let value: unknown;
@@ -338,6 +383,16 @@ export class Evaluation {
       case 'name': {
         const local = scope.find(expr.name);
         if (local.found) return local.value;
+        // Pebble's `_context`: the whole context, the way into it from a macro.
+        if (expr.name === '_context') return this.options.context;
+        if (scope.inMacro) {
+          if (lenient) return undefined;
+          throw new EvaluationFailure(
+            `'${expr.name}' is undefined in the macro (a macro sees its arguments only; pass _context for the rest)`,
+            expr.line,
+            expr.column,
+          );
+        }
         const value = readMember(this.options.context, expr.name);
         if (value !== MISSING) return value;
         if (lenient) return undefined;
@@ -474,7 +529,52 @@ export class Evaluation {
     );
   }
 
+  /** A macro call: its body rendered with the arguments as its only names, to text. */
+  private callMacro(macro: MacroStatement, expr: Extract<Expression, { kind: 'call' }>, scope: Scope): string {
+    if (this.macroDepth >= MAX_MACRO_DEPTH) {
+      throw new EvaluationFailure(`macro calls nest deeper than ${MAX_MACRO_DEPTH} ('${macro.name}')`, expr.line, expr.column);
+    }
+    if (expr.args.length > macro.params.length) {
+      throw new EvaluationFailure(
+        `the macro '${macro.name}' takes ${macro.params.length} argument(s), got ${expr.args.length}`,
+        expr.line,
+        expr.column,
+      );
+    }
+    const body = new Scope(null, true);
+    const given = new Map<string, unknown>();
+    expr.args.forEach((arg, index) => given.set(macro.params[index].name, this.evaluate(arg, scope, this.lenient)));
+    for (const named of expr.named) {
+      if (!macro.params.some((param) => param.name === named.name)) {
+        throw new EvaluationFailure(
+          `the macro '${macro.name}' has no argument '${named.name}'`,
+          named.value.line,
+          named.value.column,
+        );
+      }
+      given.set(named.name, this.evaluate(named.value, scope, this.lenient));
+    }
+    for (const param of macro.params) {
+      const value = given.has(param.name)
+        ? given.get(param.name)
+        : param.fallback === null
+          ? null
+          : this.evaluate(param.fallback, body, this.lenient);
+      body.vars.set(param.name, value);
+    }
+    const parts: OutputPart[] = [];
+    this.macroDepth += 1;
+    try {
+      this.renderInto(macro.body, body, parts, false, macro);
+    } finally {
+      this.macroDepth -= 1;
+    }
+    return parts.map((part) => (part.kind === 'text' ? part.text : '')).join('');
+  }
+
   private call(expr: Extract<Expression, { kind: 'call' }>, scope: Scope): unknown {
+    const macro = this.macros.get(expr.name);
+    if (macro !== undefined) return this.callMacro(macro, expr, scope);
     switch (expr.name) {
       case 'now':
         if (!this.options.now) throw new EvaluationFailure('now() is not available here', expr.line, expr.column);

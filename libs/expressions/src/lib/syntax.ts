@@ -78,6 +78,12 @@ export type Statement =
       readonly otherwise: Statement[];
     })
   | (Position & {
+      readonly kind: 'macro';
+      readonly name: string;
+      readonly params: readonly { readonly name: string; readonly fallback: Expression | null }[];
+      readonly body: Statement[];
+    })
+  | (Position & {
       readonly kind: 'set';
       readonly names: readonly string[];
       readonly value: Expression | null;
@@ -136,6 +142,10 @@ const UndefinedCoalesceNode = internals.nodes.BinOp.extend('UndefinedCoalesce');
 /** Pebble's `a equals b` (as `==`) and `a contains b` (an item of a list, a key of a map, a part of a text). */
 const EqualsNode = internals.nodes.BinOp.extend('Equals');
 const ContainsNode = internals.nodes.BinOp.extend('Contains');
+/** Pebble's `a..b`: the numbers from a to b, as range(a, b). */
+const RangeNode = internals.nodes.BinOp.extend('Range');
+const baseParseConcat = (internals.parser.Parser as unknown as { prototype: { parseConcat(this: RawParser): RawNode } }).prototype
+  .parseConcat;
 const baseParseCompare = (internals.parser.Parser as unknown as { prototype: { parseCompare(this: RawParser): RawNode } })
   .prototype.parseCompare;
 
@@ -170,6 +180,16 @@ const PebbleParser = internals.parser.Parser.extend('PebbleParser', {
       else return node;
     }
   },
+  // `..` binds looser than `+` and `~`, tighter than comparisons, as in Pebble.
+  parseConcat(this: RawParser & { nextToken(): RawToken | null }): RawNode {
+    const node = baseParseConcat.call(this);
+    const next = this.peekToken();
+    if (next !== null && next.type === 'operator' && next.value === '..') {
+      this.nextToken();
+      return new RangeNode(node.lineno, node.colno, node, baseParseConcat.call(this));
+    }
+    return node;
+  },
   parseCompare(this: RawParser): RawNode {
     let node = baseParseCompare.call(this);
     for (;;) {
@@ -186,11 +206,46 @@ const PebbleParser = internals.parser.Parser.extend('PebbleParser', {
 export function parseTemplate(source: string): Statement[] {
   let root: RawNode;
   try {
-    root = new PebbleParser(internals.lexer.lex(source, {})).parseAsRoot();
+    root = new PebbleParser(withRangeOperator(internals.lexer.lex(source, {}) as RawTokenizer)).parseAsRoot();
   } catch (error) {
     throw syntaxFailure(error, source);
   }
   return statements(children(root), lineStarts(source));
+}
+
+interface RawTokenizer {
+  nextToken(): RawToken | null;
+}
+
+/**
+ * nunjucks' lexer reads `1..3` as `1.` then `.3`-ish tokens and `a..b` as two dots: this
+ * wrapper turns two adjacent dots (and a number ending in a dot before a dot) into one
+ * `..` operator token for the parser. The tokenizer's other members stay its own.
+ */
+function withRangeOperator(tokens: RawTokenizer): RawTokenizer {
+  const wrapper = Object.create(tokens) as RawTokenizer;
+  const pending: RawToken[] = [];
+  const read = (): RawToken | null => pending.shift() ?? tokens.nextToken.call(wrapper);
+  const isDot = (token: RawToken | null): token is RawToken => token !== null && token.type === 'operator' && token.value === '.';
+  wrapper.nextToken = (): RawToken | null => {
+    const token = read();
+    if (isDot(token)) {
+      const next = read();
+      if (isDot(next)) return { ...token, value: '..' };
+      if (next !== null) pending.unshift(next);
+      return token;
+    }
+    if (token !== null && token.type === 'float' && token.value.endsWith('.')) {
+      const next = read();
+      if (isDot(next)) {
+        pending.unshift({ ...next, value: '..', colno: next.colno - 1 });
+        return { ...token, type: 'int', value: token.value.slice(0, -1) };
+      }
+      if (next !== null) pending.unshift(next);
+    }
+    return token;
+  };
+  return wrapper;
 }
 
 function syntaxFailure(error: unknown, source: string): EvaluationFailure {
@@ -296,6 +351,26 @@ function statements(nodes: RawNode[], starts: number[]): Statement[] {
       case 'NodeList':
         result.push(...statements(children(node), starts));
         break;
+      case 'Macro': {
+        const params: { name: string; fallback: Expression | null }[] = [];
+        for (const param of children(node['args'] as RawNode)) {
+          if (param.typename === 'KeywordArgs') {
+            for (const pair of children(param)) {
+              params.push({ name: symbolName(pair['key'] as RawNode), fallback: expression(pair['value'] as RawNode) });
+            }
+          } else {
+            params.push({ name: symbolName(param), fallback: null });
+          }
+        }
+        result.push({
+          kind: 'macro',
+          ...at(node),
+          name: symbolName(node['name'] as RawNode),
+          params,
+          body: statements(children(node['body'] as RawNode), starts),
+        });
+        break;
+      }
       default:
         throw unsupported(node, `the '${tagName(node.typename)}' tag`);
     }
@@ -345,6 +420,14 @@ function expression(node: RawNode): Expression {
     };
   }
   switch (node.typename) {
+    case 'Range':
+      return {
+        kind: 'call',
+        ...pos,
+        name: 'range',
+        args: [expression(node['left'] as RawNode), expression(node['right'] as RawNode)],
+        named: [],
+      };
     case 'Equals':
       return {
         kind: 'compare',
