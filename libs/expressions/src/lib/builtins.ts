@@ -12,6 +12,7 @@ import type { Budget } from './budget';
 import { runJq } from './jq';
 import { formatCount } from './limits';
 import { formatNumber, NumberFormatError } from './number-format';
+import { compileRegex, RegexError, replaceAll } from './regex';
 import { DataMap, isDataMap, isEmpty, isTruthy, toText, typeName } from './values';
 
 export class BuiltinError extends Error {}
@@ -567,13 +568,25 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
     'replace',
     (input, a, budget) => {
       const subject = text(input, 'replace');
-      if (a.named.get('regexp') === true)
-        throw new BuiltinError("'replace' with regexp=true is not supported (no regular expressions)");
       const first = arg(a, 0, 'search');
+      const regexp = a.named.get('regexp');
+      if (regexp !== undefined && regexp !== null && typeof regexp !== 'boolean')
+        throw new BuiltinError(`'replace' regexp must be true or false, got ${typeName(regexp)}`);
       // Pebble passes a map of replacements; Kestra also accepts (search, replacement).
       const pairs: [string, string][] = isDataMap(first)
         ? Object.entries(first).map(([k, v]) => [k, budget.print(v, "'replace'")])
         : [[str(first, "'replace' search"), budget.print(arg(a, 1, 'replacement') ?? '', "'replace'")]];
+      if (regexp === true) {
+        // Each pair in turn, as Java's replaceAll: a linear-time engine, its work counted.
+        return pairs.reduce((acc, [pattern, replacement]) => {
+          try {
+            return replaceAll(acc, compileRegex(pattern), replacement, budget, (length) => budget.text(length, "'replace'"));
+          } catch (error) {
+            if (error instanceof RegexError) throw new BuiltinError(`'replace' ${error.message}`);
+            throw error;
+          }
+        }, subject);
+      }
       return pairs.reduce((acc, [search, replacement]) => {
         if (search === '') return acc;
         const found = occurrences(acc, search, budget);
