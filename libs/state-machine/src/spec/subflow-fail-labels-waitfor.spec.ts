@@ -42,6 +42,10 @@ describe('Subflow', () => {
   it('does not wait for the child when wait is off', () => {
     const result = simulateFlow(flow([subflow('child', 'report', { wait: false }), log('after')]));
     expect(result.execution.state).toBe('SUCCESS');
+    // Kestra's outputs without waiting: the child's id and the state it was created in, no flow outputs.
+    const outputs = runsOf(result.execution, 'child')[0]?.outputs;
+    expect(Object.keys(outputs ?? {}).sort()).toEqual(['executionId', 'state']);
+    expect(outputs?.['state']).toBe('CREATED');
     expect(runsOf(result.execution, 'after')[0]?.histories[0]?.at).toBe(0);
   });
 });

@@ -62,7 +62,8 @@ export const subflowRules: LeafRules<SubflowTask> = {
       if (task.timeoutMs !== undefined) step.scheduleTimer(run.id, 'task-timeout', subflowRound(run), step.now + task.timeoutMs);
       return started.state;
     }
-    const ended = step.finishRun(started, task, 'SUCCESS', { outputs: { executionId } });
+    // Kestra: without waiting, the task ends at once with the child's id and the state it was created in; no outputs.
+    const ended = step.finishRun(started, task, 'SUCCESS', { outputs: { executionId, state: 'CREATED' } });
     step.recordOutputs(ended);
     return ended.state;
   },
