@@ -22,6 +22,7 @@ describe('parseCorpusHeader', () => {
         '# expect-output: render.values.0 = {"a": [1, null]}',
         '# expect-label: system.correlationId = abc',
         '# expect-label: team =',
+        '# follow: retries',
       ]),
       FILE,
     );
@@ -40,6 +41,7 @@ describe('parseCorpusHeader', () => {
         { key: 'system.correlationId', value: 'abc' },
         { key: 'team', value: '' },
       ],
+      followRetries: true,
     });
   });
 
@@ -64,6 +66,7 @@ describe('parseCorpusHeader', () => {
     [['# expect: state=SUCCESS taskRuns=1', '# expect-invalid: bad'], `${FILE}: both`],
     [['# expect-invalid: bad', '# expect-label: a = b'], `${FILE}: a flow expected to be refused cannot also expect`],
     [['# expect: state=SUCCESS taskRuns=1', '# requires: child'], `${FILE}:2: 'child' is not a flow file (.yaml)`],
+    [['# expect: state=SUCCESS taskRuns=1', '# follow: restarts'], `${FILE}:2: 'restarts' cannot be followed (follow: retries)`],
   ])('refuses %j naming the file and line', (lines, message) => {
     expect(() => parseCorpusHeader(header(lines), FILE)).toThrow(CorpusHeaderError);
     expect(() => parseCorpusHeader(header(lines), FILE)).toThrow(message);

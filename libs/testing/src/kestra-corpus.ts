@@ -47,6 +47,11 @@ export interface CorpusHeader {
   readonly attempts: readonly ExpectedAttempts[];
   readonly outputs: readonly ExpectedOutput[];
   readonly labels: readonly ExpectedLabel[];
+  /**
+   * `# follow: retries`: the expectations are of the last execution of its CREATE_NEW_EXECUTION
+   * retry chain (the started one ends RETRIED; the new ones carry its id as `originalId`).
+   */
+  readonly followRetries: boolean;
 }
 
 /** A header that does not follow the format; the message names the file and line. */
@@ -82,6 +87,7 @@ interface Mutable {
   attempts: ExpectedAttempts[];
   outputs: ExpectedOutput[];
   labels: ExpectedLabel[];
+  followRetries: boolean;
 }
 
 type LineParser = (value: string, header: Mutable, fail: (why: string) => never) => void;
@@ -163,6 +169,11 @@ const KEYS: Record<string, LineParser> = {
     if (path.length === 0 || path.some((key) => key === '')) fail(`'${match[1]}' is not <taskId>.<dot.path>`);
     header.outputs.push({ taskId: taskIdOf(taskId, fail), path, value: jsonOf(match[2], fail), text: value });
   },
+  follow(value, header, fail) {
+    if (value !== 'retries') fail(`'${value}' cannot be followed (follow: retries)`);
+    if (header.followRetries) fail('a second `follow:` line');
+    header.followRetries = true;
+  },
   'expect-label'(value, header, fail) {
     const match = /^([^\s=]+)\s*=\s*(.*)$/.exec(value);
     if (!match) return fail('expected `<key> = <value>`');
@@ -177,7 +188,15 @@ const KEYS: Record<string, LineParser> = {
  * neither `expect:` nor `expect-invalid:`.
  */
 export function parseCorpusHeader(source: string, file: string): CorpusHeader {
-  const header: Mutable = { resumes: [], requires: [], taskRunStates: [], attempts: [], outputs: [], labels: [] };
+  const header: Mutable = {
+    resumes: [],
+    requires: [],
+    taskRunStates: [],
+    attempts: [],
+    outputs: [],
+    labels: [],
+    followRetries: false,
+  };
   const lines = source.split(/\r?\n/);
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index].trim();
