@@ -92,8 +92,10 @@ describe("Kestra's filters", () => {
   });
 
   it('jq names what it does not support', () => {
-    expect(failure("{{ inputs.list | jq('.[] as $x | $x') }}").message).toContain('variables ($name) are not supported');
-    expect(failure('{{ inputs.list | jq(\'test("a")\') }}').message).toContain("test/1 is not supported in Lanner's jq");
+    expect(failure("{{ inputs.list | jq('def f: .; f') }}").message).toContain('function definitions (def) are not supported');
+    expect(failure("{{ inputs.list | jq('. as [$a] | $a') }}").message).toContain('destructuring patterns are not supported');
+    expect(failure("{{ inputs.list | jq('$nope') }}").message).toContain('$nope is not defined');
+    expect(failure("{{ inputs.list | jq('now') }}").message).toContain('now/0 is not available in a template');
     expect(failure("{{ inputs.list | jq('.a') }}").message).toContain('cannot index array with "a"');
     expect(failure("{{ 'not json' | jq('.') }}").message).toContain("'jq' expects JSON text");
     const deep = `${'['.repeat(100)}.${']'.repeat(100)}`;

@@ -1,17 +1,31 @@
 /**
- * The subset of jq that Kestra's `jq` filter is used with in flows: paths (`.a.b`,
- * `.["k"]`, `.[0]`, `.[1:3]`, `.[]`, `?`), `|`, `,`, literals, `[...]` and `{...}`
- * construction, arithmetic, comparisons, `and`/`or`/`not`, `//`, `if ... then ... elif
- * ... else ... end`, and the builtins listed in BUILTINS. A jq program yields a stream:
- * the filter returns the list of its results, as Kestra's does. No regexes, no
- * definitions, no variables (`as $x`), no `reduce`/`foreach`, no paths functions: each is
- * refused with a JqError naming it. Every step is charged to the rendering's budget.
+ * jq as Kestra's `jq` filter runs it (jackson-jq, jq 1.6), without what a template cannot
+ * have: paths (`.a.b`, `.["k"]`, `.[0]`, `.[1:3]`, `.[]`, `?`, `..`), `|`, `,`, literals,
+ * string interpolation `"\\(...)"` and `@format "..."`, `[...]` and `{...}` construction,
+ * arithmetic, comparisons, `and`/`or`/`not`, `//`, `if/elif/else`, `try ... catch`,
+ * variables (`... as $x | ...`, `$ENV` empty), `reduce` and `foreach`, path expressions
+ * (`path`, `paths`, `getpath`, `setpath`, `del`, `delpaths`), the formats `@text @json
+ * @html @uri @csv @tsv @sh @base64 @base64d`, regexes (`test match capture scan splits sub
+ * gsub`, flags g/x/n, on the linear-time engine of regex.ts) and the builtins of `call`.
+ * Refused with a JqError naming it: `def`, destructuring (`as [$a]`, `?//`), `label`,
+ * `import`, the regex flags i/s/l/p, and what needs a clock or other input (`now`,
+ * `input`, `debug`, `halt`). A program yields a stream: the filter returns the list of
+ * its results, as Kestra's does. Every step is charged to the rendering's budget.
  */
 import type { WorkMeter } from './budget';
+import { type CompiledRegex, compileRegex, RegexError, searchRegex } from './regex';
 import { dataEquals, isDataMap } from './values';
 
 export class JqError extends Error {
   override readonly name = 'JqError';
+
+  /** What `error(value)` raised, for a `try ... catch`. */
+  constructor(
+    message: string,
+    readonly payload?: unknown,
+  ) {
+    super(message);
+  }
 }
 
 type Node =
@@ -27,12 +41,29 @@ type Node =
   | { readonly kind: 'object'; readonly entries: readonly { key: Node; value: Node }[] }
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly Node[] }
   | { readonly kind: 'if'; readonly branches: readonly { test: Node; then: Node }[]; readonly otherwise: Node | null }
-  | { readonly kind: 'try'; readonly body: Node };
+  | { readonly kind: 'try'; readonly body: Node; readonly handler?: Node }
+  | { readonly kind: 'var'; readonly name: string }
+  | { readonly kind: 'bind'; readonly source: Node; readonly name: string; readonly body: Node }
+  | {
+      readonly kind: 'reduce' | 'foreach';
+      readonly source: Node;
+      readonly name: string;
+      readonly init: Node;
+      readonly update: Node;
+      readonly extract: Node | null;
+    }
+  | { readonly kind: 'template'; readonly parts: readonly (string | Node)[]; readonly format: string | null }
+  | { readonly kind: 'format'; readonly name: string };
+
+/** A string literal's pieces: text, or the source of an interpolated `\( )` expression. */
+type StringPart = { readonly text: string } | { readonly source: string; readonly at: number };
 
 interface Token {
-  readonly type: 'punct' | 'ident' | 'field' | 'number' | 'string' | 'end';
+  readonly type: 'punct' | 'ident' | 'field' | 'number' | 'string' | 'var' | 'format' | 'end';
   readonly value: string;
   readonly at: number;
+  /** A string with interpolations: its pieces. */
+  readonly parts?: readonly StringPart[];
 }
 
 /** The deepest nesting of (), [] and {} a jq program may have. */
@@ -41,6 +72,7 @@ const MAX_NESTING = 64;
 const MAX_TOKENS = 1_000;
 
 const PUNCTUATION = [
+  '..',
   '//',
   '==',
   '!=',
@@ -67,6 +99,62 @@ const PUNCTUATION = [
   ';',
 ];
 
+const ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '"': '"', '\\': '\\', '/': '/' };
+
+/** A string literal from its opening quote: its text, or its pieces when it interpolates `\( )`. */
+function readString(source: string, start: number): { token: Token; end: number } {
+  const parts: StringPart[] = [];
+  let textPart = '';
+  let j = start + 1;
+  while (j < source.length && source[j] !== '"') {
+    const c = source[j];
+    if (c !== '\\') {
+      textPart += c;
+      j++;
+      continue;
+    }
+    const next = source[j + 1];
+    if (next === '(') {
+      // The interpolated expression runs to its matching ')', strings inside it skipped.
+      let depth = 1;
+      let k = j + 2;
+      let quoted = false;
+      while (k < source.length && depth > 0) {
+        const d = source[k];
+        if (quoted) {
+          if (d === '\\') k++;
+          else if (d === '"') quoted = false;
+        } else if (d === '"') quoted = true;
+        else if (d === '(') depth++;
+        else if (d === ')') depth--;
+        k++;
+      }
+      if (depth > 0) throw new JqError(`unterminated interpolation \\( at ${j + 1}`);
+      if (textPart !== '') parts.push({ text: textPart });
+      textPart = '';
+      parts.push({ source: source.slice(j + 2, k - 1), at: j + 2 });
+      j = k;
+      continue;
+    }
+    if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(source.slice(j + 2, j + 6))) {
+      textPart += String.fromCharCode(parseInt(source.slice(j + 2, j + 6), 16));
+      j += 6;
+      continue;
+    }
+    const escaped = next === undefined ? undefined : ESCAPES[next];
+    if (escaped === undefined) throw new JqError(`invalid escape \\${next ?? ''} in a string at ${j + 1}`);
+    textPart += escaped;
+    j += 2;
+  }
+  if (j >= source.length) throw new JqError(`unterminated string at ${start + 1}`);
+  const interpolated = parts.some((part) => 'source' in part);
+  if (textPart !== '' || parts.length === 0) parts.push({ text: textPart });
+  const token: Token = interpolated
+    ? { type: 'string', value: '', at: start, parts }
+    : { type: 'string', value: parts.map((part) => ('text' in part ? part.text : '')).join(''), at: start };
+  return { token, end: j + 1 };
+}
+
 function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -81,17 +169,17 @@ function tokenize(source: string): Token[] {
       continue;
     }
     if (c === '"') {
-      let j = i + 1;
-      let escaped = false;
-      while (j < source.length && (escaped || source[j] !== '"')) {
-        if (source[j] === '\\' && source[j + 1] === '(')
-          throw new JqError(`string interpolation \\( ) is not supported (at ${j + 1})`);
-        escaped = !escaped && source[j] === '\\';
-        j++;
-      }
-      if (j >= source.length) throw new JqError(`unterminated string at ${i + 1}`);
-      tokens.push({ type: 'string', value: JSON.parse(source.slice(i, j + 1)) as string, at: i });
-      i = j + 1;
+      const read = readString(source, i);
+      tokens.push(read.token);
+      i = read.end;
+      continue;
+    }
+    if (c === '$' || c === '@') {
+      const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(source.slice(i + 1));
+      if (!name) throw new JqError(`expected a name after '${c}' at ${i + 1}`);
+      if (c === '$' && name[0] === '__loc__') throw new JqError(`$__loc__ is not supported (at ${i + 1})`);
+      tokens.push({ type: c === '$' ? 'var' : 'format', value: name[0], at: i });
+      i += 1 + name[0].length;
       continue;
     }
     if (c === '.' && /[A-Za-z_]/.test(source[i + 1] ?? '')) {
@@ -112,7 +200,6 @@ function tokenize(source: string): Token[] {
       i += ident[0].length;
       continue;
     }
-    if (c === '$') throw new JqError(`variables ($name) are not supported (at ${i + 1})`);
     const punct = PUNCTUATION.find((p) => source.startsWith(p, i));
     if (!punct) throw new JqError(`unexpected '${c}' at ${i + 1}`);
     tokens.push({ type: 'punct', value: punct, at: i });
@@ -135,7 +222,7 @@ function tokenize(source: string): Token[] {
   return tokens;
 }
 
-const UNSUPPORTED_KEYWORDS = new Set(['as', 'def', 'reduce', 'foreach', 'label', 'import', 'include', 'try', 'catch']);
+const UNSUPPORTED_KEYWORDS = new Set(['def', 'label', 'import', 'include', 'catch', 'as']);
 
 class Parser {
   private index = 0;
@@ -236,7 +323,44 @@ class Parser {
     return this.postfix();
   }
 
-  private postfix(): Node {
+  /** A string literal: text, or a template whose `\( )` pieces are parsed as programs of their own. */
+  private stringNode(token: Token, format: string | null): Node {
+    if (token.parts === undefined) {
+      return format === null ? { kind: 'literal', value: token.value } : { kind: 'template', parts: [token.value], format };
+    }
+    const parts = token.parts.map((part) => {
+      if ('text' in part) return part.text;
+      try {
+        return new Parser(tokenize(part.source)).program();
+      } catch (error) {
+        if (error instanceof JqError) throw new JqError(`in the interpolation at ${part.at + 1}: ${error.message}`);
+        throw error;
+      }
+    });
+    return { kind: 'template', parts, format };
+  }
+
+  /** A variable's name after `as`; destructuring patterns are refused. */
+  private variable(): string {
+    const token = this.next();
+    if (token.type !== 'var') {
+      throw new JqError(`expected a $variable after 'as' at ${token.at + 1} (destructuring patterns are not supported)`);
+    }
+    return token.value;
+  }
+
+  /** `Term as $x | body`: the body runs as far right as the pipe goes, as in jq. */
+  private postfix(allowBinding = true): Node {
+    const node = this.postfixTerm();
+    if (allowBinding && this.accept('as', 'ident')) {
+      const name = this.variable();
+      this.expect('|');
+      return { kind: 'bind', source: node, name, body: this.pipe() };
+    }
+    return node;
+  }
+
+  private postfixTerm(): Node {
     let node = this.primary();
     for (;;) {
       const token = this.peek();
@@ -282,7 +406,12 @@ class Parser {
       case 'number':
         return { kind: 'literal', value: Number(token.value) };
       case 'string':
-        return { kind: 'literal', value: token.value };
+        return this.stringNode(token, null);
+      case 'var':
+        return { kind: 'var', name: token.value };
+      case 'format':
+        if (this.peek().type === 'string') return this.stringNode(this.next(), token.value);
+        return { kind: 'format', name: token.value };
       case 'field':
         return {
           kind: 'field',
@@ -307,8 +436,9 @@ class Parser {
           };
         }
         if (this.is('[')) return this.bracket({ kind: 'identity' });
-        if (this.is('.')) throw new JqError(`recursive descent '..' is not supported (at ${token.at + 1})`);
         return { kind: 'identity' };
+      case '..':
+        return { kind: 'call', name: 'recurse', args: [] };
       case '(': {
         const inner = this.pipe();
         this.expect(')');
@@ -336,7 +466,26 @@ class Parser {
         return { kind: 'literal', value: null };
       case 'if':
         return this.conditional();
+      case 'try': {
+        const body = this.postfix(false);
+        const handler = this.accept('catch', 'ident') ? this.postfix(false) : undefined;
+        return handler === undefined ? { kind: 'try', body } : { kind: 'try', body, handler };
+      }
+      case 'reduce':
+      case 'foreach': {
+        const source = this.postfix(false);
+        this.expect('as', 'ident');
+        const name = this.variable();
+        this.expect('(');
+        const init = this.pipe();
+        this.expect(';');
+        const update = this.pipe();
+        const extract = token.value === 'foreach' && this.accept(';') ? this.pipe() : null;
+        this.expect(')');
+        return { kind: token.value, source, name, init, update, extract };
+      }
     }
+    if (token.value === 'def') throw new JqError(`function definitions (def) are not supported (at ${token.at + 1})`);
     if (UNSUPPORTED_KEYWORDS.has(token.value)) throw new JqError(`'${token.value}' is not supported (at ${token.at + 1})`);
     const args: Node[] = [];
     if (this.accept('(')) {
@@ -484,12 +633,346 @@ function array(value: unknown, what: string): unknown[] {
   throw new JqError(`${what} needs an array, got ${typeOf(value)}`);
 }
 
+interface Binding {
+  readonly name: string;
+  readonly value: unknown;
+  readonly parent: Binding | null;
+}
+
+/** jq's `tostring`: text as it is, anything else as JSON. */
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+}
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&#39;', '"': '&quot;' };
+
+/** jq's `@name` formats, applied to one value. */
+function formatValue(name: string, value: unknown): string {
+  switch (name) {
+    case 'text':
+      return asText(value);
+    case 'json':
+      return JSON.stringify(value ?? null);
+    case 'html':
+      return asText(value).replace(/[<>&'"]/g, (c) => HTML_ESCAPES[c] ?? c);
+    case 'uri':
+      return [...new TextEncoder().encode(asText(value))]
+        .map((byte) =>
+          /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte))
+            ? String.fromCharCode(byte)
+            : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+        )
+        .join('');
+    case 'csv':
+    case 'tsv':
+      return array(value, `@${name}`)
+        .map((item) => {
+          if (typeof item === 'number' || typeof item === 'boolean') return String(item);
+          if (item === null || item === undefined) return '';
+          if (typeof item !== 'string') throw new JqError(`@${name} cannot format ${typeOf(item)} in a row`);
+          return name === 'csv'
+            ? `"${item.replace(/"/g, '""')}"`
+            : item.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+        })
+        .join(name === 'csv' ? ',' : '\t');
+    case 'sh': {
+      const quote = (item: unknown): string => {
+        if (typeof item === 'string') return `'${item.replace(/'/g, "'\\''")}'`;
+        if (item === null || typeof item === 'number' || typeof item === 'boolean') return String(item);
+        throw new JqError(`@sh cannot quote ${typeOf(item)}`);
+      };
+      return Array.isArray(value) ? value.map(quote).join(' ') : quote(value);
+    }
+    case 'base64':
+      return bytesToBase64(new TextEncoder().encode(asText(value)));
+    case 'base64d':
+      return new TextDecoder().decode(base64ToBytes(text(value, '@base64d')));
+    default:
+      throw new JqError(`@${name} is not a known format`);
+  }
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+function bytesToBase64(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const [a, b, c] = [bytes[i], bytes[i + 1], bytes[i + 2]];
+    const n = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
+    out += BASE64[(n >> 18) & 63] + BASE64[(n >> 12) & 63];
+    out += b === undefined ? '=' : BASE64[(n >> 6) & 63];
+    out += c === undefined ? '=' : BASE64[n & 63];
+  }
+  return out;
+}
+
+function base64ToBytes(encoded: string): Uint8Array {
+  const clean = encoded.replace(/=+$/, '');
+  if (/[^A-Za-z0-9+/]/.test(clean)) throw new JqError('@base64d needs base64 text');
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const c of clean) {
+    buffer = (buffer << 6) | BASE64.indexOf(c);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((buffer >> bits) & 255);
+    }
+  }
+  return Uint8Array.from(bytes);
+}
+
+/** jq's regex flags: `g` (every match) and `x` (extended: whitespace and # comments dropped); others refused. */
+function regexOf(pattern: unknown, flags: unknown): { regex: CompiledRegex; global: boolean } {
+  const source = text(pattern, 'a regular expression');
+  const given = flags === null || flags === undefined ? '' : text(flags, 'regex flags');
+  for (const flag of given) {
+    if (flag !== 'g' && flag !== 'x' && flag !== 'n')
+      throw new JqError(`the regex flag '${flag}' is not supported (g, x, n are)`);
+  }
+  const written = given.includes('x') ? source.replace(/\\#|#[^\n]*|\s+/g, (m) => (m === '\\#' ? m : '')) : source;
+  try {
+    return { regex: compileRegex(written), global: given.includes('g') };
+  } catch (error) {
+    if (error instanceof RegexError) throw new JqError(error.message);
+    throw error;
+  }
+}
+
+/** A match as jq's `match` gives it: offset, length, string, captures (with names). */
+function matchObject(regex: CompiledRegex, subject: string, slots: readonly number[]): Record<string, unknown> {
+  const names = new Map<number, string>([...regex.names].map(([name, index]) => [index, name]));
+  const captures = [];
+  for (let group = 1; group <= regex.groups; group++) {
+    const start = slots[group * 2];
+    const end = slots[group * 2 + 1];
+    const found = start >= 0 && end >= 0;
+    captures.push({
+      offset: found ? start : -1,
+      length: found ? end - start : 0,
+      string: found ? subject.slice(start, end) : null,
+      name: names.get(group) ?? null,
+    });
+  }
+  return { offset: slots[0], length: slots[1] - slots[0], string: subject.slice(slots[0], slots[1]), captures };
+}
+
+function captureObject(match: Record<string, unknown>): Record<string, unknown> {
+  const entries = (match['captures'] as { name: string | null; string: string | null }[])
+    .filter((capture) => capture.name !== null)
+    .map((capture) => [capture.name as string, capture.string] as [string, unknown]);
+  return Object.fromEntries(entries);
+}
+
+type PathKey = string | number;
+
+function getPath(root: unknown, path: readonly unknown[]): unknown {
+  let current = root;
+  for (const key of path) {
+    if (current === null || current === undefined) return null;
+    current = index(current, key);
+  }
+  return current ?? null;
+}
+
+function setPath(root: unknown, path: readonly unknown[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [key, ...rest] = path;
+  if (typeof key === 'string') {
+    if (root !== null && root !== undefined && !isDataMap(root)) throw new JqError(`cannot index ${typeOf(root)} with "${key}"`);
+    const map = isDataMap(root) ? root : {};
+    return Object.fromEntries([...Object.entries(map).filter(([k]) => k !== key), [key, setPath(map[key], rest, value)]]);
+  }
+  if (typeof key === 'number') {
+    if (root !== null && root !== undefined && !Array.isArray(root))
+      throw new JqError(`cannot index ${typeOf(root)} with a number`);
+    const items = Array.isArray(root) ? [...root] : [];
+    const at = key < 0 ? items.length + key : key;
+    if (at < 0) throw new JqError('an array index is out of bounds');
+    if (at > 100_000) throw new JqError('an array index is too large');
+    while (items.length < at) items.push(null);
+    items[at] = setPath(items[at], rest, value);
+    return items;
+  }
+  throw new JqError(`a path holds ${typeOf(key)}, not a key or an index`);
+}
+
+function deletePaths(root: unknown, paths: readonly (readonly unknown[])[]): unknown {
+  // The longest paths first, so that deleting one does not move another.
+  const sorted = [...paths].sort((a, b) => compareValues(b, a));
+  let result = root;
+  for (const path of sorted) result = deletePath(result, path);
+  return result;
+}
+
+function deletePath(root: unknown, path: readonly unknown[]): unknown {
+  if (path.length === 0) return null;
+  if (root === null || root === undefined) return null;
+  const [key, ...rest] = path;
+  if (isDataMap(root) && typeof key === 'string') {
+    if (!Object.hasOwn(root, key)) return root;
+    if (rest.length === 0) return Object.fromEntries(Object.entries(root).filter(([k]) => k !== key));
+    return { ...root, [key]: deletePath(root[key], rest) };
+  }
+  if (Array.isArray(root) && typeof key === 'number') {
+    const at = key < 0 ? root.length + key : key;
+    if (at < 0 || at >= root.length) return root;
+    if (rest.length === 0) return root.filter((_item, i) => i !== at);
+    return root.map((item, i) => (i === at ? deletePath(item, rest) : item));
+  }
+  throw new JqError(`cannot delete ${typeOf(key)} from ${typeOf(root)}`);
+}
+
 class Interpreter {
+  private env: Binding | null = null;
+
   constructor(private readonly meter: WorkMeter) {}
+
+  /** Runs `body` with `$name` bound to `value`. */
+  private bound<T>(name: string, value: unknown, body: () => T): T {
+    const saved = this.env;
+    this.env = { name, value, parent: saved };
+    try {
+      return body();
+    } finally {
+      this.env = saved;
+    }
+  }
+
+  /**
+   * The paths `node` selects in `input` (for `path`, `del`, `paths`, `to_entries`…): paths,
+   * `.[]`, slices left out, `select`, `recurse`, `|`, `,`, `if`, `//`, `empty`, `first`/`last`.
+   */
+  private paths(node: Node, input: unknown, prefix: readonly PathKey[]): { path: PathKey[]; value: unknown }[] {
+    this.meter.charge(1);
+    switch (node.kind) {
+      case 'identity':
+        return [{ path: [...prefix], value: input }];
+      case 'field':
+        return this.paths(node.target, input, prefix).flatMap(({ path, value }) =>
+          this.run(node.key, input).flatMap((key) => {
+            if (typeof key !== 'string' && typeof key !== 'number') throw new JqError(`a path key must be a string or a number`);
+            try {
+              return [{ path: [...path, key], value: index(value, key) }];
+            } catch (error) {
+              if (node.optional) return [];
+              throw error;
+            }
+          }),
+        );
+      case 'iterate':
+        return this.paths(node.target, input, prefix).flatMap(({ path, value }) => {
+          if (value === null || value === undefined) return [];
+          if (Array.isArray(value)) return value.map((item, i) => ({ path: [...path, i], value: item }));
+          if (isDataMap(value)) return Object.entries(value).map(([k, item]) => ({ path: [...path, k], value: item }));
+          if (node.optional) return [];
+          throw new JqError(`cannot iterate over ${typeOf(value)}`);
+        });
+      case 'pipe':
+        return this.paths(node.left, input, prefix).flatMap(({ path, value }) => this.paths(node.right, value, path));
+      case 'comma':
+        return [...this.paths(node.left, input, prefix), ...this.paths(node.right, input, prefix)];
+      case 'if': {
+        const walk = (at: number): { path: PathKey[]; value: unknown }[] => {
+          if (at >= node.branches.length)
+            return node.otherwise === null ? [{ path: [...prefix], value: input }] : this.paths(node.otherwise, input, prefix);
+          return this.run(node.branches[at].test, input).flatMap((test) =>
+            truthy(test) ? this.paths(node.branches[at].then, input, prefix) : walk(at + 1),
+          );
+        };
+        return walk(0);
+      }
+      case 'alternative': {
+        const left = this.paths(node.left, input, prefix).filter(({ value }) => truthy(value));
+        return left.length > 0 ? left : this.paths(node.right, input, prefix);
+      }
+      case 'try':
+        try {
+          return this.paths(node.body, input, prefix);
+        } catch (error) {
+          if (error instanceof JqError) return [];
+          throw error;
+        }
+      case 'call':
+        if (node.name === 'select' && node.args.length === 1)
+          return this.run(node.args[0], input).some(truthy) ? [{ path: [...prefix], value: input }] : [];
+        if (node.name === 'empty' && node.args.length === 0) return [];
+        if (node.name === 'recurse' && node.args.length === 0) {
+          const out: { path: PathKey[]; value: unknown }[] = [];
+          const walk = (value: unknown, path: PathKey[]): void => {
+            this.meter.charge(1);
+            out.push({ path, value });
+            if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...path, i]));
+            else if (isDataMap(value)) Object.entries(value).forEach(([k, item]) => walk(item, [...path, k]));
+          };
+          walk(input, [...prefix]);
+          return out;
+        }
+        if ((node.name === 'first' || node.name === 'last') && node.args.length === 1) {
+          const all = this.paths(node.args[0], input, prefix);
+          return node.name === 'first' ? all.slice(0, 1) : all.slice(-1);
+        }
+        if (node.name === 'getpath' && node.args.length === 1)
+          return this.run(node.args[0], input).map((path) => {
+            const keys = array(path, 'getpath') as PathKey[];
+            return { path: [...prefix, ...keys], value: getPath(input, keys) };
+          });
+        break;
+      default:
+        break;
+    }
+    throw new JqError('this expression is not a path expression (paths, .[], select, recurse, |, ",", if, //)');
+  }
 
   run(node: Node, input: unknown): unknown[] {
     this.meter.charge(1);
     switch (node.kind) {
+      case 'var': {
+        if (node.name === 'ENV') return [{}];
+        for (let binding = this.env; binding !== null; binding = binding.parent) {
+          if (binding.name === node.name) return [binding.value];
+        }
+        throw new JqError(`$${node.name} is not defined`);
+      }
+      case 'bind':
+        return this.run(node.source, input).flatMap((value) => this.bound(node.name, value, () => this.run(node.body, input)));
+      case 'reduce':
+        return this.run(node.init, input).map((initial) => {
+          let state = initial;
+          for (const item of this.run(node.source, input)) {
+            state = this.bound(node.name, item, () => this.run(node.update, state).at(-1) ?? null);
+          }
+          return state;
+        });
+      case 'foreach':
+        return this.run(node.init, input).flatMap((initial) => {
+          let state = initial;
+          const out: unknown[] = [];
+          for (const item of this.run(node.source, input)) {
+            this.bound(node.name, item, () => {
+              for (const next of this.run(node.update, state)) {
+                state = next;
+                out.push(...(node.extract === null ? [next] : this.run(node.extract, next)));
+              }
+            });
+          }
+          return out;
+        });
+      case 'template': {
+        let texts: string[] = [''];
+        for (const part of node.parts) {
+          const pieces =
+            typeof part === 'string'
+              ? [part]
+              : this.run(part, input).map((value) => (node.format === null ? asText(value) : formatValue(node.format, value)));
+          texts = texts.flatMap((prefix) => pieces.map((piece) => prefix + piece));
+          this.meter.charge(texts.length);
+        }
+        return texts;
+      }
+      case 'format':
+        return [formatValue(node.name, input)];
       case 'identity':
         return [input];
       case 'literal':
@@ -528,8 +1011,9 @@ class Interpreter {
         try {
           return this.run(node.body, input);
         } catch (error) {
-          if (error instanceof JqError) return [];
-          throw error;
+          if (!(error instanceof JqError)) throw error;
+          if (node.handler === undefined) return [];
+          return this.run(node.handler, error.payload ?? error.message);
         }
       case 'pipe':
         return this.run(node.left, input).flatMap((value) => this.run(node.right, value));
@@ -616,6 +1100,20 @@ class Interpreter {
     const values = this.run(node, input);
     if (values.length !== 1) throw new JqError('an argument must yield one value');
     return values[0];
+  }
+
+  /** The matches of a regex in `subject`: the first, or every one (an empty match steps one character on). */
+  private matches(regex: CompiledRegex, subject: string, every: boolean): Record<string, unknown>[] {
+    const found: Record<string, unknown>[] = [];
+    let at = 0;
+    while (at <= subject.length) {
+      const slots = searchRegex(regex, subject, at, this.meter);
+      if (slots === null) break;
+      found.push(matchObject(regex, subject, slots));
+      if (!every) break;
+      at = slots[1] === slots[0] ? slots[1] + 1 : slots[1];
+    }
+    return found;
   }
 
   private sortedBy(items: unknown[], key: Node | undefined): unknown[] {
@@ -824,17 +1322,228 @@ class Interpreter {
         return [Math.abs(input as number)];
       case 'sqrt/0':
         return [Math.sqrt(input as number)];
-      case 'tostream/0':
+      case 'recurse/0':
+        return this.paths({ kind: 'call', name: 'recurse', args: [] }, input, []).map(({ value }) => value);
+      case 'recurse/1': {
+        const out: unknown[] = [];
+        const walk = (value: unknown, depth: number): void => {
+          if (depth > 10_000) throw new JqError('recurse went more than 10,000 levels deep');
+          out.push(value);
+          this.meter.charge(1);
+          for (const next of this.run(args[0], value)) walk(next, depth + 1);
+        };
+        walk(input, 0);
+        return out;
+      }
+      case 'path/1':
+        return this.paths(args[0], input, []).map(({ path }) => path);
       case 'paths/0':
+        return this.paths({ kind: 'call', name: 'recurse', args: [] }, input, [])
+          .filter(({ path }) => path.length > 0)
+          .map(({ path }) => path);
+      case 'paths/1':
+        return this.paths({ kind: 'call', name: 'recurse', args: [] }, input, [])
+          .filter(({ path, value }) => path.length > 0 && this.run(args[0], value).some(truthy))
+          .map(({ path }) => path);
+      case 'leaf_paths/0':
+        return this.paths({ kind: 'call', name: 'recurse', args: [] }, input, [])
+          .filter(({ path, value }) => path.length > 0 && !Array.isArray(value) && !isDataMap(value))
+          .map(({ path }) => path);
       case 'getpath/1':
+        return this.run(args[0], input).map((path) => getPath(input, array(path, 'getpath')));
       case 'setpath/2':
+        return this.run(args[1], input).flatMap((value) =>
+          this.run(args[0], input).map((path) => setPath(input, array(path, 'setpath'), value)),
+        );
+      case 'delpaths/1':
+        return this.run(args[0], input).map((paths) =>
+          deletePaths(
+            input,
+            array(paths, 'delpaths').map((path) => array(path, 'delpaths')),
+          ),
+        );
       case 'del/1':
-      case 'test/1':
-      case 'match/1':
-      case 'capture/1':
-      case 'sub/2':
-      case 'gsub/2':
+        return [
+          deletePaths(
+            input,
+            this.paths(args[0], input, []).map(({ path }) => path),
+          ),
+        ];
+      case 'tostream/0':
         throw new JqError(`${arity} is not supported in Lanner's jq`);
+      case 'test/1':
+      case 'test/2':
+        return this.run(args[0], input).flatMap((pattern) =>
+          (args[1] === undefined ? [null] : this.run(args[1], input)).map((flags) => {
+            const { regex } = regexOf(pattern, flags);
+            return searchRegex(regex, text(input, 'test'), 0, this.meter) !== null;
+          }),
+        );
+      case 'match/1':
+      case 'match/2':
+      case 'capture/1':
+      case 'capture/2':
+      case 'scan/1':
+      case 'scan/2':
+      case 'splits/1':
+      case 'splits/2':
+        return this.run(args[0], input).flatMap((pattern) =>
+          (args[1] === undefined ? [null] : this.run(args[1], input)).flatMap((flags) => {
+            const subject = text(input, name);
+            const every = name === 'scan' || name === 'splits';
+            const { regex, global } = regexOf(pattern, flags);
+            const matches = this.matches(regex, subject, global || every);
+            if (name === 'match') return matches;
+            if (name === 'capture') return matches.map(captureObject);
+            if (name === 'scan') {
+              return matches.map((match) => {
+                const captures = match['captures'] as { string: string | null }[];
+                return captures.length === 0 ? match['string'] : captures.map((capture) => capture.string);
+              });
+            }
+            const pieces: string[] = [];
+            let at = 0;
+            for (const match of matches) {
+              pieces.push(subject.slice(at, match['offset'] as number));
+              at = (match['offset'] as number) + (match['length'] as number);
+            }
+            pieces.push(subject.slice(at));
+            return pieces;
+          }),
+        );
+      case 'sub/2':
+      case 'sub/3':
+      case 'gsub/2':
+      case 'gsub/3':
+        return (args[2] === undefined ? [null] : this.run(args[2], input)).flatMap((flags) =>
+          this.run(args[0], input).flatMap((pattern) => {
+            const subject = text(input, name);
+            const { regex, global } = regexOf(pattern, flags);
+            const matches = this.matches(regex, subject, name === 'gsub' || global);
+            // The replacement is an expression run on each match's named captures, as in jq.
+            let results: string[] = [''];
+            let at = 0;
+            for (const match of matches) {
+              const before = subject.slice(at, match['offset'] as number);
+              const replacements = this.run(args[1], captureObject(match)).map((value) => text(value, `${name} replacement`));
+              results = results.flatMap((prefix) => replacements.map((replacement) => prefix + before + replacement));
+              this.meter.charge(results.length);
+              at = (match['offset'] as number) + (match['length'] as number);
+            }
+            return results.map((prefix) => prefix + subject.slice(at));
+          }),
+        );
+      case 'ascii/0':
+        return [String.fromCharCode(input as number)];
+      case 'explode/0':
+        return [[...text(input, 'explode')].map((c) => c.codePointAt(0) ?? 0)];
+      case 'implode/0':
+        return [String.fromCodePoint(...array(input, 'implode').map((code) => Number(code)))];
+      case 'trim/0':
+        return [text(input, 'trim').trim()];
+      case 'ltrim/0':
+        return [text(input, 'ltrim').trimStart()];
+      case 'rtrim/0':
+        return [text(input, 'rtrim').trimEnd()];
+      case 'utf8bytelength/0':
+        return [new TextEncoder().encode(text(input, 'utf8bytelength')).length];
+      case 'indices/1':
+      case 'rindex/1':
+        return this.run(args[0], input).map((part) => {
+          const found: number[] = [];
+          if (typeof input === 'string') {
+            const needle = text(part, name);
+            if (needle !== '') for (let i = input.indexOf(needle); i !== -1; i = input.indexOf(needle, i + 1)) found.push(i);
+          } else {
+            const items = array(input, name);
+            const needle = Array.isArray(part) ? part : [part];
+            for (let i = 0; i + needle.length <= items.length; i++) {
+              if (needle.length > 0 && needle.every((item, k) => dataEquals(items[i + k], item, this.meter))) found.push(i);
+            }
+          }
+          this.meter.charge(found.length);
+          return name === 'rindex' ? (found.at(-1) ?? null) : found;
+        });
+      case 'transpose/0': {
+        const rows = array(input, 'transpose').map((row) => array(row, 'transpose'));
+        const width = Math.max(0, ...rows.map((row) => row.length));
+        this.meter.charge(width * rows.length);
+        return [Array.from({ length: width }, (_v, i) => rows.map((row) => row[i] ?? null))];
+      }
+      case 'isempty/1':
+        return [this.run(args[0], input).length === 0];
+      case 'error/0':
+        throw new JqError(typeof input === 'string' ? input : `${JSON.stringify(input)} (not a string)`, input);
+      case 'error/1':
+        return this.run(args[0], input).flatMap((value) => {
+          throw new JqError(typeof value === 'string' ? value : `${JSON.stringify(value)} (not a string)`, value);
+        });
+      case 'until/2': {
+        let value = input;
+        for (let turn = 0; !this.run(args[0], value).some(truthy); turn++) {
+          if (turn > 100_000) throw new JqError('until ran more than 100,000 times');
+          value = this.one(args[1], value);
+        }
+        return [value];
+      }
+      case 'while/2': {
+        const out: unknown[] = [];
+        let value = input;
+        for (let turn = 0; this.run(args[0], value).some(truthy); turn++) {
+          if (turn > 100_000) throw new JqError('while ran more than 100,000 times');
+          out.push(value);
+          value = this.one(args[1], value);
+        }
+        return out;
+      }
+      case 'arrays/0':
+        return Array.isArray(input) ? [input] : [];
+      case 'objects/0':
+        return isDataMap(input) ? [input] : [];
+      case 'iterables/0':
+        return Array.isArray(input) || isDataMap(input) ? [input] : [];
+      case 'scalars/0':
+        return Array.isArray(input) || isDataMap(input) ? [] : [input];
+      case 'booleans/0':
+        return typeof input === 'boolean' ? [input] : [];
+      case 'numbers/0':
+        return typeof input === 'number' ? [input] : [];
+      case 'strings/0':
+        return typeof input === 'string' ? [input] : [];
+      case 'nulls/0':
+        return input === null || input === undefined ? [null] : [];
+      case 'add/1':
+        return [this.run(args[0], input).reduce((sum: unknown, item) => add(sum, item), null)];
+      case 'pow/2':
+        return this.run(args[1], input).flatMap((exponent) =>
+          this.run(args[0], input).map((base) => Math.pow(base as number, exponent as number)),
+        );
+      case 'log/0':
+        return [Math.log(input as number)];
+      case 'log10/0':
+        return [Math.log10(input as number)];
+      case 'log2/0':
+        return [Math.log2(input as number)];
+      case 'exp/0':
+        return [Math.exp(input as number)];
+      case 'exp10/0':
+        return [Math.pow(10, input as number)];
+      case 'infinite/0':
+        return [Number.MAX_VALUE];
+      case 'isnan/0':
+        return [Number.isNaN(input)];
+      case 'env/0':
+        return [{}];
+      case 'now/0':
+      case 'input/0':
+      case 'inputs/0':
+      case 'debug/0':
+      case 'stderr/0':
+      case 'input_filename/0':
+      case 'halt/0':
+      case 'halt_error/0':
+      case 'halt_error/1':
+        throw new JqError(`${arity} is not available in a template (no clock, input or output of its own)`);
     }
     throw new JqError(`${arity} is not a known jq function`);
   }

@@ -404,7 +404,7 @@ interface Thread {
 }
 
 /** The leftmost-first match at or after `from`: the slots of every group (-1 where a group took no part). */
-function search(regex: CompiledRegex, text: string, from: number, work: RegexWork): number[] | null {
+export function searchRegex(regex: CompiledRegex, text: string, from: number, work: RegexWork): number[] | null {
   const size = regex.program.length;
   let current: Thread[] = [];
   let matched: number[] | null = null;
@@ -513,7 +513,7 @@ export function replaceAll(
   let out = '';
   let at = 0;
   while (at <= text.length) {
-    const slots = search(regex, text, at, work);
+    const slots = searchRegex(regex, text, at, work);
     if (slots === null) break;
     const [start, end] = slots;
     out += text.slice(at, start) + expand(replacement, regex, text, slots);

@@ -226,10 +226,10 @@ function withRangeOperator(tokens: RawTokenizer): RawTokenizer {
   const wrapper = Object.create(tokens) as RawTokenizer;
   const pending: RawToken[] = [];
   const read = (): RawToken | null => pending.shift() ?? tokens.nextToken.call(wrapper);
-  const isDot = (token: RawToken | null): token is RawToken => token !== null && token.type === 'operator' && token.value === '.';
+  const isDot = (token: RawToken | null): boolean => token !== null && token.type === 'operator' && token.value === '.';
   wrapper.nextToken = (): RawToken | null => {
     const token = read();
-    if (isDot(token)) {
+    if (token !== null && isDot(token)) {
       const next = read();
       if (isDot(next)) return { ...token, value: '..' };
       if (next !== null) pending.unshift(next);
@@ -237,7 +237,7 @@ function withRangeOperator(tokens: RawTokenizer): RawTokenizer {
     }
     if (token !== null && token.type === 'float' && token.value.endsWith('.')) {
       const next = read();
-      if (isDot(next)) {
+      if (next !== null && isDot(next)) {
         pending.unshift({ ...next, value: '..', colno: next.colno - 1 });
         return { ...token, type: 'int', value: token.value.slice(0, -1) };
       }
