@@ -56,4 +56,14 @@ describe('date filters with existingFormat and locale', () => {
     expect(failure("{{ inputs.when | date('MMMM', locale='not a locale') }}").message).toContain('is not a language tag');
     expect(failure("{{ inputs.when | date('MMMM', locale='qqq') }}").message).toContain("the locale 'qqq' is not known");
   });
+
+  it('charges the budget for reading a locale it has not read yet', () => {
+    const template =
+      "{{ inputs.when | date('MMMM', locale='it') }} {{ inputs.when | date('MMMM', locale='pt') }} {{ inputs.when | date('MMMM', locale='nl') }}";
+    expect(() => renderTemplate(template, context, { ...options, limits: { maxSteps: 10_000 } })).toThrow(/steps/);
+    // Read once, a locale costs nothing more.
+    expect(
+      renderTemplate("{{ inputs.when | date('MMMM', locale='it') }}", context, { ...options, limits: { maxSteps: 1_000 } }),
+    ).toBe('marzo');
+  });
 });

@@ -7,7 +7,7 @@ import { md5, sha1 } from '@noble/hashes/legacy';
 import { sha256, sha512 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { stringify as toYaml } from 'yaml';
-import { DateFormatError, formatDate, parseDate, toInstant } from './date-format';
+import { DateFormatError, formatDate, localeLoaded, parseDate, toInstant } from './date-format';
 import type { Budget } from './budget';
 import { runJq } from './jq';
 import { formatCount } from './limits';
@@ -177,6 +177,14 @@ function dated<T>(name: string, run: () => T): T {
   }
 }
 
+/** What reading a locale's names costs the budget (some milliseconds: as many steps as a few thousand template nodes). */
+const LOCALE_LOAD_ITEMS = 500_000;
+
+/** Charges the budget for a locale whose names are not read yet. */
+function chargeLocale(locale: string | undefined, budget: Budget): void {
+  if (!localeLoaded(locale)) budget.charge(LOCALE_LOAD_ITEMS);
+}
+
 /** An optional text argument (absent or null: undefined). */
 function optionalText(a: Arguments, index: number, name: string, filter: string): string | undefined {
   const value = arg(a, index, name);
@@ -221,13 +229,14 @@ const CHRONO_UNITS: ReadonlyMap<string, number> = new Map([
   ['WEEKS', 604_800_000],
 ]);
 
-function dateAdd(input: unknown, a: Arguments): string {
+function dateAdd(input: unknown, a: Arguments, budget: Budget): string {
   const amount = num(arg(a, 0, 'amount'), 'dateAdd');
   const unit = str(arg(a, 1, 'unit'), "'dateAdd' unit");
   const format = str(arg(a, 2, 'format') ?? 'iso8601', "'dateAdd' format");
   const timeZone = str(arg(a, 3, 'timeZone') ?? 'UTC', "'dateAdd' timeZone");
   const existingFormat = optionalText(a, 4, 'existingFormat', 'dateAdd');
   const locale = optionalText(a, 5, 'locale', 'dateAdd');
+  chargeLocale(locale, budget);
   return dated('dateAdd', () => {
     const instant = dateInput(input, existingFormat, timeZone, locale);
     let result: Date;
@@ -331,7 +340,7 @@ const KESTRA_FILTERS: [string, Filter][] = [
     },
   ],
   ['className', (input) => className(input)],
-  ['dateAdd', (input, a) => dateAdd(input, a)],
+  ['dateAdd', (input, a, budget) => dateAdd(input, a, budget)],
   [
     'timestamp',
     (input, a) => {
@@ -524,11 +533,12 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   ],
   [
     'date',
-    (input, a) => {
+    (input, a, budget) => {
       const format = str(arg(a, 0, 'format') ?? 'iso8601', "'date' format");
       const timeZone = str(arg(a, 1, 'timeZone') ?? 'UTC', "'date' timeZone");
       const existingFormat = optionalText(a, 2, 'existingFormat', 'date');
       const locale = optionalText(a, 3, 'locale', 'date');
+      chargeLocale(locale, budget);
       return dated('date', () => formatDate(dateInput(input, existingFormat, timeZone, locale), format, timeZone, locale));
     },
   ],

@@ -113,9 +113,30 @@ const ENGLISH: Names = {
 
 const LOCALE_TAG = /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$/;
 
+/**
+ * Names already read, by tag: reading a locale's names from Intl takes milliseconds, and they
+ * never change, so a few are kept (a pure function's results; nothing a template can see).
+ */
+const LOADED = new Map<string, Names>();
+const MAX_LOADED = 32;
+
+/** Whether reading `locale`'s names is free (English, or read before): the filter charges the budget otherwise. */
+export function localeLoaded(locale: string | undefined): boolean {
+  return locale === undefined || locale === '' || LOADED.has(locale);
+}
+
 /** The names of a locale, read from the runtime's Intl data; a tag it does not know fails. */
 export function localeNames(locale: string | undefined): Names {
   if (locale === undefined || locale === '') return ENGLISH;
+  const known = LOADED.get(locale);
+  if (known !== undefined) return known;
+  const names = readLocaleNames(locale);
+  if (LOADED.size >= MAX_LOADED) LOADED.delete(LOADED.keys().next().value as string);
+  LOADED.set(locale, names);
+  return names;
+}
+
+function readLocaleNames(locale: string): Names {
   if (!LOCALE_TAG.test(locale)) throw new DateFormatError(`the locale '${locale}' is not a language tag (write 'fr' or 'en_US')`);
   const tag = locale.replace(/_/g, '-');
   let supported: string[];
@@ -125,20 +146,22 @@ export function localeNames(locale: string | undefined): Names {
     throw new DateFormatError(`the locale '${locale}' is not a language tag (write 'fr' or 'en_US')`);
   }
   if (supported.length === 0) throw new DateFormatError(`the locale '${locale}' is not known`);
-  const name = (options: Intl.DateTimeFormatOptions, at: Date, type: string): string =>
-    new Intl.DateTimeFormat(tag, { ...options, timeZone: 'UTC' }).formatToParts(at).find((part) => part.type === type)?.value ??
-    '';
+  // One formatter per kind of name, asked for each month, day or half of the day.
+  const namer = (options: Intl.DateTimeFormatOptions, type: string): ((at: Date) => string) => {
+    const formatter = new Intl.DateTimeFormat(tag, { ...options, timeZone: 'UTC' });
+    return (at) => formatter.formatToParts(at).find((part) => part.type === type)?.value ?? '';
+  };
   const months = MONTHS.map((_m, i) => new Date(Date.UTC(2021, i, 15)));
   // 2021-08-01 was a Sunday.
   const days = WEEKDAYS.map((_d, i) => new Date(Date.UTC(2021, 7, 1 + i, 12)));
-  const period = (hour: number): string =>
-    name({ hour: 'numeric', hour12: true }, new Date(Date.UTC(2021, 0, 1, hour)), 'dayPeriod') || (hour < 12 ? 'AM' : 'PM');
+  const period = namer({ hour: 'numeric', hour12: true }, 'dayPeriod');
+  const half = (hour: number): string => period(new Date(Date.UTC(2021, 0, 1, hour))) || (hour < 12 ? 'AM' : 'PM');
   return {
-    months: months.map((at) => name({ month: 'long', day: 'numeric' }, at, 'month')),
-    shortMonths: months.map((at) => name({ month: 'short', day: 'numeric' }, at, 'month')),
-    weekdays: days.map((at) => name({ weekday: 'long' }, at, 'weekday')),
-    shortWeekdays: days.map((at) => name({ weekday: 'short' }, at, 'weekday')),
-    dayPeriods: [period(9), period(21)],
+    months: months.map(namer({ month: 'long', day: 'numeric' }, 'month')),
+    shortMonths: months.map(namer({ month: 'short', day: 'numeric' }, 'month')),
+    weekdays: days.map(namer({ weekday: 'long' }, 'weekday')),
+    shortWeekdays: days.map(namer({ weekday: 'short' }, 'weekday')),
+    dayPeriods: [half(9), half(21)],
   };
 }
 
