@@ -34,6 +34,9 @@ describe('replace with regexp=true', () => {
     ["{{ 'aaaa' | replace({'a{2}': 'b'}, regexp=true) }}", 'bb'],
     ["{{ 'abcabc' | replace({'(a)(b)?c': '[$1$2]'}, regexp=true) }}", '[ab][ab]'],
     ["{{ 'ac' | replace({'(a)(b)?c': '[$2]'}, regexp=true) }}", '[]'],
+    // In a list or a map every text is replaced (keys stay), with or without regexp.
+    ["{{ ['a1', {'k1': 'b2'}, 3] | replace({'[0-9]': '#'}, regexp=true) }}", '["a#",{"k1":"b#"},"#"]'],
+    ["{{ {'a': 'x-y'} | replace({'-': '+'}) }}", '{"a":"x+y"}'],
     // Without regexp the search is plain text.
     ["{{ 'a.b' | replace({'.': '/'}) }}", 'a/b'],
     ["{{ 'a1' | replace({'[0-9]': ''}, regexp=false) }}", 'a1'],

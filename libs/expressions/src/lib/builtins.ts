@@ -12,7 +12,7 @@ import type { Budget } from './budget';
 import { runJq } from './jq';
 import { formatCount } from './limits';
 import { formatNumber, NumberFormatError } from './number-format';
-import { compileRegex, RegexError, replaceAll } from './regex';
+import { type CompiledRegex, compileRegex, RegexError, replaceAll } from './regex';
 import { DataMap, isDataMap, isEmpty, isTruthy, toText, typeName } from './values';
 
 export class BuiltinError extends Error {}
@@ -577,7 +577,6 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   [
     'replace',
     (input, a, budget) => {
-      const subject = text(input, 'replace');
       const first = arg(a, 0, 'search');
       const regexp = a.named.get('regexp');
       if (regexp !== undefined && regexp !== null && typeof regexp !== 'boolean')
@@ -586,23 +585,44 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
       const pairs: [string, string][] = isDataMap(first)
         ? Object.entries(first).map(([k, v]) => [k, budget.print(v, "'replace'")])
         : [[str(first, "'replace' search"), budget.print(arg(a, 1, 'replacement') ?? '', "'replace'")]];
+      let replaceText: (subject: string) => string;
       if (regexp === true) {
         // Each pair in turn, as Java's replaceAll: a linear-time engine, its work counted.
-        return pairs.reduce((acc, [pattern, replacement]) => {
-          try {
-            return replaceAll(acc, compileRegex(pattern), replacement, budget, (length) => budget.text(length, "'replace'"));
-          } catch (error) {
-            if (error instanceof RegexError) throw new BuiltinError(`'replace' ${error.message}`);
-            throw error;
-          }
-        }, subject);
+        let compiled: [CompiledRegex, string][];
+        try {
+          compiled = pairs.map(([pattern, replacement]) => [compileRegex(pattern), replacement]);
+        } catch (error) {
+          if (error instanceof RegexError) throw new BuiltinError(`'replace' ${error.message}`);
+          throw error;
+        }
+        replaceText = (subject) =>
+          compiled.reduce((acc, [regex, replacement]) => {
+            try {
+              return replaceAll(acc, regex, replacement, budget, (length) => budget.text(length, "'replace'"));
+            } catch (error) {
+              if (error instanceof RegexError) throw new BuiltinError(`'replace' ${error.message}`);
+              throw error;
+            }
+          }, subject);
+      } else {
+        replaceText = (subject) =>
+          pairs.reduce((acc, [search, replacement]) => {
+            if (search === '') return acc;
+            const found = occurrences(acc, search, budget);
+            budget.text(acc.length + found * (replacement.length - search.length), "'replace'");
+            return found === 0 ? acc : acc.split(search).join(replacement);
+          }, subject);
       }
-      return pairs.reduce((acc, [search, replacement]) => {
-        if (search === '') return acc;
-        const found = occurrences(acc, search, budget);
-        budget.text(acc.length + found * (replacement.length - search.length), "'replace'");
-        return found === 0 ? acc : acc.split(search).join(replacement);
-      }, subject);
+      // Kestra replaces in every text of a list or a map too (its keys stay), other leaves read as text.
+      const each = (value: unknown): unknown => {
+        budget.charge(1);
+        if (Array.isArray(value)) return value.map(each);
+        if (isDataMap(value)) return newMap(Object.entries(value).map(([key, item]) => [key, each(item)]));
+        if (value === null || value === undefined) return value ?? null;
+        return replaceText(text(value, 'replace'));
+      };
+      if (Array.isArray(input) || isDataMap(input)) return each(input);
+      return replaceText(text(input, 'replace'));
     },
   ],
   [
