@@ -39,6 +39,25 @@ describe('date filters with existingFormat and locale', () => {
     ["{{ inputs.local | dateAdd(1, 'DAYS', 'yyyy-MM-dd HH:mm', 'UTC', 'dd/MM/yyyy HH:mm') }}", '2026-03-16 10:20'],
     ["{{ inputs.when | dateAdd(1, 'MONTHS', 'MMMM', locale='es') }}", 'abril'],
     ["{{ inputs.local | timestamp(existingFormat='dd/MM/yyyy HH:mm') }}", '1773570000'],
+    // java.time's predefined formatters, by Kestra's names.
+    ["{{ inputs.when | date('iso_local_date') }}", '2026-03-15'],
+    ["{{ inputs.when | date('iso_date', timeZone='Europe/Paris') }}", '2026-03-15+01:00'],
+    ["{{ inputs.when | date('iso_local_time') }}", '10:20:30'],
+    ["{{ '2026-03-15T10:20:30.120Z' | date('iso_offset_time') }}", '10:20:30.12Z'],
+    ["{{ inputs.when | date('iso_local_date_time', timeZone='+05:30') }}", '2026-03-15T15:50:30'],
+    ["{{ inputs.when | date('iso_offset_date_time', timeZone='+05:30') }}", '2026-03-15T15:50:30+05:30'],
+    ["{{ inputs.when | date('iso_zoned_date_time', timeZone='Europe/Paris') }}", '2026-03-15T11:20:30+01:00[Europe/Paris]'],
+    ["{{ inputs.when | date('iso_instant', timeZone='Europe/Paris') }}", '2026-03-15T10:20:30Z'],
+    ["{{ inputs.when | date('iso_ordinal_date') }}", '2026-074Z'],
+    ["{{ inputs.when | date('iso_week_date') }}", '2026-W11-7Z'],
+    ["{{ '2027-01-01T00:00:00Z' | date('iso_week_date') }}", '2026-W53-5Z'],
+    ["{{ inputs.when | date('rfc_1123_date_time') }}", 'Sun, 15 Mar 2026 10:20:30 GMT'],
+    ["{{ inputs.when | date('sql_seq') }}", '2026-03-15 10:20:30'],
+    // Localized styles, as Java's DateTimeFormatter.ofLocalizedDateTime prints them from CLDR.
+    ["{{ inputs.when | date('medium') }}", 'Mar 15, 2026, 10:20:30 AM'],
+    ["{{ inputs.when | date('short') }}", '3/15/26, 10:20 AM'],
+    ["{{ inputs.when | date('long') }}", 'March 15, 2026 at 10:20:30 AM UTC'],
+    ["{{ inputs.when | date('medium', timeZone='Europe/Paris', locale='fr') }}", '15 mars 2026, 11:20:30'],
   ])('%s → %s', (template, expected) => {
     expect(render(template)).toBe(expected);
   });
@@ -50,6 +69,12 @@ describe('date filters with existingFormat and locale', () => {
     expect(error.expression).toBe("{{ inputs.local | date('yyyy', existingFormat='yyyy-MM-dd') }}");
     expect(failure("{{ '2026-02-30' | date('yyyy', existingFormat='yyyy-MM-dd') }}").message).toContain('day 30 is out of range');
     expect(failure("{{ '2026' | date('yyyy', existingFormat='yyyy VV') }}").message).toContain("'V' cannot be read");
+  });
+
+  it('refuses a localized style with a fixed offset, which has no zone name to print', () => {
+    expect(failure("{{ inputs.when | date('full', timeZone='+02:00') }}").message).toContain(
+      "the 'full' style needs a named time zone (Europe/Paris, UTC), not the offset '+02:00'",
+    );
   });
 
   it('refuses a locale that is not a language tag or not known', () => {

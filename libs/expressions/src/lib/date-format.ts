@@ -28,6 +28,8 @@ const NAMED_FORMATS: ReadonlyMap<string, string> = new Map([
   ['iso_sec', "yyyy-MM-dd'T'HH:mm:ssXXX"],
   ['sql', 'yyyy-MM-dd HH:mm:ss.SSS'],
   ['sql_sec', 'yyyy-MM-dd HH:mm:ss'],
+  // Kestra's name for it.
+  ['sql_seq', 'yyyy-MM-dd HH:mm:ss'],
 ]);
 
 export class DateFormatError extends Error {}
@@ -273,8 +275,95 @@ function patternPieces(pattern: string): PatternPiece[] {
   return pieces;
 }
 
+/** Java's localized styles (`DateTimeFormatter.ofLocalizedDateTime`), from the runtime's CLDR data as Java's are. */
+const STYLES: ReadonlySet<string> = new Set(['full', 'long', 'medium', 'short']);
+
+function styled(instant: Date, style: string, timeZone: string, locale: string | undefined): string {
+  if (FIXED_OFFSET.test(timeZone) && !/^(UTC|GMT)$/.test(timeZone)) {
+    throw new DateFormatError(`the '${style}' style needs a named time zone (Europe/Paris, UTC), not the offset '${timeZone}'`);
+  }
+  localeNames(locale);
+  const tag = locale === undefined || locale === '' ? 'en-US' : locale.replace(/_/g, '-');
+  const zone = timeZone === 'Z' ? 'UTC' : timeZone;
+  const option = style as 'full' | 'long' | 'medium' | 'short';
+  try {
+    return new Intl.DateTimeFormat(tag, { dateStyle: option, timeStyle: option, timeZone: zone }).format(instant);
+  } catch {
+    throw new DateFormatError(`unknown time zone '${timeZone}'`);
+  }
+}
+
+/** The fraction of a second as java.time's ISO formatters print it: none when zero, else without trailing zeros. */
+function isoFraction(time: ZonedTime): string {
+  const millis = time.wall.getUTCMilliseconds();
+  return millis === 0 ? '' : `.${pad(millis, 3).replace(/0+$/, '')}`;
+}
+
+function isoOffset(time: ZonedTime): string {
+  return time.offsetMinutes === 0 ? 'Z' : offsetText(time.offsetMinutes, true, true);
+}
+
+/** The ISO week-based year, week and day of the wall-clock date (Monday first, week 1 holds the first Thursday). */
+function isoWeek(wall: Date): { year: number; week: number; day: number } {
+  const day = wall.getUTCDay() === 0 ? 7 : wall.getUTCDay();
+  const thursday = new Date(Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate() + 4 - day));
+  const year = thursday.getUTCFullYear();
+  const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * 86_400_000)) + 1;
+  return { year, week, day };
+}
+
+/** java.time's predefined ISO and RFC formatters, by the names Kestra gives them. */
+const ISO_FORMATS: ReadonlyMap<string, (time: ZonedTime, timeZone: string) => string> = new Map<
+  string,
+  (time: ZonedTime, timeZone: string) => string
+>([
+  ['iso_local_date', (t) => formatPieces(t, 'yyyy-MM-dd')],
+  ['iso_date', (t) => formatPieces(t, 'yyyy-MM-dd') + isoOffset(t)],
+  ['iso_local_time', (t) => formatPieces(t, 'HH:mm:ss') + isoFraction(t)],
+  ['iso_time', (t) => formatPieces(t, 'HH:mm:ss') + isoFraction(t) + isoOffset(t)],
+  ['iso_offset_time', (t) => formatPieces(t, 'HH:mm:ss') + isoFraction(t) + isoOffset(t)],
+  ['iso_local_date_time', (t) => formatPieces(t, "yyyy-MM-dd'T'HH:mm:ss") + isoFraction(t)],
+  ['iso_offset_date_time', (t) => formatPieces(t, "yyyy-MM-dd'T'HH:mm:ss") + isoFraction(t) + isoOffset(t)],
+  [
+    'iso_date_time',
+    (t, zone) =>
+      formatPieces(t, "yyyy-MM-dd'T'HH:mm:ss") + isoFraction(t) + isoOffset(t) + (FIXED_OFFSET.test(zone) ? '' : `[${t.zoneId}]`),
+  ],
+  [
+    'iso_zoned_date_time',
+    (t, zone) =>
+      formatPieces(t, "yyyy-MM-dd'T'HH:mm:ss") + isoFraction(t) + isoOffset(t) + (FIXED_OFFSET.test(zone) ? '' : `[${t.zoneId}]`),
+  ],
+  ['iso_ordinal_date', (t) => formatPieces(t, 'yyyy-DDD') + isoOffset(t)],
+  [
+    'iso_week_date',
+    (t) => {
+      const { year, week, day } = isoWeek(t.wall);
+      return `${pad(year, 4)}-W${pad(week, 2)}-${day}${isoOffset(t)}`;
+    },
+  ],
+  [
+    'rfc_1123_date_time',
+    (t) =>
+      formatPieces(t, 'EEE, d MMM yyyy HH:mm:ss ') + (t.offsetMinutes === 0 ? 'GMT' : offsetText(t.offsetMinutes, false, true)),
+  ],
+]);
+
+function formatPieces(time: ZonedTime, pattern: string, names: Names = ENGLISH): string {
+  return patternPieces(pattern)
+    .map((piece) => ('text' in piece ? piece.text : field(piece.letter, piece.count, time, names)))
+    .join('');
+}
+
 /** Formats an instant with a Java-style pattern (or a named format) in a time zone (default UTC), names in `locale`. */
 export function formatDate(instant: Date, pattern: string, timeZone = 'UTC', locale?: string): string {
+  if (STYLES.has(pattern)) return styled(instant, pattern, timeZone, locale);
+  const iso = ISO_FORMATS.get(pattern);
+  if (iso !== undefined) return iso(zoned(instant, timeZone), timeZone);
+  if (pattern === 'iso_instant') {
+    const utc = zoned(instant, 'UTC');
+    return formatPieces(utc, "yyyy-MM-dd'T'HH:mm:ss") + isoFraction(utc) + 'Z';
+  }
   const time = zoned(instant, timeZone);
   const names = localeNames(locale);
   return patternPieces(pattern)
