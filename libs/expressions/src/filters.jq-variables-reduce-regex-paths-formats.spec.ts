@@ -138,5 +138,7 @@ describe('jq: paths, recursion and the rest', () => {
     expect(failure('inputs.order', 'del(.items | length)').message).toContain('is not a path expression');
     expect(failure('inputs.order', 'input').message).toContain('input/0 is not available in a template');
     expect(failure('inputs.order', '"\\(.id"').message).toMatch(/unterminated/);
+    expect(failure('inputs.order', 'as $x').message).toContain("unexpected 'as' at 1");
+    expect(failure('inputs.order', 'label $out | 1').message).toContain("'label' is not supported");
   });
 });

@@ -222,7 +222,9 @@ function tokenize(source: string): Token[] {
   return tokens;
 }
 
-const UNSUPPORTED_KEYWORDS = new Set(['def', 'label', 'import', 'include', 'catch', 'as']);
+const UNSUPPORTED_KEYWORDS = new Set(['label', 'import', 'include']);
+/** Keywords that only continue another construct (`try ... catch`, `... as $x`, `if ... then ... end`). */
+const CONTINUATIONS = new Set(['as', 'catch', 'then', 'elif', 'else', 'end']);
 
 class Parser {
   private index = 0;
@@ -486,6 +488,7 @@ class Parser {
       }
     }
     if (token.value === 'def') throw new JqError(`function definitions (def) are not supported (at ${token.at + 1})`);
+    if (CONTINUATIONS.has(token.value)) throw new JqError(`unexpected '${token.value}' at ${token.at + 1}`);
     if (UNSUPPORTED_KEYWORDS.has(token.value)) throw new JqError(`'${token.value}' is not supported (at ${token.at + 1})`);
     const args: Node[] = [];
     if (this.accept('(')) {
