@@ -53,6 +53,9 @@ describe('replace with regexp=true', () => {
   it('counts its work against the rendering budget', () => {
     const template = "{{ inputs.long | replace({'(a|b)*c': 'x'}, regexp=true) }}";
     expect(() => renderTemplate(template, context, { ...options, limits: { maxSteps: 10_000 } })).toThrow(/steps/);
+    // A preferred alternative that runs ahead of each match rescans the text per match (text × matches): stopped too.
+    const rescans = "{{ inputs.evil | replace({'a*b|a': 'x'}, regexp=true) }}";
+    expect(() => renderTemplate(rescans, context, { ...options, limits: { maxSteps: 20_000 } })).toThrow(/steps/);
   });
 
   it('refuses what needs backtracking, naming the construct and where', () => {

@@ -17,3 +17,6 @@ export {
   renderTemplate,
   renderValue,
 } from './lib/render';
+// The linear-time regex engine behind `replace(..., regexp=true)` and jq's regex functions (its bench counts its steps).
+export { compileRegex, RegexError, replaceAll, THREAD_STEP_COST } from './lib/regex';
+export type { CompiledRegex, RegexWork } from './lib/regex';

@@ -1,9 +1,11 @@
 /**
- * Regular expressions for `replace(..., regexp=true)`, run by a Pike VM (Thompson's
- * construction, threads in priority order): time linear in the text for a given pattern,
- * so no pattern can backtrack catastrophically (Kestra bounds Java's backtracking engine
- * with a timeout; a pure library has no clock, so Lanner uses an engine that cannot
- * blow up, and its work counts against the rendering's budget).
+ * Regular expressions for `replace(..., regexp=true)` and jq's regex functions, run by a
+ * Pike VM (Thompson's construction, threads in priority order): one search takes time
+ * linear in the text for a given pattern, so no pattern can backtrack catastrophically
+ * (Kestra bounds Java's backtracking engine with a timeout; a pure library has no clock, so
+ * Lanner uses an engine that cannot blow up). Every thread step is charged to the
+ * rendering's budget, which also bounds a global replace whose preferred alternative runs
+ * past each match and so rescans the text per match (tools/bench/expressions/regex.bench.ts).
  *
  * The syntax is Java's, without what needs backtracking: literals, `.`, classes
  * (`[a-z]`, `[^...]`, `\d \w \s \D \W \S` inside and outside), anchors `^ $ \b \B \A \z`,
@@ -22,6 +24,13 @@ export interface RegexWork {
 }
 
 const MAX_PATTERN_LENGTH = 1_000;
+
+/**
+ * What one thread step costs the budget, in its items (a character handled costs one): a
+ * step is a few hundred nanoseconds, so the step limit lets a rendering run about two million
+ * (tools/bench/expressions/regex.bench.ts).
+ */
+export const THREAD_STEP_COST = 10;
 const MAX_PROGRAM = 20_000;
 
 type CharTest = (code: number) => boolean;
@@ -444,7 +453,7 @@ export function searchRegex(regex: CompiledRegex, text: string, from: number, wo
   for (let at = from; ; at++) {
     if (matched === null) add(current, seen, { pc: 0, slots: emptySlots }, at);
     if (current.length === 0 || at > text.length) break;
-    work.charge(current.length);
+    work.charge(current.length * THREAD_STEP_COST);
     const next: Thread[] = [];
     seen = new Uint8Array(size);
     const code = at < text.length ? text.charCodeAt(at) : -1;
