@@ -20,6 +20,14 @@ export class QueueClosedError extends Error {
   }
 }
 
+/** `subscribe` was still starting when its `signal` was aborted: the member was closed instead. */
+export class SubscribeAborted extends Error {
+  override readonly name = 'SubscribeAborted';
+  constructor(readonly groupId: string) {
+    super(`The subscription of group "${groupId}" was closed while it was starting`);
+  }
+}
+
 export class NotSubscribedError extends Error {
   override readonly name = 'NotSubscribedError';
   constructor(readonly topic: string) {

@@ -72,6 +72,13 @@ export interface SubscribeOptions {
   handler: MessageHandler;
   /** Backoff between retries of a message whose handler threw. */
   retry?: RetryBackoff;
+  /**
+   * Aborting it closes the member at any time, also while `subscribe` is still
+   * joining its group (handlers may already run then): from the abort on, a
+   * handler that throws is given up on quietly, as after `close()`. A
+   * `subscribe` still starting then rejects with `SubscribeAborted`.
+   */
+  signal?: AbortSignal;
 }
 
 /**

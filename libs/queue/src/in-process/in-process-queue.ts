@@ -8,7 +8,7 @@ import type {
   SubscribeOptions,
   TopicSpec,
 } from '../queue.port';
-import { NotSubscribedError, QueueClosedError, QueueConfigError, UnknownTopicError } from '../queue.errors';
+import { NotSubscribedError, QueueClosedError, QueueConfigError, SubscribeAborted, UnknownTopicError } from '../queue.errors';
 import { describeError, silentQueueLogger, type QueueLogger } from '../queue.logger';
 import { assertTopicName } from '../topic-name';
 import { retryDelayMs, sleepUnlessAborted } from '../retry-backoff';
@@ -187,6 +187,7 @@ class InProcessQueue implements QueuePort {
     if (options.topics.length === 0) throw new QueueConfigError('topics must not be empty');
     for (const topic of options.topics) this.topicLog(topic);
 
+    if (options.signal?.aborted) throw new SubscribeAborted(options.groupId);
     let group = this.groups.get(options.groupId);
     if (!group) {
       group = { groupId: options.groupId, members: [], committed: new Map(), owners: new Map(), draining: new Map() };
@@ -208,6 +209,9 @@ class InProcessQueue implements QueuePort {
     const subscription = new InProcessSubscription(member, () => this.leave(member));
     this.subscriptions.add(subscription);
     subscription.closed.then(() => this.subscriptions.delete(subscription));
+    const closeOnAbort = () => void subscription.close();
+    options.signal?.addEventListener('abort', closeOnAbort, { once: true });
+    void subscription.closed.then(() => options.signal?.removeEventListener('abort', closeOnAbort));
     return subscription;
   }
 

@@ -14,7 +14,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import type { QueueMessage, QueuePort, QueueRecord, QueueSubscription, SubscribeOptions, TopicSpec } from '../queue.port';
-import { NotSubscribedError, QueueClosedError, QueueConfigError, UnknownTopicError } from '../queue.errors';
+import { NotSubscribedError, QueueClosedError, QueueConfigError, SubscribeAborted, UnknownTopicError } from '../queue.errors';
 import { describeError, silentQueueLogger, type QueueLogger } from '../queue.logger';
 import { namespacedQueue } from '../namespaced-queue';
 import { assertTopicName } from '../topic-name';
@@ -350,7 +350,13 @@ class KafkaQueue implements QueuePort {
       commitIntervalMs,
       this.logger,
     );
+    const { signal } = options;
+    if (signal?.aborted) throw new SubscribeAborted(options.groupId);
     this.subscriptions.add(subscription);
+    // The member closes whenever the signal is aborted, while it starts as well as after.
+    const closeOnAbort = () => void subscription.close().catch(() => undefined);
+    signal?.addEventListener('abort', closeOnAbort, { once: true });
+    void subscription.closed.then(() => signal?.removeEventListener('abort', closeOnAbort));
     try {
       await subscription.start();
     } catch (error) {
@@ -615,6 +621,12 @@ class KafkaSubscription implements QueueSubscription {
   private commitTimer: NodeJS.Timeout | undefined;
   /** Flushes of deferred commits, one after the other. */
   private flushing: Promise<void> = Promise.resolve();
+  /** connect, subscribe and run (which joins the group) of `start`; settled once they are done. */
+  private launched: Promise<void> = Promise.resolve();
+  private beginClosing!: () => void;
+  private readonly closingBegun = new Promise<void>((resolve) => {
+    this.beginClosing = resolve;
+  });
   private resolveClosed!: () => void;
   readonly closed = new Promise<void>((resolve) => {
     this.resolveClosed = resolve;
@@ -661,18 +673,25 @@ class KafkaSubscription implements QueueSubscription {
     });
     // Observed only below; a crash after a failed start must not become an unhandled rejection.
     ready.catch(() => undefined);
-    await consumer.connect();
-    await consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? false });
-    await consumer.run({
-      autoCommit: false,
-      // Only handled messages are resolved, so a batch left half-way (pause,
-      // close, rebalance) is fetched again from the first unhandled message.
-      eachBatchAutoResolve: false,
-      // kafkajs never runs two batches of one partition at once, so order per partition holds.
-      partitionsConsumedConcurrently: this.partitionsConsumedConcurrently,
-      eachBatch: (payload) => this.handleBatch(payload),
-    });
-    await ready;
+    this.launched = (async () => {
+      await consumer.connect();
+      if (this.closing) return;
+      await consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? false });
+      if (this.closing) return;
+      await consumer.run({
+        autoCommit: false,
+        // Only handled messages are resolved, so a batch left half-way (pause,
+        // close, rebalance) is fetched again from the first unhandled message.
+        eachBatchAutoResolve: false,
+        // kafkajs never runs two batches of one partition at once, so order per partition holds.
+        partitionsConsumedConcurrently: this.partitionsConsumedConcurrently,
+        eachBatch: (payload) => this.handleBatch(payload),
+      });
+    })();
+    await this.launched;
+    // The first fetch may hold batches whose handlers wait (for a worker's slot): closing does not wait for it.
+    await Promise.race([ready, this.closingBegun]);
+    if (this.closing) throw new SubscribeAborted(this.options.groupId);
   }
 
   pause(topic: string): void {
@@ -703,10 +722,14 @@ class KafkaSubscription implements QueueSubscription {
     return this.paused.has(topic);
   }
 
+  /** Callable while `start` runs: handlers are given up on quietly from this call on (see `mustStop`). */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.abort.abort();
       this.wakeGateWaiters();
+      this.beginClosing();
+      // A consumer stopped in the middle of joining its group would rejoin once the join is over: the join finishes first.
+      await this.launched.catch(() => undefined);
       // While the member still runs; commits from here on are not deferred.
       await this.flushDeferredCommits();
       // Waits for the running batch: the handler in flight finishes and commits.

@@ -15,6 +15,7 @@ import {
 } from '@lanner/frames';
 import { describeUnstorableText, findUnstorableText, type StoredJson } from '@lanner/model';
 import {
+  SubscribeAborted,
   UnknownTopicError,
   type QueueMessage,
   type QueuePort,
@@ -215,6 +216,8 @@ export class JobDispatch {
         this.applyFlow(dispatch);
         return;
       } catch (error) {
+        // Shutdown closed the consumers while they were still starting (their handlers gave their jobs up quietly).
+        if (error instanceof SubscribeAborted || this.stopping.signal.aborted) return;
         this.logger.warn(
           {
             queue: dispatch.queueId,
@@ -262,6 +265,8 @@ export class JobDispatch {
       handler: this.parkingPoison(dispatch, groupId),
       concurrency: DISPATCH_CONCURRENCY,
       commitIntervalMs: DISPATCH_COMMIT_INTERVAL_MS,
+      // Shutdown closes the consumer even while it is still starting, when its handlers may already wait for a slot.
+      signal: this.stopping.signal,
     };
     try {
       return await this.queue.subscribe(options);
