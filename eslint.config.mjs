@@ -14,6 +14,7 @@ const DOMAIN_SOURCES = [
   'libs/state-machine/src/**/*.ts',
   'libs/topology/src/**/*.ts',
   'libs/worker-selector/src/**/*.ts',
+  'libs/worker-session/src/**/*.ts',
 ];
 const NODE_BUILTINS = [
   'assert',

@@ -655,6 +655,65 @@ export const CONFIG_VARIABLES = [
     schema: integer(100, 3600000),
   },
   {
+    name: 'LANNER_WORKER_HEARTBEAT_INTERVAL_MS',
+    roles: ['controller'],
+    defaultFor: () => '3000',
+    defaultText: '`3000` (3 seconds)',
+    description:
+      'How often workers heartbeat (the controller tells them in Welcome). A stream silent for 5 intervals is ended; a started job missing from 2 heartbeats in a row, with no result, is reported lost.',
+    secret: false,
+    schema: integer(100, 60000),
+  },
+  {
+    name: 'LANNER_ANONYMOUS_ADOPTION_WAIT_MS',
+    roles: ['controller'],
+    defaultFor: () => '3000',
+    defaultText: '`3000` (3 seconds)',
+    description:
+      "An anonymous worker without an instance id adopts a job at reconnect only from a worker stream no longer connected; the old stream's end may still be on its way, so it is awaited at most this long (the Welcome waits with it).",
+    secret: false,
+    schema: integer(0, 60000),
+  },
+  {
+    name: 'LANNER_ANONYMOUS_ADOPTION_RECHECK_MS',
+    roles: ['controller'],
+    defaultFor: () => '250',
+    defaultText: '`250`',
+    description:
+      'While `LANNER_ANONYMOUS_ADOPTION_WAIT_MS` runs, how often the controller checks again whether the old stream has ended.',
+    secret: false,
+    schema: integer(10, 60000),
+  },
+  {
+    name: 'LANNER_WORKER_REGISTRY_WRITE_INTERVAL_MS',
+    roles: ['controller'],
+    defaultFor: () => '1000',
+    defaultText: '`1000` (1 second)',
+    description:
+      "A connected worker's row of the live worker registry is rewritten at most this often, however often its capacity changes.",
+    secret: false,
+    schema: integer(10, 60000),
+  },
+  {
+    name: 'LANNER_WORKER_REGISTRY_SCAN_MS',
+    roles: ['controller'],
+    defaultFor: () => '250',
+    defaultText: '`250`',
+    description: 'How often the controller looks for rows of the live worker registry whose content changed.',
+    secret: false,
+    schema: integer(10, 60000),
+  },
+  {
+    name: 'LANNER_WORKER_REGISTRY_FULL_CHECK_MS',
+    roles: ['controller'],
+    defaultFor: () => '5000',
+    defaultText: '`5000` (5 seconds)',
+    description:
+      "How often the figures of a registry row that move with every fetch (the jobs waiting on this controller for the worker's queues) are compared; the row is rewritten only when they moved.",
+    secret: false,
+    schema: integer(10, 600000),
+  },
+  {
     name: 'LANNER_HEAP_GROWING_PERCENT',
     roles: ['controller'],
     defaultFor: () => '200',

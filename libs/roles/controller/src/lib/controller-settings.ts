@@ -36,6 +36,8 @@ export interface ControllerSettings {
    * are reported lost (LANNER_WORKER_ADOPTION_GRACE_MS); DEFAULT_WORKER_ADOPTION_GRACE_MS when unset.
    */
   readonly adoptionGraceMs?: number;
+  /** Heartbeat, anonymous adoption wait and registry cadences; each unset one is the variable table's default. */
+  readonly timings?: Partial<ControllerTimings>;
   /** Registration in internal storage for workers' STORAGE discovery; none: the controller does not register. */
   readonly registration?: ControllerRegistrationSettings;
 }
@@ -60,6 +62,38 @@ export const DEFAULT_LEDGER_RECONCILE_INTERVAL_MS = configDefault('LANNER_LEDGER
 /** The jobs of an ended stream wait 10 s for adoption. */
 export const DEFAULT_WORKER_ADOPTION_GRACE_MS = configDefault('LANNER_WORKER_ADOPTION_GRACE_MS', 'controller');
 
+/** The controller's cadences, each from its variable (docs/CONFIGURATION.md). */
+export interface ControllerTimings {
+  /** LANNER_WORKER_HEARTBEAT_INTERVAL_MS: sent in Welcome; silence and missed heartbeats count in it. */
+  readonly heartbeatIntervalMs: number;
+  /** LANNER_ANONYMOUS_ADOPTION_WAIT_MS */
+  readonly anonymousAdoptionWaitMs: number;
+  /** LANNER_ANONYMOUS_ADOPTION_RECHECK_MS */
+  readonly anonymousAdoptionRecheckMs: number;
+  /** LANNER_WORKER_REGISTRY_WRITE_INTERVAL_MS */
+  readonly registryWriteIntervalMs: number;
+  /** LANNER_WORKER_REGISTRY_SCAN_MS */
+  readonly registryScanMs: number;
+  /** LANNER_WORKER_REGISTRY_FULL_CHECK_MS */
+  readonly registryFullCheckMs: number;
+}
+
+/** The table's defaults of the cadences. */
+export const DEFAULT_CONTROLLER_TIMINGS: ControllerTimings = {
+  heartbeatIntervalMs: configDefault('LANNER_WORKER_HEARTBEAT_INTERVAL_MS', 'controller'),
+  anonymousAdoptionWaitMs: configDefault('LANNER_ANONYMOUS_ADOPTION_WAIT_MS', 'controller'),
+  anonymousAdoptionRecheckMs: configDefault('LANNER_ANONYMOUS_ADOPTION_RECHECK_MS', 'controller'),
+  registryWriteIntervalMs: configDefault('LANNER_WORKER_REGISTRY_WRITE_INTERVAL_MS', 'controller'),
+  registryScanMs: configDefault('LANNER_WORKER_REGISTRY_SCAN_MS', 'controller'),
+  registryFullCheckMs: configDefault('LANNER_WORKER_REGISTRY_FULL_CHECK_MS', 'controller'),
+};
+
+/** The cadences of these settings: the ones given, the table's defaults for the others. */
+export function controllerTimings(settings: Pick<ControllerSettings, 'timings'>): ControllerTimings {
+  const given = Object.entries(settings.timings ?? {}).filter(([, value]) => value !== undefined);
+  return { ...DEFAULT_CONTROLLER_TIMINGS, ...Object.fromEntries(given) };
+}
+
 export const CONTROLLER_SETTINGS = Symbol('lanner.controller-settings');
 
 /**
@@ -82,6 +116,7 @@ interface GrpcEndpointConfig {
   readonly streamRecycleAgeS: number;
   readonly ledgerReconcileIntervalMs?: number;
   readonly adoptionGraceMs?: number;
+  readonly timings?: Partial<ControllerTimings>;
   readonly registration?: ControllerRegistrationSettings;
 }
 
@@ -107,6 +142,7 @@ export function controllerSettingsFrom(config: CommonConfig): ControllerSettings
     streamRecycleAgeS: config.streamRecycleAgeS,
     ledgerReconcileIntervalMs: config.ledgerReconcileIntervalMs ?? DEFAULT_LEDGER_RECONCILE_INTERVAL_MS,
     adoptionGraceMs: config.adoptionGraceMs ?? DEFAULT_WORKER_ADOPTION_GRACE_MS,
+    timings: controllerTimings(config),
     registration: config.registration,
   };
 }

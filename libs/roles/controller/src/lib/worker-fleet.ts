@@ -85,8 +85,6 @@ export class WorkerSession {
   readonly ledger: CapacityLedger;
   credit = 0;
   closed = false;
-  /** When the worker's last frame came (epoch ms). */
-  lastHeardAt: number;
   readonly held = new Map<string, HeldJob>();
   private readonly recentlyFinished = new Map<string, HeldJob>();
   private readonly call: WorkerCall;
@@ -116,7 +114,6 @@ export class WorkerSession {
     this.connectedAt = init.connectedAt;
     this.call = init.call;
     this.clock = init.clock;
-    this.lastHeardAt = init.clock.nowMs();
   }
 
   /**

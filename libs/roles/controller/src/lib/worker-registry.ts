@@ -4,18 +4,8 @@ import type { ConnectedWorkerWrite } from '@lanner/model';
 import { CONNECTED_WORKER_REFRESH_MS, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { CLOCK, type Clock } from './clock';
-import { ControllerIdentity } from './controller-settings';
+import { CONTROLLER_SETTINGS, ControllerIdentity, controllerTimings, type ControllerSettings } from './controller-settings';
 
-/** A worker's row is rewritten at most this often, however often its capacity changes. */
-export const REGISTRY_WRITE_INTERVAL_MS = 1_000;
-/** How often the registry looks for rows whose content changed. */
-const REGISTRY_SCAN_MS = 250;
-/**
- * How often figures outside the fingerprint (the jobs waiting on this
- * controller for the worker's queues) are compared, so they reach the row
- * without a write per fetch; the row is rebuilt only when they moved.
- */
-export const REGISTRY_FULL_CHECK_MS = 5_000;
 /** Row writes in flight at once, so thousands of streams never take every database connection. */
 const WRITE_CONCURRENCY = 8;
 
@@ -76,16 +66,33 @@ export class WorkerRegistry {
   /** Writes waiting for one of the WRITE_CONCURRENCY places (thousands of workers may connect at once). */
   private inFlight = 0;
   private readonly queued: (() => void)[] = [];
+  /** A worker's row is rewritten at most this often, however often its capacity changes (LANNER_WORKER_REGISTRY_WRITE_INTERVAL_MS). */
+  private readonly writeIntervalMs: number;
+  /** How often the registry looks for rows whose content changed (LANNER_WORKER_REGISTRY_SCAN_MS). */
+  private readonly scanMs: number;
+  /**
+   * How often figures outside the fingerprint (the jobs waiting on this
+   * controller for the worker's queues) are compared, so they reach the row
+   * without a write per fetch; the row is rebuilt only when they moved
+   * (LANNER_WORKER_REGISTRY_FULL_CHECK_MS).
+   */
+  private readonly fullCheckMs: number;
 
   constructor(
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     private readonly identity: ControllerIdentity,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+    @Inject(CONTROLLER_SETTINGS) settings: ControllerSettings,
+  ) {
+    const timings = controllerTimings(settings);
+    this.writeIntervalMs = timings.registryWriteIntervalMs;
+    this.scanMs = timings.registryScanMs;
+    this.fullCheckMs = timings.registryFullCheckMs;
+  }
 
   start(): void {
     if (this.scanTimer) return;
-    this.scanTimer = setInterval(() => void this.scan(), REGISTRY_SCAN_MS);
+    this.scanTimer = setInterval(() => void this.scan(), this.scanMs);
     this.scanTimer.unref();
     this.touchTimer = setInterval(() => void this.touch(), CONNECTED_WORKER_REFRESH_MS);
     this.touchTimer.unref();
@@ -96,7 +103,7 @@ export class WorkerRegistry {
    * whenever the row would, except for figures that move with every fetch
    * (it is read for every stream several times a second, so it must be far
    * cheaper than `describe`: a counter, nothing allocated); `slowFigures` must
-   * change when those do, and is read every REGISTRY_FULL_CHECK_MS.
+   * change when those do, and is read every LANNER_WORKER_REGISTRY_FULL_CHECK_MS.
    */
   track(
     describe: () => RegistryRow,
@@ -190,21 +197,21 @@ export class WorkerRegistry {
   }
 
   /**
-   * Rewrites rows that were not written within the last second and whose
-   * fingerprint moved, or that were not checked in full for REGISTRY_FULL_CHECK_MS.
+   * Rewrites rows that were not written within `writeIntervalMs` and whose
+   * fingerprint moved, or that were not checked in full for `fullCheckMs`.
    */
   private scan(): Promise<void> {
     if (this.scanning) return this.scanning;
     const run = async () => {
       const now = this.clock.nowMs();
       // Full checks are spread over the scans: streams welcomed together would otherwise all be
-      // rebuilt in the same scan every REGISTRY_FULL_CHECK_MS, a pause of the event loop with thousands.
-      let fullChecks = Math.ceil((this.entries.size * REGISTRY_SCAN_MS) / REGISTRY_FULL_CHECK_MS);
+      // rebuilt in the same scan every `fullCheckMs`, a pause of the event loop with thousands.
+      let fullChecks = Math.ceil((this.entries.size * this.scanMs) / this.fullCheckMs);
       const due: Entry[] = [];
       for (const entry of this.entries) {
-        if (now - entry.writtenAt < REGISTRY_WRITE_INTERVAL_MS) continue;
+        if (now - entry.writtenAt < this.writeIntervalMs) continue;
         if (entry.written === undefined || entry.fingerprint() !== entry.seen) due.push(entry);
-        else if (now - entry.checkedAt >= REGISTRY_FULL_CHECK_MS && fullChecks > 0) {
+        else if (now - entry.checkedAt >= this.fullCheckMs && fullChecks > 0) {
           fullChecks -= 1;
           // An idle worker's figures rarely move: comparing them costs far less than rebuilding its row.
           if (entry.slowFigures() === entry.slowSeen) entry.checkedAt = now;

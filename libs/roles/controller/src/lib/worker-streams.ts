@@ -6,13 +6,11 @@ import {
   anonymousWorkerId,
   checkPeerProtocolVersion,
   durationFromMillis,
-  ErrorCode,
   isWorkerInstanceId,
   jobMessageId,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   SubscriptionMode,
-  type Heartbeat,
   type Hello,
   type JobRef,
   type JobResult,
@@ -36,10 +34,21 @@ import {
   type Repositories,
 } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
+import {
+  nextSession,
+  notAdoptedFrames,
+  openSession,
+  type HeldJobs,
+  type Session,
+  type SessionEffect,
+  type SessionInput,
+  type SessionTimings,
+} from '@lanner/worker-session';
 import { CLOCK, type Clock } from './clock';
 import {
   CONTROLLER_SETTINGS,
   ControllerIdentity,
+  controllerTimings,
   DEFAULT_WORKER_ADOPTION_GRACE_MS,
   type ControllerSettings,
 } from './controller-settings';
@@ -50,19 +59,6 @@ import { WorkerAuthGrpc } from './worker-auth.grpc';
 import { heldJobOfRow, WorkerFleet, WorkerSession, type HeldJob, type WorkerCall } from './worker-fleet';
 import { WorkerRegistry } from './worker-registry';
 
-/** How often workers heartbeat (sent in Welcome). */
-export const HEARTBEAT_INTERVAL_MS = 3_000;
-/** A stream silent for this many heartbeat intervals is ended and its jobs reported lost. */
-const SILENT_INTERVALS_BEFORE_END = 5;
-/**
- * An anonymous worker adopts a job only from a worker stream that is no longer
- * connected; the old stream's end may still be on its way (the worker reconnects
- * at once), so it is awaited this long, checked every ADOPTION_RECHECK_MS.
- */
-const ANONYMOUS_ADOPTION_WAIT_MS = 3_000;
-const ADOPTION_RECHECK_MS = 250;
-/** A started job missing from this many consecutive heartbeats (and without a result) is lost. */
-const MISSED_HEARTBEATS_BEFORE_LOST = 2;
 /** Recycling ages are spread by up to this fraction so streams opened together do not all end together. */
 const RECYCLE_JITTER = 0.1;
 
@@ -75,6 +71,18 @@ export function systemSubscriptionRefusal(workerGroupId: string): string {
 const UNSEEDED_TOPOLOGY_MESSAGE = 'the worker topology is not seeded; start the api or run lanner db migrate';
 
 type WorkerFrameCase = NonNullable<WorkerFrame['frame']>;
+
+/** What the session rules read of the jobs a worker's session holds. */
+function heldJobsOf(session: WorkerSession): HeldJobs {
+  return {
+    get size() {
+      return session.held.size;
+    },
+    held: (ref) => session.held.get(jobMessageId(ref.taskRunId, ref.attempt)),
+    known: (ref) => session.knownJob(ref.taskRunId, ref.attempt),
+    entries: () => session.held.entries(),
+  };
+}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -147,6 +155,8 @@ export class WorkerStreams {
    * are reported lost: a brief reconnect never causes a second run.
    */
   readonly adoptionGraceMs: number;
+  /** The cadences the session rules count in (the controller's settings, or the variable table's defaults). */
+  readonly timings: SessionTimings;
 
   constructor(
     @Inject(CONTROLLER_SETTINGS) readonly settings: ControllerSettings,
@@ -160,6 +170,13 @@ export class WorkerStreams {
     @Inject(CLOCK) readonly clock: Clock,
   ) {
     this.adoptionGraceMs = settings.adoptionGraceMs ?? DEFAULT_WORKER_ADOPTION_GRACE_MS;
+    const timings = controllerTimings(settings);
+    this.timings = {
+      heartbeatIntervalMs: timings.heartbeatIntervalMs,
+      anonymousAdoptionWaitMs: timings.anonymousAdoptionWaitMs,
+      anonymousAdoptionRecheckMs: timings.anonymousAdoptionRecheckMs,
+      adoptionGraceMs: this.adoptionGraceMs,
+    };
   }
 
   /** The gRPC handler of `Connect`: the access token is checked before anything else happens on the stream. */
@@ -338,8 +355,15 @@ export class WorkerStreams {
   }
 }
 
+/**
+ * The adapter of one stream: it feeds the session rules (`@lanner/worker-session`)
+ * the worker's frames, ticks, broadcasts and the store's answers, and carries out
+ * the effects they give (frames, credit, publishing, store writes, waits, closing).
+ */
 class WorkerConversation {
   private session: WorkerSession | undefined;
+  /** The rules' state of this stream, from the accepted Hello on. */
+  private rules: Session | undefined;
   private admission: Admission | undefined;
   private subscriptions: CapacitySubscription[] = [];
   /** Counts subscription changes, for the registry fingerprint. */
@@ -351,8 +375,6 @@ class WorkerConversation {
   private readonly silenceCheck: NodeJS.Timeout;
   private recycleTimer: NodeJS.Timeout | undefined;
   private registration: { forget: () => Promise<void> } | undefined;
-  /** Consecutive heartbeats that did not list a started job, by task run + attempt. */
-  private readonly missedHeartbeats = new Map<string, number>();
   private resolveEnded!: () => void;
   readonly ended = new Promise<void>((resolve) => (this.resolveEnded = resolve));
   private endedOnce: Promise<void> | undefined;
@@ -376,7 +398,7 @@ class WorkerConversation {
       this.subscriptions = outcome.subscriptions;
     });
     call.on('data', (frame: WorkerFrame) => {
-      if (this.session) this.session.lastHeardAt = this.streams.clock.nowMs();
+      this.step({ kind: 'heard' });
       this.pending = this.pending
         .then(() => this.handle(frame))
         .catch((error: unknown) =>
@@ -402,12 +424,61 @@ class WorkerConversation {
     );
     call.on('close', () => setImmediate(() => void this.end('the stream closed', false)));
     this.silenceCheck = setInterval(() => {
-      const session = this.session;
-      if (session && this.streams.clock.nowMs() - session.lastHeardAt > SILENT_INTERVALS_BEFORE_END * HEARTBEAT_INTERVAL_MS) {
-        void this.end(`no frame from the worker for ${(SILENT_INTERVALS_BEFORE_END * HEARTBEAT_INTERVAL_MS) / 1000} s`, false);
+      for (const effect of this.step({ kind: 'tick' })) {
+        if (effect.kind === 'close') void this.end(effect.reason, effect.byController);
       }
-    }, HEARTBEAT_INTERVAL_MS);
+    }, this.streams.timings.heartbeatIntervalMs);
     this.silenceCheck.unref();
+  }
+
+  /** One step of the session rules at the controller's time; nothing before Hello is accepted. */
+  private step(input: SessionInput): readonly SessionEffect[] {
+    if (this.rules === undefined) return [];
+    const { session, effects } = nextSession(this.rules, input, this.streams.clock.nowMs());
+    this.rules = session;
+    return effects;
+  }
+
+  /** Carries out the effects of a frame, one after the other (a result is relayed before the credit it carries). */
+  private async carryOut(session: WorkerSession, effects: readonly SessionEffect[]): Promise<void> {
+    for (const effect of effects) {
+      switch (effect.kind) {
+        case 'send':
+          session.send({ frame: effect.frame });
+          break;
+        case 'grant-credit':
+          session.credit += effect.slots;
+          this.streams.dispatch.creditChanged();
+          break;
+        case 'drain':
+          session.draining = true;
+          this.logger.log({ workerId: session.workerId, reason: effect.reason }, 'worker draining: no new jobs to it');
+          this.streams.dispatch.creditChanged();
+          break;
+        case 'forget-finished':
+          session.forgetFinishedJobs();
+          break;
+        case 'publish-started':
+          await this.jobStarted(session, effect.frame);
+          break;
+        case 'publish-result':
+          await this.jobResult(session, effect.frame);
+          break;
+        case 'relay':
+          if (effect.frame.$case === 'logBatch') await this.streams.relay.logs(session, effect.frame.value.entries);
+          else await this.streams.relay.metrics(session, effect.frame.value.metrics);
+          break;
+        case 'lost':
+          await this.lostByHeartbeats(session, effect.key, effect.reason);
+          break;
+        case 'close':
+          void this.end(effect.reason, effect.byController);
+          break;
+        default:
+          // Adoption and grace effects come only from the inputs of those conversations (adopt, lostUnlessAdopted).
+          break;
+      }
+    }
   }
 
   /** A subscriptions broadcast for this stream's group: new list kept, ConfigChanged sent. */
@@ -443,36 +514,7 @@ class WorkerConversation {
     if (received === undefined || this.refused) return;
     if (!this.session) return this.greet(received);
     const session = this.session;
-    switch (received.$case) {
-      case 'credit':
-        session.credit += received.value.slots;
-        this.streams.dispatch.creditChanged();
-        return;
-      case 'heartbeat':
-        session.forgetFinishedJobs();
-        return this.reconcile(session, received.value);
-      case 'jobStarted':
-        return this.jobStarted(session, received.value);
-      case 'jobResult':
-        return this.jobResult(session, received.value);
-      case 'logBatch':
-        return this.streams.relay.logs(session, received.value.entries);
-      case 'metricBatch':
-        return this.streams.relay.metrics(session, received.value.metrics);
-      case 'draining':
-        session.draining = true;
-        this.logger.log({ workerId: session.workerId, reason: received.value.reason }, 'worker draining: no new jobs to it');
-        this.streams.dispatch.creditChanged();
-        return;
-      case 'hello':
-        session.send({
-          frame: {
-            $case: 'error',
-            value: { code: ErrorCode.INVALID_FRAME, message: 'hello was already received on this stream', fatal: false },
-          },
-        });
-        return;
-    }
+    return this.carryOut(session, this.step({ kind: 'frame', frame: received, jobs: heldJobsOf(session) }));
   }
 
   private async greet(first: WorkerFrameCase): Promise<void> {
@@ -516,6 +558,7 @@ class WorkerConversation {
       );
     }
     this.session = session;
+    this.rules = openSession({ workerId, workerGroupId, registrationTokenId }, this.streams.timings, this.streams.clock.nowMs());
     const { adopted, notAdopted } = await this.adopt(session, hello.runningJobs);
     if (this.finished) return;
 
@@ -526,7 +569,7 @@ class WorkerConversation {
           workerId,
           workerGroupId,
           subscriptions: subscriptionFrames(this.subscriptions),
-          heartbeatInterval: durationFromMillis(HEARTBEAT_INTERVAL_MS),
+          heartbeatInterval: durationFromMillis(this.streams.timings.heartbeatIntervalMs),
           protocolVersion: { ...PROTOCOL_VERSION },
           maxFrameBytes: MAX_FRAME_BYTES,
           controllerId: this.streams.identity.id,
@@ -591,81 +634,89 @@ class WorkerConversation {
   ): Promise<{ adopted: number; notAdopted: { ref: JobRef; why: string }[] }> {
     let adopted = 0;
     const notAdopted: { ref: JobRef; why: string }[] = [];
-    const store = this.streams.repositories.runningJobs;
-    const served = new Set(this.subscriptions.map((subscription) => subscription.workerQueueId));
-    const me = { workerId: session.workerId, controllerInstanceId: this.streams.identity.id };
-    // One wait for all the jobs, so the Welcome is never late by more than that.
-    const waitUntil = this.streams.clock.nowMs() + ANONYMOUS_ADOPTION_WAIT_MS;
+    const servedQueues = new Set(this.subscriptions.map((subscription) => subscription.workerQueueId));
     for (const ref of refs) {
       const key = jobMessageId(ref.taskRunId, ref.attempt);
       if (session.held.has(key)) continue; // listed twice: adopted once, one slot
-      try {
-        const why = await this.streams.inTurn(key, async (): Promise<string | undefined> => {
-          const row = await store.get(ref.taskRunId, ref.attempt);
-          if (row === null) return 'its result was already recorded or it was reported lost';
-          if (!served.has(row.workerQueueId))
-            return `its worker queue '${row.workerQueueId}' is not served by worker group '${session.workerGroupId}'`;
-          // A worker's own row (a token's worker id, or an anonymous worker's instance id) is adopted at once.
-          if (session.registrationTokenId !== null) {
-            if (row.workerId !== session.workerId) return 'it is recorded for another worker';
-          } else if (row.workerId !== session.workerId && (await this.heldByConnectedStream(session, row, waitUntil))) {
-            return 'the worker stream it is recorded for is still connected';
-          }
-          if (
-            !(await store.reassign(
-              ref.taskRunId,
-              ref.attempt,
-              { workerId: row.workerId, controllerInstanceId: row.controllerInstanceId },
-              me,
-            ))
-          ) {
-            return 'its result was just recorded, or it was just reported lost or adopted by another stream';
-          }
-          // The old stream of this worker may still be open here: it gives the job up.
-          const previous = this.streams.fleet.holderOf(ref.taskRunId, ref.attempt);
-          const earlier = previous?.held.get(key);
-          if (previous && earlier && previous !== session) previous.finish(earlier);
-          // The slot is taken in this worker's ledger, not kept from the old stream's.
-          const { lease: _oldLease, ...job } = earlier ?? heldJobOfRow(row);
-          session.adopt({ ...job, started: true });
-          return undefined;
-        });
-        if (why === undefined) adopted += 1;
-        else notAdopted.push({ ref, why });
-      } catch (error) {
-        this.logger.warn(
-          { workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, error: message(error) },
-          'could not adopt a running job',
-        );
-        notAdopted.push({ ref, why: 'the controller could not check its running-job record' });
-      }
+      const why = await this.streams.inTurn(key, () => this.adoptOne(session, ref, servedQueues));
+      if (why === undefined) adopted += 1;
+      else notAdopted.push({ ref, why });
     }
     return { adopted, notAdopted };
+  }
+
+  /** Call within the job's turn. The rules decide from the store's answers; undefined once adopted, else why not. */
+  private async adoptOne(session: WorkerSession, ref: JobRef, servedQueues: ReadonlySet<string>): Promise<string | undefined> {
+    const store = this.streams.repositories.runningJobs;
+    const me = { workerId: session.workerId, controllerInstanceId: this.streams.identity.id };
+    let row: RunningJobRecord | null = null;
+    try {
+      row = await store.get(ref.taskRunId, ref.attempt);
+      let effects = this.step({ kind: 'adoption-row', ref, row, servedQueues });
+      for (;;) {
+        const effect = effects[0];
+        if (effect === undefined) return 'the stream ended while the job was being adopted';
+        switch (effect.kind) {
+          case 'not-adopted':
+            return effect.why;
+          case 'check-holder': {
+            if (effect.afterMs > 0) await new Promise((resolve) => setTimeout(resolve, effect.afterMs));
+            const connected = await this.holderConnected(session, row as RunningJobRecord);
+            effects = this.step({ kind: 'holder-connected', ref, connected });
+            break;
+          }
+          case 'reassign': {
+            const held = row as RunningJobRecord;
+            const ok = await store.reassign(
+              ref.taskRunId,
+              ref.attempt,
+              { workerId: held.workerId, controllerInstanceId: held.controllerInstanceId },
+              me,
+            );
+            effects = this.step({ kind: 'reassigned', ref, ok });
+            break;
+          }
+          case 'adopt': {
+            const key = jobMessageId(ref.taskRunId, ref.attempt);
+            // The old stream of this worker may still be open here: it gives the job up.
+            const previous = this.streams.fleet.holderOf(ref.taskRunId, ref.attempt);
+            const earlier = previous?.held.get(key);
+            if (previous && earlier && previous !== session) previous.finish(earlier);
+            // The slot is taken in this worker's ledger, not kept from the old stream's.
+            const { lease: _oldLease, ...job } = earlier ?? heldJobOfRow(row as RunningJobRecord);
+            session.adopt({ ...job, started: true });
+            return undefined;
+          }
+          default:
+            return 'the controller could not check its running-job record';
+        }
+      }
+    } catch (error) {
+      this.logger.warn(
+        { workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, error: message(error) },
+        'could not adopt a running job',
+      );
+      const [effect] = this.step({ kind: 'adoption-failed', ref });
+      return effect?.kind === 'not-adopted' ? effect.why : 'the controller could not check its running-job record';
+    }
   }
 
   /**
    * For an anonymous worker's adoption: whether the stream the row is recorded
    * for is still connected (here: an open session holding the job or of that
-   * worker id; elsewhere: a fresh row of the live worker registry). An ending
-   * stream has until `deadline` to finish ending.
+   * worker id; elsewhere: a fresh row of the live worker registry).
    */
-  private async heldByConnectedStream(session: WorkerSession, row: RunningJobRecord, deadline: number): Promise<boolean> {
+  private async holderConnected(session: WorkerSession, row: RunningJobRecord): Promise<boolean> {
     const key = jobMessageId(row.taskRunId, row.attempt);
-    for (;;) {
-      let connected: boolean;
-      if (row.controllerInstanceId === this.streams.identity.id) {
-        connected = this.streams.fleet
-          .all()
-          .some((other) => other !== session && !other.closed && (other.workerId === row.workerId || other.held.has(key)));
-      } else {
-        const live = await this.streams.repositories.connectedWorkers.listLive(
-          new Date(this.streams.clock.nowMs() - CONNECTED_WORKER_STALE_MS),
-        );
-        connected = live.some((worker) => worker.workerId === row.workerId);
-      }
-      if (!connected || this.streams.clock.nowMs() >= deadline || this.finished) return connected;
-      await new Promise((resolve) => setTimeout(resolve, ADOPTION_RECHECK_MS));
+    if (row.controllerInstanceId === this.streams.identity.id) {
+      return this.streams.fleet
+        .all()
+        .some((other) => other !== session && !other.closed && (other.workerId === row.workerId || other.held.has(key)));
     }
+    const live = await this.streams.repositories.connectedWorkers.listLive(
+      new Date(this.streams.clock.nowMs() - CONNECTED_WORKER_STALE_MS),
+    );
+    return live.some((worker) => worker.workerId === row.workerId);
   }
 
   /**
@@ -675,27 +726,11 @@ class WorkerConversation {
    */
   private stopNotAdopted(session: WorkerSession, notAdopted: readonly { ref: JobRef; why: string }[]): void {
     for (const { ref, why } of notAdopted) {
-      const id = jobMessageId(ref.taskRunId, ref.attempt);
       this.logger.warn(
         { workerId: session.workerId, taskRunId: ref.taskRunId, attempt: ref.attempt, reason: why },
         'running job not adopted: it is stopped on the worker',
       );
-      session.send({
-        frame: {
-          $case: 'error',
-          value: {
-            code: ErrorCode.UNKNOWN_JOB,
-            message: `job ${id} is not adopted by this stream: ${why}; it is stopped`,
-            fatal: false,
-          },
-        },
-      });
-      session.send({
-        frame: {
-          $case: 'kill',
-          value: { taskRunId: ref.taskRunId, attempt: ref.attempt, reason: `not adopted after the reconnect: ${why}` },
-        },
-      });
+      for (const frame of notAdoptedFrames(ref, why)) session.send({ frame });
     }
   }
 
@@ -710,85 +745,36 @@ class WorkerConversation {
     this.recycleTimer.unref();
   }
 
-  /**
-   * Heartbeat.running_jobs against the jobs held: a started job the worker
-   * stopped reporting for MISSED_HEARTBEATS_BEFORE_LOST heartbeats, and whose
-   * result never came, frees its slot and is reported lost.
-   */
-  private async reconcile(session: WorkerSession, heartbeat: Heartbeat): Promise<void> {
-    // An idle worker (most of them, most of the time) holds nothing to compare: no Set per heartbeat.
-    if (session.held.size === 0) return;
-    const running = new Set(heartbeat.runningJobs.map((ref) => jobMessageId(ref.taskRunId, ref.attempt)));
-    const vanished: HeldJob[] = [];
-    for (const [key, job] of session.held) {
-      if (!job.started || running.has(key)) {
-        this.missedHeartbeats.delete(key);
-        continue;
-      }
-      const missed = (this.missedHeartbeats.get(key) ?? 0) + 1;
-      if (missed < MISSED_HEARTBEATS_BEFORE_LOST) this.missedHeartbeats.set(key, missed);
-      else vanished.push(job);
-    }
-    for (const job of vanished) {
-      const key = jobMessageId(job.taskRunId, job.attempt);
-      this.missedHeartbeats.delete(key);
-      session.finish(job);
-      this.streams.dispatch.creditChanged();
-      const reason = `the worker stopped reporting it as running for ${MISSED_HEARTBEATS_BEFORE_LOST} heartbeats and sent no result`;
-      const restartStrategy = await this.restartStrategyOf(session.workerGroupId);
-      await this.streams.inTurn(key, () => this.reportLost(session.workerId, job, reason, restartStrategy));
-    }
+  /** A started job the worker stopped reporting (the rules' `lost`): its slot frees and it is reported lost. */
+  private async lostByHeartbeats(session: WorkerSession, key: string, reason: string): Promise<void> {
+    const job = session.held.get(key);
+    if (!job) return;
+    session.finish(job);
+    this.streams.dispatch.creditChanged();
+    const restartStrategy = await this.restartStrategyOf(session.workerGroupId);
+    await this.streams.inTurn(key, () => this.reportLost(session.workerId, job, reason, restartStrategy));
   }
 
   private async jobStarted(session: WorkerSession, frame: JobStarted): Promise<void> {
     const job = session.held.get(jobMessageId(frame.taskRunId, frame.attempt));
-    if (!job) return this.unknownJob(session, frame.taskRunId, frame.attempt);
-    // Idempotent on (task run, attempt): a duplicate JobStarted changes nothing.
-    if (job.started) return;
+    if (!job || job.started) return;
     job.started = true;
     await this.streams.relay.started(session, job, frame);
   }
 
+  /** The result of a job held (the rules' `publish-result`): relayed, its slot freed, its row removed. */
   private async jobResult(session: WorkerSession, frame: JobResult): Promise<void> {
     const known = session.knownJob(frame.taskRunId, frame.attempt);
-    if (!known || known.finished) {
-      // The credit a result carries (since 1.2) counts whatever the result itself is worth.
-      this.creditWithResult(session, frame);
-      // A duplicate result changes nothing else.
-      return known ? undefined : this.unknownJob(session, frame.taskRunId, frame.attempt);
-    }
+    if (!known || known.finished) return;
     const state = await this.streams.relay.result(session, known.job, frame);
     session.finish(known.job);
-    this.missedHeartbeats.delete(jobMessageId(frame.taskRunId, frame.attempt));
     this.streams.dispatch.jobCompleted(session.workerGroupId, known.job.workerQueueId, state);
-    // As a Credit frame right after the result: granted once the result is recorded and its slot freed.
-    session.credit += frame.credit;
-    this.streams.dispatch.creditChanged();
     // The worker's next frames do not wait for the row's removal (it goes with others of the moment); shutdown does.
     this.streams.trackRowRemoval(session.workerId, frame.taskRunId, frame.attempt);
     this.logger.log(
       { workerId: session.workerId, taskRunId: frame.taskRunId, attempt: frame.attempt, executionId: known.job.executionId },
       'job result relayed',
     );
-  }
-
-  private creditWithResult(session: WorkerSession, frame: JobResult): void {
-    if (frame.credit <= 0) return;
-    session.credit += frame.credit;
-    this.streams.dispatch.creditChanged();
-  }
-
-  private unknownJob(session: WorkerSession, taskRunId: string, attempt: number): void {
-    session.send({
-      frame: {
-        $case: 'error',
-        value: {
-          code: ErrorCode.UNKNOWN_JOB,
-          message: `this worker holds no job ${jobMessageId(taskRunId, attempt)} on this controller`,
-          fatal: false,
-        },
-      },
-    });
   }
 
   refuseAndEnd(kind: RefusalKind, reason: string): void {
@@ -806,6 +792,7 @@ class WorkerConversation {
 
   private async finish(reason: string, byController: boolean): Promise<void> {
     this.finished = true;
+    this.step({ kind: 'closed' });
     clearInterval(this.silenceCheck);
     clearTimeout(this.recycleTimer);
     const session = this.session;
@@ -841,19 +828,27 @@ class WorkerConversation {
    */
   private async lostUnlessAdopted(session: WorkerSession, jobs: HeldJob[], reason: string): Promise<void> {
     const restartStrategy = await this.restartStrategyOf(session.workerGroupId);
-    // IMMEDIATELY: the group's jobs do not wait for their worker to come back and adopt them.
-    // Never keeps a stopping process alive; after a shutdown the liveness coordinator answers for the rows.
-    if (restartStrategy !== 'IMMEDIATELY')
-      await new Promise((resolve) => setTimeout(resolve, this.streams.adoptionGraceMs).unref());
+    for (const effect of this.step({ kind: 'left-holding', heldJobs: jobs.length, restartStrategy })) {
+      // Never keeps a stopping process alive; after a shutdown the liveness coordinator answers for the rows.
+      if (effect.kind === 'wait-grace' && effect.ms > 0) await new Promise((resolve) => setTimeout(resolve, effect.ms).unref());
+    }
     if (this.streams.isClosing) return;
     let reportedLost = 0;
     for (const job of jobs) {
       const key = jobMessageId(job.taskRunId, job.attempt);
       await this.streams.inTurn(key, async () => {
-        // A later stream of this worker id here holds it (a reconnect to this controller keeps the same holder in the store).
+        // A later stream of this worker id here may hold it (a reconnect to this controller keeps the same holder in the store).
         const holder = this.streams.fleet.holderOf(job.taskRunId, job.attempt);
-        if (holder && holder !== session) return;
-        if (await this.reportLost(session.workerId, job, reason, restartStrategy)) reportedLost += 1;
+        const input: SessionInput = {
+          kind: 'grace-over',
+          key,
+          heldByAnotherStream: holder !== undefined && holder !== session,
+          controllerClosing: this.streams.isClosing,
+        };
+        for (const effect of this.step(input)) {
+          if (effect.kind === 'report-lost' && (await this.reportLost(session.workerId, job, reason, restartStrategy)))
+            reportedLost += 1;
+        }
       });
     }
     // One line per ended stream that held jobs: the others were adopted, finished, or are left to the liveness coordinator.
