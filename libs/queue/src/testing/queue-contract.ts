@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { QueueMessage, QueuePort, QueueRecord, QueueSubscription, SubscribeOptions } from '../queue.port';
-import { NotSubscribedError, UnknownTopicError } from '../queue.errors';
+import { NotSubscribedError, SubscribeAborted, UnknownTopicError } from '../queue.errors';
 
 /**
  * The executable definition of the queue port: every adapter must pass this
@@ -197,6 +197,47 @@ export function describeQueueContract(
       const [redelivered] = await inbox.waitFor(1, 'the uncommitted message');
       expect(text(redelivered)).toBe('job-1');
       expect(redelivered.offset).toBe(attempted.offset);
+    });
+
+    it('aborting the signal closes a member even while it starts: a handler given up on is not retried, its message goes to the next member', async () => {
+      const topic = await newTopic('abort-while-starting', 1);
+      const group = groupId('abort-while-starting');
+      await queue.publish(topic, [record('task-run-1', 'job-1')]);
+      const stop = new AbortController();
+      const started = new Inbox(deadlineMs);
+      const subscribing = queue.subscribe({
+        groupId: group,
+        topics: [topic],
+        fromBeginning: true,
+        retry: fastRetry,
+        signal: stop.signal,
+        // Waits (for a worker's slot, say) until the member stops, then gives the message up.
+        handler: async (message) => {
+          await started.handler(message);
+          await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+          throw new Error('given up: the member is stopping');
+        },
+      });
+      await started.waitFor(1, 'the handler to start');
+      stop.abort();
+      // Still starting (the adapter may wait for its first fetch) or started: either way the member is closed.
+      const outcome = await subscribing.then(
+        async (subscription) => {
+          await subscription.close();
+          return 'started';
+        },
+        (error: unknown) => (error instanceof SubscribeAborted ? 'aborted' : error),
+      );
+      expect(['started', 'aborted']).toContain(outcome);
+      expect(started.messages).toHaveLength(1);
+
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({ groupId: group, topics: [topic], handler: inbox.handler });
+      const [redelivered] = await inbox.waitFor(1, 'the message given up on');
+      expect(text(redelivered)).toBe('job-1');
+      await expect(
+        queue.subscribe({ groupId: group, topics: [topic], handler: inbox.handler, signal: stop.signal }),
+      ).rejects.toThrow(SubscribeAborted);
     });
 
     it('closing waits for the running handler and commits its message', async () => {
