@@ -1,6 +1,8 @@
 import {
+  checkPeerProtocolVersion,
   ErrorCode,
   jobMessageId,
+  type Hello,
   type ControllerFrame,
   type JobRef,
   type JobResult,
@@ -142,6 +144,26 @@ export interface SessionStep {
 }
 
 const NOTHING: readonly SessionEffect[] = [];
+
+/** Why a stream's first frame is refused: the kind names the gRPC status (the controller's refusal table). */
+export interface HelloRefusal {
+  readonly refusal: 'out-of-order-frame' | 'unsupported-protocol' | 'invalid-argument';
+  readonly reason: string;
+}
+
+/** The first frame of a stream: a Hello of a compatible protocol with at least one slot, or why not. */
+export function helloVerdict(first: WorkerFrameCase): { readonly hello: Hello } | HelloRefusal {
+  if (first.$case !== 'hello') {
+    return { refusal: 'out-of-order-frame', reason: `the first frame must be hello, got ${first.$case}` };
+  }
+  const hello = first.value;
+  const version = checkPeerProtocolVersion(hello.protocolVersion);
+  if (!version.compatible) return { refusal: 'unsupported-protocol', reason: version.reason };
+  if (!Number.isInteger(hello.slots) || hello.slots < 1) {
+    return { refusal: 'invalid-argument', reason: `hello.slots must be at least 1, got ${hello.slots}` };
+  }
+  return { hello };
+}
 
 /** The session of a stream whose Hello was accepted at `now`. */
 export function openSession(identity: SessionIdentity, timings: SessionTimings, now: number): Session {

@@ -4,14 +4,12 @@ import { AccessTokenRejected, bearerToken } from '@lanner/auth';
 import type { CapacitySubscription } from '@lanner/capacity';
 import {
   anonymousWorkerId,
-  checkPeerProtocolVersion,
   durationFromMillis,
   isWorkerInstanceId,
   jobMessageId,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   SubscriptionMode,
-  type Hello,
   type JobRef,
   type JobResult,
   type JobStarted,
@@ -35,6 +33,7 @@ import {
 } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import {
+  helloVerdict,
   nextSession,
   notAdoptedFrames,
   openSession,
@@ -520,17 +519,9 @@ class WorkerConversation {
   private async greet(first: WorkerFrameCase): Promise<void> {
     const admission = this.admission;
     if (!admission || this.finished) return;
-    if (first.$case !== 'hello') {
-      return this.refuseAndEnd('out-of-order-frame', `the first frame must be hello, got ${first.$case}`);
-    }
-    const hello: Hello = first.value;
-    const version = checkPeerProtocolVersion(hello.protocolVersion);
-    if (!version.compatible) {
-      return this.refuseAndEnd('unsupported-protocol', version.reason);
-    }
-    if (!Number.isInteger(hello.slots) || hello.slots < 1) {
-      return this.refuseAndEnd('invalid-argument', `hello.slots must be at least 1, got ${hello.slots}`);
-    }
+    const verdict = helloVerdict(first);
+    if (!('hello' in verdict)) return this.refuseAndEnd(verdict.refusal, verdict.reason);
+    const { hello } = verdict;
 
     const { workerId, workerGroupId, registrationTokenId } = admission;
     let session: WorkerSession;

@@ -1,5 +1,5 @@
-import { ErrorCode, Hello, JobResult, type JobRef } from '@lanner/frames';
-import { nextSession, openSession, type HeldJobs, type SessionTimings } from './index';
+import { ErrorCode, Hello, JobResult, PROTOCOL_VERSION, type JobRef } from '@lanner/frames';
+import { helloVerdict, nextSession, openSession, type HeldJobs, type SessionTimings } from './index';
 
 const timings: SessionTimings = {
   heartbeatIntervalMs: 3_000,
@@ -72,5 +72,30 @@ describe('the credit and drain rules of a worker stream', () => {
         },
       },
     ]);
+  });
+});
+
+describe('the first frame of a stream', () => {
+  const hello = (fields: Partial<Hello>) => helloVerdict({ $case: 'hello', value: Hello.fromPartial({ ...fields }) });
+
+  it('must be a Hello', () => {
+    expect(helloVerdict({ $case: 'credit', value: { slots: 1 } })).toEqual({
+      refusal: 'out-of-order-frame',
+      reason: 'the first frame must be hello, got credit',
+    });
+  });
+
+  it('must speak the major of this protocol', () => {
+    expect(hello({ protocolVersion: { major: PROTOCOL_VERSION.major + 1, minor: 0 }, slots: 1 })).toMatchObject({
+      refusal: 'unsupported-protocol',
+    });
+  });
+
+  it('must offer at least one slot', () => {
+    expect(hello({ protocolVersion: { ...PROTOCOL_VERSION }, slots: 0 })).toEqual({
+      refusal: 'invalid-argument',
+      reason: 'hello.slots must be at least 1, got 0',
+    });
+    expect(hello({ protocolVersion: { ...PROTOCOL_VERSION }, slots: 2 })).toHaveProperty('hello.slots', 2);
   });
 });
