@@ -9,6 +9,7 @@ import {
   LogLevel,
   logBatchCodec,
   MAX_FRAME_BYTES,
+  millisFromDuration,
   PROTOCOL_VERSION,
   QueueTopics,
   SubscriptionMode,
@@ -61,6 +62,8 @@ const startController = (env: NodeJS.ProcessEnv) =>
       LANNER_JWT_SIGNING_KEY: 'controller-spec-jwt-signing-key-0123456789abcdef',
       // A dropped stream's jobs are reported lost after 1 s instead of the default 10 s.
       LANNER_WORKER_ADOPTION_GRACE_MS: '1000',
+      // Not the default 3 s, so the Welcome shows that the interval comes from the variable.
+      LANNER_WORKER_HEARTBEAT_INTERVAL_MS: '2500',
       ...env,
     },
     { startupWaitMs: STARTUP_WAIT_MS, pollMs: 100 },
@@ -219,7 +222,7 @@ describe('controller: the process', () => {
 });
 
 describe('controller: the worker stream', () => {
-  it('welcomes a worker that says hello with its id, the default group and the queues that group serves', async () => {
+  it('welcomes a worker that says hello with its id, the default group, the queues that group serves and the heartbeat interval', async () => {
     const worker = connectWorker();
     worker.hello();
 
@@ -230,6 +233,7 @@ describe('controller: the worker stream', () => {
     expect(welcome.protocolVersion).toEqual(PROTOCOL_VERSION);
     expect(welcome.maxFrameBytes).toBe(MAX_FRAME_BYTES);
     expect(welcome.controllerId).toMatch(/^controller-/);
+    expect(millisFromDuration(welcome.heartbeatInterval)).toBe(2_500);
   });
 
   it('refuses a worker speaking another protocol major, saying why', async () => {
