@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { CapacitySubscription } from '@lanner/capacity';
 import {
@@ -102,6 +103,8 @@ export class JobDispatch {
     @Inject(CLOCK) private readonly clock: Clock,
     @Optional() private readonly metrics?: ControllerMetrics,
   ) {
+    // Every queue's two consumers (and their subscribe retries) listen to it: one per queue served, not a leak.
+    setMaxListeners(0, this.stopping.signal);
     this.arbiter = new SlotArbiter(fleet);
     this.arbiter.onSettled(() => this.applyFlowAll());
   }
