@@ -14,4 +14,4 @@ export type {
   PasswordSource,
 } from './lib/access-setup';
 export type { ApiTokenSetupSources, SecretFileReader } from './lib/api-token-setup';
-export { RESERVED_TENANT_IDS, TENANT_ID_PATTERN, tenantIdProblem } from './lib/tenant-id';
+export { RESERVED_TENANT_IDS, TENANT_ID_PATTERN, TENANT_ID_RULE, tenantIdProblem } from './lib/tenant-id';

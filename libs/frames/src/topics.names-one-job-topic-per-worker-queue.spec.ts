@@ -29,7 +29,7 @@ describe('worker-jobs topics', () => {
 
 describe('the spine topics every server role ensures', () => {
   it('are the shared topics plus the job topics of the reserved queues, under a prefix when given', () => {
-    expect(spineTopics()).toEqual([
+    expect(spineTopics(['default', 'system'])).toEqual([
       'lanner.executor',
       'lanner.execution-updates',
       'lanner.logs',
@@ -43,6 +43,6 @@ describe('the spine topics every server role ensures', () => {
       'lanner.resubmitted-jobs.default',
       'lanner.resubmitted-jobs.system',
     ]);
-    expect(spineTopics('run-7.').every((topic) => topic.startsWith('run-7.lanner.'))).toBe(true);
+    expect(spineTopics(['default', 'system'], 'run-7.').every((topic) => topic.startsWith('run-7.lanner.'))).toBe(true);
   });
 });

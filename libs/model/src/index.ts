@@ -3,3 +3,4 @@ export * from './records';
 export * from './text';
 export * from './schedule';
 export * from './flow-trigger';
+export * from './reserved-ids';

@@ -33,13 +33,8 @@ export {
   type FlowTriggerOutcome,
   type ListeningFlowTrigger,
 } from './repositories/flow-trigger-evaluation.repository';
-export { WorkerQueueRepository, RESERVED_WORKER_QUEUE_IDS } from './repositories/worker-queue.repository';
-export {
-  WorkerGroupRepository,
-  DEFAULT_WORKER_GROUP_ID,
-  DEFAULT_WORKER_QUEUE_ID,
-  SYSTEM_WORKER_QUEUE_ID,
-} from './repositories/worker-group.repository';
+export { WorkerQueueRepository } from './repositories/worker-queue.repository';
+export { WorkerGroupRepository } from './repositories/worker-group.repository';
 export { RegistrationTokenRepository, type RegistrationTokenMatch } from './repositories/registration-token.repository';
 export {
   WorkerCredentialRepository,

@@ -1,10 +1,4 @@
-export {
-  DEFAULT_GROUP_ID,
-  DEFAULT_SUBSCRIPTION_MODE,
-  InvalidTopology,
-  SUBSCRIPTION_MODES,
-  formatProblems,
-} from './lib/topology-model';
+export { DEFAULT_SUBSCRIPTION_MODE, InvalidTopology, SUBSCRIPTION_MODES, formatProblems } from './lib/topology-model';
 export type {
   RegistrationTokenSpec,
   SubscriptionMode,

@@ -20,15 +20,7 @@ export type {
 export { TagTemplateNotSupported, literalTagRenderer, renderTags } from './lib/tag-renderer';
 export { expressionTagRenderer } from './lib/expression-tag-renderer';
 export type { TagRenderContext, TagRenderer } from './lib/tag-renderer';
-export {
-  DEFAULT_QUEUE_ID,
-  RESERVED_QUEUE_IDS,
-  SYSTEM_NAMESPACE,
-  SYSTEM_QUEUE_ID,
-  isReservedQueueId,
-  isSystemNamespace,
-  sameTagSet,
-} from './lib/worker-queue';
+export { SYSTEM_NAMESPACE, isSystemNamespace, sameTagSet } from './lib/worker-queue';
 export type { WorkerQueue } from './lib/worker-queue';
 export { DuplicateWorkerQueueId, WorkerQueueIndex } from './lib/worker-queue-index';
 export { availabilitySnapshot } from './lib/worker-availability';

@@ -17,6 +17,7 @@
  * consumer groups, database) at the end and on Ctrl-C. A timing belongs here
  * and in docs/BENCHMARKS.md, never in a test.
  */
+import { DEFAULT_TENANT_ID, DEFAULT_WORKER_GROUP_ID, RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
 import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -43,7 +44,7 @@ import {
   type GcPauseSummary,
 } from '@lanner/dev-services';
 import { createKafkaQueue, kafkaSocketFactory, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
-import { CONNECTED_WORKER_STALE_MS, DEFAULT_WORKER_GROUP_ID, openRepositories, type Repositories } from '@lanner/repository';
+import { CONNECTED_WORKER_STALE_MS, openRepositories, type Repositories } from '@lanner/repository';
 import { freePort } from '@lanner/testing';
 import { Kafka, logLevel, Partitioners, type Consumer, type Message, type Producer } from 'kafkajs';
 import { Client } from 'pg';
@@ -345,7 +346,7 @@ function cleanup(keepLogs: boolean): Promise<void> {
     await resources.repositories?.close().catch(() => undefined);
     if (resources.queue) {
       await resources.queue
-        .deleteTopics([...resources.topics, ...spineTopics()])
+        .deleteTopics([...resources.topics, ...spineTopics(RESERVED_WORKER_QUEUE_IDS)])
         .catch((error: unknown) => log(`could not delete the bench topics: ${messageOf(error)}`));
       await resources.queue.close().catch(() => undefined);
     }
@@ -1065,7 +1066,7 @@ async function dispatchPhase(
         occurredAt: new Date(now).toISOString(),
         correlationId: `fleet-${run}-${sent}`,
         payload: {
-          tenantId: 'main',
+          tenantId: DEFAULT_TENANT_ID,
           executionId: `fleet-${run}-ex-${sent}`,
           taskRunId,
           attempt: 1,

@@ -15,6 +15,7 @@
  * PRNG), so runs are comparable. The last line is JSON for tooling.
  * A timing belongs here, never in a test.
  */
+import { DEFAULT_TENANT_ID } from '@lanner/model';
 import {
   WorkerQueueIndex,
   WorkerQueueResolver,
@@ -33,7 +34,7 @@ const WORKERS = 10_000;
 const SELECTORS = 10_000;
 const DECISIONS = Number(process.env['RESOLVER_BENCH_DECISIONS'] ?? 2_000_000);
 const ROUNDS = Number(process.env['RESOLVER_BENCH_ROUNDS'] ?? 7);
-const TENANTS = ['main', 'acme', 'globex', 'initech', 'umbrella'];
+const TENANTS = [DEFAULT_TENANT_ID, 'acme', 'globex', 'initech', 'umbrella'];
 
 /** mulberry32: a small seeded PRNG, so every run routes the same selectors. */
 function prng(seed: number): () => number {

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseFlow } from '@lanner/model';
+import { DEFAULT_TENANT_ID, parseFlow } from '@lanner/model';
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import { Client } from 'pg';
 
@@ -83,7 +83,7 @@ async function createFlows(repositories: Repositories): Promise<void> {
       const source = flowSource(index);
       const parsed = parseFlow(source);
       if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-      await repositories.flows.create('main', {
+      await repositories.flows.create(DEFAULT_TENANT_ID, {
         namespace: 'bench.scheduler',
         flowId: parsed.flow.id,
         source,

@@ -13,7 +13,7 @@
  * wall-clock second and per CPU-second of the process. The last line is JSON for tooling. A timing belongs
  * here, never in a test.
  */
-import type { Flow, Task } from '@lanner/model';
+import { DEFAULT_TENANT_ID, DEFAULT_WORKER_QUEUE_ID, type Flow, type Task } from '@lanner/model';
 import { type Execution, type ExecutionEvent, createExecution, next } from '@lanner/state-machine';
 
 const ROUNDS = Number(process.env['SM_BENCH_ROUNDS'] ?? 7);
@@ -77,7 +77,7 @@ const bigForEach = flowOf('for-each', [
  * ids): nothing is reused between executions, as in the executor.
  */
 function recordEvents(flow: Flow, executionId: string): ExecutionEvent[] {
-  let execution = createExecution(flow, { id: executionId, tenant: 'main' }, 0);
+  let execution = createExecution(flow, { id: executionId, tenant: DEFAULT_TENANT_ID }, 0);
   const queue: ExecutionEvent[] = [{ type: 'created' }];
   for (let i = 0; i < queue.length; i++) {
     const result = next(flow, execution, queue[i] as ExecutionEvent, i);
@@ -85,7 +85,7 @@ function recordEvents(flow: Flow, executionId: string): ExecutionEvent[] {
     for (const action of result.actions) {
       if (action.type !== 'dispatch') continue;
       const job = { taskRunId: action.taskRunId, attempt: action.attempt };
-      queue.push({ type: 'task-run-started', ...job, workerId: 'w1', workerQueueId: 'default' });
+      queue.push({ type: 'task-run-started', ...job, workerId: 'w1', workerQueueId: DEFAULT_WORKER_QUEUE_ID });
       queue.push({ type: 'task-run-result', ...job, state: 'SUCCESS' });
     }
   }
@@ -114,7 +114,7 @@ function replay(flow: Flow, streams: readonly (readonly ExecutionEvent[])[], exe
   const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   streams.forEach((events, n) => {
-    let execution: Execution = createExecution(flow, { id: executionIds[n] as string, tenant: 'main' }, 0);
+    let execution: Execution = createExecution(flow, { id: executionIds[n] as string, tenant: DEFAULT_TENANT_ID }, 0);
     const window = Math.min(1000, events.length);
     // The windows are timed in CPU time of this process: on a shared machine the
     // wall clock of 1,000 events (a few ms) is mostly other processes' noise.

@@ -1023,21 +1023,21 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
+                        createdAt: string;
                         /** Format: date-time */
-                        expiresAt?: string | null;
+                        expiresAt: string | null;
                         /** Format: uuid */
-                        id?: string;
-                        instanceAdmin?: boolean;
+                        id: string;
+                        instanceAdmin: boolean;
                         /** Format: date-time */
-                        lastUsedAt?: string | null;
-                        name?: string;
+                        lastUsedAt: string | null;
+                        name: string;
                         /** @description The namespace prefix the token is bound to; null: the whole tenant */
-                        namespace?: string | null;
+                        namespace: string | null;
                         /** Format: date-time */
-                        revokedAt?: string | null;
+                        revokedAt: string | null;
                         /** @enum {string} */
-                        role?: "viewer" | "developer" | "admin";
+                        role: "viewer" | "developer" | "admin";
                     }[];
                 };
             };
@@ -1095,23 +1095,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
+                        createdAt: string;
                         /** Format: date-time */
-                        expiresAt?: string | null;
+                        expiresAt: string | null;
                         /** Format: uuid */
-                        id?: string;
-                        instanceAdmin?: boolean;
+                        id: string;
+                        instanceAdmin: boolean;
                         /** Format: date-time */
-                        lastUsedAt?: string | null;
-                        name?: string;
+                        lastUsedAt: string | null;
+                        name: string;
                         /** @description The namespace prefix the token is bound to; null: the whole tenant */
-                        namespace?: string | null;
+                        namespace: string | null;
                         /** Format: date-time */
-                        revokedAt?: string | null;
+                        revokedAt: string | null;
                         /** @enum {string} */
-                        role?: "viewer" | "developer" | "admin";
+                        role: "viewer" | "developer" | "admin";
                         /** @description The token: shown only in this answer, stored only as its SHA-256 hash */
-                        token?: string;
+                        token: string;
                     };
                 };
             };
@@ -1242,37 +1242,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        results?: {
+                        results: {
                             /** @example flow.update */
-                            action?: string;
-                            actor?: {
+                            action: string;
+                            actor: {
                                 /** @description The API token's id or the user's id */
-                                id?: string | null;
+                                id: string | null;
                                 /** @description The API token's name or the username */
-                                name?: string | null;
+                                name: string | null;
                                 /** @enum {string} */
-                                type?: "api-token" | "user" | "anonymous";
+                                type: "api-token" | "user" | "anonymous";
                             };
-                            clientIp?: string | null;
-                            correlationId?: string | null;
+                            clientIp: string | null;
+                            correlationId: string | null;
                             /** Format: uuid */
-                            id?: string;
-                            namespace?: string | null;
+                            id: string;
+                            namespace: string | null;
                             /** Format: date-time */
-                            occurredAt?: string;
+                            occurredAt: string;
                             /** @enum {string} */
-                            outcome?: "success" | "failure" | "denied";
+                            outcome: "success" | "failure" | "denied";
                             /** @example company.team/hello */
-                            resourceId?: string | null;
+                            resourceId: string | null;
                             /** @example flow */
-                            resourceType?: string;
+                            resourceType: string;
                             /** @description The HTTP status answered */
-                            status?: number;
+                            status: number;
                             /** @description null on instance routes */
-                            tenant?: string | null;
-                            userAgent?: string | null;
+                            tenant: string | null;
+                            userAgent: string | null;
                         }[];
-                        total?: number;
+                        /** @description Matches in every page */
+                        total: number;
                     };
                 };
             };
@@ -2675,11 +2676,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Live flows in exactly this namespace */
-                        flowCount?: number;
-                        namespace?: string;
-                        variables?: Record<string, never> | null;
+                        flowCount: number;
+                        namespace: string;
+                        variables: Record<string, never> | null;
                         /** @description The default worker selector it declares */
-                        workerSelector?: Record<string, never> | null;
+                        workerSelector: Record<string, never> | null;
                     }[];
                 };
             };
@@ -2731,11 +2732,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Live flows in exactly this namespace */
-                        flowCount?: number;
-                        namespace?: string;
-                        variables?: Record<string, never> | null;
+                        flowCount: number;
+                        namespace: string;
+                        variables: Record<string, never> | null;
                         /** @description The default worker selector it declares */
-                        workerSelector?: Record<string, never> | null;
+                        workerSelector: Record<string, never> | null;
                     };
                 };
             };
@@ -3019,54 +3020,54 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Its backfill, running, paused or finished; null when none */
-                        backfill?: {
+                        backfill: {
                             /** Format: date-time */
-                            createdAt?: string;
+                            createdAt: string;
                             /**
                              * Format: date-time
                              * @description The first date not fired yet
                              */
-                            currentDate?: string;
+                            currentDate: string;
                             /** @description Executions it started so far */
-                            done?: number;
+                            done: number;
                             /** Format: date-time */
-                            end?: string;
-                            finished?: boolean;
-                            inputs?: {
+                            end: string;
+                            finished: boolean;
+                            inputs: {
                                 [key: string]: unknown;
                             };
-                            labels?: {
+                            labels: {
                                 [key: string]: string;
                             };
-                            paused?: boolean;
+                            paused: boolean;
                             /** Format: date-time */
-                            start?: string;
+                            start: string;
                         } | null;
                         /** @description Disabled through this API */
-                        disabled?: boolean;
-                        flowId?: string;
+                        disabled: boolean;
+                        flowId: string;
                         /** @description Schedule, Flow, Webhook or HttpPolling */
-                        kind?: string;
+                        kind: string;
                         /**
                          * Format: date-time
                          * @description The date of its last firing
                          */
-                        lastDate?: string | null;
-                        lastExecutionId?: string | null;
-                        lastExecutionState?: string | null;
+                        lastDate: string | null;
+                        lastExecutionId: string | null;
+                        lastExecutionState: string | null;
                         /** Format: date-time */
-                        lockExpiresAt?: string | null;
+                        lockExpiresAt: string | null;
                         /** @description The scheduler evaluating it now */
-                        lockHolder?: string | null;
-                        namespace?: string;
+                        lockHolder: string | null;
+                        namespace: string;
                         /**
                          * Format: date-time
                          * @description When the scheduler evaluates it next; null until first evaluated
                          */
-                        nextEvaluationDate?: string | null;
-                        triggerId?: string;
+                        nextEvaluationDate: string | null;
+                        triggerId: string;
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -3122,14 +3123,14 @@ export interface operations {
                     /** @description Over the schedule's own inputs */
                     inputs?: {
                         [key: string]: unknown;
-                    };
+                    } | null;
                     /** @description Added to every execution it starts: a map, or a list of { key, value } */
-                    labels?: {
+                    labels?: ({
                         [key: string]: string;
                     } | {
                         key: string;
                         value: string;
-                    }[];
+                    }[]) | null;
                     /**
                      * Format: date-time
                      * @description First date of the range (inclusive)
@@ -3147,54 +3148,54 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Its backfill, running, paused or finished; null when none */
-                        backfill?: {
+                        backfill: {
                             /** Format: date-time */
-                            createdAt?: string;
+                            createdAt: string;
                             /**
                              * Format: date-time
                              * @description The first date not fired yet
                              */
-                            currentDate?: string;
+                            currentDate: string;
                             /** @description Executions it started so far */
-                            done?: number;
+                            done: number;
                             /** Format: date-time */
-                            end?: string;
-                            finished?: boolean;
-                            inputs?: {
+                            end: string;
+                            finished: boolean;
+                            inputs: {
                                 [key: string]: unknown;
                             };
-                            labels?: {
+                            labels: {
                                 [key: string]: string;
                             };
-                            paused?: boolean;
+                            paused: boolean;
                             /** Format: date-time */
-                            start?: string;
+                            start: string;
                         } | null;
                         /** @description Disabled through this API */
-                        disabled?: boolean;
-                        flowId?: string;
+                        disabled: boolean;
+                        flowId: string;
                         /** @description Schedule, Flow, Webhook or HttpPolling */
-                        kind?: string;
+                        kind: string;
                         /**
                          * Format: date-time
                          * @description The date of its last firing
                          */
-                        lastDate?: string | null;
-                        lastExecutionId?: string | null;
-                        lastExecutionState?: string | null;
+                        lastDate: string | null;
+                        lastExecutionId: string | null;
+                        lastExecutionState: string | null;
                         /** Format: date-time */
-                        lockExpiresAt?: string | null;
+                        lockExpiresAt: string | null;
                         /** @description The scheduler evaluating it now */
-                        lockHolder?: string | null;
-                        namespace?: string;
+                        lockHolder: string | null;
+                        namespace: string;
                         /**
                          * Format: date-time
                          * @description When the scheduler evaluates it next; null until first evaluated
                          */
-                        nextEvaluationDate?: string | null;
-                        triggerId?: string;
+                        nextEvaluationDate: string | null;
+                        triggerId: string;
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -3266,54 +3267,54 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Its backfill, running, paused or finished; null when none */
-                        backfill?: {
+                        backfill: {
                             /** Format: date-time */
-                            createdAt?: string;
+                            createdAt: string;
                             /**
                              * Format: date-time
                              * @description The first date not fired yet
                              */
-                            currentDate?: string;
+                            currentDate: string;
                             /** @description Executions it started so far */
-                            done?: number;
+                            done: number;
                             /** Format: date-time */
-                            end?: string;
-                            finished?: boolean;
-                            inputs?: {
+                            end: string;
+                            finished: boolean;
+                            inputs: {
                                 [key: string]: unknown;
                             };
-                            labels?: {
+                            labels: {
                                 [key: string]: string;
                             };
-                            paused?: boolean;
+                            paused: boolean;
                             /** Format: date-time */
-                            start?: string;
+                            start: string;
                         } | null;
                         /** @description Disabled through this API */
-                        disabled?: boolean;
-                        flowId?: string;
+                        disabled: boolean;
+                        flowId: string;
                         /** @description Schedule, Flow, Webhook or HttpPolling */
-                        kind?: string;
+                        kind: string;
                         /**
                          * Format: date-time
                          * @description The date of its last firing
                          */
-                        lastDate?: string | null;
-                        lastExecutionId?: string | null;
-                        lastExecutionState?: string | null;
+                        lastDate: string | null;
+                        lastExecutionId: string | null;
+                        lastExecutionState: string | null;
                         /** Format: date-time */
-                        lockExpiresAt?: string | null;
+                        lockExpiresAt: string | null;
                         /** @description The scheduler evaluating it now */
-                        lockHolder?: string | null;
-                        namespace?: string;
+                        lockHolder: string | null;
+                        namespace: string;
                         /**
                          * Format: date-time
                          * @description When the scheduler evaluates it next; null until first evaluated
                          */
-                        nextEvaluationDate?: string | null;
-                        triggerId?: string;
+                        nextEvaluationDate: string | null;
+                        triggerId: string;
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -3358,54 +3359,54 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Its backfill, running, paused or finished; null when none */
-                        backfill?: {
+                        backfill: {
                             /** Format: date-time */
-                            createdAt?: string;
+                            createdAt: string;
                             /**
                              * Format: date-time
                              * @description The first date not fired yet
                              */
-                            currentDate?: string;
+                            currentDate: string;
                             /** @description Executions it started so far */
-                            done?: number;
+                            done: number;
                             /** Format: date-time */
-                            end?: string;
-                            finished?: boolean;
-                            inputs?: {
+                            end: string;
+                            finished: boolean;
+                            inputs: {
                                 [key: string]: unknown;
                             };
-                            labels?: {
+                            labels: {
                                 [key: string]: string;
                             };
-                            paused?: boolean;
+                            paused: boolean;
                             /** Format: date-time */
-                            start?: string;
+                            start: string;
                         } | null;
                         /** @description Disabled through this API */
-                        disabled?: boolean;
-                        flowId?: string;
+                        disabled: boolean;
+                        flowId: string;
                         /** @description Schedule, Flow, Webhook or HttpPolling */
-                        kind?: string;
+                        kind: string;
                         /**
                          * Format: date-time
                          * @description The date of its last firing
                          */
-                        lastDate?: string | null;
-                        lastExecutionId?: string | null;
-                        lastExecutionState?: string | null;
+                        lastDate: string | null;
+                        lastExecutionId: string | null;
+                        lastExecutionState: string | null;
                         /** Format: date-time */
-                        lockExpiresAt?: string | null;
+                        lockExpiresAt: string | null;
                         /** @description The scheduler evaluating it now */
-                        lockHolder?: string | null;
-                        namespace?: string;
+                        lockHolder: string | null;
+                        namespace: string;
                         /**
                          * Format: date-time
                          * @description When the scheduler evaluates it next; null until first evaluated
                          */
-                        nextEvaluationDate?: string | null;
-                        triggerId?: string;
+                        nextEvaluationDate: string | null;
+                        triggerId: string;
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -3450,54 +3451,54 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Its backfill, running, paused or finished; null when none */
-                        backfill?: {
+                        backfill: {
                             /** Format: date-time */
-                            createdAt?: string;
+                            createdAt: string;
                             /**
                              * Format: date-time
                              * @description The first date not fired yet
                              */
-                            currentDate?: string;
+                            currentDate: string;
                             /** @description Executions it started so far */
-                            done?: number;
+                            done: number;
                             /** Format: date-time */
-                            end?: string;
-                            finished?: boolean;
-                            inputs?: {
+                            end: string;
+                            finished: boolean;
+                            inputs: {
                                 [key: string]: unknown;
                             };
-                            labels?: {
+                            labels: {
                                 [key: string]: string;
                             };
-                            paused?: boolean;
+                            paused: boolean;
                             /** Format: date-time */
-                            start?: string;
+                            start: string;
                         } | null;
                         /** @description Disabled through this API */
-                        disabled?: boolean;
-                        flowId?: string;
+                        disabled: boolean;
+                        flowId: string;
                         /** @description Schedule, Flow, Webhook or HttpPolling */
-                        kind?: string;
+                        kind: string;
                         /**
                          * Format: date-time
                          * @description The date of its last firing
                          */
-                        lastDate?: string | null;
-                        lastExecutionId?: string | null;
-                        lastExecutionState?: string | null;
+                        lastDate: string | null;
+                        lastExecutionId: string | null;
+                        lastExecutionState: string | null;
                         /** Format: date-time */
-                        lockExpiresAt?: string | null;
+                        lockExpiresAt: string | null;
                         /** @description The scheduler evaluating it now */
-                        lockHolder?: string | null;
-                        namespace?: string;
+                        lockHolder: string | null;
+                        namespace: string;
                         /**
                          * Format: date-time
                          * @description When the scheduler evaluates it next; null until first evaluated
                          */
-                        nextEvaluationDate?: string | null;
-                        triggerId?: string;
+                        nextEvaluationDate: string | null;
+                        triggerId: string;
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -3542,54 +3543,54 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Its backfill, running, paused or finished; null when none */
-                        backfill?: {
+                        backfill: {
                             /** Format: date-time */
-                            createdAt?: string;
+                            createdAt: string;
                             /**
                              * Format: date-time
                              * @description The first date not fired yet
                              */
-                            currentDate?: string;
+                            currentDate: string;
                             /** @description Executions it started so far */
-                            done?: number;
+                            done: number;
                             /** Format: date-time */
-                            end?: string;
-                            finished?: boolean;
-                            inputs?: {
+                            end: string;
+                            finished: boolean;
+                            inputs: {
                                 [key: string]: unknown;
                             };
-                            labels?: {
+                            labels: {
                                 [key: string]: string;
                             };
-                            paused?: boolean;
+                            paused: boolean;
                             /** Format: date-time */
-                            start?: string;
+                            start: string;
                         } | null;
                         /** @description Disabled through this API */
-                        disabled?: boolean;
-                        flowId?: string;
+                        disabled: boolean;
+                        flowId: string;
                         /** @description Schedule, Flow, Webhook or HttpPolling */
-                        kind?: string;
+                        kind: string;
                         /**
                          * Format: date-time
                          * @description The date of its last firing
                          */
-                        lastDate?: string | null;
-                        lastExecutionId?: string | null;
-                        lastExecutionState?: string | null;
+                        lastDate: string | null;
+                        lastExecutionId: string | null;
+                        lastExecutionState: string | null;
                         /** Format: date-time */
-                        lockExpiresAt?: string | null;
+                        lockExpiresAt: string | null;
                         /** @description The scheduler evaluating it now */
-                        lockHolder?: string | null;
-                        namespace?: string;
+                        lockHolder: string | null;
+                        namespace: string;
                         /**
                          * Format: date-time
                          * @description When the scheduler evaluates it next; null until first evaluated
                          */
-                        nextEvaluationDate?: string | null;
-                        triggerId?: string;
+                        nextEvaluationDate: string | null;
+                        triggerId: string;
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -3636,58 +3637,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        results?: {
+                        results: {
                             /** @description Its backfill, running, paused or finished; null when none */
-                            backfill?: {
+                            backfill: {
                                 /** Format: date-time */
-                                createdAt?: string;
+                                createdAt: string;
                                 /**
                                  * Format: date-time
                                  * @description The first date not fired yet
                                  */
-                                currentDate?: string;
+                                currentDate: string;
                                 /** @description Executions it started so far */
-                                done?: number;
+                                done: number;
                                 /** Format: date-time */
-                                end?: string;
-                                finished?: boolean;
-                                inputs?: {
+                                end: string;
+                                finished: boolean;
+                                inputs: {
                                     [key: string]: unknown;
                                 };
-                                labels?: {
+                                labels: {
                                     [key: string]: string;
                                 };
-                                paused?: boolean;
+                                paused: boolean;
                                 /** Format: date-time */
-                                start?: string;
+                                start: string;
                             } | null;
                             /** @description Disabled through this API */
-                            disabled?: boolean;
-                            flowId?: string;
+                            disabled: boolean;
+                            flowId: string;
                             /** @description Schedule, Flow, Webhook or HttpPolling */
-                            kind?: string;
+                            kind: string;
                             /**
                              * Format: date-time
                              * @description The date of its last firing
                              */
-                            lastDate?: string | null;
-                            lastExecutionId?: string | null;
-                            lastExecutionState?: string | null;
+                            lastDate: string | null;
+                            lastExecutionId: string | null;
+                            lastExecutionState: string | null;
                             /** Format: date-time */
-                            lockExpiresAt?: string | null;
+                            lockExpiresAt: string | null;
                             /** @description The scheduler evaluating it now */
-                            lockHolder?: string | null;
-                            namespace?: string;
+                            lockHolder: string | null;
+                            namespace: string;
                             /**
                              * Format: date-time
                              * @description When the scheduler evaluates it next; null until first evaluated
                              */
-                            nextEvaluationDate?: string | null;
-                            triggerId?: string;
+                            nextEvaluationDate: string | null;
+                            triggerId: string;
                             /** Format: date-time */
-                            updatedAt?: string;
+                            updatedAt: string;
                         }[];
-                        total?: number;
+                        /** @description Matches in every page */
+                        total: number;
                     };
                 };
             };
@@ -3735,17 +3737,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Send as Authorization: Bearer <accessToken> */
-                        accessToken?: string;
+                        accessToken: string;
                         /** Format: date-time */
-                        expiresAt?: string;
+                        expiresAt: string;
                         /** @enum {string} */
-                        tokenType?: "Bearer";
-                        user?: {
-                            instanceAdmin?: boolean;
+                        tokenType: "Bearer";
+                        user: {
+                            instanceAdmin: boolean;
                             /** @enum {string} */
-                            role?: "viewer" | "developer" | "admin";
-                            tenant?: string;
-                            username?: string;
+                            role: "viewer" | "developer" | "admin";
+                            tenant: string;
+                            username: string;
                         };
                     };
                 };
@@ -3844,13 +3846,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        instanceAdmin?: boolean;
-                        namespace?: string | null;
+                        instanceAdmin: boolean;
+                        namespace: string | null;
                         /** @enum {string} */
-                        role?: "viewer" | "developer" | "admin";
-                        tenant?: string;
+                        role: "viewer" | "developer" | "admin";
+                        tenant: string;
                         /** @description null for an API token */
-                        username?: string | null;
+                        username: string | null;
                     };
                 };
             };
@@ -3880,6 +3882,7 @@ export interface operations {
             content: {
                 "application/json": {
                     currentPassword: string;
+                    /** @description Stored only as its argon2id hash */
                     newPassword: string;
                 };
             };
@@ -3942,17 +3945,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Send as Authorization: Bearer <accessToken> */
-                        accessToken?: string;
+                        accessToken: string;
                         /** Format: date-time */
-                        expiresAt?: string;
+                        expiresAt: string;
                         /** @enum {string} */
-                        tokenType?: "Bearer";
-                        user?: {
-                            instanceAdmin?: boolean;
+                        tokenType: "Bearer";
+                        user: {
+                            instanceAdmin: boolean;
                             /** @enum {string} */
-                            role?: "viewer" | "developer" | "admin";
-                            tenant?: string;
-                            username?: string;
+                            role: "viewer" | "developer" | "admin";
+                            tenant: string;
+                            username: string;
                         };
                     };
                 };
@@ -4022,37 +4025,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        results?: {
+                        results: {
                             /** @example flow.update */
-                            action?: string;
-                            actor?: {
+                            action: string;
+                            actor: {
                                 /** @description The API token's id or the user's id */
-                                id?: string | null;
+                                id: string | null;
                                 /** @description The API token's name or the username */
-                                name?: string | null;
+                                name: string | null;
                                 /** @enum {string} */
-                                type?: "api-token" | "user" | "anonymous";
+                                type: "api-token" | "user" | "anonymous";
                             };
-                            clientIp?: string | null;
-                            correlationId?: string | null;
+                            clientIp: string | null;
+                            correlationId: string | null;
                             /** Format: uuid */
-                            id?: string;
-                            namespace?: string | null;
+                            id: string;
+                            namespace: string | null;
                             /** Format: date-time */
-                            occurredAt?: string;
+                            occurredAt: string;
                             /** @enum {string} */
-                            outcome?: "success" | "failure" | "denied";
+                            outcome: "success" | "failure" | "denied";
                             /** @example company.team/hello */
-                            resourceId?: string | null;
+                            resourceId: string | null;
                             /** @example flow */
-                            resourceType?: string;
+                            resourceType: string;
                             /** @description The HTTP status answered */
-                            status?: number;
+                            status: number;
                             /** @description null on instance routes */
-                            tenant?: string | null;
-                            userAgent?: string | null;
+                            tenant: string | null;
+                            userAgent: string | null;
                         }[];
-                        total?: number;
+                        /** @description Matches in every page */
+                        total: number;
                     };
                 };
             };
@@ -4108,27 +4112,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        results?: {
+                        results: {
                             /** @description Tries before it was parked */
-                            attempts?: number;
+                            attempts: number;
                             /** @description Size of the payload */
-                            bytes?: number;
+                            bytes: number;
                             /** @description The consumer group that could not handle it */
-                            consumerGroup?: string;
+                            consumerGroup: string;
                             /** Format: date-time */
-                            createdAt?: string;
-                            executionId?: string | null;
+                            createdAt: string;
+                            executionId: string | null;
                             /** Format: uuid */
-                            id?: string;
-                            key?: string;
-                            offset?: string;
-                            partition?: number;
+                            id: string;
+                            key: string;
+                            offset: string;
+                            partition: number;
                             /** @description Why it can never be handled as it is */
-                            reason?: string;
-                            tenantId?: string | null;
-                            topic?: string;
+                            reason: string;
+                            tenantId: string | null;
+                            topic: string;
                         }[];
-                        total?: number;
+                        /** @description Matches in every page */
+                        total: number;
                     };
                 };
             };
@@ -4179,23 +4184,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Tries before it was parked */
-                        attempts?: number;
+                        attempts: number;
                         /** @description Size of the payload */
-                        bytes?: number;
+                        bytes: number;
                         /** @description The consumer group that could not handle it */
-                        consumerGroup?: string;
+                        consumerGroup: string;
                         /** Format: date-time */
-                        createdAt?: string;
-                        executionId?: string | null;
+                        createdAt: string;
+                        executionId: string | null;
                         /** Format: uuid */
-                        id?: string;
-                        key?: string;
-                        offset?: string;
-                        partition?: number;
+                        id: string;
+                        key: string;
+                        offset: string;
+                        partition: number;
                         /** @description Why it can never be handled as it is */
-                        reason?: string;
-                        tenantId?: string | null;
-                        topic?: string;
+                        reason: string;
+                        tenantId: string | null;
+                        topic: string;
                     };
                 };
             };
@@ -4294,23 +4299,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Tries before it was parked */
-                        attempts?: number;
+                        attempts: number;
                         /** @description Size of the payload */
-                        bytes?: number;
+                        bytes: number;
                         /** @description The consumer group that could not handle it */
-                        consumerGroup?: string;
+                        consumerGroup: string;
                         /** Format: date-time */
-                        createdAt?: string;
-                        executionId?: string | null;
+                        createdAt: string;
+                        executionId: string | null;
                         /** Format: uuid */
-                        id?: string;
-                        key?: string;
-                        offset?: string;
-                        partition?: number;
+                        id: string;
+                        key: string;
+                        offset: string;
+                        partition: number;
                         /** @description Why it can never be handled as it is */
-                        reason?: string;
-                        tenantId?: string | null;
-                        topic?: string;
+                        reason: string;
+                        tenantId: string | null;
+                        topic: string;
                     };
                 };
             };
@@ -4368,16 +4373,20 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        heartbeatAt?: string;
-                        host?: string;
-                        id?: string;
-                        role?: string;
+                        heartbeatAt: string;
+                        host: string;
+                        id: string;
+                        /** @enum {string} */
+                        role: "API" | "EXECUTOR" | "CONTROLLER" | "WORKER" | "SCHEDULER" | "INDEXER" | "STANDALONE";
                         /** Format: date-time */
-                        startedAt?: string;
-                        /** @description The liveness state (e.g. RUNNING, DISCONNECTED, NOT_RUNNING) */
-                        state?: string;
+                        startedAt: string;
+                        /**
+                         * @description The liveness state
+                         * @enum {string}
+                         */
+                        state: "CREATED" | "RUNNING" | "MAINTENANCE" | "DISCONNECTED" | "TERMINATING" | "TERMINATED" | "NOT_RUNNING";
                         /** Format: date-time */
-                        stateChangedAt?: string;
+                        stateChangedAt: string;
                     }[];
                 };
             };
@@ -4418,11 +4427,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
+                        createdAt: string;
                         /** Format: date-time */
-                        disabledAt?: string | null;
-                        id?: string;
-                        name?: string;
+                        disabledAt: string | null;
+                        id: string;
+                        name: string;
                     }[];
                 };
             };
@@ -4460,6 +4469,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The tenant id: must be 1 to 63 lowercase letters, digits, "_" or "-", starting with a letter or digit */
                     id: string;
                     name?: string;
                 };
@@ -4474,11 +4484,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
+                        createdAt: string;
                         /** Format: date-time */
-                        disabledAt?: string | null;
-                        id?: string;
-                        name?: string;
+                        disabledAt: string | null;
+                        id: string;
+                        name: string;
                     };
                 };
             };
@@ -4543,11 +4553,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
+                        createdAt: string;
                         /** Format: date-time */
-                        disabledAt?: string | null;
-                        id?: string;
-                        name?: string;
+                        disabledAt: string | null;
+                        id: string;
+                        name: string;
                     };
                 };
             };
@@ -4603,11 +4613,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
+                        createdAt: string;
                         /** Format: date-time */
-                        disabledAt?: string | null;
-                        id?: string;
-                        name?: string;
+                        disabledAt: string | null;
+                        id: string;
+                        name: string;
                     };
                 };
             };
@@ -4661,16 +4671,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
-                        instanceAdmin?: boolean;
+                        createdAt: string;
+                        instanceAdmin: boolean;
                         /** Format: date-time */
-                        lockedUntil?: string | null;
+                        lockedUntil: string | null;
                         /** @enum {string} */
-                        role?: "viewer" | "developer" | "admin";
-                        tenant?: string;
+                        role: "viewer" | "developer" | "admin";
+                        tenant: string;
                         /** Format: date-time */
-                        updatedAt?: string;
-                        username?: string;
+                        updatedAt: string;
+                        username: string;
                     }[];
                 };
             };
@@ -4708,12 +4718,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @default false */
                     instanceAdmin?: boolean;
                     /** @description Stored only as its argon2id hash */
                     password: string;
                     /** @enum {string} */
                     role: "viewer" | "developer" | "admin";
-                    /** @description default main */
+                    /** @default main */
                     tenant?: string;
                     username: string;
                 };
@@ -4728,16 +4739,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
-                        instanceAdmin?: boolean;
+                        createdAt: string;
+                        instanceAdmin: boolean;
                         /** Format: date-time */
-                        lockedUntil?: string | null;
+                        lockedUntil: string | null;
                         /** @enum {string} */
-                        role?: "viewer" | "developer" | "admin";
-                        tenant?: string;
+                        role: "viewer" | "developer" | "admin";
+                        tenant: string;
                         /** Format: date-time */
-                        updatedAt?: string;
-                        username?: string;
+                        updatedAt: string;
+                        username: string;
                     };
                 };
             };
@@ -4800,7 +4811,6 @@ export interface operations {
                     password?: string;
                     /** @enum {string} */
                     role?: "viewer" | "developer" | "admin";
-                    /** @description default main */
                     tenant?: string;
                 };
             };
@@ -4814,16 +4824,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
-                        instanceAdmin?: boolean;
+                        createdAt: string;
+                        instanceAdmin: boolean;
                         /** Format: date-time */
-                        lockedUntil?: string | null;
+                        lockedUntil: string | null;
                         /** @enum {string} */
-                        role?: "viewer" | "developer" | "admin";
-                        tenant?: string;
+                        role: "viewer" | "developer" | "admin";
+                        tenant: string;
                         /** Format: date-time */
-                        updatedAt?: string;
-                        username?: string;
+                        updatedAt: string;
+                        username: string;
                     };
                 };
             };
@@ -4936,30 +4946,27 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
-                        description?: string | null;
+                        createdAt: string;
+                        description: string | null;
                         /** @description RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters */
-                        id?: string;
-                        name?: string;
+                        id: string;
+                        name: string;
                         /** @description The `default` group */
-                        reserved?: boolean;
+                        reserved: boolean;
                         /**
                          * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)
                          * @enum {string}
                          */
-                        restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
-                        subscriptions?: {
-                            /**
-                             * @default STRICT
-                             * @enum {string}
-                             */
+                        restartStrategy: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
+                        subscriptions: {
+                            /** @enum {string} */
                             mode: "STRICT" | "ELASTIC";
-                            /** @description Share of each worker's slots reserved for this queue; the group's percentages add up to at most 100 */
-                            reservedPercent?: number | null;
-                            workerQueueId?: string;
+                            /** @description Share of each worker's slots reserved for this queue; null: none reserved */
+                            reservedPercent: number | null;
+                            workerQueueId: string;
                         }[];
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     }[];
                 };
             };
@@ -5001,30 +5008,27 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
-                        description?: string | null;
+                        createdAt: string;
+                        description: string | null;
                         /** @description RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters */
-                        id?: string;
-                        name?: string;
+                        id: string;
+                        name: string;
                         /** @description The `default` group */
-                        reserved?: boolean;
+                        reserved: boolean;
                         /**
                          * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)
                          * @enum {string}
                          */
-                        restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
-                        subscriptions?: {
-                            /**
-                             * @default STRICT
-                             * @enum {string}
-                             */
+                        restartStrategy: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
+                        subscriptions: {
+                            /** @enum {string} */
                             mode: "STRICT" | "ELASTIC";
-                            /** @description Share of each worker's slots reserved for this queue; the group's percentages add up to at most 100 */
-                            reservedPercent?: number | null;
-                            workerQueueId?: string;
+                            /** @description Share of each worker's slots reserved for this queue; null: none reserved */
+                            reservedPercent: number | null;
+                            workerQueueId: string;
                         }[];
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -5099,30 +5103,27 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
-                        description?: string | null;
+                        createdAt: string;
+                        description: string | null;
                         /** @description RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters */
-                        id?: string;
-                        name?: string;
+                        id: string;
+                        name: string;
                         /** @description The `default` group */
-                        reserved?: boolean;
+                        reserved: boolean;
                         /**
                          * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)
                          * @enum {string}
                          */
-                        restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
-                        subscriptions?: {
-                            /**
-                             * @default STRICT
-                             * @enum {string}
-                             */
+                        restartStrategy: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
+                        subscriptions: {
+                            /** @enum {string} */
                             mode: "STRICT" | "ELASTIC";
-                            /** @description Share of each worker's slots reserved for this queue; the group's percentages add up to at most 100 */
-                            reservedPercent?: number | null;
-                            workerQueueId?: string;
+                            /** @description Share of each worker's slots reserved for this queue; null: none reserved */
+                            reservedPercent: number | null;
+                            workerQueueId: string;
                         }[];
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -5134,30 +5135,27 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
-                        description?: string | null;
+                        createdAt: string;
+                        description: string | null;
                         /** @description RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters */
-                        id?: string;
-                        name?: string;
+                        id: string;
+                        name: string;
                         /** @description The `default` group */
-                        reserved?: boolean;
+                        reserved: boolean;
                         /**
                          * @description The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)
                          * @enum {string}
                          */
-                        restartStrategy?: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
-                        subscriptions?: {
-                            /**
-                             * @default STRICT
-                             * @enum {string}
-                             */
+                        restartStrategy: "NEVER" | "IMMEDIATELY" | "AFTER_TERMINATION_GRACE_PERIOD";
+                        subscriptions: {
+                            /** @enum {string} */
                             mode: "STRICT" | "ELASTIC";
-                            /** @description Share of each worker's slots reserved for this queue; the group's percentages add up to at most 100 */
-                            reservedPercent?: number | null;
-                            workerQueueId?: string;
+                            /** @description Share of each worker's slots reserved for this queue; null: none reserved */
+                            reservedPercent: number | null;
+                            workerQueueId: string;
                         }[];
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -5290,44 +5288,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        workerGroupId?: string;
-                        workers?: {
+                        workerGroupId: string;
+                        workers: {
                             /** @description Jobs running on another subscription's idle reserved slots (ELASTIC) */
-                            borrowed?: number;
+                            borrowed: number;
                             /** @description This subscription's reserved slots used by another one */
-                            lent?: number;
-                            name?: string;
+                            lent: number;
+                            name: string;
                             /** @description False until the controller wrote a ledger snapshot (every figure is then 0) */
-                            reported?: boolean;
+                            reported: boolean;
                             /** @description Reserved slots */
-                            reserved?: number;
-                            slots?: number;
+                            reserved: number;
+                            slots: number;
                             /** @enum {string} */
-                            state?: "CONNECTED" | "DRAINING";
-                            subscriptions?: {
+                            state: "CONNECTED" | "DRAINING";
+                            subscriptions: {
                                 /** @description Jobs running on another subscription's idle reserved slots (ELASTIC) */
-                                borrowed?: number;
+                                borrowed: number;
                                 /** @description This subscription's reserved slots used by another one */
-                                lent?: number;
-                                /**
-                                 * @default STRICT
-                                 * @enum {string}
-                                 */
-                                mode: "STRICT" | "ELASTIC";
+                                lent: number;
+                                /** @description STRICT or ELASTIC, as the snapshot names it */
+                                mode: string | null;
                                 /** @description Reserved slots */
-                                reserved?: number;
-                                reservedPercent?: number | null;
+                                reserved: number;
+                                reservedPercent: number | null;
                                 /** @description Slots running jobs */
-                                used?: number;
+                                used: number;
                                 /** @description Jobs waiting for a slot, as the controller last reported them; 0 when its snapshot carries no waiting count */
-                                waiting?: number;
-                                workerQueueId?: string;
+                                waiting: number;
+                                workerQueueId: string;
                             }[];
                             /** @description Slots running jobs */
-                            used?: number;
+                            used: number;
                             /** @description Jobs waiting for a slot, as the controller last reported them; 0 when its snapshot carries no waiting count */
-                            waiting?: number;
-                            workerId?: string;
+                            waiting: number;
+                            workerId: string;
                         }[];
                     };
                 };
@@ -5391,14 +5386,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @default STRICT
-                         * @enum {string}
-                         */
+                        /** @enum {string} */
                         mode: "STRICT" | "ELASTIC";
-                        /** @description Share of each worker's slots reserved for this queue; the group's percentages add up to at most 100 */
-                        reservedPercent?: number | null;
-                        workerQueueId?: string;
+                        /** @description Share of each worker's slots reserved for this queue; null: none reserved */
+                        reservedPercent: number | null;
+                        workerQueueId: string;
                     };
                 };
             };
@@ -5533,14 +5525,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
+                        createdAt: string;
                         /** Format: uuid */
-                        id?: string;
+                        id: string;
                         /** Format: date-time */
-                        lastUsedAt?: string | null;
-                        name?: string;
+                        lastUsedAt: string | null;
+                        name: string;
                         /** Format: date-time */
-                        revokedAt?: string | null;
+                        revokedAt: string | null;
                     }[];
                 };
             };
@@ -5598,12 +5590,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        createdAt?: string;
+                        createdAt: string;
                         /** Format: uuid */
-                        id?: string;
-                        name?: string;
+                        id: string;
+                        name: string;
                         /** @description The registration token: shown only in this answer, stored only as its SHA-256 hash */
-                        token?: string;
+                        token: string;
                     };
                 };
             };
@@ -5738,19 +5730,19 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: date-time */
-                        connectedAt?: string;
+                        connectedAt: string;
                         /** @description The service instance id of the controller holding its stream */
-                        controller?: string;
-                        draining?: boolean;
-                        id?: string;
+                        controller: string;
+                        draining: boolean;
+                        id: string;
                         /** Format: date-time */
-                        lastHeartbeatAt?: string;
-                        name?: string;
+                        lastHeartbeatAt: string;
+                        name: string;
                         /** @description The worker queues it serves now */
-                        queues?: string[];
-                        slots?: number;
+                        queues: string[];
+                        slots: number;
                         /** @enum {string} */
-                        state?: "CONNECTED" | "DRAINING";
+                        state: "CONNECTED" | "DRAINING";
                     }[];
                 };
             };
@@ -5798,17 +5790,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        allowedTenants?: string[];
+                        allowedTenants: string[];
                         /** Format: date-time */
-                        createdAt?: string;
-                        description?: string | null;
+                        createdAt: string;
+                        description: string | null;
                         /** @description RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters */
-                        id?: string;
+                        id: string;
                         /** @description `default` and `system` */
-                        reserved?: boolean;
-                        tags?: string[];
+                        reserved: boolean;
+                        tags: string[];
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     }[];
                 };
             };
@@ -5849,17 +5841,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        allowedTenants?: string[];
+                        allowedTenants: string[];
                         /** Format: date-time */
-                        createdAt?: string;
-                        description?: string | null;
+                        createdAt: string;
+                        description: string | null;
                         /** @description RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters */
-                        id?: string;
+                        id: string;
                         /** @description `default` and `system` */
-                        reserved?: boolean;
-                        tags?: string[];
+                        reserved: boolean;
+                        tags: string[];
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -5920,17 +5912,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        allowedTenants?: string[];
+                        allowedTenants: string[];
                         /** Format: date-time */
-                        createdAt?: string;
-                        description?: string | null;
+                        createdAt: string;
+                        description: string | null;
                         /** @description RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters */
-                        id?: string;
+                        id: string;
                         /** @description `default` and `system` */
-                        reserved?: boolean;
-                        tags?: string[];
+                        reserved: boolean;
+                        tags: string[];
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };
@@ -5941,17 +5933,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        allowedTenants?: string[];
+                        allowedTenants: string[];
                         /** Format: date-time */
-                        createdAt?: string;
-                        description?: string | null;
+                        createdAt: string;
+                        description: string | null;
                         /** @description RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters */
-                        id?: string;
+                        id: string;
                         /** @description `default` and `system` */
-                        reserved?: boolean;
-                        tags?: string[];
+                        reserved: boolean;
+                        tags: string[];
                         /** Format: date-time */
-                        updatedAt?: string;
+                        updatedAt: string;
                     };
                 };
             };

@@ -1,4 +1,4 @@
-import { RedactedSecret } from '@lanner/model';
+import { DEFAULT_TENANT_ID, RedactedSecret } from '@lanner/model';
 import {
   type ApiTokenSetupProblem,
   type DeclaredApiToken,
@@ -18,7 +18,6 @@ import { tenantIdProblem } from './tenant-id';
  */
 
 /** The default tenant, which always exists. */
-const DEFAULT_TENANT = 'main';
 const USERNAME = /^[A-Za-z0-9._@-]{1,128}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const TENANT_FIELDS = ['id', 'name'];
@@ -75,7 +74,7 @@ export function validateAccessSetup(
 ): AccessSetupResult {
   const problems: ApiTokenSetupProblem[] = [];
   const tenants = validateTenants(section.tenants, problems);
-  const known = new Set([DEFAULT_TENANT, ...ports.existingTenantIds, ...tenants.map((tenant) => tenant.id)]);
+  const known = new Set([DEFAULT_TENANT_ID, ...ports.existingTenantIds, ...tenants.map((tenant) => tenant.id)]);
   const tenantKnown = (id: string) => known.has(id);
   const users = validateUsers(section.users, ports, tenantKnown, problems);
   const apiTokens = validateApiTokenSetup(section.apiTokens, { files: ports.files, tenantKnown });
@@ -153,7 +152,7 @@ function validateUsers(
     }
     const before = problems.length;
     problems.push(...unknownFields(entry, USER_FIELDS, at, 'a user'));
-    const { username, tenant = DEFAULT_TENANT, role, instanceAdmin = false } = entry;
+    const { username, tenant = DEFAULT_TENANT_ID, role, instanceAdmin = false } = entry;
     if (typeof username !== 'string' || !USERNAME.test(username))
       problems.push({ path: `${at}.username`, message: 'must be 1 to 128 letters, digits, ".", "_", "@" or "-"' });
     else if (users.some((user) => user.username === username))

@@ -77,9 +77,10 @@ export const DEFAULT_TOPIC_PARTITIONS = 3;
  * Every topic of the spine, under an optional prefix (empty in deployments;
  * integration specs give one to keep apart on a shared broker). Each server role
  * ensures them at start: `createTopics` is idempotent. The job topics (new and
- * resubmitted) of the reserved worker queues `default` and `system` always exist.
+ * resubmitted) of the reserved worker queues always exist: the caller names
+ * them (RESERVED_WORKER_QUEUE_IDS of @lanner/model, which this contract cannot import).
  */
-export function spineTopics(prefix = ''): string[] {
+export function spineTopics(reservedQueueIds: readonly string[], prefix = ''): string[] {
   return [
     QueueTopics.executor,
     QueueTopics.executionUpdates,
@@ -89,9 +90,7 @@ export function spineTopics(prefix = ''): string[] {
     QueueTopics.results,
     QueueTopics.triggerResults,
     QueueTopics.broadcast,
-    workerJobsTopic('default'),
-    workerJobsTopic('system'),
-    resubmittedJobsTopic('default'),
-    resubmittedJobsTopic('system'),
+    ...reservedQueueIds.map(workerJobsTopic),
+    ...reservedQueueIds.map(resubmittedJobsTopic),
   ].map((topic) => `${prefix}${topic}`);
 }

@@ -1,4 +1,6 @@
 import {
+  DEFAULT_WORKER_GROUP_ID,
+  DEFAULT_WORKER_QUEUE_ID,
   DEFAULT_WORKER_RESTART_STRATEGY,
   type PutOutcome,
   type SubscriptionRecord,
@@ -6,14 +8,11 @@ import {
   type WorkerGroupRecord,
   type WorkerGroupWrite,
   type WorkerRestartStrategy,
+  SYSTEM_WORKER_QUEUE_ID,
 } from '@lanner/model';
 import { AlreadyExists, InvalidRecord, NotFound, ReservedEntity } from '../errors';
 import type { Subscription, WorkerGroup } from '../generated/prisma/client';
 import { type Db, type DbOrTx, FOREIGN_KEY_VIOLATION, prismaErrorCode, UNIQUE_VIOLATION } from '../prisma';
-
-export const DEFAULT_WORKER_GROUP_ID = 'default';
-export const DEFAULT_WORKER_QUEUE_ID = 'default';
-export const SYSTEM_WORKER_QUEUE_ID = 'system';
 
 /** A SHA-256 digest in lowercase hex: the only form of a registration token stored. */
 const TOKEN_HASH = /^[0-9a-f]{64}$/;

@@ -1,10 +1,7 @@
-import type { PutOutcome, WorkerQueueRecord, WorkerQueueWrite } from '@lanner/model';
+import { isReservedWorkerQueueId, type PutOutcome, type WorkerQueueRecord, type WorkerQueueWrite } from '@lanner/model';
 import { InUse, NotFound, ReservedEntity } from '../errors';
 import type { WorkerQueue } from '../generated/prisma/client';
 import { type Db, FOREIGN_KEY_VIOLATION, prismaErrorCode } from '../prisma';
-
-/** Queues every tenant may route to; `default` and `system` always exist (see WorkerGroupRepository.seedReserved). */
-export const RESERVED_WORKER_QUEUE_IDS = ['default', 'system'] as const;
 
 /** Worker queues (instance-wide, not tenant-owned). */
 export class WorkerQueueRepository {
@@ -31,7 +28,7 @@ export class WorkerQueueRepository {
    * `changed` is false when the stored queue already had these fields (nothing written).
    */
   async put(queue: WorkerQueueWrite): Promise<PutOutcome<WorkerQueueRecord> & { readonly changed: boolean }> {
-    if (isReservedQueue(queue.id)) throw new ReservedEntity('worker queue', queue.id);
+    if (isReservedWorkerQueueId(queue.id)) throw new ReservedEntity('worker queue', queue.id);
     const fields = {
       tags: [...queue.tags],
       allowedTenants: [...(queue.allowedTenants ?? [])],
@@ -49,7 +46,7 @@ export class WorkerQueueRepository {
 
   /** ReservedEntity for reserved queues, InUse while a group subscribes to it, NotFound if absent. */
   async delete(id: string): Promise<void> {
-    if (isReservedQueue(id)) throw new ReservedEntity('worker queue', id);
+    if (isReservedWorkerQueueId(id)) throw new ReservedEntity('worker queue', id);
     try {
       const { count } = await this.db.workerQueue.deleteMany({ where: { id } });
       if (count === 0) throw new NotFound('worker queue', id);
@@ -77,10 +74,6 @@ function sameQueueFields(
 /** Tags and tenants are sets: the order they are given in carries no meaning. */
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
-}
-
-export function isReservedQueue(id: string): boolean {
-  return (RESERVED_WORKER_QUEUE_IDS as readonly string[]).includes(id);
 }
 
 export function toWorkerQueueRecord(row: WorkerQueue): WorkerQueueRecord {

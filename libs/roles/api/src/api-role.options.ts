@@ -58,6 +58,3 @@ export interface UserLoginOptions {
 }
 
 export const API_ROLE_OPTIONS = Symbol('lanner.api-role-options');
-
-/** The tenant of the bootstrap admin token. */
-export const DEFAULT_TENANT = 'main';

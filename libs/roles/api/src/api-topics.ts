@@ -1,4 +1,5 @@
 import { QueueTopics, spineTopics } from '@lanner/frames';
+import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
 
 /** The topics the api role uses, under an optional prefix (see ApiRoleOptions.topicPrefix). */
 export interface ApiTopics {
@@ -15,7 +16,7 @@ export function apiTopics(prefix = ''): ApiTopics {
     executor: `${prefix}${QueueTopics.executor}`,
     executionUpdates: `${prefix}${QueueTopics.executionUpdates}`,
     audit: `${prefix}${QueueTopics.audit}`,
-    ensured: spineTopics(prefix),
+    ensured: spineTopics(RESERVED_WORKER_QUEUE_IDS, prefix),
   };
 }
 

@@ -2,7 +2,7 @@
 // `next` with scripted worker answers and a virtual clock. Events at the same
 // virtual time are applied in the order they were produced; timers fire in time
 // order; nothing here reads the real clock.
-import type { Flow, Task } from '@lanner/model';
+import { DEFAULT_TENANT_ID, DEFAULT_WORKER_QUEUE_ID, type Flow, type Task } from '@lanner/model';
 import { createExecution } from '../lib/execution';
 import { isRunnable, taskById } from '../lib/flow-index';
 import { next } from '../lib/next';
@@ -104,7 +104,7 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
   const environment = options.environment ?? {};
   let execution =
     options.start ??
-    createExecution(flow, { id: options.executionId ?? 'exec', tenant: 'main', inputs: options.inputs ?? {} }, start);
+    createExecution(flow, { id: options.executionId ?? 'exec', tenant: DEFAULT_TENANT_ID, inputs: options.inputs ?? {} }, start);
   const queue: Pending[] = [];
   const cancelled = new Set<string>();
   const log: SimulationLogEntry[] = [];
@@ -152,7 +152,12 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
             break;
           }
           if (outcome.state === 'UNSTARTED') break;
-          push(now, { type: 'task-run-started', ...job, workerId: 'worker-1', workerQueueId: action.workerQueueId ?? 'default' });
+          push(now, {
+            type: 'task-run-started',
+            ...job,
+            workerId: 'worker-1',
+            workerQueueId: action.workerQueueId ?? DEFAULT_WORKER_QUEUE_ID,
+          });
           if (outcome.state === 'HANG') break;
           if (outcome.state === 'LOST') push(now + (outcome.durationMs ?? defaultDuration), { type: 'worker-lost', ...job });
           else if (outcome.state === 'FAILED') {

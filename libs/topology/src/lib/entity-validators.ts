@@ -2,9 +2,10 @@
 // Paths are JSON paths into the request body (`tags[1]`,
 // `subscriptions[0].reservedPercent`); the id from the URL is reported as `id`.
 // Reserved ids are a 403 and deletions in use a 409 at the edge, so they have
-// their own checks (`checkWorkerQueueDeletion`, `isReservedQueueId`) besides
+// their own checks (`checkWorkerQueueDeletion`, `isReservedWorkerQueueId`) besides
 // the 422 problems.
-import { isReservedQueueId, type WorkerQueue } from '@lanner/worker-selector';
+import { DEFAULT_WORKER_GROUP_ID, DEFAULT_WORKER_QUEUE_ID, isReservedWorkerQueueId, SYSTEM_WORKER_QUEUE_ID } from '@lanner/model';
+import { type WorkerQueue } from '@lanner/worker-selector';
 import {
   Problems,
   collidingQueue,
@@ -25,13 +26,7 @@ import {
   systemSubscriptionMessage,
   type QueueCatalog,
 } from './topology-fields';
-import {
-  DEFAULT_GROUP_ID,
-  type SubscriptionSpec,
-  type Validation,
-  type WorkerGroupSpec,
-  type WorkerQueueSpec,
-} from './topology-model';
+import { type SubscriptionSpec, type Validation, type WorkerGroupSpec, type WorkerQueueSpec } from './topology-model';
 
 /** `PUT /instance/worker-queues/{id}` with `{ tags, allowedTenants?, description? }`; idempotent, so the queue may already exist. */
 export function validateWorkerQueueWrite(
@@ -92,7 +87,7 @@ export function validateSubscriptionWrite(
   knownQueueIds: QueueCatalog,
 ): Validation<SubscriptionSpec> {
   const problems = new Problems();
-  if (queueId === 'system') problems.add('workerQueueId', systemSubscriptionMessage());
+  if (queueId === SYSTEM_WORKER_QUEUE_ID) problems.add('workerQueueId', systemSubscriptionMessage());
   else if (!knownQueueIds.has(queueId)) problems.add('workerQueueId', `references the unknown worker queue ${quote(queueId)}`);
   const fields = readObject(body, '', 'a subscription', problems);
   if (!fields) return { ok: false, problems: problems.list };
@@ -115,7 +110,7 @@ export type DeletionCheck = { allowed: true } | { allowed: false; refusal: 'RESE
 
 /** `DELETE /instance/worker-queues/{id}`: 403 for reserved ids, 409 while a group subscribes. */
 export function checkWorkerQueueDeletion(id: string, subscribingGroupIds: readonly string[]): DeletionCheck {
-  if (isReservedQueueId(id)) return { allowed: false, refusal: 'RESERVED', message: reservedQueueIdMessage(id) };
+  if (isReservedWorkerQueueId(id)) return { allowed: false, refusal: 'RESERVED', message: reservedQueueIdMessage(id) };
   if (subscribingGroupIds.length > 0) {
     return {
       allowed: false,
@@ -128,16 +123,24 @@ export function checkWorkerQueueDeletion(id: string, subscribingGroupIds: readon
 
 /** `DELETE /instance/worker-groups/{id}`: the default group always exists. */
 export function checkWorkerGroupDeletion(id: string): DeletionCheck {
-  if (id === DEFAULT_GROUP_ID) {
-    return { allowed: false, refusal: 'RESERVED', message: "the 'default' worker group always exists and cannot be deleted" };
+  if (id === DEFAULT_WORKER_GROUP_ID) {
+    return {
+      allowed: false,
+      refusal: 'RESERVED',
+      message: `the '${DEFAULT_WORKER_GROUP_ID}' worker group always exists and cannot be deleted`,
+    };
   }
   return { allowed: true };
 }
 
 /** `DELETE /instance/worker-groups/default/subscriptions/default` is refused too: that subscription is permanent. */
 export function checkSubscriptionDeletion(groupId: string, queueId: string): DeletionCheck {
-  if (groupId === DEFAULT_GROUP_ID && queueId === 'default') {
-    return { allowed: false, refusal: 'RESERVED', message: "the 'default' group always subscribes to the 'default' queue" };
+  if (groupId === DEFAULT_WORKER_GROUP_ID && queueId === DEFAULT_WORKER_QUEUE_ID) {
+    return {
+      allowed: false,
+      refusal: 'RESERVED',
+      message: `the '${DEFAULT_WORKER_GROUP_ID}' group always subscribes to the '${DEFAULT_WORKER_QUEUE_ID}' queue`,
+    };
   }
   return { allowed: true };
 }

@@ -1,11 +1,5 @@
-import { DEFAULT_QUEUE_ID, SYSTEM_QUEUE_ID } from '@lanner/worker-selector';
-import {
-  DEFAULT_GROUP_ID,
-  DEFAULT_SUBSCRIPTION_MODE,
-  type SubscriptionSpec,
-  type WorkerGroupSpec,
-  type WorkerQueueSpec,
-} from './topology-model';
+import { DEFAULT_WORKER_GROUP_ID, DEFAULT_WORKER_QUEUE_ID, SYSTEM_WORKER_QUEUE_ID } from '@lanner/model';
+import { DEFAULT_SUBSCRIPTION_MODE, type SubscriptionSpec, type WorkerGroupSpec, type WorkerQueueSpec } from './topology-model';
 import type { ValidatedSetup } from './validate-setup';
 
 export type SetupStep =
@@ -36,7 +30,7 @@ export interface ExistingIds {
  * inside `RegistrationTokenSecret`, which prints as redacted.
  */
 export function planSetup(setup: ValidatedSetup, existing: ExistingIds): SetupPlan {
-  const queueIds = new Set([DEFAULT_QUEUE_ID, SYSTEM_QUEUE_ID, ...existing.workerQueueIds]);
+  const queueIds = new Set([DEFAULT_WORKER_QUEUE_ID, SYSTEM_WORKER_QUEUE_ID, ...existing.workerQueueIds]);
   const groupIds = new Set(existing.workerGroupIds);
   const steps: SetupStep[] = [];
 
@@ -70,8 +64,9 @@ export function planSetup(setup: ValidatedSetup, existing: ExistingIds): SetupPl
 
 /** The default group always subscribes to the default queue: add it when missing, keep the others alongside. */
 export function withDefaultSubscription(groupId: string, subscriptions: readonly SubscriptionSpec[]): SubscriptionSpec[] {
-  if (groupId !== DEFAULT_GROUP_ID || subscriptions.some((s) => s.workerQueueId === DEFAULT_QUEUE_ID)) return [...subscriptions];
-  return [{ workerQueueId: DEFAULT_QUEUE_ID, mode: DEFAULT_SUBSCRIPTION_MODE }, ...subscriptions];
+  if (groupId !== DEFAULT_WORKER_GROUP_ID || subscriptions.some((s) => s.workerQueueId === DEFAULT_WORKER_QUEUE_ID))
+    return [...subscriptions];
+  return [{ workerQueueId: DEFAULT_WORKER_QUEUE_ID, mode: DEFAULT_SUBSCRIPTION_MODE }, ...subscriptions];
 }
 
 function describeQueue(queue: WorkerQueueSpec): string {

@@ -1,8 +1,13 @@
-import { WORKER_RESTART_STRATEGIES, type WorkerRestartStrategy } from '@lanner/model';
 // Field-level rules shared by the declarative setup and the REST validators.
 // Every reader records problems and returns what it could read, so that one
 // pass reports every problem at once.
-import { isReservedQueueId, sameTagSet, type ValidationProblem } from '@lanner/worker-selector';
+import {
+  isReservedWorkerQueueId,
+  SYSTEM_WORKER_QUEUE_ID,
+  WORKER_RESTART_STRATEGIES,
+  type WorkerRestartStrategy,
+} from '@lanner/model';
+import { sameTagSet, type ValidationProblem } from '@lanner/worker-selector';
 import {
   DEFAULT_SUBSCRIPTION_MODE,
   SUBSCRIPTION_MODES,
@@ -120,7 +125,7 @@ export function readWorkerQueueBody(
 
 export function readQueueId(value: unknown, path: string, problems: Problems): string | undefined {
   const id = readId(value, path, problems);
-  if (id !== undefined && isReservedQueueId(id)) {
+  if (id !== undefined && isReservedWorkerQueueId(id)) {
     problems.add(path, reservedQueueIdMessage(id));
     return undefined;
   }
@@ -202,7 +207,7 @@ export interface QueueCatalog {
 }
 
 export function systemSubscriptionMessage(): string {
-  return "cannot subscribe to the 'system' worker queue: it is served only by the in-process system worker";
+  return `cannot subscribe to the '${SYSTEM_WORKER_QUEUE_ID}' worker queue: it is served only by the in-process system worker`;
 }
 
 /**
@@ -254,7 +259,7 @@ function readQueueReference(
     problems.add(path, 'must be a string');
     return undefined;
   }
-  if (value === 'system') {
+  if (value === SYSTEM_WORKER_QUEUE_ID) {
     problems.add(subscriptionPath, systemSubscriptionMessage());
     return undefined;
   }

@@ -7,8 +7,6 @@ export const SUBSCRIPTION_MODES: readonly SubscriptionMode[] = ['STRICT', 'ELAST
 /** Decision (WORKERS.md): a subscription without `mode` is STRICT. */
 export const DEFAULT_SUBSCRIPTION_MODE: SubscriptionMode = 'STRICT';
 
-export const DEFAULT_GROUP_ID = 'default';
-
 /** A validated worker queue, ready to be written. */
 export interface WorkerQueueSpec extends WorkerQueue {
   tags: string[];

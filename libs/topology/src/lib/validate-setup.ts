@@ -1,4 +1,5 @@
-import { DEFAULT_QUEUE_ID, SYSTEM_QUEUE_ID, type ValidationProblem, type WorkerQueue } from '@lanner/worker-selector';
+import { DEFAULT_WORKER_QUEUE_ID, SYSTEM_WORKER_QUEUE_ID } from '@lanner/model';
+import { type ValidationProblem, type WorkerQueue } from '@lanner/worker-selector';
 import {
   REGISTRATION_TOKEN_FORMAT,
   RegistrationTokenSecret,
@@ -72,7 +73,7 @@ export function validateSetup(
   if (!fields) return { ok: false, problems: problems.list };
   rejectUnknownFields(fields, SETUP_FIELDS, root, 'the declarative setup', problems);
 
-  const existingQueueIds = new Set([DEFAULT_QUEUE_ID, SYSTEM_QUEUE_ID, ...existing.workerQueues.map((q) => q.id)]);
+  const existingQueueIds = new Set([DEFAULT_WORKER_QUEUE_ID, SYSTEM_WORKER_QUEUE_ID, ...existing.workerQueues.map((q) => q.id)]);
   const existingGroupIds = new Set(existing.workerGroupIds);
 
   const queuesPath = field(root, 'workerQueues');

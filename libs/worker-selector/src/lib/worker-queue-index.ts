@@ -1,5 +1,6 @@
+import { isReservedWorkerQueueId } from '@lanner/model';
 import type { SelectorMatch } from './worker-selector';
-import { isReservedQueueId, type WorkerQueue } from './worker-queue';
+import { type WorkerQueue } from './worker-queue';
 
 interface IndexedQueue {
   readonly queue: WorkerQueue;
@@ -39,7 +40,7 @@ export class WorkerQueueIndex {
     for (const queue of queues) {
       if (byId.has(queue.id)) throw new DuplicateWorkerQueueId(queue.id);
       byId.set(queue.id, queue);
-      if (isReservedQueueId(queue.id)) continue;
+      if (isReservedWorkerQueueId(queue.id)) continue;
       const indexed: IndexedQueue = {
         queue,
         tags: new Set(queue.tags),

@@ -1,6 +1,6 @@
+import { DEFAULT_WORKER_QUEUE_ID } from '@lanner/model';
 import { literalTagRenderer, renderTags, type TagRenderContext, type TagRenderer } from './tag-renderer';
 import type { WorkerAvailability } from './worker-availability';
-import { DEFAULT_QUEUE_ID } from './worker-queue';
 import type { WorkerQueueIndex } from './worker-queue-index';
 import {
   DEFAULT_FALLBACK,
@@ -70,7 +70,7 @@ export class WorkerQueueResolver {
    * @throws whatever the tag renderer throws for a template it cannot render.
    */
   resolve(selector: WorkerSelector | undefined, context: RoutingContext, availability: WorkerAvailability): RoutingDecision {
-    if (!selector) return this.decideAvailability(DEFAULT_QUEUE_ID, [], 'NO_TAGS', DEFAULT_FALLBACK, availability);
+    if (!selector) return this.decideAvailability(DEFAULT_WORKER_QUEUE_ID, [], 'NO_TAGS', DEFAULT_FALLBACK, availability);
 
     if (!isWellFormed(selector)) {
       const problems = validateWorkerSelector(selector);
@@ -85,7 +85,7 @@ export class WorkerQueueResolver {
 
     const fallback = selector.fallback ?? DEFAULT_FALLBACK;
     const tags = renderTags(selector.tags, this.renderer, context.variables ?? EMPTY_CONTEXT);
-    if (tags.length === 0) return this.decideAvailability(DEFAULT_QUEUE_ID, tags, 'NO_TAGS', fallback, availability);
+    if (tags.length === 0) return this.decideAvailability(DEFAULT_WORKER_QUEUE_ID, tags, 'NO_TAGS', fallback, availability);
 
     const match = selector.match ?? DEFAULT_MATCH;
     const queue = this.queues.match(tags, match, context.tenant);
@@ -94,9 +94,9 @@ export class WorkerQueueResolver {
       if (fallback === 'IGNORE') {
         return {
           action: 'DISPATCH',
-          queueId: DEFAULT_QUEUE_ID,
+          queueId: DEFAULT_WORKER_QUEUE_ID,
           cause: 'NO_QUEUE_MATCHES',
-          reason: `${reason}; fallback IGNORE routes the task run to queue '${DEFAULT_QUEUE_ID}'`,
+          reason: `${reason}; fallback IGNORE routes the task run to queue '${DEFAULT_WORKER_QUEUE_ID}'`,
           tags,
         };
       }
@@ -142,9 +142,9 @@ export class WorkerQueueResolver {
       case 'IGNORE':
         return {
           action: 'DISPATCH',
-          queueId: DEFAULT_QUEUE_ID,
+          queueId: DEFAULT_WORKER_QUEUE_ID,
           cause,
-          reason: `${reason}; fallback IGNORE routes the task run to queue '${DEFAULT_QUEUE_ID}'`,
+          reason: `${reason}; fallback IGNORE routes the task run to queue '${DEFAULT_WORKER_QUEUE_ID}'`,
           tags,
         };
     }

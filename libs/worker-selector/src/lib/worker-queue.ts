@@ -8,12 +8,6 @@ export interface WorkerQueue {
   allowedTenants: readonly string[];
 }
 
-/** Untagged work: tasks with no selector, or whose tags all rendered blank. */
-export const DEFAULT_QUEUE_ID = 'default';
-/** Platform-internal tasks, served only by the in-process system worker. */
-export const SYSTEM_QUEUE_ID = 'system';
-export const RESERVED_QUEUE_IDS: readonly string[] = [DEFAULT_QUEUE_ID, SYSTEM_QUEUE_ID];
-
 /**
  * The namespace of the platform's own flows (Kestra's system flows namespace): their
  * tasks go to the `system` queue whatever selector applies, and run on the
@@ -24,10 +18,6 @@ export const SYSTEM_NAMESPACE = 'system';
 /** Whether a flow of this namespace is a platform flow: `system` itself or one of its children (`system.purges`). */
 export function isSystemNamespace(namespace: string): boolean {
   return namespace === SYSTEM_NAMESPACE || namespace.startsWith(`${SYSTEM_NAMESPACE}.`);
-}
-
-export function isReservedQueueId(id: string): boolean {
-  return id === DEFAULT_QUEUE_ID || id === SYSTEM_QUEUE_ID;
 }
 
 /** Two queues collide when their tag sets are equal, whatever the order. */

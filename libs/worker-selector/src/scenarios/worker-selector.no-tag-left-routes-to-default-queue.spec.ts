@@ -1,4 +1,4 @@
-import { DEFAULT_QUEUE_ID } from '../index';
+import { DEFAULT_WORKER_QUEUE_ID } from '@lanner/model';
 import { fleet, placeholderRenderer, queue, resolverFor } from './routing-fixtures';
 
 describe('worker selector: with no tag left the task goes to the default queue', () => {
@@ -11,18 +11,18 @@ describe('worker selector: with no tag left the task goes to the default queue',
       { tenant: 'main', variables: { inputs: { region: '' } } },
       available,
     );
-    expect(decision).toMatchObject({ action: 'DISPATCH', queueId: DEFAULT_QUEUE_ID, cause: 'NO_TAGS', tags: [] });
+    expect(decision).toMatchObject({ action: 'DISPATCH', queueId: DEFAULT_WORKER_QUEUE_ID, cause: 'NO_TAGS', tags: [] });
   });
 
   it('when the task has no selector at all', () => {
     expect(resolver.resolve(undefined, { tenant: 'main' }, available)).toMatchObject({
       action: 'DISPATCH',
-      queueId: DEFAULT_QUEUE_ID,
+      queueId: DEFAULT_WORKER_QUEUE_ID,
       cause: 'NO_TAGS',
     });
   });
 
   it('when the selector declares an empty tag list', () => {
-    expect(resolver.resolve({ tags: [] }, { tenant: 'main' }, available)).toMatchObject({ queueId: DEFAULT_QUEUE_ID });
+    expect(resolver.resolve({ tags: [] }, { tenant: 'main' }, available)).toMatchObject({ queueId: DEFAULT_WORKER_QUEUE_ID });
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_TENANT_ID } from '@lanner/model';
 import { CliError } from './cli-error';
 
 /** Where the CLI talks to: the server's base URL, a bearer token and the tenant. */
@@ -29,7 +30,6 @@ export interface ProfileFile {
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
-export const DEFAULT_TENANT = 'main';
 export const DEFAULT_PROFILE = 'default';
 
 /** `$LANNER_CONFIG`, else `$XDG_CONFIG_HOME/lanner/profile.json`, else `~/.config/lanner/profile.json`. */
@@ -92,6 +92,6 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   return {
     url: url.replace(/\/+$/, ''),
     token: flags.token ?? env['LANNER_TOKEN'] ?? profile?.token,
-    tenant: flags.tenant ?? env['LANNER_TENANT'] ?? profile?.tenant ?? DEFAULT_TENANT,
+    tenant: flags.tenant ?? env['LANNER_TENANT'] ?? profile?.tenant ?? DEFAULT_TENANT_ID,
   };
 }

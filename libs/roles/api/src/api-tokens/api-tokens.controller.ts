@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
 import { TENANT_ROLES } from '@lanner/access';
 import type { ApiTokenRecord } from '@lanner/repository';
 import type { AuthenticatedRequest } from '../auth/access.guard';
@@ -8,53 +8,28 @@ import { type ApiPrincipal, roleOfStored } from '../auth/api-token-auth';
 import { RequirePermission } from '../auth/route-access.decorator';
 import { Unauthenticated } from '../http/api-errors';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
-import { ApiTokensService } from './api-tokens.service';
+import { instant, JsonAnswer, JsonBody } from '../openapi/zod-openapi';
+import { ApiTokensService, NewApiTokenSchema } from './api-tokens.service';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import { Audit } from '../audit/audit.decorator';
 
-const instant: SchemaObject = { type: 'string', format: 'date-time' };
-const nullableInstant: SchemaObject = { type: 'string', format: 'date-time', nullable: true };
+const ApiTokenViewSchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  name: z.string(),
+  role: z.enum(TENANT_ROLES),
+  namespace: z.string().nullable().describe('The namespace prefix the token is bound to; null: the whole tenant'),
+  instanceAdmin: z.boolean(),
+  createdAt: instant(),
+  expiresAt: instant().nullable(),
+  lastUsedAt: instant().nullable(),
+  revokedAt: instant().nullable(),
+});
+const MintedApiTokenViewSchema = ApiTokenViewSchema.extend({
+  token: z.string().describe('The token: shown only in this answer, stored only as its SHA-256 hash'),
+});
 
-const API_TOKEN_PROPERTIES: Record<string, SchemaObject> = {
-  id: { type: 'string', format: 'uuid' },
-  name: { type: 'string' },
-  role: { type: 'string', enum: [...TENANT_ROLES] },
-  namespace: {
-    type: 'string',
-    nullable: true,
-    description: 'The namespace prefix the token is bound to; null: the whole tenant',
-  },
-  instanceAdmin: { type: 'boolean' },
-  createdAt: instant,
-  expiresAt: nullableInstant,
-  lastUsedAt: nullableInstant,
-  revokedAt: nullableInstant,
-};
-
-const API_TOKEN_SCHEMA: SchemaObject = { type: 'object', properties: API_TOKEN_PROPERTIES };
-const MINTED_API_TOKEN_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    ...API_TOKEN_PROPERTIES,
-    token: { type: 'string', description: 'The token: shown only in this answer, stored only as its SHA-256 hash' },
-  },
-};
-const NEW_API_TOKEN_BODY = {
-  required: true,
-  schema: {
-    type: 'object',
-    required: ['name', 'role'],
-    properties: {
-      name: { type: 'string', maxLength: 200 },
-      role: { type: 'string', enum: [...TENANT_ROLES] },
-      namespace: { type: 'string', description: 'Bind the token to this namespace and its children' },
-      expiresAt: { type: 'string', format: 'date-time', description: 'Refused from this instant on' },
-    },
-  },
-} as const;
-
-function apiTokenView(record: ApiTokenRecord) {
+function apiTokenView(record: ApiTokenRecord): z.output<typeof ApiTokenViewSchema> {
   return {
     id: record.id,
     name: record.name,
@@ -86,10 +61,14 @@ export class ApiTokensController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an API token (for CI): its value is in this answer only' })
-  @ApiBody(NEW_API_TOKEN_BODY)
-  @ApiResponse({ status: 201, description: 'The token with its value', schema: MINTED_API_TOKEN_SCHEMA })
+  @JsonBody(NewApiTokenSchema)
+  @JsonAnswer(MintedApiTokenViewSchema, { status: 201, description: 'The token with its value' })
   @ProblemResponses(400, 403, 409)
-  async create(@TenantData() tenant: TenantRepositories, @Body() body: unknown, @Req() request: AuthenticatedRequest) {
+  async create(
+    @TenantData() tenant: TenantRepositories,
+    @Body() body: unknown,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<z.output<typeof MintedApiTokenViewSchema>> {
     const { record, token } = await this.tokens.mint(tenant, principalOf(request), body, new Date());
     return { ...apiTokenView(record), token };
   }
@@ -97,7 +76,7 @@ export class ApiTokensController {
   @RequirePermission('api-token', 'read')
   @Get()
   @ApiOperation({ summary: "The tenant's API tokens, newest first, without their values" })
-  @ApiOkResponse({ schema: { type: 'array', items: API_TOKEN_SCHEMA } })
+  @JsonAnswer(z.array(ApiTokenViewSchema))
   @ProblemResponses(403)
   async list(@TenantData() tenant: TenantRepositories) {
     return (await this.tokens.list(tenant)).map(apiTokenView);

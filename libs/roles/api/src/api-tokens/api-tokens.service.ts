@@ -10,12 +10,20 @@ import { parseWith } from '../http/request-body';
 
 const MAX_NAME_LENGTH = 200;
 
-const NewApiTokenSchema = z
+/** The body of `POST /api-tokens`: parsed here, documented from here. */
+export const NewApiTokenSchema = z
   .object({
     name: z.string().trim().min(1, 'must not be blank').max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`),
     role: z.enum(TENANT_ROLES),
-    namespace: z.string().regex(NAMESPACE_PATTERN, 'must be a namespace such as company.team').optional(),
-    expiresAt: z.iso.datetime({ offset: true, message: 'must be an ISO-8601 instant such as 2027-01-31T00:00:00Z' }).optional(),
+    namespace: z
+      .string()
+      .regex(NAMESPACE_PATTERN, 'must be a namespace such as company.team')
+      .describe('Bind the token to this namespace and its children')
+      .optional(),
+    expiresAt: z.iso
+      .datetime({ offset: true, message: 'must be an ISO-8601 instant such as 2027-01-31T00:00:00Z' })
+      .describe('Refused from this instant on')
+      .optional(),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 import { applyDecorators, Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AuditActorTypeSchema, AuditOutcomeSchema } from '@lanner/frames';
 import type { AuditLogQuery, AuditLogRecord, AuditLogScope, Repositories, TenantRepositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { InvalidRequest } from '../http/api-errors';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { instant as instantAnswer, JsonAnswer, pageOf } from '../openapi/zod-openapi';
 
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time such as 2026-12-01T00:00:00Z' });
 const text = z.string().min(1).max(512);
@@ -20,7 +21,7 @@ const AuditLogQuerySchema = PageQuerySchema.extend({
   resourceType: text.optional(),
   resourceId: text.optional(),
   namespace: text.optional(),
-  outcome: z.enum(['success', 'failure', 'denied']).optional(),
+  outcome: AuditOutcomeSchema.optional(),
   correlationId: text.optional(),
   from: instant.optional(),
   to: instant.optional(),
@@ -30,37 +31,28 @@ const InstanceAuditLogQuerySchema = AuditLogQuerySchema.extend({
   tenant: text.optional(),
 }).strict();
 
-const AUDIT_ENTRY_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    tenant: { type: 'string', nullable: true, description: 'null on instance routes' },
-    occurredAt: { type: 'string', format: 'date-time' },
-    action: { type: 'string', example: 'flow.update' },
-    resourceType: { type: 'string', example: 'flow' },
-    resourceId: { type: 'string', nullable: true, example: 'company.team/hello' },
-    namespace: { type: 'string', nullable: true },
-    actor: {
-      type: 'object',
-      properties: {
-        type: { type: 'string', enum: ['api-token', 'user', 'anonymous'] },
-        id: { type: 'string', nullable: true, description: "The API token's id or the user's id" },
-        name: { type: 'string', nullable: true, description: "The API token's name or the username" },
-      },
-    },
-    clientIp: { type: 'string', nullable: true },
-    userAgent: { type: 'string', nullable: true },
-    outcome: { type: 'string', enum: ['success', 'failure', 'denied'] },
-    status: { type: 'integer', description: 'The HTTP status answered' },
-    correlationId: { type: 'string', nullable: true },
-  },
-};
-const AUDIT_PAGE_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: { results: { type: 'array', items: AUDIT_ENTRY_SCHEMA }, total: { type: 'integer' } },
-};
+const AuditEntryViewSchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  tenant: z.string().nullable().describe('null on instance routes'),
+  occurredAt: instantAnswer(),
+  action: z.string().meta({ example: 'flow.update' }),
+  resourceType: z.string().meta({ example: 'flow' }),
+  resourceId: z.string().nullable().meta({ example: 'company.team/hello' }),
+  namespace: z.string().nullable(),
+  actor: z.object({
+    type: AuditActorTypeSchema,
+    id: z.string().nullable().describe("The API token's id or the user's id"),
+    name: z.string().nullable().describe("The API token's name or the username"),
+  }),
+  clientIp: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  outcome: AuditOutcomeSchema,
+  status: z.number().int().describe('The HTTP status answered'),
+  correlationId: z.string().nullable(),
+});
+const AuditPageViewSchema = pageOf(AuditEntryViewSchema);
 
-function auditEntryView(entry: AuditLogRecord) {
+function auditEntryView(entry: AuditLogRecord): z.output<typeof AuditEntryViewSchema> {
   return {
     id: entry.id,
     tenant: entry.tenantId,
@@ -86,7 +78,7 @@ function searchOf(query: z.output<typeof AuditLogQuerySchema>, namespace: string
   return { ...query, namespace, from, to };
 }
 
-function pageOf(found: { results: AuditLogRecord[]; total: number }) {
+function auditPageOf(found: { results: AuditLogRecord[]; total: number }): z.output<typeof AuditPageViewSchema> {
   return { results: found.results.map(auditEntryView), total: found.total };
 }
 
@@ -118,13 +110,13 @@ export class AuditLogsController {
   @Get()
   @ApiOperation({ summary: "The tenant's audit log, newest first: who did what, when, from where, and the outcome" })
   @AuditLogFilters()
-  @ApiOkResponse({ description: '{ results, total }', schema: AUDIT_PAGE_SCHEMA })
+  @JsonAnswer(AuditPageViewSchema, { description: '{ results, total }' })
   @ProblemResponses(400, 401, 403)
   async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const parsed = parseWith(AuditLogQuerySchema, query, 'query');
     // An admin bound to a namespace prefix reads the entries of its prefix (the guard refused a `namespace` outside it).
     const namespace = parsed.namespace ?? namespacePrefixOf(request) ?? undefined;
-    return pageOf(await tenant.auditLogs.search(searchOf(parsed, namespace)));
+    return auditPageOf(await tenant.auditLogs.search(searchOf(parsed, namespace)));
   }
 }
 
@@ -140,12 +132,12 @@ export class InstanceAuditLogsController {
   @ApiOperation({ summary: 'The whole audit log, newest first; ?tenant= for one tenant, ?tenant=instance for instance routes' })
   @AuditLogFilters()
   @ApiQuery({ name: 'tenant', required: false, description: 'A tenant id, or `instance` for the instance routes' })
-  @ApiOkResponse({ description: '{ results, total }', schema: AUDIT_PAGE_SCHEMA })
+  @JsonAnswer(AuditPageViewSchema, { description: '{ results, total }' })
   @ProblemResponses(400, 401, 403)
   async search(@Query() query: unknown) {
     const { tenant, ...parsed } = parseWith(InstanceAuditLogQuerySchema, query, 'query');
     const scope: AuditLogScope =
       tenant === undefined ? { instance: true } : { instance: true, tenantId: tenant === 'instance' ? null : tenant };
-    return pageOf(await this.repositories.auditLogs.search(scope, searchOf(parsed, parsed.namespace)));
+    return auditPageOf(await this.repositories.auditLogs.search(scope, searchOf(parsed, parsed.namespace)));
   }
 }

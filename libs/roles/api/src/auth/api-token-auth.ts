@@ -1,9 +1,10 @@
+import { DEFAULT_TENANT_ID } from '@lanner/model';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AccessSubject, TenantRole } from '@lanner/access';
 import { bearerToken, hashToken, sameTokenHash } from '@lanner/auth';
 import type { ApiTokenRoleName, Repositories } from '@lanner/repository';
 import { errorSummary, REPOSITORIES } from '@lanner/runtime';
-import { API_ROLE_OPTIONS, type ApiRoleOptions, DEFAULT_TENANT } from '../api-role.options';
+import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
 import { Unauthenticated } from '../http/api-errors';
 import { looksLikeJwt, UserSessions } from '../users/user-sessions';
 
@@ -66,7 +67,7 @@ export class ApiTokenAuth {
   async storeBootstrapToken(): Promise<void> {
     if (this.bootstrapHash === undefined) return;
     await this.repositories.apiTokens.grant({
-      tenantId: DEFAULT_TENANT,
+      tenantId: DEFAULT_TENANT_ID,
       name: BOOTSTRAP_TOKEN_NAME,
       tokenHash: this.bootstrapHash,
       role: 'ADMIN',
@@ -83,7 +84,7 @@ export class ApiTokenAuth {
       return {
         tokenId: BOOTSTRAP_TOKEN_NAME,
         tokenName: BOOTSTRAP_TOKEN_NAME,
-        tenantId: DEFAULT_TENANT,
+        tenantId: DEFAULT_TENANT_ID,
         role: 'admin',
         namespace: null,
         instanceAdmin: true,

@@ -1,11 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-// Swagger's schema type is not re-exported from its index.
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { DeadLetterRecord } from '@lanner/repository';
 import { z } from 'zod';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
+import { instant, JsonAnswer, pageOf } from '../openapi/zod-openapi';
 import { InstanceAdminAuth, InstanceProblems } from '../topology/topology-openapi';
 import { DeadLettersService } from './dead-letters.service';
 import { RequirePermission } from '../auth/route-access.decorator';
@@ -13,26 +12,22 @@ import { Audit } from '../audit/audit.decorator';
 
 const DeadLetterQuerySchema = PageQuerySchema.extend({ topic: z.string().min(1).max(249).optional() });
 
-const instant = { type: 'string', format: 'date-time' } as const;
-const DEAD_LETTER_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    consumerGroup: { type: 'string', description: 'The consumer group that could not handle it' },
-    topic: { type: 'string' },
-    partition: { type: 'integer' },
-    offset: { type: 'string' },
-    key: { type: 'string' },
-    reason: { type: 'string', description: 'Why it can never be handled as it is' },
-    attempts: { type: 'integer', description: 'Tries before it was parked' },
-    tenantId: { type: 'string', nullable: true },
-    executionId: { type: 'string', nullable: true },
-    bytes: { type: 'integer', description: 'Size of the payload' },
-    createdAt: instant,
-  },
-};
+const DeadLetterViewSchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  consumerGroup: z.string().describe('The consumer group that could not handle it'),
+  topic: z.string(),
+  partition: z.number().int(),
+  offset: z.string(),
+  key: z.string(),
+  reason: z.string().describe('Why it can never be handled as it is'),
+  attempts: z.number().int().describe('Tries before it was parked'),
+  tenantId: z.string().nullable(),
+  executionId: z.string().nullable(),
+  bytes: z.number().int().describe('Size of the payload'),
+  createdAt: instant(),
+});
 
-function deadLetterView(record: DeadLetterRecord) {
+function deadLetterView(record: DeadLetterRecord): z.output<typeof DeadLetterViewSchema> {
   return {
     id: record.id,
     consumerGroup: record.consumerGroup,
@@ -66,11 +61,9 @@ export class DeadLettersController {
   @ApiQuery({ name: 'topic', required: false })
   @ApiQuery({ name: 'page', required: false })
   @ApiQuery({ name: 'size', required: false })
-  @ApiOkResponse({
-    schema: { type: 'object', properties: { results: { type: 'array', items: DEAD_LETTER_SCHEMA }, total: { type: 'integer' } } },
-  })
+  @JsonAnswer(pageOf(DeadLetterViewSchema))
   @InstanceProblems(400)
-  async list(@Query() query: unknown) {
+  async list(@Query() query: unknown): Promise<z.output<ReturnType<typeof pageOf<typeof DeadLetterViewSchema>>>> {
     const { page, size, topic } = parseWith(DeadLetterQuerySchema, query, 'query');
     const { results, total } = await this.deadLetters.list(page, size, topic);
     return { results: results.map(deadLetterView), total };
@@ -80,7 +73,7 @@ export class DeadLettersController {
   @Get(':id')
   @ApiOperation({ summary: 'One parked message (without its payload)' })
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiOkResponse({ schema: DEAD_LETTER_SCHEMA })
+  @JsonAnswer(DeadLetterViewSchema)
   @InstanceProblems(404)
   async get(@Param('id') id: string) {
     return deadLetterView(await this.deadLetters.get(id));
@@ -92,7 +85,7 @@ export class DeadLettersController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Publish the message again to its topic, unchanged, and drop it from the dead letters' })
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiResponse({ status: 202, description: 'Published again', schema: DEAD_LETTER_SCHEMA })
+  @JsonAnswer(DeadLetterViewSchema, { status: 202, description: 'Published again' })
   @InstanceProblems(404, 503)
   async replay(@Param('id') id: string) {
     return deadLetterView(await this.deadLetters.replay(id));

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EXECUTION_RECORD_STATES, parseIsoDuration, statsBucketSeconds } from '@lanner/model';
 import { errorSummary } from '@lanner/runtime';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
@@ -15,7 +15,8 @@ import { isMultipartForm, readMultipartForm } from '../http/multipart-body';
 import { parseWith } from '../http/request-body';
 import { openEventStream, SSE_KEEP_ALIVE } from '../http/server-sent-events';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
-import { EXECUTION_STATS_SCHEMA } from './execution-stats-openapi';
+import { JsonAnswer, JsonBody } from '../openapi/zod-openapi';
+import { executionStatsView, ExecutionStatsViewSchema } from './execution-stats-view';
 import { executionView } from './execution-view';
 import { ExecutionFilesService } from './execution-files.service';
 import { ExecutionsService, type NewExecutionRequest } from './executions.service';
@@ -27,7 +28,10 @@ import { Audit } from '../audit/audit.decorator';
 
 const jsonObject = z.record(z.string(), z.unknown());
 const NewExecutionBodySchema = z
-  .object({ inputs: jsonObject.optional(), labels: z.record(z.string(), z.string()).optional() })
+  .object({
+    inputs: jsonObject.describe('Values of the flow inputs, by input id').optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+  })
   .strict()
   .optional();
 const ReplayQuerySchema = z.object({ taskRunId: z.string().min(1).optional() }).strict();
@@ -87,17 +91,6 @@ const PREVIEW_BYTES = 64 * 1024;
 const DEFAULT_WAIT_MS = 60_000;
 const MAX_WAIT_MS = 3_600_000;
 const KEEP_ALIVE_MS = 15_000;
-
-const NEW_EXECUTION_BODY = {
-  required: false,
-  schema: {
-    type: 'object',
-    properties: {
-      inputs: { type: 'object', additionalProperties: true, description: 'Values of the flow inputs, by input id' },
-      labels: { type: 'object', additionalProperties: { type: 'string' } },
-    },
-  },
-} as const;
 
 /** Nothing (no body sent) reads as an empty object: `{ inputs, labels }` are optional. */
 function bodyOrNothing(body: unknown): unknown {
@@ -211,7 +204,7 @@ export class ExecutionsController {
   @ApiQuery({ name: 'namespace', required: false, description: 'this namespace and the ones under it' })
   @ApiQuery({ name: 'from', required: false, description: 'ISO-8601 date-time; default: a day before `to`' })
   @ApiQuery({ name: 'to', required: false, description: 'ISO-8601 date-time; default: now' })
-  @ApiOkResponse({ description: 'The aggregates of the period', schema: EXECUTION_STATS_SCHEMA })
+  @JsonAnswer(ExecutionStatsViewSchema, { description: 'The aggregates of the period' })
   @ProblemResponses(400)
   @RequirePermission('dashboard', 'read', { namespaceFrom: 'query' })
   async stats(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
@@ -221,7 +214,7 @@ export class ExecutionsController {
     const { from, to } = statsPeriodOf(period, new Date());
     const bucketSeconds = statsBucketSeconds(from, to);
     const stats = await this.executions.stats(tenant, { from, to, namespace, bucketSeconds, topFlows: STATS_TOP_FLOWS });
-    return { from, to, bucketSeconds, ...stats };
+    return executionStatsView({ from, to, bucketSeconds }, stats);
   }
 
   @RequirePermission('execution', 'write', { namespaceFrom: { executionParam: 'id' } })
@@ -229,10 +222,7 @@ export class ExecutionsController {
   @Post(':id/resume')
   @HttpCode(204)
   @ApiOperation({ summary: 'Resume a PAUSED execution' })
-  @ApiBody({
-    required: false,
-    schema: { type: 'object', properties: { inputs: { type: 'object', additionalProperties: true } } },
-  })
+  @JsonBody(ResumeBodySchema)
   @ApiResponse({ status: 204, description: 'Resume requested' })
   @ProblemResponses(400, 404, 409)
   async resume(
@@ -285,7 +275,7 @@ export class ExecutionsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Run the latest revision of a flow' })
   @ApiConsumes('application/json', 'multipart/form-data')
-  @ApiBody(NEW_EXECUTION_BODY)
+  @JsonBody(NewExecutionBodySchema)
   @ApiQuery({ name: 'labels', required: false, isArray: true, description: 'key:value, repeatable' })
   @ApiQuery({ name: 'wait', required: false, description: 'true: answer when the execution ends' })
   @ApiQuery({ name: 'waitTimeout', required: false, description: 'ISO-8601 duration, default PT60S' })

@@ -1,27 +1,25 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { NotFound, type NamespaceSummary } from '@lanner/repository';
 import { z } from 'zod';
 import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { RequirePermission } from '../auth/route-access.decorator';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { JsonAnswer, storedJson } from '../openapi/zod-openapi';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 
 const NamespaceQuerySchema = z.object({ namespace: z.string().min(1).optional() });
 
-const NAMESPACE_SCHEMA = {
-  type: 'object',
-  properties: {
-    namespace: { type: 'string' },
-    flowCount: { type: 'integer', description: 'Live flows in exactly this namespace' },
-    workerSelector: { type: 'object', nullable: true, description: 'The default worker selector it declares' },
-    variables: { type: 'object', nullable: true },
-  },
-} as const;
+const NamespaceViewSchema = z.object({
+  namespace: z.string(),
+  flowCount: z.number().int().describe('Live flows in exactly this namespace'),
+  workerSelector: storedJson({ type: 'object', nullable: true, description: 'The default worker selector it declares' }),
+  variables: storedJson({ type: 'object', nullable: true }),
+});
 
-function namespaceView(summary: NamespaceSummary) {
+function namespaceView(summary: NamespaceSummary): z.output<typeof NamespaceViewSchema> {
   return {
     namespace: summary.namespace,
     flowCount: summary.flowCount,
@@ -40,7 +38,7 @@ export class NamespacesController {
   @Get()
   @ApiOperation({ summary: 'Namespaces with their flow counts, worker-selector defaults and variables' })
   @ApiQuery({ name: 'namespace', required: false, description: 'This namespace and its children' })
-  @ApiOkResponse({ schema: { type: 'array', items: NAMESPACE_SCHEMA } })
+  @JsonAnswer(z.array(NamespaceViewSchema))
   @ProblemResponses(400, 403)
   async list(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const { namespace } = parseWith(NamespaceQuerySchema, query, 'query');
@@ -52,7 +50,7 @@ export class NamespacesController {
   @RequirePermission('namespace', 'read')
   @Get(':namespace')
   @ApiOperation({ summary: 'One namespace: its flow count, worker-selector default and variables' })
-  @ApiOkResponse({ schema: NAMESPACE_SCHEMA })
+  @JsonAnswer(NamespaceViewSchema)
   @ProblemResponses(403, 404)
   async get(@TenantData() tenant: TenantRepositories, @Param('namespace') namespace: string) {
     const found = (await tenant.namespaces.list(namespace)).find((entry) => entry.namespace === namespace);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spineTopics, workerJobsTopic } from '@lanner/frames';
+import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
 import { eventually } from '../testing/api-spec-fixture';
 import {
   call,
@@ -29,7 +30,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await kafka?.close([...spineTopics(topicPrefix), ...['gpu', 'etl'].map((id) => `${topicPrefix}${workerJobsTopic(id)}`)]);
+  await kafka?.close([
+    ...spineTopics(RESERVED_WORKER_QUEUE_IDS, topicPrefix),
+    ...['gpu', 'etl'].map((id) => `${topicPrefix}${workerJobsTopic(id)}`),
+  ]);
   rmSync(folder, { recursive: true, force: true });
   delete process.env['LANNER_SPEC_ETL_TOKEN'];
 }, 60_000);

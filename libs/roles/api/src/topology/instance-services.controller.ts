@@ -1,7 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { InstanceAdminAuth, InstanceProblems, listOf, SERVICE_SCHEMA } from './topology-openapi';
-import { serviceInstanceView } from './topology-view';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { JsonAnswer } from '../openapi/zod-openapi';
+import { InstanceAdminAuth, InstanceProblems } from './topology-openapi';
+import { serviceInstanceView, ServiceInstanceViewSchema } from './topology-view';
 import { WorkerFleetService } from './worker-fleet.service';
 import { RequirePermission } from '../auth/route-access.decorator';
 
@@ -14,7 +16,7 @@ export class InstanceServicesController {
   @RequirePermission('service-instance', 'read')
   @Get()
   @ApiOperation({ summary: 'The service instances of every role, with their state and last heartbeat' })
-  @ApiOkResponse({ schema: listOf(SERVICE_SCHEMA) })
+  @JsonAnswer(z.array(ServiceInstanceViewSchema))
   @InstanceProblems()
   async list() {
     return (await this.fleet.services()).map(serviceInstanceView);

@@ -6,7 +6,7 @@ import { REPOSITORIES } from '@lanner/runtime';
 import { InvalidContent, type ProblemEntry } from '../http/api-errors';
 import { TopologyBroadcasts } from './topology-broadcasts';
 
-const MAX_TOKEN_NAME_LENGTH = 200;
+export const MAX_TOKEN_NAME_LENGTH = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A new token with its value: the only moment the value exists outside the worker that presents it. */

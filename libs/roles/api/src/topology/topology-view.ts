@@ -1,21 +1,136 @@
-import type {
-  ConnectedWorkerRecord,
-  RegistrationTokenRecord,
-  ServiceInstanceRecord,
-  StoredJson,
-  SubscriptionRecord,
-  WorkerGroupRecord,
-  WorkerQueueRecord,
+import {
+  type ConnectedWorkerRecord,
+  type RegistrationTokenRecord,
+  SERVICE_INSTANCE_RECORD_STATES,
+  SERVICE_RECORD_ROLES,
+  type ServiceInstanceRecord,
+  type StoredJson,
+  type SubscriptionRecord,
+  WORKER_RESTART_STRATEGIES,
+  type WorkerGroupRecord,
+  type WorkerQueueRecord,
 } from '@lanner/model';
+import { SUBSCRIPTION_MODES } from '@lanner/topology';
+import { z } from 'zod';
+import { instant } from '../openapi/zod-openapi';
 
 // What the topology routes answer: plain JSON, instants as ISO-8601 strings,
-// never a token value or hash.
+// never a token value or hash. Each view is typed by its schema, and the
+// OpenAPI document is generated from the schemas.
 
+export const RFC_1123_ID = 'RFC 1123 label: lowercase letters, digits and `-`, at most 63 characters';
+export const RESTART_STRATEGY_RULE =
+  'The jobs of a dead worker of the group: re-run after the 10 s adoption grace (AFTER_TERMINATION_GRACE_PERIOD), at once (IMMEDIATELY), or never (NEVER: the task run fails)';
+const WORKER_STATES = ['CONNECTED', 'DRAINING'] as const;
+
+export const WorkerQueueViewSchema = z.object({
+  id: z.string().describe(RFC_1123_ID),
+  tags: z.array(z.string()),
+  allowedTenants: z.array(z.string()),
+  description: z.string().nullable(),
+  reserved: z.boolean().describe('`default` and `system`'),
+  createdAt: instant(),
+  updatedAt: instant(),
+});
+
+export const SubscriptionViewSchema = z.object({
+  workerQueueId: z.string(),
+  reservedPercent: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .nullable()
+    .describe("Share of each worker's slots reserved for this queue; null: none reserved"),
+  mode: z.enum(SUBSCRIPTION_MODES),
+});
+
+export const WorkerGroupViewSchema = z.object({
+  id: z.string().describe(RFC_1123_ID),
+  name: z.string(),
+  description: z.string().nullable(),
+  restartStrategy: z.enum(WORKER_RESTART_STRATEGIES).describe(RESTART_STRATEGY_RULE),
+  reserved: z.boolean().describe('The `default` group'),
+  subscriptions: z.array(SubscriptionViewSchema),
+  createdAt: instant(),
+  updatedAt: instant(),
+});
+
+export const RegistrationTokenViewSchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  name: z.string(),
+  createdAt: instant(),
+  lastUsedAt: instant().nullable(),
+  revokedAt: instant().nullable(),
+});
+
+export const MintedRegistrationTokenViewSchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  name: z.string(),
+  token: z.string().describe('The registration token: shown only in this answer, stored only as its SHA-256 hash'),
+  createdAt: instant(),
+});
+
+export const ConnectedWorkerViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  controller: z.string().describe('The service instance id of the controller holding its stream'),
+  slots: z.number().int(),
+  state: z.enum(WORKER_STATES),
+  draining: z.boolean(),
+  queues: z.array(z.string()).describe('The worker queues it serves now'),
+  connectedAt: instant(),
+  lastHeartbeatAt: instant(),
+});
+
+export const ServiceInstanceViewSchema = z.object({
+  id: z.string(),
+  role: z.enum(SERVICE_RECORD_ROLES),
+  host: z.string(),
+  state: z.enum(SERVICE_INSTANCE_RECORD_STATES).describe('The liveness state'),
+  startedAt: instant(),
+  heartbeatAt: instant(),
+  stateChangedAt: instant(),
+});
+
+const CapacityFiguresSchema = z.object({
+  reserved: z.number().int().describe('Reserved slots'),
+  used: z.number().int().describe('Slots running jobs'),
+  borrowed: z.number().int().describe("Jobs running on another subscription's idle reserved slots (ELASTIC)"),
+  lent: z.number().int().describe("This subscription's reserved slots used by another one"),
+  waiting: z
+    .number()
+    .int()
+    .describe('Jobs waiting for a slot, as the controller last reported them; 0 when its snapshot carries no waiting count'),
+});
+export type CapacityFigures = z.output<typeof CapacityFiguresSchema>;
+
+const SubscriptionCapacityViewSchema = CapacityFiguresSchema.extend({
+  workerQueueId: z.string(),
+  mode: z.string().nullable().describe('STRICT or ELASTIC, as the snapshot names it'),
+  reservedPercent: z.number().int().nullable(),
+});
+export type SubscriptionCapacityView = z.output<typeof SubscriptionCapacityViewSchema>;
+
+const WorkerCapacityViewSchema = CapacityFiguresSchema.extend({
+  workerId: z.string(),
+  name: z.string(),
+  slots: z.number().int(),
+  state: z.enum(WORKER_STATES),
+  reported: z.boolean().describe('False until the controller wrote a ledger snapshot (every figure is then 0)'),
+  subscriptions: z.array(SubscriptionCapacityViewSchema),
+});
+export type WorkerCapacityView = z.output<typeof WorkerCapacityViewSchema>;
+
+export const GroupCapacityViewSchema = z.object({ workerGroupId: z.string(), workers: z.array(WorkerCapacityViewSchema) });
+
+function iso(date: Date): string;
+function iso(date: Date | null): string | null;
 function iso(date: Date | null): string | null {
   return date === null ? null : date.toISOString();
 }
 
-export function workerQueueView(queue: WorkerQueueRecord) {
+export function workerQueueView(queue: WorkerQueueRecord): z.output<typeof WorkerQueueViewSchema> {
   return {
     id: queue.id,
     tags: queue.tags,
@@ -27,11 +142,11 @@ export function workerQueueView(queue: WorkerQueueRecord) {
   };
 }
 
-export function subscriptionView(subscription: SubscriptionRecord) {
+export function subscriptionView(subscription: SubscriptionRecord): z.output<typeof SubscriptionViewSchema> {
   return { workerQueueId: subscription.workerQueueId, reservedPercent: subscription.reservedPercent, mode: subscription.mode };
 }
 
-export function workerGroupView(group: WorkerGroupRecord) {
+export function workerGroupView(group: WorkerGroupRecord): z.output<typeof WorkerGroupViewSchema> {
   return {
     id: group.id,
     name: group.name,
@@ -45,7 +160,7 @@ export function workerGroupView(group: WorkerGroupRecord) {
 }
 
 /** A stored token: no value, no hash. */
-export function registrationTokenView(token: RegistrationTokenRecord) {
+export function registrationTokenView(token: RegistrationTokenRecord): z.output<typeof RegistrationTokenViewSchema> {
   return {
     id: token.id,
     name: token.name,
@@ -55,7 +170,7 @@ export function registrationTokenView(token: RegistrationTokenRecord) {
   };
 }
 
-export function connectedWorkerView(worker: ConnectedWorkerRecord) {
+export function connectedWorkerView(worker: ConnectedWorkerRecord): z.output<typeof ConnectedWorkerViewSchema> {
   return {
     id: worker.workerId,
     name: worker.workerName,
@@ -69,7 +184,7 @@ export function connectedWorkerView(worker: ConnectedWorkerRecord) {
   };
 }
 
-export function serviceInstanceView(instance: ServiceInstanceRecord) {
+export function serviceInstanceView(instance: ServiceInstanceRecord): z.output<typeof ServiceInstanceViewSchema> {
   return {
     id: instance.id,
     role: instance.role,
@@ -79,30 +194,6 @@ export function serviceInstanceView(instance: ServiceInstanceRecord) {
     heartbeatAt: iso(instance.heartbeatAt),
     stateChangedAt: iso(instance.stateChangedAt),
   };
-}
-
-export interface CapacityFigures {
-  readonly reserved: number;
-  readonly used: number;
-  readonly borrowed: number;
-  readonly lent: number;
-  readonly waiting: number;
-}
-
-export interface SubscriptionCapacityView extends CapacityFigures {
-  readonly workerQueueId: string;
-  readonly mode: string | null;
-  readonly reservedPercent: number | null;
-}
-
-export interface WorkerCapacityView extends CapacityFigures {
-  readonly workerId: string;
-  readonly name: string;
-  readonly slots: number;
-  readonly state: 'CONNECTED' | 'DRAINING';
-  /** False until the worker's controller wrote a ledger snapshot: every figure is then 0. */
-  readonly reported: boolean;
-  readonly subscriptions: readonly SubscriptionCapacityView[];
 }
 
 /**

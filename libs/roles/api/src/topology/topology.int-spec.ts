@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type BroadcastMessage, spineTopics, workerJobsTopic } from '@lanner/frames';
+import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
 import { UnknownTopicError } from '@lanner/queue';
 import { eventually } from '../testing/api-spec-fixture';
 import {
@@ -54,7 +55,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  await kafka?.close([...spineTopics(topicPrefix), ...['gpu', 'etl', 'arm'].map((id) => `${topicPrefix}${workerJobsTopic(id)}`)]);
+  await kafka?.close([
+    ...spineTopics(RESERVED_WORKER_QUEUE_IDS, topicPrefix),
+    ...['gpu', 'etl', 'arm'].map((id) => `${topicPrefix}${workerJobsTopic(id)}`),
+  ]);
   await database?.drop();
 }, 60_000);
 

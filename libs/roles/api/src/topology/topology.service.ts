@@ -1,6 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_TOPIC_PARTITIONS, jobTopicsOf } from '@lanner/frames';
-import type { SubscriptionRecord, WorkerGroupRecord, WorkerQueueRecord } from '@lanner/model';
+import {
+  isReservedWorkerQueueId,
+  SYSTEM_WORKER_QUEUE_ID,
+  type SubscriptionRecord,
+  type WorkerGroupRecord,
+  type WorkerQueueRecord,
+} from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import { NotFound, type Repositories } from '@lanner/repository';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
@@ -15,7 +21,6 @@ import {
   validateWorkerQueueWrite,
   type Validation,
 } from '@lanner/topology';
-import { isReservedQueueId } from '@lanner/worker-selector';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
 import { Forbidden, InvalidContent, WrongState } from '../http/api-errors';
 import { TopologyBroadcasts } from './topology-broadcasts';
@@ -52,7 +57,7 @@ export class TopologyService {
   }
 
   async putQueue(id: string, body: unknown): Promise<Written<WorkerQueueRecord>> {
-    if (isReservedQueueId(id))
+    if (isReservedWorkerQueueId(id))
       throw new Forbidden(`Worker queue '${id}' is reserved: it always exists and cannot be created, changed or deleted`);
     const spec = valid(
       validateWorkerQueueWrite(id, body, await this.repositories.workerQueues.list()),
@@ -72,7 +77,7 @@ export class TopologyService {
   }
 
   async deleteQueue(id: string): Promise<void> {
-    const subscribers = isReservedQueueId(id) ? [] : await this.repositories.workerGroups.listSubscribersOf(id);
+    const subscribers = isReservedWorkerQueueId(id) ? [] : await this.repositories.workerGroups.listSubscribersOf(id);
     refuseUnless(
       checkWorkerQueueDeletion(
         id,
@@ -120,7 +125,7 @@ export class TopologyService {
   async putSubscription(groupId: string, queueId: string, body: unknown, correlationId: string): Promise<SubscriptionRecord> {
     const group = await this.repositories.workerGroups.get(groupId);
     const queues = await this.repositories.workerQueues.list();
-    if (queueId !== 'system' && !queues.some((q) => q.id === queueId)) throw new NotFound('worker queue', queueId);
+    if (queueId !== SYSTEM_WORKER_QUEUE_ID && !queues.some((q) => q.id === queueId)) throw new NotFound('worker queue', queueId);
     const current: SubscriptionSpec[] = group.subscriptions.map((s) => ({
       workerQueueId: s.workerQueueId,
       mode: s.mode,

@@ -1,28 +1,29 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
 import { correlationIdOf } from '../http/correlation';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { RegistrationTokensService } from './registration-tokens.service';
+import { JsonAnswer, JsonBody } from '../openapi/zod-openapi';
 import {
-  CAPACITY_SCHEMA,
   InstanceAdminAuth,
   InstanceProblems,
-  listOf,
-  MINTED_TOKEN_SCHEMA,
-  SUBSCRIPTION_BODY,
-  SUBSCRIPTION_SCHEMA,
-  TOKEN_BODY,
-  TOKEN_SCHEMA,
-  WORKER_GROUP_BODY,
-  WORKER_GROUP_SCHEMA,
-  WORKER_SCHEMA,
+  RegistrationTokenBodySchema,
+  SubscriptionBodySchema,
+  WorkerGroupBodySchema,
 } from './topology-openapi';
 import {
+  ConnectedWorkerViewSchema,
   connectedWorkerView,
+  GroupCapacityViewSchema,
+  MintedRegistrationTokenViewSchema,
   registrationTokenView,
+  RegistrationTokenViewSchema,
   subscriptionView,
+  SubscriptionViewSchema,
   workerCapacityView,
   workerGroupView,
+  WorkerGroupViewSchema,
 } from './topology-view';
 import { TopologyService } from './topology.service';
 import { WorkerFleetService } from './worker-fleet.service';
@@ -42,7 +43,7 @@ export class WorkerGroupsController {
   @RequirePermission('worker-topology', 'read')
   @Get()
   @ApiOperation({ summary: 'Every worker group with its subscriptions' })
-  @ApiOkResponse({ schema: listOf(WORKER_GROUP_SCHEMA) })
+  @JsonAnswer(z.array(WorkerGroupViewSchema))
   @InstanceProblems()
   async list() {
     return (await this.topology.listGroups()).map(workerGroupView);
@@ -54,9 +55,9 @@ export class WorkerGroupsController {
   @ApiOperation({
     summary: 'Create or replace a worker group (idempotent); a subscription change reaches controllers within seconds',
   })
-  @ApiBody(WORKER_GROUP_BODY)
-  @ApiResponse({ status: 201, description: 'Created', schema: WORKER_GROUP_SCHEMA })
-  @ApiOkResponse({ description: 'Updated, or already as asked (then nothing changed)', schema: WORKER_GROUP_SCHEMA })
+  @JsonBody(WorkerGroupBodySchema)
+  @JsonAnswer(WorkerGroupViewSchema, { status: 201, description: 'Created' })
+  @JsonAnswer(WorkerGroupViewSchema, { description: 'Updated, or already as asked (then nothing changed)' })
   @InstanceProblems(400, 404, 422, 503)
   async put(
     @Param('id') id: string,
@@ -72,7 +73,7 @@ export class WorkerGroupsController {
   @RequirePermission('worker-topology', 'read')
   @Get(':id')
   @ApiOperation({ summary: 'One worker group with its subscriptions' })
-  @ApiOkResponse({ schema: WORKER_GROUP_SCHEMA })
+  @JsonAnswer(WorkerGroupViewSchema)
   @InstanceProblems(404)
   async get(@Param('id') id: string) {
     return workerGroupView(await this.topology.getGroup(id));
@@ -95,8 +96,8 @@ export class WorkerGroupsController {
   @Audit('subscription.save', { id: [':id', ':queueId'] })
   @Put(':id/subscriptions/:queueId')
   @ApiOperation({ summary: 'Subscribe the group to a worker queue, or change the subscription; live within seconds' })
-  @ApiBody(SUBSCRIPTION_BODY)
-  @ApiOkResponse({ schema: SUBSCRIPTION_SCHEMA })
+  @JsonBody(SubscriptionBodySchema)
+  @JsonAnswer(SubscriptionViewSchema)
   @InstanceProblems(400, 404, 422, 503)
   async putSubscription(
     @Param('id') id: string,
@@ -127,10 +128,10 @@ export class WorkerGroupsController {
   @Post(':id/tokens')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a registration token for the group: its value is in this answer only' })
-  @ApiBody(TOKEN_BODY)
-  @ApiResponse({ status: 201, description: 'The token with its value', schema: MINTED_TOKEN_SCHEMA })
+  @JsonBody(RegistrationTokenBodySchema)
+  @JsonAnswer(MintedRegistrationTokenViewSchema, { status: 201, description: 'The token with its value' })
   @InstanceProblems(400, 404, 409, 422)
-  async mintToken(@Param('id') id: string, @Body() body: unknown) {
+  async mintToken(@Param('id') id: string, @Body() body: unknown): Promise<z.output<typeof MintedRegistrationTokenViewSchema>> {
     const { record, token } = await this.tokens.mint(id, body);
     return { id: record.id, name: record.name, token, createdAt: record.createdAt.toISOString() };
   }
@@ -138,7 +139,7 @@ export class WorkerGroupsController {
   @RequirePermission('worker-topology', 'read')
   @Get(':id/tokens')
   @ApiOperation({ summary: "The group's registration tokens, without their values" })
-  @ApiOkResponse({ schema: listOf(TOKEN_SCHEMA) })
+  @JsonAnswer(z.array(RegistrationTokenViewSchema))
   @InstanceProblems(404)
   async listTokens(@Param('id') id: string) {
     return (await this.tokens.list(id)).map(registrationTokenView);
@@ -158,7 +159,7 @@ export class WorkerGroupsController {
   @RequirePermission('worker-topology', 'read')
   @Get(':id/workers')
   @ApiOperation({ summary: "The group's connected workers (rows their controllers refreshed within the last 15 s)" })
-  @ApiOkResponse({ schema: listOf(WORKER_SCHEMA) })
+  @JsonAnswer(z.array(ConnectedWorkerViewSchema))
   @InstanceProblems(404)
   async workers(@Param('id') id: string) {
     return (await this.fleet.connectedWorkers(id)).map(connectedWorkerView);
@@ -172,9 +173,9 @@ export class WorkerGroupsController {
       "From the snapshot each controller writes with its workers' heartbeats: slots, reserved, used, borrowed, lent and waiting. " +
       '`waiting` is reported when the snapshot carries it, otherwise 0.',
   })
-  @ApiOkResponse({ schema: CAPACITY_SCHEMA })
+  @JsonAnswer(GroupCapacityViewSchema)
   @InstanceProblems(404)
-  async capacity(@Param('id') id: string) {
+  async capacity(@Param('id') id: string): Promise<z.output<typeof GroupCapacityViewSchema>> {
     return { workerGroupId: id, workers: (await this.fleet.connectedWorkers(id)).map(workerCapacityView) };
   }
 }

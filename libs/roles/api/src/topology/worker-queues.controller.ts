@@ -1,8 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
 import type { HttpResponse } from '../http/http-types';
-import { InstanceAdminAuth, InstanceProblems, listOf, WORKER_QUEUE_BODY, WORKER_QUEUE_SCHEMA } from './topology-openapi';
-import { workerQueueView } from './topology-view';
+import { JsonAnswer, JsonBody } from '../openapi/zod-openapi';
+import { InstanceAdminAuth, InstanceProblems, WorkerQueueBodySchema } from './topology-openapi';
+import { workerQueueView, WorkerQueueViewSchema } from './topology-view';
 import { TopologyService } from './topology.service';
 import { RequirePermission } from '../auth/route-access.decorator';
 import { Audit } from '../audit/audit.decorator';
@@ -16,7 +18,7 @@ export class WorkerQueuesController {
   @RequirePermission('worker-topology', 'read')
   @Get()
   @ApiOperation({ summary: 'Every worker queue, including the reserved `default` and `system`' })
-  @ApiOkResponse({ schema: listOf(WORKER_QUEUE_SCHEMA) })
+  @JsonAnswer(z.array(WorkerQueueViewSchema))
   @InstanceProblems()
   async list() {
     return (await this.topology.listQueues()).map(workerQueueView);
@@ -26,9 +28,9 @@ export class WorkerQueuesController {
   @Audit('worker-queue.save', { id: ':id' })
   @Put(':id')
   @ApiOperation({ summary: 'Create or replace a worker queue (idempotent); a new queue gets its job topic' })
-  @ApiBody(WORKER_QUEUE_BODY)
-  @ApiResponse({ status: 201, description: 'Created', schema: WORKER_QUEUE_SCHEMA })
-  @ApiOkResponse({ description: 'Updated, or already as asked (then nothing changed)', schema: WORKER_QUEUE_SCHEMA })
+  @JsonBody(WorkerQueueBodySchema)
+  @JsonAnswer(WorkerQueueViewSchema, { status: 201, description: 'Created' })
+  @JsonAnswer(WorkerQueueViewSchema, { description: 'Updated, or already as asked (then nothing changed)' })
   @InstanceProblems(400, 422, 503)
   async put(@Param('id') id: string, @Body() body: unknown, @Res({ passthrough: true }) response: HttpResponse) {
     const { record, created } = await this.topology.putQueue(id, body);
@@ -39,7 +41,7 @@ export class WorkerQueuesController {
   @RequirePermission('worker-topology', 'read')
   @Get(':id')
   @ApiOperation({ summary: 'One worker queue' })
-  @ApiOkResponse({ schema: WORKER_QUEUE_SCHEMA })
+  @JsonAnswer(WorkerQueueViewSchema)
   @InstanceProblems(404)
   async get(@Param('id') id: string) {
     return workerQueueView(await this.topology.getQueue(id));

@@ -1,7 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-// Swagger's schema type is not re-exported from its index.
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { TriggerStateRecord } from '@lanner/model';
 import { z } from 'zod';
 import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
@@ -9,6 +7,7 @@ import { RequirePermission } from '../auth/route-access.decorator';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { instant, JsonAnswer, JsonBody, pageOf } from '../openapi/zod-openapi';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import { startBackfill } from './trigger-backfills';
@@ -31,79 +30,55 @@ const BackfillSchema = z
     start: z
       .string()
       .datetime({ offset: true })
+      .describe('First date of the range (inclusive)')
       .transform((text) => new Date(text)),
     end: z
       .string()
       .datetime({ offset: true })
+      .describe('Last date (inclusive); now when absent')
       .nullish()
       .transform((text) => (text === null || text === undefined ? undefined : new Date(text))),
     inputs: z
       .record(z.string(), z.unknown())
+      .describe("Over the schedule's own inputs")
       .nullish()
       .transform((inputs) => inputs ?? undefined),
-    labels: LabelsSchema.nullish().transform((labels) => labels ?? undefined),
+    labels: LabelsSchema.describe('Added to every execution it starts: a map, or a list of { key, value }')
+      .nullish()
+      .transform((labels) => labels ?? undefined),
   })
   .strict();
 
-const instant = { type: 'string', format: 'date-time', nullable: true } as const;
-const TRIGGER_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    namespace: { type: 'string' },
-    flowId: { type: 'string' },
-    triggerId: { type: 'string' },
-    kind: { type: 'string', description: 'Schedule, Flow, Webhook or HttpPolling' },
-    nextEvaluationDate: { ...instant, description: 'When the scheduler evaluates it next; null until first evaluated' },
-    lastDate: { ...instant, description: 'The date of its last firing' },
-    lastExecutionId: { type: 'string', nullable: true },
-    lastExecutionState: { type: 'string', nullable: true },
-    lockHolder: { type: 'string', nullable: true, description: 'The scheduler evaluating it now' },
-    lockExpiresAt: instant,
-    disabled: { type: 'boolean', description: 'Disabled through this API' },
-    updatedAt: { type: 'string', format: 'date-time' },
-    backfill: {
-      type: 'object',
-      nullable: true,
-      description: 'Its backfill, running, paused or finished; null when none',
-      properties: {
-        start: { type: 'string', format: 'date-time' },
-        end: { type: 'string', format: 'date-time' },
-        currentDate: { type: 'string', format: 'date-time', description: 'The first date not fired yet' },
-        paused: { type: 'boolean' },
-        finished: { type: 'boolean' },
-        done: { type: 'integer', description: 'Executions it started so far' },
-        inputs: { type: 'object', additionalProperties: true },
-        labels: { type: 'object', additionalProperties: { type: 'string' } },
-        createdAt: { type: 'string', format: 'date-time' },
-      },
-    },
-  },
-};
-const BACKFILL_BODY_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['start'],
-  properties: {
-    start: { type: 'string', format: 'date-time', description: 'First date of the range (inclusive)' },
-    end: { type: 'string', format: 'date-time', nullable: true, description: 'Last date (inclusive); now when absent' },
-    inputs: { type: 'object', additionalProperties: true, description: "Over the schedule's own inputs" },
-    labels: {
-      description: 'Added to every execution it starts: a map, or a list of { key, value }',
-      oneOf: [
-        { type: 'object', additionalProperties: { type: 'string' } },
-        {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['key', 'value'],
-            properties: { key: { type: 'string' }, value: { type: 'string' } },
-          },
-        },
-      ],
-    },
-  },
-};
+const TriggerViewSchema = z.object({
+  namespace: z.string(),
+  flowId: z.string(),
+  triggerId: z.string(),
+  kind: z.string().describe('Schedule, Flow, Webhook or HttpPolling'),
+  nextEvaluationDate: instant().nullable().describe('When the scheduler evaluates it next; null until first evaluated'),
+  lastDate: instant().nullable().describe('The date of its last firing'),
+  lastExecutionId: z.string().nullable(),
+  lastExecutionState: z.string().nullable(),
+  lockHolder: z.string().nullable().describe('The scheduler evaluating it now'),
+  lockExpiresAt: instant().nullable(),
+  disabled: z.boolean().describe('Disabled through this API'),
+  updatedAt: instant(),
+  backfill: z
+    .object({
+      start: instant(),
+      end: instant(),
+      currentDate: instant().describe('The first date not fired yet'),
+      paused: z.boolean(),
+      finished: z.boolean(),
+      done: z.number().int().describe('Executions it started so far'),
+      inputs: z.record(z.string(), z.unknown()),
+      labels: z.record(z.string(), z.string()),
+      createdAt: instant(),
+    })
+    .nullable()
+    .describe('Its backfill, running, paused or finished; null when none'),
+});
 
-function triggerView(record: TriggerStateRecord) {
+function triggerView(record: TriggerStateRecord): z.output<typeof TriggerViewSchema> {
   return {
     namespace: record.namespace,
     flowId: record.flowId,
@@ -147,9 +122,7 @@ export class TriggersController {
   @ApiQuery({ name: 'flowId', required: false })
   @ApiQuery({ name: 'page', required: false })
   @ApiQuery({ name: 'size', required: false })
-  @ApiOkResponse({
-    schema: { type: 'object', properties: { results: { type: 'array', items: TRIGGER_SCHEMA }, total: { type: 'integer' } } },
-  })
+  @JsonAnswer(pageOf(TriggerViewSchema))
   @ProblemResponses(400)
   async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
     const filter = parseWith(TriggerSearchQuerySchema, query, 'query');
@@ -165,8 +138,8 @@ export class TriggersController {
   @ApiOperation({
     summary: 'Enable or disable a trigger; an enabled schedule restarts from its next date (missed dates do not fire)',
   })
-  @ApiBody({ schema: { type: 'object', required: ['disabled'], properties: { disabled: { type: 'boolean' } } } })
-  @ApiOkResponse({ schema: TRIGGER_SCHEMA })
+  @JsonBody(TriggerChangeSchema)
+  @JsonAnswer(TriggerViewSchema)
   @ProblemResponses(400, 404)
   async update(
     @TenantData() tenant: TenantRepositories,
@@ -184,7 +157,7 @@ export class TriggersController {
   @Post(':namespace/:flowId/:triggerId/unlock')
   @HttpCode(200)
   @ApiOperation({ summary: 'Drop the lease of a stuck trigger, so any scheduler evaluates it at once' })
-  @ApiOkResponse({ schema: TRIGGER_SCHEMA })
+  @JsonAnswer(TriggerViewSchema)
   @ProblemResponses(404)
   async unlock(
     @TenantData() tenant: TenantRepositories,
@@ -202,8 +175,8 @@ export class TriggersController {
   @ApiOperation({
     summary: 'Backfill a schedule: fire its dates over a past range, paced, with extra inputs and labels',
   })
-  @ApiBody({ schema: BACKFILL_BODY_SCHEMA })
-  @ApiResponse({ status: 202, description: 'The trigger, its backfill started', schema: TRIGGER_SCHEMA })
+  @JsonBody(BackfillSchema)
+  @JsonAnswer(TriggerViewSchema, { status: 202, description: 'The trigger, its backfill started' })
   @ProblemResponses(400, 404, 409, 422)
   async createBackfill(
     @TenantData() tenant: TenantRepositories,
@@ -223,7 +196,7 @@ export class TriggersController {
   @Audit('trigger.backfill.pause', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Put(':namespace/:flowId/:triggerId/backfill/pause')
   @ApiOperation({ summary: 'Pause the running backfill of a schedule' })
-  @ApiOkResponse({ schema: TRIGGER_SCHEMA })
+  @JsonAnswer(TriggerViewSchema)
   @ProblemResponses(404)
   async pauseBackfill(
     @TenantData() tenant: TenantRepositories,
@@ -238,7 +211,7 @@ export class TriggersController {
   @Audit('trigger.backfill.resume', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Put(':namespace/:flowId/:triggerId/backfill/resume')
   @ApiOperation({ summary: 'Resume a paused backfill from the date it had reached' })
-  @ApiOkResponse({ schema: TRIGGER_SCHEMA })
+  @JsonAnswer(TriggerViewSchema)
   @ProblemResponses(404)
   async resumeBackfill(
     @TenantData() tenant: TenantRepositories,
@@ -253,7 +226,7 @@ export class TriggersController {
   @Audit('trigger.backfill.delete', { id: [':namespace', ':flowId', ':triggerId'], namespace: ':namespace' })
   @Delete(':namespace/:flowId/:triggerId/backfill')
   @ApiOperation({ summary: 'Delete the backfill of a schedule: the dates it had not reached never fire' })
-  @ApiOkResponse({ schema: TRIGGER_SCHEMA })
+  @JsonAnswer(TriggerViewSchema)
   @ProblemResponses(404)
   async deleteBackfill(
     @TenantData() tenant: TenantRepositories,

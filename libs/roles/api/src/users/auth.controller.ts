@@ -1,6 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { TENANT_ROLES } from '@lanner/access';
 import { LoginLocked, LoginRejected, SessionRejected, type UserSession, WeakPassword } from '@lanner/auth';
 import { z } from 'zod';
@@ -11,8 +10,10 @@ import { InvalidRequest, TooManyAttempts, Unauthenticated } from '../http/api-er
 import type { HttpResponse } from '../http/http-types';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { instant, JsonAnswer, JsonBody } from '../openapi/zod-openapi';
 import { UserSessions } from './user-sessions';
 import { Audit, NotAudited } from '../audit/audit.decorator';
+import { newPasswordField } from './password-field';
 
 /** The refresh token's cookie: sent back only to the auth routes, never readable by scripts. */
 export const REFRESH_COOKIE = 'lanner_refresh';
@@ -20,36 +21,22 @@ const REFRESH_COOKIE_PATH = '/api/v1/auth';
 
 const LoginBodySchema = z.object({ username: z.string().min(1).max(200), password: z.string().min(1).max(1024) }).strict();
 const PasswordChangeBodySchema = z
-  .object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(1).max(1024) })
+  .object({ currentPassword: z.string().min(1).max(1024), newPassword: newPasswordField().min(1).max(1024) })
   .strict();
 
-const SESSION_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    accessToken: { type: 'string', description: 'Send as Authorization: Bearer <accessToken>' },
-    tokenType: { type: 'string', enum: ['Bearer'] },
-    expiresAt: { type: 'string', format: 'date-time' },
-    user: {
-      type: 'object',
-      properties: {
-        username: { type: 'string' },
-        tenant: { type: 'string' },
-        role: { type: 'string', enum: [...TENANT_ROLES] },
-        instanceAdmin: { type: 'boolean' },
-      },
-    },
-  },
-};
-const ME_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    username: { type: 'string', nullable: true, description: 'null for an API token' },
-    tenant: { type: 'string' },
-    role: { type: 'string', enum: [...TENANT_ROLES] },
-    namespace: { type: 'string', nullable: true },
-    instanceAdmin: { type: 'boolean' },
-  },
-};
+const SessionViewSchema = z.object({
+  accessToken: z.string().describe('Send as Authorization: Bearer <accessToken>'),
+  tokenType: z.literal('Bearer'),
+  expiresAt: instant(),
+  user: z.object({ username: z.string(), tenant: z.string(), role: z.enum(TENANT_ROLES), instanceAdmin: z.boolean() }),
+});
+const MeViewSchema = z.object({
+  username: z.string().nullable().describe('null for an API token'),
+  tenant: z.string(),
+  role: z.enum(TENANT_ROLES),
+  namespace: z.string().nullable(),
+  instanceAdmin: z.boolean(),
+});
 
 type RequestWithCookies = AuthenticatedRequest & { headers: { cookie?: string } };
 
@@ -84,15 +71,8 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @ApiOperation({ summary: 'Log in with a username and password: an access JWT, and the refresh token as an HttpOnly cookie' })
-  @ApiBody({
-    required: true,
-    schema: {
-      type: 'object',
-      required: ['username', 'password'],
-      properties: { username: { type: 'string' }, password: { type: 'string' } },
-    },
-  })
-  @ApiOkResponse({ description: 'Logged in', schema: SESSION_SCHEMA })
+  @JsonBody(LoginBodySchema)
+  @JsonAnswer(SessionViewSchema, { description: 'Logged in' })
   @ProblemResponses(400, 401, 429, 503)
   async login(@Body() body: unknown, @Res({ passthrough: true }) response: HttpResponse) {
     const { username, password } = parseWith(LoginBodySchema, body, 'body');
@@ -115,7 +95,7 @@ export class AuthController {
   @ApiOperation({
     summary: 'A new access JWT for the refresh-token cookie, which is rotated; a refresh token used twice ends its login',
   })
-  @ApiOkResponse({ description: 'Refreshed', schema: SESSION_SCHEMA })
+  @JsonAnswer(SessionViewSchema, { description: 'Refreshed' })
   @ProblemResponses(401, 503)
   async refresh(@Req() request: RequestWithCookies, @Res({ passthrough: true }) response: HttpResponse) {
     const presented = cookieValue(request.headers.cookie, REFRESH_COOKIE);
@@ -148,9 +128,9 @@ export class AuthController {
   @Get('me')
   @BearerAuth()
   @ApiOperation({ summary: 'Who the bearer is: user or API token, tenant, role, namespace prefix' })
-  @ApiOkResponse({ description: 'The caller', schema: ME_SCHEMA })
+  @JsonAnswer(MeViewSchema, { description: 'The caller' })
   @ProblemResponses(401)
-  async me(@Req() request: AuthenticatedRequest) {
+  async me(@Req() request: AuthenticatedRequest): Promise<z.output<typeof MeViewSchema>> {
     const principal = await this.auth.authenticate(request.headers.authorization, new Date());
     return {
       username: principal.userId === undefined ? null : principal.tokenId.slice('user:'.length),
@@ -168,14 +148,7 @@ export class AuthController {
   @HttpCode(204)
   @BearerAuth()
   @ApiOperation({ summary: "Change the caller's password (the current one is checked); every login of the user ends" })
-  @ApiBody({
-    required: true,
-    schema: {
-      type: 'object',
-      required: ['currentPassword', 'newPassword'],
-      properties: { currentPassword: { type: 'string' }, newPassword: { type: 'string', minLength: 12, maxLength: 256 } },
-    },
-  })
+  @JsonBody(PasswordChangeBodySchema)
   @ApiResponse({ status: 204, description: 'Changed' })
   @ProblemResponses(400, 401, 503)
   async changePassword(
@@ -200,7 +173,7 @@ export class AuthController {
     response.setHeader('Set-Cookie', refreshCookie('', 0));
   }
 
-  private answer(session: UserSession, response: HttpResponse) {
+  private answer(session: UserSession, response: HttpResponse): z.output<typeof SessionViewSchema> {
     const maxAge = Math.max(0, Math.floor((session.refreshExpiresAt.getTime() - Date.now()) / 1000));
     response.setHeader('Set-Cookie', refreshCookie(session.refreshToken, maxAge));
     response.setHeader('Cache-Control', 'no-store');

@@ -1,38 +1,38 @@
+import { DEFAULT_TENANT_ID } from '@lanner/model';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { tenantIdProblem } from '@lanner/access';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { TENANT_ID_RULE, tenantIdProblem } from '@lanner/access';
 import type { Repositories, TenantRecord } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { z } from 'zod';
-import { DEFAULT_TENANT } from '../api-role.options';
 import { RequirePermission } from '../auth/route-access.decorator';
 import { Forbidden } from '../http/api-errors';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { instant, JsonAnswer, JsonBody } from '../openapi/zod-openapi';
 import { Audit } from '../audit/audit.decorator';
 
 const NewTenantSchema = z
   .object({
-    id: z.string().superRefine((id, context) => {
-      const problem = tenantIdProblem(id);
-      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
-    }),
+    id: z
+      .string()
+      .describe(`The tenant id: ${TENANT_ID_RULE}`)
+      .superRefine((id, context) => {
+        const problem = tenantIdProblem(id);
+        if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+      }),
     name: z.string().min(1).max(200).optional(),
   })
   .strict();
 
-const TENANT_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    createdAt: { type: 'string', format: 'date-time' },
-    disabledAt: { type: 'string', format: 'date-time', nullable: true },
-  },
-};
+const TenantViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: instant(),
+  disabledAt: instant().nullable(),
+});
 
-function tenantView(tenant: TenantRecord) {
+function tenantView(tenant: TenantRecord): z.output<typeof TenantViewSchema> {
   return {
     id: tenant.id,
     name: tenant.name,
@@ -51,7 +51,7 @@ export class TenantsController {
   @RequirePermission('tenant', 'read')
   @Get()
   @ApiOperation({ summary: 'List the tenants, disabled ones included' })
-  @ApiOkResponse({ description: 'The tenants', schema: { type: 'array', items: TENANT_SCHEMA } })
+  @JsonAnswer(z.array(TenantViewSchema), { description: 'The tenants' })
   @ProblemResponses(401, 403)
   async list() {
     return (await this.repositories.tenants.list()).map(tenantView);
@@ -62,11 +62,8 @@ export class TenantsController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a tenant' })
-  @ApiBody({
-    required: true,
-    schema: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 63 }, name: { type: 'string' } } },
-  })
-  @ApiResponse({ status: 201, description: 'Created', schema: TENANT_SCHEMA })
+  @JsonBody(NewTenantSchema)
+  @JsonAnswer(TenantViewSchema, { status: 201, description: 'Created' })
   @ProblemResponses(400, 401, 403, 409)
   async create(@Body() body: unknown) {
     const { id, name } = parseWith(NewTenantSchema, body, 'body');
@@ -78,12 +75,12 @@ export class TenantsController {
   @Post(':id/disable')
   @HttpCode(200)
   @ApiOperation({
-    summary: "Disable a tenant: its routes answer 404 until it is enabled again; its data is kept ('main' cannot be)",
+    summary: `Disable a tenant: its routes answer 404 until it is enabled again; its data is kept ('${DEFAULT_TENANT_ID}' cannot be)`,
   })
-  @ApiOkResponse({ description: 'The tenant', schema: TENANT_SCHEMA })
+  @JsonAnswer(TenantViewSchema, { description: 'The tenant' })
   @ProblemResponses(401, 403, 404)
   async disable(@Param('id') id: string) {
-    if (id === DEFAULT_TENANT) throw new Forbidden(`The tenant '${DEFAULT_TENANT}' cannot be disabled`);
+    if (id === DEFAULT_TENANT_ID) throw new Forbidden(`The tenant '${DEFAULT_TENANT_ID}' cannot be disabled`);
     return tenantView(await this.repositories.tenants.setDisabled(id, new Date()));
   }
 
@@ -92,7 +89,7 @@ export class TenantsController {
   @Post(':id/enable')
   @HttpCode(200)
   @ApiOperation({ summary: 'Enable a disabled tenant again' })
-  @ApiOkResponse({ description: 'The tenant', schema: TENANT_SCHEMA })
+  @JsonAnswer(TenantViewSchema, { description: 'The tenant' })
   @ProblemResponses(401, 403, 404)
   async enable(@Param('id') id: string) {
     return tenantView(await this.repositories.tenants.setDisabled(id, null));

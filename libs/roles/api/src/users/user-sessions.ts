@@ -1,3 +1,4 @@
+import { DEFAULT_TENANT_ID } from '@lanner/model';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AccessTokenRejected,
@@ -10,7 +11,7 @@ import {
 } from '@lanner/auth';
 import { AlreadyExists, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
-import { API_ROLE_OPTIONS, type ApiRoleOptions, DEFAULT_TENANT } from '../api-role.options';
+import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
 import { NotConfigured, Unauthenticated } from '../http/api-errors';
 
 const DEFAULT_ACCESS_TTL_S = 900;
@@ -84,7 +85,7 @@ export class UserSessions {
       await this.repositories.users.create({
         username: first.username,
         passwordHash: await hashPassword(first.password),
-        tenantId: DEFAULT_TENANT,
+        tenantId: DEFAULT_TENANT_ID,
         role: 'ADMIN',
         instanceAdmin: true,
       });

@@ -1,7 +1,7 @@
+import { DEFAULT_TENANT_ID } from '@lanner/model';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { TENANT_ROLES } from '@lanner/access';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE, TENANT_ROLES } from '@lanner/access';
 import { assertAcceptablePassword, hashPassword, WeakPassword } from '@lanner/auth';
 import type { Repositories, UserRecord } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
@@ -12,50 +12,42 @@ import { RequirePermission } from '../auth/route-access.decorator';
 import { InvalidRequest } from '../http/api-errors';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { instant, JsonAnswer, JsonBody } from '../openapi/zod-openapi';
 import { Audit } from '../audit/audit.decorator';
+import { newPasswordField } from './password-field';
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,128}$/;
 const USERNAME_RULE = 'must be 1 to 128 letters, digits, ".", "_", "@" or "-"';
-const TENANT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 const NewUserSchema = z
   .object({
     username: z.string().regex(USERNAME, USERNAME_RULE),
-    password: z.string(),
-    tenant: z.string().regex(TENANT, 'must be a tenant id (lowercase letters, digits, "_" or "-")').default('main'),
+    password: newPasswordField(),
+    tenant: z.string().regex(TENANT_ID_PATTERN, TENANT_ID_RULE).default(DEFAULT_TENANT_ID),
     role: z.enum(TENANT_ROLES),
     instanceAdmin: z.boolean().default(false),
   })
   .strict();
 const UserChangeSchema = z
   .object({
-    password: z.string().optional(),
-    tenant: z.string().regex(TENANT, 'must be a tenant id (lowercase letters, digits, "_" or "-")').optional(),
+    password: newPasswordField().optional(),
+    tenant: z.string().regex(TENANT_ID_PATTERN, TENANT_ID_RULE).optional(),
     role: z.enum(TENANT_ROLES).optional(),
     instanceAdmin: z.boolean().optional(),
   })
   .strict();
 
-const USER_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    username: { type: 'string' },
-    tenant: { type: 'string' },
-    role: { type: 'string', enum: [...TENANT_ROLES] },
-    instanceAdmin: { type: 'boolean' },
-    lockedUntil: { type: 'string', format: 'date-time', nullable: true },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-  },
-};
-const USER_BODY_PROPERTIES = {
-  password: { type: 'string', minLength: 12, maxLength: 256, description: 'Stored only as its argon2id hash' },
-  tenant: { type: 'string', description: 'default main' },
-  role: { type: 'string', enum: [...TENANT_ROLES] },
-  instanceAdmin: { type: 'boolean' },
-};
+const UserViewSchema = z.object({
+  username: z.string(),
+  tenant: z.string(),
+  role: z.enum(TENANT_ROLES),
+  instanceAdmin: z.boolean(),
+  lockedUntil: instant().nullable(),
+  createdAt: instant(),
+  updatedAt: instant(),
+});
 
-function userView(user: UserRecord) {
+function userView(user: UserRecord): z.output<typeof UserViewSchema> {
   return {
     username: user.username,
     tenant: user.tenantId,
@@ -88,7 +80,7 @@ export class UsersController {
   @RequirePermission('user', 'read')
   @Get()
   @ApiOperation({ summary: 'List the users' })
-  @ApiOkResponse({ description: 'The users', schema: { type: 'array', items: USER_SCHEMA } })
+  @JsonAnswer(z.array(UserViewSchema), { description: 'The users' })
   @ProblemResponses(401, 403)
   async list() {
     return (await this.repositories.users.list()).map(userView);
@@ -99,15 +91,8 @@ export class UsersController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a user with a password' })
-  @ApiBody({
-    required: true,
-    schema: {
-      type: 'object',
-      required: ['username', 'password', 'role'],
-      properties: { username: { type: 'string', maxLength: 128 }, ...USER_BODY_PROPERTIES },
-    },
-  })
-  @ApiResponse({ status: 201, description: 'Created', schema: USER_SCHEMA })
+  @JsonBody(NewUserSchema)
+  @JsonAnswer(UserViewSchema, { status: 201, description: 'Created' })
   @ProblemResponses(400, 401, 403, 409)
   async create(@Body() body: unknown) {
     const user = parseWith(NewUserSchema, body, 'body');
@@ -126,8 +111,8 @@ export class UsersController {
   @Audit('user.update', { id: ':username' })
   @Put(':username')
   @ApiOperation({ summary: "Change a user's password, tenant, role or instance-admin right; a new password ends its logins" })
-  @ApiBody({ required: true, schema: { type: 'object', properties: USER_BODY_PROPERTIES } })
-  @ApiOkResponse({ description: 'The user', schema: USER_SCHEMA })
+  @JsonBody(UserChangeSchema)
+  @JsonAnswer(UserViewSchema, { description: 'The user' })
   @ProblemResponses(400, 401, 403, 404)
   async update(@Param('username') username: string, @Body() body: unknown) {
     const change = parseWith(UserChangeSchema, body, 'body');

@@ -1,8 +1,9 @@
+import { SYSTEM_WORKER_QUEUE_ID } from '@lanner/model';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Gauge } from 'prom-client';
 import { workerJobsTopic } from '@lanner/frames';
 import { UnknownTopicError, type QueuePort } from '@lanner/queue';
-import { SYSTEM_WORKER_QUEUE_ID, type Repositories } from '@lanner/repository';
+import { type Repositories } from '@lanner/repository';
 import { MetricsRegistry, QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { CLOCK, type Clock } from './clock';
 import { dispatchGroupId } from './job-dispatch';

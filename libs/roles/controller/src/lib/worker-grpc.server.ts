@@ -9,6 +9,7 @@ import {
   WorkerControllerServiceService,
   type WorkerControllerServiceServer,
 } from '@lanner/frames';
+import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
 import type { QueuePort, QueueSubscription } from '@lanner/queue';
 import { QUEUE } from '@lanner/runtime';
 import { BroadcastFollower } from './broadcast-follower';
@@ -113,7 +114,9 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
   private async prepareQueue(): Promise<void> {
     while (!this.stopping.signal.aborted) {
       try {
-        await this.queue.createTopics(spineTopics().map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
+        await this.queue.createTopics(
+          spineTopics(RESERVED_WORKER_QUEUE_IDS).map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })),
+        );
         this.broadcasts = await this.queue.subscribe({
           groupId: `lanner-controller-broadcast-${this.identity.id}`,
           topics: [QueueTopics.broadcast],

@@ -23,14 +23,10 @@ import {
   type StoredJson,
   type SubscriptionRecord,
   type WorkerRestartStrategy,
-} from '@lanner/model';
-import {
-  CONNECTED_WORKER_STALE_MS,
   DEFAULT_WORKER_GROUP_ID,
-  NotFound,
   SYSTEM_WORKER_QUEUE_ID,
-  type Repositories,
-} from '@lanner/repository';
+} from '@lanner/model';
+import { CONNECTED_WORKER_STALE_MS, NotFound, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import {
   helloVerdict,

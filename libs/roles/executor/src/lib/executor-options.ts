@@ -3,6 +3,7 @@ import type { RandomSource } from '@lanner/expressions';
 import type { RenderEnvironment } from '@lanner/state-machine';
 import type { StorageConfig } from '@lanner/storage';
 import { DEFAULT_TOPIC_PARTITIONS, QueueTopics, resubmittedJobsTopic, spineTopics, workerJobsTopic } from '@lanner/frames';
+import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
 import { DEFAULT_ROUTING_REFRESH, type RoutingRefresh } from './worker-queue-routing';
 
 /** The topics the executor produces and consumes (ARCHITECTURE.md "Message flow"). */
@@ -70,7 +71,7 @@ export function executorTopics(prefix = ''): ExecutorTopics {
     broadcast: `${prefix}${QueueTopics.broadcast}`,
     logs: `${prefix}${QueueTopics.logs}`,
     triggerResults: `${prefix}${QueueTopics.triggerResults}`,
-    ensured: spineTopics(prefix),
+    ensured: spineTopics(RESERVED_WORKER_QUEUE_IDS, prefix),
     workerJobs,
     resubmittedJobs: (queueId: string): string => `${prefix}${resubmittedJobsTopic(queueId)}`,
   };

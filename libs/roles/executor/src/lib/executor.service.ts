@@ -5,7 +5,7 @@ import type { Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { createInternalStorage } from '@lanner/storage';
-import { SYSTEM_QUEUE_ID } from '@lanner/worker-selector';
+import { SYSTEM_WORKER_QUEUE_ID } from '@lanner/model';
 import { CrashGuard } from './crash-guard';
 import { ExecutionProcessor } from './execution-processor';
 import { systemWorkerGroupId, type ExecutorOptions } from './executor-options';
@@ -70,7 +70,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     this.systemWorker = new SystemWorker(queue, {
       groupId: systemWorkerGroupId(options.groupId),
       topics: {
-        jobs: [topics.resubmittedJobs(SYSTEM_QUEUE_ID), topics.workerJobs(SYSTEM_QUEUE_ID)],
+        jobs: [topics.resubmittedJobs(SYSTEM_WORKER_QUEUE_ID), topics.workerJobs(SYSTEM_WORKER_QUEUE_ID)],
         executor: topics.executor,
         logs: topics.logs,
         triggerResults: topics.triggerResults,

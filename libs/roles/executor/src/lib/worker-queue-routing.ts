@@ -1,5 +1,5 @@
 import { CONNECTED_WORKER_STALE_MS, type Repositories } from '@lanner/repository';
-import type { StoredJson, WorkerSelectorSpec } from '@lanner/model';
+import { SYSTEM_WORKER_QUEUE_ID, type StoredJson, type WorkerSelectorSpec } from '@lanner/model';
 import {
   availabilitySnapshot,
   expressionTagRenderer,
@@ -7,7 +7,6 @@ import {
   reasonNoGroupSubscribes,
   REASON_NO_WORKER_CONNECTED,
   resolveSelector,
-  SYSTEM_QUEUE_ID,
   WorkerQueueIndex,
   WorkerQueueResolver,
   type RoutingCause,
@@ -64,9 +63,9 @@ const FLEET_REREAD_MIN_AGE_MS = 20;
 /** Where a task of a platform flow goes: the `system` queue, served by the executor's in-process worker. */
 const SYSTEM_ROUTED: Routed = {
   action: 'DISPATCH',
-  queueId: SYSTEM_QUEUE_ID,
+  queueId: SYSTEM_WORKER_QUEUE_ID,
   cause: 'SERVED',
-  reason: `a task of the platform namespace goes to the '${SYSTEM_QUEUE_ID}' queue`,
+  reason: `a task of the platform namespace goes to the '${SYSTEM_WORKER_QUEUE_ID}' queue`,
   tags: [],
   level: 'NONE',
 };
@@ -158,7 +157,7 @@ export class WorkerQueueRouting {
    * its queue either way; it is never routed afresh.
    */
   async waitingReason(queueId: string, now: number): Promise<string | undefined> {
-    if (queueId === SYSTEM_QUEUE_ID) return undefined;
+    if (queueId === SYSTEM_WORKER_QUEUE_ID) return undefined;
     const { availability } = await this.fleet.get(now);
     if (availability.subscribedGroups(queueId) === 0) return `${reasonNoGroupSubscribes(queueId)}; the job waits on the queue`;
     if (availability.connectedWorkers(queueId) === 0)

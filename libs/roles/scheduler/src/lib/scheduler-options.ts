@@ -1,4 +1,5 @@
 import { QueueTopics, spineTopics } from '@lanner/frames';
+import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
 
 /** What the scheduler role needs beyond the shared adapters. */
 export interface SchedulerOptions {
@@ -42,5 +43,5 @@ export function schedulerOptions(overrides: Partial<SchedulerOptions> = {}): Sch
 }
 
 export function schedulerTopics(prefix: string): { readonly executor: string; readonly ensured: readonly string[] } {
-  return { executor: `${prefix}${QueueTopics.executor}`, ensured: spineTopics(prefix) };
+  return { executor: `${prefix}${QueueTopics.executor}`, ensured: spineTopics(RESERVED_WORKER_QUEUE_IDS, prefix) };
 }
