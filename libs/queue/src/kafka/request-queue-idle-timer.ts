@@ -7,7 +7,7 @@
  * then allocates and runs about a thousand timers a second for its whole life.
  * In a controller with 2,000 idle workers and 20 queue consumers that loop
  * was 59 % of all allocations (about 10 MB/s) and set the pace of its young
- * generation collections (docs/BENCHMARKS.md, session 6).
+ * generation collections (docs/BENCHMARKS.md, the fleet bench's history).
  *
  * The replacement schedules a check only while a request waits: when the
  * broker throttles the client, at the end of the throttle; when the in-flight
