@@ -335,7 +335,7 @@ export class JobDispatch {
     try {
       job = decodeQueueMessage(workerJobCodec, message.value);
     } catch (error) {
-      // Left uncommitted until this controller is upgraded (frames README).
+      // Left uncommitted until this controller is upgraded (docs/modules/frames.md).
       if (error instanceof NewerSchemaVersionError) throw error;
       this.logger.error(
         {
