@@ -1205,27 +1205,26 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description e.g. flow.update, execution.kill */
-                action?: unknown;
+                action?: string;
                 /** @description An API token's id or name, a user's id or username */
-                actor?: unknown;
+                actor?: string;
                 /** @description The request's X-Correlation-Id */
-                correlationId?: unknown;
+                correlationId?: string;
                 /** @description ISO-8601 date-time: at or after */
-                from?: unknown;
+                from?: string;
                 /** @description This namespace and its children */
-                namespace?: unknown;
-                /** @description success, failure or denied */
-                outcome?: unknown;
+                namespace?: string;
+                outcome?: "success" | "failure" | "denied";
                 /** @description 1-based */
-                page?: unknown;
+                page?: number;
                 /** @description e.g. company.team/hello, an execution id */
-                resourceId?: unknown;
+                resourceId?: string;
                 /** @description e.g. flow, execution, api-token */
-                resourceType?: unknown;
+                resourceType?: string;
                 /** @description At most 200, default 25 */
-                size?: unknown;
+                size?: number;
                 /** @description ISO-8601 date-time: before */
-                to?: unknown;
+                to?: string;
             };
             header?: never;
             path: {
@@ -1353,7 +1352,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The kestra:/// URI, as the execution shows it */
-                path: unknown;
+                path: string;
             };
             header?: never;
             path: {
@@ -1404,7 +1403,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The kestra:/// URI, as the execution shows it */
-                path: unknown;
+                path: string;
             };
             header?: never;
             path: {
@@ -1608,7 +1607,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description The task run of the execution to run again from */
-                taskRunId?: unknown;
+                taskRunId?: string;
             };
             header?: never;
             path: {
@@ -1781,11 +1780,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description key:value, repeatable */
-                labels?: unknown[];
+                labels?: string | string[];
                 /** @description true: answer when the execution ends */
-                wait?: unknown;
+                wait?: "true" | "false";
                 /** @description ISO-8601 duration, default PT60S */
-                waitTimeout?: unknown;
+                waitTimeout?: string;
             };
             header?: never;
             path: {
@@ -1884,17 +1883,19 @@ export interface operations {
     ExecutionsController_search: {
         parameters: {
             query?: {
-                flowId?: unknown;
+                flowId?: string;
                 /** @description ISO-8601 date-time: created at or after */
-                from?: unknown;
+                from?: string;
                 /** @description key:value, repeatable: executions with every label */
-                labels?: unknown[];
-                namespace?: unknown;
-                page?: unknown;
-                size?: unknown;
+                labels?: string | string[];
+                namespace?: string;
+                /** @description 1-based */
+                page?: number;
+                /** @description At most 200, default 25 */
+                size?: number;
                 state?: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
                 /** @description ISO-8601 date-time: created before */
-                to?: unknown;
+                to?: string;
             };
             header?: never;
             path: {
@@ -1935,11 +1936,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description ISO-8601 date-time; default: a day before `to` */
-                from?: unknown;
+                from?: string;
                 /** @description this namespace and the ones under it */
-                namespace?: unknown;
+                namespace?: string;
                 /** @description ISO-8601 date-time; default: now */
-                to?: unknown;
+                to?: string;
             };
             header?: never;
             path: {
@@ -2305,7 +2306,7 @@ export interface operations {
     FlowsController_get: {
         parameters: {
             query?: {
-                revision?: unknown;
+                revision?: number;
             };
             header?: never;
             path: {
@@ -2467,11 +2468,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description This namespace and its children */
-                namespace?: unknown;
-                page?: unknown;
+                namespace?: string;
+                /** @description 1-based */
+                page?: number;
                 /** @description Text in the flow id or namespace */
-                q?: unknown;
-                size?: unknown;
+                q?: string;
+                /** @description At most 200, default 25 */
+                size?: number;
             };
             header?: never;
             path: {
@@ -2563,8 +2566,10 @@ export interface operations {
     LogsController_list: {
         parameters: {
             query?: {
+                /** @description This level and the ones above it */
                 minLevel?: "TRACE" | "DEBUG" | "INFO" | "WARN" | "ERROR";
-                taskRunId?: unknown;
+                /** @description The lines of one task run */
+                taskRunId?: string;
             };
             header?: never;
             path: {
@@ -2614,8 +2619,10 @@ export interface operations {
     LogsController_follow: {
         parameters: {
             query?: {
+                /** @description This level and the ones above it */
                 minLevel?: "TRACE" | "DEBUG" | "INFO" | "WARN" | "ERROR";
-                taskRunId?: unknown;
+                /** @description The lines of one task run */
+                taskRunId?: string;
             };
             header?: never;
             path: {
@@ -2659,7 +2666,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description This namespace and its children */
-                namespace?: unknown;
+                namespace?: string;
             };
             header?: never;
             path: {
@@ -2773,7 +2780,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The file, relative to the namespace files root */
-                path: unknown;
+                path: string;
             };
             header?: never;
             path: {
@@ -2833,7 +2840,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The file, relative to the namespace files root */
-                path: unknown;
+                path: string;
             };
             header?: never;
             path: {
@@ -2893,7 +2900,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The file, relative to the namespace files root */
-                path: unknown;
+                path: string;
             };
             header?: never;
             path: {
@@ -2946,7 +2953,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description A folder, relative to the namespace files root */
-                path?: unknown;
+                path?: string;
             };
             header?: never;
             path: {
@@ -3617,11 +3624,13 @@ export interface operations {
     TriggersController_search: {
         parameters: {
             query?: {
-                flowId?: unknown;
+                flowId?: string;
                 /** @description This namespace and its children */
-                namespace?: unknown;
-                page?: unknown;
-                size?: unknown;
+                namespace?: string;
+                /** @description 1-based */
+                page?: number;
+                /** @description At most 200, default 25 */
+                size?: number;
             };
             header?: never;
             path: {
@@ -3988,29 +3997,28 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description e.g. flow.update, execution.kill */
-                action?: unknown;
+                action?: string;
                 /** @description An API token's id or name, a user's id or username */
-                actor?: unknown;
+                actor?: string;
                 /** @description The request's X-Correlation-Id */
-                correlationId?: unknown;
+                correlationId?: string;
                 /** @description ISO-8601 date-time: at or after */
-                from?: unknown;
+                from?: string;
                 /** @description This namespace and its children */
-                namespace?: unknown;
-                /** @description success, failure or denied */
-                outcome?: unknown;
+                namespace?: string;
+                outcome?: "success" | "failure" | "denied";
                 /** @description 1-based */
-                page?: unknown;
+                page?: number;
                 /** @description e.g. company.team/hello, an execution id */
-                resourceId?: unknown;
+                resourceId?: string;
                 /** @description e.g. flow, execution, api-token */
-                resourceType?: unknown;
+                resourceType?: string;
                 /** @description At most 200, default 25 */
-                size?: unknown;
-                /** @description A tenant id, or `instance` for the instance routes */
-                tenant?: unknown;
+                size?: number;
+                /** @description A tenant id, or `instance` for the instance routes (they have no tenant) */
+                tenant?: string;
                 /** @description ISO-8601 date-time: before */
-                to?: unknown;
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -4096,9 +4104,11 @@ export interface operations {
     DeadLettersController_list: {
         parameters: {
             query?: {
-                page?: unknown;
-                size?: unknown;
-                topic?: unknown;
+                /** @description 1-based */
+                page?: number;
+                /** @description At most 200, default 25 */
+                size?: number;
+                topic?: string;
             };
             header?: never;
             path?: never;

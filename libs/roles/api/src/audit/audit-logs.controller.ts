@@ -1,5 +1,5 @@
-import { applyDecorators, Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditActorTypeSchema, AuditOutcomeSchema } from '@lanner/frames';
 import type { AuditLogQuery, AuditLogRecord, AuditLogScope, Repositories, TenantRepositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
@@ -11,24 +11,23 @@ import { InvalidRequest } from '../http/api-errors';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
-import { instant as instantAnswer, JsonAnswer, pageOf } from '../openapi/zod-openapi';
+import { instant as instantAnswer, JsonAnswer, pageOf, QueryParameters } from '../openapi/zod-openapi';
 
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time such as 2026-12-01T00:00:00Z' });
 const text = z.string().min(1).max(512);
 const AuditLogQuerySchema = PageQuerySchema.extend({
-  actor: text.optional(),
-  action: text.optional(),
-  resourceType: text.optional(),
-  resourceId: text.optional(),
-  namespace: text.optional(),
+  actor: text.describe("An API token's id or name, a user's id or username").optional(),
+  action: text.describe('e.g. flow.update, execution.kill').optional(),
+  resourceType: text.describe('e.g. flow, execution, api-token').optional(),
+  resourceId: text.describe('e.g. company.team/hello, an execution id').optional(),
+  namespace: text.describe('This namespace and its children').optional(),
   outcome: AuditOutcomeSchema.optional(),
-  correlationId: text.optional(),
-  from: instant.optional(),
-  to: instant.optional(),
+  correlationId: text.describe("The request's X-Correlation-Id").optional(),
+  from: instant.describe('ISO-8601 date-time: at or after').optional(),
+  to: instant.describe('ISO-8601 date-time: before').optional(),
 }).strict();
 const InstanceAuditLogQuerySchema = AuditLogQuerySchema.extend({
-  // `instance`: the entries of instance routes only (they have no tenant).
-  tenant: text.optional(),
+  tenant: text.describe('A tenant id, or `instance` for the instance routes (they have no tenant)').optional(),
 }).strict();
 
 const AuditEntryViewSchema = z.object({
@@ -82,24 +81,6 @@ function auditPageOf(found: { results: AuditLogRecord[]; total: number }): z.out
   return { results: found.results.map(auditEntryView), total: found.total };
 }
 
-/** The search filters of both routes, for the OpenAPI document. */
-function AuditLogFilters(): MethodDecorator {
-  const filters: [string, string][] = [
-    ['actor', "An API token's id or name, a user's id or username"],
-    ['action', 'e.g. flow.update, execution.kill'],
-    ['resourceType', 'e.g. flow, execution, api-token'],
-    ['resourceId', 'e.g. company.team/hello, an execution id'],
-    ['namespace', 'This namespace and its children'],
-    ['outcome', 'success, failure or denied'],
-    ['correlationId', "The request's X-Correlation-Id"],
-    ['from', 'ISO-8601 date-time: at or after'],
-    ['to', 'ISO-8601 date-time: before'],
-    ['page', '1-based'],
-    ['size', 'At most 200, default 25'],
-  ];
-  return applyDecorators(...filters.map(([name, description]) => ApiQuery({ name, required: false, description })));
-}
-
 /** A tenant's audit log: every write through the API in the tenant, newest first. Never a request body or a secret. */
 @ApiTags('access')
 @BearerAuth()
@@ -109,7 +90,7 @@ export class AuditLogsController {
   @RequirePermission('audit-log', 'read', { namespaceFrom: 'query' })
   @Get()
   @ApiOperation({ summary: "The tenant's audit log, newest first: who did what, when, from where, and the outcome" })
-  @AuditLogFilters()
+  @QueryParameters(AuditLogQuerySchema)
   @JsonAnswer(AuditPageViewSchema, { description: '{ results, total }' })
   @ProblemResponses(400, 401, 403)
   async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
@@ -130,8 +111,7 @@ export class InstanceAuditLogsController {
   @RequirePermission('audit-log', 'read')
   @Get()
   @ApiOperation({ summary: 'The whole audit log, newest first; ?tenant= for one tenant, ?tenant=instance for instance routes' })
-  @AuditLogFilters()
-  @ApiQuery({ name: 'tenant', required: false, description: 'A tenant id, or `instance` for the instance routes' })
+  @QueryParameters(InstanceAuditLogQuerySchema)
   @JsonAnswer(AuditPageViewSchema, { description: '{ results, total }' })
   @ProblemResponses(400, 401, 403)
   async search(@Query() query: unknown) {

@@ -1,10 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { DeadLetterRecord } from '@lanner/repository';
 import { z } from 'zod';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
-import { instant, JsonAnswer, pageOf } from '../openapi/zod-openapi';
+import { instant, JsonAnswer, pageOf, QueryParameters } from '../openapi/zod-openapi';
 import { InstanceAdminAuth, InstanceProblems } from '../topology/topology-openapi';
 import { DeadLettersService } from './dead-letters.service';
 import { RequirePermission } from '../auth/route-access.decorator';
@@ -58,9 +58,7 @@ export class DeadLettersController {
   @RequirePermission('dead-letter', 'read')
   @Get()
   @ApiOperation({ summary: 'Messages parked by a consumer that could never handle them, newest first' })
-  @ApiQuery({ name: 'topic', required: false })
-  @ApiQuery({ name: 'page', required: false })
-  @ApiQuery({ name: 'size', required: false })
+  @QueryParameters(DeadLetterQuerySchema)
   @JsonAnswer(pageOf(DeadLetterViewSchema))
   @InstanceProblems(400)
   async list(@Query() query: unknown): Promise<z.output<ReturnType<typeof pageOf<typeof DeadLetterViewSchema>>>> {

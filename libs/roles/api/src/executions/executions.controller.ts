@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EXECUTION_RECORD_STATES, parseIsoDuration, statsBucketSeconds } from '@lanner/model';
 import { errorSummary } from '@lanner/runtime';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
@@ -15,7 +15,7 @@ import { isMultipartForm, readMultipartForm } from '../http/multipart-body';
 import { parseWith } from '../http/request-body';
 import { openEventStream, SSE_KEEP_ALIVE } from '../http/server-sent-events';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
-import { JsonAnswer, JsonBody } from '../openapi/zod-openapi';
+import { JsonAnswer, JsonBody, QueryParameters } from '../openapi/zod-openapi';
 import { executionStatsView, ExecutionStatsViewSchema } from './execution-stats-view';
 import { executionView } from './execution-view';
 import { ExecutionFilesService } from './execution-files.service';
@@ -34,27 +34,35 @@ const NewExecutionBodySchema = z
   })
   .strict()
   .optional();
-const ReplayQuerySchema = z.object({ taskRunId: z.string().min(1).optional() }).strict();
+const ReplayQuerySchema = z
+  .object({ taskRunId: z.string().min(1).describe('The task run of the execution to run again from').optional() })
+  .strict();
 const ResumeBodySchema = z.object({ inputs: jsonObject.optional() }).strict().optional();
 const WaitQuerySchema = z.object({
-  wait: z.enum(['true', 'false']).optional(),
-  waitTimeout: z.string().optional(),
+  wait: z.enum(['true', 'false']).describe('true: answer when the execution ends').optional(),
+  waitTimeout: z.string().describe('ISO-8601 duration, default PT60S').optional(),
   // `?labels=team:data&labels=env:dev`, as Kestra's clients send them.
-  [LABELS_FIELD]: z.union([z.string(), z.array(z.string())]).optional(),
+  [LABELS_FIELD]: z
+    .union([z.string(), z.array(z.string())])
+    .describe('key:value, repeatable')
+    .optional(),
 });
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time such as 2026-12-01T00:00:00Z' });
 const ExecutionSearchQuerySchema = PageQuerySchema.extend({
   namespace: z.string().min(1).optional(),
   flowId: z.string().min(1).optional(),
   state: z.enum(EXECUTION_RECORD_STATES).optional(),
-  [LABELS_FIELD]: z.union([z.string(), z.array(z.string())]).optional(),
-  from: instant.optional(),
-  to: instant.optional(),
+  [LABELS_FIELD]: z
+    .union([z.string(), z.array(z.string())])
+    .describe('key:value, repeatable: executions with every label')
+    .optional(),
+  from: instant.describe('ISO-8601 date-time: created at or after').optional(),
+  to: instant.describe('ISO-8601 date-time: created before').optional(),
 });
 const ExecutionStatsQuerySchema = z.object({
-  namespace: z.string().min(1).optional(),
-  from: instant.optional(),
-  to: instant.optional(),
+  namespace: z.string().min(1).describe('this namespace and the ones under it').optional(),
+  from: instant.describe('ISO-8601 date-time; default: a day before `to`').optional(),
+  to: instant.describe('ISO-8601 date-time; default: now').optional(),
 });
 
 /** The dashboard's default period: the last day. */
@@ -86,7 +94,7 @@ function statsPeriodOf(query: { from?: string; to?: string }, now: Date): { from
 
 /** A multipart run request is held to the same limit as a JSON one (the platform's JSON body limit, 100 KiB). */
 const NEW_EXECUTION_BODY_LIMIT_BYTES = 100 * 1024;
-const FileQuerySchema = z.object({ path: z.string().min(1) });
+const FileQuerySchema = z.object({ path: z.string().min(1).describe('The kestra:/// URI, as the execution shows it') });
 const PREVIEW_BYTES = 64 * 1024;
 const DEFAULT_WAIT_MS = 60_000;
 const MAX_WAIT_MS = 3_600_000;
@@ -172,14 +180,7 @@ export class ExecutionsController {
   @RequirePermission('execution', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Search executions, newest first' })
-  @ApiQuery({ name: 'namespace', required: false })
-  @ApiQuery({ name: 'flowId', required: false })
-  @ApiQuery({ name: 'state', required: false, enum: EXECUTION_RECORD_STATES })
-  @ApiQuery({ name: 'labels', required: false, isArray: true, description: 'key:value, repeatable: executions with every label' })
-  @ApiQuery({ name: 'from', required: false, description: 'ISO-8601 date-time: created at or after' })
-  @ApiQuery({ name: 'to', required: false, description: 'ISO-8601 date-time: created before' })
-  @ApiQuery({ name: 'page', required: false })
-  @ApiQuery({ name: 'size', required: false })
+  @QueryParameters(ExecutionSearchQuerySchema)
   @ApiOkResponse({ description: '{ results, total }' })
   @ProblemResponses(400)
   async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
@@ -201,9 +202,7 @@ export class ExecutionsController {
     summary:
       'The dashboard: executions created in [from, to) per state over time, success rate, durations p50/p95, the slowest and the failing flows',
   })
-  @ApiQuery({ name: 'namespace', required: false, description: 'this namespace and the ones under it' })
-  @ApiQuery({ name: 'from', required: false, description: 'ISO-8601 date-time; default: a day before `to`' })
-  @ApiQuery({ name: 'to', required: false, description: 'ISO-8601 date-time; default: now' })
+  @QueryParameters(ExecutionStatsQuerySchema)
   @JsonAnswer(ExecutionStatsViewSchema, { description: 'The aggregates of the period' })
   @ProblemResponses(400)
   @RequirePermission('dashboard', 'read', { namespaceFrom: 'query' })
@@ -256,7 +255,7 @@ export class ExecutionsController {
     summary:
       'Replay an ended execution as a new one: from `taskRunId`, the task runs before it are carried over with their outputs and the flow runs again from it; without it, the whole flow runs again',
   })
-  @ApiQuery({ name: 'taskRunId', required: false, description: 'The task run of the execution to run again from' })
+  @QueryParameters(ReplayQuerySchema)
   @ApiOkResponse({ description: 'The new execution, in CREATED' })
   @ProblemResponses(400, 404, 409)
   async replay(
@@ -276,9 +275,7 @@ export class ExecutionsController {
   @ApiOperation({ summary: 'Run the latest revision of a flow' })
   @ApiConsumes('application/json', 'multipart/form-data')
   @JsonBody(NewExecutionBodySchema)
-  @ApiQuery({ name: 'labels', required: false, isArray: true, description: 'key:value, repeatable' })
-  @ApiQuery({ name: 'wait', required: false, description: 'true: answer when the execution ends' })
-  @ApiQuery({ name: 'waitTimeout', required: false, description: 'ISO-8601 duration, default PT60S' })
+  @QueryParameters(WaitQuerySchema)
   @ApiOkResponse({ description: 'The execution (CREATED, or ended with ?wait=true)' })
   @ProblemResponses(400, 404, 409, 413, 422)
   async create(
@@ -339,7 +336,7 @@ export class ExecutionsController {
   @RequirePermission('file', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id/file')
   @ApiOperation({ summary: 'Download a file of the execution (an output file, a FILE input) by its kestra:/// URI' })
-  @ApiQuery({ name: 'path', required: true, description: 'The kestra:/// URI, as the execution shows it' })
+  @QueryParameters(FileQuerySchema)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: "The file's bytes" })
   @ProblemResponses(400, 404)
@@ -378,7 +375,7 @@ export class ExecutionsController {
   @RequirePermission('file', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id/file/preview')
   @ApiOperation({ summary: 'The start of a text, CSV or JSON file of the execution, for display' })
-  @ApiQuery({ name: 'path', required: true, description: 'The kestra:/// URI, as the execution shows it' })
+  @QueryParameters(FileQuerySchema)
   @ApiOkResponse({ description: '{ type, content, truncated }: up to 64 KiB of the file as text' })
   @ProblemResponses(400, 404, 422)
   async preview(@TenantData() tenant: TenantRepositories, @Param('id') id: string, @Query() query: unknown) {

@@ -1,11 +1,12 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { MAX_FLOW_SOURCE_BYTES } from '@lanner/model';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
 import { MAX_STORED_INT, PageQuerySchema, positiveIntQuery } from '../http/query';
 import { parseWith, readTextBody } from '../http/request-body';
 import { BearerAuth, ProblemResponses, YamlBody } from '../openapi/api-docs.decorators';
+import { QueryParameters } from '../openapi/zod-openapi';
 import { flowView } from './flow-view';
 import { FlowsService } from './flows.service';
 import { assertNamespaceAllowed, type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
@@ -14,7 +15,10 @@ import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import type { TenantRepositories } from '@lanner/repository';
 import { Audit, NotAudited } from '../audit/audit.decorator';
 
-const FlowSearchQuerySchema = PageQuerySchema.extend({ namespace: z.string().min(1).optional(), q: z.string().optional() });
+const FlowSearchQuerySchema = PageQuerySchema.extend({
+  namespace: z.string().min(1).describe('This namespace and its children').optional(),
+  q: z.string().describe('Text in the flow id or namespace').optional(),
+});
 const RevisionQuerySchema = z.object({ revision: positiveIntQuery(MAX_STORED_INT).optional() });
 
 @ApiTags('flows')
@@ -55,10 +59,7 @@ export class FlowsController {
   @RequirePermission('flow', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Search live flows' })
-  @ApiQuery({ name: 'namespace', required: false, description: 'This namespace and its children' })
-  @ApiQuery({ name: 'q', required: false, description: 'Text in the flow id or namespace' })
-  @ApiQuery({ name: 'page', required: false })
-  @ApiQuery({ name: 'size', required: false })
+  @QueryParameters(FlowSearchQuerySchema)
   @ApiOkResponse({ description: '{ results, total }' })
   @ProblemResponses(400)
   async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
@@ -95,7 +96,7 @@ export class FlowsController {
   @RequirePermission('flow', 'read')
   @Get(':namespace/:id')
   @ApiOperation({ summary: 'The live flow, or an older revision with ?revision=N' })
-  @ApiQuery({ name: 'revision', required: false })
+  @QueryParameters(RevisionQuerySchema)
   @ApiOkResponse({ description: 'The flow' })
   @ProblemResponses(400, 404)
   async get(

@@ -12,6 +12,6 @@ export function positiveIntQuery(max: number) {
 
 /** `page` (1-based) and `size` (at most 200) of a search. */
 export const PageQuerySchema = z.object({
-  page: positiveIntQuery(MAX_PAGE).default(1),
-  size: positiveIntQuery(200).default(25),
+  page: positiveIntQuery(MAX_PAGE).default(1).describe('1-based'),
+  size: positiveIntQuery(200).default(25).describe('At most 200, default 25'),
 });

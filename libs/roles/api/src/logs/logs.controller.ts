@@ -1,5 +1,5 @@
 import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { LOG_LEVELS, type LogLineRecord, type LogQuery } from '@lanner/repository';
 import { errorSummary } from '@lanner/runtime';
 import type { HttpResponse } from '../http/http-types';
@@ -8,11 +8,15 @@ import { hasEnded } from '../executions/execution-view';
 import { parseWith } from '../http/request-body';
 import { openEventStream } from '../http/server-sent-events';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { QueryParameters } from '../openapi/zod-openapi';
 import { RequirePermission } from '../auth/route-access.decorator';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 
-const LogQuerySchema = z.object({ minLevel: z.enum(LOG_LEVELS).optional(), taskRunId: z.string().min(1).optional() });
+const LogQuerySchema = z.object({
+  minLevel: z.enum(LOG_LEVELS).describe('This level and the ones above it').optional(),
+  taskRunId: z.string().min(1).describe('The lines of one task run').optional(),
+});
 
 /** Lines reach the repository through the indexer a little after the execution ended; a follower waits this long for them. */
 const TRAILING_LOGS_MS = 2000;
@@ -39,8 +43,7 @@ export class LogsController {
   @RequirePermission('log', 'read', { namespaceFrom: { executionParam: 'executionId' } })
   @Get(':executionId')
   @ApiOperation({ summary: 'The log lines of an execution, oldest first' })
-  @ApiQuery({ name: 'minLevel', required: false, enum: LOG_LEVELS })
-  @ApiQuery({ name: 'taskRunId', required: false })
+  @QueryParameters(LogQuerySchema)
   @ApiOkResponse({ description: '[{ taskRunId, attempt, level, timestamp, message }]' })
   @ProblemResponses(400, 404)
   async list(@TenantData() tenant: TenantRepositories, @Param('executionId') executionId: string, @Query() query: unknown) {
@@ -54,8 +57,7 @@ export class LogsController {
   @ApiOperation({
     summary: 'Server-sent events: `log` per line (stored ones first), until the execution ended and its last lines arrived',
   })
-  @ApiQuery({ name: 'minLevel', required: false, enum: LOG_LEVELS })
-  @ApiQuery({ name: 'taskRunId', required: false })
+  @QueryParameters(LogQuerySchema)
   @ApiProduces('text/event-stream')
   @ProblemResponses(400, 404)
   async follow(

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Inject, Logger, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { NotFound, type TenantRepositories } from '@lanner/repository';
 import { errorSummary } from '@lanner/runtime';
 import {
@@ -24,9 +24,10 @@ import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { parseWith } from '../http/request-body';
 import { INTERNAL_STORAGE } from '../executions/executions.service';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { QueryParameters } from '../openapi/zod-openapi';
 
-const PathQuerySchema = z.object({ path: z.string().min(1) });
-const FolderQuerySchema = z.object({ path: z.string().optional() });
+const PathQuerySchema = z.object({ path: z.string().min(1).describe('The file, relative to the namespace files root') });
+const FolderQuerySchema = z.object({ path: z.string().describe('A folder, relative to the namespace files root').optional() });
 const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
 
 /**
@@ -52,7 +53,7 @@ export class NamespaceFilesController {
   @RequirePermission('file', 'read')
   @Get('directory')
   @ApiOperation({ summary: "The namespace's files below a folder (all of them without `path`), with their sizes" })
-  @ApiQuery({ name: 'path', required: false, description: 'A folder, relative to the namespace files root' })
+  @QueryParameters(FolderQuerySchema)
   @ApiOkResponse({ description: '[{ path, size, uri }] in path order' })
   @ProblemResponses(400, 403)
   async list(@TenantData() scope: TenantRepositories, @Param('namespace') namespace: string, @Query() query: unknown) {
@@ -71,7 +72,7 @@ export class NamespaceFilesController {
   @RequirePermission('file', 'read')
   @Get()
   @ApiOperation({ summary: 'Download one namespace file' })
-  @ApiQuery({ name: 'path', required: true, description: 'The file, relative to the namespace files root' })
+  @QueryParameters(PathQuerySchema)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: "The file's bytes" })
   @ProblemResponses(400, 403, 404)
@@ -105,7 +106,7 @@ export class NamespaceFilesController {
   @Audit('namespace-file.put', { id: ':namespace', namespace: ':namespace' })
   @Put()
   @ApiOperation({ summary: 'Store a namespace file (the request body, streamed), replacing the one at that path' })
-  @ApiQuery({ name: 'path', required: true, description: 'The file, relative to the namespace files root' })
+  @QueryParameters(PathQuerySchema)
   @ApiConsumes('application/octet-stream')
   @ApiOkResponse({ description: '{ path, size, uri }' })
   @ProblemResponses(400, 403, 413)
@@ -139,7 +140,7 @@ export class NamespaceFilesController {
   @Delete()
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete one namespace file' })
-  @ApiQuery({ name: 'path', required: true, description: 'The file, relative to the namespace files root' })
+  @QueryParameters(PathQuerySchema)
   @ProblemResponses(400, 403, 404)
   async remove(
     @TenantData() scope: TenantRepositories,

@@ -1,16 +1,16 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotFound, type NamespaceSummary } from '@lanner/repository';
 import { z } from 'zod';
 import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { RequirePermission } from '../auth/route-access.decorator';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
-import { JsonAnswer, storedJson } from '../openapi/zod-openapi';
+import { JsonAnswer, QueryParameters, storedJson } from '../openapi/zod-openapi';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 
-const NamespaceQuerySchema = z.object({ namespace: z.string().min(1).optional() });
+const NamespaceQuerySchema = z.object({ namespace: z.string().min(1).describe('This namespace and its children').optional() });
 
 const NamespaceViewSchema = z.object({
   namespace: z.string(),
@@ -37,7 +37,7 @@ export class NamespacesController {
   @RequirePermission('namespace', 'read', { namespaceFrom: 'query' })
   @Get()
   @ApiOperation({ summary: 'Namespaces with their flow counts, worker-selector defaults and variables' })
-  @ApiQuery({ name: 'namespace', required: false, description: 'This namespace and its children' })
+  @QueryParameters(NamespaceQuerySchema)
   @JsonAnswer(z.array(NamespaceViewSchema))
   @ProblemResponses(400, 403)
   async list(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiResponse } from '@nestjs/swagger';
+import { ApiBody, ApiQuery, ApiResponse } from '@nestjs/swagger';
 // Swagger's schema type is not re-exported from its index.
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import type { StoredJson } from '@lanner/model';
@@ -71,6 +71,26 @@ export function JsonAnswer(schema: z.ZodType, options: { status?: number; descri
       status: options.status ?? 200,
       description: options.description ?? '',
       schema: openApiSchemaOf(schema, 'output'),
+    }),
+  );
+}
+
+/**
+ * The query parameters of a route, documented from the zod object the route
+ * parses its query with: one parameter per field, its `.describe()` as the
+ * parameter's description, required unless optional or defaulted.
+ */
+export function QueryParameters(schema: z.ZodObject): MethodDecorator {
+  const json = openApiSchemaOf(schema, 'input') as { properties?: Record<string, SchemaObject>; required?: string[] };
+  return applyDecorators(
+    ...Object.entries(json.properties ?? {}).map(([name, property]) => {
+      const { description, ...parameterSchema } = property;
+      return ApiQuery({
+        name,
+        required: json.required?.includes(name) ?? false,
+        ...(description === undefined ? {} : { description }),
+        schema: parameterSchema,
+      });
     }),
   );
 }

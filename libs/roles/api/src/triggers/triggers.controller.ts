@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TriggerStateRecord } from '@lanner/model';
 import { z } from 'zod';
 import { type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
@@ -7,14 +7,14 @@ import { RequirePermission } from '../auth/route-access.decorator';
 import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
-import { instant, JsonAnswer, JsonBody, pageOf } from '../openapi/zod-openapi';
+import { instant, JsonAnswer, JsonBody, pageOf, QueryParameters } from '../openapi/zod-openapi';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import { startBackfill } from './trigger-backfills';
 import { Audit } from '../audit/audit.decorator';
 
 const TriggerSearchQuerySchema = PageQuerySchema.extend({
-  namespace: z.string().min(1).optional(),
+  namespace: z.string().min(1).describe('This namespace and its children').optional(),
   flowId: z.string().min(1).optional(),
 });
 const TriggerChangeSchema = z.object({ disabled: z.boolean() }).strict();
@@ -118,10 +118,7 @@ export class TriggersController {
   @RequirePermission('trigger', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Triggers of live flows, with their next evaluation date, last execution and lock holder' })
-  @ApiQuery({ name: 'namespace', required: false, description: 'This namespace and its children' })
-  @ApiQuery({ name: 'flowId', required: false })
-  @ApiQuery({ name: 'page', required: false })
-  @ApiQuery({ name: 'size', required: false })
+  @QueryParameters(TriggerSearchQuerySchema)
   @JsonAnswer(pageOf(TriggerViewSchema))
   @ProblemResponses(400)
   async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
