@@ -983,11 +983,16 @@ export type components = {
             detail: string;
             errors?: {
                 column?: number;
-                /** @description Line in the YAML source, for flow problems */
+                /** @description 1-based line in the YAML source, for flow problems */
                 line?: number;
                 message: string;
                 /** @example tasks[2].workerSelector.fallback */
                 path: string;
+                /**
+                 * @description Set on what is accepted but deprecated (flow validation); a problem without it refuses the flow
+                 * @enum {string}
+                 */
+                severity?: "WARNING";
             }[];
             /** @example 422 */
             status: number;

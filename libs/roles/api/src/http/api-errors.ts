@@ -1,16 +1,22 @@
+import { z } from 'zod';
+
 // Errors raised by the API's own edges (request parsing, auth, state checks).
 // Domain errors from the libraries are mapped by problemFor() as they are.
 
 /** One problem in a request or a flow: where (a JSON or YAML path) and what. */
-export interface ProblemEntry {
-  readonly path: string;
-  readonly message: string;
-  /** 1-based line in a YAML flow source, when known. */
-  readonly line?: number;
-  readonly column?: number;
-  /** Set on what is accepted but deprecated (flow validation); a problem without it refuses the flow. */
-  readonly severity?: 'WARNING';
-}
+export const ProblemEntrySchema = z
+  .object({
+    path: z.string().meta({ example: 'tasks[2].workerSelector.fallback' }),
+    message: z.string(),
+    line: z.number().int().describe('1-based line in the YAML source, for flow problems').optional(),
+    column: z.number().int().optional(),
+    severity: z
+      .literal('WARNING')
+      .describe('Set on what is accepted but deprecated (flow validation); a problem without it refuses the flow')
+      .optional(),
+  })
+  .readonly();
+export type ProblemEntry = z.output<typeof ProblemEntrySchema>;
 
 export abstract class ApiError extends Error {
   protected constructor(message: string) {

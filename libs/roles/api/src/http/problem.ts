@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { z } from 'zod';
 import { DependencyDownError } from '@lanner/runtime';
 import {
   AlreadyExists,
@@ -16,6 +17,7 @@ import {
   InvalidRequest,
   PayloadTooLarge,
   type ProblemEntry,
+  ProblemEntrySchema,
   Unauthenticated,
   UnsupportedMediaType,
   WrongState,
@@ -25,14 +27,17 @@ import {
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-/** RFC 9457 problem details, as every /api/v1 error is answered. */
-export interface Problem {
-  readonly type: string;
-  readonly title: string;
-  readonly status: number;
-  readonly detail: string;
-  readonly errors?: readonly ProblemEntry[];
-}
+/** RFC 9457 problem details, as every /api/v1 error is answered (components.schemas.Problem of the OpenAPI document). */
+export const ProblemSchema = z
+  .object({
+    type: z.string().meta({ example: 'urn:lanner:problem:invalid-content' }),
+    title: z.string().meta({ example: 'Unprocessable Content' }),
+    status: z.number().int().meta({ example: 422 }),
+    detail: z.string().meta({ example: 'The flow is not valid' }),
+    errors: z.array(ProblemEntrySchema).readonly().optional(),
+  })
+  .readonly();
+export type Problem = z.output<typeof ProblemSchema>;
 
 /** A problem, and whether the error behind it is unexpected (then it is logged in full, and the client sees a generic text). */
 export interface MappedProblem {

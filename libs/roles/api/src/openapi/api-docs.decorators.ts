@@ -2,31 +2,6 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiResponse } from '@nestjs/swagger';
 import { PROBLEM_MEDIA_TYPE } from '../http/problem';
 
-/** The RFC 9457 problem every error is answered with (components.schemas.Problem). */
-export const PROBLEM_SCHEMA = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'detail'],
-  properties: {
-    type: { type: 'string', example: 'urn:lanner:problem:invalid-content' },
-    title: { type: 'string', example: 'Unprocessable Content' },
-    status: { type: 'integer', example: 422 },
-    detail: { type: 'string', example: 'The flow is not valid' },
-    errors: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['path', 'message'],
-        properties: {
-          path: { type: 'string', example: 'tasks[2].workerSelector.fallback' },
-          message: { type: 'string' },
-          line: { type: 'integer', description: 'Line in the YAML source, for flow problems' },
-          column: { type: 'integer' },
-        },
-      },
-    },
-  },
-} as const;
-
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed request (each problem with its JSON path)',
   401: 'No or bad API token',

@@ -1,7 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { PROBLEM_SCHEMA } from './api-docs.decorators';
+import { ProblemSchema } from '../http/problem';
+import { openApiSchemaOf } from './zod-openapi';
 
 export const OPENAPI_DOCUMENT_PATH = '/api/v1/openapi.json';
 export const API_EXPLORER_PATH = '/api/docs';
@@ -61,7 +62,7 @@ export class ApiDocs implements OnModuleInit {
     });
     document.components = {
       ...document.components,
-      schemas: { ...document.components?.schemas, Problem: { ...PROBLEM_SCHEMA } as never },
+      schemas: { ...document.components?.schemas, Problem: openApiSchemaOf(ProblemSchema, 'output') },
     };
     return document;
   }

@@ -32,7 +32,8 @@ const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_IN
  * The OpenAPI schema of a zod schema: `input` for what a route reads (defaults
  * make a field optional), `output` for what it answers. The bounds zod adds to
  * every integer, the pattern behind every `z.iso.datetime()` (its `format`
- * says it) and an answer's closed objects (answers may gain fields) are left out.
+ * says it), `readOnly` (from `.readonly()`, a TypeScript matter) and an answer's
+ * closed objects (answers may gain fields) are left out.
  */
 export function openApiSchemaOf(schema: z.ZodType, io: 'input' | 'output'): SchemaObject {
   const json = z.toJSONSchema(schema, {
@@ -49,6 +50,8 @@ export function openApiSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Sche
       }
       if (node['format'] === 'date-time') delete node['pattern'];
       if (io === 'output' && node['additionalProperties'] === false) delete node['additionalProperties'];
+      // `.readonly()` types what the code may not change; the wire has no such notion.
+      delete node['readOnly'];
     },
   }) as Record<string, unknown>;
   delete json['$schema'];
