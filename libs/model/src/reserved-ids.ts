@@ -19,3 +19,15 @@ export function isReservedWorkerQueueId(id: string): boolean {
 
 /** The worker group every instance has; it always subscribes to the default worker queue. */
 export const DEFAULT_WORKER_GROUP_ID = 'default';
+
+/**
+ * The namespace of the platform's own flows (Kestra's system flows namespace): their
+ * tasks go to the system worker queue whatever selector applies, and run on the
+ * executor's in-process system worker.
+ */
+export const SYSTEM_NAMESPACE = 'system';
+
+/** Whether a flow of this namespace is a platform flow: `system` itself or one of its children (`system.purges`). */
+export function isSystemNamespace(namespace: string): boolean {
+  return namespace === SYSTEM_NAMESPACE || namespace.startsWith(`${SYSTEM_NAMESPACE}.`);
+}

@@ -20,7 +20,7 @@ export type {
 export { TagTemplateNotSupported, literalTagRenderer, renderTags } from './lib/tag-renderer';
 export { expressionTagRenderer } from './lib/expression-tag-renderer';
 export type { TagRenderContext, TagRenderer } from './lib/tag-renderer';
-export { SYSTEM_NAMESPACE, isSystemNamespace, sameTagSet } from './lib/worker-queue';
+export { sameTagSet } from './lib/worker-queue';
 export type { WorkerQueue } from './lib/worker-queue';
 export { DuplicateWorkerQueueId, WorkerQueueIndex } from './lib/worker-queue-index';
 export { availabilitySnapshot } from './lib/worker-availability';

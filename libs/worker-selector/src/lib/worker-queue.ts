@@ -8,18 +8,6 @@ export interface WorkerQueue {
   allowedTenants: readonly string[];
 }
 
-/**
- * The namespace of the platform's own flows (Kestra's system flows namespace): their
- * tasks go to the `system` queue whatever selector applies, and run on the
- * executor's in-process system worker.
- */
-export const SYSTEM_NAMESPACE = 'system';
-
-/** Whether a flow of this namespace is a platform flow: `system` itself or one of its children (`system.purges`). */
-export function isSystemNamespace(namespace: string): boolean {
-  return namespace === SYSTEM_NAMESPACE || namespace.startsWith(`${SYSTEM_NAMESPACE}.`);
-}
-
 /** Two queues collide when their tag sets are equal, whatever the order. */
 export function sameTagSet(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a);

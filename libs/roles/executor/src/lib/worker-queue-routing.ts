@@ -1,9 +1,8 @@
 import { CONNECTED_WORKER_STALE_MS, type Repositories } from '@lanner/repository';
-import { SYSTEM_WORKER_QUEUE_ID, type StoredJson, type WorkerSelectorSpec } from '@lanner/model';
+import { isSystemNamespace, SYSTEM_WORKER_QUEUE_ID, type StoredJson, type WorkerSelectorSpec } from '@lanner/model';
 import {
   availabilitySnapshot,
   expressionTagRenderer,
-  isSystemNamespace,
   reasonNoGroupSubscribes,
   REASON_NO_WORKER_CONNECTED,
   resolveSelector,

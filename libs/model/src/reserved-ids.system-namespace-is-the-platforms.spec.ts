@@ -1,4 +1,4 @@
-import { isSystemNamespace, SYSTEM_NAMESPACE } from '../index';
+import { isSystemNamespace, SYSTEM_NAMESPACE } from './reserved-ids';
 
 describe('the system namespace holds the platform flows, whose tasks go to the system queue', () => {
   it('is the namespace system and its children', () => {
