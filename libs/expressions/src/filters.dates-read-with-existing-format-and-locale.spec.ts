@@ -1,18 +1,11 @@
 import { ExpressionError, renderTemplate } from './index';
+import { expressionFailure } from './testing/expression-failure';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
 const context = { inputs: { when: '2026-03-15T10:20:30Z', local: '15/03/2026 10:20', named: '15 mars 2026' } };
 const render = (template: string): string => renderTemplate(template, context, options);
 
-function failure(template: string): ExpressionError {
-  try {
-    render(template);
-  } catch (error) {
-    if (error instanceof ExpressionError) return error;
-    throw error;
-  }
-  throw new Error(`'${template}' rendered without an error`);
-}
+const failure = (template: string): ExpressionError => expressionFailure(render, template);
 
 // Kestra's date filters: date(format, timeZone, existingFormat, locale), dateAdd(amount, unit,
 // format, timeZone, existingFormat, locale), timestamp(timeZone, existingFormat).

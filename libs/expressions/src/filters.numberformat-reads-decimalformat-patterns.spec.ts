@@ -1,17 +1,10 @@
 import { ExpressionError, renderTemplate } from './index';
+import { expressionFailure } from './testing/expression-failure';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
 const render = (template: string): string => renderTemplate(template, {}, options);
 
-function failure(template: string): ExpressionError {
-  try {
-    render(template);
-  } catch (error) {
-    if (error instanceof ExpressionError) return error;
-    throw error;
-  }
-  throw new Error(`'${template}' rendered without an error`);
-}
+const failure = (template: string): ExpressionError => expressionFailure(render, template);
 
 // Pebble's numberformat is Java's DecimalFormat (en_US symbols, HALF_EVEN rounding).
 describe('numberformat', () => {

@@ -1,18 +1,11 @@
 import { ExpressionError, renderTemplate } from './index';
+import { expressionFailure } from './testing/expression-failure';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
 const context = { inputs: { evil: `${'a'.repeat(5_000)}!`, long: 'ab'.repeat(400_000) } };
 const render = (template: string): string => renderTemplate(template, context, options);
 
-function failure(template: string): ExpressionError {
-  try {
-    render(template);
-  } catch (error) {
-    if (error instanceof ExpressionError) return error;
-    throw error;
-  }
-  throw new Error(`'${template}' rendered without an error`);
-}
+const failure = (template: string): ExpressionError => expressionFailure(render, template);
 
 // Kestra's replace(pairs, regexp=true) is Java's String.replaceAll for each pair in turn.
 describe('replace with regexp=true', () => {

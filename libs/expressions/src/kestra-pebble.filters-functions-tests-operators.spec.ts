@@ -1,4 +1,5 @@
 import { ExpressionError, renderFinal, renderTemplate } from './index';
+import { expressionFailure } from './testing/expression-failure';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
 const context = {
@@ -25,15 +26,7 @@ const context = {
 };
 const render = (template: string): string => renderTemplate(template, context, options);
 
-function failure(template: string): ExpressionError {
-  try {
-    render(template);
-  } catch (error) {
-    if (error instanceof ExpressionError) return error;
-    throw error;
-  }
-  throw new Error(`'${template}' rendered without an error`);
-}
+const failure = (template: string): ExpressionError => expressionFailure(render, template);
 
 describe("Kestra's filters", () => {
   it.each([

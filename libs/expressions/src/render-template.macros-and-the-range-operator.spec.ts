@@ -1,18 +1,11 @@
 import { ExpressionError, renderTemplate } from './index';
+import { expressionFailure } from './testing/expression-failure';
 
 const options = { now: new Date('2026-01-02T03:04:05Z') };
 const context = { inputs: { n: 3, name: 'ada', users: ['ada', 'grace'] } };
 const render = (template: string): string => renderTemplate(template, context, options);
 
-function failure(template: string): ExpressionError {
-  try {
-    render(template);
-  } catch (error) {
-    if (error instanceof ExpressionError) return error;
-    throw error;
-  }
-  throw new Error(`'${template}' rendered without an error`);
-}
+const failure = (template: string): ExpressionError => expressionFailure(render, template);
 
 // Pebble's `a..b` is range(a, b): both ends included, binding looser than + and tighter than ==.
 describe('the range operator ..', () => {
