@@ -96,6 +96,11 @@ export {
 } from './repositories/audit-log.repository';
 export { ClusterLockRepository } from './repositories/cluster-lock.repository';
 export {
+  heldExecutionsAwaitRelease,
+  InstanceMaintenanceRepository,
+  type InstanceMaintenanceRecord,
+} from './repositories/instance-maintenance.repository';
+export {
   DeadLetterStore,
   type DeadLetterMessage,
   type DeadLetterRecord,

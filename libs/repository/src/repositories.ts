@@ -10,6 +10,7 @@ import { ConnectedWorkerRepository } from './repositories/connected-worker.repos
 import { DeadLetterStore } from './repositories/dead-letter.store';
 import { ExecutionRepository } from './repositories/execution.repository';
 import { FlowRepository } from './repositories/flow.repository';
+import { InstanceMaintenanceRepository } from './repositories/instance-maintenance.repository';
 import { FlowTriggerEvaluationRepository } from './repositories/flow-trigger-evaluation.repository';
 import { LogRepository } from './repositories/log.repository';
 import { MetricRepository } from './repositories/metric.repository';
@@ -50,6 +51,8 @@ export interface Repositories {
   readonly tenants: TenantRepository;
   /** Named leases among processes (the active liveness coordinator). */
   readonly clusterLocks: ClusterLockRepository;
+  /** Maintenance mode of the cluster (one row). */
+  readonly maintenance: InstanceMaintenanceRepository;
   /** Queue messages no consumer could handle, parked with the reason (poison messages). */
   readonly deadLetters: DeadLetterStore;
   /** The executor's crash-loop records (processing marks, quarantines, parked events). */
@@ -106,6 +109,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     namespaces: new NamespaceRepository(db),
     tenants: new TenantRepository(db),
     clusterLocks: new ClusterLockRepository(db),
+    maintenance: new InstanceMaintenanceRepository(db),
     deadLetters: new DeadLetterStore(db),
     processingMarks: new ProcessingMarkRepository(db),
     auditLogs: new AuditLogRepository(db),

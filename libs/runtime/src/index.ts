@@ -43,3 +43,5 @@ export type { PostgresBinaries, PostgresUserIds } from './standalone/postgres-bi
 export { DEFAULT_LIVENESS_TIMINGS, LIVENESS_TIMINGS, ServiceInstanceHeartbeat, ServiceInstanceIdentity } from './liveness';
 export type { LivenessTimings, ServiceInstanceRole, ServiceInstanceStore } from './liveness';
 export { errorSummary } from './logging/error-summary';
+export { MAINTENANCE_REFRESH_MS, MaintenanceMode } from './maintenance/maintenance-mode';
+export type { MaintenanceModeOptions, MaintenanceStore } from './maintenance/maintenance-mode';

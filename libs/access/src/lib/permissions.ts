@@ -25,6 +25,7 @@ export const PERMISSIONS = {
   'audit-log': { read: 'admin' },
   'worker-topology': { read: 'instance-admin', write: 'instance-admin' },
   'service-instance': { read: 'instance-admin' },
+  maintenance: { read: 'instance-admin', write: 'instance-admin' },
   'dead-letter': { read: 'instance-admin', write: 'instance-admin' },
   tenant: { read: 'instance-admin', write: 'instance-admin' },
   user: { read: 'instance-admin', write: 'instance-admin' },

@@ -30,6 +30,9 @@ import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
 import { WebUi } from './http/web-ui';
 import { LogsController } from './logs/logs.controller';
+import { MaintenanceHeaderInterceptor } from './maintenance/maintenance-header.interceptor';
+import { MaintenanceController } from './maintenance/maintenance.controller';
+import { MaintenanceService } from './maintenance/maintenance.service';
 import { NamespaceFilesController } from './namespaces/namespace-files.controller';
 import { NamespacesController } from './namespaces/namespaces.controller';
 import { ApiDocs } from './openapi/api-docs';
@@ -66,6 +69,7 @@ export class ApiRoleModule {
         WorkerQueuesController,
         WorkerGroupsController,
         InstanceServicesController,
+        MaintenanceController,
         DeadLettersController,
         TriggersController,
         WebhooksController,
@@ -96,6 +100,9 @@ export class ApiRoleModule {
         // Every /api route: the permission it declares (@RequirePermission / @Public), from the verified token.
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: AuditAnswerInterceptor },
+        // While in maintenance mode, every answer carries `Lanner-Maintenance: true`.
+        { provide: APP_INTERCEPTOR, useClass: MaintenanceHeaderInterceptor },
+        MaintenanceService,
         AuditTrail,
         ApiTokensService,
         ApiTokenAuth,

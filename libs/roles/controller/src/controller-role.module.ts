@@ -1,10 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue } from '@lanner/queue';
-import { applyMigrations, openRepositories } from '@lanner/repository';
+import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import {
   AdapterLeases,
   CommonConfig,
+  MaintenanceMode,
   queueProvider,
+  REPOSITORIES,
   repositoryProvider,
   RUNTIME_CONFIG,
   ServerRoleSettings,
@@ -66,6 +68,12 @@ export class ControllerRoleModule {
         // The one clock of the role: every provider reads the time through it.
         { provide: CLOCK, useValue: systemClock },
         ControllerIdentity,
+        {
+          provide: MaintenanceMode,
+          inject: [REPOSITORIES, ControllerIdentity],
+          useFactory: (repositories: Repositories, identity: ControllerIdentity) =>
+            new MaintenanceMode(repositories.maintenance, { follower: `controller ${identity.id}` }),
+        },
         WorkerFleet,
         ControllerMetrics,
         QueueLag,

@@ -1,26 +1,38 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue, type KafkaQueueOptions, type QueuePort } from '@lanner/queue';
-import { applyMigrations, openRepositories } from '@lanner/repository';
+import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import {
   AdapterLeases,
+  DEFAULT_LIVENESS_TIMINGS,
   type ExpressionConfig,
   expressionEnvs,
+  MaintenanceMode,
   queueProvider,
+  REPOSITORIES,
   repositoryProvider,
   RUNTIME_CONFIG,
   ServerRoleSettings,
+  ServiceInstanceIdentity,
 } from '@lanner/runtime';
 import type { RenderEnvironment } from '@lanner/state-machine';
 import { DEFAULT_TOPIC_PARTITIONS } from '@lanner/frames';
 import { executorOptions, type ExecutorOptions } from './lib/executor-options';
 import { EXECUTOR_OPTIONS, ExecutorService } from './lib/executor.service';
-import { LivenessCoordinator } from './lib/liveness-coordinator';
+import { LIVENESS_COORDINATOR_SETTINGS, LivenessCoordinator, type LivenessCoordinatorSettings } from './lib/liveness-coordinator';
 
 /** The role config's timer interval, when the process's config has one (executor, standalone). */
 function configuredTimerInterval(config: unknown): number | undefined {
   if (config === null || typeof config !== 'object') return undefined;
   const interval = (config as { timerIntervalMs?: unknown }).timerIntervalMs;
   return typeof interval === 'number' ? interval : undefined;
+}
+
+/** How long ended service-instance rows stay (LANNER_SERVICE_INSTANCE_RETENTION_S), when the process's config has it. */
+function configuredCoordinatorSettings(config: unknown): Partial<LivenessCoordinatorSettings> {
+  if (config === null || typeof config !== 'object') return {};
+  const retentionS = (config as { serviceInstanceRetentionS?: unknown }).serviceInstanceRetentionS;
+  if (typeof retentionS !== 'number') return {};
+  return { timings: { ...DEFAULT_LIVENESS_TIMINGS, purgeAfterMs: retentionS * 1000 } };
 }
 
 /** Kestra's `envs` and `globals` as the role's config sets them (LANNER_EXPRESSION_*); none without a config. */
@@ -77,6 +89,18 @@ export class ExecutorRoleModule {
               // The in-process queue forgets its messages when the process stops; Kafka keeps them.
               rebuildPendingWorkAtStart: options.rebuildPendingWorkAtStart ?? settings.queue.kind === 'in-process',
             }),
+        },
+        {
+          provide: LIVENESS_COORDINATOR_SETTINGS,
+          inject: [{ token: RUNTIME_CONFIG, optional: true }],
+          useFactory: (config: unknown) => configuredCoordinatorSettings(config),
+        },
+        {
+          // What this executor knows of maintenance mode: while on, new executions wait (ExecutorService).
+          provide: MaintenanceMode,
+          inject: [REPOSITORIES, { token: ServiceInstanceIdentity, optional: true }],
+          useFactory: (repositories: Repositories, identity?: ServiceInstanceIdentity) =>
+            new MaintenanceMode(repositories.maintenance, { follower: `executor ${identity?.id ?? 'unregistered'}` }),
         },
         ExecutorService,
         LivenessCoordinator,

@@ -419,6 +419,16 @@ export const CONFIG_VARIABLES = [
     schema: integer(50, 60000),
   },
   {
+    name: 'LANNER_SERVICE_INSTANCE_RETENTION_S',
+    roles: ['executor', 'standalone'],
+    defaultFor: () => '86400',
+    defaultText: '`86400` (a day)',
+    description:
+      'How long the row of a service instance that ended (NOT_RUNNING or TERMINATED) stays in `GET /api/v1/instance/services` before the liveness coordinator purges it.',
+    secret: false,
+    schema: integer(60, 31536000),
+  },
+  {
     name: 'LANNER_SCHEDULER_BACKFILL_PER_SECOND',
     roles: ['scheduler', 'standalone'],
     defaultFor: () => '10',

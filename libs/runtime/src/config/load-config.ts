@@ -187,12 +187,14 @@ export const CONFIG_SCHEMAS = {
     .object({
       ...serverVariables,
       LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS'),
+      LANNER_SERVICE_INSTANCE_RETENTION_S: schemaOf('LANNER_SERVICE_INSTANCE_RETENTION_S'),
       ...expressionVariables,
       ...storageVariables,
     })
     .transform((env) => ({
       ...serverConfig('executor', env),
       timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS,
+      serviceInstanceRetentionS: env.LANNER_SERVICE_INSTANCE_RETENTION_S,
       expression: expressionConfig(env),
       /** The system worker's internal storage (its storage tasks and purges). */
       storage: storageConfig(env, '.lanner-executor'),
@@ -324,6 +326,7 @@ export const CONFIG_SCHEMAS = {
       LANNER_DATA_DIR: schemaOf('LANNER_DATA_DIR'),
       LANNER_EMBEDDED_DB_PORT: schemaOf('LANNER_EMBEDDED_DB_PORT'),
       LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS'),
+      LANNER_SERVICE_INSTANCE_RETENTION_S: schemaOf('LANNER_SERVICE_INSTANCE_RETENTION_S'),
       LANNER_SCHEDULER_BACKFILL_PER_SECOND: schemaOf('LANNER_SCHEDULER_BACKFILL_PER_SECOND'),
       LANNER_GRPC_HOST: schemaOf('LANNER_GRPC_HOST'),
       LANNER_GRPC_PORT: schemaOf('LANNER_GRPC_PORT'),
@@ -356,6 +359,7 @@ export const CONFIG_SCHEMAS = {
       storage: storageConfig(env, env.LANNER_DATA_DIR),
       embeddedDatabasePort: env.LANNER_EMBEDDED_DB_PORT,
       timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS,
+      serviceInstanceRetentionS: env.LANNER_SERVICE_INSTANCE_RETENTION_S,
       backfillPerSecond: env.LANNER_SCHEDULER_BACKFILL_PER_SECOND,
       grpc: { host: env.LANNER_GRPC_HOST, port: env.LANNER_GRPC_PORT },
       workerSlots: env.LANNER_WORKER_SLOTS,

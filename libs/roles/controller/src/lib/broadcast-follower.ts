@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { broadcastCodec, decodeQueueMessage, type BroadcastMessage } from '@lanner/frames';
 import type { QueueMessage } from '@lanner/queue';
+import { MaintenanceMode } from '@lanner/runtime';
 import { KilledJobs } from './killed-jobs';
 import { WorkerFleet } from './worker-fleet';
 import { WorkerStreams } from './worker-streams';
@@ -9,7 +10,7 @@ import { WorkerStreams } from './worker-streams';
  * What `lanner.broadcast` asks of this controller's workers: kill a job (and
  * remember the kill, so the job is never sent if it still waits on its topic),
  * apply a group's new subscriptions, drop the workers of a revoked
- * registration token. Every controller reads every broadcast (a consumer
+ * registration token, enter or leave maintenance mode. Every controller reads every broadcast (a consumer
  * group of its own); a message about workers held elsewhere changes nothing here.
  */
 @Injectable()
@@ -20,6 +21,7 @@ export class BroadcastFollower {
     private readonly fleet: WorkerFleet,
     private readonly streams: WorkerStreams,
     private readonly killedJobs: KilledJobs,
+    @Optional() private readonly maintenance?: MaintenanceMode,
   ) {}
 
   /**
@@ -79,7 +81,9 @@ export class BroadcastFollower {
         return;
       }
       case 'broadcast.maintenance':
-        return; // maintenance mode pauses dispatch through its own issue
+        // Dispatch holds (or resumes) through JobDispatch, which follows the maintenance mode.
+        this.maintenance?.apply(broadcast.payload.enabled);
+        return;
     }
   }
 }

@@ -25,7 +25,7 @@ import {
 } from '@lanner/queue';
 import type { Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
-import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { MaintenanceMode, QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { CLOCK, type Clock } from './clock';
 import { ControllerIdentity } from './controller-settings';
 import { ControllerMetrics } from './controller-metrics';
@@ -102,11 +102,23 @@ export class JobDispatch {
     private readonly killedJobs: KilledJobs,
     @Inject(CLOCK) private readonly clock: Clock,
     @Optional() private readonly metrics?: ControllerMetrics,
+    @Optional() maintenance?: MaintenanceMode,
   ) {
     // Every queue's two consumers (and their subscribe retries) listen to it: one per queue served, not a leak.
     setMaxListeners(0, this.stopping.signal);
     this.arbiter = new SlotArbiter(fleet);
     this.arbiter.onSettled(() => this.applyFlowAll());
+    if (maintenance !== undefined) {
+      // Maintenance mode: workers finish what they hold and get nothing new; jobs wait on their topics until it ends.
+      // Until the stored state was read (a restart during maintenance) nothing is sent either.
+      this.arbiter.hold(maintenance.holdsWork);
+      maintenance.onChange(() => this.arbiter.hold(maintenance.holdsWork));
+    }
+  }
+
+  /** Whether dispatch is held (maintenance mode, or its state not known yet). */
+  get held(): boolean {
+    return this.arbiter.holding;
   }
 
   /** A worker's session is ready: it joins the fleet and the topics of its queues are consumed. */

@@ -40,6 +40,8 @@ export class SlotArbiter {
   private readonly waitingCounts = new Map<string, number>();
   /** The fleet's sessions as of the running pump, which `eligible` indexes. */
   private sessions: readonly WorkerSession[] = [];
+  /** Maintenance mode (or its state not known yet): no job is placed and no topic fetched; running jobs keep their slots. */
+  private held = false;
   private readonly eligible = (ledgerIndex: number): boolean => this.sessions[ledgerIndex].acceptsWork;
 
   constructor(private readonly fleet: WorkerFleet) {
@@ -68,6 +70,17 @@ export class SlotArbiter {
     });
   }
 
+  /** Holds every placement (maintenance mode) or lets waiting jobs go again. */
+  hold(held: boolean): void {
+    if (this.held === held) return;
+    this.held = held;
+    this.pump();
+  }
+
+  get holding(): boolean {
+    return this.held;
+  }
+
   /** The placed job was not sent after all (a redelivery, a failed write): credit and slot go back. */
   giveBack(placement: Placement): void {
     placement.session.credit += 1;
@@ -94,6 +107,7 @@ export class SlotArbiter {
    * every queue with work (floors first), not only those fetched earlier.
    */
   admits(queueId: string): boolean {
+    if (this.held) return false;
     const waiting = this.waiting(queueId);
     return waiting < this.fleet.admissible(queueId, waiting);
   }
@@ -111,6 +125,7 @@ export class SlotArbiter {
   }
 
   private placeWaiting(): void {
+    if (this.held) return;
     const waiting = this.waitingCounts;
     const { sessions, ledgers, withFloor } = this.fleet.dispatchView();
     this.sessions = sessions;

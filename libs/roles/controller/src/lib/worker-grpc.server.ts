@@ -11,7 +11,7 @@ import {
 } from '@lanner/frames';
 import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
 import type { QueuePort, QueueSubscription } from '@lanner/queue';
-import { QUEUE } from '@lanner/runtime';
+import { MaintenanceMode, QUEUE } from '@lanner/runtime';
 import { BroadcastFollower } from './broadcast-follower';
 import { CONTROLLER_SETTINGS, ControllerIdentity, type ControllerSettings } from './controller-settings';
 import { grpcServerCredentials, GrpcTlsSetupError } from './grpc-credentials';
@@ -51,6 +51,7 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
     private readonly registry: WorkerRegistry,
     private readonly broadcastFollower: BroadcastFollower,
     private readonly auth: WorkerAuthGrpc,
+    private readonly maintenance: MaintenanceMode,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -81,6 +82,8 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
         ]);
       throw error;
     });
+    // Read before any worker connects: a controller started during maintenance sends no job.
+    this.maintenance.start();
     this.registry.start();
     this.onListening(boundPort);
     this.logger.log(
@@ -99,6 +102,7 @@ export class WorkerGrpcServer implements OnApplicationBootstrap, BeforeApplicati
     await this.streams.closeAll('the controller is shutting down');
     await this.registry.close();
     await this.broadcasts?.close();
+    await this.maintenance.stop();
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
         this.server.forceShutdown();

@@ -1,9 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { decodeQueueMessage, executorEventCodec, InvalidQueueMessageError, type ExecutorEvent } from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
-import type { Repositories } from '@lanner/repository';
+import { NotFound, type Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
-import { QUEUE, REPOSITORIES } from '@lanner/runtime';
+import { MaintenanceMode, QUEUE, REPOSITORIES, ServiceInstanceIdentity } from '@lanner/runtime';
 import { createInternalStorage } from '@lanner/storage';
 import { SYSTEM_WORKER_QUEUE_ID } from '@lanner/model';
 import { CrashGuard } from './crash-guard';
@@ -60,6 +61,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(EXECUTOR_OPTIONS) private readonly options: ExecutorOptions,
+    @Optional() private readonly maintenance?: MaintenanceMode,
+    @Optional() private readonly identity?: ServiceInstanceIdentity,
   ) {
     this.processor = new ExecutionProcessor(repositories, queue, options);
     this.timerLoop = new TimerLoop(repositories, queue, options.topics.executor, options.timerIntervalMs);
@@ -86,6 +89,14 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   onApplicationBootstrap(): void {
+    if (this.maintenance) {
+      this.maintenance.start();
+      this.maintenance.follow(
+        this.queue,
+        this.options.topics.broadcast,
+        `lanner-executor-broadcast-${this.identity?.id ?? randomUUID()}`,
+      );
+    }
     this.starting = this.startWhenReachable();
   }
 
@@ -100,6 +111,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     await this.timerLoop.stop();
     await this.systemWorker.stop();
     await this.subscription?.close();
+    await this.maintenance?.stop();
   }
 
   private async startWhenReachable(): Promise<void> {
@@ -181,6 +193,34 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       // A newer schema version: leave it uncommitted until this process is upgraded.
       throw error;
     }
+    if (await this.heldForMaintenance(event)) return;
     await this.crashGuard.guard(event, () => this.processor.process(event));
+  }
+
+  /**
+   * Maintenance mode (RELIABILITY.md): a new execution is not started; it stays
+   * CREATED, and the liveness coordinator announces it again once maintenance
+   * ends. Everything else (results, flowable steps, kills, timers) goes on, so
+   * the work in flight drains. The stored state has the last word: a stale
+   * "on" (its exit's broadcast not read yet) never holds an execution that the
+   * release after the exit would miss.
+   */
+  private async heldForMaintenance(event: ExecutorEvent): Promise<boolean> {
+    if (event.type !== 'execution.created' || this.maintenance === undefined || !this.maintenance.holdsWork) return false;
+    if (!(await this.repositories.maintenance.get()).enabled) {
+      void this.maintenance.refresh();
+      return false;
+    }
+    const { tenantId, executionId } = event.payload;
+    try {
+      // Only an execution that never started waits; a queued one asked again (its concurrency slot freed) goes on.
+      const { stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
+      if (stateData !== null) return false;
+    } catch (error) {
+      if (error instanceof NotFound) return false; // the processor reports it as it always does
+      throw error;
+    }
+    this.logger.log({ tenantId, executionId }, 'maintenance mode: new execution waits until it ends');
+    return true;
   }
 }

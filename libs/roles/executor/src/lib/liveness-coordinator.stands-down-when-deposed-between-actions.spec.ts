@@ -92,6 +92,12 @@ function harness() {
         write('drop-result-marks');
       },
     },
+    maintenance: {
+      async get() {
+        write('read-maintenance');
+        return { enabled: false, enteredAt: null, enteredBy: null, exitedAt: null, releasedAt: null };
+      },
+    },
   };
   const queue = { publish: jest.fn(async () => undefined) };
   const coordinator = new LivenessCoordinator(
@@ -111,6 +117,7 @@ const ALL_ACTIONS = [
   'purge:workers',
   'purge:instances',
   'drop-result-marks',
+  'read-maintenance',
 ];
 
 describe('a liveness coordinator deposed during a pass', () => {

@@ -14,7 +14,7 @@ import {
   type WorkerRestartStrategy,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
-import { CONNECTED_WORKER_STALE_MS, type Repositories } from '@lanner/repository';
+import { CONNECTED_WORKER_STALE_MS, heldExecutionsAwaitRelease, type Repositories } from '@lanner/repository';
 import {
   DEFAULT_LIVENESS_TIMINGS,
   MetricsRegistry,
@@ -26,6 +26,7 @@ import {
 import type { Counter } from 'prom-client';
 import type { ExecutorOptions } from './executor-options';
 import { EXECUTOR_OPTIONS } from './executor.service';
+import { PendingWork } from './pending-work';
 
 /** The lease in `cluster_locks` that makes one executor of the cluster the coordinator. */
 export const LIVENESS_COORDINATOR_LOCK = 'liveness-coordinator';
@@ -65,6 +66,8 @@ export interface LivenessPass {
   readonly requeued: readonly string[];
   readonly purgedInstances: number;
   readonly purgedWorkers: number;
+  /** Executions held during maintenance mode and announced again after it ended. */
+  readonly releasedExecutions: number;
   /** The lease was lost during the pass: it stopped before its next action. */
   readonly deposed?: boolean;
 }
@@ -81,6 +84,7 @@ const NOT_LEADER: LivenessPass = {
   requeued: [],
   purgedInstances: 0,
   purgedWorkers: 0,
+  releasedExecutions: 0,
 };
 
 function correlationIdOf(job: unknown): string | undefined {
@@ -97,8 +101,10 @@ function correlationIdOf(job: unknown): string | undefined {
  * controller instance that is gone is reported `task-run.worker-lost` on
  * `lanner.executor` (so the state machine re-queues or retries it, as when a
  * controller sees a worker go) and its row removed; stale worker registry rows,
- * day-old ended instances and the relayed-end marks of attempts already
- * recorded as ended are purged.
+ * ended instances older than the retention (LANNER_SERVICE_INSTANCE_RETENTION_S)
+ * and the relayed-end marks of attempts already recorded as ended are purged;
+ * once maintenance mode ended, the executions held during it are announced
+ * again (once: the stored maintenance row records it).
  *
  * No split brain: before each action the pass reads the lease again (at the
  * pass's time plus the time it has taken, so a pause of this process counts)
@@ -128,6 +134,7 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
   private watchingSince: Date | undefined;
   private readonly transitions: Counter<'state'> | undefined;
   private readonly requeuedJobs: Counter | undefined;
+  private readonly pendingWork: PendingWork;
 
   constructor(
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
@@ -139,6 +146,7 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
   ) {
     this.settings = { ...DEFAULT_LIVENESS_COORDINATOR_SETTINGS, ...settings };
     this.holder = identity?.id ?? `executor-${randomUUID()}`;
+    this.pendingWork = new PendingWork(repositories, queue, options.topics.executor);
     this.transitions = metrics?.counter({
       name: 'lanner_liveness_instance_transitions_total',
       help: 'Service instances the liveness coordinator moved, by the state they entered',
@@ -258,7 +266,24 @@ export class LivenessCoordinator implements OnApplicationBootstrap, BeforeApplic
     if (!(await stillLeading())) return done;
     // Marks of relayed ends (results, lost reports) the executor has recorded, or that outlived any redelivery: no longer needed.
     await this.repositories.runningJobs.dropSettledResultMarks(new Date(now.getTime() - RESULT_MARK_MAX_AGE_MS));
+    if (!(await stillLeading())) return done;
+    done.releasedExecutions = await this.releaseHeldExecutions(now);
     return done;
+  }
+
+  /**
+   * Maintenance mode ended: the executions created while executors held new
+   * ones (still CREATED, no state) are announced again, then the row records
+   * it, so the next pass does not. A pass that fails midway announces again,
+   * which a started execution ignores.
+   */
+  private async releaseHeldExecutions(now: Date): Promise<number> {
+    const maintenance = await this.repositories.maintenance.get();
+    if (!heldExecutionsAwaitRelease(maintenance) || maintenance.exitedAt === null) return 0;
+    const released = await this.pendingWork.announceUnstarted();
+    await this.repositories.maintenance.markReleased(maintenance.exitedAt, now);
+    this.logger.log({ released, exitedAt: maintenance.exitedAt.toISOString() }, 'maintenance over: held executions released');
+    return released;
   }
 
   private noteLeadership(held: boolean): void {

@@ -8,6 +8,7 @@ import {
   type EncodedQueueMessage,
 } from '@lanner/frames';
 import type { QueuePort } from '@lanner/queue';
+import type { ExecutionRecord } from '@lanner/model';
 import type { Repositories } from '@lanner/repository';
 import { isTerminal } from '@lanner/state-machine';
 import { loadStoredExecution, NewerStoredState, UnreadableStoredState } from './stored-state';
@@ -64,25 +65,35 @@ export class PendingWork {
     if (executions > 0) this.logger.log({ executions, jobs }, 'pending work rebuilt from the repository');
   }
 
+  /**
+   * After maintenance mode: every execution the API (or the scheduler, or a
+   * parent) created while the executor held new executions, still CREATED with
+   * no stored state, gets its `execution.created` again (same message id, so a
+   * start already under way ignores it). An execution that starts on a timer
+   * (a retry) is left to it. Returns how many were announced.
+   */
+  async announceUnstarted(): Promise<number> {
+    let announced = 0;
+    for (const tenantId of await this.repositories.executions.listTenantsWithUnfinished()) {
+      const messages: EncodedQueueMessage[] = [];
+      for (const record of await this.repositories.executions.listUnfinished(tenantId)) {
+        if (record.state !== 'CREATED') continue;
+        const { stateData } = await this.repositories.executions.getExecutorState(tenantId, record.id);
+        if (stateData !== null) continue;
+        if ((await this.repositories.timers.listForExecution(tenantId, record.id)).length > 0) continue;
+        messages.push(createdMessageOf(tenantId, record));
+      }
+      if (messages.length === 0) continue;
+      await this.queue.publish(this.executorTopic, messages);
+      announced += messages.length;
+    }
+    return announced;
+  }
+
   private async messagesFor(tenantId: string, executionId: string): Promise<EncodedQueueMessage[]> {
     const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
     const occurredAt = new Date().toISOString();
-    const created = () =>
-      encodeQueueMessage(executorEventCodec, {
-        schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
-        messageId: `${executionId}:created`,
-        type: 'execution.created',
-        occurredAt,
-        payload: {
-          tenantId,
-          executionId,
-          namespace: record.namespace,
-          flowId: record.flowId,
-          flowRevision: record.flowRevision,
-          inputs: (record.inputs ?? {}) as Record<string, unknown>,
-          labels: record.labels,
-        },
-      });
+    const created = () => createdMessageOf(tenantId, record);
     if (stateData === null) {
       // A row the executor never stored a state for: CREATED, or QUEUED/RUNNING when only its concurrency admission was recorded.
       // A CREATE_NEW_EXECUTION retry starts on its timer, at its delay, not now.
@@ -131,4 +142,23 @@ export class PendingWork {
     });
     return messages;
   }
+}
+
+/** The `execution.created` of a stored execution row, as the API announced it (same message id). */
+function createdMessageOf(tenantId: string, record: ExecutionRecord): EncodedQueueMessage {
+  return encodeQueueMessage(executorEventCodec, {
+    schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
+    messageId: `${record.id}:created`,
+    type: 'execution.created',
+    occurredAt: new Date().toISOString(),
+    payload: {
+      tenantId,
+      executionId: record.id,
+      namespace: record.namespace,
+      flowId: record.flowId,
+      flowRevision: record.flowRevision,
+      inputs: (record.inputs ?? {}) as Record<string, unknown>,
+      labels: record.labels,
+    },
+  });
 }
