@@ -3,7 +3,6 @@ import { createInProcessQueue, createKafkaQueue, type KafkaQueueOptions, type Qu
 import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
 import {
   AdapterLeases,
-  DEFAULT_LIVENESS_TIMINGS,
   type ExpressionConfig,
   expressionEnvs,
   MaintenanceMode,
@@ -25,14 +24,6 @@ function configuredTimerInterval(config: unknown): number | undefined {
   if (config === null || typeof config !== 'object') return undefined;
   const interval = (config as { timerIntervalMs?: unknown }).timerIntervalMs;
   return typeof interval === 'number' ? interval : undefined;
-}
-
-/** How long ended service-instance rows stay (LANNER_SERVICE_INSTANCE_RETENTION_S), when the process's config has it. */
-function configuredCoordinatorSettings(config: unknown): Partial<LivenessCoordinatorSettings> {
-  if (config === null || typeof config !== 'object') return {};
-  const retentionS = (config as { serviceInstanceRetentionS?: unknown }).serviceInstanceRetentionS;
-  if (typeof retentionS !== 'number') return {};
-  return { timings: { ...DEFAULT_LIVENESS_TIMINGS, purgeAfterMs: retentionS * 1000 } };
 }
 
 /** Kestra's `envs` and `globals` as the role's config sets them (LANNER_EXPRESSION_*); none without a config. */
@@ -93,7 +84,7 @@ export class ExecutorRoleModule {
         {
           provide: LIVENESS_COORDINATOR_SETTINGS,
           inject: [{ token: RUNTIME_CONFIG, optional: true }],
-          useFactory: (config: unknown) => configuredCoordinatorSettings(config),
+          useFactory: (config: unknown) => livenessSettingsFromConfig(config),
         },
         {
           // What this executor knows of maintenance mode: while on, new executions wait (ExecutorService).

@@ -50,6 +50,17 @@ export const DEFAULT_LIVENESS_COORDINATOR_SETTINGS: LivenessCoordinatorSettings 
 
 export const LIVENESS_COORDINATOR_SETTINGS = Symbol('lanner.liveness-coordinator-settings');
 
+/**
+ * The settings a role's config sets: how long ended service-instance rows stay
+ * (LANNER_SERVICE_INSTANCE_RETENTION_S, executor and standalone); none without a config.
+ */
+export function livenessSettingsFromConfig(config: unknown): Partial<LivenessCoordinatorSettings> {
+  if (config === null || typeof config !== 'object') return {};
+  const retentionS = (config as { serviceInstanceRetentionS?: unknown }).serviceInstanceRetentionS;
+  if (typeof retentionS !== 'number') return {};
+  return { timings: { ...DEFAULT_LIVENESS_TIMINGS, purgeAfterMs: retentionS * 1000 } };
+}
+
 /** A relayed-end mark (a result, or a lost report) whose attempt the executor never recorded as ended goes after this long. */
 const RESULT_MARK_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
