@@ -15,6 +15,7 @@ export interface ApiAnswer<T = unknown> {
   readonly contentType: string;
   readonly body: T;
   readonly text: string;
+  readonly headers: Headers;
 }
 
 export interface RequestOptions {
@@ -99,7 +100,7 @@ export class LannerClient {
         parsed = text;
       }
     }
-    return { status: response.status, contentType, body: parsed as T, text };
+    return { status: response.status, contentType, body: parsed as T, text, headers: response.headers };
   }
 
   /** `PUT /instance/worker-queues/{id}`: created (201) or updated (200). */
@@ -246,6 +247,7 @@ export class LannerClient {
           contentType: response.headers.get('content-type') ?? '',
           body: undefined,
           text: await response.text(),
+          headers: response.headers,
         });
       }
       if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {

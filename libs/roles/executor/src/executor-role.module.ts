@@ -1,23 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { createInProcessQueue, createKafkaQueue, type KafkaQueueOptions, type QueuePort } from '@lanner/queue';
-import { applyMigrations, openRepositories, type Repositories } from '@lanner/repository';
+import { applyMigrations, openRepositories } from '@lanner/repository';
 import {
   AdapterLeases,
   type ExpressionConfig,
   expressionEnvs,
-  MaintenanceMode,
   queueProvider,
-  REPOSITORIES,
   repositoryProvider,
   RUNTIME_CONFIG,
   ServerRoleSettings,
-  ServiceInstanceIdentity,
 } from '@lanner/runtime';
 import type { RenderEnvironment } from '@lanner/state-machine';
 import { DEFAULT_TOPIC_PARTITIONS } from '@lanner/frames';
 import { executorOptions, type ExecutorOptions } from './lib/executor-options';
 import { EXECUTOR_OPTIONS, ExecutorService } from './lib/executor.service';
-import { LIVENESS_COORDINATOR_SETTINGS, LivenessCoordinator, type LivenessCoordinatorSettings } from './lib/liveness-coordinator';
+import { LIVENESS_COORDINATOR_SETTINGS, LivenessCoordinator, livenessSettingsFromConfig } from './lib/liveness-coordinator';
 
 /** The role config's timer interval, when the process's config has one (executor, standalone). */
 function configuredTimerInterval(config: unknown): number | undefined {
@@ -85,13 +82,6 @@ export class ExecutorRoleModule {
           provide: LIVENESS_COORDINATOR_SETTINGS,
           inject: [{ token: RUNTIME_CONFIG, optional: true }],
           useFactory: (config: unknown) => livenessSettingsFromConfig(config),
-        },
-        {
-          // What this executor knows of maintenance mode: while on, new executions wait (ExecutorService).
-          provide: MaintenanceMode,
-          inject: [REPOSITORIES, { token: ServiceInstanceIdentity, optional: true }],
-          useFactory: (repositories: Repositories, identity?: ServiceInstanceIdentity) =>
-            new MaintenanceMode(repositories.maintenance, { follower: `executor ${identity?.id ?? 'unregistered'}` }),
         },
         ExecutorService,
         LivenessCoordinator,

@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { decodeQueueMessage, executorEventCodec, InvalidQueueMessageError, type ExecutorEvent } from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
 import { NotFound, type Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
-import { MaintenanceMode, QUEUE, REPOSITORIES, ServiceInstanceIdentity } from '@lanner/runtime';
+import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { createInternalStorage } from '@lanner/storage';
 import { SYSTEM_WORKER_QUEUE_ID } from '@lanner/model';
 import { CrashGuard } from './crash-guard';
@@ -61,8 +60,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(EXECUTOR_OPTIONS) private readonly options: ExecutorOptions,
-    @Optional() private readonly maintenance?: MaintenanceMode,
-    @Optional() private readonly identity?: ServiceInstanceIdentity,
   ) {
     this.processor = new ExecutionProcessor(repositories, queue, options);
     this.timerLoop = new TimerLoop(repositories, queue, options.topics.executor, options.timerIntervalMs);
@@ -89,14 +86,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   onApplicationBootstrap(): void {
-    if (this.maintenance) {
-      this.maintenance.start();
-      this.maintenance.follow(
-        this.queue,
-        this.options.topics.broadcast,
-        `lanner-executor-broadcast-${this.identity?.id ?? randomUUID()}`,
-      );
-    }
     this.starting = this.startWhenReachable();
   }
 
@@ -111,7 +100,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     await this.timerLoop.stop();
     await this.systemWorker.stop();
     await this.subscription?.close();
-    await this.maintenance?.stop();
   }
 
   private async startWhenReachable(): Promise<void> {
@@ -201,16 +189,14 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
    * Maintenance mode (RELIABILITY.md): a new execution is not started; it stays
    * CREATED, and the liveness coordinator announces it again once maintenance
    * ends. Everything else (results, flowable steps, kills, timers) goes on, so
-   * the work in flight drains. The stored state has the last word: a stale
-   * "on" (its exit's broadcast not read yet) never holds an execution that the
-   * release after the exit would miss.
+   * the work in flight drains. The stored state decides, read for each new
+   * execution (one row by its key): an execution accepted once the api answered
+   * the entry is held, whichever executor reads it and even right after its
+   * restart, and one read as held before an exit is in the release after it.
    */
   private async heldForMaintenance(event: ExecutorEvent): Promise<boolean> {
-    if (event.type !== 'execution.created' || this.maintenance === undefined || !this.maintenance.holdsWork) return false;
-    if (!(await this.repositories.maintenance.get()).enabled) {
-      void this.maintenance.refresh();
-      return false;
-    }
+    if (event.type !== 'execution.created') return false;
+    if (!(await this.repositories.maintenance.get()).enabled) return false;
     const { tenantId, executionId } = event.payload;
     try {
       // Only an execution that never started waits; a queued one asked again (its concurrency slot freed) goes on.
