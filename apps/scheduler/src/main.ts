@@ -2,5 +2,8 @@ import { SchedulerRoleModule } from '@lanner/role-scheduler';
 import { runRole, serverRoleSettings } from '@lanner/runtime';
 
 void runRole('scheduler', (config) => [
-  SchedulerRoleModule.forRoot(serverRoleSettings(config), { backfillPerSecond: config.backfillPerSecond }),
+  SchedulerRoleModule.forRoot(serverRoleSettings(config), {
+    backfillPerSecond: config.backfillPerSecond,
+    aheadMs: config.schedulerAheadMs,
+  }),
 ]);

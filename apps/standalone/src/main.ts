@@ -30,7 +30,10 @@ void runRole('standalone', async (config, roleProcess) => {
       workerAuth: { signingKey: workerSigningKey, ...config.workerTokenTtl },
       streamRecycleAgeS: DEFAULT_STREAM_RECYCLE_AGE_S,
     }),
-    SchedulerRoleModule.forRoot(serverRoles, { backfillPerSecond: config.backfillPerSecond }),
+    SchedulerRoleModule.forRoot(serverRoles, {
+      backfillPerSecond: config.backfillPerSecond,
+      aheadMs: config.schedulerAheadMs,
+    }),
     IndexerRoleModule.forRoot(serverRoles),
     WorkerRoleModule.forRoot({
       controllers: [grpc.connect],

@@ -1,7 +1,11 @@
 /**
  * The scheduler under 10,000 schedules due every minute: the drift from each
- * due date to its execution's creation (p50, p99, max) and the work per
- * firing, counted (SQL statements and transactions, Kafka produce requests).
+ * due date to its execution's creation (p50, p99, max), the time the
+ * scheduler spent in each step of its batches (its own metrics, scraped from
+ * `/metrics`) and the work per firing, counted on both sides: SQL statements
+ * and transactions as PostgreSQL counted them for the bench's database
+ * (`pg_stat_statements` when the server loads it, `pg_stat_database`), the
+ * statements the scheduler's pg clients sent, and Kafka produce requests.
  *
  * A fresh database on the server DATABASE_URL names, and the Kafka of
  * KAFKA_BROKERS under a namespace of its own; `lanner server scheduler`
@@ -12,7 +16,8 @@
  *   SWC_NODE_PROJECT=tsconfig.base.json node -r @swc-node/register tools/bench/scheduler/scheduler.bench.ts
  *
  * Knobs: SCHEDULER_BENCH_FLOWS (10000), SCHEDULER_BENCH_MINUTES (3 measured due minutes),
- * SCHEDULER_BENCH_SCHEDULERS (1), SCHEDULER_BENCH_PROFILE_DIR (a CPU profile per scheduler).
+ * SCHEDULER_BENCH_SCHEDULERS (1), SCHEDULER_BENCH_PROFILE_DIR (a CPU profile per scheduler),
+ * SCHEDULER_BENCH_AHEAD_MS (how far ahead the schedulers claim; their default when unset).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +33,7 @@ const MINUTES = Number(process.env['SCHEDULER_BENCH_MINUTES'] ?? 3);
 const SCHEDULERS = Number(process.env['SCHEDULER_BENCH_SCHEDULERS'] ?? 1);
 /** When set, each scheduler writes a CPU profile (.cpuprofile) there as it stops. */
 const PROFILE_DIR = process.env['SCHEDULER_BENCH_PROFILE_DIR'];
+const AHEAD_MS = process.env['SCHEDULER_BENCH_AHEAD_MS'];
 const WORKSPACE = resolve(__dirname, '../../..');
 const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const databaseName = `lanner_bench_scheduler_${run}`;
@@ -76,6 +82,80 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/** The scheduler metrics of one process, from its `/metrics` text: each step's total seconds and count, the delay buckets. */
+interface SchedulerMetrics {
+  readonly steps: Record<string, { seconds: number; count: number }>;
+  /** Cumulative: firings committed within `le` seconds of their date. */
+  readonly delayBuckets: Record<string, number>;
+}
+
+async function scrape(port: number): Promise<SchedulerMetrics> {
+  const steps: SchedulerMetrics['steps'] = {};
+  const delayBuckets: Record<string, number> = {};
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const step = /^lanner_scheduler_step_seconds_(sum|count)\{[^}]*step="(\w+)"[^}]*\} (\S+)$/.exec(line);
+      if (step !== null) {
+        const entry = (steps[step[2]] ??= { seconds: 0, count: 0 });
+        if (step[1] === 'sum') entry.seconds = Number(step[3]);
+        else entry.count = Number(step[3]);
+      }
+      const bucket = /^lanner_scheduler_firing_delay_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$/.exec(line);
+      if (bucket !== null) delayBuckets[bucket[1]] = Number(bucket[2]);
+    }
+  } catch {
+    // A scheduler not answering counts nothing.
+  }
+  return { steps, delayBuckets };
+}
+
+/** The sum over the schedulers of `after - before`. */
+function metricsDelta(before: readonly SchedulerMetrics[], after: readonly SchedulerMetrics[]): SchedulerMetrics {
+  const steps: SchedulerMetrics['steps'] = {};
+  const delayBuckets: Record<string, number> = {};
+  after.forEach((one, index) => {
+    for (const [step, { seconds, count }] of Object.entries(one.steps)) {
+      const earlier = before[index]?.steps[step] ?? { seconds: 0, count: 0 };
+      const entry = (steps[step] ??= { seconds: 0, count: 0 });
+      entry.seconds += seconds - earlier.seconds;
+      entry.count += count - earlier.count;
+    }
+    for (const [le, value] of Object.entries(one.delayBuckets)) {
+      delayBuckets[le] = (delayBuckets[le] ?? 0) + value - (before[index]?.delayBuckets[le] ?? 0);
+    }
+  });
+  return { steps, delayBuckets };
+}
+
+/** What PostgreSQL counted for the bench's database: statements (when pg_stat_statements is loaded), transactions, rows. */
+interface ServerCounts {
+  readonly statements: number | undefined;
+  readonly transactions: number;
+  readonly rowsInserted: number;
+  readonly rowsUpdated: number;
+}
+
+async function serverCounts(client: Client, statementsLoaded: boolean): Promise<ServerCounts> {
+  const { rows } = await client.query<{ xacts: string; inserted: string; updated: string }>(
+    `SELECT xact_commit + xact_rollback AS xacts, tup_inserted AS inserted, tup_updated AS updated
+     FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  let statements: number | undefined;
+  if (statementsLoaded) {
+    const counted = await client.query<{ calls: string | null }>(
+      `SELECT sum(calls) AS calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    statements = Number(counted.rows[0].calls ?? 0);
+  }
+  return {
+    statements,
+    transactions: Number(rows[0].xacts),
+    rowsInserted: Number(rows[0].inserted),
+    rowsUpdated: Number(rows[0].updated),
+  };
+}
+
 async function createFlows(repositories: Repositories): Promise<void> {
   let next = 0;
   const one = async (): Promise<void> => {
@@ -99,6 +179,7 @@ async function main(): Promise<void> {
   const url = new URL(process.env['DATABASE_URL'] ?? '');
   url.pathname = `/${databaseName}`;
   const children: ChildProcess[] = [];
+  const ports: number[] = [];
   let repositories: Repositories | undefined;
   const client = new Client({ connectionString: url.toString() });
   try {
@@ -111,6 +192,8 @@ async function main(): Promise<void> {
 
     for (let index = 0; index < SCHEDULERS; index++) {
       const output = openSync(join(logDir, `scheduler-${index}.log`), 'a');
+      const port = 18_500 + index + (process.pid % 1000);
+      ports.push(port);
       children.push(
         spawn(
           process.execPath,
@@ -126,7 +209,8 @@ async function main(): Promise<void> {
               ...process.env,
               DATABASE_URL: url.toString(),
               LANNER_KAFKA_NAMESPACE: `bench-scheduler-${run}.`,
-              LANNER_HTTP_PORT: String(18_500 + index + (process.pid % 1000)),
+              LANNER_HTTP_PORT: String(port),
+              ...(AHEAD_MS === undefined ? {} : { LANNER_SCHEDULER_AHEAD_MS: AHEAD_MS }),
               LANNER_HTTP_HOST: '127.0.0.1',
               LANNER_LOG_LEVEL: 'warn',
               LANNER_BENCH_COUNTS_DIR: countsDir,

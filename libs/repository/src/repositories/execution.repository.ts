@@ -674,6 +674,28 @@ export function newExecutionRow(tenantId: string, execution: NewExecution): Pris
   };
 }
 
+/**
+ * A new execution's columns as SQL names with JSON values (dates as ISO
+ * strings), for statements that insert many rows from one JSON parameter
+ * (`jsonb_to_recordset`); the same columns as `newExecutionRow`.
+ */
+export function executionColumns(tenantId: string, execution: NewExecution): Record<string, unknown> {
+  return {
+    id: execution.id,
+    tenant_id: tenantId,
+    namespace: execution.namespace,
+    flow_id: execution.flowId,
+    flow_revision: execution.flowRevision,
+    state: execution.state,
+    state_histories: historiesColumn(execution.stateHistories),
+    inputs: execution.inputs ?? null,
+    labels: execution.labels ?? {},
+    trigger: execution.trigger ?? null,
+    parent_execution_id: execution.parentExecutionId ?? null,
+    parent_task_run_id: execution.parentTaskRunId ?? null,
+  };
+}
+
 function toExecutionRecord(row: Execution): ExecutionRecord {
   return {
     id: row.id,

@@ -11,7 +11,7 @@ import type {
 import { AlreadyExists, NotFound, TriggerNotFound } from '../errors';
 import { Prisma } from '../generated/prisma/client';
 import { type Db, type DbOrTx, labelsOf, storedJson } from '../prisma';
-import { newExecutionRow } from './execution.repository';
+import { executionColumns, newExecutionRow } from './execution.repository';
 
 /** A schedule never evaluated is due at once: the scheduler reads only rows whose next date has passed. */
 const NOT_EVALUATED = new Date(0);
@@ -26,6 +26,18 @@ export interface TriggerAdvance {
   readonly lastDate?: Date;
   /** `stopAfter` matched: the trigger disables itself. */
   readonly disable?: boolean;
+  /**
+   * The flow revision the evaluation read: when given, the row is written only
+   * while it is still the flow's latest revision and the trigger is not
+   * disabled (an evaluation made ahead of its due date is written at the date,
+   * after the flow may have changed).
+   */
+  readonly flowRevision?: number;
+  /**
+   * The trigger's `stopAfter` states: when given, the row is written only while
+   * its last execution is in none of them (it may have ended since the evaluation).
+   */
+  readonly stopAfter?: readonly string[];
   /** A step of the trigger's backfill, written only if the backfill is still where it was claimed. */
   readonly backfill?: {
     readonly claimed: Pick<BackfillProgress, 'id' | 'currentDate'>;
@@ -139,9 +151,14 @@ export class TriggerRepository {
    * (NOT_RUNNING, TERMINATED) counts as no lease: it is taken over at once,
    * not at its expiry. One statement per kind of due (next date, backfill step)
    * with SKIP LOCKED, so concurrent schedulers never claim the same row.
+   *
+   * With `aheadMs`, schedules (not polling triggers) whose next date falls in
+   * the next `aheadMs` are claimed too, so a scheduler can evaluate them before
+   * their date and write them at it; their lease runs `leaseMs` past that horizon.
    */
-  async claimDue(holder: string, now: Date, leaseMs: number, limit: number): Promise<TriggerStateRecord[]> {
-    const expiresAt = new Date(now.getTime() + leaseMs);
+  async claimDue(holder: string, now: Date, leaseMs: number, limit: number, aheadMs = 0): Promise<TriggerStateRecord[]> {
+    const horizon = new Date(now.getTime() + aheadMs);
+    const expiresAt = new Date(horizon.getTime() + leaseMs);
     const leaseFree = (alias: string) => Prisma.sql`(${Prisma.raw(alias)}.lock_expires_at IS NULL
       OR ${Prisma.raw(alias)}.lock_expires_at <= ${now}
       OR ${Prisma.raw(alias)}.lock_holder IN (SELECT id FROM service_instances WHERE state::text IN ${DEAD_INSTANCE_STATES}))`;
@@ -150,7 +167,8 @@ export class TriggerRepository {
         UPDATE flow_triggers AS u SET lock_holder = ${holder}, lock_expires_at = ${expiresAt}
         FROM (
           SELECT tenant_id, namespace, flow_id, trigger_id FROM flow_triggers AS f
-          WHERE next_date <= ${now} AND NOT disabled AND ${leaseFree('f')}
+          WHERE next_date <= ${horizon} AND (next_date <= ${now} OR schedule_spec IS NOT NULL)
+            AND NOT disabled AND ${leaseFree('f')}
           ORDER BY next_date
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -190,24 +208,32 @@ export class TriggerRepository {
   }
 
   /**
-   * `advance` for several claimed rows in one transaction (one commit for a
-   * whole claimed batch, and one INSERT of all the executions): each row is
-   * still written only if it is as it was claimed, independently of the others.
-   * The plain advances (no backfill step, no stop) are written by one UPDATE
-   * for the whole batch; the others one by one. Outcomes in the order of `items`.
+   * `advance` for several claimed rows: each row is written only if it is as it
+   * was claimed, independently of the others. The plain advances (no backfill
+   * step, no stop) and their executions are one statement for the whole batch
+   * (its own transaction: a conditional UPDATE whose written rows feed the
+   * INSERT of their executions); when some rows are not plain, they are written
+   * one by one with it in one transaction. Outcomes in the order of `items`.
    */
   async advanceMany(
     holder: string,
     items: readonly { readonly claimed: TriggerStateRecord; readonly advance: TriggerAdvance }[],
   ): Promise<TriggerAdvanceOutcome[]> {
     if (items.length === 0) return [];
+    const isPlain = ({ advance }: (typeof items)[number]) => advance.backfill === undefined && advance.disable !== true;
+    if (items.every(isPlain)) {
+      const written = await TriggerRepository.writePlainAdvances(this.db, holder, items);
+      return items.map(({ claimed, advance }) =>
+        written.has(keyOf(claimed)) ? { written: true, inserted: advance.executions } : { written: false, inserted: [] },
+      );
+    }
     return this.db.$transaction(
       async (tx) => {
         const outcomes: TriggerAdvanceOutcome[] = new Array(items.length);
         const plain: number[] = [];
-        for (const [index, { claimed, advance }] of items.entries()) {
-          if (advance.backfill === undefined && advance.disable !== true) plain.push(index);
-          else outcomes[index] = await TriggerRepository.writeAdvance(tx, claimed, holder, advance);
+        for (const [index, item] of items.entries()) {
+          if (isPlain(item)) plain.push(index);
+          else outcomes[index] = await TriggerRepository.writeAdvance(tx, item.claimed, holder, item.advance);
         }
         const written = await TriggerRepository.writePlainAdvances(
           tx,
@@ -220,8 +246,9 @@ export class TriggerRepository {
             ? { written: true, inserted: advance.executions }
             : { written: false, inserted: [] };
         }
+        // The plain rows' executions were inserted with their rows; the others' here.
         const rows = items.flatMap(({ claimed }, index) =>
-          outcomes[index].inserted.map((execution) => newExecutionRow(claimed.tenantId, execution)),
+          isPlain(items[index]) ? [] : outcomes[index].inserted.map((execution) => newExecutionRow(claimed.tenantId, execution)),
         );
         if (rows.length > 0) await tx.execution.createMany({ data: rows });
         return outcomes;
@@ -232,38 +259,103 @@ export class TriggerRepository {
   }
 
   /**
-   * The conditional write of many plain advances in one statement: a row is
-   * written only while `holder` holds it and its next date is still the
-   * claimed one. Returns the keys of the rows written.
+   * The conditional write of many plain advances and the insert of their
+   * executions, in one statement: a row is written only while `holder` holds
+   * it and its next date is still the claimed one (and, when the advance names
+   * them, while its flow revision is the latest, the trigger is enabled and its
+   * last execution is in no `stopAfter` state); the executions of the rows
+   * written are inserted. The batch travels as one JSON parameter per table, so
+   * the statement's size does not grow its parameter count. Returns the keys of
+   * the rows written.
    */
   private static async writePlainAdvances(
-    tx: DbOrTx,
+    db: DbOrTx,
     holder: string,
     items: readonly { readonly claimed: TriggerStateRecord; readonly advance: TriggerAdvance }[],
   ): Promise<Set<string>> {
     if (items.length === 0) return new Set();
-    const values = items.map(({ claimed, advance }) => {
-      const claimedNextDate = claimed.pending ? NOT_EVALUATED : claimed.nextDate;
-      return Prisma.sql`(${claimed.tenantId}::text, ${claimed.namespace}::text, ${claimed.flowId}::text, ${claimed.triggerId}::text,
-        ${claimedNextDate}::timestamptz, ${advance.nextDate}::timestamptz, ${advance.lastDate ?? null}::timestamptz,
-        ${advance.executions.at(-1)?.id ?? null}::text)`;
-    });
-    const rows = await tx.$queryRaw<{ tenant_id: string; namespace: string; flow_id: string; trigger_id: string }[]>`
-      UPDATE flow_triggers AS t SET
-        next_date = v.next_date, pending = false, lock_holder = NULL, lock_expires_at = NULL,
-        last_date = COALESCE(v.last_date, t.last_date),
-        last_execution_id = COALESCE(v.last_execution_id, t.last_execution_id),
-        updated_at = CURRENT_TIMESTAMP
-      FROM (VALUES ${Prisma.join(values)})
-        AS v(tenant_id, namespace, flow_id, trigger_id, claimed_next_date, next_date, last_date, last_execution_id)
-      WHERE t.tenant_id = v.tenant_id AND t.namespace = v.namespace AND t.flow_id = v.flow_id AND t.trigger_id = v.trigger_id
-        AND t.lock_holder = ${holder} AND t.next_date IS NOT DISTINCT FROM v.claimed_next_date
-      RETURNING t.tenant_id, t.namespace, t.flow_id, t.trigger_id`;
-    return new Set(
-      rows.map((row) =>
+    const advances = items.map(({ claimed, advance }) => ({
+      tenant_id: claimed.tenantId,
+      namespace: claimed.namespace,
+      flow_id: claimed.flowId,
+      trigger_id: claimed.triggerId,
+      claimed_next_date: claimed.pending ? NOT_EVALUATED : claimed.nextDate,
+      next_date: advance.nextDate,
+      last_date: advance.lastDate ?? null,
+      last_execution_id: advance.executions.at(-1)?.id ?? null,
+      flow_revision: advance.flowRevision ?? null,
+      stop_after: advance.stopAfter !== undefined && advance.stopAfter.length > 0 ? advance.stopAfter : null,
+    }));
+    const executions = items.flatMap(({ claimed, advance }) =>
+      advance.executions.map((execution) => ({
+        ...executionColumns(claimed.tenantId, execution),
+        trigger_id: claimed.triggerId,
+      })),
+    );
+    const unwritten = await db.$queryRaw<{ tenant_id: string; namespace: string; flow_id: string; trigger_id: string }[]>`
+      WITH v AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(advances)}::jsonb) AS v(tenant_id text, namespace text, flow_id text,
+          trigger_id text, claimed_next_date timestamptz, next_date timestamptz, last_date timestamptz, last_execution_id text,
+          flow_revision int, stop_after text[])
+      ), advanced AS (
+        UPDATE flow_triggers AS t SET
+          next_date = v.next_date, pending = false, lock_holder = NULL, lock_expires_at = NULL,
+          last_date = COALESCE(v.last_date, t.last_date),
+          last_execution_id = COALESCE(v.last_execution_id, t.last_execution_id),
+          updated_at = CURRENT_TIMESTAMP
+        FROM v
+        WHERE t.tenant_id = v.tenant_id AND t.namespace = v.namespace AND t.flow_id = v.flow_id AND t.trigger_id = v.trigger_id
+          AND t.lock_holder = ${holder} AND t.next_date IS NOT DISTINCT FROM v.claimed_next_date
+          AND (v.flow_revision IS NULL OR (NOT t.disabled AND NOT EXISTS (
+            SELECT 1 FROM flows f WHERE f.tenant_id = v.tenant_id AND f.namespace = v.namespace AND f.flow_id = v.flow_id
+              AND f.revision > v.flow_revision)))
+          AND (v.stop_after IS NULL OR NOT EXISTS (
+            SELECT 1 FROM executions e WHERE e.id = t.last_execution_id AND e.state::text = ANY (v.stop_after)))
+        RETURNING t.tenant_id, t.namespace, t.flow_id, t.trigger_id
+      ), inserted AS (
+        INSERT INTO executions (id, tenant_id, namespace, flow_id, flow_revision, state, state_histories, inputs, labels, trigger,
+          parent_execution_id, parent_task_run_id, updated_at)
+        SELECT e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::execution_state, e.state_histories, e.inputs,
+          e.labels, e.trigger, e.parent_execution_id, e.parent_task_run_id, CURRENT_TIMESTAMP
+        FROM jsonb_to_recordset(${JSON.stringify(executions)}::jsonb) AS e(id text, tenant_id text, namespace text, flow_id text,
+          trigger_id text, flow_revision int, state text, state_histories jsonb, inputs jsonb, labels jsonb, trigger jsonb,
+          parent_execution_id text, parent_task_run_id text)
+        JOIN advanced a
+          ON a.tenant_id = e.tenant_id AND a.namespace = e.namespace AND a.flow_id = e.flow_id AND a.trigger_id = e.trigger_id
+        RETURNING 1
+      )
+      SELECT v.tenant_id, v.namespace, v.flow_id, v.trigger_id FROM v
+      WHERE NOT EXISTS (SELECT 1 FROM advanced a
+        WHERE a.tenant_id = v.tenant_id AND a.namespace = v.namespace AND a.flow_id = v.flow_id AND a.trigger_id = v.trigger_id)`;
+    const notWritten = new Set(
+      unwritten.map((row) =>
         keyOf({ tenantId: row.tenant_id, namespace: row.namespace, flowId: row.flow_id, triggerId: row.trigger_id }),
       ),
     );
+    return new Set(items.map(({ claimed }) => keyOf(claimed)).filter((key) => !notWritten.has(key)));
+  }
+
+  /**
+   * Drops the leases `holder` took on `claimed` rows it will not write (a
+   * scheduler stopping with evaluations made ahead of their dates, or a write
+   * refused because the flow changed since): each row still held as claimed
+   * is free for any scheduler's next claim, which evaluates it afresh.
+   */
+  async releaseLeases(holder: string, claimed: readonly TriggerStateRecord[]): Promise<number> {
+    if (claimed.length === 0) return 0;
+    const rows = claimed.map((row) => ({
+      tenant_id: row.tenantId,
+      namespace: row.namespace,
+      flow_id: row.flowId,
+      trigger_id: row.triggerId,
+      claimed_next_date: row.pending ? NOT_EVALUATED : row.nextDate,
+    }));
+    return this.db.$executeRaw`
+      UPDATE flow_triggers AS t SET lock_holder = NULL, lock_expires_at = NULL
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        AS v(tenant_id text, namespace text, flow_id text, trigger_id text, claimed_next_date timestamptz)
+      WHERE t.tenant_id = v.tenant_id AND t.namespace = v.namespace AND t.flow_id = v.flow_id AND t.trigger_id = v.trigger_id
+        AND t.lock_holder = ${holder} AND t.next_date IS NOT DISTINCT FROM v.claimed_next_date`;
   }
 
   /** One row's conditional write; the executions to insert are returned, not inserted. */

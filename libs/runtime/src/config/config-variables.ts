@@ -439,6 +439,16 @@ export const CONFIG_VARIABLES = [
     schema: integer(1, 1000),
   },
   {
+    name: 'LANNER_SCHEDULER_AHEAD_MS',
+    roles: ['scheduler', 'standalone'],
+    defaultFor: () => '15000',
+    defaultText: '`15000`',
+    description:
+      'How far ahead of their next date (ms) a scheduler claims and evaluates schedules; it creates their executions at the date, never before, so a date many schedules share costs one write at that second. 0 claims only what is due.',
+    secret: false,
+    schema: integer(0, 60_000),
+  },
+  {
     name: 'LANNER_EXPRESSION_ENV_PREFIX',
     roles: ['executor', 'standalone'],
     defaultFor: () => 'ENV_',

@@ -266,8 +266,16 @@ export const CONFIG_SCHEMAS = {
       heapGrowingPercent: env.LANNER_HEAP_GROWING_PERCENT,
     })),
   scheduler: z
-    .object({ ...serverVariables, LANNER_SCHEDULER_BACKFILL_PER_SECOND: schemaOf('LANNER_SCHEDULER_BACKFILL_PER_SECOND') })
-    .transform((env) => ({ ...serverConfig('scheduler', env), backfillPerSecond: env.LANNER_SCHEDULER_BACKFILL_PER_SECOND })),
+    .object({
+      ...serverVariables,
+      LANNER_SCHEDULER_BACKFILL_PER_SECOND: schemaOf('LANNER_SCHEDULER_BACKFILL_PER_SECOND'),
+      LANNER_SCHEDULER_AHEAD_MS: schemaOf('LANNER_SCHEDULER_AHEAD_MS'),
+    })
+    .transform((env) => ({
+      ...serverConfig('scheduler', env),
+      backfillPerSecond: env.LANNER_SCHEDULER_BACKFILL_PER_SECOND,
+      schedulerAheadMs: env.LANNER_SCHEDULER_AHEAD_MS,
+    })),
   indexer: serverRoleSchema('indexer'),
   worker: z
     .object({
@@ -328,6 +336,7 @@ export const CONFIG_SCHEMAS = {
       LANNER_TIMER_INTERVAL_MS: schemaOf('LANNER_TIMER_INTERVAL_MS'),
       LANNER_SERVICE_INSTANCE_RETENTION_S: schemaOf('LANNER_SERVICE_INSTANCE_RETENTION_S'),
       LANNER_SCHEDULER_BACKFILL_PER_SECOND: schemaOf('LANNER_SCHEDULER_BACKFILL_PER_SECOND'),
+      LANNER_SCHEDULER_AHEAD_MS: schemaOf('LANNER_SCHEDULER_AHEAD_MS'),
       LANNER_GRPC_HOST: schemaOf('LANNER_GRPC_HOST'),
       LANNER_GRPC_PORT: schemaOf('LANNER_GRPC_PORT'),
       LANNER_WORKER_SLOTS: schemaOf('LANNER_WORKER_SLOTS'),
@@ -361,6 +370,7 @@ export const CONFIG_SCHEMAS = {
       timerIntervalMs: env.LANNER_TIMER_INTERVAL_MS,
       serviceInstanceRetentionS: env.LANNER_SERVICE_INSTANCE_RETENTION_S,
       backfillPerSecond: env.LANNER_SCHEDULER_BACKFILL_PER_SECOND,
+      schedulerAheadMs: env.LANNER_SCHEDULER_AHEAD_MS,
       grpc: { host: env.LANNER_GRPC_HOST, port: env.LANNER_GRPC_PORT },
       workerSlots: env.LANNER_WORKER_SLOTS,
     })),

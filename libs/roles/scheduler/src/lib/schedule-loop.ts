@@ -9,13 +9,14 @@ import {
   type FlowRevisionRecord,
   type HttpPollingTrigger,
   type NewExecution,
+  scheduleEvaluationDate,
   type ScheduleFiring,
   type ScheduleTrigger,
   stepBackfill,
   type TriggerStateRecord,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
-import { flowKey, type Repositories, type TriggerAdvance } from '@lanner/repository';
+import { flowKey, type Repositories, type TriggerAdvance, type TriggerAdvanceOutcome } from '@lanner/repository';
 import type { PollingTriggers } from './polling-triggers';
 import { scheduledExecution } from './scheduled-execution';
 
@@ -28,13 +29,34 @@ const BACKFILL_STEP_MS = 1000;
 /** How long after each whole tick the loop looks: the due dates have passed by then. */
 const TICK_OFFSET_MS = 2;
 
+/** The steps of a claimed batch, as the loop's metrics name them. */
+export type ScheduleStep = 'claim' | 'flows' | 'evaluate' | 'write' | 'announce';
+
+/** Where the loop reports how long its steps take and how late its executions are created. */
+export interface ScheduleLoopMetrics {
+  /** One step of a batch took `seconds`. */
+  step(step: ScheduleStep, seconds: number): void;
+  /** A write created the executions of firings due at `dueDates`, committed at `writtenAt`. */
+  fired(dueDates: readonly Date[], writtenAt: Date): void;
+}
+
+/** A claimed row evaluated ahead of its date, waiting in memory for the date to write it. */
+interface Planned {
+  readonly claimed: TriggerStateRecord;
+  readonly advance: TriggerAdvance;
+}
+
 /**
- * The scheduler's loop: every tick it claims the due schedules (leased to
- * this scheduler, so another one never evaluates them at the same time),
- * evaluates each against the flow's latest revision, and writes the next
- * date with the executions it fired in one transaction, which succeeds only
- * if the row is still as claimed: each date fires once, whatever the number
- * of schedulers. Each execution is then announced to the executor as
+ * The scheduler's loop: every tick it claims the schedules due now or in the
+ * next `aheadMs` (leased to this scheduler, so another one never evaluates
+ * them at the same time), evaluates each against the flow's latest revision,
+ * and writes the next date with the executions it fired in one statement,
+ * which succeeds only if the row is still as claimed: each date fires once,
+ * whatever the number of schedulers. A schedule claimed ahead is evaluated as
+ * of its date and held in memory until the clock reaches it; then the rows of
+ * that date are written in chunks, side by side (an execution is never created
+ * before its date, and its write also checks that the flow and the trigger did
+ * not change meanwhile). Each execution is then announced to the executor as
  * `execution.created` (the same event the api sends).
  */
 export class ScheduleLoop {
@@ -43,6 +65,10 @@ export class ScheduleLoop {
   private timer: NodeJS.Timeout | undefined;
   private tick: Promise<void> | undefined;
   private lastFailure: string | undefined;
+  /** Rows evaluated ahead, by the date (ms) they are written at, each with its timer. */
+  private readonly held = new Map<number, { readonly items: Planned[]; readonly timer: NodeJS.Timeout }>();
+  /** Writes of held rows under way. */
+  private readonly writes = new Set<Promise<void>>();
 
   constructor(
     private readonly repositories: Pick<Repositories, 'triggers' | 'flows'>,
@@ -54,6 +80,7 @@ export class ScheduleLoop {
     private readonly clock: () => Date = () => new Date(),
     /** Evaluates the claimed polling triggers on workers; without it they are left alone. */
     private readonly polling?: PollingTriggers,
+    private readonly metrics?: ScheduleLoopMetrics,
   ) {}
 
   /** Announces executions a trigger created to the executor, as `execution.created`. */
@@ -100,11 +127,42 @@ export class ScheduleLoop {
     this.scheduleTick();
   }
 
+  /**
+   * Stops looking; the rows evaluated ahead and not written yet are not
+   * written: their leases are dropped, so another scheduler claims them at once.
+   */
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.tick;
+    const left: Planned[] = [];
+    for (const { items, timer } of this.held.values()) {
+      clearTimeout(timer);
+      left.push(...items);
+    }
+    this.held.clear();
+    await Promise.all([...this.writes]);
+    if (left.length > 0) {
+      await this.repositories.triggers
+        .releaseLeases(
+          this.holder,
+          left.map(({ claimed }) => claimed),
+        )
+        .catch((error: unknown) =>
+          this.logger.warn(
+            { reason: error instanceof Error ? error.message : String(error), schedules: left.length },
+            'leases of schedules evaluated ahead not dropped; they are taken over when they expire',
+          ),
+        );
+    }
+  }
+
+  /** Rows evaluated ahead of their date and not written yet (for specs and the metrics). */
+  heldCount(): number {
+    let count = 0;
+    for (const { items } of this.held.values()) count += items.length;
+    return count;
   }
 
   private scheduleTick(): void {
@@ -135,24 +193,36 @@ export class ScheduleLoop {
     }
   }
 
-  /** Claims and evaluates batches until a claim comes back short (nothing more due now). */
+  /** Claims and evaluates batches until a claim comes back short (nothing more due now or ahead). */
   private async drain(): Promise<void> {
     for (;;) {
       const now = this.clock();
-      const claimed = await this.repositories.triggers.claimDue(this.holder, now, this.options.leaseMs, this.options.claimBatch);
+      const claimed = await this.timed('claim', () =>
+        this.repositories.triggers.claimDue(
+          this.holder,
+          now,
+          this.options.leaseMs,
+          this.options.claimBatch,
+          this.options.aheadMs,
+        ),
+      );
       await this.evaluateBatch(claimed, now);
       if (claimed.length < this.options.claimBatch) return;
     }
   }
 
   /**
-   * Evaluates claimed rows and writes them in one transaction (each row still
-   * only if it is as claimed), then announces what was inserted in one publish.
+   * Evaluates claimed rows: those due now are written at once (each row still
+   * only if it is as claimed) and announced in one publish; those claimed
+   * ahead of their date are held until it.
    */
   private async evaluateBatch(claimed: readonly TriggerStateRecord[], now: Date): Promise<void> {
+    if (claimed.length === 0) return;
     // Each claimed row is evaluated against its flow's latest revision, all read in one statement.
-    const flows = await this.repositories.flows.getLatestMany(claimed);
-    const planned: { claimed: TriggerStateRecord; advance: TriggerAdvance }[] = [];
+    const flows = await this.timed('flows', () => this.repositories.flows.getLatestMany(claimed));
+    const evaluated = this.clock();
+    const planned: Planned[] = [];
+    const ahead = new Map<number, Planned[]>();
     const polls: { row: TriggerStateRecord; flow: Flow; revision: number; trigger: HttpPollingTrigger }[] = [];
     for (const row of claimed) {
       const record = flows.get(flowKey(row.tenantId, row.namespace, row.flowId));
@@ -162,18 +232,116 @@ export class ScheduleLoop {
         polls.push({ row, flow, revision: record.revision, trigger });
         continue;
       }
-      const advance = this.evaluate(row, record, now);
-      if (advance !== undefined) planned.push({ claimed: row, advance });
+      const backfillRunning = row.backfill !== null && row.backfill.dueAt !== null && !row.backfill.paused;
+      const at = scheduleEvaluationDate({ pending: row.pending, nextDate: row.nextDate, backfillRunning }, now);
+      const advance = this.evaluate(row, record, at);
+      if (advance === undefined) continue;
+      if (at > now && advance.executions.length > 0 && advance.backfill === undefined && advance.disable !== true) {
+        const held = ahead.get(at.getTime()) ?? [];
+        held.push({ claimed: row, advance });
+        ahead.set(at.getTime(), held);
+      } else planned.push({ claimed: row, advance });
     }
-    const outcomes = await this.repositories.triggers.advanceMany(this.holder, planned);
-    const announced = outcomes.flatMap((outcome, index) =>
-      outcome.inserted.map((execution) =>
-        encodeQueueMessage(executorEventCodec, createdEvent(planned[index].claimed.tenantId, execution, now)),
-      ),
-    );
-    if (announced.length > 0) await this.queue.publish(this.executorTopic, announced);
+    this.metrics?.step('evaluate', (this.clock().getTime() - evaluated.getTime()) / 1000);
+    for (const [at, items] of ahead) this.hold(at, items);
+    await this.write(planned, now);
     // A poll is a job for a worker; the trigger stays leased until its answer.
     for (const poll of polls) await this.polling?.evaluate(poll.row, poll.flow, poll.revision, poll.trigger, now);
+  }
+
+  /** Keeps rows evaluated ahead until `at`, when they are written. */
+  private hold(at: number, items: readonly Planned[]): void {
+    const existing = this.held.get(at);
+    if (existing !== undefined) {
+      existing.items.push(...items);
+      return;
+    }
+    const timer = setTimeout(
+      () => {
+        const due = this.held.get(at);
+        this.held.delete(at);
+        if (due === undefined || !this.running) return;
+        const write = this.writeHeld(due.items).finally(() => this.writes.delete(write));
+        this.writes.add(write);
+      },
+      Math.max(0, at - this.clock().getTime()),
+    );
+    this.held.set(at, { items: [...items], timer });
+  }
+
+  /**
+   * Writes the rows of a date that has come, in chunks of `writeChunk` rows,
+   * `claimLanes` chunks side by side, each announced once written. The
+   * executions' CREATED date is the write's. A chunk the database refused is
+   * tried again a second later (its write is conditional, so at most once).
+   */
+  private async writeHeld(items: readonly Planned[]): Promise<void> {
+    const chunks: Planned[][] = [];
+    for (let index = 0; index < items.length; index += this.options.writeChunk) {
+      chunks.push(items.slice(index, index + this.options.writeChunk));
+    }
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      for (let index = next++; index < chunks.length; index = next++) {
+        const now = this.clock();
+        const chunk = chunks[index].map(({ claimed, advance }) => ({
+          claimed,
+          advance: {
+            ...advance,
+            executions: advance.executions.map((execution) => ({
+              ...execution,
+              stateHistories: [{ state: 'CREATED' as const, date: now }],
+            })),
+          },
+        }));
+        try {
+          await this.write(chunk, now);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.logger.warn({ reason, schedules: chunk.length }, 'schedules due now not written; trying again in a second');
+          if (this.running) this.hold(now.getTime() + 1000, chunks[index]);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.claimLanes, chunks.length) }, lane));
+  }
+
+  /**
+   * Writes evaluated rows (one statement when all are plain advances), then
+   * announces what was inserted in one publish. A row evaluated ahead whose
+   * write was refused because its flow or trigger changed since is released,
+   * so the next claim evaluates it afresh.
+   */
+  private async write(planned: readonly Planned[], now: Date): Promise<void> {
+    if (planned.length === 0) return;
+    const outcomes: TriggerAdvanceOutcome[] = await this.timed('write', () =>
+      this.repositories.triggers.advanceMany(this.holder, planned),
+    );
+    const writtenAt = this.clock();
+    const dueDates: Date[] = [];
+    const refused: TriggerStateRecord[] = [];
+    const announced = outcomes.flatMap((outcome, index) => {
+      const { claimed, advance } = planned[index];
+      if (!outcome.written && advance.flowRevision !== undefined) refused.push(claimed);
+      if (outcome.written && advance.lastDate !== undefined && advance.executions.length > 0) dueDates.push(advance.lastDate);
+      return outcome.inserted.map((execution) =>
+        encodeQueueMessage(executorEventCodec, createdEvent(claimed.tenantId, execution, now)),
+      );
+    });
+    this.metrics?.fired(dueDates, writtenAt);
+    if (announced.length > 0) await this.timed('announce', () => this.queue.publish(this.executorTopic, announced));
+    // Refused for a change since the evaluation (or taken over): only the rows still held as claimed are released.
+    if (refused.length > 0) await this.repositories.triggers.releaseLeases(this.holder, refused);
+  }
+
+  private async timed<T>(step: ScheduleStep, work: () => Promise<T>): Promise<T> {
+    if (this.metrics === undefined) return work();
+    const started = this.clock().getTime();
+    try {
+      return await work();
+    } finally {
+      this.metrics.step(step, (this.clock().getTime() - started) / 1000);
+    }
   }
 
   /** What to write for one claimed row; undefined when its flow or trigger is gone (the write would find nothing). */
@@ -231,6 +399,9 @@ export class ScheduleLoop {
     return {
       nextDate: result.nextDate ?? null,
       executions,
+      // Written only while the flow, the trigger and its last execution are as evaluated (it may be written later, at its date).
+      flowRevision: revision,
+      ...(trigger.stopAfter.length > 0 ? { stopAfter: trigger.stopAfter } : {}),
       ...(result.firings.length > 0 ? { lastDate: result.firings[result.firings.length - 1].date } : {}),
       ...(result.stopped ? { disable: true } : {}),
       // A backfill step dropped at the write (paused meanwhile) inserts nothing, and so announces nothing.

@@ -1,5 +1,6 @@
 import { QueueTopics, spineTopics } from '@lanner/frames';
 import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
+import { configDefault } from '@lanner/runtime';
 
 /** What the scheduler role needs beyond the shared adapters. */
 export interface SchedulerOptions {
@@ -14,8 +15,17 @@ export interface SchedulerOptions {
   readonly leaseMs: number;
   /** Schedules claimed per database round; a backlog drains over several rounds of one tick. */
   readonly claimBatch: number;
-  /** Rounds run side by side in a tick (each claims its own batch); default 4. */
+  /** Rounds run side by side in a tick (each claims its own batch), and chunks written side by side at a date; default 4. */
   readonly claimLanes: number;
+  /**
+   * How far ahead of their next date schedules are claimed and evaluated
+   * (their executions are created at the date, never before): a date that
+   * many schedules share is then one write, not a claim, a read and a write.
+   * 0 claims only what is due (`LANNER_SCHEDULER_AHEAD_MS`).
+   */
+  readonly aheadMs: number;
+  /** Rows written per statement when a date comes; default 1000. */
+  readonly writeChunk: number;
   /**
    * How long a worker may take over one poll of a polling trigger (the job's
    * timeout, and how long it may wait on its queue). Default 30 s.
@@ -35,6 +45,8 @@ export function schedulerOptions(overrides: Partial<SchedulerOptions> = {}): Sch
     leaseMs: 10_000,
     claimBatch: 500,
     claimLanes: 4,
+    aheadMs: configDefault('LANNER_SCHEDULER_AHEAD_MS', 'scheduler'),
+    writeChunk: 1000,
     pollTimeoutMs: 30_000,
     topicPrefix: '',
     backfillPerSecond: 10,
