@@ -95,13 +95,13 @@ async function scrape(port: number): Promise<SchedulerMetrics> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     for (const line of text.split('\n')) {
-      const step = /^lanner_scheduler_step_seconds_(sum|count)\{[^}]*step="(\w+)"[^}]*\} (\S+)$/.exec(line);
+      const step = /^lanner_scheduler_step_seconds_(sum|count)\{(?:[^}]*,)?step="(\w+)"[^}]*\} (\S+)$/.exec(line);
       if (step !== null) {
         const entry = (steps[step[2]] ??= { seconds: 0, count: 0 });
         if (step[1] === 'sum') entry.seconds = Number(step[3]);
         else entry.count = Number(step[3]);
       }
-      const bucket = /^lanner_scheduler_firing_delay_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$/.exec(line);
+      const bucket = /^lanner_scheduler_firing_delay_seconds_bucket\{(?:[^}]*,)?le="([^"]+)"[^}]*\} (\S+)$/.exec(line);
       if (bucket !== null) delayBuckets[bucket[1]] = Number(bucket[2]);
     }
   } catch {
@@ -186,6 +186,12 @@ async function main(): Promise<void> {
     await applyMigrations(url.toString());
     repositories = await openRepositories(url.toString(), { poolSize: 8 });
     await client.connect();
+    // Statements are counted by the server when it loads pg_stat_statements (shared_preload_libraries).
+    const { rows: preloaded } = await client.query<{ loaded: boolean }>(
+      `SELECT current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%' AS loaded`,
+    );
+    const statementsLoaded = preloaded[0].loaded;
+    if (statementsLoaded) await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const loadStarted = Date.now();
     await createFlows(repositories);
     process.stdout.write(`${FLOWS} flows created in ${((Date.now() - loadStarted) / 1000).toFixed(1)} s\n`);
@@ -236,9 +242,14 @@ async function main(): Promise<void> {
     );
     await sleep(firstMeasured - Date.now() - 2000);
     const before = counts();
+    const metricsBefore = await Promise.all(ports.map(scrape));
+    const serverBefore = await serverCounts(client, statementsLoaded);
+    // The bench's own statements on the database between the two server snapshots (each one transaction).
+    let own = statementsLoaded ? 1 : 0;
     // Until every measured date fired (or 3 minutes after the last one), then the counters' last write.
     const deadline = lastMeasured + 180_000;
     for (;;) {
+      own += 1;
       const { rows } = await client.query<{ fired: string }>(
         `SELECT count(*) AS fired FROM executions
          WHERE (trigger->'variables'->>'date')::timestamptz BETWEEN $1 AND $2`,
@@ -247,8 +258,12 @@ async function main(): Promise<void> {
       if (Number(rows[0].fired) >= FLOWS * MINUTES || Date.now() > deadline) break;
       await sleep(1000);
     }
-    await sleep(1000);
+    // PostgreSQL's backends publish their counts at most once a second; the scheduler's counter file every 200 ms.
+    await sleep(1500);
     const after = counts();
+    const metricsAfter = await Promise.all(ports.map(scrape));
+    const serverAfter = await serverCounts(client, statementsLoaded);
+    own += 1;
 
     const { rows } = await client.query<{ drift_ms: number }>(
       `SELECT extract(epoch FROM created_at - (trigger->'variables'->>'date')::timestamptz) * 1000 AS drift_ms
@@ -261,8 +276,21 @@ async function main(): Promise<void> {
     );
     const fired = drifts.length;
     const delta = (kind: string) => (after[kind] ?? 0) - (before[kind] ?? 0);
-    const perFiring = (kind: string) => (fired === 0 ? Number.NaN : delta(kind) / fired);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const perFiringOf = (value: number) => (fired === 0 ? Number.NaN : Number((value / fired).toFixed(3)));
+    const metrics = metricsDelta(metricsBefore, metricsAfter);
+    const steps = Object.fromEntries(
+      Object.entries(metrics.steps).map(([step, { seconds, count }]) => [
+        step,
+        {
+          calls: count,
+          totalS: Number(seconds.toFixed(2)),
+          meanMs: count === 0 ? 0 : Number(((seconds / count) * 1000).toFixed(1)),
+        },
+      ]),
+    );
+    const delayed = metrics.delayBuckets['+Inf'] ?? 0;
+    const within = (le: string) => (delayed === 0 ? Number.NaN : Number(((metrics.delayBuckets[le] ?? 0) / delayed).toFixed(4)));
     const report = {
       flows: FLOWS,
       schedulers: SCHEDULERS,
@@ -275,10 +303,26 @@ async function main(): Promise<void> {
         p99: Math.round(percentile(drifts, 99)),
         max: Math.round(drifts.at(-1) ?? Number.NaN),
       },
+      // The scheduler's own view: each step's calls and time, and its firings committed within 0.5 s / 1 s of their date.
+      schedulerSteps: steps,
+      schedulerFiringDelay: { firings: delayed, within500ms: within('0.5'), within1s: within('1') },
       perFiring: {
-        sqlStatements: Number(perFiring('sql').toFixed(2)),
-        transactions: Number(perFiring('transactions').toFixed(2)),
-        kafkaProduce: Number(perFiring('kafka Produce').toFixed(3)),
+        // As PostgreSQL counted them for the bench's database, the bench's own statements taken out.
+        server: {
+          sqlStatements:
+            serverAfter.statements === undefined || serverBefore.statements === undefined
+              ? 'pg_stat_statements not loaded by the server'
+              : perFiringOf(serverAfter.statements - serverBefore.statements - own),
+          transactions: perFiringOf(serverAfter.transactions - serverBefore.transactions - own),
+          rowsInserted: perFiringOf(serverAfter.rowsInserted - serverBefore.rowsInserted),
+          rowsUpdated: perFiringOf(serverAfter.rowsUpdated - serverBefore.rowsUpdated),
+        },
+        // As the schedulers' pg clients sent them (tools/bench/e2e/counter.cjs).
+        client: {
+          sqlStatements: perFiringOf(delta('sql')),
+          transactions: perFiringOf(delta('transactions')),
+          kafkaProduce: perFiringOf(delta('kafka Produce')),
+        },
       },
       machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverage: load },
       date: new Date().toISOString(),

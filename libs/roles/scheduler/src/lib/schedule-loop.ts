@@ -244,7 +244,9 @@ export class ScheduleLoop {
     }
     this.metrics?.step('evaluate', (this.clock().getTime() - evaluated.getTime()) / 1000);
     for (const [at, items] of ahead) this.hold(at, items);
-    await this.write(planned, now);
+    await (
+      await this.write(planned, now)
+    )();
     // A poll is a job for a worker; the trigger stays leased until its answer.
     for (const poll of polls) await this.polling?.evaluate(poll.row, poll.flow, poll.revision, poll.trigger, now);
   }
@@ -281,6 +283,7 @@ export class ScheduleLoop {
       chunks.push(items.slice(index, index + this.options.writeChunk));
     }
     let next = 0;
+    const followUps: Promise<void>[] = [];
     const lane = async (): Promise<void> => {
       for (let index = next++; index < chunks.length; index = next++) {
         const now = this.clock();
@@ -295,7 +298,16 @@ export class ScheduleLoop {
           },
         }));
         try {
-          await this.write(chunk, now);
+          const followUp = await this.write(chunk, now);
+          // Announced while the lane writes its next chunk.
+          followUps.push(
+            followUp().catch((error: unknown) =>
+              this.logger.warn(
+                { reason: error instanceof Error ? error.message : String(error), schedules: chunk.length },
+                'executions created but not announced; a scheduler announces them again when it starts',
+              ),
+            ),
+          );
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           this.logger.warn({ reason, schedules: chunk.length }, 'schedules due now not written; trying again in a second');
@@ -304,34 +316,40 @@ export class ScheduleLoop {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.claimLanes, chunks.length) }, lane));
+    await Promise.all(followUps);
   }
 
   /**
-   * Writes evaluated rows (one statement when all are plain advances), then
-   * announces what was inserted in one publish. A row evaluated ahead whose
-   * write was refused because its flow or trigger changed since is released,
-   * so the next claim evaluates it afresh.
+   * Writes evaluated rows (one statement when all are plain advances); resolves
+   * once they are written, with the follow-up: announcing what was inserted in
+   * one publish, and releasing each row evaluated ahead whose write was refused
+   * because its flow or trigger changed since (the next claim evaluates it
+   * afresh). A caller with more rows to write starts the next write meanwhile.
    */
-  private async write(planned: readonly Planned[], now: Date): Promise<void> {
-    if (planned.length === 0) return;
+  private async write(planned: readonly Planned[], now: Date): Promise<() => Promise<void>> {
+    if (planned.length === 0) return () => Promise.resolve();
     const outcomes: TriggerAdvanceOutcome[] = await this.timed('write', () =>
       this.repositories.triggers.advanceMany(this.holder, planned),
     );
-    const writtenAt = this.clock();
-    const dueDates: Date[] = [];
-    const refused: TriggerStateRecord[] = [];
-    const announced = outcomes.flatMap((outcome, index) => {
-      const { claimed, advance } = planned[index];
-      if (!outcome.written && advance.flowRevision !== undefined) refused.push(claimed);
-      if (outcome.written && advance.lastDate !== undefined && advance.executions.length > 0) dueDates.push(advance.lastDate);
-      return outcome.inserted.map((execution) =>
-        encodeQueueMessage(executorEventCodec, createdEvent(claimed.tenantId, execution, now)),
-      );
-    });
-    this.metrics?.fired(dueDates, writtenAt);
-    if (announced.length > 0) await this.timed('announce', () => this.queue.publish(this.executorTopic, announced));
-    // Refused for a change since the evaluation (or taken over): only the rows still held as claimed are released.
-    if (refused.length > 0) await this.repositories.triggers.releaseLeases(this.holder, refused);
+    this.metrics?.fired(
+      planned.flatMap(({ advance }, index) =>
+        outcomes[index].written && advance.lastDate !== undefined && advance.executions.length > 0 ? [advance.lastDate] : [],
+      ),
+      this.clock(),
+    );
+    return async () => {
+      const refused: TriggerStateRecord[] = [];
+      const announced = outcomes.flatMap((outcome, index) => {
+        const { claimed, advance } = planned[index];
+        if (!outcome.written && advance.flowRevision !== undefined) refused.push(claimed);
+        return outcome.inserted.map((execution) =>
+          encodeQueueMessage(executorEventCodec, createdEvent(claimed.tenantId, execution, now)),
+        );
+      });
+      if (announced.length > 0) await this.timed('announce', () => this.queue.publish(this.executorTopic, announced));
+      // Refused for a change since the evaluation (or taken over): only the rows still held as claimed are released.
+      if (refused.length > 0) await this.repositories.triggers.releaseLeases(this.holder, refused);
+    };
   }
 
   private async timed<T>(step: ScheduleStep, work: () => Promise<T>): Promise<T> {
