@@ -48,6 +48,12 @@ describe('a schedule claimed ahead of its date', () => {
     await triggers.advance(claimed, 's-0', { nextDate: due, executions: [] });
   }
 
+  function found(rows: readonly TriggerStateRecord[], flowId: string): TriggerStateRecord {
+    const row = rows.find((candidate) => candidate.flowId === flowId);
+    if (row === undefined) throw new Error(`${flowId} not claimed`);
+    return row;
+  }
+
   async function claimAhead(holder: string, flowId: string, now: Date, aheadMs: number): Promise<TriggerStateRecord | undefined> {
     return (await fixture.repositories.triggers.claimDue(holder, now, 10_000, 100, aheadMs)).find((row) => row.flowId === flowId);
   }
@@ -70,7 +76,7 @@ describe('a schedule claimed ahead of its date', () => {
     const next = new Date(due.getTime() + 60_000);
     const [outcome] = await triggers.advanceMany('s-1', [
       {
-        claimed: claimed!,
+        claimed: found(claimed === undefined ? [] : [claimed], 'plain'),
         advance: { nextDate: next, executions: [execution('ahead-1', 'plain', due)], lastDate: due, flowRevision: 1 },
       },
     ]);
@@ -96,8 +102,8 @@ describe('a schedule claimed ahead of its date', () => {
     await scheduled('revised', due, now);
     await scheduled('disabled', due, now);
     const claimed = await triggers.claimDue('s-1', now, 10_000, 100, 6_000);
-    const revised = claimed.find((row) => row.flowId === 'revised')!;
-    const disabled = claimed.find((row) => row.flowId === 'disabled')!;
+    const revised = found(claimed, 'revised');
+    const disabled = found(claimed, 'disabled');
     // Changed meanwhile: a new revision with the same schedule (its row keeps its date and lease), a disabled trigger.
     await flows.saveRevision('main', flow('revised', { description: 'changed' }));
     await triggers.setDisabled(keyOf('disabled'), true);
@@ -137,7 +143,7 @@ describe('a schedule claimed ahead of its date', () => {
     const [due] = await triggers.claimDue('s-1', now, 10_000, 100);
     const ahead = new Date(now.getTime() + 5_000);
     await triggers.advance(due, 's-1', { nextDate: ahead, executions: [execution('stops-1', 'stops', first)], lastDate: first });
-    const claimed = (await claimAhead('s-1', 'stops', now, 6_000))!;
+    const claimed = found(await triggers.claimDue('s-1', now, 10_000, 100, 6_000), 'stops');
     await client.query(`UPDATE executions SET state = 'FAILED' WHERE id = 'stops-1'`);
 
     const [outcome] = await triggers.advanceMany('s-1', [

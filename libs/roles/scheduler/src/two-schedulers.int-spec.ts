@@ -79,8 +79,16 @@ describe('two scheduler processes', () => {
     const client = new Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      const { rows } = await client.query<{ flow_id: string; dates: string; distinct_dates: string; first: Date; last: Date }>(`
+      const { rows } = await client.query<{
+        flow_id: string;
+        dates: string;
+        distinct_dates: string;
+        early: string;
+        first: Date;
+        last: Date;
+      }>(`
         SELECT flow_id, count(*) AS dates, count(DISTINCT trigger->'variables'->>'date') AS distinct_dates,
+          count(*) FILTER (WHERE created_at < (trigger->'variables'->>'date')::timestamptz) AS early,
           min((trigger->'variables'->>'date')::timestamptz) AS first, max((trigger->'variables'->>'date')::timestamptz) AS last
         FROM executions GROUP BY flow_id`);
       expect(rows).toHaveLength(FLOWS);
@@ -93,6 +101,8 @@ describe('two scheduler processes', () => {
       for (const row of rows) {
         // No duplicate: one execution per (trigger, date).
         expect(Number(row.distinct_dates)).toBe(Number(row.dates));
+        // Claimed ahead, but never created before its date.
+        expect(Number(row.early)).toBe(0);
         // No gap: every second between the first and the last date fired, the kill included.
         expect(Number(row.dates)).toBe((row.last.getTime() - row.first.getTime()) / 1000 + 1);
         // One per second of the flow's life, give or take the edges.

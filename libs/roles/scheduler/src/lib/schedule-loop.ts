@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
+import { type EncodedQueueMessage, encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
 import {
   BACKFILL_LABEL,
   delayToNextTick,
@@ -44,6 +44,8 @@ export interface ScheduleLoopMetrics {
 interface Planned {
   readonly claimed: TriggerStateRecord;
   readonly advance: TriggerAdvance;
+  /** The `execution.created` of each of its executions, encoded while it waits (the write's second has no time to spare). */
+  readonly announcements?: readonly EncodedQueueMessage[];
 }
 
 /**
@@ -238,7 +240,11 @@ export class ScheduleLoop {
       if (advance === undefined) continue;
       if (at > now && advance.executions.length > 0 && advance.backfill === undefined && advance.disable !== true) {
         const held = ahead.get(at.getTime()) ?? [];
-        held.push({ claimed: row, advance });
+        // Announced as occurring at its date, when it is written.
+        const announcements = advance.executions.map((execution) =>
+          encodeQueueMessage(executorEventCodec, createdEvent(row.tenantId, execution, at)),
+        );
+        held.push({ claimed: row, advance, announcements });
         ahead.set(at.getTime(), held);
       } else planned.push({ claimed: row, advance });
     }
@@ -258,17 +264,20 @@ export class ScheduleLoop {
       existing.items.push(...items);
       return;
     }
-    const timer = setTimeout(
-      () => {
-        const due = this.held.get(at);
-        this.held.delete(at);
-        if (due === undefined || !this.running) return;
-        const write = this.writeHeld(due.items).finally(() => this.writes.delete(write));
-        this.writes.add(write);
-      },
-      Math.max(0, at - this.clock().getTime()),
-    );
-    this.held.set(at, { items: [...items], timer });
+    const fire = (): void => {
+      const due = this.held.get(at);
+      if (due === undefined || !this.running) return;
+      // A timer may run a little before its time on the wall clock: never write before the date.
+      const early = at - this.clock().getTime();
+      if (early > 0) {
+        this.held.set(at, { items: due.items, timer: setTimeout(fire, early) });
+        return;
+      }
+      this.held.delete(at);
+      const write = this.writeHeld(due.items).finally(() => this.writes.delete(write));
+      this.writes.add(write);
+    };
+    this.held.set(at, { items: [...items], timer: setTimeout(fire, Math.max(0, at - this.clock().getTime())) });
   }
 
   /**
@@ -287,8 +296,9 @@ export class ScheduleLoop {
     const lane = async (): Promise<void> => {
       for (let index = next++; index < chunks.length; index = next++) {
         const now = this.clock();
-        const chunk = chunks[index].map(({ claimed, advance }) => ({
+        const chunk = chunks[index].map(({ claimed, advance, announcements }) => ({
           claimed,
+          announcements,
           advance: {
             ...advance,
             executions: advance.executions.map((execution) => ({
@@ -340,8 +350,11 @@ export class ScheduleLoop {
     return async () => {
       const refused: TriggerStateRecord[] = [];
       const announced = outcomes.flatMap((outcome, index) => {
-        const { claimed, advance } = planned[index];
+        const { claimed, advance, announcements } = planned[index];
         if (!outcome.written && advance.flowRevision !== undefined) refused.push(claimed);
+        // A plain advance written inserted exactly its executions, already encoded when it was held.
+        if (outcome.written && announcements !== undefined && outcome.inserted.length === announcements.length)
+          return announcements;
         return outcome.inserted.map((execution) =>
           encodeQueueMessage(executorEventCodec, createdEvent(claimed.tenantId, execution, now)),
         );
