@@ -160,13 +160,6 @@ export class ScheduleLoop {
     }
   }
 
-  /** Rows evaluated ahead of their date and not written yet (for specs and the metrics). */
-  heldCount(): number {
-    let count = 0;
-    for (const { items } of this.held.values()) count += items.length;
-    return count;
-  }
-
   private scheduleTick(): void {
     if (!this.running) return;
     this.timer = setTimeout(
