@@ -40,7 +40,7 @@ export interface ScheduleLoopMetrics {
   fired(dueDates: readonly Date[], writtenAt: Date): void;
 }
 
-/** A claimed row evaluated ahead of its date, waiting in memory for the date to write it. */
+/** A claimed row evaluated, and what to write for it (now, or at its date when claimed ahead). */
 interface Planned {
   readonly claimed: TriggerStateRecord;
   readonly advance: TriggerAdvance;
@@ -52,8 +52,9 @@ interface Planned {
  * The scheduler's loop: every tick it claims the schedules due now or in the
  * next `aheadMs` (leased to this scheduler, so another one never evaluates
  * them at the same time), evaluates each against the flow's latest revision,
- * and writes the next date with the executions it fired in one statement,
- * which succeeds only if the row is still as claimed: each date fires once,
+ * and writes the next date with the executions it fired in one statement
+ * (one transaction when a backfill step or a stop is among the rows), which
+ * succeeds only if the row is still as claimed: each date fires once,
  * whatever the number of schedulers. A schedule claimed ahead is evaluated as
  * of its date and held in memory until the clock reaches it; then the rows of
  * that date are written in chunks, side by side (an execution is never created
