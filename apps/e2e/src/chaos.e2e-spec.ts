@@ -1,10 +1,13 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { requiredEnv } from '@lanner/testing';
+import { analyseFirings, firingProblems, formatFirings, type Firing } from './chaos/firings';
 import { analyse, formatReport, leakedCount, lostCount, parseEffects, type Happened, type LeakFindings } from './chaos/report';
 import { describeDisruption, planDisruptions, type ChaosTargets, type Disruption } from './chaos/schedule';
 import { readClusterState } from './harness/cluster-state';
 import { runDatabaseUrl } from './harness/database';
+import { workspaceRoot } from './harness/role-process';
 import { Execution, Fleet, scenario, stateOf, TERMINAL_STATES, type StartedProcess } from './harness/scenario';
 
 // The chaos suite: under load, a seeded driver kills and pauses every kind of role while
@@ -93,10 +96,48 @@ tasks:
     message: "mixed {{ execution.id }} done"
 `;
 
+// A schedule that fires every second from the first submission until after the last
+// disruption (the schedulers are killed among the rest): each due date must fire once.
+const SCHEDULED_ID = 'tick';
+const SCHEDULED = `
+id: ${SCHEDULED_ID}
+namespace: ${NAMESPACE}
+tasks:
+  - id: fired
+    type: io.kestra.plugin.core.log.Log
+    message: "tick {{ trigger.date }}"
+triggers:
+  - id: every-second
+    type: io.kestra.plugin.core.trigger.Schedule
+    cron: "* * * * * *"
+    withSeconds: true
+`;
+/**
+ * The schedule is deleted this long after the last disruption is over: a killed
+ * scheduler's 10 s lease has expired by then and the other one has caught up its dates.
+ */
+const SCHEDULE_AFTER_LAST_DISRUPTION_MS = 15_000;
+/** How far the first date may trail the flow's creation and the last its deletion (a loop behind on a loaded machine). */
+const SCHEDULE_EDGE_MS = 10_000;
+
+/**
+ * The bound the report checks the re-dispatch of a killed worker's jobs against: the
+ * heartbeat timeout under the default settings (a killed worker's jobs wait the adoption
+ * grace, LANNER_WORKER_ADOPTION_GRACE_MS, for it to come back and list them) plus 2 s.
+ * Read from the configuration reference, the generated table of every default.
+ */
+function redispatchBoundMs(): number {
+  const reference = readFileSync(join(workspaceRoot, 'docs', 'CONFIGURATION.md'), 'utf8');
+  const row = /^\| `LANNER_WORKER_ADOPTION_GRACE_MS` \| [^|]+ \| `(\d+)`/m.exec(reference);
+  if (!row) throw new Error('docs/CONFIGURATION.md: no default for LANNER_WORKER_ADOPTION_GRACE_MS');
+  return Number(row[1]) + 2_000;
+}
+
 // The cluster's own processes (restarted in place, same ports) and the spec's extra ones.
 const EXTRA_EXECUTOR = 'chaos-executor-2';
 const EXTRA_CONTROLLER = 'chaos-controller-2';
 const EXTRA_WORKER = 'chaos-worker-c';
+const EXTRA_SCHEDULER = 'chaos-scheduler-2';
 const WORKERS = ['e2e-worker-a', 'e2e-worker-b', EXTRA_WORKER];
 
 /** A resumed process declared NOT_RUNNING exits on its next heartbeat (every 3 s). */
@@ -141,13 +182,15 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
     const state = readClusterState();
     database = new Client({ connectionString: runDatabaseUrl(requiredEnv('DATABASE_URL', 'the e2e suite'), state.databaseName) });
     await database.connect();
-    // 2 executors, 2 controllers, 3 workers; the third worker prefers the second controller.
-    const [executor, controller] = await Promise.all([
+    // 2 executors, 2 controllers, 2 schedulers, 3 workers; the third worker prefers the second controller.
+    const [executor, controller, scheduler] = await Promise.all([
       fleet.startExecutor(EXTRA_EXECUTOR),
       fleet.startController(EXTRA_CONTROLLER, {}),
+      fleet.startScheduler(EXTRA_SCHEDULER),
     ]);
     extras.set(EXTRA_EXECUTOR, executor);
     extras.set(EXTRA_CONTROLLER, controller);
+    extras.set(EXTRA_SCHEDULER, scheduler);
     const worker = await fleet.startWorker(EXTRA_WORKER, {
       slots: 2,
       controllers: `127.0.0.1:${controller.grpcPort}, 127.0.0.1:${state.controllerGrpcPort}`,
@@ -156,6 +199,8 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
   }, 400_000);
 
   afterAll(async () => {
+    // Already deleted unless the run stopped half way: the schedule must not fire into the next specs.
+    await lanner.request('DELETE', `/flows/${NAMESPACE}/${SCHEDULED_ID}`).catch(() => undefined);
     for (const pid of paused) {
       try {
         process.kill(pid, 'SIGCONT');
@@ -164,7 +209,7 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
       }
     }
     await fleet.stopAll();
-    for (const name of ['executor', 'controller', 'e2e-worker-a', 'e2e-worker-b']) {
+    for (const name of ['executor', 'controller', 'scheduler', 'e2e-worker-a', 'e2e-worker-b']) {
       await cluster.ensureRunning(name).catch(() => undefined);
     }
     await database?.end();
@@ -255,7 +300,7 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
       if (instance.state === 'RUNNING' && fresh) running[instance.role] = (running[instance.role] ?? 0) + 1;
       else if (instance.state !== 'NOT_RUNNING') instancesNotSettled.push(`${instance.role} ${instance.id} ${instance.state}`);
     }
-    for (const [role, alive] of Object.entries({ executor: 2, controller: 2 })) {
+    for (const [role, alive] of Object.entries({ executor: 2, controller: 2, scheduler: 2 })) {
       const registered = services.body.some((instance) => instance.role.toLowerCase() === role);
       const count = Object.entries(running).find(([name]) => name.toLowerCase() === role)?.[1] ?? 0;
       if (registered && count !== alive) instancesNotSettled.push(`${count} ${role} instances RUNNING, ${alive} processes alive`);
@@ -276,8 +321,7 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
         killWorkers: ['e2e-worker-a'],
         killControllers: ['controller'],
         killExecutors: ['executor'],
-        // The chaos cluster runs no scheduler (the mixed flow has no trigger): scheduler processes go here once it does.
-        killSchedulers: [],
+        killSchedulers: ['scheduler', EXTRA_SCHEDULER],
         termWorkers: ['e2e-worker-b'],
         pause: [
           { target: EXTRA_WORKER, role: 'worker' },
@@ -294,6 +338,8 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
       });
       process.stdout.write(`chaos plan (seed ${SEED}):\n${plan.map((one) => `  ${describeDisruption(one)}`).join('\n')}\n`);
 
+      const scheduleCreatedAtMs = Date.now();
+      await lanner.createFlow(SCHEDULED);
       const began = Date.now();
       const ids: string[] = [];
       let disruptionsDone = 0;
@@ -329,12 +375,33 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
       await submitting;
       expect(new Set(ids).size).toBe(EXECUTIONS);
 
+      // The schedule stops once the last disruption is well over; its trigger row goes with the flow.
+      const lastOver = Math.max(...happened.map((one) => one.endedAtMs));
+      await delay(Math.max(0, lastOver + SCHEDULE_AFTER_LAST_DISRUPTION_MS - Date.now()));
+      const deleted = await lanner.request('DELETE', `/flows/${NAMESPACE}/${SCHEDULED_ID}`);
+      if (deleted.status !== 204) throw new Error(`deleting the scheduled flow: HTTP ${deleted.status} ${deleted.text}`);
+      const scheduleDeletedAtMs = Date.now();
+      // Every execution the schedule created, with the date it stands for (`trigger.date`).
+      const scheduledRows = await (database as Client).query<{ id: string; date: string }>(
+        `SELECT id, trigger->'variables'->>'date' AS date FROM executions WHERE namespace = $1 AND flow_id = $2`,
+        [NAMESPACE, SCHEDULED_ID],
+      );
+      const firings: Firing[] = scheduledRows.rows.map((row) => ({ executionId: row.id, dateMs: Date.parse(row.date) }));
+      const firingFindings = analyseFirings(firings, {
+        createdAtMs: scheduleCreatedAtMs,
+        deletedAtMs: scheduleDeletedAtMs,
+        periodMs: 1000,
+        edgeMs: SCHEDULE_EDGE_MS,
+      });
+      // Each scheduled execution must end SUCCESS too, as the mixed ones.
+      const allIds = [...ids, ...firings.map((firing) => firing.executionId)];
+
       const ended = new Map<string, Execution>();
       const until = Date.now() + ALL_ENDED_TIMEOUT_MS;
-      let going = await readAll(ids, ended);
+      let going = await readAll(allIds, ended);
       while (going.length > 0 && Date.now() < until) {
         await delay(2000);
-        going = await readAll(ids, ended);
+        going = await readAll(allIds, ended);
       }
 
       // Leaks settle a little after the last result (streams end, the coordinator moves instances).
@@ -352,13 +419,23 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
         happened,
         { attempts: { flaky: 2 }, shellTaskIds: ['work'] },
       );
-      const report = formatReport({ seed: SEED, elapsedMs: Date.now() - began }, happened, findings, leakFindings);
-      const fullReport = `${report}\nAPI answers 503 (retried): ${unavailableAnswers}`;
+      const report = formatReport(
+        { seed: SEED, elapsedMs: Date.now() - began, redispatchBoundMs: redispatchBoundMs(), scheduled: firings.length },
+        happened,
+        findings,
+        leakFindings,
+      );
+      const fullReport = [report, ...formatFirings(firingFindings), `API answers 503 (retried): ${unavailableAnswers}`].join(
+        '\n',
+      );
       process.stdout.write(`${fullReport}\n`);
       if (REPORT_FILE) {
         writeFileSync(REPORT_FILE, `${fullReport}\n`);
         // The raw facts, to look into a finding after the cluster is gone.
-        writeFileSync(`${REPORT_FILE}.json`, JSON.stringify({ seed: SEED, happened, findings, leaks: leakFindings }, null, 1));
+        writeFileSync(
+          `${REPORT_FILE}.json`,
+          JSON.stringify({ seed: SEED, happened, findings, leaks: leakFindings, firings: firingFindings }, null, 1),
+        );
       }
 
       expect({
@@ -366,7 +443,20 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
         leaked: leakedCount(leakFindings),
         notTerminal: findings.notTerminal.length,
         duplicatesUnexplained: findings.duplicatesUnexplained,
-      }).toEqual({ lost: 0, leaked: 0, notTerminal: 0, duplicatesUnexplained: [] });
+        scheduleProblems: firingProblems(firingFindings),
+        datesFiredTwice: firingFindings.duplicates,
+        datesMissing: firingFindings.missing,
+        scheduleEdges: firingFindings.edgesTooWide,
+      }).toEqual({
+        lost: 0,
+        leaked: 0,
+        notTerminal: 0,
+        duplicatesUnexplained: [],
+        scheduleProblems: 0,
+        datesFiredTwice: [],
+        datesMissing: [],
+        scheduleEdges: [],
+      });
     },
     ALL_ENDED_TIMEOUT_MS + SETTLE_TIMEOUT_MS + 900_000,
   );

@@ -191,16 +191,35 @@ export function lostCount(findings: ChaosFindings): number {
   return findings.notTerminal.length + findings.failed.length + findings.missingEffects.length;
 }
 
+/** The re-dispatch delays of the jobs of killed workers: kill -9 to the next start of each task run it cut short. */
+export const WORKER_KILL = 'kill9 worker';
+
+/** Task runs of killed workers started again later than `boundMs` after the kill. */
+export function redispatchesOverBound(findings: ChaosFindings, boundMs: number): number {
+  return (findings.redispatchMs[WORKER_KILL] ?? []).filter((delay) => delay > boundMs).length;
+}
+
+export interface ReportHeader {
+  readonly seed: number;
+  readonly elapsedMs: number;
+  /** What the re-dispatch of a killed worker's jobs is checked against (heartbeat timeout + 2 s). */
+  readonly redispatchBoundMs: number;
+  /** How many of the executions a schedule created (the rest are the mixed flow's). */
+  readonly scheduled: number;
+}
+
 /** The printed report: every figure docs/RELIABILITY.md records. */
 export function formatReport(
-  header: { readonly seed: number; readonly elapsedMs: number },
+  header: ReportHeader,
   happened: readonly Happened[],
   findings: ChaosFindings,
   leaks: LeakFindings,
 ): string {
   const allDelays = Object.values(findings.redispatchMs).flat();
+  const workerKill = findings.redispatchMs[WORKER_KILL] ?? [];
+  const over = redispatchesOverBound(findings, header.redispatchBoundMs);
   const lines = [
-    `chaos report: seed ${header.seed}, ${findings.executions} executions, ${happened.length} disruptions, ${ms(header.elapsedMs)}`,
+    `chaos report: seed ${header.seed}, ${findings.executions} executions (${findings.executions - header.scheduled} of the mixed flow, ${header.scheduled} scheduled), ${happened.length} disruptions, ${ms(header.elapsedMs)}`,
     ...happened.map(
       (one, index) =>
         `  ${describeDisruption(one.disruption)} (${findings.inFlight[index]} task processes in flight; back after ${ms(one.endedAtMs - one.startedAtMs)})`,
@@ -221,6 +240,13 @@ export function formatReport(
       ([kind, delays]) =>
         `  ${kind}: ${delays.length} task runs, p50 ${ms(percentile(delays, 0.5))}, max ${ms(percentile(delays, 1))}`,
     ),
+    `re-dispatch of a killed worker's jobs against heartbeat timeout + 2 s (${ms(header.redispatchBoundMs)}): ${
+      workerKill.length === 0
+        ? 'no task run caught in flight'
+        : over === 0
+          ? `all ${workerKill.length} within (max ${ms(percentile(workerKill, 1))})`
+          : `${over} of ${workerKill.length} OVER (max ${ms(percentile(workerKill, 1))})`
+    }`,
     `ledgers with a slot held: ${leaks.busyWorkers.length}${leaks.busyWorkers.length ? ` ${leaks.busyWorkers.join(', ')}` : ''}`,
     `running_jobs rows left: ${leaks.runningJobs}`,
     `connected workers not matching the live processes: ${leaks.registryMismatch.length}${leaks.registryMismatch.length ? ` ${leaks.registryMismatch.join(', ')}` : ''}`,

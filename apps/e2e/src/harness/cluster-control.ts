@@ -26,7 +26,7 @@ export class ClusterControl {
   }
 
   /**
-   * Starts an extra worker, controller or executor named `name`, its env copied from the cluster's
+   * Starts an extra worker, controller, executor or scheduler named `name`, its env copied from the cluster's
    * own (same database, Kafka namespace, signing key) plus `request.env`; a worker gets
    * `LANNER_WORKER_NAME=name` and a data dir of its own, a controller a gRPC port of its own.
    * Resolves when it is ready, unless `waitUntilReady: false`.

@@ -31,7 +31,7 @@ const DEFAULT_STOP_GRACE_MS = 10_000;
  * run, because its env starts as a copy of the cluster's own process of that role.
  */
 export interface StartRequest {
-  readonly role: 'worker' | 'controller' | 'executor';
+  readonly role: 'worker' | 'controller' | 'executor' | 'scheduler';
   /** Variables added to (or replacing) the template's. */
   readonly env?: Readonly<Record<string, string>>;
   /** Variables removed from the template's env. */
@@ -65,6 +65,7 @@ const TEMPLATES: Record<StartRequest['role'], string> = {
   worker: 'e2e-worker-a',
   controller: 'controller',
   executor: 'executor',
+  scheduler: 'scheduler',
 };
 const VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
@@ -112,8 +113,8 @@ export async function ensureRoleRunning(
 function parseStartRequest(body: unknown): StartRequest {
   const candidate = (typeof body === 'object' && body !== null ? body : {}) as Partial<Record<keyof StartRequest, unknown>>;
   const { role, env = {}, unset = [], waitUntilReady = true } = candidate;
-  if (role !== 'worker' && role !== 'controller' && role !== 'executor')
-    throw new Error(`role must be worker, controller or executor, not ${JSON.stringify(role)}`);
+  if (role !== 'worker' && role !== 'controller' && role !== 'executor' && role !== 'scheduler')
+    throw new Error(`role must be worker, controller, executor or scheduler, not ${JSON.stringify(role)}`);
   if (typeof env !== 'object' || env === null || Array.isArray(env))
     throw new Error('env must be an object of variable names to string values');
   for (const [name, value] of Object.entries(env)) {

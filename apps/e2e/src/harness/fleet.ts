@@ -57,6 +57,11 @@ export class Fleet {
     return this.start(name, { role: 'executor', env });
   }
 
+  /** A second scheduler of the run: it claims due schedules from the same trigger rows as the cluster's own. */
+  async startScheduler(name: string, env: Readonly<Record<string, string>> = {}): Promise<StartedProcess> {
+    return this.start(name, { role: 'scheduler', env });
+  }
+
   private async start(name: string, request: Parameters<ClusterControl['start']>[1]): Promise<StartedProcess> {
     // Registered before it is ready, so stopAll() stops it even when it never gets there.
     const placeholder = { name, pid: undefined, httpPort: 0, logFile: '' };
