@@ -1,7 +1,7 @@
 // What the chaos run proves, computed from what a user can see: the executions as the API
 // returns them, and the side effects the flow's shell tasks wrote (one line when a task
 // process starts, one when it finishes), set against the driver's log of disruptions.
-import { Execution, stateOf, TERMINAL_STATES } from '../harness/api-types';
+import { Attempt, Execution, stateOf, TERMINAL_STATES } from '../harness/api-types';
 import { describeDisruption, type Disruption } from './schedule';
 
 /** One line a shell task wrote: `<taskRunId> <taskId> <start|end> <epoch ms>`. */
@@ -62,6 +62,12 @@ export interface ChaosFindings {
   readonly redispatchMs: Readonly<Record<string, readonly number[]>>;
   /** Per disruption (in order): task processes started and not finished when it began, anywhere in the cluster. */
   readonly inFlight: readonly number[];
+  /**
+   * Per disruption kind, from the API: ms from the disruption to the start of the attempt
+   * that followed a RESUBMITTED one (the disruption is the last one before that start that
+   * began after the resubmitted attempt started). Covers every task, not only shell ones.
+   */
+  readonly resubmittedMs: Readonly<Record<string, readonly number[]>>;
 }
 
 export interface ExpectedAttempts {
@@ -150,6 +156,25 @@ export function analyse(
     inFlight.push(going);
   }
 
+  const resubmittedMs: Record<string, number[]> = {};
+  const byStart = [...happened].sort((a, b) => a.startedAtMs - b.startedAtMs);
+  for (const execution of executions) {
+    for (const run of execution.taskRunList ?? []) {
+      const list = run.attempts ?? [];
+      for (let index = 0; index + 1 < list.length; index++) {
+        if (attemptState(list[index]) !== 'RESUBMITTED') continue;
+        const firstStart = attemptStart(list[index]);
+        const nextStart = attemptStart(list[index + 1]);
+        if (nextStart === undefined) continue;
+        const cause = byStart
+          .filter((one) => one.startedAtMs <= nextStart && (firstStart === undefined || one.startedAtMs >= firstStart - 1000))
+          .pop();
+        if (cause === undefined) continue;
+        (resubmittedMs[`${cause.disruption.kind} ${cause.disruption.role}`] ??= []).push(nextStart - cause.startedAtMs);
+      }
+    }
+  }
+
   return {
     executions: executions.length + notTerminalIds.length,
     states,
@@ -163,7 +188,17 @@ export function analyse(
     duplicatesUnexplained,
     redispatchMs,
     inFlight,
+    resubmittedMs,
   };
+}
+
+function attemptState(attempt: Attempt): string {
+  return typeof attempt.state === 'string' ? attempt.state : attempt.state.current;
+}
+
+function attemptStart(attempt: Attempt): number | undefined {
+  const date = typeof attempt.state === 'string' ? undefined : attempt.state.startDate;
+  return date ? Date.parse(date) : undefined;
 }
 
 export interface LeakFindings {
@@ -194,9 +229,14 @@ export function lostCount(findings: ChaosFindings): number {
 /** The re-dispatch delays of the jobs of killed workers: kill -9 to the next start of each task run it cut short. */
 export const WORKER_KILL = 'kill9 worker';
 
-/** Task runs of killed workers started again later than `boundMs` after the kill. */
+/** Both measures of a killed worker's jobs: the next start of a shell task's process, the next attempt's start (API). */
+export function workerKillRedispatchMs(findings: ChaosFindings): number[] {
+  return [...(findings.redispatchMs[WORKER_KILL] ?? []), ...(findings.resubmittedMs[WORKER_KILL] ?? [])];
+}
+
+/** Jobs of killed workers started again later than `boundMs` after the kill. */
 export function redispatchesOverBound(findings: ChaosFindings, boundMs: number): number {
-  return (findings.redispatchMs[WORKER_KILL] ?? []).filter((delay) => delay > boundMs).length;
+  return workerKillRedispatchMs(findings).filter((delay) => delay > boundMs).length;
 }
 
 export interface ReportHeader {
@@ -216,7 +256,7 @@ export function formatReport(
   leaks: LeakFindings,
 ): string {
   const allDelays = Object.values(findings.redispatchMs).flat();
-  const workerKill = findings.redispatchMs[WORKER_KILL] ?? [];
+  const workerKill = workerKillRedispatchMs(findings);
   const over = redispatchesOverBound(findings, header.redispatchBoundMs);
   const lines = [
     `chaos report: seed ${header.seed}, ${findings.executions} executions (${findings.executions - header.scheduled} of the mixed flow, ${header.scheduled} scheduled), ${happened.length} disruptions, ${ms(header.elapsedMs)}`,
@@ -240,12 +280,17 @@ export function formatReport(
       ([kind, delays]) =>
         `  ${kind}: ${delays.length} task runs, p50 ${ms(percentile(delays, 0.5))}, max ${ms(percentile(delays, 1))}`,
     ),
-    `re-dispatch of a killed worker's jobs against heartbeat timeout + 2 s (${ms(header.redispatchBoundMs)}): ${
+    `resubmitted attempts (API: disruption to the next attempt's start): ${Object.values(findings.resubmittedMs).flat().length} task runs`,
+    ...Object.entries(findings.resubmittedMs).map(
+      ([kind, delays]) =>
+        `  ${kind}: ${delays.length} task runs, p50 ${ms(percentile(delays, 0.5))}, max ${ms(percentile(delays, 1))}`,
+    ),
+    `re-dispatch of a killed worker's jobs (both measures) against heartbeat timeout + 2 s (${ms(header.redispatchBoundMs)}): ${
       workerKill.length === 0
         ? 'no task run caught in flight'
         : over === 0
-          ? `all ${workerKill.length} within (max ${ms(percentile(workerKill, 1))})`
-          : `${over} of ${workerKill.length} OVER (max ${ms(percentile(workerKill, 1))})`
+          ? `all ${workerKill.length} within (p50 ${ms(percentile(workerKill, 0.5))}, max ${ms(percentile(workerKill, 1))})`
+          : `${over} of ${workerKill.length} OVER (p50 ${ms(percentile(workerKill, 0.5))}, max ${ms(percentile(workerKill, 1))})`
     }`,
     `ledgers with a slot held: ${leaks.busyWorkers.length}${leaks.busyWorkers.length ? ` ${leaks.busyWorkers.join(', ')}` : ''}`,
     `running_jobs rows left: ${leaks.runningJobs}`,
