@@ -1,4 +1,4 @@
-import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions, TopicSpec } from './queue.port';
+import type { BatchHandler, QueueMessage, QueuePort, QueueSubscription, SubscribeOptions, TopicSpec } from './queue.port';
 import { UnknownTopicError } from './queue.errors';
 
 /**
@@ -22,6 +22,12 @@ export function namespacedQueue(queue: QueuePort, namespace: string): QueuePort 
         groupId: outer(options.groupId),
         topics: options.topics.map(outer),
         handler: (message: QueueMessage) => options.handler({ ...message, topic: inner(message.topic) }),
+        ...(options.batchHandler !== undefined
+          ? {
+              batchHandler: (messages: readonly QueueMessage[]) =>
+                (options.batchHandler as BatchHandler)(messages.map((message) => ({ ...message, topic: inner(message.topic) }))),
+            }
+          : {}),
       });
       return {
         pause: (topic) => subscription.pause(outer(topic)),

@@ -42,6 +42,15 @@ export interface QueueMessage extends QueueRecord {
  */
 export type MessageHandler = (message: QueueMessage) => Promise<void>;
 
+/**
+ * Handles consecutive messages of ONE partition together, in offset order.
+ * Resolving commits them all; throwing leaves them all uncommitted and the same
+ * member retries the same messages together (the `retry` backoff), as for one
+ * message. A batch that was not handled is delivered again whole, so a batch
+ * handler must recognise messages it has handled before (at least once).
+ */
+export type BatchHandler = (messages: readonly QueueMessage[]) => Promise<void>;
+
 export interface TopicSpec {
   /** Kafka topic rules: 1-249 characters of `[a-zA-Z0-9._-]`. */
   topic: string;
@@ -70,6 +79,21 @@ export interface SubscribeOptions {
    */
   fromBeginning?: boolean;
   handler: MessageHandler;
+  /**
+   * When given, the member hands what a partition has waiting (up to
+   * `maxBatchMessages` messages at a time) to this handler instead of to
+   * `handler`, which is then not called by the adapter.
+   */
+  batchHandler?: BatchHandler;
+  /** The most messages of one batch; default 100. */
+  maxBatchMessages?: number;
+  /**
+   * Called each time this member's share of the partitions may have changed (it
+   * joined, or the group rebalanced), before it handles a message of the new
+   * share. What a member keeps about the messages of its partitions may be
+   * stale from here on: another member may have handled some of them.
+   */
+  onAssignment?: () => void;
   /** Backoff between retries of a message whose handler threw. */
   retry?: RetryBackoff;
   /**

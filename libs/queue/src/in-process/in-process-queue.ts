@@ -1,4 +1,5 @@
 import type {
+  BatchHandler,
   MessageHandler,
   QueueMessage,
   QueuePort,
@@ -101,6 +102,9 @@ interface GroupMember {
   topics: ReadonlySet<string>;
   fromBeginning: boolean;
   handler: MessageHandler;
+  batchHandler: BatchHandler | undefined;
+  maxBatchMessages: number;
+  onAssignment: (() => void) | undefined;
   retry: RetryBackoff | undefined;
   paused: Set<string>;
   pumps: Set<PartitionPump>;
@@ -185,6 +189,10 @@ class InProcessQueue implements QueuePort {
     this.assertOpen();
     if (options.groupId.length === 0) throw new QueueConfigError('groupId must not be empty');
     if (options.topics.length === 0) throw new QueueConfigError('topics must not be empty');
+    const maxBatch = options.maxBatchMessages;
+    if (maxBatch !== undefined && (!Number.isInteger(maxBatch) || maxBatch < 1)) {
+      throw new QueueConfigError(`maxBatchMessages must be a positive integer, got ${maxBatch}`);
+    }
     for (const topic of options.topics) this.topicLog(topic);
 
     if (options.signal?.aborted) throw new SubscribeAborted(options.groupId);
@@ -199,6 +207,9 @@ class InProcessQueue implements QueuePort {
       topics: new Set(options.topics),
       fromBeginning: options.fromBeginning ?? false,
       handler: options.handler,
+      batchHandler: options.batchHandler,
+      maxBatchMessages: options.maxBatchMessages ?? 100,
+      onAssignment: options.onAssignment,
       retry: options.retry,
       paused: new Set(),
       pumps: new Set(),
@@ -286,8 +297,11 @@ class InProcessQueue implements QueuePort {
       }
     }
 
+    // Every member whose share changes hears of it before it handles a message of its new share.
+    const changed = new Set<GroupMember>();
     for (const [ref, current] of group.owners) {
       if (wanted.get(ref)?.member !== current.member) {
+        changed.add(current.member);
         stopPump(current);
         group.owners.delete(ref);
         const draining = current.done;
@@ -297,6 +311,8 @@ class InProcessQueue implements QueuePort {
         });
       }
     }
+    for (const [ref, assignment] of wanted) if (!group.owners.has(ref)) changed.add(assignment.member);
+    for (const member of changed) if (group.members.includes(member)) member.onAssignment?.();
     for (const [ref, assignment] of wanted) {
       if (group.owners.has(ref)) continue;
       const previous = group.draining.get(ref);
@@ -348,9 +364,20 @@ class InProcessQueue implements QueuePort {
       position = Math.max(position, log.baseOffset);
       const record = log.read(position);
       if (!record) throw new Error(`offset ${position} missing in ${ref}`);
-      const handled = await this.handleWithRetry(pump, record, position);
+      const batchHandler = pump.member.batchHandler;
+      const count = batchHandler === undefined ? 1 : Math.min(pump.member.maxBatchMessages, log.endOffset - position);
+      const handled =
+        batchHandler === undefined
+          ? await this.handleWithRetry(pump, record, position)
+          : await this.handleWithRetry(pump, record, position, (first) => {
+              const messages = [first];
+              for (let offset = position + 1; offset < position + count; offset++) {
+                messages.push(this.delivery(pump, log.read(offset) as StoredRecord, offset));
+              }
+              return batchHandler(messages);
+            });
       if (!handled) return; // stopped during a retry: left uncommitted for the next owner
-      position += 1;
+      position += count;
       this.commit(group, ref, position);
       // Handlers that resolve at once would otherwise starve timers and I/O.
       if (++sinceYield >= yieldEvery) {
@@ -360,19 +387,29 @@ class InProcessQueue implements QueuePort {
     }
   }
 
-  private async handleWithRetry(pump: PartitionPump, record: StoredRecord, offset: number): Promise<boolean> {
+  private delivery(pump: PartitionPump, record: StoredRecord, offset: number): QueueMessage {
+    return {
+      topic: pump.topic,
+      partition: pump.partition,
+      offset: String(offset),
+      key: record.key,
+      // A fresh copy per delivery: a handler that mutates its buffer must not change a redelivery.
+      value: Buffer.from(record.value),
+      headers: { ...record.headers },
+    };
+  }
+
+  /** Retries the message (or the group that starts with it, through `handle`) until it succeeds; false once the pump stops. */
+  private async handleWithRetry(
+    pump: PartitionPump,
+    record: StoredRecord,
+    offset: number,
+    handle: (message: QueueMessage) => Promise<void> = (message) => pump.member.handler(message),
+  ): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
-      const message: QueueMessage = {
-        topic: pump.topic,
-        partition: pump.partition,
-        offset: String(offset),
-        key: record.key,
-        // A fresh copy per delivery: a handler that mutates its buffer must not change a redelivery.
-        value: Buffer.from(record.value),
-        headers: { ...record.headers },
-      };
+      const message = this.delivery(pump, record, offset);
       try {
-        await pump.member.handler(message);
+        await handle(message);
         return true;
       } catch (error) {
         const delayMs = retryDelayMs(attempt, pump.member.retry);

@@ -13,7 +13,15 @@ import {
   type Message,
   type Producer,
 } from 'kafkajs';
-import type { QueueMessage, QueuePort, QueueRecord, QueueSubscription, SubscribeOptions, TopicSpec } from '../queue.port';
+import type {
+  BatchHandler,
+  QueueMessage,
+  QueuePort,
+  QueueRecord,
+  QueueSubscription,
+  SubscribeOptions,
+  TopicSpec,
+} from '../queue.port';
 import { NotSubscribedError, QueueClosedError, QueueConfigError, SubscribeAborted, UnknownTopicError } from '../queue.errors';
 import { describeError, silentQueueLogger, type QueueLogger } from '../queue.logger';
 import { namespacedQueue } from '../namespaced-queue';
@@ -116,6 +124,8 @@ export interface KafkaQueueOptions {
 export const MAX_RECORD_BYTES = 5 * 1024 * 1024;
 /** What Kafka adds around a record's key, value and headers (batch header, varints). */
 const RECORD_OVERHEAD_BYTES = 128;
+/** The most messages a batch handler is given at once unless the subscription says otherwise. */
+const DEFAULT_MAX_BATCH_MESSAGES = 100;
 
 /** A record (or a publish's records together) larger than the topic accepts. */
 export class RecordTooLargeError extends Error {
@@ -328,6 +338,7 @@ class KafkaQueue implements QueuePort {
     if (!Number.isInteger(commitIntervalMs) || commitIntervalMs < 0) {
       throw new QueueConfigError(`commitIntervalMs must be a non-negative integer, got ${commitIntervalMs}`);
     }
+    assertConcurrency(options.maxBatchMessages, 'maxBatchMessages');
     const timeouts = this.options.consumer ?? {};
     const heartbeatIntervalMs = timeouts.heartbeatIntervalMs ?? 3_000;
     const consumer = this.kafka.consumer({
@@ -656,6 +667,7 @@ class KafkaSubscription implements QueueSubscription {
       consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
         joinedGroup = true;
         this.assignedAfterJoin(payload.memberAssignment);
+        this.options.onAssignment?.();
         // A consumer restarted after a crash has a fresh group state: pause again.
         const held = [...this.paused].filter((topic) => topic !== this.gated);
         if (held.length > 0) consumer.pause(held.map((topic) => ({ topic })));
@@ -845,9 +857,32 @@ class KafkaSubscription implements QueueSubscription {
   }
 
   private handleBatch(payload: EachBatchPayload): Promise<void> {
+    if (this.options.batchHandler !== undefined) return this.handleBatchTogether(payload, this.options.batchHandler);
     return this.messagesPerPartition > 1
       ? this.handleBatchOverlapping(payload, this.messagesPerPartition)
       : this.handleBatchInOrder(payload);
+  }
+
+  /** The fetched messages in groups of up to `maxBatchMessages`, each group handled, then committed, as one message is. */
+  private async handleBatchTogether(payload: EachBatchPayload, handler: BatchHandler): Promise<void> {
+    const { batch } = payload;
+    const size = this.options.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES;
+    for (let start = 0; start < batch.messages.length; start += size) {
+      if (this.mustStop(payload)) return;
+      if (this.paused.has(batch.topic) && !(await this.admitted(batch.topic, payload))) return;
+      const group = batch.messages.slice(start, start + size);
+      const handled = await this.handleWithRetry(batch, group[0], payload, undefined, () =>
+        handler(group.map((raw) => toQueueMessage(batch, raw))),
+      );
+      if (!handled) return;
+      const last = group[group.length - 1].offset;
+      payload.resolveOffset(last);
+      const next = (BigInt(last) + 1n).toString();
+      if (this.deferCommit(batch.topic, batch.partition, next)) continue;
+      await payload.commitOffsetsIfNecessary({
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+      });
+    }
   }
 
   private async handleBatchInOrder(payload: EachBatchPayload): Promise<void> {
@@ -960,7 +995,7 @@ class KafkaSubscription implements QueueSubscription {
     if (failure) throw failure.error;
   }
 
-  /** Retries the same message until it succeeds; `false` when the member must stop first. */
+  /** Retries the same message (or group from `raw` on) until it succeeds; `false` when the member must stop first. */
   private async handleWithRetry(
     batch: Batch,
     raw: KafkaMessage,
@@ -973,10 +1008,11 @@ class KafkaSubscription implements QueueSubscription {
         topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: raw.offset }] }],
       });
     },
+    handle: () => Promise<void> = () => this.options.handler(toQueueMessage(batch, raw)),
   ): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.withHeartbeats(payload, () => this.options.handler(toQueueMessage(batch, raw)));
+        await this.withHeartbeats(payload, handle);
         return true;
       } catch (error) {
         if (this.mustStop(payload)) {

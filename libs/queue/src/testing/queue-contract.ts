@@ -176,6 +176,67 @@ export function describeQueueContract(
       expect(attempts.get('result-2')).toBe(3);
     });
 
+    it('a batch handler gets what a partition has waiting, in order, one partition per batch, bounded', async () => {
+      const topic = await newTopic('batches', 2);
+      const batches: QueueMessage[][] = [];
+      const inbox = new Inbox(deadlineMs);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await subscribe({
+        groupId: groupId('batches'),
+        topics: [topic],
+        handler: () => Promise.reject(new Error('the batch handler is the one called')),
+        maxBatchMessages: 4,
+        batchHandler: async (messages) => {
+          batches.push([...messages]);
+          // The first batch holds its partition until the rest is published: the rest waits for the next batches.
+          if (batches.length === 1) await held;
+          for (const message of messages) await inbox.handler(message);
+        },
+      });
+      await queue.publish(topic, [record('execution-a', 'a-0')]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const values = Array.from({ length: 9 }, (_, i) => `a-${i + 1}`);
+      await queue.publish(
+        topic,
+        values.map((value) => record('execution-a', value)),
+      );
+      release();
+      const handled = await inbox.waitFor(10, 'every message of the partition');
+      expect(handled.map(text)).toEqual(['a-0', ...values]);
+      for (const batch of batches) {
+        expect(batch.length).toBeLessThanOrEqual(4);
+        expect(new Set(batch.map((message) => message.partition)).size).toBe(1);
+      }
+      // After the held first batch, what waited came in batches, not one by one.
+      expect(batches.length).toBeLessThan(10);
+    });
+
+    it('a batch handler failure delivers the same batch again until it succeeds; a new member hears of its share', async () => {
+      const topic = await newTopic('batch-retry', 1);
+      let attempts = 0;
+      let assignments = 0;
+      const inbox = new Inbox(deadlineMs);
+      await queue.publish(
+        topic,
+        ['r-0', 'r-1', 'r-2'].map((value) => record('execution-1', value)),
+      );
+      await subscribe({
+        groupId: groupId('batch-retry'),
+        topics: [topic],
+        handler: () => Promise.reject(new Error('the batch handler is the one called')),
+        onAssignment: () => assignments++,
+        batchHandler: async (messages) => {
+          if (messages.some((message) => text(message) === 'r-1') && ++attempts <= 2) throw new Error('repository unavailable');
+          for (const message of messages) await inbox.handler(message);
+        },
+      });
+      const handled = await inbox.waitFor(3, 'every message, the failed batch included');
+      expect(handled.map(text)).toEqual(['r-0', 'r-1', 'r-2']);
+      expect(attempts).toBe(3);
+      expect(assignments).toBeGreaterThanOrEqual(1);
+    });
+
     it('a message whose handler never succeeded is redelivered to the next member after the first closes', async () => {
       const topic = await newTopic('handover', 1);
       const group = groupId('handover');
