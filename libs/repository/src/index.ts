@@ -18,6 +18,8 @@ export {
   type ConcurrencyRelease,
   type ExecutorStateRecord,
   type ExecutorStateWrite,
+  type ExecutorGroupWriteItem,
+  type ExecutorGroupWriteOutcome,
 } from './repositories/execution.repository';
 export { TimerRepository, type ExecutionTimerRecord } from './repositories/timer.repository';
 export {

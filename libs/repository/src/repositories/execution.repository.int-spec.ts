@@ -155,6 +155,65 @@ describe('ExecutionRepository', () => {
     expect(read.taskRuns).toEqual([ended]);
   });
 
+  it("stores a group of the executor's writes in one statement, each under its own version, and says why one was not", async () => {
+    const { executions } = fixture.repositories;
+    for (const id of ['group-a', 'group-b', 'group-stale', 'group-other']) await executions.create('grouped', newExecution(id));
+    const item = (executionId: string, expectedVersion: number, extra: Record<string, unknown> = {}) => ({
+      tenantId: 'grouped',
+      executionId,
+      expectedVersion,
+      write: {
+        version: expectedVersion + 1,
+        state: 'RUNNING' as const,
+        stateHistories: [
+          { state: 'CREATED' as const, date: t0 },
+          { state: 'RUNNING' as const, date: t1 },
+        ],
+        outputs: null,
+        labels: { team: 'data' },
+        startedAt: t1,
+        endedAt: null,
+        error: null,
+        stateData: { cursor: executionId },
+        taskRuns: [taskRun(executionId)],
+        ...extra,
+      },
+    });
+    const statements = jest.spyOn(Client.prototype, 'query');
+    let outcomes;
+    try {
+      outcomes = await executions.storeExecutorStates([item('group-a', 0), item('group-b', 0)]);
+      expect(statements).toHaveBeenCalledTimes(1);
+    } finally {
+      statements.mockRestore();
+    }
+    expect(Object.fromEntries(outcomes)).toEqual({ 'group-a': 'stored', 'group-b': 'stored' });
+    for (const id of ['group-a', 'group-b']) {
+      expect(await executions.getExecutorState('grouped', id)).toMatchObject({
+        execution: { state: 'RUNNING', version: 1 },
+        stateData: { cursor: id },
+      });
+      expect((await executions.get('grouped', id)).taskRuns).toEqual([taskRun(id)]);
+    }
+
+    // One stale version, one deleted execution, one task run of another execution: only the good write is stored.
+    const again = await executions.storeExecutorStates([
+      item('group-a', 1, { state: 'SUCCESS', endedAt: t1 }),
+      item('group-b', 0, { state: 'FAILED' }),
+      item('group-gone', 0),
+      item('group-other', 0, { taskRuns: [taskRun('group-a')] }),
+    ]);
+    expect(Object.fromEntries(again)).toEqual({
+      'group-a': 'stored',
+      'group-b': 'conflict',
+      'group-gone': 'gone',
+      'group-other': 'moved',
+    });
+    expect((await executions.get('grouped', 'group-a')).state).toBe('SUCCESS');
+    expect((await executions.get('grouped', 'group-b')).state).toBe('RUNNING');
+    expect((await executions.get('grouped', 'group-other')).state).toBe('CREATED');
+  });
+
   it("keeps a task run's own error, and replaces it when the task run is written again", async () => {
     const created = await fixture.repositories.executions.create('main', { ...newExecution('exec-error'), flowId: 'bounded' });
     const timedOut: TaskRunRecord = {

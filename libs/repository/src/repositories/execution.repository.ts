@@ -44,6 +44,21 @@ export interface ExecutorStateWrite extends ExecutionChanges {
   readonly stateData: StoredJson;
 }
 
+/** One execution's part of a group write: its write under the version it was read at. */
+export interface ExecutorGroupWriteItem {
+  readonly tenantId: string;
+  readonly executionId: string;
+  readonly expectedVersion: number;
+  readonly write: ExecutorStateWrite;
+}
+
+/**
+ * What became of one execution of a group write: stored, or not, and why
+ * (`conflict`: another writer stored it since the version read; `gone`: deleted;
+ * `moved`: a task-run id given belongs to another execution).
+ */
+export type ExecutorGroupWriteOutcome = 'stored' | 'conflict' | 'gone' | 'moved';
+
 const WITH_TASK_RUNS = {
   taskRuns: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], include: { attempts: { orderBy: { attempt: 'asc' } } } },
 } satisfies Prisma.ExecutionInclude;
@@ -161,6 +176,49 @@ export class ExecutionRepository {
     // A task-run id is unique across executions; never move one between them.
     if (why.rows[0].moved !== null) throw new AlreadyExists('task run', why.rows[0].moved);
     throw new ConcurrentModification('execution', executionId, expectedVersion);
+  }
+
+  /**
+   * The executor's group write: several executions' writes (each one at most
+   * once) in one statement on pg, each under its own optimistic version. Each is
+   * stored or not on its own (never half): the answer says which, and why not;
+   * a second statement runs only when one was not stored.
+   */
+  async storeExecutorStates(items: readonly ExecutorGroupWriteItem[]): Promise<Map<string, ExecutorGroupWriteOutcome>> {
+    const outcomes = new Map<string, ExecutorGroupWriteOutcome>();
+    if (items.length === 0) return outcomes;
+    const seen = new Set<string>();
+    for (const item of items) {
+      if (seen.has(item.executionId)) {
+        throw new InvalidRecord(`execution '${item.executionId}' appears twice in one group write`);
+      }
+      seen.add(item.executionId);
+      if (item.write.version <= item.expectedVersion) {
+        throw new InvalidRecord(
+          `execution '${item.executionId}': version ${item.write.version} must be above the version read (${item.expectedVersion})`,
+        );
+      }
+    }
+    const statement = executorGroupWriteStatement(items);
+    const { rows } = await this.pool.query<{ updated: string[] | null }>(statement.text, statement.values);
+    const updated = new Set(rows[0]?.updated ?? []);
+    const missed = items.filter((item) => !updated.has(item.executionId));
+    for (const item of items) if (updated.has(item.executionId)) outcomes.set(item.executionId, 'stored');
+    if (missed.length === 0) return outcomes;
+    const why = await this.pool.query<{ id: string; present: boolean; moved: boolean }>(
+      `SELECT w.id, EXISTS (SELECT 1 FROM executions e WHERE e.id = w.id AND e.tenant_id = w.tenant_id) AS present,
+        EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS r (id, execution_id)
+          JOIN task_runs x ON x.id = r.id WHERE r.execution_id = w.id AND x.execution_id <> w.id) AS moved
+      FROM unnest($1::text[], $2::text[]) AS w (id, tenant_id)`,
+      [
+        missed.map((item) => item.executionId),
+        missed.map((item) => item.tenantId),
+        statement.taskRuns.map((run) => run.id),
+        statement.taskRuns.map((run) => run.executionId),
+      ],
+    );
+    for (const row of why.rows) outcomes.set(row.id, !row.present ? 'gone' : row.moved ? 'moved' : 'conflict');
+    return outcomes;
   }
 
   async search(tenantId: string, query: ExecutionSearchQuery): Promise<RecordPage<ExecutionRecord>> {
@@ -562,6 +620,135 @@ function executorWriteStatement(
   )
   SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM runs)::int AS runs, (SELECT count(*) FROM tries)::int AS tries`;
   return { text, values, taskRunIds };
+}
+
+/** A group write's row of one execution: every column the executor writes must be given. */
+function groupRow(item: ExecutorGroupWriteItem) {
+  const { write } = item;
+  const missing = (['state', 'stateHistories', 'labels'] as const).filter((field) => write[field] === undefined);
+  if (missing.length > 0) {
+    throw new InvalidRecord(`execution '${item.executionId}': a group write needs ${missing.join(', ')}`);
+  }
+  return {
+    id: item.executionId,
+    tenantId: item.tenantId,
+    expected: item.expectedVersion,
+    version: write.version,
+    state: write.state as string,
+    stateHistories: JSON.stringify(historiesColumn(write.stateHistories ?? [])),
+    outputs: jsonText(write.outputs ?? null),
+    labels: JSON.stringify(write.labels),
+    startedAt: write.startedAt?.toISOString() ?? null,
+    endedAt: write.endedAt?.toISOString() ?? null,
+    error: write.error ?? null,
+    stateData: jsonText(write.stateData),
+  };
+}
+
+/**
+ * Several executions' writes as one statement: each row's update under its own optimistic version
+ * (and only if none of its task-run ids belongs to another execution), then the task runs and
+ * attempts of the rows updated. Answers the ids updated.
+ */
+function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): {
+  text: string;
+  values: unknown[];
+  taskRuns: readonly (TaskRunWrite & { executionId: string })[];
+} {
+  const rows = items.map(groupRow);
+  const taskRuns = items.flatMap((item) =>
+    lastOfEach(item.write.taskRuns ?? [], (taskRun) => taskRun.id).map((run) => ({ ...run, executionId: item.executionId })),
+  );
+  const attempts = lastOfEach(
+    taskRuns.flatMap((taskRun) =>
+      taskRun.attempts.map((attempt) => ({ taskRunId: taskRun.id, executionId: taskRun.executionId, ...attempt })),
+    ),
+    (attempt) => `${attempt.attempt}:${attempt.taskRunId}`,
+  );
+  const values: unknown[] = [];
+  const column = <T>(list: readonly T[], pick: (item: T) => unknown, cast: string): string =>
+    `$${values.push(list.map(pick))}::${cast}[]`;
+  const w = [
+    column(rows, (row) => row.id, 'text'),
+    column(rows, (row) => row.tenantId, 'text'),
+    column(rows, (row) => row.expected, 'int'),
+    column(rows, (row) => row.version, 'int'),
+    column(rows, (row) => row.state, 'text'),
+    column(rows, (row) => row.stateHistories, 'jsonb'),
+    column(rows, (row) => row.outputs, 'jsonb'),
+    column(rows, (row) => row.labels, 'jsonb'),
+    column(rows, (row) => row.startedAt, 'timestamptz'),
+    column(rows, (row) => row.endedAt, 'timestamptz'),
+    column(rows, (row) => row.error, 'text'),
+    column(rows, (row) => row.stateData, 'jsonb'),
+  ];
+  const r = [
+    column(taskRuns, (run) => run.id, 'text'),
+    column(taskRuns, (run) => run.executionId, 'text'),
+    column(taskRuns, (run) => run.taskId, 'text'),
+    column(taskRuns, (run) => run.parentTaskRunId, 'text'),
+    column(taskRuns, (run) => run.value, 'text'),
+    column(taskRuns, (run) => run.state, 'text'),
+    column(taskRuns, (run) => JSON.stringify(historiesColumn(run.stateHistories)), 'jsonb'),
+    column(taskRuns, (run) => jsonText(run.outputs), 'jsonb'),
+    column(taskRuns, (run) => run.workerQueueId, 'text'),
+    column(taskRuns, (run) => jsonText(run.workerSelector), 'jsonb'),
+    column(taskRuns, (run) => run.dispatchReason, 'text'),
+    column(taskRuns, (run) => run.error, 'text'),
+  ];
+  const a = [
+    column(attempts, (attempt) => attempt.taskRunId, 'text'),
+    column(attempts, (attempt) => attempt.executionId, 'text'),
+    column(attempts, (attempt) => attempt.attempt, 'int'),
+    column(attempts, (attempt) => attempt.workerId, 'text'),
+    column(attempts, (attempt) => attempt.workerQueueId, 'text'),
+    column(attempts, (attempt) => attempt.state, 'text'),
+    column(attempts, (attempt) => jsonText(attempt.outputs), 'jsonb'),
+    column(attempts, (attempt) => jsonText(attempt.error), 'jsonb'),
+    column(attempts, (attempt) => attempt.startedAt?.toISOString() ?? null, 'timestamptz'),
+    column(attempts, (attempt) => attempt.endedAt?.toISOString() ?? null, 'timestamptz'),
+  ];
+  const text = `WITH w AS (
+    SELECT * FROM unnest(${w.join(', ')})
+      AS w (id, tenant_id, expected, version, state, state_histories, outputs, labels, started_at, ended_at, error, state_data)
+  ), r AS (
+    SELECT * FROM unnest(${r.join(', ')})
+      AS r (id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs, worker_queue_id,
+        worker_selector, dispatch_reason, error)
+  ), updated AS (
+    UPDATE executions e SET version = w.version, updated_at = now(), state = w.state::execution_state,
+      state_histories = w.state_histories, outputs = w.outputs, labels = w.labels, started_at = w.started_at,
+      ended_at = w.ended_at, error = w.error, state_data = w.state_data
+    FROM w
+    WHERE e.id = w.id AND e.tenant_id = w.tenant_id AND e.version = w.expected
+      AND NOT EXISTS (SELECT 1 FROM r JOIN task_runs x ON x.id = r.id WHERE r.execution_id = w.id AND x.execution_id <> w.id)
+    RETURNING e.id, e.tenant_id
+  ), runs AS (
+    INSERT INTO task_runs (id, tenant_id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs,
+      worker_queue_id, worker_selector, dispatch_reason, error, updated_at)
+    SELECT r.id, u.tenant_id, r.execution_id, r.task_id, r.parent_task_run_id, r.value, r.state::task_run_state,
+      r.state_histories, r.outputs, r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, now()
+    FROM r JOIN updated u ON u.id = r.execution_id
+    ON CONFLICT (id) DO UPDATE SET task_id = EXCLUDED.task_id, parent_task_run_id = EXCLUDED.parent_task_run_id,
+      value = EXCLUDED.value, state = EXCLUDED.state, state_histories = EXCLUDED.state_histories, outputs = EXCLUDED.outputs,
+      worker_queue_id = EXCLUDED.worker_queue_id, worker_selector = EXCLUDED.worker_selector,
+      dispatch_reason = EXCLUDED.dispatch_reason, error = EXCLUDED.error, updated_at = now()
+    RETURNING id
+  ), tries AS (
+    INSERT INTO task_run_attempts (id, task_run_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
+    SELECT gen_random_uuid(), a.task_run_id, a.attempt, a.worker_id, a.worker_queue_id, a.state::task_run_state, a.outputs,
+      a.error, a.started_at, a.ended_at
+    FROM unnest(${a.join(', ')})
+      AS a (task_run_id, execution_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
+    JOIN updated u ON u.id = a.execution_id
+    ON CONFLICT (task_run_id, attempt) DO UPDATE SET worker_id = EXCLUDED.worker_id, worker_queue_id = EXCLUDED.worker_queue_id,
+      state = EXCLUDED.state, outputs = EXCLUDED.outputs, error = EXCLUDED.error, started_at = EXCLUDED.started_at,
+      ended_at = EXCLUDED.ended_at
+    RETURNING 1
+  )
+  SELECT (SELECT array_agg(id) FROM updated) AS updated, (SELECT count(*) FROM runs)::int AS runs,
+    (SELECT count(*) FROM tries)::int AS tries`;
+  return { text, values, taskRuns };
 }
 
 /** The execution's columns (all but the executor's state data) and its task runs with their attempts, as JSON. */

@@ -129,6 +129,12 @@ export class CrashGuard {
     }
   }
 
+  /** True when the event's execution is quarantined or watched: its events go through `guard` one by one. */
+  handlesAlone(event: ExecutorEvent): boolean {
+    const id = key(event.payload.tenantId, event.payload.executionId);
+    return this.quarantined.has(id) || this.watched.has(id);
+  }
+
   /** Runs `process` for one event: parked when its execution is quarantined, marked when watched, else as it is. */
   async guard(event: ExecutorEvent, process: () => Promise<void>): Promise<void> {
     const { tenantId, executionId } = event.payload;

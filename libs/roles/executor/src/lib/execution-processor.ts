@@ -48,6 +48,7 @@ import {
   type ParentExecutionRef,
   UnknownTask,
 } from '@lanner/state-machine';
+import { ExecutionCache } from './execution-cache';
 import { executorStateWrite } from './execution-records';
 import { loadStoredExecution, NewerStoredState, UnreadableStoredState } from './stored-state';
 import {
@@ -89,7 +90,10 @@ const MAX_EVENTS_PER_MESSAGE = 10_000;
 
 type DispatchAction = Extract<ExecutionAction, { type: 'dispatch' }>;
 
-/** One message's work on one execution: the value read, the value reached, its events. */
+/** Records to produce, by topic. */
+type Outbox = Map<string, EncodedQueueMessage[]>;
+
+/** The work on one execution (one message's, or a batch's events of it): the value read, the value reached, what it emits. */
 interface Unit {
   readonly tenantId: string;
   readonly flow: Flow;
@@ -97,9 +101,22 @@ interface Unit {
   /** The row version read; the write names it (optimistic concurrency). */
   readonly storedVersion: number;
   current: Execution;
-  readonly correlationId?: string;
+  /** The message being applied: what the records it emits carry. */
+  correlationId?: string;
   /** A replay that cannot be made (its original changed since the API checked it): it ends FAILED with this. */
   readonly refusedReplay?: string;
+  /** The cache generation when the execution was loaded (see ExecutionCache). */
+  readonly generation: number;
+  /** Produced before the write: jobs, kills, executor events (each idempotent on its id). */
+  readonly outbox: Outbox;
+  /** Produced after the write: the execution update, the starts a freed concurrency slot allows. */
+  readonly afterStore: Outbox;
+}
+
+/** One execution's events of a batch and the unit that applied them. */
+interface Applied {
+  readonly unit: Unit;
+  readonly events: readonly ExecutorEvent[];
 }
 
 /**
@@ -118,6 +135,7 @@ export class ExecutionProcessor {
   private readonly flows = new Map<string, Flow>();
   private readonly ensuredTopics = new Set<string>();
   private readonly flowTriggers: FlowTriggers;
+  private readonly cache: ExecutionCache;
 
   constructor(
     private readonly repositories: Repositories,
@@ -140,6 +158,83 @@ export class ExecutionProcessor {
       clock,
     );
     for (const topic of options.topics.ensured) this.ensuredTopics.add(topic);
+    this.cache = new ExecutionCache(options.cachedExecutions);
+  }
+
+  /** The member's partitions changed: every execution is read again before its next event (see ExecutionCache). */
+  forgetCachedExecutions(): void {
+    this.cache.forgetAll();
+  }
+
+  /** How many executions are kept in memory now. */
+  get cachedExecutions(): number {
+    return this.cache.size;
+  }
+
+  /**
+   * Applies a batch of one partition's messages together: each execution's
+   * events one after the other on its value (from memory, else one read), then
+   * one produce for what they all emit, one group write of every execution
+   * changed, one produce of their updates. Answers the events left for
+   * \`process\`, one by one: those of an execution whose work failed here (an
+   * error \`process\` knows how to handle, log or retry) or whose write found a
+   * newer version stored (its entry is dropped, so \`process\` reads it again).
+   * Throws only when the produce or the write itself failed: nothing of the
+   * batch is committed then and all of it is delivered again.
+   */
+  async processBatch(events: readonly ExecutorEvent[]): Promise<ExecutorEvent[]> {
+    const byExecution = new Map<string, ExecutorEvent[]>();
+    for (const event of events) {
+      const id = `${event.payload.tenantId}\u0000${event.payload.executionId}`;
+      const list = byExecution.get(id);
+      if (list === undefined) byExecution.set(id, [event]);
+      else list.push(event);
+    }
+    const applied: Applied[] = [];
+    const left: ExecutorEvent[] = [];
+    for (const list of byExecution.values()) {
+      const { tenantId, executionId } = list[0].payload;
+      let unit: Unit | undefined;
+      try {
+        unit = await this.load(list[0]);
+        // Rare paths stay on their own: a replay refused, a state that cannot be read here.
+        if (unit.refusedReplay === undefined) {
+          for (const event of list) await this.applyMessage(unit, event);
+        }
+      } catch {
+        unit = undefined;
+      }
+      if (unit === undefined || unit.refusedReplay !== undefined) {
+        this.cache.drop(tenantId, executionId);
+        left.push(...list);
+      } else applied.push({ unit, events: list });
+    }
+    await this.produce(applied.map(({ unit }) => unit.outbox));
+    const changed = applied.filter(({ unit }) => unit.current !== unit.stored);
+    const outcomes = await this.repositories.executions.storeExecutorStates(
+      changed.map(({ unit }) => ({
+        tenantId: unit.tenantId,
+        executionId: unit.current.id,
+        expectedVersion: unit.storedVersion,
+        write: executorStateWrite(unit.stored, unit.current),
+      })),
+    );
+    const settled: Unit[] = [];
+    for (const { unit, events: list } of applied) {
+      const outcome = unit.current === unit.stored ? 'unchanged' : outcomes.get(unit.current.id);
+      if (outcome === 'stored' || outcome === 'unchanged') {
+        this.keep(unit);
+        if (outcome === 'stored') this.announce(unit);
+        settled.push(unit);
+      } else {
+        // Another writer got there first, or the row is gone: \`process\` reads it again and says what happened.
+        this.cache.drop(unit.tenantId, unit.current.id);
+        left.push(...list);
+      }
+    }
+    for (const unit of settled) await this.afterStored(unit);
+    await this.produce(settled.map((unit) => unit.afterStore));
+    return left;
   }
 
   /** Handles one validated message; throws only for failures worth retrying (database, queue). */
@@ -151,10 +246,12 @@ export class ExecutionProcessor {
       } catch (error) {
         if (!(error instanceof ConcurrentModification)) throw error;
         // Another writer stored the execution in between (rare: one partition owner): apply on what it stored.
+        this.cache.drop(tenantId, executionId);
         this.logger.warn({ executionId, messageType: message.type }, 'execution changed concurrently; applying the event again');
         await this.processOnce(message);
       }
     } catch (error) {
+      this.cache.drop(tenantId, executionId);
       // Retrying these could never succeed and would hold every later message of the partition:
       // the execution stops where it is and the log says why. (State-machine errors are bugs to fix.)
       if (
@@ -184,6 +281,13 @@ export class ExecutionProcessor {
       await this.settle(unit);
       return;
     }
+    await this.applyMessage(unit, message);
+    await this.settle(unit);
+  }
+
+  /** The message's event and every event its actions feed back, applied to the unit's value. */
+  private async applyMessage(unit: Unit, message: ExecutorEvent): Promise<void> {
+    unit.correlationId = message.correlationId;
     const first = await this.firstEvent(message, unit);
     const pending: ExecutionEvent[] = first === undefined ? [] : [first];
     let applied = 0;
@@ -200,7 +304,6 @@ export class ExecutionProcessor {
         if (feedback !== undefined) pending.push(feedback);
       }
     }
-    await this.settle(unit);
   }
 
   /**
@@ -230,8 +333,9 @@ export class ExecutionProcessor {
     await this.settle(unit);
   }
 
-  /** Stores what a unit of work changed and announces it. */
+  /** Produces what a unit of work emits, stores what it changed and announces it. */
   private async settle(unit: Unit): Promise<void> {
+    await this.produce([unit.outbox]);
     if (unit.current !== unit.stored) {
       await this.repositories.executions.storeExecutorState(
         unit.tenantId,
@@ -239,11 +343,36 @@ export class ExecutionProcessor {
         unit.storedVersion,
         executorStateWrite(unit.stored, unit.current),
       );
-      await this.announce(unit);
+      this.announce(unit);
     }
+    this.keep(unit);
+    await this.afterStored(unit);
+    await this.produce([unit.afterStore]);
+  }
+
+  /** The unit's value is what is stored now: kept for the execution's next event, unless it ended. */
+  private keep(unit: Unit): void {
+    this.cache.keep(
+      { tenantId: unit.tenantId, flow: unit.flow, execution: unit.current },
+      unit.generation,
+      isTerminal(unit.current.state),
+    );
+  }
+
+  private async afterStored(unit: Unit): Promise<void> {
     // Once an ended execution's end is stored, its concurrency slot is free. Done again for any later
     // message of the ended execution (a redelivery after a crash right after the store), so no slot is lost.
     if (isTerminal(unit.current.state) && unit.flow.concurrency !== undefined) await this.releaseConcurrencySlot(unit);
+  }
+
+  /** One produce for every record of the outboxes (one request per broker: the queue merges concurrent publishes). */
+  private async produce(outboxes: readonly Outbox[]): Promise<void> {
+    const byTopic: Outbox = new Map();
+    for (const outbox of outboxes) {
+      for (const [topic, records] of outbox) byTopic.set(topic, [...(byTopic.get(topic) ?? []), ...records]);
+      outbox.clear();
+    }
+    await Promise.all([...byTopic].map(([topic, records]) => this.queue.publish(topic, records)));
   }
 
   // ---- Loading ---------------------------------------------------------------------
@@ -253,6 +382,21 @@ export class ExecutionProcessor {
     readonly correlationId?: string;
   }): Promise<Unit> {
     const { tenantId, executionId } = message.payload;
+    const generation = this.cache.generation;
+    const outboxes = { outbox: new Map(), afterStore: new Map() };
+    const cached = this.cache.get(tenantId, executionId);
+    if (cached !== undefined) {
+      return {
+        tenantId,
+        flow: cached.flow,
+        stored: cached.execution,
+        storedVersion: cached.execution.version,
+        current: cached.execution,
+        generation,
+        ...outboxes,
+        ...(message.correlationId !== undefined ? { correlationId: message.correlationId } : {}),
+      };
+    }
     const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
     const flow = await this.flow(tenantId, record.namespace, record.flowId, record.flowRevision);
     let stored: Execution;
@@ -304,6 +448,8 @@ export class ExecutionProcessor {
       stored,
       storedVersion: record.version,
       current: current === undefined ? stored : { ...current, version: stored.version },
+      generation,
+      ...outboxes,
       ...(message.correlationId !== undefined ? { correlationId: message.correlationId } : {}),
       ...(refusedReplay !== undefined ? { refusedReplay } : {}),
     };
@@ -449,7 +595,7 @@ export class ExecutionProcessor {
       case 'dispatch':
         return this.dispatch(unit, action);
       case 'kill-job':
-        await this.publish(this.options.topics.broadcast, [
+        this.publish(unit.outbox, this.options.topics.broadcast, [
           encodeQueueMessage(broadcastCodec, {
             schemaVersion: QUEUE_SCHEMA_VERSIONS['broadcast.kill'],
             messageId: `${jobMessageId(action.taskRunId, action.attempt)}:kill`,
@@ -483,7 +629,7 @@ export class ExecutionProcessor {
       case 'start-subflow':
         return this.startSubflow(unit, action);
       case 'kill-subflow':
-        await this.publishExecutorEvent({
+        this.publishExecutorEvent(unit.outbox, {
           schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.kill'],
           messageId: `${action.executionId}:kill-from-parent`,
           type: 'execution.kill',
@@ -558,7 +704,7 @@ export class ExecutionProcessor {
         ? this.options.topics.resubmittedJobs(workerQueueId)
         : this.options.topics.workerJobs(workerQueueId);
       await this.ensureTopic(topic);
-      await this.publish(topic, [job]);
+      this.publish(unit.outbox, topic, [job]);
       return {
         type: 'task-run-queued',
         taskRunId: action.taskRunId,
@@ -663,11 +809,11 @@ export class ExecutionProcessor {
       executionId: unit.current.id,
       limit: unit.flow.concurrency?.limit ?? 0,
     });
-    for (const queued of waiting) await this.announceCreated(unit, queued, `${queued.id}:slot-freed-by:${unit.current.id}`);
+    for (const queued of waiting) this.announceCreated(unit, queued, `${queued.id}:slot-freed-by:${unit.current.id}`);
   }
 
-  private async announceCreated(unit: Unit, execution: ExecutionRecord, messageId: string): Promise<void> {
-    await this.publishExecutorEvent({
+  private announceCreated(unit: Unit, execution: ExecutionRecord, messageId: string): void {
+    this.publishExecutorEvent(unit.afterStore, {
       schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
       messageId,
       type: 'execution.created',
@@ -689,7 +835,7 @@ export class ExecutionProcessor {
   private async createExecution(unit: Unit, child: NewChildExecution): Promise<void> {
     const now = this.clock();
     await this.insertExecution(unit.tenantId, child);
-    await this.publishExecutorEvent({
+    this.publishExecutorEvent(unit.outbox, {
       schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
       messageId: `${child.id}:created`,
       type: 'execution.created',
@@ -736,7 +882,7 @@ export class ExecutionProcessor {
   private async startFlowTriggers(unit: Unit): Promise<void> {
     const started = await this.flowTriggers.onEnd(unit.tenantId, unit.flow, unit.current);
     for (const execution of started) {
-      await this.publishExecutorEvent({
+      this.publishExecutorEvent(unit.outbox, {
         schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.created'],
         messageId: `${execution.id}:created`,
         type: 'execution.created',
@@ -757,7 +903,7 @@ export class ExecutionProcessor {
 
   private async announceEndToParent(unit: Unit, parent: ParentExecutionRef, state: string): Promise<void> {
     const outputs = unit.current.outputs;
-    await this.publishExecutorEvent({
+    this.publishExecutorEvent(unit.outbox, {
       schemaVersion: QUEUE_SCHEMA_VERSIONS['subflow.ended'],
       messageId: `${unit.current.id}:ended:${state}`,
       type: 'subflow.ended',
@@ -775,9 +921,9 @@ export class ExecutionProcessor {
   }
 
   /** After every stored change: what the API follows for SSE and `?wait=true`. */
-  private async announce(unit: Unit): Promise<void> {
+  private announce(unit: Unit): void {
     const execution = unit.current;
-    await this.publish(this.options.topics.executionUpdates, [
+    this.publish(unit.afterStore, this.options.topics.executionUpdates, [
       encodeQueueMessage(executionUpdateCodec, {
         schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.updated'],
         messageId: `${execution.id}:${execution.version}`,
@@ -799,12 +945,15 @@ export class ExecutionProcessor {
 
   // ---- Queue helpers -------------------------------------------------------------------
 
-  private async publishExecutorEvent(message: ExecutorEvent): Promise<void> {
-    await this.publish(this.options.topics.executor, [encodeQueueMessage(executorEventCodec, message)]);
+  private publishExecutorEvent(outbox: Outbox, message: ExecutorEvent): void {
+    this.publish(outbox, this.options.topics.executor, [encodeQueueMessage(executorEventCodec, message)]);
   }
 
-  private async publish(topic: string, records: EncodedQueueMessage[]): Promise<void> {
-    await this.queue.publish(topic, records);
+  /** Held in the outbox until the unit's produce (before or after its write, by outbox). */
+  private publish(outbox: Outbox, topic: string, records: EncodedQueueMessage[]): void {
+    const held = outbox.get(topic);
+    if (held === undefined) outbox.set(topic, [...records]);
+    else held.push(...records);
   }
 
   /** Queues other than `default` and `system` get their topic when created; make sure it exists anyway. */

@@ -45,6 +45,8 @@ export interface ExecutorOptions {
   readonly environment: RenderEnvironment;
   /** The system worker's internal storage (LANNER_STORAGE_*): without one, its storage tasks and purges fail saying so. */
   readonly storage?: StorageConfig;
+  /** The most executions kept in memory between their events (see ExecutionCache). */
+  readonly cachedExecutions: number;
 }
 
 /** uuid(), id() and randomInt() draw from the process's cryptographic generator. */
@@ -57,6 +59,8 @@ export function systemWorkerGroupId(executorGroupId: string): string {
   return `${executorGroupId}.system-worker`;
 }
 export const DEFAULT_TIMER_INTERVAL_MS = 1000;
+/** Executions in flight kept in memory per executor process; an execution's entry is a few KB. */
+export const DEFAULT_CACHED_EXECUTIONS = 10_000;
 
 /**
  * The topic names. `prefix` is empty in every deployment; integration specs
@@ -87,5 +91,6 @@ export function executorOptions(overrides: Partial<ExecutorOptions> = {}): Execu
     routingRefresh: overrides.routingRefresh ?? DEFAULT_ROUTING_REFRESH,
     environment: { random: CRYPTO_RANDOM, ...overrides.environment },
     ...(overrides.storage === undefined ? {} : { storage: overrides.storage }),
+    cachedExecutions: overrides.cachedExecutions ?? DEFAULT_CACHED_EXECUTIONS,
   };
 }

@@ -31,6 +31,13 @@ const START_RETRY_MS = 2000;
  */
 const EXECUTOR_COMMIT_INTERVAL_MS = 250;
 
+/**
+ * The most messages of one partition applied together (one produce, one group
+ * write, one commit for all of them). Bounds the work a crash replays and how
+ * long a batch holds its partition.
+ */
+const EXECUTOR_BATCH_MESSAGES = 200;
+
 /** What the Kafka adapter reads beyond the port's options (the in-process queue has no commit requests to save). */
 type ExecutorSubscribeOptions = SubscribeOptions & { commitIntervalMs: number };
 
@@ -127,29 +134,34 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       this.guarded = true;
     }
     // Each step is done once, so a start retried after a failure picks up where it stopped.
+    // A message that fails the same way on every try is parked as a dead letter, so its partition moves on.
+    // Its execution ends FAILED with the reason, as a quarantined one does, instead of waiting for an event that never comes.
+    const handleOne = parkPoisonMessages((message) => this.handle(message), {
+      repositories: this.repositories,
+      groupId,
+      logger: this.logger,
+      // State a newer executor stored: retried until this process is upgraded, never parked (the execution is not failed).
+      alsoPassing: (error) => error instanceof NewerStoredState,
+      afterParking: async (_message, reason, { tenantId, executionId }) => {
+        if (tenantId === undefined || executionId === undefined) return;
+        await this.processor.quarantine(
+          tenantId,
+          executionId,
+          `an event of this execution could never be processed and was parked as a dead letter: ${reason}`,
+        );
+      },
+    });
     const subscribeOptions: ExecutorSubscribeOptions = {
       groupId,
       topics: [topics.executor],
       commitIntervalMs: EXECUTOR_COMMIT_INTERVAL_MS,
       // A new group must not miss executions submitted before the first executor joined.
       fromBeginning: true,
-      // A message that fails the same way on every try is parked as a dead letter, so its partition moves on.
-      // Its execution ends FAILED with the reason, as a quarantined one does, instead of waiting for an event that never comes.
-      handler: parkPoisonMessages((message) => this.handle(message), {
-        repositories: this.repositories,
-        groupId,
-        logger: this.logger,
-        // State a newer executor stored: retried until this process is upgraded, never parked (the execution is not failed).
-        alsoPassing: (error) => error instanceof NewerStoredState,
-        afterParking: async (_message, reason, { tenantId, executionId }) => {
-          if (tenantId === undefined || executionId === undefined) return;
-          await this.processor.quarantine(
-            tenantId,
-            executionId,
-            `an event of this execution could never be processed and was parked as a dead letter: ${reason}`,
-          );
-        },
-      }),
+      handler: handleOne,
+      batchHandler: (messages) => this.handleBatch(messages, handleOne),
+      maxBatchMessages: EXECUTOR_BATCH_MESSAGES,
+      // A partition may have moved away (its new owner writes its executions) or come back: read them again.
+      onAssignment: () => this.processor.forgetCachedExecutions(),
     };
     this.subscription ??= await this.queue.subscribe(subscribeOptions);
     if (this.stopped) return;
@@ -163,6 +175,45 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     }
     this.timerLoop.start();
     this.logger.log({ topic: topics.executor, groupId, timerIntervalMs: this.options.timerIntervalMs }, 'executor consuming');
+  }
+
+  /**
+   * A batch of one partition: the events of executions in the ordinary case go
+   * through the processor together (see ExecutionProcessor.processBatch); what
+   * it hands back, and every event of an execution the crash guard watches or
+   * holds, is handled one by one as before (crash guard, dead letters). A
+   * message this process cannot decode yet sends the whole batch one by one.
+   */
+  private async handleBatch(
+    messages: readonly QueueMessage[],
+    handleOne: (message: QueueMessage) => Promise<void>,
+  ): Promise<void> {
+    const together: ExecutorEvent[] = [];
+    const byEvent = new Map<ExecutorEvent, QueueMessage>();
+    const alone = new Set<string>();
+    const executionOf = (event: ExecutorEvent): string => `${event.payload.tenantId}\u0000${event.payload.executionId}`;
+    for (const message of messages) {
+      let event: ExecutorEvent;
+      try {
+        event = decodeQueueMessage(executorEventCodec, message.value);
+      } catch (error) {
+        if (error instanceof InvalidQueueMessageError) {
+          await handleOne(message);
+          continue;
+        }
+        for (const each of messages) await handleOne(each);
+        return;
+      }
+      byEvent.set(event, message);
+      together.push(event);
+      if (this.crashGuard.handlesAlone(event)) alone.add(executionOf(event));
+    }
+    const grouped = together.filter((event) => !alone.has(executionOf(event)));
+    const left = new Set(grouped.length > 0 ? await this.processor.processBatch(grouped) : []);
+    // In offset order: the events of one execution stay in the order they came.
+    for (const event of together) {
+      if (alone.has(executionOf(event)) || left.has(event)) await handleOne(byEvent.get(event) as QueueMessage);
+    }
   }
 
   private async handle(message: QueueMessage): Promise<void> {
