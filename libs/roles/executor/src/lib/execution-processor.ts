@@ -176,9 +176,9 @@ export class ExecutionProcessor {
    * events one after the other on its value (from memory, else one read), then
    * one produce for what they all emit, one group write of every execution
    * changed, one produce of their updates. Answers the events left for
-   * \`process\`, one by one: those of an execution whose work failed here (an
-   * error \`process\` knows how to handle, log or retry) or whose write found a
-   * newer version stored (its entry is dropped, so \`process\` reads it again).
+   * `process`, one by one: those of an execution whose work failed here (an
+   * error `process` knows how to handle, log or retry) or whose write found a
+   * newer version stored (its entry is dropped, so `process` reads it again).
    * Throws only when the produce or the write itself failed: nothing of the
    * batch is committed then and all of it is delivered again.
    */
@@ -227,8 +227,14 @@ export class ExecutionProcessor {
         if (outcome === 'stored') this.announce(unit);
         settled.push(unit);
       } else {
-        // Another writer got there first, or the row is gone: \`process\` reads it again and says what happened.
+        // Another writer got there first, or the row is gone: `process` reads it again and says what happened.
         this.cache.drop(unit.tenantId, unit.current.id);
+        if (outcome === 'conflict') {
+          this.logger.warn(
+            { executionId: unit.current.id, events: list.length },
+            'execution changed concurrently; applying its events again',
+          );
+        }
         left.push(...list);
       }
     }

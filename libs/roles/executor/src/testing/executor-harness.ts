@@ -81,6 +81,10 @@ export interface ExecutorHarness {
   /** Registers a worker as connected through this stand-in controller (refreshed until `disconnectWorker`). */
   connectWorker(worker: { workerId: string; groupId: string; queueIds: string[]; draining?: boolean }): Promise<void>;
   disconnectWorker(workerId: string): Promise<void>;
+  /** Starts another executor of the same group (another process would be the same member of the group); `close` stops it. */
+  startAnotherExecutor(): Promise<{ close(): Promise<void> }>;
+  /** Stops the first executor (the others keep running). */
+  stopExecutor(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -206,16 +210,26 @@ export async function startExecutorHarness(options: {
   await queue.createTopics(allTopics.map((topic) => ({ topic, partitions: 3 })));
 
   const executorOptions = { timerIntervalMs: 200, groupId: `lanner-executor-spec-${run}`, topics, ...options.executor };
-  @Module({
-    imports: [RuntimeModule.forRoot(config, logger), ExecutorRoleModule.forRoot(serverRoleSettings(config), executorOptions)],
-  })
-  class ExecutorSpecModule {}
-  const app: INestApplicationContext = await NestFactory.createApplicationContext(ExecutorSpecModule, {
-    logger: false,
-    abortOnError: false,
-  });
-  await app.init();
-  await app.get(ExecutorService).whenStarted();
+  const startExecutor = async (clientId: string): Promise<INestApplicationContext> => {
+    const own = loadRoleConfig('executor', {
+      DATABASE_URL: database.url,
+      KAFKA_BROKERS: brokers,
+      LANNER_KAFKA_CLIENT_ID: clientId,
+    });
+    @Module({
+      imports: [RuntimeModule.forRoot(own, logger), ExecutorRoleModule.forRoot(serverRoleSettings(own), executorOptions)],
+    })
+    class ExecutorSpecModule {}
+    const started: INestApplicationContext = await NestFactory.createApplicationContext(ExecutorSpecModule, {
+      logger: false,
+      abortOnError: false,
+    });
+    await started.init();
+    await started.get(ExecutorService).whenStarted();
+    return started;
+  };
+  const app = await startExecutor(`executor-spec-${run}`);
+  const others: INestApplicationContext[] = [];
 
   const jobs: ReceivedJob[] = [];
   const kills: ExecutorHarness['kills'] = [];
@@ -331,9 +345,16 @@ export async function startExecutorHarness(options: {
       await repositories.connectedWorkers.remove(workerId, controllerInstanceId);
       connected.delete(workerId);
     },
+    async startAnotherExecutor() {
+      const other = await startExecutor(`executor-spec-${run}-${others.length + 2}`);
+      others.push(other);
+      return { close: () => other.close() };
+    },
+    stopExecutor: () => app.close(),
     async close() {
       clearInterval(refresher);
       await standIn.close().catch(() => undefined);
+      for (const other of others) await other.close().catch(() => undefined);
       await app.close().catch(() => undefined);
       await queue.deleteTopics(allTopics).catch(() => undefined);
       await queue.close().catch(() => undefined);
