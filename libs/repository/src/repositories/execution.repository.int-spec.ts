@@ -196,6 +196,16 @@ describe('ExecutionRepository', () => {
       expect((await executions.get('grouped', id)).taskRuns).toEqual([taskRun(id)]);
     }
 
+    // The executor's read of several executions: one statement, each in its tenant only.
+    const read = await executions.getExecutorStates([
+      { tenantId: 'grouped', executionId: 'group-a' },
+      { tenantId: 'grouped', executionId: 'group-b' },
+      { tenantId: 'elsewhere', executionId: 'group-other' },
+      { tenantId: 'grouped', executionId: 'group-missing' },
+    ]);
+    expect([...read.keys()].sort()).toEqual(['group-a', 'group-b']);
+    expect(read.get('group-a')).toMatchObject({ execution: { version: 1 }, stateData: { cursor: 'group-a' } });
+
     // One stale version, one deleted execution, one task run of another execution: only the good write is stored.
     const again = await executions.storeExecutorStates([
       item('group-a', 1, { state: 'SUCCESS', endedAt: t1 }),

@@ -144,6 +144,24 @@ export class ExecutionRepository {
     return { execution: toExecutionRecord(row), stateData: row.stateData === null ? null : storedJson(row.stateData) };
   }
 
+  /** `getExecutorState` of several executions in one statement; one that does not exist is absent from the answer. */
+  async getExecutorStates(
+    items: readonly { readonly tenantId: string; readonly executionId: string }[],
+  ): Promise<Map<string, ExecutorStateRecord>> {
+    const found = new Map<string, ExecutorStateRecord>();
+    if (items.length === 0) return found;
+    const rows = await this.db.execution.findMany({
+      where: { OR: items.map((item) => ({ id: item.executionId, tenantId: item.tenantId })) },
+    });
+    for (const row of rows) {
+      found.set(row.id, {
+        execution: toExecutionRecord(row),
+        stateData: row.stateData === null ? null : storedJson(row.stateData),
+      });
+    }
+    return found;
+  }
+
   /**
    * The executor's write: only if the stored version is still `expectedVersion`,
    * sets the row to `write.version` (the state machine's own counter, so the

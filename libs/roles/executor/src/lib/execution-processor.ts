@@ -27,6 +27,7 @@ import {
   FlowNotFound,
   NotFound,
   type ConcurrencyAdmission,
+  type ExecutorStateRecord,
   type Repositories,
 } from '@lanner/repository';
 import {
@@ -192,11 +193,17 @@ export class ExecutionProcessor {
     }
     const applied: Applied[] = [];
     const left: ExecutorEvent[] = [];
+    // The executions not in memory are read together.
+    const misses = [...byExecution.values()]
+      .map((list) => list[0].payload)
+      .filter(({ tenantId, executionId }) => this.cache.get(tenantId, executionId) === undefined);
+    const read = await this.repositories.executions.getExecutorStates(misses);
     for (const list of byExecution.values()) {
       const { tenantId, executionId } = list[0].payload;
       let unit: Unit | undefined;
       try {
-        unit = await this.load(list[0]);
+        const row = read.get(executionId);
+        unit = await this.load(list[0], row?.execution.tenantId === tenantId ? row : undefined);
         // Rare paths stay on their own: a replay refused, a state that cannot be read here.
         if (unit.refusedReplay === undefined) {
           for (const event of list) await this.applyMessage(unit, event);
@@ -383,10 +390,14 @@ export class ExecutionProcessor {
 
   // ---- Loading ---------------------------------------------------------------------
 
-  private async load(message: {
-    readonly payload: { readonly tenantId: string; readonly executionId: string };
-    readonly correlationId?: string;
-  }): Promise<Unit> {
+  private async load(
+    message: {
+      readonly payload: { readonly tenantId: string; readonly executionId: string };
+      readonly correlationId?: string;
+    },
+    /** The row when it was read already (with others of a batch). */
+    read?: ExecutorStateRecord,
+  ): Promise<Unit> {
     const { tenantId, executionId } = message.payload;
     const generation = this.cache.generation;
     const outboxes = { outbox: new Map(), afterStore: new Map() };
@@ -403,7 +414,7 @@ export class ExecutionProcessor {
         ...(message.correlationId !== undefined ? { correlationId: message.correlationId } : {}),
       };
     }
-    const { execution: record, stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
+    const { execution: record, stateData } = read ?? (await this.repositories.executions.getExecutorState(tenantId, executionId));
     const flow = await this.flow(tenantId, record.namespace, record.flowId, record.flowRevision);
     let stored: Execution;
     let current: Execution | undefined;
