@@ -1,14 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { startExecutorHarness, type ExecutorHarness, type JobPayload } from './testing/executor-harness';
 
-// Two executors of one group on the real Kafka and PostgreSQL, each keeping the
-// executions of its partitions in memory. A second one joins while executions
-// wait on their first task (the partitions are split between the two), the
-// first one leaves while they wait on their second (its partitions move to the
-// other), and their third tasks are answered by then. Every execution ends
-// SUCCESS with each task run run once, and no executor ever wrote from a stale
-// copy: a write based on a version another executor had replaced would be
-// refused and logged, and none is.
+// Executors of one group on the real Kafka and PostgreSQL, each keeping the
+// executions of its partitions in memory. The first one has them all in memory
+// when a second one joins (the partitions are split between the two) and
+// advances those of its partitions; the second one leaves, so its partitions
+// come back to the first, whose copies of those executions are now older than
+// what is stored; then a third one joins and the first one leaves. Every
+// execution ends SUCCESS with each task run run once, and no executor ever wrote
+// from a stale copy: a write based on a version another executor had replaced
+// would be refused and logged, and none is.
 
 const TENANT = 'main';
 const EXECUTIONS = 6;
@@ -65,15 +66,20 @@ it('an executor that joins or leaves hands its executions over with nothing stal
   for (let i = 0; i < EXECUTIONS; i++) ids.push(await harness.submit(TENANT, 'company.team', 'three-steps', revision));
   const firsts = await waitForHeld('first', EXECUTIONS);
 
-  // The second executor joins: the three partitions are split between the two.
+  // A second executor joins: the three partitions are split between the two, and it advances the executions of its own.
   const second = await harness.startAnotherExecutor();
   await answer(firsts);
   const seconds = await waitForHeld('second', EXECUTIONS);
 
-  // The first one leaves: every partition is the second one's now, and so are the executions it had in memory.
-  await harness.stopExecutor();
+  // It leaves: its partitions come back to the first one, which must read those executions again.
+  await second.close();
   await answer(seconds);
-  await answer(await waitForHeld('third', EXECUTIONS));
+  const thirds = await waitForHeld('third', EXECUTIONS);
+
+  // A third one joins and the first one leaves: every partition is the third one's.
+  const third = await harness.startAnotherExecutor();
+  await harness.stopExecutor();
+  await answer(thirds);
 
   for (const id of ids) {
     const execution = await harness.eventually(TENANT, id, (e) => e.state === 'SUCCESS', 'ended SUCCESS');
@@ -89,5 +95,5 @@ it('an executor that joins or leaves hands its executions over with nothing stal
   expect(jobsPerTaskRun.size).toBe(EXECUTIONS * 3);
   expect([...jobsPerTaskRun.values()].every((count) => count === 1)).toBe(true);
   expect(warnings.filter((line) => line.includes('changed concurrently'))).toEqual([]);
-  await second.close();
+  await third.close();
 }, 180_000);
