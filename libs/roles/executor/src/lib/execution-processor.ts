@@ -27,6 +27,7 @@ import {
   FlowNotFound,
   NotFound,
   type ConcurrencyAdmission,
+  type ExecutorGroupWriteOutcome,
   type ExecutorStateRecord,
   type Repositories,
 } from '@lanner/repository';
@@ -174,14 +175,16 @@ export class ExecutionProcessor {
 
   /**
    * Applies a batch of one partition's messages together: each execution's
-   * events one after the other on its value (from memory, else one read), then
-   * one produce for what they all emit, one group write of every execution
-   * changed, one produce of their updates. Answers the events left for
-   * `process`, one by one: those of an execution whose work failed here (an
-   * error `process` knows how to handle, log or retry) or whose write found a
-   * newer version stored (its entry is dropped, so `process` reads it again).
-   * Throws only when the produce or the write itself failed: nothing of the
-   * batch is committed then and all of it is delivered again.
+   * events one after the other on its value (from memory, else read with the
+   * others missing), then one produce for what they all emit, one group write of
+   * every execution changed, one produce of their updates. Answers the events
+   * left for `process`, one by one: those of an execution whose work failed here
+   * (an error `process` knows how to handle: log, retry, park) or whose write
+   * found a newer version stored (its entry is dropped, so `process` reads it
+   * again), and all of them when the produce or the group write failed (one
+   * execution's data may be what the queue or the database refuses). Throws
+   * only when what follows the write fails: the batch is delivered again, and
+   * its stored events change nothing.
    */
   async processBatch(events: readonly ExecutorEvent[]): Promise<ExecutorEvent[]> {
     const byExecution = new Map<string, ExecutorEvent[]>();
@@ -197,7 +200,12 @@ export class ExecutionProcessor {
     const misses = [...byExecution.values()]
       .map((list) => list[0].payload)
       .filter(({ tenantId, executionId }) => this.cache.get(tenantId, executionId) === undefined);
-    const read = await this.repositories.executions.getExecutorStates(misses);
+    let read = new Map<string, ExecutorStateRecord>();
+    try {
+      read = await this.repositories.executions.getExecutorStates(misses);
+    } catch {
+      // One execution's ids may be what the database refuses: each is read on its own below, and fails on its own.
+    }
     for (const list of byExecution.values()) {
       const { tenantId, executionId } = list[0].payload;
       let unit: Unit | undefined;
@@ -216,16 +224,28 @@ export class ExecutionProcessor {
         left.push(...list);
       } else applied.push({ unit, events: list });
     }
-    await this.produce(applied.map(({ unit }) => unit.outbox));
     const changed = applied.filter(({ unit }) => unit.current !== unit.stored);
-    const outcomes = await this.repositories.executions.storeExecutorStates(
-      changed.map(({ unit }) => ({
-        tenantId: unit.tenantId,
-        executionId: unit.current.id,
-        expectedVersion: unit.storedVersion,
-        write: executorStateWrite(unit.stored, unit.current),
-      })),
-    );
+    let outcomes: Map<string, ExecutorGroupWriteOutcome>;
+    try {
+      await this.produce(applied.map(({ unit }) => unit.outbox));
+      outcomes = await this.repositories.executions.storeExecutorStates(
+        changed.map(({ unit }) => ({
+          tenantId: unit.tenantId,
+          executionId: unit.current.id,
+          expectedVersion: unit.storedVersion,
+          write: executorStateWrite(unit.stored, unit.current),
+        })),
+      );
+    } catch {
+      // One execution's records or data may be what the queue or the database refuses: nothing of the batch is
+      // stored, and each execution goes on its own, one event at a time, where what fails fails alone (retried,
+      // or parked as a dead letter) and what was produced already is produced again under the same ids.
+      for (const { unit, events: list } of applied) {
+        this.cache.drop(unit.tenantId, unit.current.id);
+        left.push(...list);
+      }
+      return left;
+    }
     const settled: Unit[] = [];
     for (const { unit, events: list } of applied) {
       const outcome = unit.current === unit.stored ? 'unchanged' : outcomes.get(unit.current.id);
