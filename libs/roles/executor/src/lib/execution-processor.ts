@@ -168,11 +168,6 @@ export class ExecutionProcessor {
     this.cache.forgetAll();
   }
 
-  /** How many executions are kept in memory now. */
-  get cachedExecutions(): number {
-    return this.cache.size;
-  }
-
   /**
    * Applies a batch of one partition's messages together: each execution's
    * events one after the other on its value (from memory, else read with the
