@@ -182,7 +182,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
    * through the processor together (see ExecutionProcessor.processBatch); what
    * it hands back, and every event of an execution the crash guard watches or
    * holds, is handled one by one as before (crash guard, dead letters). A
-   * message this process cannot decode yet sends the whole batch one by one.
+   * message this process cannot decode yet sends the whole batch one by one. A new
+   * execution held by maintenance mode is left out, as one by one (committed, not started).
    */
   private async handleBatch(
     messages: readonly QueueMessage[],
@@ -192,6 +193,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     const byEvent = new Map<ExecutorEvent, QueueMessage>();
     const alone = new Set<string>();
     const executionOf = (event: ExecutorEvent): string => `${event.payload.tenantId}\u0000${event.payload.executionId}`;
+    /** Read once per batch, at its first new execution. */
+    let maintenanceOn: boolean | undefined;
     for (const message of messages) {
       let event: ExecutorEvent;
       try {
@@ -203,6 +206,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         }
         for (const each of messages) await handleOne(each);
         return;
+      }
+      if (event.type === 'execution.created') {
+        maintenanceOn ??= (await this.repositories.maintenance.get()).enabled;
+        if (await this.heldForMaintenance(event, maintenanceOn)) continue;
       }
       byEvent.set(event, message);
       together.push(event);
@@ -245,9 +252,9 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
    * the entry is held, whichever executor reads it and even right after its
    * restart, and one read as held before an exit is in the release after it.
    */
-  private async heldForMaintenance(event: ExecutorEvent): Promise<boolean> {
+  private async heldForMaintenance(event: ExecutorEvent, maintenanceOn?: boolean): Promise<boolean> {
     if (event.type !== 'execution.created') return false;
-    if (!(await this.repositories.maintenance.get()).enabled) return false;
+    if (!(maintenanceOn ?? (await this.repositories.maintenance.get()).enabled)) return false;
     const { tenantId, executionId } = event.payload;
     try {
       // Only an execution that never started waits; a queued one asked again (its concurrency slot freed) goes on.
