@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   describeExecution,
   eventually,
@@ -16,24 +16,28 @@ import {
 const NAMESPACE = 'e2e.controller.kill9';
 const FLOW_ID = 'side-effect';
 // Each run appends to its marker file: a second run of the task would show as a second line.
+// The task holds until the spec creates the release file (or 60 s pass), so every task is
+// still running when the controller dies, however far apart the jobs were dispatched.
 const FLOW = `
 id: ${FLOW_ID}
 namespace: ${NAMESPACE}
 inputs:
   - { id: marker, type: STRING }
+  - { id: release, type: STRING }
 tasks:
   - id: effect
     type: io.kestra.plugin.scripts.shell.Commands
     commands:
       - echo started >> "{{ inputs.marker }}"
-      - sleep 3
+      - for i in $(seq 600); do [ -e "{{ inputs.release }}" ] && break; sleep 0.1; done
       - echo done >> "{{ inputs.marker }}"
 `;
 
 /** One per slot of the cluster's two workers: both workers hold jobs when the controller dies. */
 const EXECUTIONS = 4;
-/** Longer than the task's sleep: every task finishes while no controller is up. */
+/** The tasks are released 1 s into it: every task finishes while no controller is up. */
 const DOWNTIME_MS = 6_000;
+const RELEASE_AFTER_KILL_MS = 1_000;
 const ENDED_TIMEOUT_MS = 60_000;
 
 const linesOf = (path: string): string[] =>
@@ -67,10 +71,20 @@ describe('SIGKILL of the controller while its workers run tasks', () => {
 
       const stamp = Date.now();
       const markers = Array.from({ length: EXECUTIONS }, (_, index) => scratchFile(`controller-kill9-${stamp}-${index}`));
-      for (const marker of markers) ids.push((await lanner.execute(NAMESPACE, FLOW_ID, { marker })).id);
+      const release = scratchFile(`controller-kill9-${stamp}-release`);
+      for (const marker of markers) ids.push((await lanner.execute(NAMESPACE, FLOW_ID, { marker, release })).id);
       await eventually(() => markers.every((marker) => linesOf(marker).length === 1), 'every task started', 45_000);
 
-      const restart = await cluster.restart('controller', { signal: 'SIGKILL', downtimeMs: DOWNTIME_MS });
+      // The controller dies at once; its tasks are released while it is down and end then.
+      const restarting = cluster.restart('controller', { signal: 'SIGKILL', downtimeMs: DOWNTIME_MS });
+      await new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_KILL_MS));
+      writeFileSync(release, '');
+      await eventually(
+        () => markers.every((marker) => linesOf(marker).length === 2),
+        'every task to end while no controller is up',
+        DOWNTIME_MS - RELEASE_AFTER_KILL_MS,
+      );
+      const restart = await restarting;
       expect(restart.exit.signal).toBe('SIGKILL');
 
       const ended: Execution[] = [];
