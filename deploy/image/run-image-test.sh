@@ -2,7 +2,7 @@
 # Builds Lanner's image and runs it as a cluster would (deploy/image/test): `lanner db
 # migrate`, then `lanner server api` from the image against the development services
 # (start them with `npm run services:up`, or export DATABASE_URL and KAFKA_BROKERS).
-# A step of `npm test` (tools/scripts/test.js, after the integration tests): a cold build
+# A step of `npm test` (tools/scripts/test.js, beside the integration tests): a cold build
 # (Debian root filesystem, npm ci inside the build, the UI bundle) took 3 min 35 s on a
 # shared 2-vCPU machine; with the base image kept in buildah's storage, less.
 set -euo pipefail

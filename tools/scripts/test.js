@@ -18,7 +18,8 @@ const env = { ...process.env, NX_DAEMON: 'false', KAFKAJS_NO_PARTITIONER_WARNING
 const counts = { passed: 0, failed: 0, skipped: 0 };
 /** Services this run started itself, so only those are stopped at the end. */
 let startedServices = [];
-let current;
+/** The children running now (a step, and the image test beside the integration tests). */
+const running = new Set();
 let interrupted = false;
 
 function heading(text) {
@@ -68,7 +69,7 @@ function killTree(child, signal) {
 function run(command, args, { quiet = false, limitMinutes = 20 } = {}) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    current = child;
+    running.add(child);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -92,7 +93,7 @@ function run(command, args, { quiet = false, limitMinutes = 20 } = {}) {
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      current = undefined;
+      running.delete(child);
       resolve({ ok: code === 0 && !interrupted && !timedOut, code: code ?? (signal ? 128 : 1), output });
     });
   });
@@ -165,20 +166,31 @@ async function main() {
   if (fs.existsSync(cli)) {
     await step('database migrations', process.execPath, [cli, 'db', 'migrate'], { limitMinutes: 5 });
   }
-  await step('integration tests', NX, ['run-many', '-t', 'integration', '--parallel=1', '--skip-nx-cache', ...NX_COMMON], {
-    countTests: true,
-    limitMinutes: 55,
-  });
-  // The container image: built with buildah (the UI bundle in it), then migrate and the api run from it.
-  await step(
-    'image: build and start (deploy/image/run-image-test.sh)',
-    path.join(ROOT, 'deploy', 'image', 'run-image-test.sh'),
-    [],
-    {
+  // The image test (buildah build, then migrate and the api run from the image) runs beside
+  // the integration tests: they mostly wait on Kafka, timers and child processes, so the
+  // build's CPU fits in their gaps. Its output is printed once both are done.
+  const imageTitle = 'image: build and start (deploy/image/run-image-test.sh)';
+  const imageStartedAt = Date.now();
+  const image = run(path.join(ROOT, 'deploy', 'image', 'run-image-test.sh'), [], { quiet: true, limitMinutes: 25 });
+  let integrationFailed;
+  try {
+    await step('integration tests', NX, ['run-many', '-t', 'integration', '--parallel=1', '--skip-nx-cache', ...NX_COMMON], {
       countTests: true,
-      limitMinutes: 15,
-    },
+      limitMinutes: 55,
+    });
+  } catch (error) {
+    integrationFailed = error;
+  }
+  heading(imageTitle);
+  const imageResult = await image;
+  process.stdout.write(imageResult.output);
+  countJestSummaries(imageResult.output);
+  const imageSeconds = ((Date.now() - imageStartedAt) / 1000).toFixed(1);
+  process.stdout.write(
+    `----- ${imageTitle}: ${imageResult.ok ? 'ok' : `FAILED (exit ${imageResult.code})`} in ${imageSeconds} s (beside the integration tests)\n`,
   );
+  if (integrationFailed) throw integrationFailed;
+  if (!imageResult.ok) throw new StepFailed(imageTitle);
 }
 
 function onSignal(signal) {
@@ -187,7 +199,7 @@ function onSignal(signal) {
   process.stderr.write(`\n${signal}: stopping\n`);
   // The children run in their own process groups, so the terminal's Ctrl-C reaches
   // only this script: pass it on.
-  if (current) killTree(current, signal);
+  for (const child of running) killTree(child, signal);
 }
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
