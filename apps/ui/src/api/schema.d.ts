@@ -707,6 +707,25 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/instance/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the cluster is in maintenance mode, since when and by whom */
+        get: operations["MaintenanceController_current"];
+        put?: never;
+        /** Enter maintenance mode (idempotent): running tasks finish, workers take no new job, new executions wait in CREATED */
+        post: operations["MaintenanceController_enter"];
+        /** Leave maintenance mode (idempotent): waiting jobs are dispatched, waiting executions start */
+        delete: operations["MaintenanceController_exit"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/instance/services": {
         parameters: {
             query?: never;
@@ -4354,6 +4373,201 @@ export interface operations {
             };
             /** @description Unknown worker queue, worker group, subscription or token */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database or the queue is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    MaintenanceController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled?: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When the current (or last) maintenance began
+                         */
+                        enteredAt?: string | null;
+                        /** @description The API token or user that entered it */
+                        enteredBy?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the last maintenance ended
+                         */
+                        exitedAt?: string | null;
+                        /**
+                         * @description Maintenance mode covers the whole cluster
+                         * @enum {string}
+                         */
+                        scope?: "instance";
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not an instance admin, or the entity is reserved (`default`, `system`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database or the queue is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    MaintenanceController_enter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled?: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When the current (or last) maintenance began
+                         */
+                        enteredAt?: string | null;
+                        /** @description The API token or user that entered it */
+                        enteredBy?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the last maintenance ended
+                         */
+                        exitedAt?: string | null;
+                        /**
+                         * @description Maintenance mode covers the whole cluster
+                         * @enum {string}
+                         */
+                        scope?: "instance";
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not an instance admin, or the entity is reserved (`default`, `system`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database or the queue is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    MaintenanceController_exit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled?: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When the current (or last) maintenance began
+                         */
+                        enteredAt?: string | null;
+                        /** @description The API token or user that entered it */
+                        enteredBy?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the last maintenance ended
+                         */
+                        exitedAt?: string | null;
+                        /**
+                         * @description Maintenance mode covers the whole cluster
+                         * @enum {string}
+                         */
+                        scope?: "instance";
+                    };
+                };
+            };
+            /** @description No or bad API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not an instance admin, or the entity is reserved (`default`, `system`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
