@@ -1,6 +1,23 @@
 import { Logger } from '@nestjs/common';
 import { broadcastCodec, decodeQueueMessage, type BroadcastMessage } from '@lanner/frames';
-import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
+
+/**
+ * The shape of @lanner/queue that the follower uses: the runtime is also the worker's,
+ * which may not depend on the server's queue library (see RepositoryAdapterLibrary).
+ */
+interface QueueMessage {
+  readonly value: Buffer;
+}
+interface QueueSubscription {
+  close(): Promise<void>;
+}
+interface BroadcastQueue {
+  subscribe(options: {
+    groupId: string;
+    topics: string[];
+    handler: (message: QueueMessage) => Promise<void>;
+  }): Promise<QueueSubscription>;
+}
 
 /**
  * The part of @lanner/repository's `maintenance` repository the follower reads.
@@ -74,7 +91,7 @@ export class MaintenanceMode {
   }
 
   /** Follows `lanner.broadcast` (topic given, prefixes included) in a group of its own; retried in the background. */
-  follow(queue: Pick<QueuePort, 'subscribe'>, topic: string, groupId: string): void {
+  follow(queue: BroadcastQueue, topic: string, groupId: string): void {
     const attempt = async (): Promise<void> => {
       while (!this.stopped) {
         try {
