@@ -491,6 +491,22 @@ function lastOfEach<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
   return [...new Map(items.map((item) => [keyOf(item), item])).values()];
 }
 
+// The statements that store an execution's task runs and attempts share these parts (one
+// execution at a time, or a group of executions in one statement): the same columns and the
+// same answer to a row that is already there.
+const TASK_RUN_INSERT = `INSERT INTO task_runs (id, tenant_id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs,
+      worker_queue_id, worker_selector, dispatch_reason, error, updated_at)`;
+const TASK_RUN_UPSERT = `ON CONFLICT (id) DO UPDATE SET task_id = EXCLUDED.task_id, parent_task_run_id = EXCLUDED.parent_task_run_id,
+      value = EXCLUDED.value, state = EXCLUDED.state, state_histories = EXCLUDED.state_histories, outputs = EXCLUDED.outputs,
+      worker_queue_id = EXCLUDED.worker_queue_id, worker_selector = EXCLUDED.worker_selector,
+      dispatch_reason = EXCLUDED.dispatch_reason, error = EXCLUDED.error, updated_at = now()`;
+const ATTEMPT_INSERT = `INSERT INTO task_run_attempts (id, task_run_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
+    SELECT gen_random_uuid(), a.task_run_id, a.attempt, a.worker_id, a.worker_queue_id, a.state::task_run_state, a.outputs,
+      a.error, a.started_at, a.ended_at`;
+const ATTEMPT_UPSERT = `ON CONFLICT (task_run_id, attempt) DO UPDATE SET worker_id = EXCLUDED.worker_id, worker_queue_id = EXCLUDED.worker_queue_id,
+      state = EXCLUDED.state, outputs = EXCLUDED.outputs, error = EXCLUDED.error, started_at = EXCLUDED.started_at,
+      ended_at = EXCLUDED.ended_at`;
+
 /**
  * The executor's write as one statement: the row's update under the optimistic version (and only if no
  * task-run id given belongs to another execution), then the task runs and their attempts upserted only
@@ -612,28 +628,20 @@ function executorWriteStatement(
       AND NOT EXISTS (SELECT 1 FROM task_runs x WHERE x.id = ANY($5::text[]) AND x.execution_id <> $1)
     RETURNING id
   ), runs AS (
-    INSERT INTO task_runs (id, tenant_id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs,
-      worker_queue_id, worker_selector, dispatch_reason, error, updated_at)
+    ${TASK_RUN_INSERT}
     SELECT r.id, $2, $1, r.task_id, r.parent_task_run_id, r.value, r.state::task_run_state, r.state_histories, r.outputs,
       r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, now()
     FROM unnest($5::text[], ${runs.join(', ')})
       AS r (id, task_id, parent_task_run_id, value, state, state_histories, outputs, worker_queue_id, worker_selector, dispatch_reason, error)
     WHERE EXISTS (SELECT 1 FROM updated)
-    ON CONFLICT (id) DO UPDATE SET task_id = EXCLUDED.task_id, parent_task_run_id = EXCLUDED.parent_task_run_id,
-      value = EXCLUDED.value, state = EXCLUDED.state, state_histories = EXCLUDED.state_histories, outputs = EXCLUDED.outputs,
-      worker_queue_id = EXCLUDED.worker_queue_id, worker_selector = EXCLUDED.worker_selector,
-      dispatch_reason = EXCLUDED.dispatch_reason, error = EXCLUDED.error, updated_at = now()
+    ${TASK_RUN_UPSERT}
     RETURNING id
   ), tries AS (
-    INSERT INTO task_run_attempts (id, task_run_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
-    SELECT gen_random_uuid(), a.task_run_id, a.attempt, a.worker_id, a.worker_queue_id, a.state::task_run_state, a.outputs,
-      a.error, a.started_at, a.ended_at
+    ${ATTEMPT_INSERT}
     FROM unnest(${tries.join(', ')})
       AS a (task_run_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
     WHERE EXISTS (SELECT 1 FROM updated)
-    ON CONFLICT (task_run_id, attempt) DO UPDATE SET worker_id = EXCLUDED.worker_id, worker_queue_id = EXCLUDED.worker_queue_id,
-      state = EXCLUDED.state, outputs = EXCLUDED.outputs, error = EXCLUDED.error, started_at = EXCLUDED.started_at,
-      ended_at = EXCLUDED.ended_at
+    ${ATTEMPT_UPSERT}
     RETURNING 1
   )
   SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM runs)::int AS runs, (SELECT count(*) FROM tries)::int AS tries`;
@@ -742,26 +750,18 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
       AND NOT EXISTS (SELECT 1 FROM r JOIN task_runs x ON x.id = r.id WHERE r.execution_id = w.id AND x.execution_id <> w.id)
     RETURNING e.id, e.tenant_id
   ), runs AS (
-    INSERT INTO task_runs (id, tenant_id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs,
-      worker_queue_id, worker_selector, dispatch_reason, error, updated_at)
+    ${TASK_RUN_INSERT}
     SELECT r.id, u.tenant_id, r.execution_id, r.task_id, r.parent_task_run_id, r.value, r.state::task_run_state,
       r.state_histories, r.outputs, r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, now()
     FROM r JOIN updated u ON u.id = r.execution_id
-    ON CONFLICT (id) DO UPDATE SET task_id = EXCLUDED.task_id, parent_task_run_id = EXCLUDED.parent_task_run_id,
-      value = EXCLUDED.value, state = EXCLUDED.state, state_histories = EXCLUDED.state_histories, outputs = EXCLUDED.outputs,
-      worker_queue_id = EXCLUDED.worker_queue_id, worker_selector = EXCLUDED.worker_selector,
-      dispatch_reason = EXCLUDED.dispatch_reason, error = EXCLUDED.error, updated_at = now()
+    ${TASK_RUN_UPSERT}
     RETURNING id
   ), tries AS (
-    INSERT INTO task_run_attempts (id, task_run_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
-    SELECT gen_random_uuid(), a.task_run_id, a.attempt, a.worker_id, a.worker_queue_id, a.state::task_run_state, a.outputs,
-      a.error, a.started_at, a.ended_at
+    ${ATTEMPT_INSERT}
     FROM unnest(${a.join(', ')})
       AS a (task_run_id, execution_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
     JOIN updated u ON u.id = a.execution_id
-    ON CONFLICT (task_run_id, attempt) DO UPDATE SET worker_id = EXCLUDED.worker_id, worker_queue_id = EXCLUDED.worker_queue_id,
-      state = EXCLUDED.state, outputs = EXCLUDED.outputs, error = EXCLUDED.error, started_at = EXCLUDED.started_at,
-      ended_at = EXCLUDED.ended_at
+    ${ATTEMPT_UPSERT}
     RETURNING 1
   )
   SELECT (SELECT array_agg(id) FROM updated) AS updated, (SELECT count(*) FROM runs)::int AS runs,
