@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { requiredEnv } from '@lanner/testing';
 import { readClusterState } from './harness/cluster-state';
 import { runDatabaseUrl } from './harness/database';
-import { describeExecution, onlyTaskRun, scenario, stateOf, taskRunsOf, type ErrorField } from './harness/scenario';
+import { describeExecution, onlyTaskRun, scenario, stateOf, taskRunsOf, type ErrorField, delay } from './harness/scenario';
 
 // An execution whose processing stops the executor must not be replayed into a crash
 // on every start. The executor is held inside the processing of one execution for
@@ -38,10 +38,6 @@ const HELD_TIMEOUT_MS = 120_000;
 function messageOf(error: ErrorField | undefined): string {
   if (error === undefined || error === null) return '';
   return typeof error === 'string' ? error : error.message;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 describe('an execution whose processing stops the executor', () => {

@@ -1,8 +1,9 @@
 import { Client } from 'pg';
 import { requiredEnv } from '@lanner/testing';
+import { problemsOfThreeSteps, threeStepsFlow, THREE_STEPS_FLOW_ID } from './harness/three-steps';
 import { readClusterState } from './harness/cluster-state';
 import { runDatabaseUrl } from './harness/database';
-import { describeExecution, type Execution, scenario, stateOf, taskRunsOf, TERMINAL_STATES } from './harness/scenario';
+import { describeExecution, type Execution, scenario, stateOf, TERMINAL_STATES, delay } from './harness/scenario';
 
 // The executor applies a partition's events in batches and stores every execution
 // they changed in one group write, before it commits their offsets. Here it is
@@ -13,22 +14,8 @@ import { describeExecution, type Execution, scenario, stateOf, taskRunsOf, TERMI
 // offsets are not committed: the restarted executor applies those events again.
 // Every execution still ends SUCCESS with each task run run exactly once.
 const NAMESPACE = 'e2e.executor.kill9.group';
-const FLOW_ID = 'three-steps';
-const TASK_IDS = ['announce', 'linger', 'answer'] as const;
-const FLOW = `
-id: ${FLOW_ID}
-namespace: ${NAMESPACE}
-tasks:
-  - id: announce
-    type: io.kestra.plugin.core.log.Log
-    message: "starting {{ execution.id }}"
-  - id: linger
-    type: io.kestra.plugin.core.flow.Sleep
-    duration: PT0.2S
-  - id: answer
-    type: io.kestra.plugin.core.debug.Return
-    format: "done {{ execution.id }}"
-`;
+const FLOW_ID = THREE_STEPS_FLOW_ID;
+const FLOW = threeStepsFlow(NAMESPACE);
 const EXECUTIONS = 40;
 const SUBMIT_BATCH = 10;
 /** A new executor waits for Kafka to drop the dead member (session timeout) before it owns the partitions again. */
@@ -36,26 +23,6 @@ const WAIT_MS = 120_000;
 const ALL_ENDED_TIMEOUT_MS = 240_000;
 
 const terminal = (execution: Execution): boolean => (TERMINAL_STATES as readonly string[]).includes(stateOf(execution));
-
-function problemsOf(execution: Execution): string[] {
-  const problems: string[] = [];
-  if (stateOf(execution) !== 'SUCCESS') problems.push(`ended ${stateOf(execution)}`);
-  for (const taskId of TASK_IDS) {
-    const runs = taskRunsOf(execution, taskId);
-    if (runs.length !== 1) problems.push(`${runs.length} task runs of '${taskId}'`);
-    for (const run of runs) {
-      const attempts = (run.attempts ?? []).map((attempt) => stateOf(attempt));
-      if (stateOf(run) !== 'SUCCESS' || attempts.length !== 1 || attempts[0] !== 'SUCCESS') {
-        problems.push(`'${taskId}' ${stateOf(run)} with attempts [${attempts.join(', ')}]`);
-      }
-    }
-  }
-  return problems;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 describe('SIGKILL of the executor inside a group write', () => {
   const { lanner, cluster } = scenario();
@@ -136,7 +103,7 @@ describe('SIGKILL of the executor inside a group write', () => {
     }
     expect(views.size).toBe(ids.length);
     const wrong = [...views.values()]
-      .map((execution) => ({ execution, problems: problemsOf(execution) }))
+      .map((execution) => ({ execution, problems: problemsOfThreeSteps(execution) }))
       .filter(({ problems }) => problems.length > 0)
       .map(({ execution, problems }) => `${problems.join('; ')}\n${describeExecution(execution)}`);
     expect(wrong).toEqual([]);

@@ -5,32 +5,17 @@ import {
   groupMembers,
   scenario,
   stateOf,
-  taskRunsOf,
   TERMINAL_STATES,
+  delay,
 } from './harness/scenario';
+import { problemsOfThreeSteps, threeStepsFlow, THREE_STEPS_FLOW_ID } from './harness/three-steps';
 
 // The issue's durability promise: the executor commits a Kafka offset only after the
 // execution's state is stored and its actions published, and timers are rows, so a
 // SIGKILL mid-flight and a restart lose nothing and run nothing twice.
 const NAMESPACE = 'e2e.executor.kill9';
-const FLOW_ID = 'three-steps';
-const TASK_IDS = ['announce', 'linger', 'answer'] as const;
-// Every task runs on the two workers' four slots, so 200 executions queue there for
-// a while: most are RUNNING (a task SUBMITTED or running) when the executor dies.
-const FLOW = `
-id: ${FLOW_ID}
-namespace: ${NAMESPACE}
-tasks:
-  - id: announce
-    type: io.kestra.plugin.core.log.Log
-    message: "starting {{ execution.id }}"
-  - id: linger
-    type: io.kestra.plugin.core.flow.Sleep
-    duration: PT0.2S
-  - id: answer
-    type: io.kestra.plugin.core.debug.Return
-    format: "done {{ execution.id }}"
-`;
+const FLOW_ID = THREE_STEPS_FLOW_ID;
+const FLOW = threeStepsFlow(NAMESPACE);
 
 const EXECUTIONS = 200;
 const SUBMIT_BATCH = 10;
@@ -43,27 +28,6 @@ const READ_CONCURRENCY = 8;
 const ALL_ENDED_TIMEOUT_MS = 240_000;
 
 const terminal = (execution: Execution): boolean => (TERMINAL_STATES as readonly string[]).includes(stateOf(execution));
-
-/** What is wrong with one ended execution, if anything: not SUCCESS, a task run missing, run twice or not SUCCESS. */
-function problemsOf(execution: Execution): string[] {
-  const problems: string[] = [];
-  if (stateOf(execution) !== 'SUCCESS') problems.push(`ended ${stateOf(execution)}`);
-  for (const taskId of TASK_IDS) {
-    const runs = taskRunsOf(execution, taskId);
-    if (runs.length !== 1) problems.push(`${runs.length} task runs of '${taskId}'`);
-    for (const run of runs) {
-      const attempts = (run.attempts ?? []).map((attempt) => stateOf(attempt));
-      if (stateOf(run) !== 'SUCCESS' || attempts.length !== 1 || attempts[0] !== 'SUCCESS') {
-        problems.push(`'${taskId}' ${stateOf(run)} with attempts [${attempts.join(', ')}]`);
-      }
-    }
-  }
-  return problems;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 describe('SIGKILL of the executor in the middle of 200 running executions', () => {
   const { lanner, cluster, kafkaNamespace } = scenario();
@@ -154,7 +118,7 @@ describe('SIGKILL of the executor in the middle of 200 running executions', () =
       }
 
       const wrong = [...ended.values()]
-        .map((execution) => ({ execution, problems: problemsOf(execution) }))
+        .map((execution) => ({ execution, problems: problemsOfThreeSteps(execution) }))
         .filter(({ problems }) => problems.length > 0);
       const report = wrong
         .slice(0, 20)

@@ -14,6 +14,7 @@ import {
   stateOf,
   taskRunsOf,
   TERMINAL_STATES,
+  delay,
 } from './harness/scenario';
 
 // WORKERS.md "Worker authentication": a worker joins the group of its registration
@@ -54,10 +55,6 @@ function pendingView(execution: Execution): { pending: boolean; started: boolean
     started: run !== undefined && hasStarted(run),
     worker: (run && lastAttempt(run)?.workerId) ?? null,
   };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 describe('fleet auth: registration tokens decide who joins which group', () => {

@@ -1,5 +1,5 @@
 import { Execution, stateOf, taskRunsOf } from './harness/api-types';
-import { scenario } from './harness/scenario';
+import { scenario, delay } from './harness/scenario';
 
 // Maintenance mode across separate processes on the real Kafka and PostgreSQL:
 // the task running when it is entered finishes, the rest of its execution and a
@@ -21,10 +21,6 @@ tasks:
 
 /** How long the spec watches that nothing moves (the controllers and executors would have acted well within it). */
 const STILL_MS = 6_000;
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 interface MaintenanceView {
   readonly scope: string;

@@ -40,6 +40,11 @@ export function scenario(): Scenario {
  * Polls `check` until it holds (for effects seen outside one API answer: a process that
  * must stop, a batch that must land); `refresh` fetches fresh facts between checks.
  */
+/** Waits `ms` (a spec's pause between steps it drives). */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 export async function eventually(
   check: () => boolean,
   what: string,
