@@ -641,8 +641,14 @@ export async function fuzzApi(target: FuzzTarget, options: FuzzOptions): Promise
   const document = (await (await fetch(`${target.apiUrl}/api/v1/openapi.json`)).json()) as OpenApiDocument;
   const operations = operationsOf(document);
   const known = await prepare(target, options.seed);
-  const arbitrary = fc.oneof(...operations.map((operation) => requestFor(operation, known, target.adminToken)));
-  const drafts = fc.sample(arbitrary, { seed: options.seed, numRuns: options.requests });
+  const perOperation = operations.map((operation) => requestFor(operation, known, target.adminToken));
+  // One request for every operation first, so each is reached whatever the seed; then random ones.
+  const firsts = perOperation.map((arbitrary, index) => fc.sample(arbitrary, { seed: options.seed + index, numRuns: 1 })[0]);
+  const rest = fc.sample(fc.oneof(...perOperation), {
+    seed: options.seed,
+    numRuns: Math.max(0, options.requests - firsts.length),
+  });
+  const drafts = [...firsts, ...rest].slice(0, options.requests);
 
   const secrets = [target.adminToken, ...(options.secrets ?? [])];
   const withinMs = options.answerWithinMs ?? 30_000;
@@ -682,6 +688,8 @@ export async function fuzzApi(target: FuzzTarget, options: FuzzOptions): Promise
   } finally {
     clearInterval(sampler);
     agent.destroy();
+    // A request may have put the instance in maintenance mode: leave it, so what runs next is not held.
+    await call(target, 'DELETE', '/api/v1/instance/maintenance').catch(() => undefined);
   }
   maxRssBytes = Math.max(maxRssBytes, rssBytes(target.pid));
   return {
