@@ -5,7 +5,20 @@ import type { QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/que
 import { QUEUE } from '@lanner/runtime';
 import { API_TOPICS, type ApiTopics } from '../api-topics';
 
-type Listener = () => void;
+/** What an update says about the execution: its stored version after the change and whether it ended. */
+export interface ExecutionChange {
+  readonly version: number;
+  readonly ended: boolean;
+}
+
+type Listener = (change: ExecutionChange) => void;
+
+/**
+ * How many ended executions the feed remembers, so a follower that starts listening
+ * just after the end (a `?wait=true` whose execution ran before the listener was in
+ * place) is told at once instead of at its next slow poll.
+ */
+const RECENTLY_ENDED_LIMIT = 10_000;
 
 /** The Kafka adapter's option (the in-process one has no commit requests to save). */
 type FollowOptions = SubscribeOptions & { commitOffsets: false };
@@ -13,8 +26,9 @@ type FollowOptions = SubscribeOptions & { commitOffsets: false };
 /**
  * Follows `lanner.execution-updates` for this API process: a consumer group of
  * its own (every process sees every update), starting at the end of the topic.
- * Listeners are told that an execution changed; they re-read the repository,
- * which holds the truth (an update is only a hint, and may be missed).
+ * Listeners are told that an execution changed (its version, whether it ended);
+ * they re-read the repository, which holds the truth (an update is only a hint,
+ * and may be missed).
  * The group's offsets are never committed: nobody reads them again (a restarted
  * process has a new group), so each update costs no commit request.
  */
@@ -22,6 +36,8 @@ type FollowOptions = SubscribeOptions & { commitOffsets: false };
 export class ExecutionUpdatesFeed implements OnModuleDestroy {
   private readonly logger = new Logger(ExecutionUpdatesFeed.name);
   private readonly listeners = new Map<string, Set<Listener>>();
+  /** Execution id -> the version it ended at; the oldest forgotten first (a Map iterates in insertion order). */
+  private readonly recentlyEnded = new Map<string, number>();
   private subscription: QueueSubscription | undefined;
   private markStarted!: () => void;
   /** Resolves once the group is joined: updates published from then on are seen. */
@@ -43,7 +59,8 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
       handler: async (message) => {
         try {
           const update = decodeQueueMessage(executionUpdateCodec, message.value);
-          this.notify(update.payload.executionId);
+          const { executionId, version, ended } = update.payload;
+          this.notify(executionId, { version, ended });
         } catch (error) {
           // A hint we cannot read is skipped (followers still poll); retrying it would stall the partition.
           const reason = error instanceof NewerSchemaVersionError ? 'written by a newer Lanner' : 'invalid';
@@ -58,8 +75,13 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
     this.markStarted();
   }
 
-  /** Calls `listener` whenever an update for the execution arrives, until the returned function is called. */
+  /**
+   * Calls `listener` whenever an update for the execution arrives, until the returned
+   * function is called; at once (in a microtask) when the execution ended shortly before.
+   */
   listen(executionId: string, listener: Listener): () => void {
+    const endedAt = this.recentlyEnded.get(executionId);
+    if (endedAt !== undefined) queueMicrotask(() => listener({ version: endedAt, ended: true }));
     let set = this.listeners.get(executionId);
     if (set === undefined) {
       set = new Set();
@@ -72,8 +94,16 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
     };
   }
 
-  private notify(executionId: string): void {
-    for (const listener of this.listeners.get(executionId) ?? []) listener();
+  private notify(executionId: string, change: ExecutionChange): void {
+    if (change.ended) {
+      this.recentlyEnded.delete(executionId);
+      this.recentlyEnded.set(executionId, change.version);
+      if (this.recentlyEnded.size > RECENTLY_ENDED_LIMIT) {
+        const oldest = this.recentlyEnded.keys().next();
+        if (oldest.done !== true) this.recentlyEnded.delete(oldest.value);
+      }
+    }
+    for (const listener of this.listeners.get(executionId) ?? []) listener(change);
   }
 
   async onModuleDestroy(): Promise<void> {

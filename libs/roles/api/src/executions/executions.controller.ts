@@ -321,7 +321,7 @@ export class ExecutionsController {
     if (wait !== 'true') return executionView(created);
     const aborted = new AbortController();
     request.once('close', () => aborted.abort());
-    return executionView(await this.executions.follow(tenant, created.id, { timeoutMs, signal: aborted.signal }));
+    return executionView(await this.executions.follow(tenant, created.id, { timeoutMs, signal: aborted.signal, known: created }));
   }
 
   @RequirePermission('execution', 'read', { namespaceFrom: { executionParam: 'id' } })

@@ -417,31 +417,54 @@ export class ExecutionsService {
    * Calls `onChange` with the execution now and after each stored change
    * (seen through an update, or the slow poll), until it ends, `signal` aborts
    * or `timeoutMs` passes. Resolves with the last execution read.
+   *
+   * Without `onChange` only the end matters: an update that does not end the
+   * execution is not worth a read, so a `?wait=true` reads the execution once
+   * when it ends (plus once per slow poll while it runs) rather than after
+   * every change. `known` is the execution as the caller just stored it (a
+   * create), so it is not read back first.
    */
   async follow(
     tenant: TenantRepositories,
     executionId: string,
-    options: { signal?: AbortSignal; timeoutMs?: number; onChange?: (execution: ExecutionWithTaskRuns) => void },
+    options: {
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      onChange?: (execution: ExecutionWithTaskRuns) => void;
+      known?: ExecutionWithTaskRuns;
+    },
   ): Promise<ExecutionWithTaskRuns> {
+    const everyChange = options.onChange !== undefined;
     let wake: () => void = () => undefined;
+    // An update worth a read arrived since the last one.
     let changed = false;
-    const stopListening = this.updates.listen(executionId, () => {
+    // Updates arrived since the last read that were not worth one.
+    let skipped = false;
+    const stopListening = this.updates.listen(executionId, (change) => {
+      if (!everyChange && !change.ended) {
+        skipped = true;
+        return;
+      }
       changed = true;
       wake();
     });
     const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+    const read = async () => {
+      changed = false;
+      skipped = false;
+      return this.get(tenant, executionId);
+    };
     try {
       let seen: ExecutionWithTaskRuns | undefined;
+      let current = options.known ?? (await read());
       for (;;) {
-        changed = false;
-        const current = await this.get(tenant, executionId);
         if (seen === undefined || current.version !== seen.version || current.state !== seen.state) {
           seen = current;
           options.onChange?.(current);
         }
         if (hasEnded(current) || options.signal?.aborted) return current;
         const left = deadline === undefined ? this.pollMs : Math.min(this.pollMs, deadline - Date.now());
-        if (left <= 0) return current;
+        if (left <= 0) return skipped ? read() : current;
         // An update that arrived while reading is not lost: `changed` is checked before sleeping.
         if (!changed) {
           await new Promise<void>((resolve) => {
@@ -457,6 +480,8 @@ export class ExecutionsService {
           });
           wake = () => undefined;
         }
+        if (options.signal?.aborted) return current;
+        current = await read();
       }
     } finally {
       stopListening();

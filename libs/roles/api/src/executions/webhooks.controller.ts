@@ -150,7 +150,7 @@ export class WebhooksController {
       correlationIdOf(request),
     );
     if (query['wait'] !== 'true') return executionView(created);
-    return executionView(await this.executions.follow(tenant, created.id, { timeoutMs: WAIT_MS }));
+    return executionView(await this.executions.follow(tenant, created.id, { timeoutMs: WAIT_MS, known: created }));
   }
 
   private async bodyOf(request: HttpRequest, parsedBody: unknown): Promise<StoredJson> {
