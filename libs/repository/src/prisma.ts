@@ -51,5 +51,7 @@ export function prismaErrorCode(error: unknown): string | undefined {
 }
 
 export const UNIQUE_VIOLATION = 'P2002';
+/** PostgreSQL's SQLSTATE for a unique violation, as a statement on `pg` directly fails with it. */
+export const PG_UNIQUE_VIOLATION = '23505';
 export const FOREIGN_KEY_VIOLATION = 'P2003';
 export const RECORD_NOT_FOUND = 'P2025';

@@ -76,6 +76,29 @@ describe('ExecutionRepository', () => {
     expect(read.taskRuns).toEqual([taskRun('exec-1')]);
   });
 
+  it('creates an execution of a known revision only while no newer revision or delete of its flow exists', async () => {
+    const { repositories } = fixture;
+    const flow = { namespace: 'company.team', flowId: 'latest-only', definition: {} };
+    const execution = (id: string) => ({ ...newExecution(id), flowId: 'latest-only' });
+    await repositories.flows.saveRevision('main', { ...flow, source: 'revision 1' });
+    await repositories.flows.saveRevision('main', { ...flow, source: 'revision 2' });
+
+    // Revision 2 is the latest: written, as `create` writes it.
+    const created = await repositories.executions.createIfLatest('main', execution('latest-1'));
+    expect(created).toMatchObject({ id: 'latest-1', flowRevision: 2, state: 'CREATED', version: 0, labels: { team: 'data' } });
+    expect(await repositories.executions.get('main', 'latest-1')).toMatchObject({ flowRevision: 2, inputs: { region: 'eu' } });
+    await expect(repositories.executions.createIfLatest('main', execution('latest-1'))).rejects.toBeInstanceOf(AlreadyExists);
+
+    // Revision 1 is not: nothing written.
+    expect(await repositories.executions.createIfLatest('main', { ...execution('stale-1'), flowRevision: 1 })).toBeUndefined();
+    await expect(repositories.executions.get('main', 'stale-1')).rejects.toBeInstanceOf(ExecutionNotFound);
+
+    // A delete appends a revision: the one before it is no longer the latest.
+    await repositories.flows.softDelete('main', 'company.team', 'latest-only');
+    expect(await repositories.executions.createIfLatest('main', execution('after-delete'))).toBeUndefined();
+    await expect(repositories.executions.get('main', 'after-delete')).rejects.toBeInstanceOf(ExecutionNotFound);
+  });
+
   it('reads an execution with its task runs and attempts in one statement, the same as the record written', async () => {
     const created = await fixture.repositories.executions.create('reader', newExecution('exec-one-read'));
     const second: TaskRunRecord = { ...taskRun('exec-one-read'), id: 'exec-one-read-answer', taskId: 'answer', attempts: [] };

@@ -24,6 +24,7 @@ import {
   historiesOf,
   jsonColumn,
   labelsOf,
+  PG_UNIQUE_VIOLATION,
   prismaErrorCode,
   storedJson,
   UNIQUE_VIOLATION,
@@ -85,6 +86,24 @@ export class ExecutionRepository {
       return toExecutionRecord(row);
     } catch (error) {
       if (prismaErrorCode(error) === UNIQUE_VIOLATION) throw new AlreadyExists('execution', execution.id);
+      throw error;
+    }
+  }
+
+  /**
+   * Creates the execution only while its `flowRevision` is still the flow's latest
+   * revision (no newer one saved, no delete since): one statement, for a caller that
+   * knows a revision from before and need not read it again. `undefined` when a newer
+   * revision exists (nothing written); AlreadyExists as `create`.
+   */
+  async createIfLatest(tenantId: string, execution: NewExecution): Promise<ExecutionRecord | undefined> {
+    const columns = executionColumns(tenantId, execution);
+    try {
+      const { rows } = await this.pool.query<ExecutionRow>(CREATE_IF_LATEST_SQL, [JSON.stringify(columns)]);
+      const row = rows[0];
+      return row === undefined ? undefined : toExecutionRecord(executionOfRow(row));
+    } catch (error) {
+      if ((error as { code?: unknown }).code === PG_UNIQUE_VIOLATION) throw new AlreadyExists('execution', execution.id);
       throw error;
     }
   }
@@ -788,6 +807,21 @@ const GET_EXECUTION_SQL = `SELECT e.id, e.tenant_id, e.namespace, e.flow_id, e.f
     ) ORDER BY t.created_at, t.id)
     FROM task_runs t WHERE t.execution_id = e.id), '[]'::json) AS task_runs
 FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
+
+/** The columns `GET_EXECUTION_SQL` reads, without the task runs. */
+const EXECUTION_COLUMNS = `id, tenant_id, namespace, flow_id, flow_revision, state::text AS state, state_histories, inputs, outputs,
+  labels, trigger, version, parent_execution_id, parent_task_run_id, created_at, updated_at, started_at, ended_at, error`;
+
+/** One new execution (`executionColumns` as JSON in $1), inserted only if no flow revision newer than its own exists. */
+const CREATE_IF_LATEST_SQL = `INSERT INTO executions (id, tenant_id, namespace, flow_id, flow_revision, state, state_histories, inputs,
+    labels, trigger, parent_execution_id, parent_task_run_id, updated_at)
+  SELECT e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::execution_state, e.state_histories, e.inputs,
+    e.labels, e.trigger, e.parent_execution_id, e.parent_task_run_id, CURRENT_TIMESTAMP
+  FROM jsonb_to_record($1::jsonb) AS e(id text, tenant_id text, namespace text, flow_id text, flow_revision int, state text,
+    state_histories jsonb, inputs jsonb, labels jsonb, trigger jsonb, parent_execution_id text, parent_task_run_id text)
+  WHERE NOT EXISTS (SELECT 1 FROM flows f WHERE f.tenant_id = e.tenant_id AND f.namespace = e.namespace
+    AND f.flow_id = e.flow_id AND f.revision > e.flow_revision)
+  RETURNING ${EXECUTION_COLUMNS}, '[]'::json AS task_runs`;
 
 interface ExecutionRow {
   readonly id: string;

@@ -45,7 +45,10 @@ export interface TenantRepositories {
     Repo<'flows'>,
     'create' | 'saveRevision' | 'getLatest' | 'getRevision' | 'listRevisions' | 'search' | 'softDelete'
   >;
-  readonly executions: Bound<Repo<'executions'>, 'create' | 'get' | 'getExecutorState' | 'markFilesPurged' | 'search' | 'stats'>;
+  readonly executions: Bound<
+    Repo<'executions'>,
+    'create' | 'createIfLatest' | 'get' | 'getExecutorState' | 'markFilesPurged' | 'search' | 'stats'
+  >;
   readonly logs: Bound<Repo<'logs'>, 'list'>;
   readonly metrics: Bound<Repo<'metrics'>, 'listForExecution'>;
   readonly namespaces: Bound<Repo<'namespaces'>, 'list' | 'listWorkerSelectors' | 'setWorkerSelector'>;
@@ -83,6 +86,7 @@ export function tenantScope(repositories: Repositories, tenantId: ServedTenantId
     ]),
     executions: bind(repositories.executions, tenantId, [
       'create',
+      'createIfLatest',
       'get',
       'getExecutorState',
       'markFilesPurged',

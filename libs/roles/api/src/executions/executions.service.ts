@@ -17,6 +17,7 @@ import {
   type RecordPage,
   type ExecutionRecord,
   type Flow,
+  type NewExecution,
   type StoredJson,
 } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
@@ -76,6 +77,13 @@ export interface ExecutionFile {
 export type ExecutionSearch = ExecutionSearchQuery;
 
 const DEFAULT_FOLLOW_POLL_MS = 5000;
+
+/** A new execution as `create` stores it, and what its `execution.created` event carries besides. */
+interface PreparedExecution {
+  readonly execution: NewExecution;
+  readonly inputs: Record<string, unknown>;
+  readonly now: Date;
+}
 const DEFAULT_FILE_INPUT_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** The api's internal storage (`null` when none is configured). */
@@ -116,6 +124,17 @@ export class ExecutionsService {
     correlationId: string,
     presetExecutionId?: string,
   ): Promise<ExecutionWithTaskRuns> {
+    // The revision this instance saw last, parsed: written only while it is still the
+    // latest, in one statement, without reading the flow again. Anything else (no such
+    // revision held, a newer one saved or a delete since, a request that revision would
+    // refuse) is judged against the latest revision, read now.
+    const known = this.parsedFlows.lastKnown(tenant.tenantId, namespace, flowId);
+    const knownParse = known === undefined ? undefined : await known.result.catch(() => undefined);
+    if (known !== undefined && knownParse?.ok === true) {
+      const prepared = this.tryPrepare(namespace, flowId, known.revision, knownParse.flow, request, presetExecutionId);
+      const created = prepared === undefined ? undefined : await tenant.executions.createIfLatest(prepared.execution);
+      if (prepared !== undefined && created !== undefined) return this.announce(tenant, prepared, created, correlationId);
+    }
     const revision = await tenant.flows.getLatest(namespace, flowId);
     // Parsed once per revision, not once per execution.
     const parsed = await this.parsedFlows.get(revision, revision.source, (source) => this.parser.parse(source));
@@ -125,8 +144,31 @@ export class ExecutionsService {
         `Flow ${namespace}.${flowId} revision ${revision.revision} is no longer valid`,
         problemEntries(parsed.problems),
       );
-    const trigger = request.triggeredBy?.(parsed.flow);
-    if (parsed.flow.disabled) throw new WrongState(`Flow ${namespace}.${flowId} is disabled`);
+    const prepared = this.prepare(namespace, flowId, revision.revision, parsed.flow, request, presetExecutionId);
+    const created = await tenant.executions.create(prepared.execution);
+    return this.announce(tenant, prepared, created, correlationId);
+  }
+
+  /** `prepare`, or undefined where it refuses the request (to be judged again against the latest revision). */
+  private tryPrepare(...args: Parameters<ExecutionsService['prepare']>): PreparedExecution | undefined {
+    try {
+      return this.prepare(...args);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The new execution of `flow` at `revision` for the request, or the refusal that names what is wrong. */
+  private prepare(
+    namespace: string,
+    flowId: string,
+    revision: number,
+    flow: Flow,
+    request: NewExecutionRequest,
+    presetExecutionId: string | undefined,
+  ): PreparedExecution {
+    const trigger = request.triggeredBy?.(flow);
+    if (flow.disabled) throw new WrongState(`Flow ${namespace}.${flowId} is disabled`);
     const files = request.fileInputs ?? [];
     // Without internal storage a file is refused, never dropped.
     if (files.some((file) => file.stored === undefined)) {
@@ -145,7 +187,7 @@ export class ExecutionsService {
         reserved.map((key) => ({ path: `labels.${key}`, message: SYSTEM_LABEL_REFUSAL })),
       );
     }
-    const fileTypes = new Set(parsed.flow.inputs.filter((input) => input.type === 'FILE').map((input) => input.id));
+    const fileTypes = new Set(flow.inputs.filter((input) => input.type === 'FILE').map((input) => input.id));
     const problems: { path: string; message: string }[] = [];
     const fileValues: Record<string, string> = {};
     for (const file of files) {
@@ -160,49 +202,55 @@ export class ExecutionsService {
         problems.push({ path: `inputs.${name}`, message: 'is a FILE input: send it as a file part of a multipart body' });
     }
     if (problems.length > 0) throw new InvalidContent('The inputs do not match the flow', problems);
-    const inputs = coerceInputs(parsed.flow.inputs, { ...request.inputs, ...fileValues });
+    const inputs = coerceInputs(flow.inputs, { ...request.inputs, ...fileValues });
     if (!inputs.ok) throw new InvalidContent('The inputs do not match the flow', problemEntries(inputs.problems));
 
     const now = new Date();
     const executionId = presetExecutionId ?? randomUUID();
     // Every execution carries its correlation id; its subflow children and retries inherit it.
-    const labels = { ...parsed.flow.labels, ...request.labels, [CORRELATION_ID_LABEL]: executionId };
-    const created = await tenant.executions.create({
+    const labels = { ...flow.labels, ...request.labels, [CORRELATION_ID_LABEL]: executionId };
+    const execution: NewExecution = {
       id: executionId,
       namespace,
       flowId,
-      flowRevision: revision.revision,
+      flowRevision: revision,
       state: 'CREATED',
       stateHistories: [{ state: 'CREATED', date: now }],
       inputs: inputs.values as StoredJson,
       labels,
       ...(trigger !== undefined ? { trigger } : {}),
-    });
+    };
+    return { execution, inputs: inputs.values as Record<string, unknown>, now };
+  }
+
+  /** Tells the executor of the stored execution. */
+  private async announce(
+    tenant: TenantRepositories,
+    prepared: PreparedExecution,
+    created: ExecutionRecord,
+    correlationId: string,
+  ): Promise<ExecutionWithTaskRuns> {
+    const { execution, now } = prepared;
     await this.publish({
       schemaVersion: 1,
       // Stable per execution: a retried publish is recognised as the same event.
-      messageId: `${executionId}:created`,
+      messageId: `${execution.id}:created`,
       type: 'execution.created',
       occurredAt: now.toISOString(),
       correlationId,
       payload: {
         tenantId: tenant.tenantId,
-        executionId,
-        namespace,
-        flowId,
-        flowRevision: revision.revision,
-        inputs: inputs.values as Record<string, unknown>,
-        labels,
+        executionId: execution.id,
+        namespace: execution.namespace,
+        flowId: execution.flowId,
+        flowRevision: execution.flowRevision,
+        inputs: prepared.inputs,
+        labels: execution.labels ?? {},
       },
     });
     return { ...created, taskRuns: [] };
   }
 
-  /**
-   * Where a multipart run request's files go, or undefined without internal storage. The
-   * flow must exist (a 404 before any byte is stored); each part is streamed to
-   * `.../executions/<new id>/inputs/<input>/<file name>`, refused past the size limit (413).
-   */
   async fileUploads(tenant: TenantRepositories, namespace: string, flowId: string): Promise<FileUploads | undefined> {
     const storage = this.storage;
     if (!storage) return undefined;

@@ -1,10 +1,9 @@
-import { startApiForSpec, type ApiSpecFixture } from '../testing/api-spec-fixture';
-import { FlowSourceParser } from './flow-source-parser';
-
-// Creating an execution reads the flow's latest revision and uses its parse from
-// the api's cache: many executions of one revision parse its source once, and a
-// new revision (saved here, or by another api instance straight into the
-// database), a delete and a re-create are each seen by the very next execution.
+// Creating an execution uses the parse of the flow's latest revision from the api's
+// cache: many executions of one revision parse its source once, and those of a revision
+// the api already holds are written against it without reading the flow again (the
+// insert itself checks that no newer revision exists). A new revision (saved here, or
+// by another api instance straight into the database), a delete and a re-create are
+// each seen by the very next execution.
 
 const TENANT = 'main';
 const flowYaml = (team: string) =>
@@ -77,5 +76,43 @@ describe('the api parses a flow once per revision, not once per execution', () =
     expect((await createExecution()).status).toBe(404);
     expect((await call('POST', '/flows', { text: flowYaml('three'), type: 'application/x-yaml' })).status).toBe(201);
     expect((await createExecution()).json).toMatchObject({ flowRevision: 4, labels: { team: 'three' } });
+  }, 60_000);
+
+  it('does not read the flow again for a revision it holds, and still refuses a flow deleted by another instance', async () => {
+    const yaml = flowYaml('four').replace('id: cached', 'id: held');
+    expect((await call('POST', '/flows', { text: yaml, type: 'application/x-yaml' })).status).toBe(201);
+    const flows = api.repositories.flows;
+    // The cache is asked for a revision's parse only after that revision was read from the flows table.
+    const cache = api.app.get(ParsedFlowCache);
+    const lookUp = cache.get.bind(cache);
+    let reads = 0;
+    cache.get = (...args: Parameters<typeof lookUp>) => {
+      reads += 1;
+      return lookUp(...args);
+    };
+    try {
+      const run = () => call('POST', '/executions/company.cache/held', { text: '{}', type: 'application/json' });
+      expect((await run()).json).toMatchObject({ flowRevision: 1, labels: { team: 'four' } });
+      const afterFirst = reads;
+      for (let i = 0; i < 4; i++) expect((await run()).json).toMatchObject({ flowRevision: 1 });
+      // The four were written against the held revision, checked in the insert itself.
+      expect(reads).toBe(afterFirst);
+
+      // Another instance saves revision 2: the insert against revision 1 writes nothing, the flow is read again.
+      await flows.saveRevision(TENANT, {
+        namespace: 'company.cache',
+        flowId: 'held',
+        source: yaml.replace('four', 'five'),
+        definition: {},
+      });
+      expect((await run()).json).toMatchObject({ flowRevision: 2, labels: { team: 'five' } });
+      expect(reads).toBe(afterFirst + 1);
+
+      // Another instance deletes it: refused here at once.
+      await flows.softDelete(TENANT, 'company.cache', 'held');
+      expect((await run()).status).toBe(404);
+    } finally {
+      cache.get = lookUp;
+    }
   }, 60_000);
 });

@@ -56,6 +56,20 @@ export class ParsedFlowCache {
     return result;
   }
 
+  /**
+   * The revision held for the flow and its parse, if any: the latest revision this
+   * instance has seen, which may since have been replaced elsewhere. A caller
+   * that uses it must check that it is still the latest where it writes
+   * (ExecutionRepository.createIfLatest).
+   */
+  lastKnown(
+    tenantId: string,
+    namespace: string,
+    flowId: string,
+  ): { readonly revision: number; readonly result: Promise<ParseFlowResult> } | undefined {
+    return this.entries.get(keyOf(tenantId, namespace, flowId));
+  }
+
   /** Drops the flow's entry (after a save or a delete on this instance). */
   forget(tenantId: string, namespace: string, flowId: string): void {
     this.entries.delete(keyOf(tenantId, namespace, flowId));
