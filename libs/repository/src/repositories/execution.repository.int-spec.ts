@@ -99,6 +99,27 @@ describe('ExecutionRepository', () => {
     await expect(repositories.executions.get('main', 'after-delete')).rejects.toBeInstanceOf(ExecutionNotFound);
   });
 
+  it('creates many executions of known revisions at once, each answered on its own: written, stale or a taken id', async () => {
+    const { repositories } = fixture;
+    const flow = { namespace: 'company.team', flowId: 'at-once', definition: {} };
+    await repositories.flows.saveRevision('main', { ...flow, source: 'revision 1' });
+    await repositories.flows.saveRevision('main', { ...flow, source: 'revision 2' });
+    const execution = (id: string, flowRevision = 2) => ({ ...newExecution(id), flowId: 'at-once', flowRevision });
+    await repositories.executions.create('main', execution('at-once-taken'));
+
+    const answers = await Promise.allSettled([
+      ...Array.from({ length: 20 }, (_, i) => repositories.executions.createIfLatest('main', execution(`at-once-${i}`))),
+      repositories.executions.createIfLatest('main', execution('at-once-stale', 1)),
+      repositories.executions.createIfLatest('main', execution('at-once-taken')),
+    ]);
+    const written = answers.slice(0, 20);
+    expect(written.every((answer) => answer.status === 'fulfilled' && answer.value?.flowRevision === 2)).toBe(true);
+    for (let i = 0; i < 20; i++) expect((await repositories.executions.get('main', `at-once-${i}`)).id).toBe(`at-once-${i}`);
+    expect(answers[20]).toEqual({ status: 'fulfilled', value: undefined });
+    await expect(repositories.executions.get('main', 'at-once-stale')).rejects.toBeInstanceOf(ExecutionNotFound);
+    expect(answers[21]).toMatchObject({ status: 'rejected', reason: expect.any(AlreadyExists) });
+  });
+
   it('reads an execution with its task runs and attempts in one statement, the same as the record written', async () => {
     const created = await fixture.repositories.executions.create('reader', newExecution('exec-one-read'));
     const second: TaskRunRecord = { ...taskRun('exec-one-read'), id: 'exec-one-read-answer', taskId: 'answer', attempts: [] };

@@ -29,6 +29,7 @@ import {
   storedJson,
   UNIQUE_VIOLATION,
 } from '../prisma';
+import { BatchedCalls } from '../batched-calls';
 import { queryExecutionStats } from './execution-stats.query';
 
 /** What the executor reads before applying an event: the row and its state-machine data. */
@@ -74,7 +75,11 @@ export interface ExecutionFilesOwner {
 }
 
 export class ExecutionRepository {
-  /** `pool` is the one under `db`: `get` runs on it directly. */
+  private readonly latestCreates = new BatchedCalls<Record<string, unknown>, ExecutionRecord | undefined>((rows) =>
+    this.createAllIfLatest(rows),
+  );
+
+  /** `pool` is the one under `db`: `get` and `createIfLatest` run on it directly. */
   constructor(
     private readonly db: Db,
     private readonly pool: Pool,
@@ -92,20 +97,25 @@ export class ExecutionRepository {
 
   /**
    * Creates the execution only while its `flowRevision` is still the flow's latest
-   * revision (no newer one saved, no delete since): one statement, for a caller that
-   * knows a revision from before and need not read it again. `undefined` when a newer
-   * revision exists (nothing written); AlreadyExists as `create`.
+   * revision (no newer one saved, no delete since), for a caller that knows a
+   * revision from before and need not read it again. `undefined` when a newer
+   * revision exists (nothing written); AlreadyExists as `create`. Calls that arrive
+   * while one is in flight are written together by one statement.
    */
   async createIfLatest(tenantId: string, execution: NewExecution): Promise<ExecutionRecord | undefined> {
-    const columns = executionColumns(tenantId, execution);
     try {
-      const { rows } = await this.pool.query<ExecutionRow>(CREATE_IF_LATEST_SQL, [JSON.stringify(columns)]);
-      const row = rows[0];
-      return row === undefined ? undefined : toExecutionRecord(executionOfRow(row));
+      return await this.latestCreates.call(executionColumns(tenantId, execution));
     } catch (error) {
+      // Alone (BatchedCalls runs each call of a refused batch again by itself): this id is taken.
       if ((error as { code?: unknown }).code === PG_UNIQUE_VIOLATION) throw new AlreadyExists('execution', execution.id);
       throw error;
     }
+  }
+
+  private async createAllIfLatest(rows: readonly Record<string, unknown>[]): Promise<(ExecutionRecord | undefined)[]> {
+    const { rows: created } = await this.pool.query<ExecutionRow>(CREATE_IF_LATEST_SQL, [JSON.stringify(rows)]);
+    const byId = new Map(created.map((row) => [row.id, toExecutionRecord(executionOfRow(row))]));
+    return rows.map((row) => byId.get(row['id'] as string));
   }
 
   async get(tenantId: string, executionId: string): Promise<ExecutionWithTaskRuns> {
@@ -812,12 +822,12 @@ FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
 const EXECUTION_COLUMNS = `id, tenant_id, namespace, flow_id, flow_revision, state::text AS state, state_histories, inputs, outputs,
   labels, trigger, version, parent_execution_id, parent_task_run_id, created_at, updated_at, started_at, ended_at, error`;
 
-/** One new execution (`executionColumns` as JSON in $1), inserted only if no flow revision newer than its own exists. */
+/** New executions (`executionColumns` of each, a JSON array in $1), each inserted only if no flow revision newer than its own exists. */
 const CREATE_IF_LATEST_SQL = `INSERT INTO executions (id, tenant_id, namespace, flow_id, flow_revision, state, state_histories, inputs,
     labels, trigger, parent_execution_id, parent_task_run_id, updated_at)
   SELECT e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::execution_state, e.state_histories, e.inputs,
     e.labels, e.trigger, e.parent_execution_id, e.parent_task_run_id, CURRENT_TIMESTAMP
-  FROM jsonb_to_record($1::jsonb) AS e(id text, tenant_id text, namespace text, flow_id text, flow_revision int, state text,
+  FROM jsonb_to_recordset($1::jsonb) AS e(id text, tenant_id text, namespace text, flow_id text, flow_revision int, state text,
     state_histories jsonb, inputs jsonb, labels jsonb, trigger jsonb, parent_execution_id text, parent_task_run_id text)
   WHERE NOT EXISTS (SELECT 1 FROM flows f WHERE f.tenant_id = e.tenant_id AND f.namespace = e.namespace
     AND f.flow_id = e.flow_id AND f.revision > e.flow_revision)

@@ -1,3 +1,7 @@
+import { startApiForSpec, type ApiSpecFixture } from '../testing/api-spec-fixture';
+import { FlowSourceParser } from './flow-source-parser';
+import { ParsedFlowCache } from './parsed-flow-cache';
+
 // Creating an execution uses the parse of the flow's latest revision from the api's
 // cache: many executions of one revision parse its source once, and those of a revision
 // the api already holds are written against it without reading the flow again (the
