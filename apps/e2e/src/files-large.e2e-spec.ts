@@ -1,18 +1,20 @@
 import { Fleet, onlyTaskRun, outputsOf, scenario, stateOf } from './harness/scenario';
 
-// A 50 MB FILE input goes through without any process holding it: uploaded to the api
+// A 128 MiB FILE input goes through without any process holding it: uploaded to the api
 // (streamed to storage), fetched by a worker into a task's working directory, copied by
 // the task and uploaded again as an output file, then downloaded. The resident memory of
 // the api and of the worker, sampled all along from their /metrics, never grows by more
 // than a bound well under the file's size past a warm-up (so neither held the file whole).
 const NAMESPACE = 'e2e.files.large';
-const FILE_BYTES = 50 * 1024 * 1024;
+const FILE_BYTES = 128 * 1024 * 1024;
 /**
- * Past a warm-up: under the file's 50 MiB, so a process that held the file whole fails.
+ * Past a warm-up: under the file's 128 MiB, so a process that held the file whole fails.
  * Multipart uploads keep two 5 MiB parts in flight, and the chunks already streamed stay
- * resident until the next collection: on a loaded machine the worker was seen at 38 MiB.
+ * resident until the next collection: that garbage does not grow with the file (with a
+ * 50 MiB file a loaded CI run saw the api at 44 MiB, with this one a run saw 33), so the
+ * file is large enough for the bound to leave room for it.
  */
-const MAX_GROWTH_BYTES = 44 * 1024 * 1024;
+const MAX_GROWTH_BYTES = 96 * 1024 * 1024;
 const LIMIT_MIB = MAX_GROWTH_BYTES / (1024 * 1024);
 const WARM_UP_BYTES = 12 * 1024 * 1024;
 const QUEUE = 'large-files';
@@ -75,7 +77,7 @@ function largeFile(size: number): { bytes: Buffer; checksum: number } {
   return { bytes, checksum };
 }
 
-describe('a 50 MB file through the api, storage and a worker', () => {
+describe('a 128 MiB file through the api, storage and a worker', () => {
   const { lanner, cluster, controllerEndpoint } = scenario();
   const fleet = new Fleet(cluster, lanner);
   let workerUrl = '';

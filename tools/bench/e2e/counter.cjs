@@ -3,7 +3,8 @@
 // messages produced by topic, gRPC messages received. Preload it into a role process
 // (NODE_OPTIONS="-r /abs/path/tools/bench/e2e/counter.cjs") with
 // LANNER_BENCH_COUNTS_DIR set: every 200 ms the process writes its running totals to
-// <dir>/<name>-<pid>.json, which the bench reads before and after each phase.
+// <dir>/<name>-<pid>.json, which the bench reads before and after each phase. With
+// LANNER_BENCH_SQL_TEXTS=1 it also counts statements by their first 90 characters.
 //
 // It wraps pg's Client#query (Prisma's driver adapter runs on pg, so Prisma's
 // statements are counted too), kafkajs's Connection#send and producer, and
@@ -14,6 +15,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const directory = process.env.LANNER_BENCH_COUNTS_DIR;
+const SQL_TEXTS = process.env.LANNER_BENCH_SQL_TEXTS === '1';
 if (directory) install(directory);
 
 function install(dir) {
@@ -43,6 +45,8 @@ function install(dir) {
     const kind = (text.match(/^[A-Za-z]+/)?.[0] ?? '?').toUpperCase();
     count('sql');
     count(`sql ${kind}`);
+    // Opt-in (LANNER_BENCH_SQL_TEXTS=1): each statement's first words too, to find where they come from.
+    if (SQL_TEXTS) count(`sql text ${text.replace(/\s+/g, ' ').slice(0, 90)}`);
     if (kind === 'BEGIN' || (kind === 'START' && /^START\s+TRANSACTION/i.test(text))) {
       client[IN_TRANSACTION] = true;
       count('transactions');
