@@ -12,6 +12,7 @@ import { ApiTokensService } from './api-tokens/api-tokens.service';
 import { AuditLogsController, InstanceAuditLogsController } from './audit/audit-logs.controller';
 import { AuditAnswerInterceptor, AuditTrail, AuditTrailGuard } from './audit/audit-trail';
 import { AccessGuard } from './auth/access.guard';
+import { ServedTenants } from './auth/served-tenants';
 import { ApiTokenAuth } from './auth/api-token-auth';
 import { ApiTokenGuard } from './auth/api-token.guard';
 import { ExecutionUpdatesFeed } from './executions/execution-updates.feed';
@@ -106,6 +107,7 @@ export class ApiRoleModule {
         AuditTrail,
         ApiTokensService,
         ApiTokenAuth,
+        ServedTenants,
         UserSessions,
         ApiTokenGuard,
         DeadLettersService,

@@ -8,6 +8,7 @@ import { Forbidden, InvalidRequest } from '../http/api-errors';
 import type { HttpRequest } from '../http/http-types';
 import { unstorableTextProblems } from '../http/storable-text';
 import { accessSubjectOf, type ApiPrincipal, ApiTokenAuth } from './api-token-auth';
+import { ServedTenants } from './served-tenants';
 import { type DeclaredRouteAccess, type NamespaceSource, ROUTE_ACCESS } from './route-access.decorator';
 
 /**
@@ -55,6 +56,7 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly auth: ApiTokenAuth,
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    private readonly tenants: ServedTenants,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -105,7 +107,7 @@ export class AccessGuard implements CanActivate {
     const tenantId = textParam(request.params, 'tenant');
     if (tenantId === undefined) return;
     assertStorableParams(request);
-    const served = await this.repositories.tenants.served(tenantId);
+    const served = await this.tenants.served(tenantId);
     if (served === null) throw new NotFound('tenant', tenantId);
     request.tenant = tenantScope(this.repositories, served);
   }

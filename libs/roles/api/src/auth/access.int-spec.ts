@@ -6,6 +6,7 @@ import { holderOf, permissionName, type Permission } from '@lanner/access';
 import { hashToken } from '@lanner/auth';
 import { apiRoleRoutes, type ApiRoute } from '../testing/api-routes';
 import { startApiForSpec, type ApiSpecFixture } from '../testing/api-spec-fixture';
+import { SERVED_TENANT_TTL_MS } from './served-tenants';
 
 // Access control through the real api role on the real PostgreSQL and Kafka:
 // API tokens minted through the API, every route's permission, namespace-bound
@@ -515,6 +516,16 @@ describe('tenants', () => {
 
     expect((await call('POST', '/api/v1/instance/tenants/team-d/enable', json({}))).status).toBe(200);
     expect((await call('GET', '/api/v1/team-d/flows/search', { token })).status).toBe(200);
+    // Disabled by another api instance (straight in the database): refused here too, once the
+    // few seconds this instance keeps an enabled tenant have passed.
+    await api.repositories.tenants.setDisabled('team-d', new Date());
+    const refusedBy = Date.now() + SERVED_TENANT_TTL_MS + 1_000;
+    let status = 0;
+    while (status !== 404 && Date.now() < refusedBy) {
+      status = (await call('GET', '/api/v1/team-d/flows/search', { token })).status;
+      if (status !== 404) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(404);
     expect((await call('POST', '/api/v1/instance/tenants/main/disable', json({}))).status).toBe(403);
     expect((await call('POST', '/api/v1/instance/tenants/nowhere/disable', json({}))).status).toBe(404);
   }, 120_000);

@@ -6,6 +6,7 @@ import type { Repositories, TenantRecord } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
 import { z } from 'zod';
 import { RequirePermission } from '../auth/route-access.decorator';
+import { ServedTenants } from '../auth/served-tenants';
 import { Forbidden } from '../http/api-errors';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
@@ -46,7 +47,10 @@ function tenantView(tenant: TenantRecord): z.output<typeof TenantViewSchema> {
 @BearerAuth()
 @Controller('api/v1/instance/tenants')
 export class TenantsController {
-  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
+  constructor(
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    private readonly served: ServedTenants,
+  ) {}
 
   @RequirePermission('tenant', 'read')
   @Get()
@@ -81,7 +85,9 @@ export class TenantsController {
   @ProblemResponses(401, 403, 404)
   async disable(@Param('id') id: string) {
     if (id === DEFAULT_TENANT_ID) throw new Forbidden(`The tenant '${DEFAULT_TENANT_ID}' cannot be disabled`);
-    return tenantView(await this.repositories.tenants.setDisabled(id, new Date()));
+    const tenant = await this.repositories.tenants.setDisabled(id, new Date());
+    this.served.forget(id);
+    return tenantView(tenant);
   }
 
   @RequirePermission('tenant', 'write')
@@ -92,6 +98,8 @@ export class TenantsController {
   @JsonAnswer(TenantViewSchema, { description: 'The tenant' })
   @ProblemResponses(401, 403, 404)
   async enable(@Param('id') id: string) {
-    return tenantView(await this.repositories.tenants.setDisabled(id, null));
+    const tenant = await this.repositories.tenants.setDisabled(id, null);
+    this.served.forget(id);
+    return tenantView(tenant);
   }
 }
