@@ -1350,7 +1350,106 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description In a state it never leaves by itself */
+                        ended: boolean;
+                        /** @description Why the execution itself failed (a quarantine, a concurrency limit) */
+                        error: {
+                            message: string;
+                        } | null;
+                        flowId: string;
+                        flowRevision: number;
+                        id: string;
+                        /** @description The values of the flow inputs, by input id */
+                        inputs: Record<string, never>;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        namespace: string;
+                        /** @description The first execution of a retry chain; its own id otherwise */
+                        originalId: string;
+                        outputs: Record<string, never>;
+                        parentExecutionId: string | null;
+                        parentTaskRunId: string | null;
+                        /** @description A replay: the execution it was made from */
+                        replayOf: {
+                            executionId: string;
+                            /** @description The task run it ran again from; null: the whole flow */
+                            taskRunId: string | null;
+                        } | null;
+                        state: {
+                            /** @enum {string} */
+                            current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            /** Format: date-time */
+                            endDate: string | null;
+                            /** @description Every state it went through, oldest first */
+                            histories: {
+                                /** Format: date-time */
+                                date: string;
+                                /** @enum {string} */
+                                state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            }[];
+                            /** Format: date-time */
+                            startDate: string | null;
+                        };
+                        /** @description Its task runs with their attempts */
+                        taskRunList: {
+                            attempts: {
+                                attempt: number;
+                                /** @description What the user is shown about its failure: `{ message }` */
+                                error: Record<string, never> | null;
+                                /** @description What the attempt produced */
+                                outputs: Record<string, never>;
+                                state: {
+                                    /** @enum {string} */
+                                    current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                    /** Format: date-time */
+                                    endDate: string | null;
+                                    /** Format: date-time */
+                                    startDate: string | null;
+                                };
+                                workerId: string | null;
+                                workerQueueId: string | null;
+                            }[];
+                            /** @description Why it waits or went where it went */
+                            dispatchReason: string | null;
+                            /** @description Why it failed (or ended in WARNING) */
+                            error: {
+                                message: string;
+                            } | null;
+                            executionId: string;
+                            id: string;
+                            outputs: Record<string, never>;
+                            parentTaskRunId: string | null;
+                            state: {
+                                /** @enum {string} */
+                                current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                /** Format: date-time */
+                                endDate: string | null;
+                                /** @description Every state it went through, oldest first */
+                                histories: {
+                                    /** Format: date-time */
+                                    date: string;
+                                    /** @enum {string} */
+                                    state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                }[];
+                                /** Format: date-time */
+                                startDate: string | null;
+                            };
+                            taskId: string;
+                            /** @description The ForEach value this run iterates on */
+                            value: string | null;
+                            workerQueueId: string | null;
+                        }[];
+                        tenantId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        version: number;
+                    };
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -1392,7 +1491,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/octet-stream": string;
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -1438,12 +1539,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { type, content, truncated }: up to 64 KiB of the file as text */
+            /** @description Up to 64 KiB of the file as text */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        content: string;
+                        /** @description The file goes on past `content` */
+                        truncated: boolean;
+                        /**
+                         * @description How to show it, from the file name
+                         * @enum {string}
+                         */
+                        type: "text" | "csv" | "json";
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -1495,12 +1607,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { uris }: the files deleted */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description The kestra:/// URIs of the files deleted */
+                        uris: string[];
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -1552,12 +1668,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/event-stream of `execution` events, then `end` */
+            /** @description `execution` events, the execution after each change, then `end` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -1647,7 +1765,106 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description In a state it never leaves by itself */
+                        ended: boolean;
+                        /** @description Why the execution itself failed (a quarantine, a concurrency limit) */
+                        error: {
+                            message: string;
+                        } | null;
+                        flowId: string;
+                        flowRevision: number;
+                        id: string;
+                        /** @description The values of the flow inputs, by input id */
+                        inputs: Record<string, never>;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        namespace: string;
+                        /** @description The first execution of a retry chain; its own id otherwise */
+                        originalId: string;
+                        outputs: Record<string, never>;
+                        parentExecutionId: string | null;
+                        parentTaskRunId: string | null;
+                        /** @description A replay: the execution it was made from */
+                        replayOf: {
+                            executionId: string;
+                            /** @description The task run it ran again from; null: the whole flow */
+                            taskRunId: string | null;
+                        } | null;
+                        state: {
+                            /** @enum {string} */
+                            current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            /** Format: date-time */
+                            endDate: string | null;
+                            /** @description Every state it went through, oldest first */
+                            histories: {
+                                /** Format: date-time */
+                                date: string;
+                                /** @enum {string} */
+                                state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            }[];
+                            /** Format: date-time */
+                            startDate: string | null;
+                        };
+                        /** @description Its task runs with their attempts */
+                        taskRunList: {
+                            attempts: {
+                                attempt: number;
+                                /** @description What the user is shown about its failure: `{ message }` */
+                                error: Record<string, never> | null;
+                                /** @description What the attempt produced */
+                                outputs: Record<string, never>;
+                                state: {
+                                    /** @enum {string} */
+                                    current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                    /** Format: date-time */
+                                    endDate: string | null;
+                                    /** Format: date-time */
+                                    startDate: string | null;
+                                };
+                                workerId: string | null;
+                                workerQueueId: string | null;
+                            }[];
+                            /** @description Why it waits or went where it went */
+                            dispatchReason: string | null;
+                            /** @description Why it failed (or ended in WARNING) */
+                            error: {
+                                message: string;
+                            } | null;
+                            executionId: string;
+                            id: string;
+                            outputs: Record<string, never>;
+                            parentTaskRunId: string | null;
+                            state: {
+                                /** @enum {string} */
+                                current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                /** Format: date-time */
+                                endDate: string | null;
+                                /** @description Every state it went through, oldest first */
+                                histories: {
+                                    /** Format: date-time */
+                                    date: string;
+                                    /** @enum {string} */
+                                    state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                }[];
+                                /** Format: date-time */
+                                startDate: string | null;
+                            };
+                            taskId: string;
+                            /** @description The ForEach value this run iterates on */
+                            value: string | null;
+                            workerQueueId: string | null;
+                        }[];
+                        tenantId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        version: number;
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -1704,7 +1921,106 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description In a state it never leaves by itself */
+                        ended: boolean;
+                        /** @description Why the execution itself failed (a quarantine, a concurrency limit) */
+                        error: {
+                            message: string;
+                        } | null;
+                        flowId: string;
+                        flowRevision: number;
+                        id: string;
+                        /** @description The values of the flow inputs, by input id */
+                        inputs: Record<string, never>;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        namespace: string;
+                        /** @description The first execution of a retry chain; its own id otherwise */
+                        originalId: string;
+                        outputs: Record<string, never>;
+                        parentExecutionId: string | null;
+                        parentTaskRunId: string | null;
+                        /** @description A replay: the execution it was made from */
+                        replayOf: {
+                            executionId: string;
+                            /** @description The task run it ran again from; null: the whole flow */
+                            taskRunId: string | null;
+                        } | null;
+                        state: {
+                            /** @enum {string} */
+                            current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            /** Format: date-time */
+                            endDate: string | null;
+                            /** @description Every state it went through, oldest first */
+                            histories: {
+                                /** Format: date-time */
+                                date: string;
+                                /** @enum {string} */
+                                state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            }[];
+                            /** Format: date-time */
+                            startDate: string | null;
+                        };
+                        /** @description Its task runs with their attempts */
+                        taskRunList: {
+                            attempts: {
+                                attempt: number;
+                                /** @description What the user is shown about its failure: `{ message }` */
+                                error: Record<string, never> | null;
+                                /** @description What the attempt produced */
+                                outputs: Record<string, never>;
+                                state: {
+                                    /** @enum {string} */
+                                    current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                    /** Format: date-time */
+                                    endDate: string | null;
+                                    /** Format: date-time */
+                                    startDate: string | null;
+                                };
+                                workerId: string | null;
+                                workerQueueId: string | null;
+                            }[];
+                            /** @description Why it waits or went where it went */
+                            dispatchReason: string | null;
+                            /** @description Why it failed (or ended in WARNING) */
+                            error: {
+                                message: string;
+                            } | null;
+                            executionId: string;
+                            id: string;
+                            outputs: Record<string, never>;
+                            parentTaskRunId: string | null;
+                            state: {
+                                /** @enum {string} */
+                                current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                /** Format: date-time */
+                                endDate: string | null;
+                                /** @description Every state it went through, oldest first */
+                                histories: {
+                                    /** Format: date-time */
+                                    date: string;
+                                    /** @enum {string} */
+                                    state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                }[];
+                                /** Format: date-time */
+                                startDate: string | null;
+                            };
+                            taskId: string;
+                            /** @description The ForEach value this run iterates on */
+                            value: string | null;
+                            workerQueueId: string | null;
+                        }[];
+                        tenantId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        version: number;
+                    };
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -1846,7 +2162,106 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description In a state it never leaves by itself */
+                        ended: boolean;
+                        /** @description Why the execution itself failed (a quarantine, a concurrency limit) */
+                        error: {
+                            message: string;
+                        } | null;
+                        flowId: string;
+                        flowRevision: number;
+                        id: string;
+                        /** @description The values of the flow inputs, by input id */
+                        inputs: Record<string, never>;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        namespace: string;
+                        /** @description The first execution of a retry chain; its own id otherwise */
+                        originalId: string;
+                        outputs: Record<string, never>;
+                        parentExecutionId: string | null;
+                        parentTaskRunId: string | null;
+                        /** @description A replay: the execution it was made from */
+                        replayOf: {
+                            executionId: string;
+                            /** @description The task run it ran again from; null: the whole flow */
+                            taskRunId: string | null;
+                        } | null;
+                        state: {
+                            /** @enum {string} */
+                            current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            /** Format: date-time */
+                            endDate: string | null;
+                            /** @description Every state it went through, oldest first */
+                            histories: {
+                                /** Format: date-time */
+                                date: string;
+                                /** @enum {string} */
+                                state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            }[];
+                            /** Format: date-time */
+                            startDate: string | null;
+                        };
+                        /** @description Its task runs with their attempts */
+                        taskRunList: {
+                            attempts: {
+                                attempt: number;
+                                /** @description What the user is shown about its failure: `{ message }` */
+                                error: Record<string, never> | null;
+                                /** @description What the attempt produced */
+                                outputs: Record<string, never>;
+                                state: {
+                                    /** @enum {string} */
+                                    current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                    /** Format: date-time */
+                                    endDate: string | null;
+                                    /** Format: date-time */
+                                    startDate: string | null;
+                                };
+                                workerId: string | null;
+                                workerQueueId: string | null;
+                            }[];
+                            /** @description Why it waits or went where it went */
+                            dispatchReason: string | null;
+                            /** @description Why it failed (or ended in WARNING) */
+                            error: {
+                                message: string;
+                            } | null;
+                            executionId: string;
+                            id: string;
+                            outputs: Record<string, never>;
+                            parentTaskRunId: string | null;
+                            state: {
+                                /** @enum {string} */
+                                current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                /** Format: date-time */
+                                endDate: string | null;
+                                /** @description Every state it went through, oldest first */
+                                histories: {
+                                    /** Format: date-time */
+                                    date: string;
+                                    /** @enum {string} */
+                                    state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                }[];
+                                /** Format: date-time */
+                                startDate: string | null;
+                            };
+                            taskId: string;
+                            /** @description The ForEach value this run iterates on */
+                            value: string | null;
+                            workerQueueId: string | null;
+                        }[];
+                        tenantId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        version: number;
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -1929,12 +2344,66 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { results, total } */
+            /** @description One page of executions, without their task runs */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        results: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description In a state it never leaves by itself */
+                            ended: boolean;
+                            /** @description Why the execution itself failed (a quarantine, a concurrency limit) */
+                            error: {
+                                message: string;
+                            } | null;
+                            flowId: string;
+                            flowRevision: number;
+                            id: string;
+                            /** @description The values of the flow inputs, by input id */
+                            inputs: Record<string, never>;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            namespace: string;
+                            /** @description The first execution of a retry chain; its own id otherwise */
+                            originalId: string;
+                            outputs: Record<string, never>;
+                            parentExecutionId: string | null;
+                            parentTaskRunId: string | null;
+                            /** @description A replay: the execution it was made from */
+                            replayOf: {
+                                executionId: string;
+                                /** @description The task run it ran again from; null: the whole flow */
+                                taskRunId: string | null;
+                            } | null;
+                            state: {
+                                /** @enum {string} */
+                                current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                                /** Format: date-time */
+                                endDate: string | null;
+                                /** @description Every state it went through, oldest first */
+                                histories: {
+                                    /** Format: date-time */
+                                    date: string;
+                                    /** @enum {string} */
+                                    state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                                }[];
+                                /** Format: date-time */
+                                startDate: string | null;
+                            };
+                            tenantId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            version: number;
+                        }[];
+                        /** @description Matches in every page */
+                        total: number;
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -2090,7 +2559,106 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description In a state it never leaves by itself */
+                        ended: boolean;
+                        /** @description Why the execution itself failed (a quarantine, a concurrency limit) */
+                        error: {
+                            message: string;
+                        } | null;
+                        flowId: string;
+                        flowRevision: number;
+                        id: string;
+                        /** @description The values of the flow inputs, by input id */
+                        inputs: Record<string, never>;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        namespace: string;
+                        /** @description The first execution of a retry chain; its own id otherwise */
+                        originalId: string;
+                        outputs: Record<string, never>;
+                        parentExecutionId: string | null;
+                        parentTaskRunId: string | null;
+                        /** @description A replay: the execution it was made from */
+                        replayOf: {
+                            executionId: string;
+                            /** @description The task run it ran again from; null: the whole flow */
+                            taskRunId: string | null;
+                        } | null;
+                        state: {
+                            /** @enum {string} */
+                            current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            /** Format: date-time */
+                            endDate: string | null;
+                            /** @description Every state it went through, oldest first */
+                            histories: {
+                                /** Format: date-time */
+                                date: string;
+                                /** @enum {string} */
+                                state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            }[];
+                            /** Format: date-time */
+                            startDate: string | null;
+                        };
+                        /** @description Its task runs with their attempts */
+                        taskRunList: {
+                            attempts: {
+                                attempt: number;
+                                /** @description What the user is shown about its failure: `{ message }` */
+                                error: Record<string, never> | null;
+                                /** @description What the attempt produced */
+                                outputs: Record<string, never>;
+                                state: {
+                                    /** @enum {string} */
+                                    current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                    /** Format: date-time */
+                                    endDate: string | null;
+                                    /** Format: date-time */
+                                    startDate: string | null;
+                                };
+                                workerId: string | null;
+                                workerQueueId: string | null;
+                            }[];
+                            /** @description Why it waits or went where it went */
+                            dispatchReason: string | null;
+                            /** @description Why it failed (or ended in WARNING) */
+                            error: {
+                                message: string;
+                            } | null;
+                            executionId: string;
+                            id: string;
+                            outputs: Record<string, never>;
+                            parentTaskRunId: string | null;
+                            state: {
+                                /** @enum {string} */
+                                current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                /** Format: date-time */
+                                endDate: string | null;
+                                /** @description Every state it went through, oldest first */
+                                histories: {
+                                    /** Format: date-time */
+                                    date: string;
+                                    /** @enum {string} */
+                                    state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                }[];
+                                /** Format: date-time */
+                                startDate: string | null;
+                            };
+                            taskId: string;
+                            /** @description The ForEach value this run iterates on */
+                            value: string | null;
+                            workerQueueId: string | null;
+                        }[];
+                        tenantId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        version: number;
+                    };
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -2149,7 +2717,106 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description In a state it never leaves by itself */
+                        ended: boolean;
+                        /** @description Why the execution itself failed (a quarantine, a concurrency limit) */
+                        error: {
+                            message: string;
+                        } | null;
+                        flowId: string;
+                        flowRevision: number;
+                        id: string;
+                        /** @description The values of the flow inputs, by input id */
+                        inputs: Record<string, never>;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        namespace: string;
+                        /** @description The first execution of a retry chain; its own id otherwise */
+                        originalId: string;
+                        outputs: Record<string, never>;
+                        parentExecutionId: string | null;
+                        parentTaskRunId: string | null;
+                        /** @description A replay: the execution it was made from */
+                        replayOf: {
+                            executionId: string;
+                            /** @description The task run it ran again from; null: the whole flow */
+                            taskRunId: string | null;
+                        } | null;
+                        state: {
+                            /** @enum {string} */
+                            current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            /** Format: date-time */
+                            endDate: string | null;
+                            /** @description Every state it went through, oldest first */
+                            histories: {
+                                /** Format: date-time */
+                                date: string;
+                                /** @enum {string} */
+                                state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            }[];
+                            /** Format: date-time */
+                            startDate: string | null;
+                        };
+                        /** @description Its task runs with their attempts */
+                        taskRunList: {
+                            attempts: {
+                                attempt: number;
+                                /** @description What the user is shown about its failure: `{ message }` */
+                                error: Record<string, never> | null;
+                                /** @description What the attempt produced */
+                                outputs: Record<string, never>;
+                                state: {
+                                    /** @enum {string} */
+                                    current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                    /** Format: date-time */
+                                    endDate: string | null;
+                                    /** Format: date-time */
+                                    startDate: string | null;
+                                };
+                                workerId: string | null;
+                                workerQueueId: string | null;
+                            }[];
+                            /** @description Why it waits or went where it went */
+                            dispatchReason: string | null;
+                            /** @description Why it failed (or ended in WARNING) */
+                            error: {
+                                message: string;
+                            } | null;
+                            executionId: string;
+                            id: string;
+                            outputs: Record<string, never>;
+                            parentTaskRunId: string | null;
+                            state: {
+                                /** @enum {string} */
+                                current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                /** Format: date-time */
+                                endDate: string | null;
+                                /** @description Every state it went through, oldest first */
+                                histories: {
+                                    /** Format: date-time */
+                                    date: string;
+                                    /** @enum {string} */
+                                    state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                }[];
+                                /** Format: date-time */
+                                startDate: string | null;
+                            };
+                            taskId: string;
+                            /** @description The ForEach value this run iterates on */
+                            value: string | null;
+                            workerQueueId: string | null;
+                        }[];
+                        tenantId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        version: number;
+                    };
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -2217,7 +2884,106 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description In a state it never leaves by itself */
+                        ended: boolean;
+                        /** @description Why the execution itself failed (a quarantine, a concurrency limit) */
+                        error: {
+                            message: string;
+                        } | null;
+                        flowId: string;
+                        flowRevision: number;
+                        id: string;
+                        /** @description The values of the flow inputs, by input id */
+                        inputs: Record<string, never>;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        namespace: string;
+                        /** @description The first execution of a retry chain; its own id otherwise */
+                        originalId: string;
+                        outputs: Record<string, never>;
+                        parentExecutionId: string | null;
+                        parentTaskRunId: string | null;
+                        /** @description A replay: the execution it was made from */
+                        replayOf: {
+                            executionId: string;
+                            /** @description The task run it ran again from; null: the whole flow */
+                            taskRunId: string | null;
+                        } | null;
+                        state: {
+                            /** @enum {string} */
+                            current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            /** Format: date-time */
+                            endDate: string | null;
+                            /** @description Every state it went through, oldest first */
+                            histories: {
+                                /** Format: date-time */
+                                date: string;
+                                /** @enum {string} */
+                                state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED";
+                            }[];
+                            /** Format: date-time */
+                            startDate: string | null;
+                        };
+                        /** @description Its task runs with their attempts */
+                        taskRunList: {
+                            attempts: {
+                                attempt: number;
+                                /** @description What the user is shown about its failure: `{ message }` */
+                                error: Record<string, never> | null;
+                                /** @description What the attempt produced */
+                                outputs: Record<string, never>;
+                                state: {
+                                    /** @enum {string} */
+                                    current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                    /** Format: date-time */
+                                    endDate: string | null;
+                                    /** Format: date-time */
+                                    startDate: string | null;
+                                };
+                                workerId: string | null;
+                                workerQueueId: string | null;
+                            }[];
+                            /** @description Why it waits or went where it went */
+                            dispatchReason: string | null;
+                            /** @description Why it failed (or ended in WARNING) */
+                            error: {
+                                message: string;
+                            } | null;
+                            executionId: string;
+                            id: string;
+                            outputs: Record<string, never>;
+                            parentTaskRunId: string | null;
+                            state: {
+                                /** @enum {string} */
+                                current: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                /** Format: date-time */
+                                endDate: string | null;
+                                /** @description Every state it went through, oldest first */
+                                histories: {
+                                    /** Format: date-time */
+                                    date: string;
+                                    /** @enum {string} */
+                                    state: "CREATED" | "QUEUED" | "RUNNING" | "PAUSED" | "RESTARTED" | "KILLING" | "RETRYING" | "RETRIED" | "SUCCESS" | "WARNING" | "FAILED" | "KILLED" | "CANCELLED" | "SUBMITTED" | "RESUBMITTED" | "SKIPPED";
+                                }[];
+                                /** Format: date-time */
+                                startDate: string | null;
+                            };
+                            taskId: string;
+                            /** @description The ForEach value this run iterates on */
+                            value: string | null;
+                            workerQueueId: string | null;
+                        }[];
+                        tenantId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        version: number;
+                    };
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -2278,7 +3044,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        id: string;
+                        namespace: string;
+                        revision: number;
+                        /** @description The YAML exactly as it was sent */
+                        source: string;
+                        tenantId: string;
+                        /**
+                         * Format: date-time
+                         * @description When this revision was saved
+                         */
+                        updated: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -2347,7 +3129,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        id: string;
+                        namespace: string;
+                        revision: number;
+                        /** @description The YAML exactly as it was sent */
+                        source: string;
+                        tenantId: string;
+                        /**
+                         * Format: date-time
+                         * @description When this revision was saved
+                         */
+                        updated: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -2401,14 +3199,46 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        id: string;
+                        namespace: string;
+                        revision: number;
+                        /** @description The YAML exactly as it was sent */
+                        source: string;
+                        tenantId: string;
+                        /**
+                         * Format: date-time
+                         * @description When this revision was saved
+                         */
+                        updated: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
             /** @description The flow did not exist and was created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        id: string;
+                        namespace: string;
+                        revision: number;
+                        /** @description The YAML exactly as it was sent */
+                        source: string;
+                        tenantId: string;
+                        /**
+                         * Format: date-time
+                         * @description When this revision was saved
+                         */
+                        updated: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -2508,12 +3338,32 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { results, total } */
+            /** @description One page of live flows */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        results: ({
+                            id: string;
+                            namespace: string;
+                            revision: number;
+                            /** @description The YAML exactly as it was sent */
+                            source: string;
+                            tenantId: string;
+                            /**
+                             * Format: date-time
+                             * @description When this revision was saved
+                             */
+                            updated: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        /** @description Matches in every page */
+                        total: number;
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -2551,12 +3401,26 @@ export interface operations {
             };
         };
         responses: {
-            /** @description [{ path, message, line, severity? }]: problems refuse the flow; entries with severity 'WARNING' (a deprecated spelling) do not */
+            /** @description Every problem: problems refuse the flow; entries with severity 'WARNING' (a deprecated spelling) do not */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        column?: number;
+                        /** @description 1-based line in the YAML source, for flow problems */
+                        line?: number;
+                        message: string;
+                        /** @example tasks[2].workerSelector.fallback */
+                        path: string;
+                        /**
+                         * @description Set on what is accepted but deprecated (flow validation); a problem without it refuses the flow
+                         * @enum {string}
+                         */
+                        severity?: "WARNING";
+                    }[];
+                };
             };
             /** @description No or bad API token */
             401: {
@@ -2604,12 +3468,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description [{ taskRunId, attempt, level, timestamp, message }] */
+            /** @description The lines, oldest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        attempt: number;
+                        executionId: string;
+                        /** @enum {string} */
+                        level: "TRACE" | "DEBUG" | "INFO" | "WARN" | "ERROR";
+                        message: string;
+                        taskRunId: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                    }[];
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -2657,6 +3532,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description `log` events, one line each (as the list answers them), then `end` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
                 headers: {
@@ -2820,7 +3704,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/octet-stream": string;
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -2875,12 +3761,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { path, size, uri } */
+            /** @description The file as stored */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description Relative to the namespace files root */
+                        path: string;
+                        /** @description bytes */
+                        size: number;
+                        /** @description Its kestra:/// URI */
+                        uri: string;
+                    };
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -2988,12 +3883,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description [{ path, size, uri }] in path order */
+            /** @description In path order */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description Relative to the namespace files root */
+                        path: string;
+                        /** @description bytes */
+                        size: number;
+                        /** @description Its kestra:/// URI */
+                        uri: string;
+                    }[];
+                };
             };
             /** @description Malformed request (each problem with its JSON path) */
             400: {
@@ -4406,24 +5310,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        enabled?: boolean;
+                        enabled: boolean;
                         /**
                          * Format: date-time
                          * @description When the current (or last) maintenance began
                          */
-                        enteredAt?: string | null;
+                        enteredAt: string | null;
                         /** @description The API token or user that entered it */
-                        enteredBy?: string | null;
+                        enteredBy: string | null;
                         /**
                          * Format: date-time
                          * @description When the last maintenance ended
                          */
-                        exitedAt?: string | null;
+                        exitedAt: string | null;
                         /**
                          * @description Maintenance mode covers the whole cluster
                          * @enum {string}
                          */
-                        scope?: "instance";
+                        scope: "instance";
                     };
                 };
             };
@@ -4471,24 +5375,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        enabled?: boolean;
+                        enabled: boolean;
                         /**
                          * Format: date-time
                          * @description When the current (or last) maintenance began
                          */
-                        enteredAt?: string | null;
+                        enteredAt: string | null;
                         /** @description The API token or user that entered it */
-                        enteredBy?: string | null;
+                        enteredBy: string | null;
                         /**
                          * Format: date-time
                          * @description When the last maintenance ended
                          */
-                        exitedAt?: string | null;
+                        exitedAt: string | null;
                         /**
                          * @description Maintenance mode covers the whole cluster
                          * @enum {string}
                          */
-                        scope?: "instance";
+                        scope: "instance";
                     };
                 };
             };
@@ -4536,24 +5440,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        enabled?: boolean;
+                        enabled: boolean;
                         /**
                          * Format: date-time
                          * @description When the current (or last) maintenance began
                          */
-                        enteredAt?: string | null;
+                        enteredAt: string | null;
                         /** @description The API token or user that entered it */
-                        enteredBy?: string | null;
+                        enteredBy: string | null;
                         /**
                          * Format: date-time
                          * @description When the last maintenance ended
                          */
-                        exitedAt?: string | null;
+                        exitedAt: string | null;
                         /**
                          * @description Maintenance mode covers the whole cluster
                          * @enum {string}
                          */
-                        scope?: "instance";
+                        scope: "instance";
                     };
                 };
             };

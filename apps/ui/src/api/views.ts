@@ -1,9 +1,7 @@
 import type { paths } from './schema';
 
-// The bodies the UI reads. Where the OpenAPI document describes a body (the
-// instance routes), its type is taken from the generated schema; the flow,
-// execution and log routes describe theirs in prose only, so their shapes are
-// spelled out here, as the API documents them (README, API reference).
+// The bodies the UI reads, as the generated OpenAPI types describe them (the
+// API's answers are documented from the schemas its views are typed by).
 
 type JsonOk<P extends keyof paths, M extends 'get' | 'post' | 'put'> = paths[P][M] extends {
   responses: { 200: { content: { 'application/json': infer J } } };
@@ -36,68 +34,24 @@ export interface FlowInput {
   readonly values?: string[];
 }
 
-export interface Flow {
-  readonly id: string;
-  readonly namespace: string;
-  readonly revision: number;
-  readonly source: string;
-  readonly updated: string;
+/**
+ * A flow: the API documents its identity, revision and source; the fields parsed
+ * from its YAML come as written there, so the ones the UI reads are spelled out.
+ */
+export type Flow = JsonOk<'/api/v1/{tenant}/flows/{namespace}/{id}', 'get'> & {
   readonly description?: string;
   readonly inputs?: FlowInput[];
   readonly tasks?: { id: string; type: string }[];
-}
+};
 
-export interface StateView {
-  readonly current: string;
-  readonly histories: { state: string; date: string }[];
-  readonly startDate: string | null;
-  readonly endDate: string | null;
-}
+/** An execution; `taskRunList` is absent from search results. */
+export type Execution = ExecutionSummary & Partial<Pick<ExecutionDetail, 'taskRunList'>>;
+type ExecutionSummary = JsonOk<'/api/v1/{tenant}/executions/search', 'get'>['results'][number];
+type ExecutionDetail = JsonOk<'/api/v1/{tenant}/executions/{id}', 'get'>;
+export type TaskRun = ExecutionDetail['taskRunList'][number];
+export type StateView = Execution['state'];
+export type Attempt = TaskRun['attempts'][number];
 
-export interface Attempt {
-  readonly attempt: number;
-  readonly state: { current: string; startDate: string | null; endDate: string | null };
-  readonly workerId: string | null;
-  readonly workerQueueId: string | null;
-  readonly outputs: Record<string, unknown>;
-  readonly error: unknown;
-}
-
-export interface TaskRun {
-  readonly id: string;
-  readonly taskId: string;
-  readonly parentTaskRunId: string | null;
-  readonly value: string | null;
-  readonly state: StateView;
-  readonly outputs: Record<string, unknown>;
-  readonly workerQueueId: string | null;
-  readonly dispatchReason: string | null;
-  readonly error: { message: string } | null;
-  readonly attempts: Attempt[];
-}
-
-export interface Execution {
-  readonly id: string;
-  readonly namespace: string;
-  readonly flowId: string;
-  readonly flowRevision: number;
-  readonly state: StateView;
-  readonly ended: boolean;
-  readonly inputs: Record<string, unknown>;
-  readonly outputs: Record<string, unknown>;
-  readonly labels: unknown;
-  readonly createdAt: string;
-  /** A replay: the execution it was made from and the task run of it that ran again (null: the whole flow). */
-  readonly replayOf?: { readonly executionId: string; readonly taskRunId: string | null } | null;
-  readonly taskRunList?: TaskRun[];
-}
-
-export interface LogLine {
-  readonly taskRunId: string | null;
-  readonly attempt: number | null;
-  readonly level: string;
-  readonly timestamp: string;
-  readonly message: string;
-}
+export type LogLine = JsonOk<'/api/v1/{tenant}/logs/{executionId}', 'get'>[number];
 
 export type ExecutionStats = JsonOk<'/api/v1/{tenant}/executions/stats', 'get'>;

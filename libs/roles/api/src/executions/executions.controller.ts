@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EXECUTION_RECORD_STATES, parseIsoDuration, statsBucketSeconds } from '@lanner/model';
 import { errorSummary } from '@lanner/runtime';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
@@ -14,10 +14,10 @@ import { PageQuerySchema } from '../http/query';
 import { isMultipartForm, readMultipartForm } from '../http/multipart-body';
 import { parseWith } from '../http/request-body';
 import { openEventStream, SSE_KEEP_ALIVE } from '../http/server-sent-events';
-import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
+import { BearerAuth, ProblemResponses, StreamAnswer } from '../openapi/api-docs.decorators';
 import { JsonAnswer, JsonBody, QueryParameters } from '../openapi/zod-openapi';
 import { executionStatsView, ExecutionStatsViewSchema } from './execution-stats-view';
-import { executionView } from './execution-view';
+import { type ExecutionDetailView, ExecutionDetailViewSchema, ExecutionPageSchema, executionView } from './execution-view';
 import { ExecutionFilesService } from './execution-files.service';
 import { ExecutionsService, type NewExecutionRequest } from './executions.service';
 import { LABELS_FIELD, newExecutionFromForm, parseLabels } from './new-execution-form';
@@ -96,6 +96,12 @@ function statsPeriodOf(query: { from?: string; to?: string }, now: Date): { from
 const NEW_EXECUTION_BODY_LIMIT_BYTES = 100 * 1024;
 const FileQuerySchema = z.object({ path: z.string().min(1).describe('The kestra:/// URI, as the execution shows it') });
 const PREVIEW_BYTES = 64 * 1024;
+const PurgedFilesViewSchema = z.object({ uris: z.array(z.string()).describe('The kestra:/// URIs of the files deleted') });
+const FilePreviewViewSchema = z.object({
+  type: z.enum(['text', 'csv', 'json']).describe('How to show it, from the file name'),
+  content: z.string(),
+  truncated: z.boolean().describe('The file goes on past `content`'),
+});
 const DEFAULT_WAIT_MS = 60_000;
 const MAX_WAIT_MS = 3_600_000;
 const KEEP_ALIVE_MS = 15_000;
@@ -181,9 +187,13 @@ export class ExecutionsController {
   @Get('search')
   @ApiOperation({ summary: 'Search executions, newest first' })
   @QueryParameters(ExecutionSearchQuerySchema)
-  @ApiOkResponse({ description: '{ results, total }' })
+  @JsonAnswer(ExecutionPageSchema, { description: 'One page of executions, without their task runs' })
   @ProblemResponses(400)
-  async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+  async search(
+    @TenantData() tenant: TenantRepositories,
+    @Query() query: unknown,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<z.output<typeof ExecutionPageSchema>> {
     const { labels, from, to, ...rest } = parseWith(ExecutionSearchQuerySchema, query, 'query');
     const period = periodOf({ from, to });
     const page = await this.executions.search(tenant, {
@@ -239,9 +249,13 @@ export class ExecutionsController {
   @Post(':id/restart')
   @HttpCode(200)
   @ApiOperation({ summary: 'Restart a FAILED or KILLED execution: its failed task runs run again' })
-  @ApiOkResponse({ description: 'The execution as it was when the restart was requested' })
+  @JsonAnswer(ExecutionDetailViewSchema, { description: 'The execution as it was when the restart was requested' })
   @ProblemResponses(404, 409)
-  async restart(@TenantData() tenant: TenantRepositories, @Param('id') id: string, @Req() request: AuthenticatedRequest) {
+  async restart(
+    @TenantData() tenant: TenantRepositories,
+    @Param('id') id: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<ExecutionDetailView> {
     return executionView(
       await this.executions.restart(tenant, id, request.principal?.tokenId ?? 'unknown', correlationIdOf(request)),
     );
@@ -256,14 +270,14 @@ export class ExecutionsController {
       'Replay an ended execution as a new one: from `taskRunId`, the task runs before it are carried over with their outputs and the flow runs again from it; without it, the whole flow runs again',
   })
   @QueryParameters(ReplayQuerySchema)
-  @ApiOkResponse({ description: 'The new execution, in CREATED' })
+  @JsonAnswer(ExecutionDetailViewSchema, { description: 'The new execution, in CREATED' })
   @ProblemResponses(400, 404, 409)
   async replay(
     @TenantData() tenant: TenantRepositories,
     @Param('id') id: string,
     @Query() query: unknown,
     @Req() request: HttpRequest,
-  ) {
+  ): Promise<ExecutionDetailView> {
     const { taskRunId } = parseWith(ReplayQuerySchema, query, 'query');
     return executionView(await this.executions.replay(tenant, id, taskRunId, correlationIdOf(request)));
   }
@@ -276,7 +290,7 @@ export class ExecutionsController {
   @ApiConsumes('application/json', 'multipart/form-data')
   @JsonBody(NewExecutionBodySchema)
   @QueryParameters(WaitQuerySchema)
-  @ApiOkResponse({ description: 'The execution (CREATED, or ended with ?wait=true)' })
+  @JsonAnswer(ExecutionDetailViewSchema, { description: 'The execution (CREATED, or ended with ?wait=true)' })
   @ProblemResponses(400, 404, 409, 413, 422)
   async create(
     @TenantData() tenant: TenantRepositories,
@@ -285,7 +299,7 @@ export class ExecutionsController {
     @Body() body: unknown,
     @Query() query: unknown,
     @Req() request: HttpRequest,
-  ) {
+  ): Promise<ExecutionDetailView> {
     const { wait, waitTimeout, labels } = parseWith(WaitQuerySchema, query, 'query');
     const timeoutMs = waitTimeoutMs(waitTimeout);
     const queryLabels = parseLabels(labels === undefined ? [] : [labels].flat(), LABELS_FIELD, 'query');
@@ -327,9 +341,9 @@ export class ExecutionsController {
   @RequirePermission('execution', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id')
   @ApiOperation({ summary: 'An execution with its task runs and their attempts' })
-  @ApiOkResponse({ description: 'The execution, with taskRunList and outputs' })
+  @JsonAnswer(ExecutionDetailViewSchema, { description: 'The execution, with taskRunList and outputs' })
   @ProblemResponses(404)
-  async get(@TenantData() tenant: TenantRepositories, @Param('id') id: string) {
+  async get(@TenantData() tenant: TenantRepositories, @Param('id') id: string): Promise<ExecutionDetailView> {
     return executionView(await this.executions.get(tenant, id));
   }
 
@@ -337,8 +351,7 @@ export class ExecutionsController {
   @Get(':id/file')
   @ApiOperation({ summary: 'Download a file of the execution (an output file, a FILE input) by its kestra:/// URI' })
   @QueryParameters(FileQuerySchema)
-  @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: "The file's bytes" })
+  @StreamAnswer('application/octet-stream', "The file's bytes")
   @ProblemResponses(400, 404)
   async file(
     @TenantData() tenant: TenantRepositories,
@@ -365,10 +378,13 @@ export class ExecutionsController {
   @ApiOperation({
     summary: "Purge an ended execution's files from internal storage (its FILE inputs, output files and stored outputs)",
   })
-  @ApiOkResponse({ description: '{ uris }: the files deleted' })
+  @JsonAnswer(PurgedFilesViewSchema)
   @ProblemResponses(400, 404, 409)
   @Audit('execution.purge-files', { id: ':id', namespace: { executionParam: 'id' } })
-  async purgeFiles(@TenantData() tenant: TenantRepositories, @Param('id') id: string) {
+  async purgeFiles(
+    @TenantData() tenant: TenantRepositories,
+    @Param('id') id: string,
+  ): Promise<z.output<typeof PurgedFilesViewSchema>> {
     return { uris: await this.files.purge(tenant, id) };
   }
 
@@ -376,9 +392,13 @@ export class ExecutionsController {
   @Get(':id/file/preview')
   @ApiOperation({ summary: 'The start of a text, CSV or JSON file of the execution, for display' })
   @QueryParameters(FileQuerySchema)
-  @ApiOkResponse({ description: '{ type, content, truncated }: up to 64 KiB of the file as text' })
+  @JsonAnswer(FilePreviewViewSchema, { description: 'Up to 64 KiB of the file as text' })
   @ProblemResponses(400, 404, 422)
-  async preview(@TenantData() tenant: TenantRepositories, @Param('id') id: string, @Query() query: unknown) {
+  async preview(
+    @TenantData() tenant: TenantRepositories,
+    @Param('id') id: string,
+    @Query() query: unknown,
+  ): Promise<z.output<typeof FilePreviewViewSchema>> {
     const { path } = parseWith(FileQuerySchema, query, 'query');
     const file = await this.executions.openFile(tenant, id, path);
     const type = previewTypeOf(file.name);
@@ -410,8 +430,7 @@ export class ExecutionsController {
   @RequirePermission('execution', 'read', { namespaceFrom: { executionParam: 'id' } })
   @Get(':id/follow')
   @ApiOperation({ summary: 'Server-sent events: `execution` with the execution after each change, until it ends' })
-  @ApiProduces('text/event-stream')
-  @ApiOkResponse({ description: 'text/event-stream of `execution` events, then `end`' })
+  @StreamAnswer('text/event-stream', '`execution` events, the execution after each change, then `end`')
   @ProblemResponses(404)
   async follow(
     @TenantData() tenant: TenantRepositories,

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Flow, StoredJson } from '@lanner/model';
 import { FlowNotFound } from '@lanner/repository';
 import { Public } from '../auth/route-access.decorator';
@@ -9,7 +9,8 @@ import { correlationIdOf } from '../http/correlation';
 import type { HttpRequest } from '../http/http-types';
 import { readTextBody } from '../http/request-body';
 import { ProblemResponses } from '../openapi/api-docs.decorators';
-import { executionView } from './execution-view';
+import { JsonAnswer } from '../openapi/zod-openapi';
+import { type ExecutionDetailView, ExecutionDetailViewSchema, executionView } from './execution-view';
 import { ExecutionsService } from './executions.service';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
@@ -52,7 +53,7 @@ export class WebhooksController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Start an execution through a Webhook trigger (no body; the key is the secret)' })
   @ApiQuery({ name: 'wait', required: false, description: 'true: answer when the execution ends (up to 60 s)' })
-  @ApiOkResponse({ description: 'The execution (CREATED, or ended with ?wait=true)' })
+  @JsonAnswer(ExecutionDetailViewSchema, { description: 'The execution (CREATED, or ended with ?wait=true)' })
   @ProblemResponses(404, 409)
   get(
     @TenantData() tenant: TenantRepositories,
@@ -70,7 +71,7 @@ export class WebhooksController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Start an execution through a Webhook trigger, the body in trigger.body (the key is the secret)' })
   @ApiQuery({ name: 'wait', required: false, description: 'true: answer when the execution ends (up to 60 s)' })
-  @ApiOkResponse({ description: 'The execution (CREATED, or ended with ?wait=true)' })
+  @JsonAnswer(ExecutionDetailViewSchema, { description: 'The execution (CREATED, or ended with ?wait=true)' })
   @ApiConsumes('application/json', 'text/plain')
   @ApiBody(WEBHOOK_BODY)
   @ProblemResponses(404, 409, 413)
@@ -91,7 +92,7 @@ export class WebhooksController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Start an execution through a Webhook trigger, the body in trigger.body (the key is the secret)' })
   @ApiQuery({ name: 'wait', required: false, description: 'true: answer when the execution ends (up to 60 s)' })
-  @ApiOkResponse({ description: 'The execution (CREATED, or ended with ?wait=true)' })
+  @JsonAnswer(ExecutionDetailViewSchema, { description: 'The execution (CREATED, or ended with ?wait=true)' })
   @ApiConsumes('application/json', 'text/plain')
   @ApiBody(WEBHOOK_BODY)
   @ProblemResponses(404, 409, 413)
@@ -115,7 +116,7 @@ export class WebhooksController {
     parsedBody: unknown,
     query: Record<string, unknown>,
     request: HttpRequest,
-  ) {
+  ): Promise<ExecutionDetailView> {
     const body = await this.bodyOf(request, parsedBody);
     const headers: Record<string, StoredJson> = {};
     for (const [name, value] of Object.entries(request.headers)) {

@@ -1,13 +1,14 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { MAX_FLOW_SOURCE_BYTES } from '@lanner/model';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { z } from 'zod';
 import { MAX_STORED_INT, PageQuerySchema, positiveIntQuery } from '../http/query';
 import { parseWith, readTextBody } from '../http/request-body';
 import { BearerAuth, ProblemResponses, YamlBody } from '../openapi/api-docs.decorators';
-import { QueryParameters } from '../openapi/zod-openapi';
-import { flowView } from './flow-view';
+import { ProblemEntrySchema } from '../http/api-errors';
+import { JsonAnswer, QueryParameters } from '../openapi/zod-openapi';
+import { FlowPageSchema, flowView, FlowViewSchema } from './flow-view';
 import { FlowsService } from './flows.service';
 import { assertNamespaceAllowed, type AuthenticatedRequest, namespacePrefixOf } from '../auth/access.guard';
 import { RequirePermission } from '../auth/route-access.decorator';
@@ -33,7 +34,7 @@ export class FlowsController {
   @Post()
   @ApiOperation({ summary: 'Create a flow from YAML' })
   @YamlBody()
-  @ApiResponse({ status: 201, description: 'The flow, revision 1 (or the next one after a delete)' })
+  @JsonAnswer(FlowViewSchema, { status: 201, description: 'The flow, revision 1 (or the next one after a delete)' })
   @ProblemResponses(409, 413, 415, 422)
   async create(@TenantData() tenant: TenantRepositories, @Req() request: AuthenticatedRequest) {
     const source = await readTextBody(request, MAX_FLOW_SOURCE_BYTES);
@@ -47,12 +48,11 @@ export class FlowsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Validate a flow without saving it: every problem with its YAML path and line' })
   @YamlBody()
-  @ApiOkResponse({
-    description:
-      "[{ path, message, line, severity? }]: problems refuse the flow; entries with severity 'WARNING' (a deprecated spelling) do not",
+  @JsonAnswer(z.array(ProblemEntrySchema), {
+    description: "Every problem: problems refuse the flow; entries with severity 'WARNING' (a deprecated spelling) do not",
   })
   @ProblemResponses(413, 415)
-  async validate(@Req() request: HttpRequest) {
+  async validate(@Req() request: HttpRequest): Promise<z.output<typeof ProblemEntrySchema>[]> {
     return this.flows.validate(await readTextBody(request, MAX_FLOW_SOURCE_BYTES));
   }
 
@@ -60,9 +60,13 @@ export class FlowsController {
   @Get('search')
   @ApiOperation({ summary: 'Search live flows' })
   @QueryParameters(FlowSearchQuerySchema)
-  @ApiOkResponse({ description: '{ results, total }' })
+  @JsonAnswer(FlowPageSchema, { description: 'One page of live flows' })
   @ProblemResponses(400)
-  async search(@TenantData() tenant: TenantRepositories, @Query() query: unknown, @Req() request: AuthenticatedRequest) {
+  async search(
+    @TenantData() tenant: TenantRepositories,
+    @Query() query: unknown,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<z.output<typeof FlowPageSchema>> {
     const filter = parseWith(FlowSearchQuerySchema, query, 'query');
     // A namespace-bound caller searches its prefix (the guard refused a `namespace` outside it).
     const page = await this.flows.search(tenant, {
@@ -77,8 +81,8 @@ export class FlowsController {
   @Put(':namespace/:id')
   @ApiOperation({ summary: 'Save a new revision (revision + 1); creates the flow when absent (201)' })
   @YamlBody()
-  @ApiOkResponse({ description: 'The flow with its new revision' })
-  @ApiResponse({ status: 201, description: 'The flow did not exist and was created' })
+  @JsonAnswer(FlowViewSchema, { description: 'The flow with its new revision' })
+  @JsonAnswer(FlowViewSchema, { status: 201, description: 'The flow did not exist and was created' })
   @ProblemResponses(413, 415, 422)
   async save(
     @TenantData() tenant: TenantRepositories,
@@ -97,7 +101,7 @@ export class FlowsController {
   @Get(':namespace/:id')
   @ApiOperation({ summary: 'The live flow, or an older revision with ?revision=N' })
   @QueryParameters(RevisionQuerySchema)
-  @ApiOkResponse({ description: 'The flow' })
+  @JsonAnswer(FlowViewSchema, { description: 'The flow' })
   @ProblemResponses(400, 404)
   async get(
     @TenantData() tenant: TenantRepositories,

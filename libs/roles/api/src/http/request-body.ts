@@ -1,6 +1,6 @@
 import type { HttpRequest } from './http-types';
 import type { z } from 'zod';
-import { InvalidRequest, PayloadTooLarge, type ProblemEntry, UnsupportedMediaType } from './api-errors';
+import { InvalidContent, InvalidRequest, PayloadTooLarge, type ProblemEntry, UnsupportedMediaType } from './api-errors';
 
 /**
  * Reads a text body (a flow's YAML) from the request stream, refusing more than
@@ -41,6 +41,25 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 
   if (parsed.success) return parsed.data;
   const problems: ProblemEntry[] = parsed.error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.message }));
   throw new InvalidRequest(`The ${what} is not valid`, problems);
+}
+
+/**
+ * Validates a JSON body whose problems are its content's, as the instance routes
+ * report them: a mismatch is invalid content (422), every problem with its JSON
+ * path, a field that does not belong first and at its own path (its message is
+ * the one the schema gives for unknown keys).
+ */
+export function contentWith<S extends z.ZodType>(schema: S, value: unknown, detail: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const unknownFields: ProblemEntry[] = [];
+  const problems: ProblemEntry[] = [];
+  for (const issue of parsed.error.issues) {
+    if (issue.code === 'unrecognized_keys')
+      unknownFields.push(...issue.keys.map((key) => ({ path: jsonPath([...issue.path, key]), message: issue.message })));
+    else problems.push({ path: jsonPath(issue.path), message: issue.message });
+  }
+  throw new InvalidContent(detail, [...unknownFields, ...problems]);
 }
 
 /** `labels.team`, `inputs.files[2]`; `$` for the whole value. */

@@ -1,5 +1,5 @@
 import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LOG_LEVELS, type LogLineRecord, type LogQuery } from '@lanner/repository';
 import { errorSummary } from '@lanner/runtime';
 import type { HttpResponse } from '../http/http-types';
@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { hasEnded } from '../executions/execution-view';
 import { parseWith } from '../http/request-body';
 import { openEventStream } from '../http/server-sent-events';
-import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
-import { QueryParameters } from '../openapi/zod-openapi';
+import { BearerAuth, ProblemResponses, StreamAnswer } from '../openapi/api-docs.decorators';
+import { instant, JsonAnswer, QueryParameters } from '../openapi/zod-openapi';
 import { RequirePermission } from '../auth/route-access.decorator';
 import type { TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
@@ -22,7 +22,16 @@ const LogQuerySchema = z.object({
 const TRAILING_LOGS_MS = 2000;
 const LOG_POLL_MS = 1000;
 
-export function logLineView(line: LogLineRecord) {
+const LogLineViewSchema = z.object({
+  executionId: z.string(),
+  taskRunId: z.string(),
+  attempt: z.number().int().min(1),
+  level: z.enum(LOG_LEVELS),
+  timestamp: instant(),
+  message: z.string(),
+});
+
+export function logLineView(line: LogLineRecord): z.output<typeof LogLineViewSchema> {
   return {
     executionId: line.executionId,
     taskRunId: line.taskRunId,
@@ -44,7 +53,7 @@ export class LogsController {
   @Get(':executionId')
   @ApiOperation({ summary: 'The log lines of an execution, oldest first' })
   @QueryParameters(LogQuerySchema)
-  @ApiOkResponse({ description: '[{ taskRunId, attempt, level, timestamp, message }]' })
+  @JsonAnswer(z.array(LogLineViewSchema), { description: 'The lines, oldest first' })
   @ProblemResponses(400, 404)
   async list(@TenantData() tenant: TenantRepositories, @Param('executionId') executionId: string, @Query() query: unknown) {
     const filter = parseWith(LogQuerySchema, query, 'query');
@@ -58,7 +67,7 @@ export class LogsController {
     summary: 'Server-sent events: `log` per line (stored ones first), until the execution ended and its last lines arrived',
   })
   @QueryParameters(LogQuerySchema)
-  @ApiProduces('text/event-stream')
+  @StreamAnswer('text/event-stream', '`log` events, one line each (as the list answers them), then `end`')
   @ProblemResponses(400, 404)
   async follow(
     @TenantData() tenant: TenantRepositories,

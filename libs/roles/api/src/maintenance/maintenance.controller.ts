@@ -1,25 +1,12 @@
 import { Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audit } from '../audit/audit.decorator';
 import type { AuthenticatedRequest } from '../auth/access.guard';
 import { RequirePermission } from '../auth/route-access.decorator';
 import { correlationIdOf } from '../http/correlation';
 import { InstanceAdminAuth, InstanceProblems } from '../topology/topology-openapi';
-import { MaintenanceService } from './maintenance.service';
-
-const nullableInstant: SchemaObject = { type: 'string', format: 'date-time', nullable: true };
-
-const MAINTENANCE_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    scope: { type: 'string', enum: ['instance'], description: 'Maintenance mode covers the whole cluster' },
-    enabled: { type: 'boolean' },
-    enteredAt: { ...nullableInstant, description: 'When the current (or last) maintenance began' },
-    enteredBy: { type: 'string', nullable: true, description: 'The API token or user that entered it' },
-    exitedAt: { ...nullableInstant, description: 'When the last maintenance ended' },
-  },
-};
+import { JsonAnswer } from '../openapi/zod-openapi';
+import { MaintenanceService, MaintenanceViewSchema } from './maintenance.service';
 
 /**
  * Maintenance mode (RELIABILITY.md): while on, work in flight drains (running
@@ -35,7 +22,7 @@ export class MaintenanceController {
   @RequirePermission('maintenance', 'read')
   @Get()
   @ApiOperation({ summary: 'Whether the cluster is in maintenance mode, since when and by whom' })
-  @ApiOkResponse({ schema: MAINTENANCE_SCHEMA })
+  @JsonAnswer(MaintenanceViewSchema)
   @InstanceProblems(503)
   current() {
     return this.maintenance.current();
@@ -48,7 +35,7 @@ export class MaintenanceController {
   @ApiOperation({
     summary: 'Enter maintenance mode (idempotent): running tasks finish, workers take no new job, new executions wait in CREATED',
   })
-  @ApiOkResponse({ schema: MAINTENANCE_SCHEMA })
+  @JsonAnswer(MaintenanceViewSchema)
   @InstanceProblems(503)
   enter(@Req() request: AuthenticatedRequest) {
     return this.maintenance.enter(request.principal?.tokenName ?? 'unknown', correlationIdOf(request));
@@ -59,7 +46,7 @@ export class MaintenanceController {
   @Delete()
   @HttpCode(200)
   @ApiOperation({ summary: 'Leave maintenance mode (idempotent): waiting jobs are dispatched, waiting executions start' })
-  @ApiOkResponse({ schema: MAINTENANCE_SCHEMA })
+  @JsonAnswer(MaintenanceViewSchema)
   @InstanceProblems(503)
   exit(@Req() request: AuthenticatedRequest) {
     return this.maintenance.exit(correlationIdOf(request));

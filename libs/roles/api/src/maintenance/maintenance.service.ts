@@ -4,20 +4,24 @@ import { broadcastCodec, encodeQueueMessage, QUEUE_SCHEMA_VERSIONS, QueueTopics 
 import type { QueuePort } from '@lanner/queue';
 import type { InstanceMaintenanceRecord, Repositories } from '@lanner/repository';
 import { MaintenanceMode, QUEUE, REPOSITORIES, ServiceInstanceIdentity } from '@lanner/runtime';
+import { z } from 'zod';
 import { API_ROLE_OPTIONS, type ApiRoleOptions } from '../api-role.options';
+import { instant } from '../openapi/zod-openapi';
 
 /** The header every API answer carries while the cluster is in maintenance mode. */
 export const MAINTENANCE_HEADER = 'Lanner-Maintenance';
 
-/** What `GET /api/v1/instance/maintenance` answers. */
-export interface MaintenanceView {
-  /** Maintenance mode covers the whole cluster (the audit log's resource id). */
-  readonly scope: 'instance';
-  readonly enabled: boolean;
-  readonly enteredAt: string | null;
-  readonly enteredBy: string | null;
-  readonly exitedAt: string | null;
-}
+/** What the maintenance routes answer; the OpenAPI document is generated from it. */
+export const MaintenanceViewSchema = z.object({
+  // The audit log's resource id.
+  scope: z.literal('instance').describe('Maintenance mode covers the whole cluster'),
+  enabled: z.boolean(),
+  enteredAt: instant().nullable().describe('When the current (or last) maintenance began'),
+  enteredBy: z.string().nullable().describe('The API token or user that entered it'),
+  exitedAt: instant().nullable().describe('When the last maintenance ended'),
+});
+
+export type MaintenanceView = z.output<typeof MaintenanceViewSchema>;
 
 function viewOf(record: InstanceMaintenanceRecord): MaintenanceView {
   return {

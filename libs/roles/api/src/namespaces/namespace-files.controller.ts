@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Inject, Logger, Param, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotFound, type TenantRepositories } from '@lanner/repository';
 import { errorSummary } from '@lanner/runtime';
 import {
@@ -23,12 +23,18 @@ import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from '../http/a
 import type { HttpRequest, HttpResponse } from '../http/http-types';
 import { parseWith } from '../http/request-body';
 import { INTERNAL_STORAGE } from '../executions/executions.service';
-import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
-import { QueryParameters } from '../openapi/zod-openapi';
+import { BearerAuth, ProblemResponses, StreamAnswer } from '../openapi/api-docs.decorators';
+import { JsonAnswer, QueryParameters } from '../openapi/zod-openapi';
 
 const PathQuerySchema = z.object({ path: z.string().min(1).describe('The file, relative to the namespace files root') });
 const FolderQuerySchema = z.object({ path: z.string().describe('A folder, relative to the namespace files root').optional() });
 const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
+const NamespaceFileViewSchema = z.object({
+  path: z.string().describe('Relative to the namespace files root'),
+  size: z.number().int().min(0).describe('bytes'),
+  uri: z.string().describe('Its kestra:/// URI'),
+});
+type NamespaceFileView = z.output<typeof NamespaceFileViewSchema>;
 
 /**
  * A namespace's files (Kestra's namespace files): kept in internal storage under
@@ -54,9 +60,13 @@ export class NamespaceFilesController {
   @Get('directory')
   @ApiOperation({ summary: "The namespace's files below a folder (all of them without `path`), with their sizes" })
   @QueryParameters(FolderQuerySchema)
-  @ApiOkResponse({ description: '[{ path, size, uri }] in path order' })
+  @JsonAnswer(z.array(NamespaceFileViewSchema), { description: 'In path order' })
   @ProblemResponses(400, 403)
-  async list(@TenantData() scope: TenantRepositories, @Param('namespace') namespace: string, @Query() query: unknown) {
+  async list(
+    @TenantData() scope: TenantRepositories,
+    @Param('namespace') namespace: string,
+    @Query() query: unknown,
+  ): Promise<NamespaceFileView[]> {
     const tenant = scope.tenantId;
     const { path } = parseWith(FolderQuerySchema, query, 'query');
     const folder = path === undefined || path.replace(/\/+$/, '') === '' ? undefined : path.replace(/\/+$/, '');
@@ -73,8 +83,7 @@ export class NamespaceFilesController {
   @Get()
   @ApiOperation({ summary: 'Download one namespace file' })
   @QueryParameters(PathQuerySchema)
-  @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: "The file's bytes" })
+  @StreamAnswer('application/octet-stream', "The file's bytes")
   @ProblemResponses(400, 403, 404)
   async get(
     @TenantData() scope: TenantRepositories,
@@ -108,14 +117,14 @@ export class NamespaceFilesController {
   @ApiOperation({ summary: 'Store a namespace file (the request body, streamed), replacing the one at that path' })
   @QueryParameters(PathQuerySchema)
   @ApiConsumes('application/octet-stream')
-  @ApiOkResponse({ description: '{ path, size, uri }' })
+  @JsonAnswer(NamespaceFileViewSchema, { description: 'The file as stored' })
   @ProblemResponses(400, 403, 413)
   async put(
     @TenantData() scope: TenantRepositories,
     @Param('namespace') namespace: string,
     @Query() query: unknown,
     @Req() request: HttpRequest,
-  ) {
+  ): Promise<NamespaceFileView> {
     const tenant = scope.tenantId;
     const { path } = parseWith(PathQuerySchema, query, 'query');
     const uri = this.uriOf(namespace, path);

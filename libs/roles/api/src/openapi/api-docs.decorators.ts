@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { PROBLEM_MEDIA_TYPE } from '../http/problem';
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -38,4 +38,13 @@ export function YamlBody(): MethodDecorator {
     ApiConsumes('application/x-yaml'),
     ApiBody({ required: true, description: 'The flow in YAML (at most 1 MiB)', schema: { type: 'string' } }),
   );
+}
+
+/**
+ * An answer that is not JSON: a file's bytes (`application/octet-stream`) or
+ * server-sent events (`text/event-stream`, each event's data a JSON document).
+ */
+export function StreamAnswer(mediaType: 'application/octet-stream' | 'text/event-stream', description: string): MethodDecorator {
+  const schema = mediaType === 'application/octet-stream' ? { type: 'string', format: 'binary' } : { type: 'string' };
+  return applyDecorators(ApiProduces(mediaType), ApiResponse({ status: 200, description, content: { [mediaType]: { schema } } }));
 }

@@ -11,10 +11,13 @@ import { startApiForSpec, type ApiSpecFixture } from '../testing/api-spec-fixtur
 // generates its requests from this document, so a route missing here would
 // also go unfuzzed.
 
+interface DocumentedAnswer {
+  readonly content?: Record<string, { schema?: unknown }>;
+}
 interface DocumentedOperation {
   readonly parameters?: { name: string; in: string; required?: boolean }[];
   readonly requestBody?: { content?: Record<string, unknown> };
-  readonly responses?: Record<string, unknown>;
+  readonly responses?: Record<string, DocumentedAnswer>;
 }
 type OpenApiPaths = Record<string, Record<string, DocumentedOperation>>;
 
@@ -97,6 +100,31 @@ describe('the OpenAPI document', () => {
       if (Object.keys(operation.responses ?? {}).length === 0) missing.push(`${route.where}: no answer is documented`);
     }
     expect(missing).toEqual([]);
+  });
+
+  it('gives every answer with a body its schema: JSON from its view, bytes and event streams as such', () => {
+    // Accepted (202) and No Content (204) answer no body.
+    const BODILESS = new Set(['202', '204']);
+    const STREAMS = new Set(['application/octet-stream', 'text/event-stream']);
+    const undescribed: string[] = [];
+    let jsonAnswers = 0;
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, answer] of Object.entries(operation.responses ?? {})) {
+          if (!/^2\d\d$/.test(status) || BODILESS.has(status)) continue;
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          const media = Object.entries(answer.content ?? {});
+          if (media.length === 0) undescribed.push(`${where}: no content`);
+          for (const [type, content] of media) {
+            if (type === 'application/json') jsonAnswers += 1;
+            else if (!STREAMS.has(type)) undescribed.push(`${where}: unexpected ${type}`);
+            if (content.schema === undefined) undescribed.push(`${where}: ${type} has no schema`);
+          }
+        }
+      }
+    }
+    expect(jsonAnswers).toBeGreaterThan(40);
+    expect(undescribed).toEqual([]);
   });
 
   it('has no operation that no route serves', () => {

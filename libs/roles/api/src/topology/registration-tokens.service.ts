@@ -3,10 +3,29 @@ import { generateSecretToken, hashToken } from '@lanner/auth';
 import type { RegistrationTokenRecord } from '@lanner/model';
 import { NotFound, type Repositories } from '@lanner/repository';
 import { REPOSITORIES } from '@lanner/runtime';
-import { InvalidContent, type ProblemEntry } from '../http/api-errors';
+import { z } from 'zod';
+import { contentWith } from '../http/request-body';
 import { TopologyBroadcasts } from './topology-broadcasts';
 
-export const MAX_TOKEN_NAME_LENGTH = 200;
+const MAX_TOKEN_NAME_LENGTH = 200;
+const NON_BLANK = 'must be a non-blank string';
+
+/** The body of a new registration token: `{ name }`, a non-blank string; every problem with its JSON path (422). */
+export const RegistrationTokenBodySchema = z.strictObject(
+  {
+    name: z
+      .string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : NON_BLANK) })
+      .min(1, { error: NON_BLANK, abort: true })
+      .refine((name) => name.trim().length > 0, { error: NON_BLANK, abort: true })
+      .max(MAX_TOKEN_NAME_LENGTH, `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? 'is not a known field of a registration token'
+        : 'must be an object describing a registration token',
+  },
+);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A new token with its value: the only moment the value exists outside the worker that presents it. */
@@ -28,7 +47,7 @@ export class RegistrationTokensService {
   ) {}
 
   async mint(groupId: string, body: unknown): Promise<MintedRegistrationToken> {
-    const name = tokenName(body);
+    const { name } = contentWith(RegistrationTokenBodySchema, body, 'The registration token is not valid');
     await this.repositories.workerGroups.get(groupId);
     const token = generateSecretToken();
     const record = await this.repositories.registrationTokens.create(groupId, name, hashToken(token));
@@ -50,26 +69,4 @@ export class RegistrationTokensService {
     await this.repositories.workerCredentials.revokeByRegistrationToken(tokenId, now);
     await this.broadcasts.tokenRevoked(groupId, tokenId, correlationId);
   }
-}
-
-/** `{ name }`: a non-blank string; every problem with its JSON path (422). */
-function tokenName(body: unknown): string {
-  const problems: ProblemEntry[] = [];
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidContent('The registration token is not valid', [
-      { path: '$', message: 'must be an object describing a registration token' },
-    ]);
-  }
-  const fields = body as Record<string, unknown>;
-  for (const key of Object.keys(fields)) {
-    if (key !== 'name') problems.push({ path: key, message: 'is not a known field of a registration token' });
-  }
-  const name = fields['name'];
-  if (name === undefined || name === null) problems.push({ path: 'name', message: 'is required' });
-  else if (typeof name !== 'string' || name.trim().length === 0)
-    problems.push({ path: 'name', message: 'must be a non-blank string' });
-  else if (name.length > MAX_TOKEN_NAME_LENGTH)
-    problems.push({ path: 'name', message: `must be at most ${MAX_TOKEN_NAME_LENGTH} characters` });
-  if (problems.length > 0) throw new InvalidContent('The registration token is not valid', problems);
-  return name as string;
 }

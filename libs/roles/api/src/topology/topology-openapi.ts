@@ -4,13 +4,14 @@ import { WORKER_RESTART_STRATEGIES } from '@lanner/model';
 import { DEFAULT_SUBSCRIPTION_MODE, MAX_ID_LENGTH, SUBSCRIPTION_MODES } from '@lanner/topology';
 import { z } from 'zod';
 import { PROBLEM_MEDIA_TYPE } from '../http/problem';
-import { MAX_TOKEN_NAME_LENGTH } from './registration-tokens.service';
 import { RESTART_STRATEGY_RULE } from './topology-view';
 
-// OpenAPI pieces of the instance (topology) routes. Their bodies are read by
-// @lanner/topology's readers (shared with the declarative setup, which reports
-// every problem of a file at once, 422); the schemas below describe those bodies
-// for the document, from the same constants the readers check.
+// OpenAPI pieces of the instance (topology) routes. The worker queue, group and
+// subscription bodies are read by @lanner/topology's readers (shared with the
+// declarative setup, which reports every problem of a file at once, 422); the
+// schemas below describe those bodies for the document, from the same constants
+// the readers check. A registration token's body is parsed with its own schema
+// (RegistrationTokenBodySchema).
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed request (e.g. a body that is not JSON)',
@@ -76,5 +77,3 @@ export const SubscriptionBodySchema = z
   .object({ reservedPercent: reservedPercent().optional(), mode: subscriptionMode() })
   .strict()
   .optional();
-
-export const RegistrationTokenBodySchema = z.object({ name: z.string().max(MAX_TOKEN_NAME_LENGTH) }).strict();

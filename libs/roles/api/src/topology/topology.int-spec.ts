@@ -367,6 +367,15 @@ describe('registration tokens', () => {
       { path: 'label', message: 'is not a known field of a registration token' },
       { path: 'name', message: 'is required' },
     ]);
+    for (const [body, errors] of [
+      [{ name: '   ' }, [{ path: 'name', message: 'must be a non-blank string' }]],
+      [{ name: 7 }, [{ path: 'name', message: 'must be a non-blank string' }]],
+      [{ name: 'r'.repeat(201) }, [{ path: 'name', message: 'must be at most 200 characters' }]],
+      [['rack-2'], [{ path: '$', message: 'must be an object describing a registration token' }]],
+    ] as const) {
+      const refused = await admin('POST', '/worker-groups/ml/tokens', body);
+      expect({ status: refused.status, errors: refused.json.errors }).toEqual({ status: 422, errors });
+    }
     expect((await admin('POST', '/worker-groups/nope/tokens', { name: 'x' })).status).toBe(404);
   });
 

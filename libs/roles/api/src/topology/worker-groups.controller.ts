@@ -3,15 +3,9 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { correlationIdOf } from '../http/correlation';
 import type { HttpRequest, HttpResponse } from '../http/http-types';
-import { RegistrationTokensService } from './registration-tokens.service';
+import { RegistrationTokenBodySchema, RegistrationTokensService } from './registration-tokens.service';
 import { JsonAnswer, JsonBody } from '../openapi/zod-openapi';
-import {
-  InstanceAdminAuth,
-  InstanceProblems,
-  RegistrationTokenBodySchema,
-  SubscriptionBodySchema,
-  WorkerGroupBodySchema,
-} from './topology-openapi';
+import { InstanceAdminAuth, InstanceProblems, SubscriptionBodySchema, WorkerGroupBodySchema } from './topology-openapi';
 import {
   ConnectedWorkerViewSchema,
   connectedWorkerView,
