@@ -23,8 +23,10 @@ fi
 
 "${ROOT}/deploy/image/build-base.sh"
 # The web UI's bundle goes into the image as built here: its libraries are development
-# dependencies, which the image's production install leaves out. The build prints its size.
-NX_DAEMON=false node_modules/.bin/nx run ui:build --outputStyle=stream
+# dependencies, which the image's production install leaves out. A bundle newer than the
+# UI's sources is used as it is (npm test builds it once before this runs beside the browser
+# tests); otherwise it is built here, and a failed build fails the image.
+node tools/scripts/ensure-ui-built.js --strict
 buildah --storage-driver vfs bud --isolation chroot --network host --squash "${build_options[@]}" \
   --build-arg "BASE_IMAGE=localhost/lanner-node-base:${NODE_VERSION}" \
   --build-arg "VERSION=${VERSION}" --build-arg "REVISION=${REVISION}" --build-arg "SOURCE=${SOURCE}" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Before `npm start`: builds the web UI's bundle (apps/ui/dist, which the api role
+// Before `npm start` and the image build: builds the web UI's bundle (apps/ui/dist, which the api role
 // serves at /) when it is missing or older than the UI's sources, so a fresh clone
 // needs no extra command. A current bundle costs one scan of apps/ui's sources.
 'use strict';
@@ -25,7 +25,9 @@ function main() {
   if (builtAt > 0 && SOURCES.every((source) => newestChange(source) <= builtAt)) return 0;
   console.log(builtAt === 0 ? 'Building the web UI (first start)…' : 'The web UI changed: rebuilding it…');
   const build = spawnSync(process.execPath, [VITE, 'build', '--logLevel', 'warn'], { cwd: UI, stdio: 'inherit' });
-  // The API is usable without the UI: a failed build is reported, and Lanner starts anyway.
+  // With --strict (the image build) a failed build fails. Otherwise the API is usable
+  // without the UI: a failed build is reported, and Lanner starts anyway.
+  if (build.status !== 0 && process.argv.includes('--strict')) return 1;
   if (build.status !== 0)
     console.error('The web UI did not build (see above); the API still starts, and / says the UI is not built.');
   return 0;
