@@ -242,7 +242,7 @@ export function redispatchesOverBound(findings: ChaosFindings, boundMs: number):
 export interface ReportHeader {
   readonly seed: number;
   readonly elapsedMs: number;
-  /** What the re-dispatch of a killed worker's jobs is checked against (heartbeat timeout + 2 s). */
+  /** What the re-dispatch of a killed worker's jobs is checked against (the adoption grace + 2 s). */
   readonly redispatchBoundMs: number;
   /** How many of the executions a schedule created (the rest are the mixed flow's). */
   readonly scheduled: number;
@@ -285,7 +285,7 @@ export function formatReport(
       ([kind, delays]) =>
         `  ${kind}: ${delays.length} task runs, p50 ${ms(percentile(delays, 0.5))}, max ${ms(percentile(delays, 1))}`,
     ),
-    `re-dispatch of a killed worker's jobs (both measures) against heartbeat timeout + 2 s (${ms(header.redispatchBoundMs)}): ${
+    `re-dispatch of a killed worker's jobs (both measures) against the adoption grace + 2 s (${ms(header.redispatchBoundMs)}): ${
       workerKill.length === 0
         ? 'no task run caught in flight'
         : over === 0
