@@ -398,12 +398,15 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
         leakFindings = await leaks();
       }
 
+      const workerNames = Object.fromEntries(
+        (await lanner.groupWorkers('default')).map((worker) => [worker.id, worker.name] as const),
+      );
       const findings = analyse(
         [...ended.values()],
         going.map((execution) => `${execution.id} ${stateOf(execution)}`),
         parseEffects(readFileSync(effectsFile, 'utf8')),
         happened,
-        { attempts: { flaky: 2 }, shellTaskIds: ['work'] },
+        { attempts: { flaky: 2 }, shellTaskIds: ['work'], workerNames },
       );
       const report = formatReport(
         {

@@ -64,8 +64,10 @@ export interface ChaosFindings {
   readonly inFlight: readonly number[];
   /**
    * Per disruption kind, from the API: ms from the disruption to the start of the attempt
-   * that followed a RESUBMITTED one (the disruption is the last one before that start that
-   * began after the resubmitted attempt started). Covers every task, not only shell ones.
+   * that followed a RESUBMITTED one. The disruption is a kill or stop of the worker the
+   * resubmitted attempt ran on, if one came between the two starts; otherwise the last one
+   * before that start that began after the resubmitted attempt started. Covers every task,
+   * not only shell ones.
    */
   readonly resubmittedMs: Readonly<Record<string, readonly number[]>>;
 }
@@ -81,7 +83,12 @@ export function analyse(
   notTerminalIds: readonly string[],
   effects: readonly Effect[],
   happened: readonly Happened[],
-  expected: { readonly attempts: ExpectedAttempts; readonly shellTaskIds: readonly string[] },
+  expected: {
+    readonly attempts: ExpectedAttempts;
+    readonly shellTaskIds: readonly string[];
+    /** Worker id -> the name the driver disrupts it by (the connected workers at the end: the ids are stable). */
+    readonly workerNames: Readonly<Record<string, string>>;
+  },
 ): ChaosFindings {
   const states: Record<string, number> = {};
   const failed: string[] = [];
@@ -166,9 +173,12 @@ export function analyse(
         const firstStart = attemptStart(list[index]);
         const nextStart = attemptStart(list[index + 1]);
         if (nextStart === undefined) continue;
-        const cause = byStart
-          .filter((one) => one.startedAtMs <= nextStart && (firstStart === undefined || one.startedAtMs >= firstStart - 1000))
-          .pop();
+        const between = byStart.filter(
+          (one) => one.startedAtMs <= nextStart && (firstStart === undefined || one.startedAtMs >= firstStart - 1000),
+        );
+        // The worker it ran on died or stopped: that is what cut it short, whatever came after.
+        const ranOn = expected.workerNames[list[index].workerId ?? ''];
+        const cause = between.filter((one) => one.disruption.target === ranOn).pop() ?? between.pop();
         if (cause === undefined) continue;
         (resubmittedMs[`${cause.disruption.kind} ${cause.disruption.role}`] ??= []).push(nextStart - cause.startedAtMs);
       }
