@@ -1,13 +1,12 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { requiredEnv } from '@lanner/testing';
 import { analyseFirings, firingProblems, formatFirings, type Firing } from './chaos/firings';
 import { analyse, formatReport, leakedCount, lostCount, parseEffects, type Happened, type LeakFindings } from './chaos/report';
 import { describeDisruption, planDisruptions, type ChaosTargets, type Disruption } from './chaos/schedule';
 import { readClusterState } from './harness/cluster-state';
+import { workerKillRedispatchBoundMs } from './harness/configuration';
 import { runDatabaseUrl } from './harness/database';
-import { workspaceRoot } from './harness/role-process';
 import { Execution, Fleet, scenario, stateOf, TERMINAL_STATES, type StartedProcess } from './harness/scenario';
 
 // The chaos suite: under load, a seeded driver kills and pauses every kind of role while
@@ -119,19 +118,6 @@ triggers:
 const SCHEDULE_AFTER_LAST_DISRUPTION_MS = 15_000;
 /** How far the first date may trail the flow's creation and the last its deletion (a loop behind on a loaded machine). */
 const SCHEDULE_EDGE_MS = 10_000;
-
-/**
- * The bound the report checks the re-dispatch of a killed worker's jobs against: the
- * heartbeat timeout under the default settings (a killed worker's jobs wait the adoption
- * grace, LANNER_WORKER_ADOPTION_GRACE_MS, for it to come back and list them) plus 2 s.
- * Read from the configuration reference, the generated table of every default.
- */
-function redispatchBoundMs(): number {
-  const reference = readFileSync(join(workspaceRoot, 'docs', 'CONFIGURATION.md'), 'utf8');
-  const row = /^\| `LANNER_WORKER_ADOPTION_GRACE_MS` \| [^|]+ \| `(\d+)`/m.exec(reference);
-  if (!row) throw new Error('docs/CONFIGURATION.md: no default for LANNER_WORKER_ADOPTION_GRACE_MS');
-  return Number(row[1]) + 2_000;
-}
 
 // The cluster's own processes (restarted in place, same ports) and the spec's extra ones.
 const EXTRA_EXECUTOR = 'chaos-executor-2';
@@ -412,15 +398,23 @@ describe(`chaos: ${EXECUTIONS} executions of a mixed flow while every role is ki
         leakFindings = await leaks();
       }
 
+      const workerNames = Object.fromEntries(
+        (await lanner.groupWorkers('default')).map((worker) => [worker.id, worker.name] as const),
+      );
       const findings = analyse(
         [...ended.values()],
         going.map((execution) => `${execution.id} ${stateOf(execution)}`),
         parseEffects(readFileSync(effectsFile, 'utf8')),
         happened,
-        { attempts: { flaky: 2 }, shellTaskIds: ['work'] },
+        { attempts: { flaky: 2 }, shellTaskIds: ['work'], workerNames },
       );
       const report = formatReport(
-        { seed: SEED, elapsedMs: Date.now() - began, redispatchBoundMs: redispatchBoundMs(), scheduled: firings.length },
+        {
+          seed: SEED,
+          elapsedMs: Date.now() - began,
+          redispatchBoundMs: workerKillRedispatchBoundMs(),
+          scheduled: firings.length,
+        },
         happened,
         findings,
         leakFindings,

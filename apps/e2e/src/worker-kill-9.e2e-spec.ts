@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { documentedDefault, workerKillRedispatchBoundMs } from './harness/configuration';
 import { describeExecution, eventually, onlyTaskRun, processExists, scenario, stateOf } from './harness/scenario';
 
 // A worker killed -9 in the middle of a shell task leaves no task process behind (the
 // task's process group dies with it), and its job runs again on a worker, as the next
-// attempt of the same task run.
+// attempt of the same task run, within the adoption grace + 2 s of the kill: the worker
+// comes back at once under the same id without the job, which is then lost there and then.
 const NAMESPACE = 'e2e.worker.kill9';
-// The first run records its pid and a marker, then sleeps for good; the run after the loss finds the marker and ends.
+// Each run records when it started; the first its pid and a marker, then sleeps for good; the run after the loss finds the marker and ends.
 const FLOW = `
 id: sleeper
 namespace: ${NAMESPACE}
@@ -15,6 +17,7 @@ tasks:
   - id: sleeper
     type: io.kestra.plugin.scripts.shell.Commands
     commands:
+      - date +%s%3N >> "{{ inputs.scratch }}.starts"
       - echo $$ >> "{{ inputs.scratch }}.pids"
       - if [ -e "{{ inputs.scratch }}.ran" ]; then echo "second run"; exit 0; fi
       - touch "{{ inputs.scratch }}.ran"
@@ -22,13 +25,15 @@ tasks:
       - wait
 `;
 
-const pidsOf = (scratch: string): number[] =>
-  existsSync(`${scratch}.pids`)
-    ? readFileSync(`${scratch}.pids`, 'utf8')
+const numbersIn = (file: string): number[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
         .split('\n')
         .filter((line) => line !== '')
         .map(Number)
     : [];
+const pidsOf = (scratch: string): number[] => numbersIn(`${scratch}.pids`);
+const ADOPTION_GRACE_MS = Number(documentedDefault('LANNER_WORKER_ADOPTION_GRACE_MS'));
 
 describe('SIGKILL of a worker in the middle of a shell task', () => {
   const { lanner, cluster, scratchFile } = scenario();
@@ -56,7 +61,9 @@ describe('SIGKILL of a worker in the middle of a shell task', () => {
     const holder = (await lanner.groupWorkers('default')).find((worker) => worker.id === workerId);
     if (!holder) throw new Error(`the worker ${workerId} running the task is not listed:\n${describeExecution(running)}`);
 
+    const killedAtMs = Date.now();
     const restart = await cluster.restart(holder.name, { signal: 'SIGKILL', downtimeMs: 0 });
+    const backAtMs = Date.now();
     expect(restart.exit.signal).toBe('SIGKILL');
     await eventually(
       () => !processExists(shellPid) && !processExists(sleepPid),
@@ -67,5 +74,12 @@ describe('SIGKILL of a worker in the middle of a shell task', () => {
     const ended = await lanner.waitUntilEnded(id, 90_000);
     expect(stateOf(ended)).toBe('SUCCESS');
     expect((onlyTaskRun(ended, 'sleeper').attempts ?? []).map((attempt) => stateOf(attempt))).toEqual(['RESUBMITTED', 'SUCCESS']);
+    // The second run's shell started within the bound the chaos report checks, counted from the kill; and, the
+    // worker back well within the grace without the job, before the grace was over (the job did not wait it out).
+    const starts = numbersIn(`${scratch}.starts`);
+    expect(starts).toHaveLength(2);
+    const redispatchMs = starts[1] - killedAtMs;
+    expect(redispatchMs).toBeLessThanOrEqual(workerKillRedispatchBoundMs());
+    if (backAtMs - killedAtMs < ADOPTION_GRACE_MS - 3_000) expect(redispatchMs).toBeLessThan(ADOPTION_GRACE_MS);
   }, 240_000);
 });

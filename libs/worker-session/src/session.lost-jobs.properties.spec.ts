@@ -214,15 +214,16 @@ describe('the adoption grace of an ended stream', () => {
 
   it('waits the grace unless the group restarts at once, and nothing when no job was held', () => {
     fc.assert(
-      fc.property(fc.nat(20), restartStrategies, fc.integer({ min: 100, max: 3_600_000 }), (heldJobs, strategy, graceMs) => {
+      fc.property(fc.nat(20), restartStrategies, fc.integer({ min: 100, max: 3_600_000 }), (count, strategy, graceMs) => {
         const session = openSession(identity, { ...timings, adoptionGraceMs: graceMs }, 0);
+        const heldJobs = Array.from({ length: count }, (_, job) => keyOf(job));
         const { effects, session: after } = nextSession(
           session,
           { kind: 'left-holding', heldJobs, restartStrategy: strategy },
           5,
         );
         expect(after.phase).toBe('ended');
-        if (heldJobs === 0) expect(effects).toEqual([]);
+        if (count === 0) expect(effects).toEqual([]);
         else expect(effects).toEqual([{ kind: 'wait-grace', ms: strategy === 'IMMEDIATELY' ? 0 : graceMs }]);
       }),
     );
@@ -231,9 +232,13 @@ describe('the adoption grace of an ended stream', () => {
   it('then reports a job lost only when no other stream here holds it and the controller is not stopping', () => {
     fc.assert(
       fc.property(fc.boolean(), fc.boolean(), (heldByAnotherStream, controllerClosing) => {
-        const session = openSession(identity, timings, 0);
+        const left = nextSession(
+          openSession(identity, timings, 0),
+          { kind: 'left-holding', heldJobs: ['run-1:1'], restartStrategy: 'AFTER_TERMINATION_GRACE_PERIOD' },
+          5,
+        ).session;
         const { effects } = nextSession(
-          session,
+          left,
           { kind: 'grace-over', key: 'run-1:1', heldByAnotherStream, controllerClosing },
           timings.adoptionGraceMs,
         );

@@ -64,8 +64,10 @@ export interface ChaosFindings {
   readonly inFlight: readonly number[];
   /**
    * Per disruption kind, from the API: ms from the disruption to the start of the attempt
-   * that followed a RESUBMITTED one (the disruption is the last one before that start that
-   * began after the resubmitted attempt started). Covers every task, not only shell ones.
+   * that followed a RESUBMITTED one. The disruption is a kill or stop of the worker the
+   * resubmitted attempt ran on, if one came between the two starts; otherwise the last one
+   * before that start that began after the resubmitted attempt started. Covers every task,
+   * not only shell ones.
    */
   readonly resubmittedMs: Readonly<Record<string, readonly number[]>>;
 }
@@ -81,7 +83,12 @@ export function analyse(
   notTerminalIds: readonly string[],
   effects: readonly Effect[],
   happened: readonly Happened[],
-  expected: { readonly attempts: ExpectedAttempts; readonly shellTaskIds: readonly string[] },
+  expected: {
+    readonly attempts: ExpectedAttempts;
+    readonly shellTaskIds: readonly string[];
+    /** Worker id -> the name the driver disrupts it by (the connected workers at the end: the ids are stable). */
+    readonly workerNames: Readonly<Record<string, string>>;
+  },
 ): ChaosFindings {
   const states: Record<string, number> = {};
   const failed: string[] = [];
@@ -166,9 +173,12 @@ export function analyse(
         const firstStart = attemptStart(list[index]);
         const nextStart = attemptStart(list[index + 1]);
         if (nextStart === undefined) continue;
-        const cause = byStart
-          .filter((one) => one.startedAtMs <= nextStart && (firstStart === undefined || one.startedAtMs >= firstStart - 1000))
-          .pop();
+        const between = byStart.filter(
+          (one) => one.startedAtMs <= nextStart && (firstStart === undefined || one.startedAtMs >= firstStart - 1000),
+        );
+        // The worker it ran on died or stopped: that is what cut it short, whatever came after.
+        const ranOn = expected.workerNames[list[index].workerId ?? ''];
+        const cause = between.filter((one) => one.disruption.target === ranOn).pop() ?? between.pop();
         if (cause === undefined) continue;
         (resubmittedMs[`${cause.disruption.kind} ${cause.disruption.role}`] ??= []).push(nextStart - cause.startedAtMs);
       }
@@ -242,7 +252,7 @@ export function redispatchesOverBound(findings: ChaosFindings, boundMs: number):
 export interface ReportHeader {
   readonly seed: number;
   readonly elapsedMs: number;
-  /** What the re-dispatch of a killed worker's jobs is checked against (heartbeat timeout + 2 s). */
+  /** What the re-dispatch of a killed worker's jobs is checked against (the adoption grace + 2 s). */
   readonly redispatchBoundMs: number;
   /** How many of the executions a schedule created (the rest are the mixed flow's). */
   readonly scheduled: number;
@@ -285,7 +295,7 @@ export function formatReport(
       ([kind, delays]) =>
         `  ${kind}: ${delays.length} task runs, p50 ${ms(percentile(delays, 0.5))}, max ${ms(percentile(delays, 1))}`,
     ),
-    `re-dispatch of a killed worker's jobs (both measures) against heartbeat timeout + 2 s (${ms(header.redispatchBoundMs)}): ${
+    `re-dispatch of a killed worker's jobs (both measures) against the adoption grace + 2 s (${ms(header.redispatchBoundMs)}): ${
       workerKill.length === 0
         ? 'no task run caught in flight'
         : over === 0

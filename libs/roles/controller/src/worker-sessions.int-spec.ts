@@ -1007,6 +1007,28 @@ describe('worker sessions: adoption after a dropped stream', () => {
     expect(eventsFor('task-run.worker-lost', taskRunId)).toHaveLength(1);
   }, 90_000);
 
+  it('reports the job of a dropped stream lost at once when its worker connects again without listing it (it restarted): not after the grace', async () => {
+    const credentials = await register(controller.grpcPort, tokenOf(groupId));
+    const { worker: dropped, taskRunId } = await workerRunningJob(queueId, credentials.accessToken);
+    dropped.close(); // killed -9: the worker process and its task are gone
+
+    // Started again, it runs nothing: its Hello lists no job.
+    const restarted = connectWorker(controller.grpcPort, { accessToken: credentials.accessToken, runningJobs: [] });
+    restarted.hello();
+    expect((await restarted.welcome()).workerId).toBe(credentials.workerId);
+
+    const lost = await eventually('the job reported lost', () => eventsFor('task-run.worker-lost', taskRunId)[0]);
+    expect(lost.payload).toEqual(expect.objectContaining({ taskRunId, attempt: 1, workerId: credentials.workerId }));
+    // Reported at the Hello, for that reason, not when the grace ran out.
+    expect((lost.payload as { reason: string }).reason).toContain('connected again without listing it as running');
+    expect(await repositories.runningJobs.get(taskRunId, 1)).toBeNull();
+    expect(await graceOver(controller, credentials.workerId)).toEqual(expect.objectContaining({ heldJobs: 1, reportedLost: 1 }));
+    await pause(SETTLE_MS);
+    expect(eventsFor('task-run.worker-lost', taskRunId)).toHaveLength(1);
+    expect(killFrames(restarted)).toEqual([]);
+    restarted.close();
+  }, 90_000);
+
   it('sends a redelivered job whose worker here is gone to another worker, which holds it from then on: never reported lost', async () => {
     const first = await register(controller.grpcPort, tokenOf(groupId));
     const { worker: dropped, welcome, taskRunId } = await workerRunningJob(queueId, first.accessToken);

@@ -670,7 +670,7 @@ export const CONFIG_VARIABLES = [
     defaultFor: () => '10000',
     defaultText: '`10000` (10 seconds)',
     description:
-      "After a worker's stream ends, how long the jobs it held wait for the worker to reconnect and list them (on this or another controller) before they are reported lost; the controller's retry of unpublished lost reports waits one and a half times this.",
+      "After a worker's stream ends, how long the jobs it held wait for the worker to reconnect and list them (on this or another controller) before they are reported lost (a job the worker leaves out when it reconnects to the same controller, after a restart, is reported lost at once); the controller's retry of unpublished lost reports waits one and a half times this.",
     secret: false,
     schema: integer(100, 3600000),
   },

@@ -55,6 +55,13 @@ export interface Session {
   readonly missedHeartbeats: Readonly<Record<string, number>>;
   /** The anonymous adoption's wait for old streams ends here (epoch ms): one wait for all the jobs of Hello. */
   readonly adoptionDeadline: number;
+  /** Once the stream ended holding jobs: those still waiting to be adopted or reported lost, by task run + attempt. */
+  readonly waitingJobs: readonly string[];
+  /**
+   * The jobs the worker listed in the Hello of a newer stream here (set from its first such Hello on): what its
+   * process runs, so a job of this stream it left out is no longer run by it.
+   */
+  readonly listedOnReconnect: ReadonlySet<string> | undefined;
 }
 
 /** What the rules read of the jobs the worker holds here (its session's bookkeeping, owned by the controller). */
@@ -99,8 +106,13 @@ export type SessionInput =
   | { readonly kind: 'adoption-failed'; readonly ref: JobRef }
   /** The stream is ending (whoever ended it): no more adoption waits, no silence check. */
   | { readonly kind: 'closed' }
-  /** The ended stream held this many jobs; the group's restart strategy as read now. */
-  | { readonly kind: 'left-holding'; readonly heldJobs: number; readonly restartStrategy: string }
+  /** The ended stream held these jobs (by task run + attempt); the group's restart strategy as read now. */
+  | { readonly kind: 'left-holding'; readonly heldJobs: readonly string[]; readonly restartStrategy: string }
+  /**
+   * The same worker (same worker id) opened a newer stream here and its Hello was accepted, listing these jobs as
+   * running (or finished with the result still to send). Given to the older streams of that worker, open or ended.
+   */
+  | { readonly kind: 'worker-reconnected'; readonly runningJobs: readonly JobRef[] }
   /**
    * The adoption grace is over, for one job the ended stream held (asked in the job's turn, so no adoption
    * of it runs meanwhile): whether another stream here holds it now, and whether the controller is stopping.
@@ -135,8 +147,11 @@ export type SessionEffect =
   | { readonly kind: 'not-adopted'; readonly ref: JobRef; readonly why: string }
   /** Wait this long, then give `grace-over`. */
   | { readonly kind: 'wait-grace'; readonly ms: number }
-  /** Report the job lost, unless its row no longer names this worker here (a conditional DELETE decides). */
-  | { readonly kind: 'report-lost'; readonly key: string };
+  /**
+   * Report the job lost, unless its row no longer names this worker here (a conditional DELETE decides). `reason`:
+   * why, when not only because the stream ended (the adapter then names the stream's end).
+   */
+  | { readonly kind: 'report-lost'; readonly key: string; readonly reason?: string };
 
 export interface SessionStep {
   readonly session: Session;
@@ -174,6 +189,8 @@ export function openSession(identity: SessionIdentity, timings: SessionTimings, 
     lastHeardAt: now,
     missedHeartbeats: {},
     adoptionDeadline: now + timings.anonymousAdoptionWaitMs,
+    waitingJobs: [],
+    listedOnReconnect: undefined,
   };
 }
 
@@ -202,6 +219,10 @@ export function silenceReason(timings: SessionTimings): string {
 }
 
 export const LOST_BY_HEARTBEATS_REASON = `the worker stopped reporting it as running for ${MISSED_HEARTBEATS_BEFORE_LOST} heartbeats and sent no result`;
+
+/** Why a job of an ended stream is lost before the adoption grace is over. */
+export const NOT_LISTED_ON_RECONNECT_REASON =
+  'the worker connected again without listing it as running (it restarted, or never got the job)';
 
 export function nextSession(session: Session, input: SessionInput, now: number): SessionStep {
   switch (input.kind) {
@@ -237,12 +258,18 @@ export function nextSession(session: Session, input: SessionInput, now: number):
       return { session: session.phase === 'ended' ? session : { ...session, phase: 'ended' }, effects: NOTHING };
     case 'left-holding':
       return leftHolding(session, input.heldJobs, input.restartStrategy);
-    case 'grace-over':
+    case 'worker-reconnected':
+      return workerReconnected(session, input.runningJobs);
+    case 'grace-over': {
+      // Reported at the worker's reconnect already, or never held: nothing more to wait for.
+      if (!session.waitingJobs.includes(input.key)) return { session, effects: NOTHING };
+      const waiting = { ...session, waitingJobs: session.waitingJobs.filter((key) => key !== input.key) };
       // A stopping controller leaves the rows to the liveness coordinator; a job adopted here is not lost.
       return {
-        session,
+        session: waiting,
         effects: input.controllerClosing || input.heldByAnotherStream ? NOTHING : [{ kind: 'report-lost', key: input.key }],
       };
+    }
   }
 }
 
@@ -257,12 +284,40 @@ function tick(session: Session, now: number): SessionStep {
   };
 }
 
-function leftHolding(session: Session, heldJobs: number, restartStrategy: string): SessionStep {
-  const closed: Session = session.phase === 'ended' ? session : { ...session, phase: 'ended' };
-  if (heldJobs === 0) return { session: closed, effects: NOTHING };
+function leftHolding(session: Session, heldJobs: readonly string[], restartStrategy: string): SessionStep {
+  const closed: Session = { ...session, phase: 'ended', waitingJobs: [...new Set(heldJobs)] };
+  // The worker already came back here without some of them: those are lost now, the others wait.
+  const { session: left, effects } = lostUnlessListed(closed);
+  if (left.waitingJobs.length === 0) return { session: left, effects };
   // IMMEDIATELY: the group's jobs do not wait for their worker to come back and adopt them.
   const ms = restartStrategy === 'IMMEDIATELY' ? 0 : session.timings.adoptionGraceMs;
-  return { session: closed, effects: [{ kind: 'wait-grace', ms }] };
+  return { session: left, effects: [...effects, { kind: 'wait-grace', ms }] };
+}
+
+/**
+ * A newer stream of the same worker said Hello here. Its list is what the worker's
+ * process runs now: a job this stream held that the list leaves out is not running
+ * anywhere (the worker restarted, or the job never reached it), so it is lost now
+ * rather than after the adoption grace, which only waits for a worker that may still
+ * list it. Kept for a stream still open, whose jobs are judged when it ends.
+ */
+function workerReconnected(session: Session, runningJobs: readonly JobRef[]): SessionStep {
+  const listed = new Set(runningJobs.map((ref) => jobMessageId(ref.taskRunId, ref.attempt)));
+  // Several reconnects: a job is still run only if every list since the first named it.
+  const known = session.listedOnReconnect;
+  const listedOnReconnect = known === undefined ? listed : new Set([...known].filter((key) => listed.has(key)));
+  return lostUnlessListed({ ...session, listedOnReconnect });
+}
+
+function lostUnlessListed(session: Session): SessionStep {
+  const listed = session.listedOnReconnect;
+  if (listed === undefined || session.waitingJobs.length === 0) return { session, effects: NOTHING };
+  const lost = session.waitingJobs.filter((key) => !listed.has(key));
+  if (lost.length === 0) return { session, effects: NOTHING };
+  return {
+    session: { ...session, waitingJobs: session.waitingJobs.filter((key) => listed.has(key)) },
+    effects: lost.map((key) => ({ kind: 'report-lost', key, reason: NOT_LISTED_ON_RECONNECT_REASON })),
+  };
 }
 
 function unknownJob(key: string): SessionEffect {

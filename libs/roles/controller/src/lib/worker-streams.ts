@@ -137,6 +137,8 @@ function subscriptionFrames(subscriptions: readonly CapacitySubscription[]): Sub
 export class WorkerStreams {
   private readonly logger = new Logger(WorkerStreams.name);
   private readonly open = new Set<WorkerConversation>();
+  /** By worker id: its streams here from Hello until the jobs they left are adopted or reported lost. */
+  private readonly streamsOfWorker = new Map<string, Set<WorkerConversation>>();
   /** Registration tokens revoked while this controller runs: a stream admitted just before still ends. */
   readonly revokedTokens = new Set<string>();
   /** Row removals of relayed results still to be written (shutdown waits for them). */
@@ -289,6 +291,25 @@ export class WorkerStreams {
     return affected.length;
   }
 
+  /**
+   * A stream's Hello was accepted: the worker's older streams here (open, or ended with
+   * jobs waiting out the adoption grace) hear which jobs it runs now, and the jobs it left
+   * out are reported lost at once. Then this stream is counted among the worker's.
+   */
+  workerSaidHello(workerId: string, conversation: WorkerConversation, runningJobs: readonly JobRef[]): void {
+    const older = this.streamsOfWorker.get(workerId) ?? new Set<WorkerConversation>();
+    for (const other of older) other.workerReconnected(runningJobs);
+    older.add(conversation);
+    this.streamsOfWorker.set(workerId, older);
+  }
+
+  /** The stream's jobs are adopted, finished or reported lost: a later Hello of its worker no longer concerns it. */
+  streamSettled(workerId: string, conversation: WorkerConversation): void {
+    const streams = this.streamsOfWorker.get(workerId);
+    if (!streams?.delete(conversation) || streams.size > 0) return;
+    this.streamsOfWorker.delete(workerId);
+  }
+
   /** Shutdown has begun: streams are refused and ended, and pending lost-job checks stand down. */
   get isClosing(): boolean {
     return this.closing;
@@ -370,6 +391,16 @@ class WorkerConversation {
   private readonly silenceCheck: NodeJS.Timeout;
   private recycleTimer: NodeJS.Timeout | undefined;
   private registration: { forget: () => Promise<void> } | undefined;
+  /** Once the stream ended holding jobs: what reporting one of them lost needs, until all are settled. */
+  private left:
+    | {
+        readonly session: WorkerSession;
+        readonly jobs: ReadonlyMap<string, HeldJob>;
+        readonly reason: string;
+        readonly restartStrategy: WorkerRestartStrategy;
+        reportedLost: number;
+      }
+    | undefined;
   private resolveEnded!: () => void;
   readonly ended = new Promise<void>((resolve) => (this.resolveEnded = resolve));
   private endedOnce: Promise<void> | undefined;
@@ -546,6 +577,8 @@ class WorkerConversation {
     }
     this.session = session;
     this.rules = openSession({ workerId, workerGroupId, registrationTokenId }, this.streams.timings, this.streams.clock.nowMs());
+    // What the worker runs now: the jobs its older streams here held and it left out are lost at once.
+    this.streams.workerSaidHello(workerId, this, hello.runningJobs);
     const { adopted, notAdopted } = await this.adopt(session, hello.runningJobs);
     if (this.finished) return;
 
@@ -802,9 +835,43 @@ class WorkerConversation {
       const held = [...session.held.values()];
       this.logger.log({ workerId: session.workerId, reason, heldJobs: held.length }, 'worker stream ended');
       // Not awaited, and shutdown does not wait for it either (see closeAll): it stands down once closing.
-      if (held.length > 0) void this.lostUnlessAdopted(session, held, reason);
+      if (held.length > 0)
+        void this.lostUnlessAdopted(session, held, reason).finally(() => this.streams.streamSettled(session.workerId, this));
+      else this.streams.streamSettled(session.workerId, this);
     }
     this.resolveEnded();
+  }
+
+  /** A newer stream of this worker said Hello here (`WorkerStreams.workerSaidHello`). */
+  workerReconnected(runningJobs: readonly JobRef[]): void {
+    const effects = this.step({ kind: 'worker-reconnected', runningJobs });
+    if (effects.length > 0) void this.reportLostNow(effects);
+  }
+
+  /** The rules' `report-lost` of jobs the ended stream held, left out by its worker's newer Hello, each in its job's turn. */
+  private async reportLostNow(effects: readonly SessionEffect[]): Promise<number> {
+    const left = this.left;
+    if (!left) return 0;
+    let reported = 0;
+    for (const effect of effects) {
+      if (effect.kind !== 'report-lost') continue;
+      const job = left.jobs.get(effect.key);
+      if (!job || this.streams.isClosing) continue;
+      await this.streams.inTurn(effect.key, async () => {
+        // A later stream of this worker here adopted it meanwhile: it runs, it is not lost.
+        const holder = this.streams.fleet.holderOf(job.taskRunId, job.attempt);
+        if (holder !== undefined && holder !== left.session) return;
+        if (await this.reportLost(left.session.workerId, job, effect.reason ?? left.reason, left.restartStrategy)) reported += 1;
+      });
+    }
+    left.reportedLost += reported;
+    if (reported > 0) {
+      this.logger.log(
+        { workerId: left.session.workerId, reportedLost: reported },
+        'jobs of an ended stream reported lost: their worker connected again without them',
+      );
+    }
+    return reported;
   }
 
   /**
@@ -815,7 +882,13 @@ class WorkerConversation {
    */
   private async lostUnlessAdopted(session: WorkerSession, jobs: HeldJob[], reason: string): Promise<void> {
     const restartStrategy = await this.restartStrategyOf(session.workerGroupId);
-    for (const effect of this.step({ kind: 'left-holding', heldJobs: jobs.length, restartStrategy })) {
+    const byKey = new Map(jobs.map((job) => [jobMessageId(job.taskRunId, job.attempt), job] as const));
+    const left = { session, jobs: byKey, reason, restartStrategy, reportedLost: 0 };
+    this.left = left;
+    const effects = this.step({ kind: 'left-holding', heldJobs: [...byKey.keys()], restartStrategy });
+    // The worker came back here already without some of them: reported now, the others wait.
+    await this.reportLostNow(effects);
+    for (const effect of effects) {
       // Never keeps a stopping process alive; after a shutdown the liveness coordinator answers for the rows.
       if (effect.kind === 'wait-grace' && effect.ms > 0) await new Promise((resolve) => setTimeout(resolve, effect.ms).unref());
     }
@@ -840,7 +913,12 @@ class WorkerConversation {
     }
     // One line per ended stream that held jobs: the others were adopted, finished, or are left to the liveness coordinator.
     this.logger.log(
-      { workerId: session.workerId, heldJobs: jobs.length, reportedLost, adoptionGraceMs: this.streams.adoptionGraceMs },
+      {
+        workerId: session.workerId,
+        heldJobs: jobs.length,
+        reportedLost: reportedLost + left.reportedLost,
+        adoptionGraceMs: this.streams.adoptionGraceMs,
+      },
       'adoption grace over for an ended stream',
     );
   }
