@@ -153,6 +153,12 @@ async function main() {
   await step('document references', process.execPath, [path.join(ROOT, 'tools', 'scripts', 'check-doc-links.js')], {
     limitMinutes: 2,
   });
+  await step(
+    'Kestra compatibility claims',
+    process.execPath,
+    [path.join(ROOT, 'tools', 'scripts', 'check-compatibility-doc.js')],
+    { limitMinutes: 2 },
+  );
   await step('typecheck', path.join(BIN, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], { limitMinutes: 10 });
   const codegenCheck = path.join(ROOT, 'tools', 'scripts', 'check-codegen.js');
   if (fs.existsSync(codegenCheck)) {

@@ -85,8 +85,10 @@ describe("Kestra's filters", () => {
   });
 
   it('jq names what it does not support', () => {
-    expect(failure("{{ inputs.list | jq('def f: .; f') }}").message).toContain('function definitions (def) are not supported');
-    expect(failure("{{ inputs.list | jq('. as [$a] | $a') }}").message).toContain('destructuring patterns are not supported');
+    expect(failure("{{ inputs.list | jq('1 + def f: .; f') }}").message).toContain('a definition (def) must start an expression');
+    expect(failure("{{ inputs.list | jq('. as [$a] ?// $a | $a') }}").message).toContain(
+      'destructuring alternatives (?//) are not supported',
+    );
     expect(failure("{{ inputs.list | jq('$nope') }}").message).toContain('$nope is not defined');
     expect(failure("{{ inputs.list | jq('now') }}").message).toContain('now/0 is not available in a template');
     expect(failure("{{ inputs.list | jq('.a') }}").message).toContain('cannot index array with "a"');

@@ -96,13 +96,35 @@ function offsetText(minutes: number, withColon: boolean, minutesAlways: boolean)
   return withColon ? `${sign}${hours}:${mins}` : `${sign}${hours}${mins}`;
 }
 
-/** Month, day and AM/PM names of a locale (Java's `en_US`, `fr` or a BCP 47 tag); English without one. */
+/**
+ * How a locale numbers weeks, as java.time's WeekFields.of(locale) does: the first day of the
+ * week (1 Monday … 7 Sunday) and the days of a year or month its first week needs. Java reads
+ * them from the locale's region alone, and from the United States' when the locale names none.
+ */
+interface WeekRules {
+  readonly firstDay: number;
+  readonly minimalDays: number;
+}
+
+const US_WEEKS: WeekRules = { firstDay: 7, minimalDays: 1 };
+
+/** Month, day, era and AM/PM names and the week rules of a locale (Java's `en_US`, `fr` or a BCP 47 tag); English and US weeks without one. */
 interface Names {
   readonly months: readonly string[];
   readonly shortMonths: readonly string[];
   readonly weekdays: readonly string[];
   readonly shortWeekdays: readonly string[];
+  readonly narrowWeekdays: readonly string[];
   readonly dayPeriods: readonly [string, string];
+  /** Before and after the start of the common era: short (`AD`), long (`Anno Domini`), narrow (`A`). */
+  readonly eras: {
+    readonly short: readonly [string, string];
+    readonly long: readonly [string, string];
+    readonly narrow: readonly [string, string];
+  };
+  readonly weeks: WeekRules;
+  /** Whether the names are English (quarter names are known in English only). */
+  readonly english: boolean;
 }
 
 const ENGLISH: Names = {
@@ -110,7 +132,11 @@ const ENGLISH: Names = {
   shortMonths: MONTHS.map((name) => name.slice(0, 3)),
   weekdays: WEEKDAYS,
   shortWeekdays: WEEKDAYS.map((name) => name.slice(0, 3)),
+  narrowWeekdays: WEEKDAYS.map((name) => name.slice(0, 1)),
   dayPeriods: ['AM', 'PM'],
+  eras: { short: ['BC', 'AD'], long: ['Before Christ', 'Anno Domini'], narrow: ['B', 'A'] },
+  weeks: US_WEEKS,
+  english: true,
 };
 
 const LOCALE_TAG = /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$/;
@@ -158,13 +184,90 @@ function readLocaleNames(locale: string): Names {
   const days = WEEKDAYS.map((_d, i) => new Date(Date.UTC(2021, 7, 1 + i, 12)));
   const period = namer({ hour: 'numeric', hour12: true }, 'dayPeriod');
   const half = (hour: number): string => period(new Date(Date.UTC(2021, 0, 1, hour))) || (hour < 12 ? 'AM' : 'PM');
+  const beforeEra = new Date(Date.UTC(2021, 5, 15));
+  beforeEra.setUTCFullYear(-100);
+  const eraNames = (era: 'short' | 'long' | 'narrow'): readonly [string, string] => {
+    const name = namer({ era, year: 'numeric' }, 'era');
+    return [name(beforeEra), name(months[5] as Date)];
+  };
   return {
     months: months.map(namer({ month: 'long', day: 'numeric' }, 'month')),
     shortMonths: months.map(namer({ month: 'short', day: 'numeric' }, 'month')),
     weekdays: days.map(namer({ weekday: 'long' }, 'weekday')),
     shortWeekdays: days.map(namer({ weekday: 'short' }, 'weekday')),
+    narrowWeekdays: days.map(namer({ weekday: 'narrow' }, 'weekday')),
     dayPeriods: [half(9), half(21)],
+    eras: { short: eraNames('short'), long: eraNames('long'), narrow: eraNames('narrow') },
+    weeks: weekRules(tag),
+    english: new Intl.Locale(tag).language === 'en',
   };
+}
+
+/** The week rules of the locale's region (the United States' when it names none), from the runtime's CLDR data. */
+function weekRules(tag: string): WeekRules {
+  const region = new Intl.Locale(tag).region;
+  if (region === undefined) return US_WEEKS;
+  const regional = new Intl.Locale(`und-${region}`) as Intl.Locale & {
+    readonly weekInfo?: WeekRules;
+    getWeekInfo?(): WeekRules;
+  };
+  const info = typeof regional.getWeekInfo === 'function' ? regional.getWeekInfo() : regional.weekInfo;
+  if (info === undefined) throw new DateFormatError(`the runtime has no week data for the locale '${tag}'`);
+  return { firstDay: info.firstDay, minimalDays: info.minimalDays };
+}
+
+const DAY = 86_400_000;
+
+/** The day of the week counted from the locale's first day: 1 on that day … 7 (Java's localized day-of-week). */
+function localizedDayOfWeek(wall: Date, weeks: WeekRules): number {
+  const isoDay = wall.getUTCDay() === 0 ? 7 : wall.getUTCDay();
+  return ((isoDay - weeks.firstDay + 7) % 7) + 1;
+}
+
+/** Midnight (UTC wall clock) of the day of `wall`. */
+function dayStart(wall: Date): number {
+  return Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate());
+}
+
+/**
+ * The first day of week 1 of the period (a year or a month) that starts on `first`: the week
+ * holding `first` when it has at least `minimalDays` days of the period, else the next week.
+ */
+function firstWeekStart(first: number, weeks: WeekRules): number {
+  const dayOfWeek = localizedDayOfWeek(new Date(first), weeks);
+  const daysInPeriod = 8 - dayOfWeek;
+  return daysInPeriod >= weeks.minimalDays ? first - (dayOfWeek - 1) * DAY : first + daysInPeriod * DAY;
+}
+
+/** Java's week-based year and week of it (pattern letters `Y` and `w`) under the locale's week rules. */
+function weekOfWeekBasedYear(wall: Date, weeks: WeekRules): { year: number; week: number } {
+  const day = dayStart(wall);
+  const year = wall.getUTCFullYear();
+  const startOf = (y: number): number => {
+    const first = new Date(Date.UTC(2000, 0, 1));
+    first.setUTCFullYear(y);
+    return firstWeekStart(first.getTime(), weeks);
+  };
+  const next = startOf(year + 1);
+  if (day >= next) return { year: year + 1, week: 1 };
+  const own = startOf(year);
+  const basedYear = day >= own ? year : year - 1;
+  const start = day >= own ? own : startOf(year - 1);
+  return { year: basedYear, week: Math.floor((day - start) / (7 * DAY)) + 1 };
+}
+
+/** Java's week of the month (pattern letter `W`): 0 for the days before the month's first week. */
+function weekOfMonth(wall: Date, weeks: WeekRules): number {
+  const day = dayStart(wall);
+  const start = firstWeekStart(Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), 1), weeks);
+  return day < start ? 0 : Math.floor((day - start) / (7 * DAY)) + 1;
+}
+
+const QUARTER_ORDINALS = ['1st', '2nd', '3rd', '4th'];
+
+/** Refuses more letters than java.time accepts for `letter`. */
+function atMost(letter: string, count: number, max: number): void {
+  if (count > max) throw new DateFormatError(`too many pattern letters: '${letter.repeat(count)}' (at most ${max})`);
 }
 
 function field(letter: string, count: number, time: ZonedTime, names: Names): string {
@@ -187,7 +290,44 @@ function field(letter: string, count: number, time: ZonedTime, names: Names): st
       return pad(dayOfYear, count);
     }
     case 'E':
-      return count >= 4 ? names.weekdays[d.getUTCDay()] : names.shortWeekdays[d.getUTCDay()];
+      atMost(letter, count, 5);
+      if (count === 5) return names.narrowWeekdays[d.getUTCDay()];
+      return count === 4 ? names.weekdays[d.getUTCDay()] : names.shortWeekdays[d.getUTCDay()];
+    case 'e':
+    case 'c': {
+      // The day of the week as a number counted from the locale's first day, or its name.
+      atMost(letter, count, 5);
+      if (letter === 'c' && count === 2) throw new DateFormatError("the date pattern 'cc' is not valid (write 'c' or 'ccc')");
+      if (count <= 2) return pad(localizedDayOfWeek(d, names.weeks), count);
+      if (count === 3) return names.shortWeekdays[d.getUTCDay()];
+      return count === 4 ? names.weekdays[d.getUTCDay()] : names.narrowWeekdays[d.getUTCDay()];
+    }
+    case 'G': {
+      atMost(letter, count, 5);
+      const era = d.getUTCFullYear() > 0 ? 1 : 0;
+      return (count <= 3 ? names.eras.short : count === 4 ? names.eras.long : names.eras.narrow)[era];
+    }
+    case 'Q':
+    case 'q': {
+      atMost(letter, count, 5);
+      const quarter = Math.floor(d.getUTCMonth() / 3) + 1;
+      if (count <= 2) return pad(quarter, count);
+      if (count === 5) return String(quarter);
+      if (!names.english) {
+        throw new DateFormatError(`the date pattern '${letter.repeat(count)}' names the quarter, which is known in English only`);
+      }
+      return count === 3 ? `Q${quarter}` : `${QUARTER_ORDINALS[quarter - 1]} quarter`;
+    }
+    case 'Y': {
+      const { year } = weekOfWeekBasedYear(d, names.weeks);
+      return count === 2 ? pad(year % 100, 2) : pad(year, count);
+    }
+    case 'w':
+      atMost(letter, count, 2);
+      return pad(weekOfWeekBasedYear(d, names.weeks).week, count);
+    case 'W':
+      atMost(letter, count, 1);
+      return String(weekOfMonth(d, names.weeks));
     case 'a':
       return names.dayPeriods[d.getUTCHours() < 12 ? 0 : 1];
     case 'H':

@@ -3,11 +3,12 @@
  * have: paths (`.a.b`, `.["k"]`, `.[0]`, `.[1:3]`, `.[]`, `?`, `..`), `|`, `,`, literals,
  * string interpolation `"\\(...)"` and `@format "..."`, `[...]` and `{...}` construction,
  * arithmetic, comparisons, `and`/`or`/`not`, `//`, `if/elif/else`, `try ... catch`,
- * variables (`... as $x | ...`, `$ENV` empty), `reduce` and `foreach`, path expressions
+ * variables (`... as $x | ...`, `$ENV` empty) and destructuring patterns (`as [$a, {b: $c}]`),
+ * function definitions (`def f(g; $v): ...;`), `reduce` and `foreach`, path expressions
  * (`path`, `paths`, `getpath`, `setpath`, `del`, `delpaths`), the formats `@text @json
  * @html @uri @csv @tsv @sh @base64 @base64d`, regexes (`test match capture scan splits sub
  * gsub`, flags g/x/n, on the linear-time engine of regex.ts) and the builtins of `call`.
- * Refused with a JqError naming it: `def`, destructuring (`as [$a]`, `?//`), `label`,
+ * Refused with a JqError naming it: destructuring alternatives (`?//`), `label`,
  * `import`, the regex flags i/s/l/p, and what needs a clock or other input (`now`,
  * `input`, `debug`, `halt`). A program yields a stream: the filter returns the list of
  * its results, as Kestra's does. Every step is charged to the rendering's budget.
@@ -43,17 +44,38 @@ type Node =
   | { readonly kind: 'if'; readonly branches: readonly { test: Node; then: Node }[]; readonly otherwise: Node | null }
   | { readonly kind: 'try'; readonly body: Node; readonly handler?: Node }
   | { readonly kind: 'var'; readonly name: string }
-  | { readonly kind: 'bind'; readonly source: Node; readonly name: string; readonly body: Node }
+  | { readonly kind: 'bind'; readonly source: Node; readonly pattern: Pattern; readonly body: Node }
+  | { readonly kind: 'def'; readonly definition: Definition; readonly rest: Node }
   | {
       readonly kind: 'reduce' | 'foreach';
       readonly source: Node;
-      readonly name: string;
+      readonly pattern: Pattern;
       readonly init: Node;
       readonly update: Node;
       readonly extract: Node | null;
     }
   | { readonly kind: 'template'; readonly parts: readonly (string | Node)[]; readonly format: string | null }
   | { readonly kind: 'format'; readonly name: string };
+
+/**
+ * What `as` binds: `$x`, or a destructuring pattern: `[$a, $b]` (by index), `{a: $x}`,
+ * `{$a}` (`{a: $a}`), `{"k": $x}`, `{(expr): $x}` (the key computed on the value matched),
+ * `{$a: pattern}` (binds `$a` to `.a` and matches `.a` against the pattern), nested.
+ */
+type Pattern =
+  | { readonly kind: 'var'; readonly name: string }
+  | { readonly kind: 'array'; readonly items: readonly Pattern[] }
+  | {
+      readonly kind: 'object';
+      readonly entries: readonly { readonly key: Node; readonly variable?: string; readonly value?: Pattern }[];
+    };
+
+/** `def name(params): body;`: a parameter is a filter (`f`) or a value (`$v`, each of its argument's outputs). */
+interface Definition {
+  readonly name: string;
+  readonly params: readonly { readonly name: string; readonly value: boolean }[];
+  readonly body: Node;
+}
 
 /** A string literal's pieces: text, or the source of an interpolated `\( )` expression. */
 type StringPart = { readonly text: string } | { readonly source: string; readonly at: number };
@@ -264,8 +286,13 @@ class Parser {
   }
 
   private pipe(): Node {
+    if (this.is('def', 'ident')) return this.definition();
     let left = this.comma();
-    while (this.accept('|')) left = { kind: 'pipe', left, right: this.comma() };
+    while (this.accept('|')) {
+      // A definition after `|` runs to the end of the pipe.
+      if (this.is('def', 'ident')) return { kind: 'pipe', left, right: this.definition() };
+      left = { kind: 'pipe', left, right: this.comma() };
+    }
     return left;
   }
 
@@ -342,22 +369,81 @@ class Parser {
     return { kind: 'template', parts, format };
   }
 
-  /** A variable's name after `as`; destructuring patterns are refused. */
-  private variable(): string {
-    const token = this.next();
-    if (token.type !== 'var') {
-      throw new JqError(`expected a $variable after 'as' at ${token.at + 1} (destructuring patterns are not supported)`);
+  /** `def name: body; rest` or `def name(f; $v): body; rest`: the function is visible in its body and in `rest`. */
+  private definition(): Node {
+    const start = this.next();
+    const name = this.next();
+    if (name.type !== 'ident') throw new JqError(`expected a function name after 'def' at ${start.at + 1}`);
+    const params: { name: string; value: boolean }[] = [];
+    if (this.accept('(')) {
+      do {
+        const param = this.next();
+        if (param.type !== 'ident' && param.type !== 'var') {
+          throw new JqError(`expected a parameter name (f or $v) at ${param.at + 1}, in the definition of ${name.value}`);
+        }
+        params.push({ name: param.value, value: param.type === 'var' });
+      } while (this.accept(';'));
+      this.expect(')');
     }
-    return token.value;
+    this.expect(':');
+    const body = this.pipe();
+    this.expect(';');
+    return { kind: 'def', definition: { name: name.value, params, body }, rest: this.pipe() };
+  }
+
+  /** What follows `as`: a `$variable` or a destructuring pattern; alternatives (`?//`) are refused. */
+  private pattern(): Pattern {
+    const token = this.next();
+    let pattern: Pattern;
+    if (token.type === 'var') pattern = { kind: 'var', name: token.value };
+    else if (token.type === 'punct' && token.value === '[') {
+      const items: Pattern[] = [];
+      do items.push(this.pattern());
+      while (this.accept(','));
+      this.expect(']');
+      pattern = { kind: 'array', items };
+    } else if (token.type === 'punct' && token.value === '{') {
+      pattern = { kind: 'object', entries: this.objectPatternEntries() };
+    } else {
+      throw new JqError(`expected a $variable or a destructuring pattern ([$a], {a: $x}) after 'as' at ${token.at + 1}`);
+    }
+    if (this.is('?') && this.tokens[this.index + 1]?.value === '//') {
+      throw new JqError(`destructuring alternatives (?//) are not supported (at ${this.peek().at + 1})`);
+    }
+    return pattern;
+  }
+
+  private objectPatternEntries(): { key: Node; variable?: string; value?: Pattern }[] {
+    const entries: { key: Node; variable?: string; value?: Pattern }[] = [];
+    do {
+      const token = this.next();
+      if (token.type === 'var') {
+        // `{$a}` binds $a to .a; `{$a: pattern}` also matches .a against the pattern.
+        const key: Node = { kind: 'literal', value: token.value };
+        entries.push(this.accept(':') ? { key, variable: token.value, value: this.pattern() } : { key, variable: token.value });
+        continue;
+      }
+      let key: Node;
+      if (token.type === 'ident') key = { kind: 'literal', value: token.value };
+      else if (token.type === 'string') key = this.stringNode(token, null);
+      else if (token.type === 'punct' && token.value === '(') {
+        key = this.pipe();
+        this.expect(')');
+      } else throw new JqError(`expected a key of an object pattern at ${token.at + 1}`);
+      this.expect(':');
+      entries.push({ key, value: this.pattern() });
+    } while (this.accept(','));
+    this.expect('}');
+    return entries;
   }
 
   /** `Term as $x | body`: the body runs as far right as the pipe goes, as in jq. */
   private postfix(allowBinding = true): Node {
     const node = this.postfixTerm();
     if (allowBinding && this.accept('as', 'ident')) {
-      const name = this.variable();
+      const pattern = this.pattern();
       this.expect('|');
-      return { kind: 'bind', source: node, name, body: this.pipe() };
+      return { kind: 'bind', source: node, pattern, body: this.pipe() };
     }
     return node;
   }
@@ -477,17 +563,20 @@ class Parser {
       case 'foreach': {
         const source = this.postfix(false);
         this.expect('as', 'ident');
-        const name = this.variable();
+        const pattern = this.pattern();
         this.expect('(');
         const init = this.pipe();
         this.expect(';');
         const update = this.pipe();
         const extract = token.value === 'foreach' && this.accept(';') ? this.pipe() : null;
         this.expect(')');
-        return { kind: token.value, source, name, init, update, extract };
+        return { kind: token.value, source, pattern, init, update, extract };
       }
     }
-    if (token.value === 'def') throw new JqError(`function definitions (def) are not supported (at ${token.at + 1})`);
+    if (token.value === 'def') {
+      // Only where an expression starts (jq's grammar): `1 + def f: 2; f` is not jq.
+      throw new JqError(`a definition (def) must start an expression, at ${token.at + 1}: put it in parentheses`);
+    }
     if (CONTINUATIONS.has(token.value)) throw new JqError(`unexpected '${token.value}' at ${token.at + 1}`);
     if (UNSUPPORTED_KEYWORDS.has(token.value)) throw new JqError(`'${token.value}' is not supported (at ${token.at + 1})`);
     const args: Node[] = [];
@@ -636,11 +725,24 @@ function array(value: unknown, what: string): unknown[] {
   throw new JqError(`${what} needs an array, got ${typeOf(value)}`);
 }
 
-interface Binding {
-  readonly name: string;
-  readonly value: unknown;
-  readonly parent: Binding | null;
-}
+/**
+ * The scope a node runs in, innermost first: `$variables`, functions defined with `def`
+ * (each keeps the scope it was defined in: jq's scoping is lexical) and the filter
+ * arguments of the function call running (each with the caller's scope).
+ */
+type Binding =
+  | { readonly kind: 'value'; readonly name: string; readonly value: unknown; readonly parent: Binding | null }
+  | { readonly kind: 'function'; readonly definition: Definition; readonly parent: Binding | null }
+  | {
+      readonly kind: 'argument';
+      readonly name: string;
+      readonly node: Node;
+      readonly scope: Binding | null;
+      readonly parent: Binding | null;
+    };
+
+/** How deep calls of functions defined with `def` may nest (a recursion that does not end stops here). */
+const MAX_CALL_DEPTH = 200;
 
 /** jq's `tostring`: text as it is, anything else as JSON. */
 function asText(value: unknown): string {
@@ -829,18 +931,102 @@ function deletePath(root: unknown, path: readonly unknown[]): unknown {
 
 class Interpreter {
   private env: Binding | null = null;
+  private callDepth = 0;
 
   constructor(private readonly meter: WorkMeter) {}
 
-  /** Runs `body` with `$name` bound to `value`. */
-  private bound<T>(name: string, value: unknown, body: () => T): T {
+  /** Runs `body` in `scope`. */
+  private within<T>(scope: Binding | null, body: () => T): T {
     const saved = this.env;
-    this.env = { name, value, parent: saved };
+    this.env = scope;
     try {
       return body();
     } finally {
       this.env = saved;
     }
+  }
+
+  /** Runs `body` with `$name` bound to `value`. */
+  private bound<T>(name: string, value: unknown, body: () => T): T {
+    return this.within({ kind: 'value', name, value, parent: this.env }, body);
+  }
+
+  /** Runs `body` once for each way `pattern` matches `value` (a key computed by an object pattern may yield several). */
+  private matched<T>(pattern: Pattern, value: unknown, body: () => T[]): T[] {
+    this.meter.charge(1);
+    switch (pattern.kind) {
+      case 'var':
+        return this.bound(pattern.name, value, body);
+      case 'array': {
+        if (value !== null && value !== undefined && !Array.isArray(value)) {
+          throw new JqError(`cannot index ${typeOf(value)} with a number (destructuring [...])`);
+        }
+        const matchFrom = (at: number): T[] =>
+          at >= pattern.items.length ? body() : this.matched(pattern.items[at], index(value, at), () => matchFrom(at + 1));
+        return matchFrom(0);
+      }
+      case 'object': {
+        const matchFrom = (at: number): T[] => {
+          if (at >= pattern.entries.length) return body();
+          const entry = pattern.entries[at];
+          return this.run(entry.key, value).flatMap((key) => {
+            if (typeof key !== 'string') throw new JqError(`an object pattern's key must be a string, got ${typeOf(key)}`);
+            const item = index(value, key);
+            const rest = (): T[] =>
+              entry.value === undefined ? matchFrom(at + 1) : this.matched(entry.value, item, () => matchFrom(at + 1));
+            return entry.variable === undefined ? rest() : this.bound(entry.variable, item, rest);
+          });
+        };
+        return matchFrom(0);
+      }
+    }
+  }
+
+  /** The function or filter argument `name/arity` visible here, if any (a builtin otherwise). */
+  private lookUp(name: string, arity: number): Extract<Binding, { kind: 'function' | 'argument' }> | undefined {
+    for (let binding = this.env; binding !== null; binding = binding.parent) {
+      if (binding.kind === 'function' && binding.definition.name === name && binding.definition.params.length === arity)
+        return binding;
+      if (binding.kind === 'argument' && binding.name === name && arity === 0) return binding;
+    }
+    return undefined;
+  }
+
+  /**
+   * Calls a function defined with `def` (or a filter argument) on `input`, `evaluate` running
+   * its body (`run`, or `paths` for a path expression) in the function's own scope: its
+   * definition's scope, itself (so it may recurse), and its arguments. A value parameter
+   * `$v` runs its argument on the input and calls the body once per output.
+   */
+  private invoke<T>(
+    callee: Extract<Binding, { kind: 'function' | 'argument' }>,
+    args: readonly Node[],
+    input: unknown,
+    evaluate: (node: Node) => T[],
+  ): T[] {
+    if (callee.kind === 'argument') return this.within(callee.scope, () => evaluate(callee.node));
+    const { definition } = callee;
+    if (this.callDepth >= MAX_CALL_DEPTH) {
+      throw new JqError(`calls of ${definition.name} nest deeper than ${MAX_CALL_DEPTH} (a recursion that does not end?)`);
+    }
+    const caller = this.env;
+    const bindFrom = (at: number, scope: Binding): T[] => {
+      if (at >= definition.params.length) {
+        this.callDepth++;
+        try {
+          return this.within(scope, () => evaluate(definition.body));
+        } finally {
+          this.callDepth--;
+        }
+      }
+      const param = definition.params[at];
+      const argument: Binding = { kind: 'argument', name: param.name, node: args[at], scope: caller, parent: scope };
+      if (!param.value) return bindFrom(at + 1, argument);
+      return this.within(caller, () => this.run(args[at], input)).flatMap((value) =>
+        bindFrom(at + 1, { kind: 'value', name: param.name, value, parent: argument }),
+      );
+    };
+    return bindFrom(0, callee);
   }
 
   /**
@@ -897,7 +1083,17 @@ class Interpreter {
           if (error instanceof JqError) return [];
           throw error;
         }
-      case 'call':
+      case 'def':
+        return this.within({ kind: 'function', definition: node.definition, parent: this.env }, () =>
+          this.paths(node.rest, input, prefix),
+        );
+      case 'bind':
+        return this.run(node.source, input).flatMap((value) =>
+          this.matched(node.pattern, value, () => this.paths(node.body, input, prefix)),
+        );
+      case 'call': {
+        const callee = this.lookUp(node.name, node.args.length);
+        if (callee !== undefined) return this.invoke(callee, node.args, input, (body) => this.paths(body, input, prefix));
         if (node.name === 'select' && node.args.length === 1)
           return this.run(node.args[0], input).some(truthy) ? [{ path: [...prefix], value: input }] : [];
         if (node.name === 'empty' && node.args.length === 0) return [];
@@ -922,6 +1118,7 @@ class Interpreter {
             return { path: [...prefix, ...keys], value: getPath(input, keys) };
           });
         break;
+      }
       default:
         break;
     }
@@ -934,17 +1131,22 @@ class Interpreter {
       case 'var': {
         if (node.name === 'ENV') return [{}];
         for (let binding = this.env; binding !== null; binding = binding.parent) {
-          if (binding.name === node.name) return [binding.value];
+          if (binding.kind === 'value' && binding.name === node.name) return [binding.value];
         }
         throw new JqError(`$${node.name} is not defined`);
       }
       case 'bind':
-        return this.run(node.source, input).flatMap((value) => this.bound(node.name, value, () => this.run(node.body, input)));
+        return this.run(node.source, input).flatMap((value) =>
+          this.matched(node.pattern, value, () => this.run(node.body, input)),
+        );
+      case 'def':
+        return this.within({ kind: 'function', definition: node.definition, parent: this.env }, () => this.run(node.rest, input));
       case 'reduce':
         return this.run(node.init, input).map((initial) => {
           let state = initial;
           for (const item of this.run(node.source, input)) {
-            state = this.bound(node.name, item, () => this.run(node.update, state).at(-1) ?? null);
+            // A pattern that matches several ways updates with the last, as jq's reduce keeps the last output.
+            state = this.matched(node.pattern, item, () => this.run(node.update, state)).at(-1) ?? null;
           }
           return state;
         });
@@ -953,11 +1155,12 @@ class Interpreter {
           let state = initial;
           const out: unknown[] = [];
           for (const item of this.run(node.source, input)) {
-            this.bound(node.name, item, () => {
+            this.matched(node.pattern, item, () => {
               for (const next of this.run(node.update, state)) {
                 state = next;
                 out.push(...(node.extract === null ? [next] : this.run(node.extract, next)));
               }
+              return [];
             });
           }
           return out;
@@ -1082,8 +1285,11 @@ class Interpreter {
       }
       case 'if':
         return this.conditional(node.branches, 0, node.otherwise, input);
-      case 'call':
+      case 'call': {
+        const callee = this.lookUp(node.name, node.args.length);
+        if (callee !== undefined) return this.invoke(callee, node.args, input, (body) => this.run(body, input));
         return this.call(node.name, node.args, input);
+      }
     }
   }
 

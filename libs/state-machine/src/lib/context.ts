@@ -63,7 +63,8 @@ export function buildContext(source: ContextSource, taskRun?: TaskRun): RenderCo
     globals: source.globals ?? {},
   };
   if (execution.trigger !== undefined) context['trigger'] = execution.trigger;
-  // Kestra's subflow child: the trigger is the parent execution.
+  // A subflow child whose execution holds no trigger of its own (one created before the Subflow
+  // task recorded it): the parent execution, as far as the reference to it tells.
   else if (execution.parent !== undefined) {
     context['trigger'] = {
       executionId: execution.parent.executionId,

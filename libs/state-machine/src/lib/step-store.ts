@@ -115,6 +115,10 @@ export class StepStore {
     return this.base.id;
   }
 
+  get flowRevision(): number {
+    return this.base.flowRevision;
+  }
+
   get halted(): boolean {
     return this.halt !== undefined;
   }

@@ -121,6 +121,23 @@ export interface TaskRun {
   readonly subflowExecutionId?: string;
 }
 
+/**
+ * What a Subflow's child reads as `trigger`, as Kestra gives it: the parent execution's
+ * `executionId`, its flow's `namespace`, `flowId` and `flowRevision`, the Subflow task run's
+ * `taskRunId` and `taskId`, and `taskRunValue` / `taskRunIteration` when that task run has them
+ * (a ForEach value, a WaitFor iteration).
+ */
+export type SubflowTriggerVariables = {
+  readonly executionId: string;
+  readonly namespace: string;
+  readonly flowId: string;
+  readonly flowRevision: number;
+  readonly taskRunId: string;
+  readonly taskId: string;
+  readonly taskRunValue?: string;
+  readonly taskRunIteration?: number;
+};
+
 export interface ParentExecutionRef {
   readonly executionId: string;
   readonly taskRunId: string;
@@ -313,6 +330,8 @@ export type ExecutionAction =
       readonly inputs: JsonObject;
       readonly labels: Readonly<Record<string, string>>;
       readonly parent: ParentExecutionRef;
+      /** What the child reads as `trigger`. */
+      readonly trigger: SubflowTriggerVariables;
       readonly wait: boolean;
     }
   | { readonly type: 'kill-subflow'; readonly executionId: string }

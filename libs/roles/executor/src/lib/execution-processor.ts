@@ -15,6 +15,7 @@ import {
   coerceInputs,
   formatProblem,
   parseFlow,
+  TASK_TYPES,
   type ExecutionRecord,
   type Flow,
   type FlowRevisionRecord,
@@ -786,6 +787,8 @@ export class ExecutionProcessor {
       flow: child,
       inputs: inputs.values as JsonObject,
       labels: action.labels,
+      // As Kestra records a Subflow's child: started by the task, the variables it reads as `trigger`.
+      trigger: { id: action.trigger.taskId, type: TASK_TYPES.Subflow, variables: action.trigger },
       parent: { executionId: action.parent.executionId, taskRunId: action.parent.taskRunId },
     });
     return undefined;

@@ -28,6 +28,8 @@ export function oneLane(tasks: readonly Task[] | undefined): Lanes {
 export interface FlowableStep {
   readonly flow: Flow;
   readonly executionId: string;
+  /** The revision of the flow the execution runs. */
+  readonly flowRevision: number;
   readonly now: Millis;
   /** The options every rendering gets (`now`, the random source). */
   readonly renderOptions: RenderOptions;

@@ -10,7 +10,7 @@ import { hashString } from '../persistent-map';
 import { renderAny, renderFailure } from '../render';
 import { copyRun } from '../shapes';
 import type { ExecutionState } from '../states';
-import type { JsonObject, Outcome, TaskRun } from '../types';
+import type { JsonObject, Outcome, SubflowTriggerVariables, TaskRun } from '../types';
 import type { FlowableStep, LeafRules } from './flowable';
 
 /** A Subflow's start: 1, one more per restart. Numbers its child execution and its timeout timer. */
@@ -29,6 +29,22 @@ function correlationIdOf(labels: unknown): string | undefined {
   if (labels === null || typeof labels !== 'object') return undefined;
   const value = (labels as Record<string, unknown>)[CORRELATION_ID_LABEL];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The child's `trigger` (see SubflowTriggerVariables); `taskrun` is the Subflow task run's `taskrun` variable. */
+function subflowTriggerVariables(step: FlowableStep, run: TaskRun, taskrun: unknown): SubflowTriggerVariables {
+  const iteration =
+    taskrun !== null && typeof taskrun === 'object' ? (taskrun as Record<string, unknown>)['iteration'] : undefined;
+  return {
+    executionId: step.executionId,
+    namespace: step.flow.namespace,
+    flowId: step.flow.id,
+    flowRevision: step.flowRevision,
+    taskRunId: run.id,
+    taskId: run.taskId,
+    ...(run.value !== undefined ? { taskRunValue: run.value } : {}),
+    ...(typeof iteration === 'number' ? { taskRunIteration: iteration } : {}),
+  };
 }
 
 export const subflowRules: LeafRules<SubflowTask> = {
@@ -55,6 +71,7 @@ export const subflowRules: LeafRules<SubflowTask> = {
       inputs,
       labels,
       parent,
+      trigger: subflowTriggerVariables(step, run, context['taskrun']),
       wait: task.wait,
     });
     const started = step.putRun(copyRun(run, { subflowExecutionId: executionId }));
