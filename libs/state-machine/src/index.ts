@@ -19,6 +19,8 @@ export type { ReplayOrigin, ReplayRequest } from './lib/replay';
 export { renderContextFor } from './lib/render-context';
 export { taskById, UnknownTask } from './lib/flow-index';
 export { resumeInputProblems } from './lib/resume-inputs';
+export { startSubflowChild } from './lib/flowables/subflow';
+export type { SubflowChildStart } from './lib/flowables/subflow';
 export { PersistentMap } from './lib/persistent-map';
 export type * from './lib/types';
 export { simulateFlow } from './simulator/simulator';

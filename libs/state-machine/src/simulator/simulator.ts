@@ -4,6 +4,7 @@
 // order; nothing here reads the real clock.
 import { DEFAULT_TENANT_ID, DEFAULT_WORKER_QUEUE_ID, type Flow, type Task } from '@lanner/model';
 import { createExecution } from '../lib/execution';
+import { startSubflowChild } from '../lib/flowables/subflow';
 import { isRunnable, taskById } from '../lib/flow-index';
 import { next } from '../lib/next';
 import { renderAny } from '../lib/render';
@@ -52,6 +53,8 @@ export interface SimulationOptions {
         readonly error?: string;
         /** The child's render context, given for a Subflow's deprecated `outputs` map. */
         readonly context?: JsonObject;
+        /** The child's flow: given, the child's inputs are checked and defaulted against it, as the executor does. */
+        readonly flow?: Pick<Flow, 'namespace' | 'id' | 'inputs'>;
       }
     >
   >;
@@ -83,6 +86,8 @@ export interface SimulationResult {
   readonly log: readonly SimulationLogEntry[];
   /** Every action `next` produced, in order. */
   readonly actions: readonly ExecutionAction[];
+  /** Child executions Subflow tasks started (waiting or not), with the inputs they were created with. */
+  readonly childExecutions: readonly { readonly executionId: string; readonly flow: string; readonly inputs: JsonObject }[];
   /** Executions a CREATE_NEW_EXECUTION retry asked for. */
   readonly retryExecutions: readonly Extract<ExecutionAction, { type: 'create-retry-execution' }>[];
   /** True when `maxSteps` ran out before the queue drained. */
@@ -110,6 +115,7 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
   const log: SimulationLogEntry[] = [];
   const allActions: ExecutionAction[] = [];
   const retryExecutions: Extract<ExecutionAction, { type: 'create-retry-execution' }>[] = [];
+  const childExecutions: { executionId: string; flow: string; inputs: JsonObject }[] = [];
   let seq = 0;
   const push = (at: Millis, event: ExecutionEvent, timerId?: string): void => {
     const pending: Pending = { at, seq: seq++, event, ...(timerId !== undefined ? { timerId } : {}) };
@@ -189,8 +195,16 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
           cancelled.add(action.timerId);
           break;
         case 'start-subflow': {
+          const key = `${action.namespace}.${action.flowId}`;
+          const child = options.subflows?.[key] ?? { state: 'SUCCESS' as const };
+          const start =
+            child.flow !== undefined ? startSubflowChild(child.flow, action) : { ok: true as const, inputs: action.inputs };
+          if (!start.ok) {
+            push(now, start.refused);
+            break;
+          }
+          childExecutions.push({ executionId: action.executionId, flow: key, inputs: start.inputs });
           if (!action.wait) break;
-          const child = options.subflows?.[`${action.namespace}.${action.flowId}`] ?? { state: 'SUCCESS' as const };
           push(now + (child.durationMs ?? defaultDuration), {
             type: 'subflow-ended',
             taskRunId: action.taskRunId,
@@ -210,7 +224,7 @@ export function simulateFlow(flow: Flow, options: SimulationOptions = {}): Simul
       }
     }
   }
-  return { execution, log, actions: allActions, retryExecutions, exhausted: queue.length > 0, now };
+  return { execution, log, actions: allActions, childExecutions, retryExecutions, exhausted: queue.length > 0, now };
 }
 
 function scriptedOutcome(

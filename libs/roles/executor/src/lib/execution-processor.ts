@@ -11,16 +11,7 @@ import {
   type EncodedQueueMessage,
   type ExecutorEvent,
 } from '@lanner/frames';
-import {
-  coerceInputs,
-  formatProblem,
-  parseFlow,
-  TASK_TYPES,
-  type ExecutionRecord,
-  type Flow,
-  type FlowRevisionRecord,
-  type StoredJson,
-} from '@lanner/model';
+import { parseFlow, TASK_TYPES, type ExecutionRecord, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import {
   AlreadyExists,
@@ -43,6 +34,7 @@ import {
   replayExecution,
   replayOrigin,
   ReplayRefused,
+  startSubflowChild,
   taskById,
   type Execution,
   type ExecutionAction,
@@ -775,17 +767,12 @@ export class ExecutionProcessor {
       );
       return { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED' };
     }
-    // The child's inputs are checked and defaulted against its flow, as for any execution.
-    const childFlow = await this.flow(unit.tenantId, child.namespace, child.flowId, child.revision);
-    const inputs = coerceInputs(childFlow.inputs, action.inputs);
-    if (!inputs.ok) {
-      const error = `The inputs do not match the flow ${child.namespace}.${child.flowId}: ${inputs.problems.map(formatProblem).join('; ')}`;
-      return { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED', error };
-    }
+    const start = startSubflowChild(await this.flow(unit.tenantId, child.namespace, child.flowId, child.revision), action);
+    if (!start.ok) return start.refused;
     await this.createExecution(unit, {
       id: action.executionId,
       flow: child,
-      inputs: inputs.values as JsonObject,
+      inputs: start.inputs,
       labels: action.labels,
       // As Kestra records a Subflow's child: started by the task, the variables it reads as `trigger`.
       trigger: { id: action.trigger.taskId, type: TASK_TYPES.Subflow, variables: action.trigger },

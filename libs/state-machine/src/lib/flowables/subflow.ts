@@ -4,13 +4,13 @@
 // `transmitFailed`) or its own `timeout` (the child is killed, it fails).
 // Each start (first run, every restart) starts a new child with its own id and
 // numbers its timeout timer.
-import { CORRELATION_ID_LABEL, type SubflowTask } from '@lanner/model';
+import { coerceInputs, CORRELATION_ID_LABEL, formatProblem, type Flow, type SubflowTask } from '@lanner/model';
 import { formatDuration } from '../attempts';
 import { hashString } from '../persistent-map';
 import { renderAny, renderFailure } from '../render';
 import { copyRun } from '../shapes';
 import type { ExecutionState } from '../states';
-import type { JsonObject, Outcome, SubflowTriggerVariables, TaskRun } from '../types';
+import type { ExecutionAction, ExecutionEvent, JsonObject, Outcome, SubflowTriggerVariables, TaskRun } from '../types';
 import type { FlowableStep, LeafRules } from './flowable';
 
 /** A Subflow's start: 1, one more per restart. Numbers its child execution and its timeout timer. */
@@ -97,6 +97,28 @@ export const subflowRules: LeafRules<SubflowTask> = {
     return step.finishRun(run, task, 'FAILED', { error });
   },
 };
+
+type StartSubflow = Extract<ExecutionAction, { type: 'start-subflow' }>;
+
+/** What starting a Subflow's child gives: the child's checked inputs, or the parent's `subflow-ended` event. */
+export type SubflowChildStart =
+  | { readonly ok: true; readonly inputs: JsonObject }
+  | { readonly ok: false; readonly refused: Extract<ExecutionEvent, { type: 'subflow-ended' }> };
+
+/**
+ * A Subflow's child gets its inputs checked and defaulted against its own flow
+ * like any execution. Inputs that do not match refuse the child: the Subflow
+ * task fails with the problems (no child ran, so even without transmitFailed).
+ */
+export function startSubflowChild(child: Pick<Flow, 'namespace' | 'id' | 'inputs'>, action: StartSubflow): SubflowChildStart {
+  const inputs = coerceInputs(child.inputs, action.inputs);
+  if (inputs.ok) return { ok: true, inputs: inputs.values as JsonObject };
+  const error = `The inputs do not match the flow ${child.namespace}.${child.id}: ${inputs.problems.map(formatProblem).join('; ')}`;
+  return {
+    ok: false,
+    refused: { type: 'subflow-ended', taskRunId: action.taskRunId, executionId: action.executionId, state: 'FAILED', error },
+  };
+}
 
 /** How a Subflow's child ended, as the `subflow-ended` event tells it. */
 export interface SubflowChildEnd {
