@@ -1,5 +1,5 @@
 import { createExecution, simulateFlow } from '../index';
-import type { Execution } from '../index';
+import type { Execution, SimulationOptions } from '../index';
 import { constantRetry, flow, log, outputValues, runsOf } from '../test-support/flows';
 
 // Kestra's CREATE_NEW_EXECUTION: a failed execution ends RETRIED and a new
@@ -27,27 +27,25 @@ function retryExecutionOf(request: RetryRequest): Execution {
   );
 }
 
+/** Runs the execution a retry request asks for, from its start timer on. */
+function runRetry(request: RetryRequest | undefined, script: SimulationOptions['script']): ReturnType<typeof simulateFlow> {
+  if (request === undefined) throw new Error('no retry execution was asked for');
+  return simulateFlow(retried, { script, start: retryExecutionOf(request), now: request.at });
+}
+
 describe('CREATE_NEW_EXECUTION links each new execution to the original', () => {
   it('names the first execution in every request of the chain, however long it gets', () => {
     const first = simulateFlow(retried, { script: { flaky: FAIL }, executionId: 'run1' });
     const [second] = first.retryExecutions;
     expect(second).toMatchObject({ executionId: 'run1-retry2', originalExecutionId: 'run1', retryAttempt: 2 });
 
-    const secondRun = simulateFlow(retried, {
-      script: { flaky: FAIL },
-      start: retryExecutionOf(second as RetryRequest),
-      now: 1_000_000,
-    });
+    const secondRun = runRetry(second, { flaky: FAIL });
     expect(secondRun.execution.state).toBe('RETRIED');
     const [third] = secondRun.retryExecutions;
     // Not "run1-retry2-retry3": the third execution is linked to the first, not to the one it replaces.
     expect(third).toMatchObject({ executionId: 'run1-retry3', originalExecutionId: 'run1', retryAttempt: 3 });
 
-    const thirdRun = simulateFlow(retried, {
-      script: { flaky: FAIL },
-      start: retryExecutionOf(third as RetryRequest),
-      now: 2_000_000,
-    });
+    const thirdRun = runRetry(third, { flaky: FAIL });
     // maxAttempt 3 counts executions: the third one is the last, and ends FAILED.
     expect(thirdRun.execution.state).toBe('FAILED');
     expect(thirdRun.retryExecutions).toEqual([]);
@@ -55,7 +53,7 @@ describe('CREATE_NEW_EXECUTION links each new execution to the original', () => 
 
   it('lets a new execution read the first one as execution.originalId', () => {
     const first = simulateFlow(retried, { script: { flaky: FAIL }, executionId: 'run1' });
-    const second = simulateFlow(retried, { start: retryExecutionOf(first.retryExecutions[0] as RetryRequest), now: 1_000_000 });
+    const second = runRetry(first.retryExecutions[0], {});
     expect(second.execution.state).toBe('SUCCESS');
     expect(second.execution.originalExecutionId).toBe('run1');
     expect(runsOf(second.execution, 'seen')[0]?.outputs).toEqual({ values: { originalId: 'run1', id: 'run1-retry2' } });
