@@ -1,29 +1,15 @@
 import fc from 'fast-check';
 import { jobMessageId, type JobRef } from '@lanner/frames';
-import {
-  NOT_LISTED_ON_RECONNECT_REASON,
-  nextSession,
-  openSession,
-  type Session,
-  type SessionEffect,
-  type SessionTimings,
-} from './index';
+import { NOT_LISTED_ON_RECONNECT_REASON, nextSession, openSession, type Session, type SessionEffect } from './index';
+import { keyOf, refOf, TIMINGS as timings, workerIdentity } from './test-support/session-fixtures';
 
 // A worker killed -9 comes back in a few seconds under the same worker id, running
 // nothing: the Hello of its new stream is the list of what its process runs. A job its
 // ended stream held that the list leaves out is lost at that Hello; only the jobs it
 // lists wait out the adoption grace (they are being adopted).
 
-const timings: SessionTimings = {
-  heartbeatIntervalMs: 3_000,
-  anonymousAdoptionWaitMs: 3_000,
-  anonymousAdoptionRecheckMs: 250,
-  adoptionGraceMs: 10_000,
-};
-const identity = { workerId: 'w-1', workerGroupId: 'default', registrationTokenId: null };
+const identity = workerIdentity(null);
 const JOBS = 5;
-const refOf = (index: number): JobRef => ({ taskRunId: `run-${index}`, attempt: 1 });
-const keyOf = (index: number) => jobMessageId(refOf(index).taskRunId, 1);
 const GRACE = 'AFTER_TERMINATION_GRACE_PERIOD';
 
 /** One reconnect's Hello: which of the jobs it lists, and jobs the stream never held. */

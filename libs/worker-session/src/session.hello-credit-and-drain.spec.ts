@@ -1,13 +1,8 @@
 import { ErrorCode, Hello, JobResult, PROTOCOL_VERSION, type JobRef } from '@lanner/frames';
-import { helloVerdict, nextSession, openSession, type HeldJobs, type SessionTimings } from './index';
+import { helloVerdict, nextSession, openSession, type HeldJobs } from './index';
+import { TIMINGS as timings, workerIdentity } from './test-support/session-fixtures';
 
-const timings: SessionTimings = {
-  heartbeatIntervalMs: 3_000,
-  anonymousAdoptionWaitMs: 3_000,
-  anonymousAdoptionRecheckMs: 250,
-  adoptionGraceMs: 10_000,
-};
-const session = openSession({ workerId: 'w-1', workerGroupId: 'default', registrationTokenId: null }, timings, 0);
+const session = openSession(workerIdentity(null), timings, 0);
 
 /** One job held (`run-1`, started), one finished a moment ago (`run-2`). */
 const jobs: HeldJobs = {

@@ -9,22 +9,14 @@ import {
   type HeldJobs,
   type Session,
   type SessionEffect,
-  type SessionTimings,
 } from './index';
+import { keyOf, refOf, TIMINGS as timings, workerIdentity } from './test-support/session-fixtures';
 
 // The lost-job rules on a virtual clock: generated runs of heartbeats, results
 // and silences against a model of what the worker holds.
 
-const timings: SessionTimings = {
-  heartbeatIntervalMs: 3_000,
-  anonymousAdoptionWaitMs: 3_000,
-  anonymousAdoptionRecheckMs: 250,
-  adoptionGraceMs: 10_000,
-};
-const identity = { workerId: 'w-1', workerGroupId: 'default', registrationTokenId: 'token-1' };
+const identity = workerIdentity('token-1');
 const JOBS = 4;
-const refOf = (index: number): JobRef => ({ taskRunId: `run-${index}`, attempt: 1 });
-const keyOf = (index: number) => jobMessageId(refOf(index).taskRunId, 1);
 
 /** The worker's jobs as the controller's session would hold them. */
 class Held implements HeldJobs {

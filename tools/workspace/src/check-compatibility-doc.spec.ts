@@ -1,7 +1,6 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
+import { runChecker, tree as scratchTree } from './test-support/script-fixtures';
 
 // `npm test` runs tools/scripts/check-compatibility-doc.js: every row of the Kestra
 // compatibility page has a known status, a `yes` row names a test, and every test a row
@@ -11,17 +10,11 @@ const WORKSPACE = path.join(__dirname, '..', '..', '..');
 const PAGE = 'docs/KESTRA-COMPATIBILITY.md';
 
 function tree(files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lanner-compat-doc-'));
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    fs.writeFileSync(path.join(root, name), text);
-  }
-  return root;
+  return scratchTree('lanner-compat-doc-', files);
 }
 
 function check(root: string): { status: number | null; lines: string[] } {
-  const result = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
-  return { status: result.status, lines: result.stdout.trim().split('\n') };
+  return runChecker(SCRIPT, root);
 }
 
 const TESTS = {

@@ -1,8 +1,7 @@
 // doc-links: ignore-file (the fixtures below name missing documents on purpose)
-import { execFileSync, spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
+import { runChecker, tree as scratchTree } from './test-support/script-fixtures';
 
 // `npm test` runs tools/scripts/check-doc-links.js over the repository: a document that
 // a README, a doc or a comment names must be in the repository.
@@ -10,17 +9,11 @@ const SCRIPT = path.join(__dirname, '..', '..', 'scripts', 'check-doc-links.js')
 const WORKSPACE = path.join(__dirname, '..', '..', '..');
 
 function tree(files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lanner-doc-links-'));
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    fs.writeFileSync(path.join(root, name), text);
-  }
-  return root;
+  return scratchTree('lanner-doc-links-', files);
 }
 
 function check(root: string): { status: number | null; lines: string[] } {
-  const result = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
-  return { status: result.status, lines: result.stdout.trim().split('\n') };
+  return runChecker(SCRIPT, root);
 }
 
 describe('document references are checked', () => {
