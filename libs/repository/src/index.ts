@@ -60,10 +60,17 @@ export {
   levelsFrom,
   type LogLineLevel,
   type NewLogLine,
+  type LogLineBatch,
   type LogLineRecord,
   type LogQuery,
 } from './repositories/log.repository';
-export { MetricRepository, type MetricKind, type NewMetricPoint, type MetricPointRecord } from './repositories/metric.repository';
+export {
+  MetricRepository,
+  type MetricKind,
+  type MetricPointBatch,
+  type NewMetricPoint,
+  type MetricPointRecord,
+} from './repositories/metric.repository';
 export {
   ApiTokenRepository,
   type ApiTokenRecord,

@@ -101,7 +101,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     serviceInstances: new ServiceInstanceRepository(db),
     timers: new TimerRepository(db),
     logs: new LogRepository(db, pool),
-    metrics: new MetricRepository(db),
+    metrics: new MetricRepository(db, pool),
     apiTokens: new ApiTokenRepository(db),
     users: new UserRepository(db),
     connectedWorkers: new ConnectedWorkerRepository(db, pool),
@@ -112,7 +112,7 @@ export async function openRepositories(databaseUrl: string | undefined, options:
     maintenance: new InstanceMaintenanceRepository(db),
     deadLetters: new DeadLetterStore(db),
     processingMarks: new ProcessingMarkRepository(db),
-    auditLogs: new AuditLogRepository(db),
+    auditLogs: new AuditLogRepository(db, pool),
     async ping() {
       try {
         await pool.query('SELECT 1');

@@ -1,4 +1,5 @@
 import { toStorableText } from '@lanner/model';
+import type { Pool } from 'pg';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../prisma';
 
@@ -60,32 +61,44 @@ function bounded(text: string | null): string | null {
  * is stored once.
  */
 export class AuditLogRepository {
-  constructor(private readonly db: Db) {}
+  /** `pool` is the one under `db`: a write is one statement on it, without Prisma's query pipeline. */
+  constructor(
+    private readonly db: Db,
+    private readonly pool: Pool,
+  ) {}
 
-  /** Stores the entries not stored yet; returns how many were added. */
+  /**
+   * Stores the entries not stored yet; returns how many were added. One
+   * statement whatever their number; an entry whose id is stored already (or
+   * that comes twice in the call) is left out (ON CONFLICT DO NOTHING).
+   */
   async append(entries: readonly AuditLogRecord[]): Promise<number> {
     if (entries.length === 0) return 0;
-    const { count } = await this.db.auditLog.createMany({
-      data: entries.map((entry) => ({
-        id: entry.id,
-        tenantId: bounded(entry.tenantId),
-        occurredAt: entry.occurredAt,
-        action: entry.action,
-        resourceType: entry.resourceType,
-        resourceId: bounded(entry.resourceId),
-        namespace: bounded(entry.namespace),
-        actorType: entry.actor.type,
-        actorId: bounded(entry.actor.id),
-        actorName: bounded(entry.actor.name),
-        clientIp: bounded(entry.clientIp),
-        userAgent: bounded(entry.userAgent),
-        outcome: entry.outcome,
-        status: entry.status,
-        correlationId: bounded(entry.correlationId),
-      })),
-      skipDuplicates: true,
-    });
-    return count;
+    const added = await this.pool.query(
+      `INSERT INTO audit_logs (id, tenant_id, occurred_at, action, resource_type, resource_id, namespace,
+        actor_type, actor_id, actor_name, client_ip, user_agent, outcome, status, correlation_id)
+      SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[],
+        $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::int[], $15::text[])
+      ON CONFLICT (id) DO NOTHING`,
+      [
+        entries.map((entry) => entry.id),
+        entries.map((entry) => bounded(entry.tenantId)),
+        entries.map((entry) => entry.occurredAt.toISOString()),
+        entries.map((entry) => entry.action),
+        entries.map((entry) => entry.resourceType),
+        entries.map((entry) => bounded(entry.resourceId)),
+        entries.map((entry) => bounded(entry.namespace)),
+        entries.map((entry) => entry.actor.type),
+        entries.map((entry) => bounded(entry.actor.id)),
+        entries.map((entry) => bounded(entry.actor.name)),
+        entries.map((entry) => bounded(entry.clientIp)),
+        entries.map((entry) => bounded(entry.userAgent)),
+        entries.map((entry) => entry.outcome),
+        entries.map((entry) => entry.status),
+        entries.map((entry) => bounded(entry.correlationId)),
+      ],
+    );
+    return added.rowCount ?? 0;
   }
 
   /** Entries of the scope matching the query, newest first, with the total count. */

@@ -44,6 +44,32 @@ describe('LogRepository', () => {
     expect(stored.map((line) => line.message)).toEqual(lines.map((line) => line.message));
   });
 
+  it('writes the batches of several executions in one statement, and a batch that comes twice in it once', async () => {
+    const batch = (executionId: string, messages: string[]) => ({
+      tenantId: 'main',
+      executionId,
+      lines: messages.map((message, index) => ({
+        taskRunId: 'tr-1',
+        attempt: 1,
+        level: 'INFO' as const,
+        timestamp: at(index),
+        message,
+      })),
+    });
+    const first = batch('e-5', ['a', 'b']);
+    const second = batch('e-6', ['c']);
+    const statements = jest.spyOn(Client.prototype, 'query');
+    try {
+      expect(await fixture.repositories.logs.appendBatches([first, second, first])).toBe(3);
+      expect(statements).toHaveBeenCalledTimes(1);
+    } finally {
+      statements.mockRestore();
+    }
+    expect(await fixture.repositories.logs.appendBatches([second, first])).toBe(0);
+    expect((await fixture.repositories.logs.list('main', 'e-5')).map((line) => line.message)).toEqual(['a', 'b']);
+    expect((await fixture.repositories.logs.list('main', 'e-6')).map((line) => line.message)).toEqual(['c']);
+  });
+
   it('fills in the namespace and flow of an execution that exists, under its tenant only', async () => {
     const t0 = at(0);
     await fixture.repositories.executions.create('main', {

@@ -35,6 +35,13 @@ export interface LogQuery {
 
 const DEFAULT_LIMIT = 10_000;
 
+/** The lines of one `log.batch` message: one execution's. */
+export interface LogLineBatch {
+  readonly tenantId: string;
+  readonly executionId: string;
+  readonly lines: readonly NewLogLine[];
+}
+
 /**
  * Log lines per execution, written by the indexer from `log.batch` messages.
  *
@@ -52,42 +59,43 @@ export class LogRepository {
     private readonly pool: Pool,
   ) {}
 
+  /** Stores the lines of one `log.batch` that are not stored yet; returns how many were added (see appendBatches). */
+  async appendBatch(tenantId: string, executionId: string, lines: readonly NewLogLine[]): Promise<number> {
+    return this.appendBatches([{ tenantId, executionId, lines }]);
+  }
+
   /**
-   * Stores the lines that are not stored yet; returns how many were added. One
-   * statement whatever the batch size, and no lock: the unique line key makes a
-   * concurrent or repeated write of the same lines a no-op (ON CONFLICT DO NOTHING).
-   * The namespace and flow come from the execution row in the same statement.
+   * Stores the lines of several `log.batch` messages (of any executions) that
+   * are not stored yet; returns how many were added. One statement whatever the
+   * number of batches and lines, and no lock: the unique line key makes a
+   * concurrent or repeated write of the same lines a no-op (ON CONFLICT DO
+   * NOTHING), also when one batch comes twice in the same call. A line's key
+   * depends on its own batch only, so a redelivery adds nothing however the
+   * batches are grouped. The namespace and flow come from the execution rows
+   * in the same statement.
    */
-  async appendBatch(tenantId: string, executionId: string, given: readonly NewLogLine[]): Promise<number> {
-    if (given.length === 0) return 0;
-    // A line keeps its text: only characters PostgreSQL cannot store (NUL, unpaired surrogates) become U+FFFD,
-    // the same way on every delivery, so a redelivered batch has the same keys.
-    const lines = given.map((line) => ({ ...line, message: toStorableText(line.message) }));
-    const seen = new Map<string, number>();
-    const keys = lines.map((line) => {
-      const identity = identityOf(line);
-      const before = seen.get(identity) ?? 0;
-      seen.set(identity, before + 1);
-      return `${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}:${before}`;
-    });
+  async appendBatches(batches: readonly LogLineBatch[]): Promise<number> {
+    const rows = batches.flatMap((batch) => keyedLines(batch));
+    if (rows.length === 0) return 0;
     // Logs may arrive before the execution row exists (no foreign key, on purpose); then the flow is unknown.
     const added = await this.pool.query(
       `INSERT INTO logs (tenant_id, namespace, flow_id, execution_id, task_run_id, attempt, level, timestamp, message, line_key)
-      SELECT $1, coalesce(e.namespace, ''), coalesce(e.flow_id, ''), $2, l.task_run_id, l.attempt, l.level::log_level, l.at, l.message, l.line_key
-      FROM unnest($3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::text[], $8::text[]) WITH ORDINALITY
-        AS l (task_run_id, attempt, level, at, message, line_key, n)
-      LEFT JOIN executions e ON e.id = $2 AND e.tenant_id = $1
+      SELECT l.tenant_id, coalesce(e.namespace, ''), coalesce(e.flow_id, ''), l.execution_id, l.task_run_id, l.attempt,
+        l.level::log_level, l.at, l.message, l.line_key
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::text[], $8::text[])
+        WITH ORDINALITY AS l (tenant_id, execution_id, task_run_id, attempt, level, at, message, line_key, n)
+      LEFT JOIN executions e ON e.id = l.execution_id AND e.tenant_id = l.tenant_id
       ORDER BY l.n
       ON CONFLICT (tenant_id, execution_id, line_key) DO NOTHING`,
       [
-        tenantId,
-        executionId,
-        lines.map((line) => line.taskRunId),
-        lines.map((line) => line.attempt),
-        lines.map((line) => line.level),
-        lines.map((line) => line.timestamp.toISOString()),
-        lines.map((line) => line.message),
-        keys,
+        rows.map((row) => row.tenantId),
+        rows.map((row) => row.executionId),
+        rows.map((row) => row.line.taskRunId),
+        rows.map((row) => row.line.attempt),
+        rows.map((row) => row.line.level),
+        rows.map((row) => row.line.timestamp.toISOString()),
+        rows.map((row) => row.line.message),
+        rows.map((row) => row.key),
       ],
     );
     return added.rowCount ?? 0;
@@ -126,6 +134,23 @@ function parseLineId(id: string): bigint {
   // A follower's cursor is a decimal string we handed out; anything else is a caller bug.
   if (!/^\d{1,19}$/.test(id)) throw new InvalidRecord(`'${id}' is not a log line id`);
   return BigInt(id);
+}
+
+/**
+ * A batch's lines with their keys. A line keeps its text: only characters
+ * PostgreSQL cannot store (NUL, unpaired surrogates) become U+FFFD, the same
+ * way on every delivery, so a redelivered batch has the same keys.
+ */
+function keyedLines(batch: LogLineBatch): Array<{ tenantId: string; executionId: string; line: NewLogLine; key: string }> {
+  const seen = new Map<string, number>();
+  return batch.lines.map((given) => {
+    const line = { ...given, message: toStorableText(given.message) };
+    const identity = identityOf(line);
+    const before = seen.get(identity) ?? 0;
+    seen.set(identity, before + 1);
+    const key = `${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}:${before}`;
+    return { tenantId: batch.tenantId, executionId: batch.executionId, line, key };
+  });
 }
 
 function identityOf(line: { taskRunId: string; attempt: number; level: string; timestamp: Date; message: string }): string {

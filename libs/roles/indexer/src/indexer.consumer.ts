@@ -11,9 +11,9 @@ import {
   QueueTopics,
   DEFAULT_TOPIC_PARTITIONS,
 } from '@lanner/frames';
-import type { QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
-import type { Repositories } from '@lanner/repository';
-import { parkPoisonMessages } from '@lanner/dead-letters';
+import type { MessageHandler, QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
+import type { AuditLogRecord, LogLineBatch, MetricPointBatch, Repositories } from '@lanner/repository';
+import { describeHandlerFailure, handlerFailureKind, parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 
 export const INDEXER_GROUP_ID = 'lanner-indexer';
@@ -28,13 +28,17 @@ export interface IndexerRoleOptions {
 
 export const INDEXER_ROLE_OPTIONS = Symbol('lanner.indexer-role-options');
 const RETRY_MS = 2000;
+/** The most messages of one partition written together (one INSERT). */
+const INDEXER_BATCH_MESSAGES = 200;
+
+type IndexedMessage = LogBatchMessage | MetricBatchMessage | AuditEntryMessage;
 
 /**
- * Copies `log.batch` and `metric.batch` messages into the repository, one
- * message (a batch from one worker flush) per write (a log batch is one
- * statement, see LogRepository.appendBatch), and the API's `audit.entry`
- * messages into the audit log (by message id). Redelivery adds
- * nothing: the repositories only store what is not stored yet. A message that
+ * Copies `log.batch` and `metric.batch` messages into the repository, and the
+ * API's `audit.entry` messages into the audit log (by message id), taking what
+ * a partition has waiting as one batch: one multi-row INSERT for all its
+ * messages (see handleBatch). Redelivery adds nothing: the repositories only
+ * store what is not stored yet (unique keys, no lock). A message that
  * can never be read is logged and committed, so it does not stall its
  * partition; one from a newer Lanner is left uncommitted until this process
  * is upgraded; a write that fails while the database is down is retried, one
@@ -74,17 +78,21 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   private async startOrRetry(): Promise<void> {
     try {
       const topics = [this.logsTopic, this.metricsTopic, this.auditTopic];
+      // A message that fails the same way on every try is parked as a dead letter, so its partition moves on.
+      const handleOne = parkPoisonMessages((message) => this.handle(message), {
+        repositories: this.repositories,
+        groupId: this.groupId,
+        logger: this.logger,
+      });
       await this.queue.createTopics(topics.map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
       const subscription = await this.queue.subscribe({
         groupId: this.groupId,
         topics,
         // Logs and audit entries published before the first indexer started must still be indexed.
         fromBeginning: true,
-        handler: parkPoisonMessages((message) => this.handle(message), {
-          repositories: this.repositories,
-          groupId: this.groupId,
-          logger: this.logger,
-        }),
+        handler: handleOne,
+        batchHandler: (messages) => this.handleBatch(messages, handleOne),
+        maxBatchMessages: INDEXER_BATCH_MESSAGES,
       });
       if (this.stopped) {
         await subscription.close();
@@ -104,30 +112,93 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
-  private async handle(message: QueueMessage): Promise<void> {
-    let batch: LogBatchMessage | MetricBatchMessage | AuditEntryMessage;
+  /**
+   * What a partition has waiting, written together: every message is read
+   * first (an unreadable one is logged and left out, as alone), then all the
+   * lines, points and entries go to the repository at once. A partition holds
+   * one topic, so that is one INSERT per batch. Should the write fail for
+   * anything but an outage, the messages are written one by one, so a row the
+   * database refuses fails (and is parked) alone and the others are stored.
+   */
+  private async handleBatch(messages: readonly QueueMessage[], handleOne: MessageHandler): Promise<void> {
+    const readable: IndexedMessage[] = [];
+    const sources: QueueMessage[] = [];
+    for (const message of messages) {
+      let read: IndexedMessage | undefined;
+      try {
+        read = this.read(message);
+      } catch {
+        // A message of a newer Lanner: one by one, so the ones before it are stored and it waits uncommitted.
+        for (const each of messages) await handleOne(each);
+        return;
+      }
+      if (read === undefined) continue;
+      readable.push(read);
+      sources.push(message);
+    }
+    if (readable.length === 0) return;
     try {
-      batch =
-        message.topic === this.logsTopic
-          ? decodeQueueMessage(logBatchCodec, message.value)
-          : message.topic === this.auditTopic
-            ? decodeQueueMessage(auditEntryCodec, message.value)
-            : decodeQueueMessage(metricBatchCodec, message.value);
+      await this.write(readable);
+    } catch (error) {
+      if (handlerFailureKind(error) === 'passing') throw error;
+      this.logger.warn(
+        {
+          topic: messages[0].topic,
+          partition: messages[0].partition,
+          messages: readable.length,
+          reason: describeHandlerFailure(error),
+        },
+        'batch write failed; writing its messages one by one',
+      );
+      for (const message of sources) await handleOne(message);
+    }
+  }
+
+  private async handle(message: QueueMessage): Promise<void> {
+    const read = this.read(message);
+    if (read !== undefined) await this.write([read]);
+  }
+
+  /** The message decoded, or undefined (logged) when no schema accepts it; throws for one of a newer Lanner. */
+  private read(message: QueueMessage): IndexedMessage | undefined {
+    try {
+      return message.topic === this.logsTopic
+        ? decodeQueueMessage(logBatchCodec, message.value)
+        : message.topic === this.auditTopic
+          ? decodeQueueMessage(auditEntryCodec, message.value)
+          : decodeQueueMessage(metricBatchCodec, message.value);
     } catch (error) {
       if (!(error instanceof InvalidQueueMessageError)) throw error;
       this.logger.error(
         { topic: message.topic, partition: message.partition, offset: message.offset, problems: error.problems },
         'unreadable message skipped',
       );
-      return;
+      return undefined;
     }
-    if (batch.type === 'audit.entry') {
-      const entry = batch.payload;
-      const added = await this.repositories.auditLogs.append([
-        {
-          id: batch.messageId,
+  }
+
+  /** At most one statement per kind (log lines, metric points, audit entries) for all the messages. */
+  private async write(messages: readonly IndexedMessage[]): Promise<void> {
+    const logs: LogLineBatch[] = [];
+    const metrics: MetricPointBatch[] = [];
+    const audit: AuditLogRecord[] = [];
+    for (const message of messages) {
+      if (message.type === 'log.batch') {
+        const { tenantId, executionId, entries } = message.payload;
+        logs.push({ tenantId, executionId, lines: entries.map((entry) => ({ ...entry, timestamp: new Date(entry.timestamp) })) });
+      } else if (message.type === 'metric.batch') {
+        const { tenantId, executionId, metrics: points } = message.payload;
+        metrics.push({
+          tenantId,
+          executionId,
+          points: points.map((point) => ({ ...point, timestamp: new Date(point.timestamp) })),
+        });
+      } else {
+        const entry = message.payload;
+        audit.push({
+          id: message.messageId,
           tenantId: entry.tenantId,
-          occurredAt: new Date(batch.occurredAt),
+          occurredAt: new Date(message.occurredAt),
           action: entry.action,
           resourceType: entry.resourceType,
           resourceId: entry.resourceId,
@@ -137,27 +208,21 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
           userAgent: entry.userAgent,
           outcome: entry.outcome,
           status: entry.status,
-          correlationId: batch.correlationId ?? null,
-        },
-      ]);
-      this.logger.debug({ messageId: batch.messageId, action: entry.action, added }, 'audit entry indexed');
-      return;
+          correlationId: message.correlationId ?? null,
+        });
+      }
     }
-    const { tenantId, executionId } = batch.payload;
-    if (batch.type === 'log.batch') {
-      const added = await this.repositories.logs.appendBatch(
-        tenantId,
-        executionId,
-        batch.payload.entries.map((entry) => ({ ...entry, timestamp: new Date(entry.timestamp) })),
-      );
-      this.logger.debug({ executionId, messageId: batch.messageId, added }, 'log lines indexed');
-    } else {
-      const added = await this.repositories.metrics.appendBatch(
-        tenantId,
-        executionId,
-        batch.payload.metrics.map((metric) => ({ ...metric, timestamp: new Date(metric.timestamp) })),
-      );
-      this.logger.debug({ executionId, messageId: batch.messageId, added }, 'metrics indexed');
+    if (logs.length > 0) {
+      const added = await this.repositories.logs.appendBatches(logs);
+      this.logger.debug({ messages: logs.length, added }, 'log lines indexed');
+    }
+    if (metrics.length > 0) {
+      const added = await this.repositories.metrics.appendBatches(metrics);
+      this.logger.debug({ messages: metrics.length, added }, 'metrics indexed');
+    }
+    if (audit.length > 0) {
+      const added = await this.repositories.auditLogs.append(audit);
+      this.logger.debug({ messages: audit.length, added }, 'audit entries indexed');
     }
   }
 

@@ -232,3 +232,119 @@ it('stores an audit entry whose path text PostgreSQL cannot hold, or whose user 
   expect(page.results[0]).toMatchObject({ id, resourceId: 'a\ufffdb/\ufffd', outcome: 'denied', status: 401 });
   expect(page.results[0].userAgent).toHaveLength(512);
 });
+
+function auditEntry(id: string, namespace: string, action: string) {
+  return encodeQueueMessage(auditEntryCodec, {
+    schemaVersion: 1,
+    messageId: id,
+    type: 'audit.entry',
+    occurredAt: new Date().toISOString(),
+    payload: {
+      tenantId: TENANT,
+      action,
+      resourceType: 'execution',
+      resourceId: `${namespace}/hello`,
+      namespace,
+      actor: { type: 'api-token', id: 'token-1', name: 'ci' },
+      clientIp: null,
+      userAgent: null,
+      outcome: 'success',
+      status: 200,
+    },
+  });
+}
+
+/** The INSERTs the indexer sends to PostgreSQL while `during` runs, by table (the real statements, passed on unchanged). */
+async function insertsDuring(during: () => Promise<void>): Promise<Map<string, number>> {
+  const inserts = new Map<string, number>();
+  const query = jest.spyOn(Client.prototype, 'query');
+  try {
+    await during();
+  } finally {
+    for (const [statement] of query.mock.calls as unknown[][]) {
+      const text = typeof statement === 'string' ? statement : (statement as { text?: string } | undefined)?.text;
+      const table = /^\s*INSERT INTO "?(?:public"?\."?)?(\w+)/i.exec(text ?? '')?.[1];
+      if (table !== undefined) inserts.set(table, (inserts.get(table) ?? 0) + 1);
+    }
+    query.mockRestore();
+  }
+  return inserts;
+}
+
+async function lagOf(topic: string): Promise<number | undefined> {
+  return (await queue.consumerLag(`indexer-spec-${run}`, [topic])).get(topic);
+}
+
+async function storedLines(executionIds: string[]): Promise<number> {
+  const counts = await Promise.all(executionIds.map((id) => repositories.logs.list(TENANT, id)));
+  return counts.reduce((sum, lines) => sum + lines.length, 0);
+}
+
+it('writes a backlog of log and audit messages in fewer INSERTs than messages, and its redelivery adds nothing', async () => {
+  const namespace = `spec.backlog.${run}`;
+  const executionIds = Array.from({ length: 40 }, () => randomUUID());
+  const logs = executionIds.map((id) => encodeQueueMessage(logBatchCodec, logBatch(id, ['one', 'two'])));
+  const audit = executionIds.map((_, index) =>
+    auditEntry(randomUUID(), namespace, index === 0 ? 'flow.update' : 'execution.create'),
+  );
+  const inserts = await insertsDuring(async () => {
+    // Published together, so they wait in their partitions as a backlog does.
+    await Promise.all([
+      queue.publish(`${prefix}${QueueTopics.logs}`, logs),
+      queue.publish(`${prefix}${QueueTopics.audit}`, audit),
+    ]);
+    await eventually('every line and entry', async () => {
+      const entries = await repositories.auditLogs.search({ tenantId: TENANT }, { namespace, page: 1, size: 1 });
+      return entries.total === audit.length && (await storedLines(executionIds)) === 2 * logs.length ? true : undefined;
+    });
+  });
+  expect(inserts.get('logs')).toBeLessThan(logs.length);
+  expect(inserts.get('audit_logs')).toBeLessThan(audit.length);
+  const first = await repositories.logs.list(TENANT, executionIds[0]);
+  expect(first.map((line) => line.message)).toEqual(['one', 'two']);
+
+  // Redelivered (a member died before committing): nothing more is stored.
+  const marker = randomUUID();
+  await queue.publish(`${prefix}${QueueTopics.logs}`, logs);
+  await queue.publish(`${prefix}${QueueTopics.audit}`, [...audit, auditEntry(marker, namespace, 'flow.delete')]);
+  await eventually('the marker entry', async () => {
+    const found = await repositories.auditLogs.search(
+      { tenantId: TENANT },
+      { namespace, action: 'flow.delete', page: 1, size: 1 },
+    );
+    return found.total === 1 ? true : undefined;
+  });
+  // The log topic has three partitions: wait until the indexer's group has read every one of them to the end.
+  await eventually('the log topic read to its end', async () =>
+    (await lagOf(`${prefix}${QueueTopics.logs}`)) === 0 ? true : undefined,
+  );
+  expect((await repositories.auditLogs.search({ tenantId: TENANT }, { namespace, page: 1, size: 1 })).total).toBe(
+    audit.length + 1,
+  );
+  expect(await storedLines(executionIds)).toBe(2 * logs.length);
+});
+
+it('stores the good messages of a batch around an unreadable one and one the database refuses, which is parked', async () => {
+  const [before, refused, after] = [randomUUID(), randomUUID(), randomUUID()];
+  // Readable, but PostgreSQL cannot store a NUL in text: its rows are refused for good.
+  const poison = logBatch(refused, ['never stored']);
+  poison.payload.entries[0].taskRunId = 'tr\u0000nul';
+  // One key: one partition, so the four come in one batch (or in consecutive ones).
+  const key = before;
+  await queue.publish(`${prefix}${QueueTopics.logs}`, [
+    { ...encodeQueueMessage(logBatchCodec, logBatch(before, ['before'])), key },
+    { key, value: Buffer.from('{"type":"log.batch"}') },
+    { ...encodeQueueMessage(logBatchCodec, poison), key },
+    { ...encodeQueueMessage(logBatchCodec, logBatch(after, ['after'])), key },
+  ]);
+  await eventually('the lines around the bad messages', async () =>
+    (await storedLines([before, after])) === 2 ? true : undefined,
+  );
+  expect((await repositories.logs.list(TENANT, after)).map((line) => line.message)).toEqual(['after']);
+  const parked = await eventually('the refused batch parked', async () => {
+    const letters = await repositories.deadLetters.list({ limit: 10, offset: 0, topic: `${prefix}${QueueTopics.logs}` });
+    return letters.results.find((letter) => letter.executionId === refused);
+  });
+  expect(parked).toMatchObject({ consumerGroup: `indexer-spec-${run}`, tenantId: TENANT });
+  expect(await repositories.logs.list(TENANT, refused)).toEqual([]);
+});
