@@ -102,4 +102,34 @@ describe('a Flow trigger', () => {
     expect(reports.some((report) => report.includes(failed.id))).toBe(false);
     expect(reports.filter((report) => report.startsWith('2026-03-03 | 2026-03-03 | ' + succeeded.id))).toHaveLength(1);
   });
+
+  it('stops starting its flow once that flow is deleted, and starts it again once it is deployed again', async () => {
+    async function runUpstream(): Promise<void> {
+      const upstream = await lanner.execute('e2e.flowtrigger', 'extract', { day: '2026-03-04' });
+      expect(stateOf(await lanner.waitUntilEnded(upstream.id))).toBe('SUCCESS');
+    }
+    expect((await lanner.request('DELETE', '/flows/e2e.flowtrigger/transform')).status).toBe(204);
+    // The executors hear of the deletion a moment after the api answered: an end before that may still start it.
+    let before = (await downstream()).length;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      await runUpstream();
+      await sleep(1000);
+      const now = (await downstream()).length;
+      if (now === before) break;
+      before = now;
+      if (Date.now() > deadline) throw new Error('the deleted flow was still started 30 s after its deletion');
+    }
+    await runUpstream();
+    await sleep(2000);
+    expect(await downstream()).toHaveLength(before);
+
+    await lanner.createFlow(DOWNSTREAM);
+    const redeployed = Date.now() + 30_000;
+    while ((await downstream()).length === before && Date.now() < redeployed) {
+      await runUpstream();
+      await sleep(500);
+    }
+    expect((await downstream()).length).toBeGreaterThan(before);
+  });
 });

@@ -100,7 +100,13 @@ export const metricBatchCodec: QueueMessageCodec<MetricBatchMessage> = {
 
 export const broadcastCodec: QueueMessageCodec<BroadcastMessage> = {
   topic: QueueTopics.broadcast,
-  types: ['broadcast.kill', 'broadcast.subscriptions-changed', 'broadcast.token-revoked', 'broadcast.maintenance'],
+  types: [
+    'broadcast.kill',
+    'broadcast.subscriptions-changed',
+    'broadcast.token-revoked',
+    'broadcast.maintenance',
+    'broadcast.flows-changed',
+  ],
   schema: BroadcastMessageSchema,
   key: (message) => {
     switch (message.type) {
@@ -111,6 +117,8 @@ export const broadcastCodec: QueueMessageCodec<BroadcastMessage> = {
         return message.payload.workerGroupId;
       case 'broadcast.maintenance':
         return 'maintenance';
+      case 'broadcast.flows-changed':
+        return message.payload.tenantId;
     }
   },
 };

@@ -28,6 +28,7 @@ export const QUEUE_SCHEMA_VERSIONS = {
   'broadcast.subscriptions-changed': 1,
   'broadcast.token-revoked': 1,
   'broadcast.maintenance': 1,
+  'broadcast.flows-changed': 1,
   'audit.entry': 1,
 } as const;
 
@@ -409,11 +410,23 @@ export const MaintenanceSchema = envelope(
   }),
 );
 
+export const FlowsChangedSchema = envelope(
+  'broadcast.flows-changed',
+  z.object({
+    tenantId: id,
+    namespace: id,
+    flowId: id,
+    /** The flow's revision the change stored (a deletion stores one too). */
+    revision: z.int().min(1),
+  }),
+);
+
 export const BroadcastMessageSchema = z.discriminatedUnion('type', [
   BroadcastKillSchema,
   SubscriptionsChangedSchema,
   TokenRevokedSchema,
   MaintenanceSchema,
+  FlowsChangedSchema,
 ]);
 
 export type ExecutorEvent = z.infer<typeof ExecutorEventSchema>;

@@ -268,5 +268,12 @@ export function exampleBroadcasts(): BroadcastMessage[] {
       payload: { workerGroupId: 'etl', registrationTokenId: 'tok-9' },
     },
     { schemaVersion: 1, messageId: 'maint-1', type: 'broadcast.maintenance', occurredAt, payload: { enabled: true } },
+    {
+      schemaVersion: 1,
+      messageId: 'flows-main-3',
+      type: 'broadcast.flows-changed',
+      occurredAt,
+      payload: { tenantId: 'main', namespace: 'company.team', flowId: 'hello', revision: 3 },
+    },
   ];
 }

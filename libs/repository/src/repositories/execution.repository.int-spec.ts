@@ -240,15 +240,23 @@ describe('ExecutionRepository', () => {
       expect((await executions.get('grouped', id)).taskRuns).toEqual([taskRun(id)]);
     }
 
-    // The executor's read of several executions: one statement, each in its tenant only.
-    const read = await executions.getExecutorStates([
-      { tenantId: 'grouped', executionId: 'group-a' },
-      { tenantId: 'grouped', executionId: 'group-b' },
-      { tenantId: 'elsewhere', executionId: 'group-other' },
-      { tenantId: 'grouped', executionId: 'group-missing' },
-    ]);
+    // The executor's read of several executions: one statement, each in its tenant only, as each is read alone.
+    const reads = jest.spyOn(Client.prototype, 'query');
+    let read;
+    try {
+      ({ states: read } = await executions.getExecutorStatesAndMaintenance([
+        { tenantId: 'grouped', executionId: 'group-a' },
+        { tenantId: 'grouped', executionId: 'group-b' },
+        { tenantId: 'elsewhere', executionId: 'group-other' },
+        { tenantId: 'grouped', executionId: 'group-missing' },
+      ]));
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
     expect([...read.keys()].sort()).toEqual(['group-a', 'group-b']);
     expect(read.get('group-a')).toMatchObject({ execution: { version: 1 }, stateData: { cursor: 'group-a' } });
+    expect(read.get('group-a')).toEqual(await executions.getExecutorState('grouped', 'group-a'));
 
     // One stale version, one deleted execution, one task run of another execution: only the good write is stored.
     const again = await executions.storeExecutorStates([
@@ -266,6 +274,29 @@ describe('ExecutionRepository', () => {
     expect((await executions.get('grouped', 'group-a')).state).toBe('SUCCESS');
     expect((await executions.get('grouped', 'group-b')).state).toBe('RUNNING');
     expect((await executions.get('grouped', 'group-other')).state).toBe('CREATED');
+  });
+
+  it("reads the maintenance flag with the executor's read of new executions, in the same statement", async () => {
+    const { executions, maintenance } = fixture.repositories;
+    await executions.create('held', newExecution('held-new'));
+    const item = { tenantId: 'held', executionId: 'held-new' };
+    const before = await executions.getExecutorStatesAndMaintenance([item]);
+    expect(before.maintenance).toBe(false);
+    expect(before.states.get('held-new')).toMatchObject({ execution: { state: 'CREATED' }, stateData: null });
+    await maintenance.enter('alice', t0);
+    try {
+      const during = await executions.getExecutorStatesAndMaintenance([item]);
+      expect(during.maintenance).toBe(true);
+      expect(during.states.get('held-new')).toEqual(await executions.getExecutorState('held', 'held-new'));
+      // The flag comes even when no execution asked for exists.
+      expect(await executions.getExecutorStatesAndMaintenance([{ tenantId: 'held', executionId: 'none' }])).toEqual({
+        states: new Map(),
+        maintenance: true,
+      });
+    } finally {
+      await maintenance.exit(t1);
+    }
+    expect((await executions.getExecutorStatesAndMaintenance([item])).maintenance).toBe(false);
   });
 
   it("keeps a task run's own error, and replaces it when the task run is written again", async () => {

@@ -173,22 +173,27 @@ export class ExecutionRepository {
     return { execution: toExecutionRecord(row), stateData: row.stateData === null ? null : storedJson(row.stateData) };
   }
 
-  /** `getExecutorState` of several executions in one statement; one that does not exist is absent from the answer. */
-  async getExecutorStates(
+  /**
+   * `getExecutorState` of a batch's executions, and whether the cluster is in
+   * maintenance mode, in one statement on pg: the flag is read in the same
+   * snapshot as the rows, so an execution accepted after maintenance was
+   * entered is read together with the flag on. An execution that does not
+   * exist (or not in the tenant asked) is absent from the answer.
+   */
+  async getExecutorStatesAndMaintenance(
     items: readonly { readonly tenantId: string; readonly executionId: string }[],
-  ): Promise<Map<string, ExecutorStateRecord>> {
-    const found = new Map<string, ExecutorStateRecord>();
-    if (items.length === 0) return found;
-    const rows = await this.db.execution.findMany({
-      where: { OR: items.map((item) => ({ id: item.executionId, tenantId: item.tenantId })) },
-    });
+  ): Promise<{ readonly states: Map<string, ExecutorStateRecord>; readonly maintenance: boolean }> {
+    const tenantOf = new Map(items.map((item) => [item.executionId, item.tenantId]));
+    const { rows } = await this.pool.query<ExecutorStateRow>(EXECUTOR_STATES_SQL, [[...tenantOf.keys()]]);
+    const states = new Map<string, ExecutorStateRecord>();
     for (const row of rows) {
-      found.set(row.id, {
-        execution: toExecutionRecord(row),
-        stateData: row.stateData === null ? null : storedJson(row.stateData),
+      if (row.id === null || tenantOf.get(row.id) !== row.tenant_id) continue;
+      states.set(row.id, {
+        execution: toExecutionRecord(executionOfRow(row)),
+        stateData: row.state_data === null ? null : storedJson(row.state_data),
       });
     }
-    return found;
+    return { states, maintenance: rows[0]?.maintenance === true };
   }
 
   /**
@@ -822,6 +827,16 @@ FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
 const EXECUTION_COLUMNS = `id, tenant_id, namespace, flow_id, flow_revision, state::text AS state, state_histories, inputs, outputs,
   labels, trigger, version, parent_execution_id, parent_task_run_id, created_at, updated_at, started_at, ended_at, error`;
 
+/**
+ * The maintenance flag (false when never entered) and the executions of $1 with their state data: one row even when
+ * none of them exists. `(VALUES (1)) LEFT JOIN` keeps the flag's row; the ids are the primary key's.
+ */
+const EXECUTOR_STATES_SQL = `SELECT coalesce((SELECT m.enabled FROM instance_maintenance m WHERE m.id = 1), false) AS maintenance,
+  e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::text AS state, e.state_histories, e.inputs, e.outputs,
+  e.labels, e.trigger, e.version, e.parent_execution_id, e.parent_task_run_id, e.created_at, e.updated_at, e.started_at,
+  e.ended_at, e.error, e.state_data
+FROM (VALUES (1)) AS one(x) LEFT JOIN executions e ON e.id = ANY($1::text[])`;
+
 /** New executions (`executionColumns` of each, a JSON array in $1), each inserted only if no flow revision newer than its own exists. */
 const CREATE_IF_LATEST_SQL = `INSERT INTO executions (id, tenant_id, namespace, flow_id, flow_revision, state, state_histories, inputs,
     labels, trigger, parent_execution_id, parent_task_run_id, updated_at)
@@ -856,6 +871,11 @@ interface ExecutionRow {
   readonly task_runs: TaskRunJson[];
 }
 
+/** A row of `EXECUTOR_STATES_SQL`: the flag, and an execution's columns (all null on the row of no execution). */
+type ExecutorStateRow = { readonly maintenance: boolean } & (
+  { readonly id: null } | (Omit<ExecutionRow, 'task_runs'> & { readonly state_data: Prisma.JsonValue | null })
+);
+
 /** A task run as the statement's JSON holds it: the columns by their field names, instants as ISO strings. */
 type TaskRunJson = Omit<TaskRun, 'createdAt' | 'updatedAt'> & {
   readonly createdAt: string;
@@ -863,7 +883,7 @@ type TaskRunJson = Omit<TaskRun, 'createdAt' | 'updatedAt'> & {
   readonly attempts: Array<Omit<TaskRunAttempt, 'startedAt' | 'endedAt'> & { startedAt: string | null; endedAt: string | null }>;
 };
 
-function executionOfRow(row: ExecutionRow): Execution {
+function executionOfRow(row: Omit<ExecutionRow, 'task_runs'>): Execution {
   return {
     id: row.id,
     tenantId: row.tenant_id,

@@ -123,8 +123,8 @@ export class FlowRepository {
   }
 
   /** Deletes the live flow by appending a deleted revision; FlowNotFound if it is not live. */
-  async softDelete(tenantId: string, namespace: string, flowId: string): Promise<void> {
-    await this.appendRevision(
+  async softDelete(tenantId: string, namespace: string, flowId: string): Promise<FlowRevisionRecord> {
+    return this.appendRevision(
       tenantId,
       { namespace, flowId, source: '', definition: null },
       (latest) => {

@@ -27,6 +27,7 @@ import { WebhooksController } from './executions/webhooks.controller';
 import { FlowSourceParser } from './flows/flow-source-parser';
 import { ParsedFlowCache } from './flows/parsed-flow-cache';
 import { FlowsService } from './flows/flows.service';
+import { FlowChangeBroadcasts } from './flows/flow-change-broadcasts';
 import { ProblemFilter } from './http/problem.filter';
 import { StorableTextPipe } from './http/storable-text.pipe';
 import { WebUi } from './http/web-ui';
@@ -118,6 +119,7 @@ export class ApiRoleModule {
         FlowSourceParser,
         { provide: ParsedFlowCache, useFactory: () => new ParsedFlowCache() },
         FlowsService,
+        FlowChangeBroadcasts,
         InstanceAdminGuard,
         TopologyBroadcasts,
         TopologyService,

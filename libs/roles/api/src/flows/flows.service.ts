@@ -3,6 +3,7 @@ import type { Flow, FlowProblem, FlowRevisionRecord, ParseFlowResult, RecordPage
 import { FlowNotFound, type TenantRepositories } from '@lanner/repository';
 import { InvalidContent, type ProblemEntry } from '../http/api-errors';
 import { findUnstorable, unstorableTextProblems } from '../http/storable-text';
+import { FlowChangeBroadcasts } from './flow-change-broadcasts';
 import { FlowSourceParser } from './flow-source-parser';
 import { ParsedFlowCache } from './parsed-flow-cache';
 
@@ -54,6 +55,7 @@ export class FlowsService {
   constructor(
     private readonly parser: FlowSourceParser,
     private readonly parsedFlows: ParsedFlowCache,
+    private readonly changes: FlowChangeBroadcasts,
   ) {}
 
   /** Parses a flow or throws InvalidContent (422) listing every problem with its YAML path and line. */
@@ -76,6 +78,12 @@ export class FlowsService {
       definition: definitionOf(flow),
     });
     this.parsedFlows.forget(tenant.tenantId, flow.namespace, flow.id);
+    await this.changes.changed({
+      tenantId: tenant.tenantId,
+      namespace: flow.namespace,
+      flowId: flow.id,
+      revision: created.revision,
+    });
     return created;
   }
 
@@ -106,6 +114,7 @@ export class FlowsService {
       definition: definitionOf(flow),
     });
     this.parsedFlows.forget(tenant.tenantId, namespace, flowId);
+    await this.changes.changed({ tenantId: tenant.tenantId, namespace, flowId, revision: saved.revision });
     return { flow: saved, created: !existed };
   }
 
@@ -116,8 +125,9 @@ export class FlowsService {
   }
 
   async delete(tenant: TenantRepositories, namespace: string, flowId: string): Promise<void> {
-    await tenant.flows.softDelete(namespace, flowId);
+    const deleted = await tenant.flows.softDelete(namespace, flowId);
     this.parsedFlows.forget(tenant.tenantId, namespace, flowId);
+    await this.changes.changed({ tenantId: tenant.tenantId, namespace, flowId, revision: deleted.revision });
   }
 
   search(

@@ -8,10 +8,11 @@ import { PageQuerySchema } from '../http/query';
 import { parseWith } from '../http/request-body';
 import { BearerAuth, ProblemResponses } from '../openapi/api-docs.decorators';
 import { instant, JsonAnswer, JsonBody, pageOf, QueryParameters } from '../openapi/zod-openapi';
-import type { TenantRepositories } from '@lanner/repository';
+import { FlowNotFound, type TenantRepositories } from '@lanner/repository';
 import { TenantData, TenantPath } from '../auth/tenant-data.decorator';
 import { startBackfill } from './trigger-backfills';
 import { Audit } from '../audit/audit.decorator';
+import { FlowChangeBroadcasts } from '../flows/flow-change-broadcasts';
 
 const TriggerSearchQuerySchema = PageQuerySchema.extend({
   namespace: z.string().min(1).describe('This namespace and its children').optional(),
@@ -115,6 +116,8 @@ function triggerView(record: TriggerStateRecord): z.output<typeof TriggerViewSch
 @TenantPath()
 @Controller('api/v1/:tenant/triggers')
 export class TriggersController {
+  constructor(private readonly flowChanges: FlowChangeBroadcasts) {}
+
   @RequirePermission('trigger', 'read', { namespaceFrom: 'query' })
   @Get('search')
   @ApiOperation({ summary: 'Triggers of live flows, with their next evaluation date, last execution and lock holder' })
@@ -146,7 +149,16 @@ export class TriggersController {
     @Body() body: unknown,
   ) {
     const { disabled } = parseWith(TriggerChangeSchema, body, 'body');
-    return triggerView(await tenant.triggers.setDisabled({ namespace, flowId, triggerId }, disabled));
+    const changed = await tenant.triggers.setDisabled({ namespace, flowId, triggerId }, disabled);
+    // A Flow trigger enabled or disabled changes what listens to ended executions (a flow deleted since told it already).
+    const latest = await tenant.flows.getLatest(namespace, flowId).catch((error: unknown) => {
+      if (error instanceof FlowNotFound) return undefined;
+      throw error;
+    });
+    if (latest !== undefined) {
+      await this.flowChanges.changed({ tenantId: tenant.tenantId, namespace, flowId, revision: latest.revision });
+    }
+    return triggerView(changed);
   }
 
   @RequirePermission('trigger', 'write')

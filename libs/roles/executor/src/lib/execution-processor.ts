@@ -56,6 +56,7 @@ import {
 import type { ExecutorOptions } from './executor-options';
 import { retryOrigin, retryTrigger, triggerVariables } from './retry-execution';
 import { FlowTriggers } from './flow-triggers';
+import { waitsForMaintenance } from './maintenance-hold';
 import { encodeWorkerJob, JobTooLarge, renderTaskForWorker, UnstorableJob } from './worker-job';
 import { WorkerQueueRouting } from './worker-queue-routing';
 
@@ -151,9 +152,20 @@ export class ExecutionProcessor {
         }
       },
       clock,
+      options.flowTriggerIndexTtlMs,
     );
     for (const topic of options.topics.ensured) this.ensuredTopics.add(topic);
     this.cache = new ExecutionCache(options.cachedExecutions);
+  }
+
+  /** A flow of the tenant was saved or deleted, or a trigger of it enabled or disabled (`broadcast.flows-changed`). */
+  flowsChanged(tenantId: string): void {
+    this.flowTriggers.flowsChanged(tenantId);
+  }
+
+  /** Changes of flows may have been missed (the broadcast was not followed yet): every tenant's are read again. */
+  forgetFlowTriggers(): void {
+    this.flowTriggers.forgetListening();
   }
 
   /** The member's partitions changed: every execution is read again before its next event (see ExecutionCache). */
@@ -184,22 +196,40 @@ export class ExecutionProcessor {
     }
     const applied: Applied[] = [];
     const left: ExecutorEvent[] = [];
-    // The executions not in memory are read together.
+    // The executions not in memory are read together, with the maintenance flag (see `waitsForMaintenance`).
     const misses = [...byExecution.values()]
       .map((list) => list[0].payload)
       .filter(({ tenantId, executionId }) => this.cache.get(tenantId, executionId) === undefined);
     let read = new Map<string, ExecutorStateRecord>();
-    try {
-      read = await this.repositories.executions.getExecutorStates(misses);
-    } catch {
-      // One execution's ids may be what the database refuses: each is read on its own below, and fails on its own.
+    /** Undefined when nothing was read (every execution is in memory) or the read failed. */
+    let maintenance: boolean | undefined;
+    if (misses.length > 0) {
+      try {
+        ({ states: read, maintenance } = await this.repositories.executions.getExecutorStatesAndMaintenance(misses));
+      } catch {
+        // One execution's ids may be what the database refuses: each is read on its own below, and fails on its own.
+      }
     }
-    for (const list of byExecution.values()) {
-      const { tenantId, executionId } = list[0].payload;
+    for (const all of byExecution.values()) {
+      const { tenantId, executionId } = all[0].payload;
+      const found = read.get(executionId);
+      const row = found?.execution.tenantId === tenantId ? found : undefined;
+      let list = all;
+      if (all.some((event) => event.type === 'execution.created') && this.cache.get(tenantId, executionId) === undefined) {
+        // Its maintenance hold is decided one by one when the batch's read failed.
+        if (maintenance === undefined) {
+          left.push(...all);
+          continue;
+        }
+        if (waitsForMaintenance(maintenance, row)) {
+          this.logger.log({ tenantId, executionId }, 'maintenance mode: new execution waits until it ends');
+          list = all.filter((event) => event.type !== 'execution.created');
+          if (list.length === 0) continue;
+        }
+      }
       let unit: Unit | undefined;
       try {
-        const row = read.get(executionId);
-        unit = await this.load(list[0], row?.execution.tenantId === tenantId ? row : undefined);
+        unit = await this.load(list[0], row);
         // Rare paths stay on their own: a replay refused, a state that cannot be read here.
         if (unit.refusedReplay === undefined) {
           for (const event of list) await this.applyMessage(unit, event);

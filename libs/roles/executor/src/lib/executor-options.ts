@@ -4,6 +4,7 @@ import type { RenderEnvironment } from '@lanner/state-machine';
 import type { StorageConfig } from '@lanner/storage';
 import { DEFAULT_TOPIC_PARTITIONS, QueueTopics, resubmittedJobsTopic, spineTopics, workerJobsTopic } from '@lanner/frames';
 import { RESERVED_WORKER_QUEUE_IDS } from '@lanner/model';
+import { DEFAULT_FLOW_TRIGGER_INDEX_TTL_MS } from './flow-trigger-index';
 import { DEFAULT_ROUTING_REFRESH, type RoutingRefresh } from './worker-queue-routing';
 
 /** The topics the executor produces and consumes (ARCHITECTURE.md "Message flow"). */
@@ -47,6 +48,11 @@ export interface ExecutorOptions {
   readonly storage?: StorageConfig;
   /** The most executions kept in memory between their events (see ExecutionCache). */
   readonly cachedExecutions: number;
+  /**
+   * How long a tenant's listening Flow triggers are used from memory when no
+   * `broadcast.flows-changed` came (see FlowTriggerIndex): bounds how late a missed broadcast is made up for.
+   */
+  readonly flowTriggerIndexTtlMs: number;
 }
 
 /** uuid(), id() and randomInt() draw from the process's cryptographic generator. */
@@ -92,5 +98,6 @@ export function executorOptions(overrides: Partial<ExecutorOptions> = {}): Execu
     environment: { random: CRYPTO_RANDOM, ...overrides.environment },
     ...(overrides.storage === undefined ? {} : { storage: overrides.storage }),
     cachedExecutions: overrides.cachedExecutions ?? DEFAULT_CACHED_EXECUTIONS,
+    flowTriggerIndexTtlMs: overrides.flowTriggerIndexTtlMs ?? DEFAULT_FLOW_TRIGGER_INDEX_TTL_MS,
   };
 }

@@ -1,7 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { decodeQueueMessage, executorEventCodec, InvalidQueueMessageError, type ExecutorEvent } from '@lanner/frames';
+import {
+  broadcastCodec,
+  decodeQueueMessage,
+  executorEventCodec,
+  InvalidQueueMessageError,
+  type BroadcastMessage,
+  type ExecutorEvent,
+} from '@lanner/frames';
 import type { QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
-import { NotFound, type Repositories } from '@lanner/repository';
+import { NotFound, type ExecutorStateRecord, type Repositories } from '@lanner/repository';
 import { parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 import { createInternalStorage } from '@lanner/storage';
@@ -9,6 +17,7 @@ import { SYSTEM_WORKER_QUEUE_ID } from '@lanner/model';
 import { CrashGuard } from './crash-guard';
 import { ExecutionProcessor } from './execution-processor';
 import { systemWorkerGroupId, type ExecutorOptions } from './executor-options';
+import { waitsForMaintenance } from './maintenance-hold';
 import { PendingWork } from './pending-work';
 import { NewerStoredState } from './stored-state';
 import { SystemWorker } from './system-worker';
@@ -40,6 +49,8 @@ const EXECUTOR_BATCH_MESSAGES = 200;
 
 /** What the Kafka adapter reads beyond the port's options (the in-process queue has no commit requests to save). */
 type ExecutorSubscribeOptions = SubscribeOptions & { commitIntervalMs: number };
+/** A member that never commits (the Kafka adapter's option; the in-process queue has no commits). */
+type FollowOptions = SubscribeOptions & { commitOffsets: false };
 
 /**
  * The executor's edges: the `lanner.executor` consumer (decode, hand to the
@@ -60,6 +71,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private guarded = false;
   private systemWorkerStarted = false;
   private subscription: QueueSubscription | undefined;
+  private flowChanges: QueueSubscription | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
 
@@ -106,6 +118,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     await this.starting;
     await this.timerLoop.stop();
     await this.systemWorker.stop();
+    await this.flowChanges?.close();
     await this.subscription?.close();
   }
 
@@ -127,6 +140,20 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private async start(): Promise<void> {
     const { topics, partitions, groupId } = this.options;
     await this.queue.createTopics(topics.ensured.map((topic) => ({ topic, partitions })));
+    if (this.stopped) return;
+    if (this.flowChanges === undefined) {
+      // Every executor hears every flow change (a group of its own, from the end, never committed), before it
+      // evaluates a Flow trigger: what it held before following the topic is read again.
+      const follow: FollowOptions = {
+        groupId: `${groupId}.flows.${randomBytes(6).toString('hex')}`,
+        commitOffsets: false,
+        topics: [topics.broadcast],
+        fromBeginning: false,
+        handler: async (message) => this.flowsChanged(message),
+      };
+      this.flowChanges = await this.queue.subscribe(follow);
+      this.processor.forgetFlowTriggers();
+    }
     if (this.stopped) return;
     // Before consuming: an execution that stopped the previous processes is quarantined, not replayed into another crash.
     if (!this.guarded) {
@@ -183,7 +210,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
    * it hands back, and every event of an execution the crash guard watches or
    * holds, is handled one by one as before (crash guard, dead letters). A
    * message this process cannot decode yet sends the whole batch one by one. A new
-   * execution held by maintenance mode is left out, as one by one (committed, not started).
+   * execution held by maintenance mode is left out by the processor, as one by one (committed, not started).
    */
   private async handleBatch(
     messages: readonly QueueMessage[],
@@ -193,8 +220,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     const byEvent = new Map<ExecutorEvent, QueueMessage>();
     const alone = new Set<string>();
     const executionOf = (event: ExecutorEvent): string => `${event.payload.tenantId}\u0000${event.payload.executionId}`;
-    /** Read once per batch, at its first new execution. */
-    let maintenanceOn: boolean | undefined;
     for (const message of messages) {
       let event: ExecutorEvent;
       try {
@@ -207,10 +232,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         for (const each of messages) await handleOne(each);
         return;
       }
-      if (event.type === 'execution.created') {
-        maintenanceOn ??= (await this.repositories.maintenance.get()).enabled;
-        if (await this.heldForMaintenance(event, maintenanceOn)) continue;
-      }
       byEvent.set(event, message);
       together.push(event);
       if (this.crashGuard.handlesAlone(event)) alone.add(executionOf(event));
@@ -221,6 +242,17 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     for (const event of together) {
       if (alone.has(executionOf(event)) || left.has(event)) await handleOne(byEvent.get(event) as QueueMessage);
     }
+  }
+
+  /** `broadcast.flows-changed`: the tenant's Flow triggers are read again at its next ended execution. */
+  private flowsChanged(message: QueueMessage): void {
+    let broadcast: BroadcastMessage;
+    try {
+      broadcast = decodeQueueMessage(broadcastCodec, message.value);
+    } catch {
+      return; // another consumer of the topic logs what it cannot read
+    }
+    if (broadcast.type === 'broadcast.flows-changed') this.processor.flowsChanged(broadcast.payload.tenantId);
   }
 
   private async handle(message: QueueMessage): Promise<void> {
@@ -243,27 +275,18 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     await this.crashGuard.guard(event, () => this.processor.process(event));
   }
 
-  /**
-   * Maintenance mode (RELIABILITY.md): a new execution is not started; it stays
-   * CREATED, and the liveness coordinator announces it again once maintenance
-   * ends. Everything else (results, flowable steps, kills, timers) goes on, so
-   * the work in flight drains. The stored state decides, read for each new
-   * execution (one row by its key): an execution accepted once the api answered
-   * the entry is held, whichever executor reads it and even right after its
-   * restart, and one read as held before an exit is in the release after it.
-   */
-  private async heldForMaintenance(event: ExecutorEvent, maintenanceOn?: boolean): Promise<boolean> {
+  /** One by one: see `waitsForMaintenance` (the batch path reads the flag with the batch's new executions). */
+  private async heldForMaintenance(event: ExecutorEvent): Promise<boolean> {
     if (event.type !== 'execution.created') return false;
-    if (!(maintenanceOn ?? (await this.repositories.maintenance.get()).enabled)) return false;
+    if (!(await this.repositories.maintenance.get()).enabled) return false;
     const { tenantId, executionId } = event.payload;
+    let stored: ExecutorStateRecord | undefined;
     try {
-      // Only an execution that never started waits; a queued one asked again (its concurrency slot freed) goes on.
-      const { stateData } = await this.repositories.executions.getExecutorState(tenantId, executionId);
-      if (stateData !== null) return false;
+      stored = await this.repositories.executions.getExecutorState(tenantId, executionId);
     } catch (error) {
-      if (error instanceof NotFound) return false; // the processor reports it as it always does
-      throw error;
+      if (!(error instanceof NotFound)) throw error;
     }
+    if (!waitsForMaintenance(true, stored)) return false;
     this.logger.log({ tenantId, executionId }, 'maintenance mode: new execution waits until it ends');
     return true;
   }

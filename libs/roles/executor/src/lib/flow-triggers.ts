@@ -17,6 +17,7 @@ import {
 } from '@lanner/model';
 import { FLOW_TRIGGER_EVALUATION_RETENTION_MS, type Repositories } from '@lanner/repository';
 import { renderContextFor, type Execution } from '@lanner/state-machine';
+import { DEFAULT_FLOW_TRIGGER_INDEX_TTL_MS, FlowTriggerIndex } from './flow-trigger-index';
 
 /** The label every execution a trigger started carries, naming the trigger (as the scheduler's). */
 export const TRIGGER_LABEL = 'system.triggerId';
@@ -41,7 +42,8 @@ export type FlowLoader = (tenantId: string, namespace: string, flowId: string, r
  * Flow triggers, evaluated by the executor when an execution ends: every Flow
  * trigger of the tenant's live flows (their latest revision) that listens to
  * the ended execution, with its preconditions counted in their window, starts
- * one execution. Each trigger evaluates an ended execution once
+ * one execution. Which triggers listen is known from memory (FlowTriggerIndex):
+ * `flowsChanged` drops a tenant's, as a flow of it changes. Each trigger evaluates an ended execution once
  * (`flowTriggerEvaluations.evaluateOnce`): an end handled again after a crash
  * or a redelivery announces the execution the first evaluation started and
  * starts no other.
@@ -49,16 +51,30 @@ export type FlowLoader = (tenantId: string, namespace: string, flowId: string, r
 export class FlowTriggers {
   private readonly logger = new Logger(FlowTriggers.name);
   private lastPurge = 0;
+  private readonly index: FlowTriggerIndex;
 
   constructor(
     private readonly repositories: Repositories,
     private readonly flowOf: FlowLoader,
     private readonly clock: () => number,
-  ) {}
+    indexTtlMs: number = DEFAULT_FLOW_TRIGGER_INDEX_TTL_MS,
+  ) {
+    this.index = new FlowTriggerIndex((tenantId) => repositories.flowTriggerEvaluations.listening(tenantId), clock, indexTtlMs);
+  }
+
+  /** A flow of the tenant changed (`broadcast.flows-changed`): the triggers listening are read again at the next end. */
+  flowsChanged(tenantId: string): void {
+    this.index.changed(tenantId);
+  }
+
+  /** Every tenant's listening triggers are read again at their next end (changes may have been missed). */
+  forgetListening(): void {
+    this.index.forgetAll();
+  }
 
   /** The executions `ended` (of flow `upstreamFlow`) starts; created, not yet announced. */
   async onEnd(tenantId: string, upstreamFlow: Flow, ended: Execution): Promise<TriggeredExecution[]> {
-    const listening = await this.repositories.flowTriggerEvaluations.listening(tenantId);
+    const listening = await this.index.listening(tenantId);
     if (listening.length === 0) return [];
     const upstream: UpstreamExecution = {
       id: ended.id,

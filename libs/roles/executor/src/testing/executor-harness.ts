@@ -64,6 +64,8 @@ export interface ExecutorHarness {
   readonly scripts: Map<string, JobScript>;
   readonly answers: Answers;
   saveFlow(tenantId: string, source: string): Promise<number>;
+  /** As the api does after a flow write commits: `broadcast.flows-changed` on the broadcast topic. */
+  announceFlowChange(tenantId: string, namespace: string, flowId: string, revision: number): Promise<void>;
   submit(
     tenantId: string,
     namespace: string,
@@ -285,6 +287,17 @@ export async function startExecutorHarness(options: {
         definition: JSON.parse(JSON.stringify(flow)) as StoredJson,
       });
       return record.revision;
+    },
+    async announceFlowChange(tenantId, namespace, flowId, revision) {
+      await queue.publish(topics.broadcast, [
+        encodeQueueMessage(broadcastCodec, {
+          schemaVersion: QUEUE_SCHEMA_VERSIONS['broadcast.flows-changed'],
+          messageId: randomUUID(),
+          type: 'broadcast.flows-changed',
+          occurredAt: new Date().toISOString(),
+          payload: { tenantId, namespace, flowId, revision },
+        }),
+      ]);
     },
     async submit(tenantId, namespace, flowId, revision, inputs = {}) {
       // As the API submits: the row in CREATED, then `execution.created` on the executor topic.
