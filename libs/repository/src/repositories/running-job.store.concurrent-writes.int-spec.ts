@@ -58,6 +58,58 @@ describe('running-job store under concurrent writes (a controller dispatching ma
     expect(await runningJobs.listByController(controller)).toHaveLength(4);
   });
 
+  it("inserts the jobs taking freed slots and removes the finished jobs' rows in one statement", async () => {
+    const { runningJobs } = fixture.repositories;
+    const controller = 'controller-merged';
+    await Promise.all(Array.from({ length: 3 }, (_, index) => runningJobs.insert(job(`done-${index}`, 1, controller))));
+    const statements = jest.spyOn(Client.prototype, 'query');
+    try {
+      // As at load: results relayed, and the next jobs dispatched into the slots they freed, in the same moment.
+      const removed: Promise<boolean>[] = [];
+      const inserted: Promise<boolean>[] = [];
+      for (let index = 0; index < 3; index++) {
+        removed.push(runningJobs.removeAfterResult(`done-${index}`, 1));
+        inserted.push(runningJobs.insert(job(`next-${index}`, 1, controller)));
+        await Promise.resolve();
+      }
+      // A redelivery of a job whose result goes in the same statement is refused, as if the removal went first.
+      inserted.push(runningJobs.insert(job('done-1', 1, controller)));
+      removed.push(runningJobs.removeAfterResult('done-never', 1));
+      expect(await Promise.all(removed)).toEqual([true, true, true, false]);
+      expect(await Promise.all(inserted)).toEqual([true, true, true, false]);
+      // Without the shared window: one INSERT and one removal.
+      expect(statements).toHaveBeenCalledTimes(1);
+    } finally {
+      statements.mockRestore();
+    }
+    const rows = await runningJobs.listByController(controller);
+    expect(rows.map((row) => row.taskRunId).sort()).toEqual(['next-0', 'next-1', 'next-2']);
+    // Every relayed result is marked: none of them is recorded again.
+    expect(await runningJobs.insert(job('done-0', 1, controller))).toBe(false);
+    expect(await runningJobs.insert(job('done-never', 1, controller))).toBe(false);
+  });
+
+  it('fails only the job the database refuses when it shared its statement with removals and other inserts', async () => {
+    const { runningJobs } = fixture.repositories;
+    const controller = 'controller-refusing';
+    await runningJobs.insert(job('gone-0', 1, controller));
+    const outcomes = await Promise.allSettled([
+      runningJobs.removeAfterResult('gone-0', 1),
+      runningJobs.insert(job('fine-0', 1, controller)),
+      // A NUL character in a JSON string: PostgreSQL cannot store it in jsonb.
+      runningJobs.insert({ ...job('bad-0', 1, controller), job: { text: 'a\u0000b' } }),
+      runningJobs.insert(job('fine-1', 1, controller)),
+    ]);
+    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'refused'))).toEqual([
+      true,
+      true,
+      'refused',
+      true,
+    ]);
+    const rows = await runningJobs.listByController(controller);
+    expect(rows.map((row) => row.taskRunId).sort()).toEqual(['fine-0', 'fine-1']);
+  });
+
   it('removes each of many concurrent removals once, and says false for a row that was not there', async () => {
     const { runningJobs } = fixture.repositories;
     const controller = 'controller-removing';

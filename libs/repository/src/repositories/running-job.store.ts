@@ -1,6 +1,7 @@
 import type { RunningJobRecord } from '@lanner/model';
 import type { Pool } from 'pg';
 import { BatchedCalls } from '../batched-calls';
+import { WindowedJobWrites } from './running-job-writes';
 import type { RunningJob } from '../generated/prisma/client';
 import { type Db, storedJson } from '../prisma';
 
@@ -51,6 +52,9 @@ const RESULT_REMOVAL_LINGER_MS = 20;
  */
 const INSERT_LINGER_MS = 3;
 
+/** At most this many inserts, and this many removals, in one statement. */
+const MAX_ROWS_PER_STATEMENT = 200;
+
 /** A job as its worker-queue message names it: the tenant, the task run and the attempt. */
 export interface TenantJobKey extends JobKey {
   readonly tenantId: string;
@@ -63,19 +67,20 @@ export interface TenantJobKey extends JobKey {
  * has recorded it. Unique on task-run id + attempt, so a redelivered job is
  * recorded once.
  *
- * Inserts (and removals of results) wait a few milliseconds for others, and
- * calls that arrive while an earlier one is in flight go together in one statement (a controller dispatching hundreds of jobs a
- * second makes a few round trips instead of hundreds); each caller still gets
- * its own answer.
+ * Inserts and removals of results wait a few milliseconds for others (calls
+ * that arrive while an earlier one is in flight go together), and the two
+ * windows share their statement: a controller dispatching hundreds of jobs a
+ * second makes a few round trips instead of hundreds, and at load the rows of
+ * the jobs that just finished go in the statement that inserts the jobs taking
+ * their slots. Each caller still gets its own answer.
  */
 export class RunningJobStore {
-  private readonly inserts = new BatchedCalls<RunningJobRecord, boolean>((jobs) => this.insertAll(jobs), 200, INSERT_LINGER_MS);
+  private readonly writes = new WindowedJobWrites<RunningJobRecord, JobKey>((jobs, keys) => this.write(jobs, keys), {
+    insertLingerMs: INSERT_LINGER_MS,
+    removalLingerMs: RESULT_REMOVAL_LINGER_MS,
+    maxRows: MAX_ROWS_PER_STATEMENT,
+  });
   private readonly removals = new BatchedCalls<JobKey, boolean>((keys) => this.removeAll(keys));
-  private readonly resultRemovals = new BatchedCalls<JobKey, boolean>(
-    (keys) => this.removeAllAfterResult(keys),
-    200,
-    RESULT_REMOVAL_LINGER_MS,
-  );
   private readonly killChecks = new BatchedCalls<TenantJobKey, boolean>((keys) => this.killedAll(keys));
 
   /**
@@ -94,7 +99,7 @@ export class RunningJobStore {
    * controller has relayed its end (its result, or a lost report).
    */
   insert(job: RunningJobRecord): Promise<boolean> {
-    return this.inserts.call(job);
+    return this.writes.insert(job);
   }
 
   /** True if it was there. */
@@ -105,13 +110,13 @@ export class RunningJobStore {
   /**
    * The row of a job whose result has been relayed, removed as `remove` does
    * but up to RESULT_REMOVAL_LINGER_MS later, in one statement with the others
-   * of that moment, for callers that do not wait on it. The same statement
-   * marks the job's result as relayed, so a redelivery of the job is refused
-   * until the executor has recorded the attempt's end (and after: see
-   * `insert`). True if the row was there.
+   * of that moment (and the inserts waiting then), for callers that do not
+   * wait on it. The same statement marks the job's result as relayed, so a
+   * redelivery of the job is refused until the executor has recorded the
+   * attempt's end (and after: see `insert`). True if the row was there.
    */
   removeAfterResult(taskRunId: string, attempt: number): Promise<boolean> {
-    return this.resultRemovals.call({ taskRunId, attempt });
+    return this.writes.remove({ taskRunId, attempt });
   }
 
   /**
@@ -161,42 +166,81 @@ export class RunningJobStore {
     return keys.map((key) => found.has(`${key.tenantId}\u0000${keyOf(key)}`));
   }
 
-  private async insertAll(jobs: readonly RunningJobRecord[]): Promise<boolean[]> {
-    // One statement whatever the batch size. ON CONFLICT DO NOTHING on the unique key makes a redelivery
-    // of a held job a no-op, and NOT EXISTS one of an attempt the executor has already ended (its result
-    // recorded, or its worker reported lost and the job put back as a new attempt) or whose end (result or
-    // lost report) a controller has relayed and the executor not recorded yet: once the row is gone, that is all that
-    // stops a late redelivery from running the job again. On the pool itself: these two statements run
-    // for every dispatched job.
-    const { rows, values } = recordRows(jobs);
-    const created = await this.pool.query<KeyRow>(
-      `INSERT INTO running_jobs (id, ${RECORD_COLUMNS})
-      SELECT gen_random_uuid(), v.* FROM (VALUES ${rows.join(', ')}) AS v (${RECORD_COLUMNS})
-      WHERE NOT EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = v.task_run_id AND a.attempt = v.attempt AND a.ended_at IS NOT NULL)
-        AND NOT EXISTS (SELECT 1 FROM relayed_results r WHERE r.task_run_id = v.task_run_id AND r.attempt = v.attempt)
-      ON CONFLICT (task_run_id, attempt) DO NOTHING
-      RETURNING task_run_id, attempt`,
-      values,
-    );
-    return answersPerKey(jobs, created.rows);
-  }
-
-  private async removeAllAfterResult(keys: readonly JobKey[]): Promise<boolean[]> {
-    const { rows, values } = keyRows(keys);
-    // Every relayed key is marked, its row there or not (a late result of a job already reported lost is still its end).
-    const removed = await this.pool.query<KeyRow>(
-      `WITH relayed (task_run_id, attempt) AS (VALUES ${rows.join(', ')}),
+  /**
+   * One statement whatever the batch: the inserts of dispatched jobs, the
+   * removals of relayed results, or both.
+   *
+   * An insert: ON CONFLICT DO NOTHING on the unique key makes a redelivery of a
+   * held job a no-op, and NOT EXISTS one of an attempt the executor has already
+   * ended (its result recorded, or its worker reported lost and the job put back
+   * as a new attempt) or whose end (result or lost report) a controller has
+   * relayed and the executor not recorded yet: once the row is gone, that is all
+   * that stops a late redelivery from running the job again. A redelivery whose
+   * result is relayed in the same statement is refused too, as if the removal
+   * went first (the statement's parts all see the rows as they were before it).
+   *
+   * A removal marks every relayed key, its row there or not (a late result of a
+   * job already reported lost is still its end).
+   *
+   * On the pool itself: this statement runs for every dispatched job.
+   */
+  private async write(
+    jobs: readonly RunningJobRecord[],
+    keys: readonly JobKey[],
+  ): Promise<{ inserted: boolean[]; removed: boolean[] }> {
+    const relayed = keyRows(keys);
+    const dispatched = recordRows(jobs, relayed.values.length);
+    const values = [...relayed.values, ...dispatched.values];
+    const removeRelayed = `relayed (task_run_id, attempt) AS (VALUES ${relayed.rows.join(', ')}),
       marked AS (
         INSERT INTO relayed_results (task_run_id, attempt, relayed_at)
         SELECT DISTINCT task_run_id, attempt, now() FROM relayed
         ON CONFLICT DO NOTHING
-      )
-      DELETE FROM running_jobs j USING relayed
+      )`;
+    const insertDispatched = (from: string, alsoRefusing = '') => `INSERT INTO running_jobs (id, ${RECORD_COLUMNS})
+      SELECT gen_random_uuid(), v.* FROM ${from}
+      WHERE NOT EXISTS (SELECT 1 FROM task_run_attempts a WHERE a.task_run_id = v.task_run_id AND a.attempt = v.attempt AND a.ended_at IS NOT NULL)
+        AND NOT EXISTS (SELECT 1 FROM relayed_results r WHERE r.task_run_id = v.task_run_id AND r.attempt = v.attempt)${alsoRefusing}
+      ON CONFLICT (task_run_id, attempt) DO NOTHING
+      RETURNING task_run_id, attempt`;
+    const removeRows = `DELETE FROM running_jobs j USING relayed
       WHERE j.task_run_id = relayed.task_run_id AND j.attempt = relayed.attempt
-      RETURNING j.task_run_id, j.attempt`,
+      RETURNING j.task_run_id, j.attempt`;
+
+    if (keys.length === 0) {
+      const created = await this.pool.query<KeyRow>(
+        insertDispatched(`(VALUES ${dispatched.rows.join(', ')}) AS v (${RECORD_COLUMNS})`),
+        values,
+      );
+      return { inserted: answersPerKey(jobs, created.rows), removed: [] };
+    }
+    if (jobs.length === 0) {
+      const removed = await this.pool.query<KeyRow>(`WITH ${removeRelayed} ${removeRows}`, values);
+      return { inserted: [], removed: answersPerKey(keys, removed.rows) };
+    }
+    const both = await this.pool.query<KeyRow & { inserted: boolean }>(
+      `WITH dispatched (${RECORD_COLUMNS}) AS (VALUES ${dispatched.rows.join(', ')}),
+      ${removeRelayed},
+      removed AS (${removeRows}),
+      created AS (${insertDispatched(
+        'dispatched v',
+        `
+        AND NOT EXISTS (SELECT 1 FROM relayed WHERE relayed.task_run_id = v.task_run_id AND relayed.attempt = v.attempt)`,
+      )})
+      SELECT true AS inserted, task_run_id, attempt FROM created
+      UNION ALL SELECT false, task_run_id, attempt FROM removed`,
       values,
     );
-    return answersPerKey(keys, removed.rows);
+    return {
+      inserted: answersPerKey(
+        jobs,
+        both.rows.filter((row) => row.inserted),
+      ),
+      removed: answersPerKey(
+        keys,
+        both.rows.filter((row) => !row.inserted),
+      ),
+    };
   }
 
   private async removeAll(keys: readonly JobKey[]): Promise<boolean[]> {
@@ -340,11 +384,15 @@ export class RunningJobStore {
 const RECORD_COLUMNS =
   'tenant_id, execution_id, task_run_id, attempt, worker_queue_id, worker_id, controller_instance_id, job, dispatched_at';
 
-/** The jobs as SQL row values in RECORD_COLUMNS' order, and their parameters (the first job's task run id is `$3`, its attempt `$4`). */
-function recordRows(jobs: readonly RunningJobRecord[]): { rows: string[]; values: unknown[] } {
+/**
+ * The jobs as SQL row values in RECORD_COLUMNS' order, and their parameters,
+ * numbered after `before` others (with none, the first job's task run id is `$3`, its attempt `$4`).
+ */
+function recordRows(jobs: readonly RunningJobRecord[], before = 0): { rows: string[]; values: unknown[] } {
   const values: unknown[] = [];
   const rows = jobs.map((job) => {
     const at =
+      before +
       values.push(
         job.tenantId,
         job.executionId,
@@ -355,7 +403,8 @@ function recordRows(jobs: readonly RunningJobRecord[]): { rows: string[]; values
         job.controllerInstanceId,
         JSON.stringify(job.job ?? {}),
         job.dispatchedAt,
-      ) - 9;
+      ) -
+      9;
     return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}::int, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}::timestamptz)`;
   });
   return { rows, values };
