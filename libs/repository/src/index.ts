@@ -18,6 +18,7 @@ export {
   type ConcurrencyRelease,
   type ExecutorStateRecord,
   type ExecutorStateWrite,
+  type ExecutorTaskRunWrite,
   type ExecutorGroupWriteItem,
   type ExecutorGroupWriteOutcome,
 } from './repositories/execution.repository';

@@ -38,5 +38,11 @@ export {
   WORKER_LOSSES_BEFORE_FAILING,
 } from './lib/quarantine';
 export type { MarkedEvent, ProcessingMark, QuarantineOrder, MarksReview } from './lib/quarantine';
-export { STORED_STATE_FORMAT_VERSION, readStoredState, toStoredState } from './lib/stored-state';
-export type { StoredExecutionState, StoredStateProblem, StoredStateReading } from './lib/stored-state';
+export {
+  STORED_STATE_FORMAT_VERSION,
+  readStoredState,
+  toStoredState,
+  toStoredTaskRun,
+  withStoredTaskRuns,
+} from './lib/stored-state';
+export type { StoredExecutionState, StoredExecutionStateRead, StoredStateProblem, StoredStateReading } from './lib/stored-state';

@@ -45,6 +45,11 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The counted processes alive now, by label (`standalone`, `executor`...) and pid. */
+export function countedProcesses(dir: string): { readonly name: string; readonly pid: number }[] {
+  return readCounts(dir).map(({ name, pid }) => ({ name, pid }));
+}
+
 function readCounts(dir: string): ProcessCounts[] {
   const found: ProcessCounts[] = [];
   for (const file of readdirSync(dir)) {

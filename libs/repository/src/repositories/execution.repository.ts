@@ -39,11 +39,20 @@ export interface ExecutorStateRecord {
   readonly stateData: StoredJson | null;
 }
 
-/** What the executor stores after applying events: the row's changes, the new version and the whole state. */
-export interface ExecutorStateWrite extends ExecutionChanges {
+/** A task run the executor stores: its row, and the state machine's own value of it (`machine_data`). */
+export type ExecutorTaskRunWrite = TaskRunWrite & { readonly machineData?: StoredJson };
+
+/**
+ * What the executor stores after applying events: the row's changes, the new version, the
+ * state machine's value of the execution, and the task runs that changed, each with its own
+ * value. From stored state format 3 `stateData` holds no task runs: the reads put the task
+ * runs' `machine_data` back under `taskRuns`.
+ */
+export interface ExecutorStateWrite extends Omit<ExecutionChanges, 'taskRuns'> {
   /** The state machine's version after the change; must be above the version read. */
   readonly version: number;
   readonly stateData: StoredJson;
+  readonly taskRuns?: readonly ExecutorTaskRunWrite[];
 }
 
 /** One execution's part of a group write: its write under the version it was read at. */
@@ -168,9 +177,13 @@ export class ExecutionRepository {
 
   /** The executor's read: the row (without task runs) and the stored state-machine data. */
   async getExecutorState(tenantId: string, executionId: string): Promise<ExecutorStateRecord> {
-    const row = await this.db.execution.findFirst({ where: { id: executionId, tenantId } });
-    if (row === null) throw new ExecutionNotFound(executionId);
-    return { execution: toExecutionRecord(row), stateData: row.stateData === null ? null : storedJson(row.stateData) };
+    const { rows } = await this.pool.query<ExecutorRow>(EXECUTOR_STATE_SQL, [executionId, tenantId]);
+    const row = rows[0];
+    if (row === undefined) throw new ExecutionNotFound(executionId);
+    return {
+      execution: toExecutionRecord(executionOfRow(row)),
+      stateData: row.state_data === null ? null : storedJson(row.state_data),
+    };
   }
 
   /**
@@ -529,11 +542,12 @@ function lastOfEach<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
 // execution at a time, or a group of executions in one statement): the same columns and the
 // same answer to a row that is already there.
 const TASK_RUN_INSERT = `INSERT INTO task_runs (id, tenant_id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs,
-      worker_queue_id, worker_selector, dispatch_reason, error, updated_at)`;
+      worker_queue_id, worker_selector, dispatch_reason, error, machine_data, updated_at)`;
 const TASK_RUN_UPSERT = `ON CONFLICT (id) DO UPDATE SET task_id = EXCLUDED.task_id, parent_task_run_id = EXCLUDED.parent_task_run_id,
       value = EXCLUDED.value, state = EXCLUDED.state, state_histories = EXCLUDED.state_histories, outputs = EXCLUDED.outputs,
       worker_queue_id = EXCLUDED.worker_queue_id, worker_selector = EXCLUDED.worker_selector,
-      dispatch_reason = EXCLUDED.dispatch_reason, error = EXCLUDED.error, updated_at = now()`;
+      dispatch_reason = EXCLUDED.dispatch_reason, error = EXCLUDED.error,
+      machine_data = coalesce(EXCLUDED.machine_data, task_runs.machine_data), updated_at = now()`;
 const ATTEMPT_INSERT = `INSERT INTO task_run_attempts (id, task_run_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
     SELECT gen_random_uuid(), a.task_run_id, a.attempt, a.worker_id, a.worker_queue_id, a.state::task_run_state, a.outputs,
       a.error, a.started_at, a.ended_at`;
@@ -617,6 +631,10 @@ function executorWriteStatement(
       taskRuns.map((run) => run.error),
       '::text[]',
     ),
+    param(
+      taskRuns.map((run) => jsonText(run.machineData)),
+      '::jsonb[]',
+    ),
   ];
   const tries = [
     param(
@@ -664,9 +682,10 @@ function executorWriteStatement(
   ), runs AS (
     ${TASK_RUN_INSERT}
     SELECT r.id, $2, $1, r.task_id, r.parent_task_run_id, r.value, r.state::task_run_state, r.state_histories, r.outputs,
-      r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, now()
+      r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, r.machine_data, now()
     FROM unnest($5::text[], ${runs.join(', ')})
-      AS r (id, task_id, parent_task_run_id, value, state, state_histories, outputs, worker_queue_id, worker_selector, dispatch_reason, error)
+      AS r (id, task_id, parent_task_run_id, value, state, state_histories, outputs, worker_queue_id, worker_selector, dispatch_reason, error,
+        machine_data)
     WHERE EXISTS (SELECT 1 FROM updated)
     ${TASK_RUN_UPSERT}
     RETURNING id
@@ -713,7 +732,7 @@ function groupRow(item: ExecutorGroupWriteItem) {
 function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): {
   text: string;
   values: unknown[];
-  taskRuns: readonly (TaskRunWrite & { executionId: string })[];
+  taskRuns: readonly (ExecutorTaskRunWrite & { executionId: string })[];
 } {
   const rows = items.map(groupRow);
   const taskRuns = items.flatMap((item) =>
@@ -755,6 +774,7 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
     column(taskRuns, (run) => jsonText(run.workerSelector), 'jsonb'),
     column(taskRuns, (run) => run.dispatchReason, 'text'),
     column(taskRuns, (run) => run.error, 'text'),
+    column(taskRuns, (run) => jsonText(run.machineData), 'jsonb'),
   ];
   const a = [
     column(attempts, (attempt) => attempt.taskRunId, 'text'),
@@ -774,7 +794,7 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
   ), r AS (
     SELECT * FROM unnest(${r.join(', ')})
       AS r (id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs, worker_queue_id,
-        worker_selector, dispatch_reason, error)
+        worker_selector, dispatch_reason, error, machine_data)
   ), updated AS (
     UPDATE executions e SET version = w.version, updated_at = now(), state = w.state::execution_state,
       state_histories = w.state_histories, outputs = w.outputs, labels = w.labels, started_at = w.started_at,
@@ -786,7 +806,7 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
   ), runs AS (
     ${TASK_RUN_INSERT}
     SELECT r.id, u.tenant_id, r.execution_id, r.task_id, r.parent_task_run_id, r.value, r.state::task_run_state,
-      r.state_histories, r.outputs, r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, now()
+      r.state_histories, r.outputs, r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, r.machine_data, now()
     FROM r JOIN updated u ON u.id = r.execution_id
     ${TASK_RUN_UPSERT}
     RETURNING id
@@ -831,10 +851,25 @@ const EXECUTION_COLUMNS = `id, tenant_id, namespace, flow_id, flow_revision, sta
  * The maintenance flag (false when never entered) and the executions of $1 with their state data: one row even when
  * none of them exists. `(VALUES (1)) LEFT JOIN` keeps the flag's row; the ids are the primary key's.
  */
+/**
+ * The executor's stored state as it reads it: from format 3 the document holds no task runs, and
+ * each task run's own value (`task_runs.machine_data`) goes back under `taskRuns`, in any order.
+ * A document that holds its task runs (formats 1 and 2) is read as it is.
+ */
+const EXECUTOR_STATE_DATA = `CASE WHEN e.state_data IS NULL OR jsonb_typeof(e.state_data) <> 'object' OR e.state_data ? 'taskRuns'
+    THEN e.state_data
+    ELSE e.state_data || jsonb_build_object('taskRuns', coalesce((SELECT jsonb_agg(t.machine_data) FROM task_runs t
+      WHERE t.execution_id = e.id AND t.machine_data IS NOT NULL), '[]'::jsonb)) END AS state_data`;
+
+/** The executor's columns of an execution: the row (without task runs) and its stored state. */
+const EXECUTOR_COLUMNS = `e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::text AS state, e.state_histories, e.inputs,
+  e.outputs, e.labels, e.trigger, e.version, e.parent_execution_id, e.parent_task_run_id, e.created_at, e.updated_at,
+  e.started_at, e.ended_at, e.error, ${EXECUTOR_STATE_DATA}`;
+
+const EXECUTOR_STATE_SQL = `SELECT ${EXECUTOR_COLUMNS} FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
+
 const EXECUTOR_STATES_SQL = `SELECT coalesce((SELECT m.enabled FROM instance_maintenance m WHERE m.id = 1), false) AS maintenance,
-  e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::text AS state, e.state_histories, e.inputs, e.outputs,
-  e.labels, e.trigger, e.version, e.parent_execution_id, e.parent_task_run_id, e.created_at, e.updated_at, e.started_at,
-  e.ended_at, e.error, e.state_data
+  ${EXECUTOR_COLUMNS}
 FROM (VALUES (1)) AS one(x) LEFT JOIN executions e ON e.id = ANY($1::text[])`;
 
 /** New executions (`executionColumns` of each, a JSON array in $1), each inserted only if no flow revision newer than its own exists. */
@@ -872,9 +907,10 @@ interface ExecutionRow {
 }
 
 /** A row of `EXECUTOR_STATES_SQL`: the flag, and an execution's columns (all null on the row of no execution). */
-type ExecutorStateRow = { readonly maintenance: boolean } & (
-  { readonly id: null } | (Omit<ExecutionRow, 'task_runs'> & { readonly state_data: Prisma.JsonValue | null })
-);
+/** An execution's row as the executor reads it: its columns and its stored state. */
+type ExecutorRow = Omit<ExecutionRow, 'task_runs'> & { readonly state_data: Prisma.JsonValue | null };
+
+type ExecutorStateRow = { readonly maintenance: boolean } & ({ readonly id: null } | ExecutorRow);
 
 /** A task run as the statement's JSON holds it: the columns by their field names, instants as ISO strings. */
 type TaskRunJson = Omit<TaskRun, 'createdAt' | 'updatedAt'> & {

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { readStoredState } from '@lanner/state-machine';
 import { executorStateWrite } from './lib/execution-records';
 import { loadStoredExecution } from './lib/stored-state';
@@ -9,7 +10,8 @@ import { format1State, STORED_V1_FLOW } from './testing/stored-state-fixtures';
 // A rolling upgrade on the real Kafka and PostgreSQL: an execution whose state an
 // executor of the previous release stored (format 1, no format version) while its
 // first task was on a worker is carried on to SUCCESS by this executor, which
-// stores it again in the current format. One whose state a newer release stored
+// stores it again in the current format (format 3: the execution's document without
+// its task runs, each task run's own value in its row). One whose state a newer release stored
 // is left as it is, its event kept until an executor that reads it runs.
 
 const TENANT = 'main';
@@ -65,7 +67,7 @@ async function storeState(executionId: string, stateData: Record<string, StoredJ
 }
 
 describe('an execution stored by the previous release', () => {
-  it('is loaded from its format 1 state and carried on to SUCCESS, then stored as format 2', async () => {
+  it('is loaded from its format 1 state and carried on to SUCCESS, then stored as format 3, each task run in its row', async () => {
     const { revision, firstJob } = await holdingFirstJob('stored-v1');
     const executionId = await harness.submit(TENANT, NAMESPACE, 'stored-v1', revision);
     const job = await firstJob;
@@ -87,7 +89,29 @@ describe('an execution stored by the previous release', () => {
       ['second', 'SUCCESS'],
     ]);
     const after = await harness.repositories.executions.getExecutorState(TENANT, executionId);
-    expect(after.stateData).toMatchObject({ formatVersion: 2, state: 'SUCCESS' });
+    expect(after.stateData).toMatchObject({ formatVersion: 3, state: 'SUCCESS' });
+    expect(readStoredState(after.stateData)).toMatchObject({ ok: true, formatVersion: 3 });
+
+    // As stored: the document holds no task run; each task run, even the first one the previous release ran, has its own value.
+    const client = new Client({ connectionString: harness.databaseUrl });
+    await client.connect();
+    try {
+      const row = await client.query<{ has_runs: boolean }>(
+        `SELECT state_data ? 'taskRuns' AS has_runs FROM executions WHERE id = $1`,
+        [executionId],
+      );
+      expect(row.rows[0]?.has_runs).toBe(false);
+      const runs = await client.query<{ task_id: string; state: string }>(
+        `SELECT task_id, machine_data->>'state' AS state FROM task_runs WHERE execution_id = $1 ORDER BY task_id`,
+        [executionId],
+      );
+      expect(runs.rows).toEqual([
+        { task_id: 'first', state: 'SUCCESS' },
+        { task_id: 'second', state: 'SUCCESS' },
+      ]);
+    } finally {
+      await client.end();
+    }
   });
 });
 
@@ -98,7 +122,7 @@ describe('an execution stored by a newer release', () => {
     const executionId = await harness.submit(TENANT, NAMESPACE, 'stored-newer', revision);
     const job = await firstJob;
     const { stateData } = await storedStateOf(executionId);
-    const newer = { ...(stateData as Record<string, StoredJson>), formatVersion: 3, addedByTheNewerRelease: true };
+    const newer = { ...(stateData as Record<string, StoredJson>), formatVersion: 4, addedByTheNewerRelease: true };
     await storeState(executionId, newer);
     const stored = await harness.repositories.executions.getExecutorState(TENANT, executionId);
 

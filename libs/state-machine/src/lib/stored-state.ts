@@ -4,17 +4,25 @@
 // version at a time up to the current one, a row of a newer format is refused
 // (a newer executor wrote it), and a row that fails its format's schema is
 // reported with the JSON path of each problem. docs/STORED-STATE.md tells how
-// to add a version.
+// to add a version. From format 3 the task runs are not in the document: each
+// one is stored beside it (`toStoredTaskRun`, in its task_runs row), so a write
+// carries only the task runs that changed, and the store gives them back under
+// `taskRuns` when it reads the document.
 import { z } from 'zod';
-import { type ExecutionData, executionFromData, executionToData } from './execution';
+import { type ExecutionData, executionFromData } from './execution';
 import { EXECUTION_TRANSITIONS, TASK_RUN_TRANSITIONS, type ExecutionState, type TaskRunState } from './states';
-import type { Execution } from './types';
+import type { Execution, TaskRun } from './types';
 
 /** The format this code writes. */
-export const STORED_STATE_FORMAT_VERSION = 2;
+export const STORED_STATE_FORMAT_VERSION = 3;
 
-/** The stored state as this code writes it. */
-export type StoredExecutionState = ExecutionData & { readonly formatVersion: typeof STORED_STATE_FORMAT_VERSION };
+/** The stored state as this code writes it: the execution without its task runs, which are stored one by one. */
+export type StoredExecutionState = Omit<ExecutionData, 'taskRuns'> & {
+  readonly formatVersion: typeof STORED_STATE_FORMAT_VERSION;
+};
+
+/** The stored state as the store gives it back: the document with its task runs under `taskRuns`. */
+export type StoredExecutionStateRead = ExecutionData & { readonly formatVersion: typeof STORED_STATE_FORMAT_VERSION };
 
 export interface StoredStateProblem {
   /** JSON path in the stored document, as `taskRuns[3].attempts[0].state`; `(state)` for the whole. */
@@ -135,24 +143,47 @@ const formatV1 = z.looseObject({
 /** Format 2: format 1 and the version it is written in. */
 const formatV2 = formatV1.extend({ formatVersion: z.literal(2) });
 
+/**
+ * Format 3: format 2 without `taskRuns` in the stored document; each task run is
+ * stored on its own (`toStoredTaskRun`) and read back into `taskRuns`, in any order.
+ */
+const formatV3 = formatV1.extend({ formatVersion: z.literal(3) });
+
 type FormatV1 = z.infer<typeof formatV1>;
 type FormatV2 = z.infer<typeof formatV2>;
+type FormatV3 = z.infer<typeof formatV3>;
 
 /**
  * One schema per format, and the step from each format to the next. A new
  * format adds its schema (kept as it is once released), the step to it from
  * the previous one, and moves STORED_STATE_FORMAT_VERSION.
  */
-const FORMATS: { readonly [version: number]: z.ZodType } = { 1: formatV1, 2: formatV2 };
+const FORMATS: { readonly [version: number]: z.ZodType } = { 1: formatV1, 2: formatV2, 3: formatV3 };
 const MIGRATIONS: { readonly [from: number]: (state: never) => unknown } = {
   1: (state: FormatV1): FormatV2 => ({ ...state, formatVersion: 2 }),
+  // Read, the two have the same shape: format 3's task runs come back under `taskRuns`.
+  2: (state: FormatV2): FormatV3 => ({ ...state, formatVersion: 3 }),
 };
 
 // ---- Writing and reading ---------------------------------------------------------
 
-/** What the executor stores for `execution`. */
+/**
+ * What the executor stores for `execution`, but its task runs (`toStoredTaskRun`
+ * each): its size does not grow with the task runs the execution has.
+ */
 export function toStoredState(execution: Execution): StoredExecutionState {
-  return { formatVersion: STORED_STATE_FORMAT_VERSION, ...executionToData(execution) };
+  const { taskRuns: _taskRuns, liveTaskRuns: _live, taskOutputs: _outputs, ...rest } = execution;
+  return { formatVersion: STORED_STATE_FORMAT_VERSION, ...rest };
+}
+
+/** What the executor stores for one task run of the execution (beside `toStoredState`). */
+export function toStoredTaskRun(run: TaskRun): TaskRun {
+  return run;
+}
+
+/** The stored document with its task runs, as a store reads it back (and as `readStoredState` takes it). */
+export function withStoredTaskRuns(state: StoredExecutionState, taskRuns: readonly TaskRun[]): StoredExecutionStateRead {
+  return { ...state, taskRuns };
 }
 
 /** Reads a stored state of any format this code knows; never throws. */
@@ -179,7 +210,7 @@ export function readStoredState(stored: unknown): StoredStateReading {
   for (let from = version; from < STORED_STATE_FORMAT_VERSION; from += 1) {
     state = (MIGRATIONS[from] as (state: unknown) => unknown)(state);
   }
-  const { formatVersion: _version, ...data } = state as FormatV2;
+  const { formatVersion: _version, ...data } = state as FormatV3;
   return { ok: true, execution: executionFromData(data satisfies ExecutionData), formatVersion: version };
 }
 

@@ -104,6 +104,38 @@ describe('PersistentMap', () => {
     );
   });
 
+  it('tells which values were added or replaced since an earlier version, whatever the operations', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.string({ maxLength: 3 }), fc.integer({ min: 0, max: 3 }))),
+        fc.array(fc.tuple(fc.boolean(), fc.string({ maxLength: 3 }), fc.integer({ min: 0, max: 3 }))),
+        (start, operations) => {
+          // Boxed values: "the same value" is the same object, as task runs are.
+          const earlier = PersistentMap.from(start.map(([key, n]) => [key, { n }] as const));
+          let map = earlier;
+          for (const [isSet, key, n] of operations) map = isSet ? map.set(key, { n }) : map.delete(key);
+          const expected: { n: number }[] = [];
+          map.forEach((value, key) => {
+            if (earlier.get(key) !== value) expected.push(value);
+          });
+          const changed = map.changedSince(earlier);
+          expect(changed).toHaveLength(expected.length);
+          for (const value of expected) expect(changed).toContain(value);
+        },
+      ),
+    );
+  });
+
+  it('finds the two changes among 20,000 entries, and none against itself', () => {
+    let earlier = PersistentMap.empty<{ n: number }>();
+    for (let i = 0; i < 20_000; i++) earlier = earlier.set(`exec:t${i}`, { n: i });
+    const replaced = { n: -1 };
+    const later = earlier.set('exec:t12345', replaced).set('exec:new', { n: 0 });
+    expect(later.changedSince(earlier)).toEqual(expect.arrayContaining([replaced, { n: 0 }]));
+    expect(later.changedSince(earlier)).toHaveLength(2);
+    expect(earlier.changedSince(earlier)).toEqual([]);
+  });
+
   it('holds 20,000 keys', () => {
     let map = PersistentMap.empty<number>();
     for (let i = 0; i < 20_000; i++) map = map.set(`exec:each:say@${i}`, i);

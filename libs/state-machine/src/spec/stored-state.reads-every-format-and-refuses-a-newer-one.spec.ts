@@ -1,7 +1,9 @@
 // The executor's stored state carries its format version. A row written before
 // the version existed is format 1 and still loads; a row of a newer format than
 // this code knows is refused, naming both versions; a row that breaks its
-// format's schema is refused with the JSON path of each problem.
+// format's schema is refused with the JSON path of each problem. From format 3
+// the document holds no task runs: each is stored on its own, and the store
+// gives them back under `taskRuns` when it reads the document.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -12,6 +14,9 @@ import {
   readStoredState,
   STORED_STATE_FORMAT_VERSION,
   toStoredState,
+  toStoredTaskRun,
+  withStoredTaskRuns,
+  listTaskRuns,
   type ExecutionData,
   type StoredStateReading,
 } from '../index';
@@ -37,19 +42,51 @@ const started = () =>
   next(twoLogs, createExecution(twoLogs, { id: 'e', tenant: 'main' }, 1_000), { type: 'created' }, 2_000).execution;
 
 describe('the stored state of an execution', () => {
-  it('is written with the current format version', () => {
-    const stored = asJson(toStoredState(started()));
-    expect(STORED_STATE_FORMAT_VERSION).toBe(2);
-    expect(stored['formatVersion']).toBe(2);
-    // The rest is the execution's data, as format 1 had it.
+  it('is written with the current format version, without its task runs', () => {
+    const execution = started();
+    const stored = asJson(toStoredState(execution));
+    expect(STORED_STATE_FORMAT_VERSION).toBe(3);
+    expect(stored['formatVersion']).toBe(3);
+    expect(stored).not.toHaveProperty('taskRuns');
+    // The rest is the execution's data, as format 1 had it, but its task runs.
     const { formatVersion: _version, ...rest } = stored;
-    expect(rest).toEqual(asJson(executionToData(started())));
+    const { taskRuns: _runs, ...data } = asJson(executionToData(execution));
+    expect(rest).toEqual(data);
   });
 
-  it('reads back what it writes, through JSON, to the same execution', () => {
-    const reading = loaded(readStoredState(asJson(toStoredState(started()))));
+  it('does not grow with the task runs the execution has', () => {
+    const long = flow(Array.from({ length: 200 }, (_, index) => log(`t${index}`)));
+    let execution = next(long, createExecution(long, { id: 'e', tenant: 'main' }, 1_000), { type: 'created' }, 2_000).execution;
+    const sizeAtStart = JSON.stringify(toStoredState(execution)).length;
+    for (let index = 0; index < 150; index++) {
+      const [run] = listTaskRuns(execution).filter((one) => one.state === 'CREATED' || one.state === 'SUBMITTED');
+      if (run === undefined) break;
+      execution = next(
+        long,
+        execution,
+        { type: 'task-run-result', taskRunId: run.id, attempt: 1, state: 'SUCCESS' },
+        3_000 + index,
+      ).execution;
+    }
+    expect(listTaskRuns(execution).filter((one) => one.state === 'SUCCESS').length).toBeGreaterThanOrEqual(100);
+    // The document holds the execution's own histories and progress, not its finished task runs.
+    expect(JSON.stringify(toStoredState(execution)).length).toBeLessThan(sizeAtStart + 1_000);
+  });
+
+  it('reads back what it writes, with its task runs given back beside it, through JSON, to the same execution', () => {
+    const execution = started();
+    const runs = listTaskRuns(execution).map(toStoredTaskRun).reverse();
+    const reading = loaded(readStoredState(asJson(withStoredTaskRuns(toStoredState(execution), runs))));
+    expect(reading.formatVersion).toBe(3);
+    expect(asJson(executionToData(reading.execution))).toEqual(asJson(executionToData(execution)));
+  });
+
+  it('reads a format 2 row (task runs inside) and migrates it to the same execution', () => {
+    const execution = started();
+    const format2 = { ...asJson(executionToData(execution)), formatVersion: 2 };
+    const reading = loaded(readStoredState(format2));
     expect(reading.formatVersion).toBe(2);
-    expect(asJson(executionToData(reading.execution))).toEqual(asJson(executionToData(started())));
+    expect(asJson(executionToData(reading.execution))).toEqual(asJson(executionToData(execution)));
   });
 
   it('reads a format 1 row (no version field) as format 1 and migrates it to the same execution', () => {
@@ -64,8 +101,8 @@ describe('the stored state of an execution', () => {
   });
 
   it('refuses a row of a newer format, naming its version and the newest this code reads', () => {
-    const newer = { ...asJson(toStoredState(started())), formatVersion: 3, somethingNew: { shape: 'unknown here' } };
-    expect(readStoredState(newer)).toEqual({ ok: false, reason: 'newer', formatVersion: 3, supportedVersion: 2 });
+    const newer = { ...asJson(toStoredState(started())), formatVersion: 4, somethingNew: { shape: 'unknown here' } };
+    expect(readStoredState(newer)).toEqual({ ok: false, reason: 'newer', formatVersion: 4, supportedVersion: 3 });
   });
 
   it('reports each field that breaks the schema by its JSON path', () => {
@@ -89,7 +126,8 @@ describe('the stored state of an execution', () => {
   });
 
   it('keeps a field its schema does not name instead of dropping it', () => {
-    const stored = asJson(toStoredState(started()));
+    const execution = started();
+    const stored = asJson(withStoredTaskRuns(toStoredState(execution), listTaskRuns(execution)));
     const runs = stored['taskRuns'] as Record<string, unknown>[];
     runs[0] = { ...runs[0], addedLater: 7 };
     const reading = loaded(readStoredState(stored));

@@ -1,6 +1,7 @@
 import { createExecution, next, STORED_STATE_FORMAT_VERSION } from '@lanner/state-machine';
 import { parsedFlow } from '../testing/parsed-flow';
 import { executorStateWrite } from './execution-records';
+import { readBack } from '../testing/stored-state-fixtures';
 import { loadStoredExecution } from './stored-state';
 
 const NOW = Date.parse('2026-11-30T01:00:00.000Z');
@@ -18,7 +19,7 @@ tasks:
 `);
 
 describe('execution records', () => {
-  it('writes the row, the whole state and only the task runs that changed', () => {
+  it('writes the row, the state without its task runs, and only the task runs that changed, each with its own value', () => {
     const created = createExecution(flow, { id: 'exec-1', tenant: 'main' }, NOW);
     const started = next(flow, created, { type: 'created' }, NOW).execution;
     const first = started.taskRuns.values()[0];
@@ -39,14 +40,17 @@ describe('execution records', () => {
     expect(write.taskRuns?.[0].attempts).toEqual([
       expect.objectContaining({ attempt: 1, workerId: 'w-1', workerQueueId: 'default', state: 'RUNNING' }),
     ]);
+    expect(write.taskRuns?.[0].machineData).toMatchObject({ id: first.id, state: 'RUNNING', seq: first.seq });
+    expect(write.stateData).not.toHaveProperty('taskRuns');
   });
 
   it('stores a state the executor rebuilds exactly', () => {
     const created = createExecution(flow, { id: 'exec-1', tenant: 'main', inputs: { a: 1 } }, NOW);
     const started = next(flow, created, { type: 'created' }, NOW).execution;
 
-    const { stateData } = executorStateWrite(created, started);
-    const rebuilt = loadStoredExecution('exec-1', stateData);
+    const write = executorStateWrite(created, started);
+    const { stateData } = write;
+    const rebuilt = loadStoredExecution('exec-1', readBack(write));
 
     expect(stateData).toMatchObject({ formatVersion: STORED_STATE_FORMAT_VERSION });
 

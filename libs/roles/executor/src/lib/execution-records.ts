@@ -1,6 +1,15 @@
 import type { RecordedStateChange, StoredJson, TaskRunWrite } from '@lanner/model';
-import type { ExecutorStateWrite } from '@lanner/repository';
-import { isTerminal, listTaskRuns, toStoredState, type Execution, type StateChange, type TaskRun } from '@lanner/state-machine';
+import type { ExecutorStateWrite, ExecutorTaskRunWrite } from '@lanner/repository';
+import {
+  isTerminal,
+  listTaskRuns,
+  toStoredState,
+  toStoredTaskRun,
+  type Execution,
+  type StateChange,
+  type TaskRun,
+} from '@lanner/state-machine';
+import { storesEveryTaskRun } from './stored-state';
 
 function recorded<S extends string>(histories: readonly StateChange<S>[]): RecordedStateChange<S>[] {
   return histories.map((change) => ({ state: change.state, date: new Date(change.at) }));
@@ -44,12 +53,17 @@ export function toTaskRunWrite(run: TaskRun): TaskRunWrite {
 }
 
 /**
- * What to store after `previous` became `current`: the row's fields, the whole
- * state-machine value, and only the task runs that changed (unchanged task runs
- * are the very same objects in both values: the state machine shares them).
+ * What to store after `previous` became `current`: the row's fields, the
+ * state-machine value without its task runs, and only the task runs that
+ * changed, each with its own value (unchanged task runs are the very same
+ * objects in both values: the state machine shares them, and the map finds the
+ * changed ones without visiting the others). So what one event writes does not
+ * grow with the task runs the execution already has.
  */
 export function executorStateWrite(previous: Execution, current: Execution): ExecutorStateWrite {
-  const changed = listTaskRuns(current).filter((run) => previous.taskRuns.get(run.id) !== run);
+  const changed = (storesEveryTaskRun(previous) ? listTaskRuns(current) : current.taskRuns.changedSince(previous.taskRuns)).sort(
+    (a, b) => a.seq - b.seq,
+  );
   const started = current.histories.find((change) => change.state === 'RUNNING');
   const last = current.histories[current.histories.length - 1];
   return {
@@ -61,7 +75,10 @@ export function executorStateWrite(previous: Execution, current: Execution): Exe
     startedAt: optionalDate(started?.at),
     endedAt: isTerminal(current.state) ? optionalDate(last?.at) : null,
     error: current.error ?? null,
-    taskRuns: changed.map(toTaskRunWrite),
+    taskRuns: changed.map((run): ExecutorTaskRunWrite => ({
+      ...toTaskRunWrite(run),
+      machineData: asStoredJson(toStoredTaskRun(run)),
+    })),
     stateData: asStoredJson(toStoredState(current)),
   };
 }

@@ -1,7 +1,7 @@
 import type { StoredJson } from '@lanner/model';
 import { createExecution, next } from '@lanner/state-machine';
 import { parsedFlow } from '../testing/parsed-flow';
-import { format1State, STORED_V1_FLOW } from '../testing/stored-state-fixtures';
+import { format1State, readBack, STORED_V1_FLOW } from '../testing/stored-state-fixtures';
 import { executorStateWrite } from './execution-records';
 import { loadStoredExecution, NewerStoredState, UnreadableStoredState } from './stored-state';
 
@@ -9,7 +9,7 @@ import { loadStoredExecution, NewerStoredState, UnreadableStoredState } from './
 const flow = parsedFlow(STORED_V1_FLOW);
 
 describe('the executor loading a stored state', () => {
-  it('loads a format 1 row, carries it on to SUCCESS and stores it again as format 2', () => {
+  it('loads a format 1 row, carries it on to SUCCESS and stores it again as format 3, every task run with it', () => {
     const loaded = loadStoredExecution('exec-1', format1State('exec-1'));
     expect(loaded.state).toBe('RUNNING');
     expect(loaded.taskRuns.get('exec-1:first')).toMatchObject({ state: 'SUBMITTED', workerQueueId: 'default' });
@@ -27,23 +27,32 @@ describe('the executor loading a stored state', () => {
     apply({ type: 'task-run-result', taskRunId: 'exec-1:second', attempt: 1, state: 'SUCCESS' });
     expect(current.state).toBe('SUCCESS');
 
-    const stored = executorStateWrite(loaded, current).stateData;
-    expect(stored).toMatchObject({ formatVersion: 2, state: 'SUCCESS' });
-    expect(loadStoredExecution('exec-1', stored).state).toBe('SUCCESS');
+    const write = executorStateWrite(loaded, current);
+    expect(write.stateData).toMatchObject({ formatVersion: 3, state: 'SUCCESS' });
+    expect(write.stateData).not.toHaveProperty('taskRuns');
+    // The row held its task runs inside: none had a value of its own yet, so all of them are stored now.
+    expect(write.taskRuns?.map((run) => run.id).sort()).toEqual(
+      current.taskRuns
+        .values()
+        .map((run) => run.id)
+        .sort(),
+    );
+    expect(write.taskRuns?.every((run) => run.machineData !== undefined)).toBe(true);
+    expect(loadStoredExecution('exec-1', readBack(write)).state).toBe('SUCCESS');
   });
 
   it('refuses a state of a newer format, naming the execution and both versions', () => {
     const newer = { ...format1State('exec-2'), formatVersion: 9 };
     expect(() => loadStoredExecution('exec-2', newer)).toThrow(NewerStoredState);
     expect(() => loadStoredExecution('exec-2', newer)).toThrow(
-      'execution exec-2: its stored state has format version 9, but this executor reads up to version 2; ' +
+      'execution exec-2: its stored state has format version 9, but this executor reads up to version 3; ' +
         'a newer Lanner wrote it: upgrade this process',
     );
   });
 
   it('refuses a state that breaks its format, naming the execution and the JSON path', () => {
     const created = createExecution(flow, { id: 'exec-3', tenant: 'main' }, 0);
-    const stored = executorStateWrite(created, next(flow, created, { type: 'created' }, 1).execution).stateData as Record<
+    const stored = readBack(executorStateWrite(created, next(flow, created, { type: 'created' }, 1).execution)) as Record<
       string,
       StoredJson
     >;

@@ -34,10 +34,25 @@ export class UnreadableStoredState extends Error {
   }
 }
 
+/**
+ * Executions read from a document that held their task runs (formats 1 and 2):
+ * their task runs have no value of their own stored yet, so the first write
+ * after the read stores every one of them, not only those that changed.
+ */
+const readWhole = new WeakSet<Execution>();
+
+/** True when `execution`, as read, has task runs whose own value is not stored yet (see `readWhole`). */
+export function storesEveryTaskRun(execution: Execution): boolean {
+  return readWhole.has(execution);
+}
+
 /** The execution stored in `stateData`, migrated from an older format when it is one. */
 export function loadStoredExecution(executionId: string, stateData: StoredJson): Execution {
   const reading = readStoredState(stateData);
-  if (reading.ok) return reading.execution;
+  if (reading.ok) {
+    if (reading.formatVersion < 3) readWhole.add(reading.execution);
+    return reading.execution;
+  }
   if (reading.reason === 'newer') throw new NewerStoredState(executionId, reading.formatVersion, reading.supportedVersion);
   throw new UnreadableStoredState(executionId, reading.problems);
 }

@@ -52,6 +52,8 @@ export interface ReceivedJob {
 
 export interface ExecutorHarness {
   readonly repositories: Repositories;
+  /** The harness's own database, for a spec that reads a row as it is stored. */
+  readonly databaseUrl: string;
   /** The executor under test (its in-process system worker is `executor.system`). */
   readonly executor: ExecutorService;
   readonly queue: QueuePort;
@@ -271,6 +273,7 @@ export async function startExecutorHarness(options: {
 
   return {
     repositories,
+    databaseUrl: database.url,
     executor: app.get(ExecutorService),
     queue,
     topics,

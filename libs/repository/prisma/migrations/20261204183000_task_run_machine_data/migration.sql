@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "task_runs" ADD COLUMN     "machine_data" JSONB;
