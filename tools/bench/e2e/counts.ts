@@ -136,10 +136,16 @@ export async function snapshot(sources: CountSources): Promise<Snapshot> {
   const descendants = (pid: number): ProcStat[] =>
     (children.get(pid) ?? []).flatMap((child) => [child, ...descendants(child.pid)]);
 
-  for (const one of readCounts(sources.countsDir)) {
+  // A worker thread of a role (the api parses large flows in one) counts on its own under the
+  // role's pid, as `node`: its counts add up, but the pid's CPU is taken once, under the role's name.
+  const counted = readCounts(sources.countsDir).sort((a, b) => Number(a.name === 'node') - Number(b.name === 'node'));
+  const cpuTaken = new Set<number>();
+  for (const one of counted) {
     for (const [kind, n] of Object.entries(one.counts)) add(counts, kind, n);
     add(counts, `by process sql ${one.name}`, one.counts['sql'] ?? 0);
     add(counts, `by process transactions ${one.name}`, one.counts['transactions'] ?? 0);
+    if (cpuTaken.has(one.pid)) continue;
+    cpuTaken.add(one.pid);
     add(cpuTicks, one.name, stats.get(one.pid)?.ticks ?? 0);
     // Standalone's embedded PostgreSQL (and anything else a role starts) counts for that role.
     for (const child of descendants(one.pid)) add(cpuTicks, `${one.name} ${child.comm.split(/[\s:]/)[0]}`, child.ticks);

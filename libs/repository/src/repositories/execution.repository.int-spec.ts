@@ -276,6 +276,43 @@ describe('ExecutionRepository', () => {
     expect((await executions.get('grouped', 'group-other')).state).toBe('CREATED');
   });
 
+  it("keeps each task run's own value in its row: the reads give them back with the document, a write of one keeps the others", async () => {
+    const { executions } = fixture.repositories;
+    await executions.create('rows', newExecution('rows-a'));
+    const run = (id: string, state: string) => ({
+      ...taskRun('rows-a'),
+      id: `rows-a-${id}`,
+      taskId: id,
+      machineData: { id, state },
+    });
+    const write = (version: number, runs: ReturnType<typeof run>[], cursor: number) => ({
+      version,
+      state: 'RUNNING' as const,
+      stateHistories: [{ state: 'CREATED' as const, date: t0 }],
+      labels: {},
+      stateData: { formatVersion: 3, cursor },
+      taskRuns: runs,
+    });
+    await executions.storeExecutorState('rows', 'rows-a', 0, write(1, [run('first', 'RUNNING'), run('second', 'CREATED')], 1));
+    // Only the first task run changed: the second keeps the value stored before.
+    await executions.storeExecutorStates([
+      { tenantId: 'rows', executionId: 'rows-a', expectedVersion: 1, write: write(2, [run('first', 'SUCCESS')], 2) },
+    ]);
+    const byId = (stateData: unknown) =>
+      [...((stateData as { taskRuns: { id: string; state: string }[] }).taskRuns ?? [])].sort((a, b) => a.id.localeCompare(b.id));
+    const alone = await executions.getExecutorState('rows', 'rows-a');
+    expect(alone.stateData).toMatchObject({ formatVersion: 3, cursor: 2 });
+    expect(byId(alone.stateData)).toEqual([
+      { id: 'first', state: 'SUCCESS' },
+      { id: 'second', state: 'CREATED' },
+    ]);
+    const { states } = await executions.getExecutorStatesAndMaintenance([{ tenantId: 'rows', executionId: 'rows-a' }]);
+    expect(byId(states.get('rows-a')?.stateData)).toEqual(byId(alone.stateData));
+    // A document that holds its task runs (formats 1 and 2) is read as it is.
+    await executions.storeExecutorState('rows', 'rows-a', 2, { ...write(3, [], 3), stateData: { cursor: 3, taskRuns: [] } });
+    expect((await executions.getExecutorState('rows', 'rows-a')).stateData).toEqual({ cursor: 3, taskRuns: [] });
+  });
+
   it("reads the maintenance flag with the executor's read of new executions, in the same statement", async () => {
     const { executions, maintenance } = fixture.repositories;
     await executions.create('held', newExecution('held-new'));

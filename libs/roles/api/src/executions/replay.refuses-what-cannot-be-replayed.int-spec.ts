@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeQueueMessage, type ExecutorEvent, executorEventCodec, QueueTopics } from '@lanner/frames';
 import { parseFlow } from '@lanner/model';
 import type { QueueSubscription } from '@lanner/queue';
-import { simulateFlow, toStoredState } from '@lanner/state-machine';
+import { listTaskRuns, simulateFlow, toStoredState, toStoredTaskRun } from '@lanner/state-machine';
 import { eventually, startApiForSpec, type ApiSpecFixture } from '../testing/api-spec-fixture';
 
 // POST /executions/{id}/replay against the real PostgreSQL and Kafka: what it
@@ -60,6 +60,23 @@ async function failedExecution(): Promise<string> {
     stateHistories: ended.histories.map((change) => ({ state: change.state, date: new Date(change.at) })),
     endedAt: new Date(),
     stateData: JSON.parse(JSON.stringify(toStoredState(ended))),
+    // As the executor stores them: each task run's row with its own state-machine value.
+    taskRuns: listTaskRuns(ended).map((run) => ({
+      id: run.id,
+      executionId: id,
+      taskId: run.taskId,
+      parentTaskRunId: run.parentTaskRunId ?? null,
+      value: run.value ?? null,
+      state: run.state,
+      stateHistories: run.histories.map((change) => ({ state: change.state, date: new Date(change.at) })),
+      outputs: run.outputs ?? null,
+      workerQueueId: null,
+      workerSelector: null,
+      dispatchReason: null,
+      error: run.error ?? null,
+      attempts: [],
+      machineData: JSON.parse(JSON.stringify(toStoredTaskRun(run))),
+    })),
   });
   return id;
 }
