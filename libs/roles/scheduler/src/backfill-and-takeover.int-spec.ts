@@ -152,10 +152,11 @@ describe('backfills and lease takeover with two scheduler processes', () => {
     expect((await repositories.triggers.get(key)).lockHolder).toBe(victimId);
 
     // The coordinator's two steps for an instance silent for a while (here without waiting for its
-    // timeouts): silent 4.5 s is the victim only, the survivor beats every 3 s.
-    await wait(3000);
+    // timeouts): silent 8.5 s is the victim only (silent 9 s and more), the survivor beats every 3 s
+    // (late by over 5 s on a loaded machine before it would count).
+    await wait(6000);
     const now = new Date();
-    const silentBefore = new Date(now.getTime() - 4500);
+    const silentBefore = new Date(now.getTime() - 8500);
     expect(
       (await repositories.serviceInstances.transitionSilent(['RUNNING'], 'DISCONNECTED', silentBefore, now)).map((i) => i.id),
     ).toEqual([victimId]);
