@@ -4,5 +4,5 @@ module.exports = {
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.int-spec.ts'],
   setupFiles: ['<rootDir>/../../tools/jest/int-env.js'],
-  testTimeout: 60000,
+  testTimeout: 180000,
 };

@@ -29,7 +29,8 @@ import {
 // Each role runs as users run it: `node bin/lanner.js server <role>`, a separate
 // process against the real Kafka and PostgreSQL, observed only through its
 // exit code, its output and its health endpoints.
-const STARTUP_DEADLINE_MS = 45_000;
+// Generous: a role started beside the rest of the integration tests on a 2-core machine can take a while.
+const STARTUP_DEADLINE_MS = 90_000;
 
 const started: LannerProcess[] = [];
 
@@ -378,5 +379,5 @@ describe('standalone', () => {
     expect(second.stdout()).not.toContain(password);
     expect(readFileSync(tokenFile, 'utf8').trim()).toBe(token);
     expect(await stopLanner(second)).toEqual({ code: 0, signal: null });
-  }, 120_000);
+  }, 240_000);
 });
