@@ -24,7 +24,7 @@ import { Client } from 'pg';
 import { startController as startSharedController, stopController, type ControllerProcess } from './testing/controller-process';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
-import { workerJobRecord } from './testing/spec-jobs';
+import { jobResultFrame, workerJobRecord } from './testing/spec-jobs';
 import { eventually as eventuallyWithin, pause, requiredEnv } from './testing/spec-helpers';
 
 // The controller runs as users run it (`node bin/lanner.js server controller`),
@@ -370,23 +370,7 @@ describe('controller: dispatch', () => {
     });
 
     const endedAt = new Date();
-    worker.send({
-      frame: {
-        $case: 'jobResult',
-        value: {
-          taskRunId,
-          attempt: 1,
-          state: JobState.SUCCESS,
-          outputsJson: '{"answer":42}',
-          errorMessage: '',
-          cacheHit: false,
-          deadlinePassed: false,
-          credit: 0,
-          startedAt,
-          endedAt,
-        },
-      },
-    });
+    worker.send(jobResultFrame({ taskRunId, attempt: 1, credit: 0, startedAt, endedAt, outputsJson: '{"answer":42}' }));
     const result = await eventFor('task-run.result', taskRunId);
     expect(result.messageId).toBe(`${taskRunId}:1`);
     expect(result.payload).toEqual({
@@ -419,23 +403,7 @@ describe('controller: dispatch', () => {
     expect(worker.jobs()).toHaveLength(1);
 
     const startedAt = new Date();
-    worker.send({
-      frame: {
-        $case: 'jobResult',
-        value: {
-          taskRunId: first.taskRunId,
-          attempt: 1,
-          state: JobState.SUCCESS,
-          outputsJson: '{}',
-          errorMessage: '',
-          cacheHit: false,
-          deadlinePassed: false,
-          credit: 1,
-          startedAt,
-          endedAt: new Date(),
-        },
-      },
-    });
+    worker.send(jobResultFrame({ taskRunId: first.taskRunId, attempt: 1, credit: 1, startedAt, endedAt: new Date() }));
     const result = await eventFor('task-run.result', first.taskRunId);
     expect(result.payload).toEqual(expect.objectContaining({ state: 'SUCCESS', startedAt: startedAt.toISOString() }));
     // No Credit frame was sent: the result's credit alone brings the next job.
@@ -459,23 +427,17 @@ describe('controller: dispatch', () => {
     const { taskRunId } = await publishJob();
     await eventually('the job', () => worker.jobs().find((job) => job.taskRunId === taskRunId));
 
-    worker.send({
-      frame: {
-        $case: 'jobResult',
-        value: {
-          taskRunId,
-          attempt: 1,
-          state: JobState.FAILED,
-          outputsJson: '{}',
-          errorMessage: 'exit code 3',
-          cacheHit: false,
-          deadlinePassed: false,
-          credit: 0,
-          startedAt: undefined,
-          endedAt: new Date(),
-        },
-      },
-    });
+    worker.send(
+      jobResultFrame({
+        taskRunId,
+        attempt: 1,
+        credit: 0,
+        startedAt: undefined,
+        endedAt: new Date(),
+        state: JobState.FAILED,
+        errorMessage: 'exit code 3',
+      }),
+    );
     worker.close('end');
 
     const result = await eventFor('task-run.result', taskRunId);

@@ -1,13 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  broadcastCodec,
-  encodeQueueMessage,
-  QueueTopics,
-  JobState,
-  workerJobsTopic,
-  type Job,
-  type JobRef,
-} from '@lanner/frames';
+import { broadcastCodec, encodeQueueMessage, QueueTopics, workerJobsTopic, type Job, type JobRef } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
 import {
@@ -18,7 +10,7 @@ import {
 import { metricSample } from './testing/metrics-text';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
-import { workerJobRecord } from './testing/spec-jobs';
+import { jobResultFrame, workerJobRecord } from './testing/spec-jobs';
 import { eventually as eventuallyWithin, pause, requiredEnv } from './testing/spec-helpers';
 
 // The controller runs as its own process (`node bin/lanner.js server controller`)
@@ -93,23 +85,7 @@ class SpecWorker extends FakeWorker {
     this.done.add(job.taskRunId);
     const now = new Date();
     this.send({ frame: { $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt: now } } });
-    this.send({
-      frame: {
-        $case: 'jobResult',
-        value: {
-          taskRunId: job.taskRunId,
-          attempt: job.attempt,
-          state: JobState.SUCCESS,
-          outputsJson: '{}',
-          errorMessage: '',
-          cacheHit: false,
-          deadlinePassed: false,
-          credit: 0,
-          startedAt: now,
-          endedAt: now,
-        },
-      },
-    });
+    this.send(jobResultFrame({ taskRunId: job.taskRunId, attempt: job.attempt, credit: 0, startedAt: now, endedAt: now }));
     this.credit(1);
   }
 

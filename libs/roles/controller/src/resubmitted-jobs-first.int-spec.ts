@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { JobState, resubmittedJobsTopic, workerJobsTopic, type Job, type JobRef } from '@lanner/frames';
+import { resubmittedJobsTopic, workerJobsTopic, type Job, type JobRef } from '@lanner/frames';
 import { createKafkaQueue, parseKafkaBrokers, type QueuePort } from '@lanner/queue';
 import { openRepositories, type Repositories } from '@lanner/repository';
 import { startController, tearDownControllerSpec, type ControllerProcess } from './testing/controller-process';
 import { metricSample } from './testing/metrics-text';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
-import { workerJobRecord } from './testing/spec-jobs';
+import { jobResultFrame, workerJobRecord } from './testing/spec-jobs';
 import { eventually as eventuallyWithin, pause, requiredEnv } from './testing/spec-helpers';
 
 // A job whose worker was lost comes back as a new attempt on its queue's
@@ -42,24 +42,8 @@ class SpecWorker extends FakeWorker {
     this.done.add(job.taskRunId);
     const now = new Date();
     this.send({ frame: { $case: 'jobStarted', value: { taskRunId: job.taskRunId, attempt: job.attempt, startedAt: now } } });
-    this.send({
-      frame: {
-        $case: 'jobResult',
-        value: {
-          taskRunId: job.taskRunId,
-          attempt: job.attempt,
-          state: JobState.SUCCESS,
-          outputsJson: '{}',
-          errorMessage: '',
-          cacheHit: false,
-          deadlinePassed: false,
-          startedAt: now,
-          endedAt: now,
-          // Its slot comes back in a Credit frame of its own, as a 1.1 worker sends it.
-          credit: 0,
-        },
-      },
-    });
+    // Its slot comes back in a Credit frame of its own, as a 1.1 worker sends it.
+    this.send(jobResultFrame({ taskRunId: job.taskRunId, attempt: job.attempt, credit: 0, startedAt: now, endedAt: now }));
     this.credit(1);
   }
 }

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import {
   decodeQueueMessage,
   executorEventCodec,
-  JobState,
   QueueTopics,
   workerJobsTopic,
   type ExecutorEvent,
@@ -16,7 +15,7 @@ import { openRepositories, type Repositories } from '@lanner/repository';
 import { startController, stopController, type ControllerProcess } from './testing/controller-process';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
-import { workerJobRecord } from './testing/spec-jobs';
+import { jobResultFrame, workerJobRecord } from './testing/spec-jobs';
 import { eventually as eventuallyWithin, pause, requiredEnv } from './testing/spec-helpers';
 
 // What the running-job rows cost and what they still guarantee once their
@@ -96,23 +95,9 @@ function answerJobs(worker: FakeWorker, keep: (job: Job) => boolean = () => fals
     for (const job of worker.jobs()) {
       if (answered.has(job.taskRunId) || keep(job)) continue;
       answered.add(job.taskRunId);
-      worker.send({
-        frame: {
-          $case: 'jobResult',
-          value: {
-            taskRunId: job.taskRunId,
-            attempt: job.attempt,
-            state: JobState.SUCCESS,
-            outputsJson: '{}',
-            errorMessage: '',
-            cacheHit: false,
-            deadlinePassed: false,
-            credit: 1,
-            startedAt: new Date(),
-            endedAt: new Date(),
-          },
-        },
-      });
+      worker.send(
+        jobResultFrame({ taskRunId: job.taskRunId, attempt: job.attempt, credit: 1, startedAt: new Date(), endedAt: new Date() }),
+      );
     }
   }, 2);
   return () => clearInterval(timer);

@@ -12,7 +12,6 @@ import {
   ErrorCode,
   executorEventCodec,
   jobMessageId,
-  JobState,
   QueueTopics,
   SubscriptionMode,
   WorkerAuthServiceClient,
@@ -36,7 +35,7 @@ import {
 import { unheldRowQuietMs } from './lib/ledger-reconciler';
 import { FakeWorker } from './testing/fake-worker';
 import { createSpecDatabase, type SpecDatabase } from './testing/spec-database';
-import { workerJobRecord } from './testing/spec-jobs';
+import { jobResultFrame, workerJobRecord } from './testing/spec-jobs';
 import { eventually as eventuallyWithin, freePort, pause, requiredEnv } from './testing/spec-helpers';
 
 // Worker sessions as users meet them: the controller runs as its own process
@@ -137,23 +136,9 @@ class SpecWorker extends FakeWorker {
   }
 
   succeed(ref: JobRef): void {
-    this.send({
-      frame: {
-        $case: 'jobResult',
-        value: {
-          taskRunId: ref.taskRunId,
-          attempt: ref.attempt,
-          state: JobState.SUCCESS,
-          outputsJson: '{}',
-          errorMessage: '',
-          cacheHit: false,
-          deadlinePassed: false,
-          credit: 0,
-          startedAt: undefined,
-          endedAt: new Date(),
-        },
-      },
-    });
+    this.send(
+      jobResultFrame({ taskRunId: ref.taskRunId, attempt: ref.attempt, credit: 0, startedAt: undefined, endedAt: new Date() }),
+    );
   }
 
   close(): void {

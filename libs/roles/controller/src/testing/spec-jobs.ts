@@ -1,4 +1,4 @@
-import { encodeQueueMessage, jobMessageId, workerJobCodec } from '@lanner/frames';
+import { encodeQueueMessage, JobState, jobMessageId, workerJobCodec, type WorkerFrame } from '@lanner/frames';
 import { systemClock } from '../lib/system-clock';
 
 // Jobs as the executor publishes them on a worker queue: each a Log task of
@@ -39,4 +39,38 @@ export function workerJobRecord(job: SpecJob) {
       ...(job.timeoutMs === undefined ? {} : { timeoutMs: job.timeoutMs }),
     },
   });
+}
+
+/** What a worker's `jobResult` frame says of one attempt; the rest as a worker sends it for a task that ran to its end. */
+export interface SpecJobResult {
+  readonly taskRunId: string;
+  readonly attempt: number;
+  /** The slots given back with the result (0: they come in a Credit frame of their own, as a 1.1 worker sends them). */
+  readonly credit: number;
+  readonly startedAt: Date | undefined;
+  readonly endedAt: Date;
+  readonly state?: JobState;
+  readonly outputsJson?: string;
+  readonly errorMessage?: string;
+}
+
+/** The `jobResult` frame of one attempt, ready for `FakeWorker.send`. */
+export function jobResultFrame(result: SpecJobResult): WorkerFrame {
+  return {
+    frame: {
+      $case: 'jobResult',
+      value: {
+        taskRunId: result.taskRunId,
+        attempt: result.attempt,
+        state: result.state ?? JobState.SUCCESS,
+        outputsJson: result.outputsJson ?? '{}',
+        errorMessage: result.errorMessage ?? '',
+        cacheHit: false,
+        deadlinePassed: false,
+        credit: result.credit,
+        startedAt: result.startedAt,
+        endedAt: result.endedAt,
+      },
+    },
+  };
 }
