@@ -14,7 +14,7 @@ function writes(fails: (statement: Statement) => boolean = () => false) {
       if (fails(statement)) throw new Error('refused');
       return { inserted: inserts.map((id) => !id.startsWith('dup')), removed: removals.map(() => true) };
     },
-    { insertLingerMs: 3, removalLingerMs: 20, maxRows: 3 },
+    { insertLingerMs: 3, insertLingerAtLoadMs: 10, loadInsertsPerSecond: 50, removalLingerMs: 20, maxRows: 3 },
   );
   return { windowed, statements };
 }
@@ -77,5 +77,25 @@ describe('running-job writes in shared windows', () => {
       { inserts: ['bad'], removals: [] },
       { inserts: [], removals: ['done'] },
     ]);
+  });
+
+  it('waits longer for other inserts while jobs are dispatched at 50 a second or more', async () => {
+    const { windowed, statements } = writes();
+    // One insert every 3 ms: each alone in its 3 ms window, until the rate reaches 50 a second.
+    const inserted: Promise<boolean>[] = [];
+    for (const id of ['a', 'b', 'c', 'd', 'e']) {
+      inserted.push(windowed.insert(id));
+      await jest.advanceTimersByTimeAsync(3);
+    }
+    expect(statements.map((statement) => statement.inserts)).toEqual([['a'], ['b'], ['c'], ['d'], ['e']]);
+    // The sixth comes at over 50 a second: its window is 10 ms, and the one 5 ms later joins it.
+    inserted.push(windowed.insert('f'));
+    await jest.advanceTimersByTimeAsync(5);
+    inserted.push(windowed.insert('g'));
+    await jest.advanceTimersByTimeAsync(4);
+    expect(statements).toHaveLength(5);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(statements.slice(5)).toEqual([{ inserts: ['f', 'g'], removals: [] }]);
+    expect(await Promise.all(inserted)).toEqual([true, true, true, true, true, true, true]);
   });
 });

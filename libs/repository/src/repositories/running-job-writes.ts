@@ -1,3 +1,6 @@
+/** The horizon of the insert rate that decides an insert window's length. */
+const RATE_HORIZON_MS = 100;
+
 interface Waiting<In> {
   readonly input: In;
   resolve(recorded: boolean): void;
@@ -13,6 +16,13 @@ export type RunJobWrites<Insert, Removal> = (
 export interface JobWriteWindows {
   /** How long an insert waits for others (its job leaves for its worker only after it: keep it small). */
   readonly insertLingerMs: number;
+  /**
+   * How long an insert waits for others while inserts arrive at `loadInsertsPerSecond` or more
+   * (at that rate a window this long holds several; below it, the short window keeps a job's wait short).
+   */
+  readonly insertLingerAtLoadMs: number;
+  /** The rate of inserts, averaged over the last 100 ms or so, from which `insertLingerAtLoadMs` applies. */
+  readonly loadInsertsPerSecond: number;
   /** How long a removal waits for others (nobody waits on it). */
   readonly removalLingerMs: number;
   /** At most this many inserts, and this many removals, in one statement; a full window goes at once. */
@@ -22,7 +32,8 @@ export interface JobWriteWindows {
 /**
  * The two writes a controller makes for every job, in windows that share their
  * statement: the insert of a dispatched job's row, which waits up to
- * `insertLingerMs` for others, and the removal of a finished job's row, which
+ * `insertLingerMs` for others (`insertLingerAtLoadMs` while jobs are dispatched
+ * at `loadInsertsPerSecond` or more), and the removal of a finished job's row, which
  * waits up to `removalLingerMs`. Whichever window closes first takes everything
  * the other holds, so at load the removals of the jobs that just finished go in
  * the statement that inserts the jobs taking their slots (one statement instead
@@ -39,6 +50,11 @@ export class WindowedJobWrites<Insert, Removal> {
   /** When the first write now waiting was queued, by kind (performance.now()). */
   private insertsSince = 0;
   private removalsSince = 0;
+  /** The window of the inserts now waiting (decided when the first of them arrived). */
+  private insertLinger = 0;
+  /** Inserts per millisecond, a moving average over about RATE_HORIZON_MS, as of `rateAt`. */
+  private insertRate = 0;
+  private rateAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private inFlight = false;
@@ -50,7 +66,14 @@ export class WindowedJobWrites<Insert, Removal> {
 
   insert(input: Insert): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      if (this.inserts.length === 0) this.insertsSince = performance.now();
+      const now = performance.now();
+      this.insertRate = this.insertRate * Math.exp(-(now - this.rateAt) / RATE_HORIZON_MS) + 1 / RATE_HORIZON_MS;
+      this.rateAt = now;
+      if (this.inserts.length === 0) {
+        this.insertsSince = now;
+        const atLoad = this.insertRate * 1000 >= this.windows.loadInsertsPerSecond;
+        this.insertLinger = atLoad ? this.windows.insertLingerAtLoadMs : this.windows.insertLingerMs;
+      }
       this.inserts.push({ input, resolve, reject });
       this.schedule();
     });
@@ -67,9 +90,9 @@ export class WindowedJobWrites<Insert, Removal> {
   /** Sets the timer to the earliest close of a window now open (none while a statement is in flight: it reschedules). */
   private schedule(): void {
     if (this.inFlight) return;
-    const { insertLingerMs, removalLingerMs, maxRows } = this.windows;
+    const { removalLingerMs, maxRows } = this.windows;
     let closesAt = Number.POSITIVE_INFINITY;
-    if (this.inserts.length > 0) closesAt = Math.min(closesAt, this.insertsSince + insertLingerMs);
+    if (this.inserts.length > 0) closesAt = Math.min(closesAt, this.insertsSince + this.insertLinger);
     if (this.removals.length > 0) closesAt = Math.min(closesAt, this.removalsSince + removalLingerMs);
     if (this.inserts.length >= maxRows || this.removals.length >= maxRows) closesAt = 0;
     if (closesAt === Number.POSITIVE_INFINITY || closesAt >= this.timerAt) return;
