@@ -91,7 +91,8 @@ describe('in-process queue', () => {
     expect(handed).toEqual([]);
     expect(await queue.consumerLag('indexer', ['lanner.logs'])).toEqual(new Map([['lanner.logs', 1]]));
     await queue.close();
-    expect(activeTimers()).toBe(timersBefore);
+    // At most as many as before: an earlier test's timer may have ended meanwhile.
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
   });
 
   it('hands over a full batch without waiting out the batch wait', async () => {
