@@ -88,6 +88,16 @@ export interface SubscribeOptions {
   /** The most messages of one batch; default 100. */
   maxBatchMessages?: number;
   /**
+   * With `batchHandler`: how long a batch may wait for more messages before it
+   * is handed over while fewer than `maxBatchMessages` are waiting, in ms;
+   * default 0 (what is there goes at once). A few hundred ms make fewer, larger
+   * batches when messages trickle in, each handled that much later. A close or
+   * a rebalance cuts the wait short. A non-negative integer (the Kafka adapter,
+   * which heartbeats between fetches, also refuses more than its heartbeat
+   * interval).
+   */
+  batchWaitMs?: number;
+  /**
    * Called each time this member's share of the partitions may have changed (it
    * joined, or the group rebalanced), before it handles a message of the new
    * share. What a member keeps about the messages of its partitions may be

@@ -20,7 +20,8 @@ interface QueuedCall<In, Out> {
  * (a value it cannot store) fails only itself, never the calls that happened to
  * share its round trip; a failure every call would meet (the database is down)
  * reaches each of them. `run` must therefore be all-or-nothing per batch (one
- * statement, or one transaction), which makes running a call again safe.
+ * statement, or one transaction), or write nothing twice (rows keyed with
+ * `ON CONFLICT DO NOTHING`), which makes running a call again safe.
  */
 export class BatchedCalls<In, Out> {
   private queued: QueuedCall<In, Out>[] = [];

@@ -49,6 +49,7 @@ export {
   type WorkerRecord,
 } from './repositories/worker-credential.repository';
 export { RunningJobStore } from './repositories/running-job.store';
+export { BatchedCalls } from './batched-calls';
 export { ServiceInstanceRepository } from './repositories/service-instance.repository';
 export {
   CONNECTED_WORKER_REFRESH_MS,

@@ -53,6 +53,71 @@ describe('in-process queue', () => {
     await expect(queue.ping()).rejects.toThrow(QueueClosedError);
   });
 
+  it('refuses a batch wait that is not a non-negative integer, naming it', async () => {
+    const queue = createInProcessQueue();
+    await queue.createTopics([{ topic: 'lanner.logs' }]);
+    for (const batchWaitMs of [-1, 2.5]) {
+      await expect(
+        queue.subscribe({
+          groupId: 'indexer',
+          topics: ['lanner.logs'],
+          handler: async () => undefined,
+          batchHandler: async () => undefined,
+          batchWaitMs,
+        }),
+      ).rejects.toThrow(/batchWaitMs must be a non-negative integer/);
+    }
+    await queue.close();
+  });
+
+  it('closing while a batch waits for more returns without waiting it out, hands nothing over and leaves no timer behind', async () => {
+    const timersBefore = activeTimers();
+    const queue = createInProcessQueue({ partitions: 1 });
+    await queue.createTopics([{ topic: 'lanner.logs' }]);
+    const handed: string[] = [];
+    const subscription = await queue.subscribe({
+      groupId: 'indexer',
+      topics: ['lanner.logs'],
+      fromBeginning: true,
+      handler: async () => undefined,
+      batchHandler: async (messages) => void handed.push(...messages.map((message) => message.value.toString())),
+      batchWaitMs: 600_000,
+    });
+    await queue.publish('lanner.logs', [{ key: 'execution-1', value: Buffer.from('line') }]);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    await subscription.close();
+
+    expect(handed).toEqual([]);
+    expect(await queue.consumerLag('indexer', ['lanner.logs'])).toEqual(new Map([['lanner.logs', 1]]));
+    await queue.close();
+    // At most as many as before: an earlier test's timer may have ended meanwhile.
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+  });
+
+  it('hands over a full batch without waiting out the batch wait', async () => {
+    const queue = createInProcessQueue({ partitions: 1 });
+    await queue.createTopics([{ topic: 'lanner.logs' }]);
+    let received!: (values: string[]) => void;
+    const batch = new Promise<string[]>((resolve) => (received = resolve));
+    await queue.subscribe({
+      groupId: 'indexer',
+      topics: ['lanner.logs'],
+      fromBeginning: true,
+      handler: async () => undefined,
+      batchHandler: async (messages) => received(messages.map((message) => message.value.toString())),
+      maxBatchMessages: 3,
+      batchWaitMs: 600_000,
+    });
+    await queue.publish('lanner.logs', [{ key: 'execution-1', value: Buffer.from('a') }]);
+    await queue.publish(
+      'lanner.logs',
+      ['b', 'c', 'd'].map((value) => ({ key: 'execution-1', value: Buffer.from(value) })),
+    );
+    expect(await batch).toEqual(['a', 'b', 'c']);
+    await queue.close();
+  });
+
   it('a member leaving mid-stream hands its partitions over without losing a message', async () => {
     const queue = createInProcessQueue({ partitions: 4 });
     await queue.createTopics([{ topic: 'lanner.executor' }]);

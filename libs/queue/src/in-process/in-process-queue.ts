@@ -104,6 +104,8 @@ interface GroupMember {
   handler: MessageHandler;
   batchHandler: BatchHandler | undefined;
   maxBatchMessages: number;
+  /** How long a batch of fewer than `maxBatchMessages` waits for more (see SubscribeOptions.batchWaitMs). */
+  batchWaitMs: number;
   onAssignment: (() => void) | undefined;
   retry: RetryBackoff | undefined;
   paused: Set<string>;
@@ -193,6 +195,10 @@ class InProcessQueue implements QueuePort {
     if (maxBatch !== undefined && (!Number.isInteger(maxBatch) || maxBatch < 1)) {
       throw new QueueConfigError(`maxBatchMessages must be a positive integer, got ${maxBatch}`);
     }
+    const batchWaitMs = options.batchWaitMs;
+    if (batchWaitMs !== undefined && (!Number.isInteger(batchWaitMs) || batchWaitMs < 0)) {
+      throw new QueueConfigError(`batchWaitMs must be a non-negative integer, got ${batchWaitMs}`);
+    }
     for (const topic of options.topics) this.topicLog(topic);
 
     if (options.signal?.aborted) throw new SubscribeAborted(options.groupId);
@@ -209,6 +215,7 @@ class InProcessQueue implements QueuePort {
       handler: options.handler,
       batchHandler: options.batchHandler,
       maxBatchMessages: options.maxBatchMessages ?? 100,
+      batchWaitMs: options.batchHandler !== undefined ? (batchWaitMs ?? 0) : 0,
       onAssignment: options.onAssignment,
       retry: options.retry,
       paused: new Set(),
@@ -362,6 +369,11 @@ class InProcessQueue implements QueuePort {
         continue;
       }
       position = Math.max(position, log.baseOffset);
+      if (pump.member.batchWaitMs > 0 && log.endOffset - position < pump.member.maxBatchMessages) {
+        await this.waitForFullBatch(pump, log, position);
+        // Stopped, paused or the topic deleted meanwhile: look again.
+        if (pump.stopped || pump.member.paused.has(pump.topic) || this.topics.get(pump.topic)?.[pump.partition] !== log) continue;
+      }
       const record = log.read(position);
       if (!record) throw new Error(`offset ${position} missing in ${ref}`);
       const batchHandler = pump.member.batchHandler;
@@ -384,6 +396,21 @@ class InProcessQueue implements QueuePort {
         sinceYield = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
+    }
+  }
+
+  /**
+   * Waits until the partition holds a full batch from `position`, `batchWaitMs`
+   * have passed, or the pump stops (close, rebalance), whichever comes first.
+   */
+  private async waitForFullBatch(pump: PartitionPump, log: PartitionLog, position: number): Promise<void> {
+    const deadline = performance.now() + pump.member.batchWaitMs;
+    for (;;) {
+      const left = deadline - performance.now();
+      if (pump.stopped || left <= 0 || log.endOffset - position >= pump.member.maxBatchMessages) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([pump.wakeup.next(), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
     }
   }
 

@@ -24,6 +24,24 @@ describe('createKafkaQueue consumer concurrency', () => {
     await queue.close();
   });
 
+  it.each([
+    [-1, /batchWaitMs must be a non-negative integer/],
+    [0.5, /batchWaitMs must be a non-negative integer/],
+    [3_001, /batchWaitMs must be at most the heartbeat interval \(3000 ms\)/],
+  ])('refuses a batch wait of %p ms, naming it, before connecting', async (value, message) => {
+    const queue = createKafkaQueue(base);
+    const options: KafkaSubscribeOptions = {
+      groupId: 'lanner-test',
+      topics: ['lanner.test'],
+      handler: async () => undefined,
+      batchHandler: async () => undefined,
+      batchWaitMs: value,
+    };
+    await expect(queue.subscribe(options)).rejects.toThrow(QueueConfigError);
+    await expect(queue.subscribe(options)).rejects.toThrow(message);
+    await queue.close();
+  });
+
   it('accepts a positive count without connecting to a broker', async () => {
     const queue = createKafkaQueue({ ...base, consumer: { partitionsConsumedConcurrently: 3 } });
     await queue.close();

@@ -126,6 +126,8 @@ export const MAX_RECORD_BYTES = 5 * 1024 * 1024;
 const RECORD_OVERHEAD_BYTES = 128;
 /** The most messages a batch handler is given at once unless the subscription says otherwise. */
 const DEFAULT_MAX_BATCH_MESSAGES = 100;
+/** With `batchWaitMs`, a fetch the broker holds is answered at once when this much is waiting (a backlog is not held). */
+const BATCH_WAIT_MIN_BYTES = 1024 * 1024;
 
 /** A record (or a publish's records together) larger than the topic accepts. */
 export class RecordTooLargeError extends Error {
@@ -341,12 +343,17 @@ class KafkaQueue implements QueuePort {
     assertConcurrency(options.maxBatchMessages, 'maxBatchMessages');
     const timeouts = this.options.consumer ?? {};
     const heartbeatIntervalMs = timeouts.heartbeatIntervalMs ?? 3_000;
+    const batchWaitMs = options.batchHandler !== undefined ? (options.batchWaitMs ?? 0) : 0;
+    assertBatchWait(options.batchWaitMs, heartbeatIntervalMs);
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: timeouts.sessionTimeoutMs ?? 30_000,
       heartbeatInterval: heartbeatIntervalMs,
       rebalanceTimeout: timeouts.rebalanceTimeoutMs ?? 60_000,
-      maxWaitTimeInMs: timeouts.maxWaitTimeMs ?? 1_000,
+      // A batch that may wait: the broker holds each fetch until BATCH_WAIT_MIN_BYTES
+      // are waiting or batchWaitMs have passed (kafkajs heartbeats between fetches).
+      maxWaitTimeInMs: batchWaitMs > 0 ? batchWaitMs : (timeouts.maxWaitTimeMs ?? 1_000),
+      minBytes: batchWaitMs > 0 ? BATCH_WAIT_MIN_BYTES : 1,
       allowAutoTopicCreation: false,
       // kafkajs fetches 1 MiB per partition by default; a record may be up to MAX_RECORD_BYTES.
       maxBytesPerPartition: MAX_RECORD_BYTES,
@@ -1107,6 +1114,17 @@ function partitionKey(topic: string, partition: number): string {
 function assertConcurrency(value: number | undefined, setting: string): void {
   if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
     throw new QueueConfigError(`${setting} must be a positive integer, got ${value}`);
+  }
+}
+
+/** A fetch held longer than a heartbeat interval would keep the member from heartbeating (kafkajs beats between fetches). */
+function assertBatchWait(value: number | undefined, heartbeatIntervalMs: number): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new QueueConfigError(`batchWaitMs must be a non-negative integer, got ${value}`);
+  }
+  if (value > heartbeatIntervalMs) {
+    throw new QueueConfigError(`batchWaitMs must be at most the heartbeat interval (${heartbeatIntervalMs} ms), got ${value}`);
   }
 }
 

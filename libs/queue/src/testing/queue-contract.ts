@@ -212,6 +212,59 @@ export function describeQueueContract(
       expect(batches.length).toBeLessThan(10);
     });
 
+    it('a batch handler with a batch wait gets messages published a few ms apart together', async () => {
+      const topic = await newTopic('batch-wait', 1);
+      const batches: string[][] = [];
+      const inbox = new Inbox(deadlineMs);
+      await subscribe({
+        groupId: groupId('batch-wait'),
+        topics: [topic],
+        handler: () => Promise.reject(new Error('the batch handler is the one called')),
+        // At most the heartbeat interval of the Kafka contract queue.
+        batchWaitMs: 500,
+        batchHandler: async (messages) => {
+          batches.push(messages.map(text));
+          for (const message of messages) await inbox.handler(message);
+        },
+      });
+      const values = Array.from({ length: 6 }, (_, i) => `w-${i}`);
+      // Six publishes 10 ms apart: without a wait each would go as soon as it is there, one by one.
+      const publishes: Promise<void>[] = [];
+      for (const value of values) {
+        publishes.push(queue.publish(topic, [record('execution-w', value)]));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await Promise.all(publishes);
+      const handled = await inbox.waitFor(values.length, 'every message published within the wait');
+      expect(handled.map(text).sort()).toEqual(values);
+      // One batch, or two when the wait of one Kafka fetch ended while they were being published.
+      expect(batches.length).toBeLessThanOrEqual(2);
+    });
+
+    it('closing a member while its batch waits for more hands nothing over twice and loses nothing', async () => {
+      const topic = await newTopic('batch-wait-close', 1);
+      const group = groupId('batch-wait-close');
+      const first = new Inbox(deadlineMs);
+      const member = await subscribe({
+        groupId: group,
+        topics: [topic],
+        handler: () => Promise.reject(new Error('the batch handler is the one called')),
+        batchWaitMs: 500,
+        batchHandler: async (messages) => {
+          for (const message of messages) await first.handler(message);
+        },
+      });
+      await queue.publish(topic, [record('execution-c', 'waiting')]);
+      // The message waits for more (unless the wait just ended): the close ends the wait.
+      await member.close();
+
+      const next = new Inbox(deadlineMs);
+      await subscribe({ groupId: group, topics: [topic], handler: next.handler });
+      await queue.publish(topic, [record('execution-c', 'after-close')]);
+      await next.waitFor(first.messages.length === 0 ? 2 : 1, 'what the closed member left');
+      expect([...first.messages, ...next.messages].map(text)).toEqual(['waiting', 'after-close']);
+    });
+
     it('a batch handler failure delivers the same batch again until it succeeds; a new member hears of its share', async () => {
       const topic = await newTopic('batch-retry', 1);
       let attempts = 0;

@@ -11,8 +11,14 @@ import {
   QueueTopics,
   DEFAULT_TOPIC_PARTITIONS,
 } from '@lanner/frames';
-import type { MessageHandler, QueueMessage, QueuePort, QueueSubscription } from '@lanner/queue';
-import type { AuditLogRecord, LogLineBatch, MetricPointBatch, Repositories } from '@lanner/repository';
+import type { MessageHandler, QueueMessage, QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
+import {
+  type AuditLogRecord,
+  BatchedCalls,
+  type LogLineBatch,
+  type MetricPointBatch,
+  type Repositories,
+} from '@lanner/repository';
 import { describeHandlerFailure, handlerFailureKind, parkPoisonMessages } from '@lanner/dead-letters';
 import { QUEUE, REPOSITORIES } from '@lanner/runtime';
 
@@ -28,16 +34,46 @@ export interface IndexerRoleOptions {
 
 export const INDEXER_ROLE_OPTIONS = Symbol('lanner.indexer-role-options');
 const RETRY_MS = 2000;
-/** The most messages of one partition written together (one INSERT). */
+/** The most messages of one partition handed over together. */
 const INDEXER_BATCH_MESSAGES = 200;
+/**
+ * How long a partition's batch may wait for more messages before it is
+ * handed over (the Kafka fetch is held on the broker that long). Without it a
+ * fetch returns as soon as one message is there, and every log line batch or
+ * audit entry costs its own INSERT and commit. Lines reach the repository at
+ * most this much later, far below the api's log follower, which keeps reading
+ * for 2 s after an execution ends.
+ */
+const INDEXER_BATCH_WAIT_MS = 200;
+/**
+ * How long the first partition batch of a quiet moment waits for the batches
+ * handed over with it (one fetch brings every partition that has messages,
+ * handled side by side), so they share one INSERT per table.
+ */
+const INDEXER_WRITE_WINDOW_MS = 5;
+/** The most partition batches in one shared write. */
+const INDEXER_BATCHES_PER_WRITE = 32;
+/**
+ * How long a handled batch's commit may wait, merged with the others into one
+ * request. A crash may then deliver again what was written in that last
+ * second, which adds nothing (the repositories store what is not stored yet).
+ */
+const INDEXER_COMMIT_INTERVAL_MS = 1_000;
+/** Every partition of the three topics side by side (the Kafka adapter's options; the in-process queue already does). */
+const INDEXER_CONCURRENCY = { partitionsConsumedConcurrently: 3 * DEFAULT_TOPIC_PARTITIONS } as const;
+type IndexerSubscribeOptions = SubscribeOptions & {
+  concurrency: typeof INDEXER_CONCURRENCY;
+  commitIntervalMs: number;
+};
 
 type IndexedMessage = LogBatchMessage | MetricBatchMessage | AuditEntryMessage;
 
 /**
  * Copies `log.batch` and `metric.batch` messages into the repository, and the
  * API's `audit.entry` messages into the audit log (by message id), taking what
- * a partition has waiting as one batch: one multi-row INSERT for all its
- * messages (see handleBatch). Redelivery adds nothing: the repositories only
+ * a partition has waiting (after up to INDEXER_BATCH_WAIT_MS) as one batch; the
+ * batches of all partitions handled at the same moment share one multi-row
+ * INSERT per table (see handleBatch). Redelivery adds nothing: the repositories only
  * store what is not stored yet (unique keys, no lock). A message that
  * can never be read is logged and committed, so it does not stall its
  * partition; one from a newer Lanner is left uncommitted until this process
@@ -58,6 +94,19 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly metricsTopic: string;
   private readonly auditTopic: string;
   private readonly groupId: string;
+  /**
+   * The partition batches handled at the same moment, written together (see
+   * handleBatch). Up to three statements, not one transaction: writing a batch
+   * again alone after a failed shared write stores only what is not stored yet.
+   */
+  private readonly sharedWrites = new BatchedCalls<readonly IndexedMessage[], void>(
+    async (batches) => {
+      await this.write(batches.flat());
+      return batches.map(() => undefined);
+    },
+    INDEXER_BATCHES_PER_WRITE,
+    INDEXER_WRITE_WINDOW_MS,
+  );
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
@@ -85,7 +134,7 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         logger: this.logger,
       });
       await this.queue.createTopics(topics.map((topic) => ({ topic, partitions: DEFAULT_TOPIC_PARTITIONS })));
-      const subscription = await this.queue.subscribe({
+      const options: IndexerSubscribeOptions = {
         groupId: this.groupId,
         topics,
         // Logs and audit entries published before the first indexer started must still be indexed.
@@ -93,7 +142,11 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         handler: handleOne,
         batchHandler: (messages) => this.handleBatch(messages, handleOne),
         maxBatchMessages: INDEXER_BATCH_MESSAGES,
-      });
+        batchWaitMs: INDEXER_BATCH_WAIT_MS,
+        concurrency: INDEXER_CONCURRENCY,
+        commitIntervalMs: INDEXER_COMMIT_INTERVAL_MS,
+      };
+      const subscription = await this.queue.subscribe(options);
       if (this.stopped) {
         await subscription.close();
         return;
@@ -115,10 +168,13 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   /**
    * What a partition has waiting, written together: every message is read
    * first (an unreadable one is logged and left out, as alone), then all the
-   * lines, points and entries go to the repository at once. A partition holds
-   * one topic, so that is one INSERT per batch. Should the write fail for
-   * anything but an outage, the messages are written one by one, so a row the
-   * database refuses fails (and is parked) alone and the others are stored.
+   * lines, points and entries go to the repository at once, in the write it
+   * shares with the batches of the other partitions handled at the same moment
+   * (one INSERT per table for all of them); the batch resolves, and its
+   * offsets are committed, only after that write. Should the shared write fail,
+   * each batch is written again alone; should that fail for anything but an
+   * outage, its messages are written one by one, so a row the database refuses
+   * fails (and is parked) alone and the others are stored.
    */
   private async handleBatch(messages: readonly QueueMessage[], handleOne: MessageHandler): Promise<void> {
     const readable: IndexedMessage[] = [];
@@ -138,7 +194,7 @@ export class IndexerConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     }
     if (readable.length === 0) return;
     try {
-      await this.write(readable);
+      await this.sharedWrites.call(readable);
     } catch (error) {
       if (handlerFailureKind(error) === 'passing') throw error;
       this.logger.warn(

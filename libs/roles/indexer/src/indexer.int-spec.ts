@@ -324,6 +324,50 @@ it('writes a backlog of log and audit messages in fewer INSERTs than messages, a
   expect(await storedLines(executionIds)).toBe(2 * logs.length);
 });
 
+it('writes the log and audit messages of many executions, published across every partition a few ms apart, in one INSERT per table', async () => {
+  const namespace = `spec.window.${run}`;
+  const executionIds = Array.from({ length: 12 }, () => randomUUID());
+  const logs = executionIds.map((id) => encodeQueueMessage(logBatchCodec, logBatch(id, ['started', 'ended'])));
+  const audit = executionIds.map(() => auditEntry(randomUUID(), namespace, 'execution.create'));
+  const everything = async () => {
+    const entries = await repositories.auditLogs.search({ tenantId: TENANT }, { namespace, page: 1, size: 1 });
+    return entries.total === audit.length && (await storedLines(executionIds)) === 2 * logs.length ? true : undefined;
+  };
+  const inserts = await insertsDuring(async () => {
+    // As executions end one after the other: each its own publish, their keys spread over the partitions.
+    const publishes: Promise<void>[] = [];
+    for (let index = 0; index < executionIds.length; index++) {
+      publishes.push(queue.publish(`${prefix}${QueueTopics.logs}`, [logs[index]]));
+      publishes.push(queue.publish(`${prefix}${QueueTopics.audit}`, [audit[index]]));
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    await Promise.all(publishes);
+    await eventually('every line and entry', everything);
+  });
+  // One shared write, or two when the wait of a fetch ended while they were being published.
+  expect(inserts.get('logs')).toBeLessThanOrEqual(2);
+  expect(inserts.get('audit_logs')).toBeLessThanOrEqual(2);
+
+  // Delivered again (a member died before committing): nothing more is stored.
+  const marker = randomUUID();
+  await queue.publish(`${prefix}${QueueTopics.logs}`, logs);
+  await queue.publish(`${prefix}${QueueTopics.audit}`, [...audit, auditEntry(marker, namespace, 'flow.delete')]);
+  await eventually('the marker entry', async () => {
+    const found = await repositories.auditLogs.search(
+      { tenantId: TENANT },
+      { namespace, action: 'flow.delete', page: 1, size: 1 },
+    );
+    return found.total === 1 ? true : undefined;
+  });
+  await eventually('the log topic read to its end', async () =>
+    (await lagOf(`${prefix}${QueueTopics.logs}`)) === 0 ? true : undefined,
+  );
+  expect((await repositories.auditLogs.search({ tenantId: TENANT }, { namespace, page: 1, size: 1 })).total).toBe(
+    audit.length + 1,
+  );
+  expect(await storedLines(executionIds)).toBe(2 * logs.length);
+});
+
 it('stores the good messages of a batch around an unreadable one and one the database refuses, which is parked', async () => {
   const [before, refused, after] = [randomUUID(), randomUUID(), randomUUID()];
   // Readable, but PostgreSQL cannot store a NUL in text: its rows are refused for good.
@@ -331,14 +375,17 @@ it('stores the good messages of a batch around an unreadable one and one the dat
   poison.payload.entries[0].taskRunId = 'tr\u0000nul';
   // One key: one partition, so the four come in one batch (or in consecutive ones).
   const key = before;
+  // Executions of their own, most on the other partitions: their batches share the write the refused row fails.
+  const others = Array.from({ length: 6 }, () => randomUUID());
   await queue.publish(`${prefix}${QueueTopics.logs}`, [
     { ...encodeQueueMessage(logBatchCodec, logBatch(before, ['before'])), key },
     { key, value: Buffer.from('{"type":"log.batch"}') },
     { ...encodeQueueMessage(logBatchCodec, poison), key },
     { ...encodeQueueMessage(logBatchCodec, logBatch(after, ['after'])), key },
+    ...others.map((id) => encodeQueueMessage(logBatchCodec, logBatch(id, ['beside']))),
   ]);
   await eventually('the lines around the bad messages', async () =>
-    (await storedLines([before, after])) === 2 ? true : undefined,
+    (await storedLines([before, after, ...others])) === 2 + others.length ? true : undefined,
   );
   expect((await repositories.logs.list(TENANT, after)).map((line) => line.message)).toEqual(['after']);
   const parked = await eventually('the refused batch parked', async () => {
@@ -347,4 +394,7 @@ it('stores the good messages of a batch around an unreadable one and one the dat
   });
   expect(parked).toMatchObject({ consumerGroup: `indexer-spec-${run}`, tenantId: TENANT });
   expect(await repositories.logs.list(TENANT, refused)).toEqual([]);
+  // Parked alone: no other message of the write it failed.
+  const letters = await repositories.deadLetters.list({ limit: 10, offset: 0, topic: `${prefix}${QueueTopics.logs}` });
+  expect(letters.results.map((letter) => letter.executionId)).toEqual([refused]);
 });
