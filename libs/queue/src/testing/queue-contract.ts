@@ -237,8 +237,9 @@ export function describeQueueContract(
       await Promise.all(publishes);
       const handled = await inbox.waitFor(values.length, 'every message published within the wait');
       expect(handled.map(text).sort()).toEqual(values);
-      // One batch, or two when the wait of one Kafka fetch ended while they were being published.
-      expect(batches.length).toBeLessThanOrEqual(2);
+      // One batch, or two when the wait of one Kafka fetch ended while they were being published (three when a
+      // loaded machine spreads the six publishes over more than one wait); without the wait, about one each.
+      expect(batches.length).toBeLessThanOrEqual(3);
     });
 
     it('closing a member while its batch waits for more hands nothing over twice and loses nothing', async () => {
