@@ -279,7 +279,7 @@ export class ExecutionRepository {
     const statement = executorGroupWriteStatement(items);
     const { rows } = await this.pool.query<GroupWriteRow>(statement.text, statement.values);
     const updated = new Set(rows.map((row) => row.updated_id));
-    for (const row of rows) if (row.id !== null) readBack.set(row.updated_id, executionWithTaskRunsOf(row));
+    for (const row of rows) if (typeof row.id === 'string') readBack.set(row.updated_id, executionWithTaskRunsOf(row));
     const missed = items.filter((item) => !updated.has(item.executionId));
     for (const item of items) if (updated.has(item.executionId)) outcomes.set(item.executionId, 'stored');
     if (missed.length === 0) return { outcomes, readBack };
@@ -739,6 +739,34 @@ function groupRow(item: ExecutorGroupWriteItem) {
 }
 
 /**
+ * The group write's end when an item asks to be read back: what `get` would read after the write
+ * (the task runs and attempts written as they are now, the others as they were, by `taskRunsJson`),
+ * for each updated execution that asked and fits its bound.
+ */
+function readBackTail(): string {
+  return `, back AS (
+    SELECT * FROM updated WHERE read_back_up_to IS NOT NULL
+  ), back_runs AS (
+    -- What get reads after this statement: the task runs it wrote as they are now, the others as they were.
+    SELECT * FROM runs WHERE execution_id IN (SELECT id FROM back)
+    UNION ALL
+    SELECT ${taskRunReadColumns('t')} FROM task_runs t JOIN back b ON t.execution_id = b.id
+    WHERE NOT EXISTS (SELECT 1 FROM runs x WHERE x.id = t.id)
+  ), back_tries AS (
+    SELECT * FROM tries WHERE task_run_id IN (SELECT id FROM back_runs)
+    UNION ALL
+    SELECT ${attemptReadColumns('a')} FROM task_run_attempts a JOIN back_runs t ON a.task_run_id = t.id
+    WHERE NOT EXISTS (SELECT 1 FROM tries x WHERE x.task_run_id = a.task_run_id AND x.attempt = a.attempt)
+  ), read_back AS (
+    SELECT b.*, ${taskRunsJson('b.id', 'back_runs', 'back_tries')} AS task_runs FROM back b
+  )
+  SELECT u.id AS updated_id, rb.*
+  FROM updated u LEFT JOIN read_back rb ON rb.id = u.id
+    AND octet_length(rb.task_runs::text) + octet_length(concat(rb.state_histories, rb.inputs, rb.outputs, rb.labels, rb.trigger))
+      <= rb.read_back_up_to`;
+}
+
+/**
  * Several executions' writes as one statement: each row's update under its own optimistic version
  * (and only if none of its task-run ids belongs to another execution), then the task runs and
  * attempts of the rows updated. Answers the ids updated.
@@ -749,6 +777,8 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
   taskRuns: readonly (ExecutorTaskRunWrite & { executionId: string })[];
 } {
   const rows = items.map(groupRow);
+  // The read-back part is planned only for a group that has an item asking for it.
+  const readBack = items.some((item) => item.readBackUpTo !== undefined);
   const taskRuns = items.flatMap((item) =>
     lastOfEach(item.write.taskRuns ?? [], (taskRun) => taskRun.id).map((run) => ({ ...run, executionId: item.executionId })),
   );
@@ -833,26 +863,7 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
     JOIN updated u ON u.id = a.execution_id
     ${ATTEMPT_UPSERT}
     RETURNING ${attemptReadColumns()}
-  ), back AS (
-    SELECT * FROM updated WHERE read_back_up_to IS NOT NULL
-  ), back_runs AS (
-    -- What get reads after this statement: the task runs it wrote as they are now, the others as they were.
-    SELECT * FROM runs WHERE execution_id IN (SELECT id FROM back)
-    UNION ALL
-    SELECT ${taskRunReadColumns('t')} FROM task_runs t JOIN back b ON t.execution_id = b.id
-    WHERE NOT EXISTS (SELECT 1 FROM runs x WHERE x.id = t.id)
-  ), back_tries AS (
-    SELECT * FROM tries WHERE task_run_id IN (SELECT id FROM back_runs)
-    UNION ALL
-    SELECT ${attemptReadColumns('a')} FROM task_run_attempts a JOIN back_runs t ON a.task_run_id = t.id
-    WHERE NOT EXISTS (SELECT 1 FROM tries x WHERE x.task_run_id = a.task_run_id AND x.attempt = a.attempt)
-  ), read_back AS (
-    SELECT b.*, ${taskRunsJson('b.id', 'back_runs', 'back_tries')} AS task_runs FROM back b
-  )
-  SELECT u.id AS updated_id, rb.*
-  FROM updated u LEFT JOIN read_back rb ON rb.id = u.id
-    AND octet_length(rb.task_runs::text) + octet_length(concat(rb.state_histories, rb.inputs, rb.outputs, rb.labels, rb.trigger))
-      <= rb.read_back_up_to`;
+  )${readBack ? readBackTail() : '\n  SELECT u.id AS updated_id FROM updated u'}`;
   return { text, values, taskRuns };
 }
 
@@ -958,8 +969,8 @@ interface ExecutionRow {
   readonly task_runs: TaskRunJson[];
 }
 
-/** A row of the group write's answer: an execution updated, with its columns and task runs when read back (else all null). */
-type GroupWriteRow = { readonly updated_id: string } & (ExecutionRow | { readonly [column in keyof ExecutionRow]: null });
+/** A row of the group write's answer: an execution updated, with its columns and task runs when read back (else null or absent). */
+type GroupWriteRow = { readonly updated_id: string } & (ExecutionRow | { readonly [column in keyof ExecutionRow]?: null });
 
 /** A row of `EXECUTOR_STATES_SQL`: the flag, and an execution's columns (all null on the row of no execution). */
 /** An execution's row as the executor reads it: its columns and its stored state. */
