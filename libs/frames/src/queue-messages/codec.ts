@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   AuditEntrySchema,
   BroadcastMessageSchema,
@@ -6,6 +6,7 @@ import {
   ExecutorEventSchema,
   JobResultSchema,
   LogBatchSchema,
+  MAX_CARRIED_EXECUTION_BYTES,
   MetricBatchSchema,
   QUEUE_SCHEMA_VERSIONS,
   WorkerJobSchema,
@@ -193,17 +194,29 @@ export const QUEUE_HEADERS = {
   correlationId: 'lanner-correlation-id',
 } as const;
 
-/** Validates (a producer bug fails here, not in every consumer) and serialises to JSON. */
+/** Validates (a producer bug fails here, not in every consumer) and serialises to JSON (Dates as ISO strings). */
 export function encodeQueueMessage<M extends QueueEnvelope>(codec: QueueMessageCodec<M>, message: M): EncodedQueueMessage {
-  const parsed = codec.schema.safeParse(message);
+  const parsed = z.safeEncode(codec.schema, message);
   if (!parsed.success) throw new InvalidQueueMessageError(codec.topic, describeIssues(parsed.error.issues, message));
-  const valid = parsed.data;
+  // The message as it goes on the wire; its envelope fields and key are the message's own.
+  const wire = parsed.data;
   const headers: Record<string, string> = {
-    [QUEUE_HEADERS.type]: valid.type,
-    [QUEUE_HEADERS.schemaVersion]: String(valid.schemaVersion),
+    [QUEUE_HEADERS.type]: message.type,
+    [QUEUE_HEADERS.schemaVersion]: String(message.schemaVersion),
   };
-  if (valid.correlationId !== undefined) headers[QUEUE_HEADERS.correlationId] = valid.correlationId;
-  return { key: codec.key(valid), value: Buffer.from(JSON.stringify(valid), 'utf8'), headers };
+  if (message.correlationId !== undefined) headers[QUEUE_HEADERS.correlationId] = message.correlationId;
+  return { key: codec.key(message), value: Buffer.from(JSON.stringify(wire), 'utf8'), headers };
+}
+
+/**
+ * An `execution.updated` record: with the ended execution it carries while the record is at
+ * most MAX_CARRIED_EXECUTION_BYTES, else without it (its reader then reads the repository).
+ */
+export function encodeExecutionUpdate(message: ExecutionUpdatedMessage): EncodedQueueMessage {
+  const record = encodeQueueMessage(executionUpdateCodec, message);
+  if (message.payload.execution === undefined || record.value.length <= MAX_CARRIED_EXECUTION_BYTES) return record;
+  const { execution: _left, ...payload } = message.payload;
+  return encodeQueueMessage(executionUpdateCodec, { ...message, payload });
 }
 
 /**

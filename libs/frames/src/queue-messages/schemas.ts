@@ -262,6 +262,75 @@ export const JobResultSchema = envelope('job.result', jobResultPayload).superRef
 
 // --- lanner.execution-updates (key: execution id) --------------------------
 
+/** An instant as a Date in code and an ISO-8601 string on the wire. */
+const date = z.codec(instant, z.date(), {
+  decode: (iso) => new Date(iso),
+  encode: (value) => value.toISOString(),
+});
+const recordedChange = z.object({ state: z.string().min(1), date });
+
+/**
+ * An `execution.updated` record carrying the ended execution is at most this many bytes; a
+ * larger one goes without it (see `encodeExecutionUpdate`). An executor batch of 200 ended
+ * executions then stays within one produce request of the topic (5 MiB), and an execution of a
+ * few dozen task runs fits.
+ */
+export const MAX_CARRIED_EXECUTION_BYTES = 16 * 1024;
+
+/**
+ * An execution as the repository reads it (`ExecutionWithTaskRuns` of @lanner/model): the row's
+ * fields, its task runs in the repository's order, each with its attempts.
+ */
+export const CarriedExecutionSchema = z.object({
+  id,
+  tenantId: id,
+  namespace: id,
+  flowId: id,
+  flowRevision: z.int(),
+  state: z.string().min(1),
+  stateHistories: z.array(recordedChange),
+  inputs: z.json(),
+  outputs: z.json(),
+  labels: stringMap,
+  trigger: z.json(),
+  version: z.int().min(0),
+  parentExecutionId: z.string().nullable(),
+  parentTaskRunId: z.string().nullable(),
+  createdAt: date,
+  updatedAt: date,
+  startedAt: date.nullable(),
+  endedAt: date.nullable(),
+  error: z.string().nullable().optional(),
+  taskRuns: z.array(
+    z.object({
+      id,
+      executionId: id,
+      taskId: id,
+      parentTaskRunId: z.string().nullable(),
+      value: z.string().nullable(),
+      state: z.string().min(1),
+      stateHistories: z.array(recordedChange),
+      outputs: z.json(),
+      workerQueueId: z.string().nullable(),
+      workerSelector: z.json(),
+      dispatchReason: z.string().nullable(),
+      error: z.string().nullable(),
+      attempts: z.array(
+        z.object({
+          attempt,
+          workerId: z.string().nullable(),
+          workerQueueId: z.string().nullable(),
+          state: z.string().min(1),
+          outputs: z.json(),
+          error: z.json(),
+          startedAt: date.nullable(),
+          endedAt: date.nullable(),
+        }),
+      ),
+    }),
+  ),
+});
+
 /**
  * The executor changed an execution (published after it is stored). The API
  * follows these for SSE and `?wait=true`; the repository holds the full state.
@@ -278,6 +347,12 @@ export const ExecutionUpdatedSchema = envelope(
     version: z.int().min(0),
     /** true once the execution reached a terminal state. */
     ended: z.boolean(),
+    /**
+     * When it ended: the execution exactly as the repository reads it right after this
+     * change, so a reader waiting for the end need not read it. Left out when the record
+     * would be longer than MAX_CARRIED_EXECUTION_BYTES (or the executor did not have it).
+     */
+    execution: CarriedExecutionSchema.optional(),
   }),
 );
 
@@ -432,6 +507,7 @@ export const BroadcastMessageSchema = z.discriminatedUnion('type', [
 export type ExecutorEvent = z.infer<typeof ExecutorEventSchema>;
 export type WorkerJobMessage = z.infer<typeof WorkerJobSchema>;
 export type ExecutionUpdatedMessage = z.infer<typeof ExecutionUpdatedSchema>;
+export type CarriedExecution = z.infer<typeof CarriedExecutionSchema>;
 export type JobResultMessage = z.infer<typeof JobResultSchema>;
 export type JobResultPayload = z.infer<typeof jobResultPayload>;
 export type LogBatchMessage = z.infer<typeof LogBatchSchema>;

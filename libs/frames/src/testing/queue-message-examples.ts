@@ -2,6 +2,7 @@
 import type {
   AuditEntryMessage,
   BroadcastMessage,
+  CarriedExecution,
   ExecutionUpdatedMessage,
   ExecutorEvent,
   JobResultMessage,
@@ -157,6 +158,78 @@ export function exampleExecutorEvents(): ExecutorEvent[] {
   ];
 }
 
+/** An ended execution as the repository reads it: a task failed once, then succeeded on its retry. */
+export function exampleCarriedExecution(): CarriedExecution {
+  const at = (second: number) => new Date(Date.UTC(2026, 10, 30, 1, 2, second, 456));
+  return {
+    id: 'ex-1',
+    tenantId: 'main',
+    namespace: 'company.team',
+    flowId: 'nightly-report',
+    flowRevision: 3,
+    state: 'SUCCESS',
+    stateHistories: [
+      { state: 'CREATED', date: at(0) },
+      { state: 'RUNNING', date: at(1) },
+      { state: 'SUCCESS', date: at(9) },
+    ],
+    inputs: { day: '2026-11-29' },
+    outputs: { rows: 42 },
+    labels: { team: 'data' },
+    trigger: null,
+    version: 5,
+    parentExecutionId: null,
+    parentTaskRunId: null,
+    createdAt: at(0),
+    updatedAt: at(9),
+    startedAt: at(1),
+    endedAt: at(9),
+    error: null,
+    taskRuns: [
+      {
+        id: 'tr-1',
+        executionId: 'ex-1',
+        taskId: 'extract',
+        parentTaskRunId: null,
+        value: null,
+        state: 'SUCCESS',
+        stateHistories: [
+          { state: 'CREATED', date: at(1) },
+          { state: 'RUNNING', date: at(2) },
+          { state: 'SUCCESS', date: at(8) },
+        ],
+        outputs: { rows: 42, file: { uri: 'lanner://main/reports/out.csv' } },
+        workerQueueId: 'default',
+        workerSelector: { tags: ['linux'], match: 'ALL' },
+        dispatchReason: null,
+        error: null,
+        attempts: [
+          {
+            attempt: 1,
+            workerId: 'w-1',
+            workerQueueId: 'default',
+            state: 'FAILED',
+            outputs: null,
+            error: { message: 'exit code 1' },
+            startedAt: at(2),
+            endedAt: at(3),
+          },
+          {
+            attempt: 2,
+            workerId: 'w-2',
+            workerQueueId: 'default',
+            state: 'SUCCESS',
+            outputs: { rows: 42 },
+            error: null,
+            startedAt: at(6),
+            endedAt: at(8),
+          },
+        ],
+      },
+    ],
+  };
+}
+
 export function exampleExecutionUpdate(): ExecutionUpdatedMessage {
   return {
     schemaVersion: 1,
@@ -171,6 +244,7 @@ export function exampleExecutionUpdate(): ExecutionUpdatedMessage {
       state: 'SUCCESS',
       version: 5,
       ended: true,
+      execution: exampleCarriedExecution(),
     },
   };
 }

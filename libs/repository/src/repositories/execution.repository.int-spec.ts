@@ -226,7 +226,7 @@ describe('ExecutionRepository', () => {
     const statements = jest.spyOn(Client.prototype, 'query');
     let outcomes;
     try {
-      outcomes = await executions.storeExecutorStates([item('group-a', 0), item('group-b', 0)]);
+      ({ outcomes } = await executions.storeExecutorStates([item('group-a', 0), item('group-b', 0)]));
       expect(statements).toHaveBeenCalledTimes(1);
     } finally {
       statements.mockRestore();
@@ -259,7 +259,7 @@ describe('ExecutionRepository', () => {
     expect(read.get('group-a')).toEqual(await executions.getExecutorState('grouped', 'group-a'));
 
     // One stale version, one deleted execution, one task run of another execution: only the good write is stored.
-    const again = await executions.storeExecutorStates([
+    const { outcomes: again } = await executions.storeExecutorStates([
       item('group-a', 1, { state: 'SUCCESS', endedAt: t1 }),
       item('group-b', 0, { state: 'FAILED' }),
       item('group-gone', 0),
@@ -274,6 +274,95 @@ describe('ExecutionRepository', () => {
     expect((await executions.get('grouped', 'group-a')).state).toBe('SUCCESS');
     expect((await executions.get('grouped', 'group-b')).state).toBe('RUNNING');
     expect((await executions.get('grouped', 'group-other')).state).toBe('CREATED');
+  });
+
+  it('reads back an execution the group write stored, as get reads it after the write, unless it is longer than asked', async () => {
+    const { executions } = fixture.repositories;
+    await executions.create('back', newExecution('back-a'));
+    await executions.create('back', newExecution('back-big'));
+    await executions.create('back', newExecution('back-quiet'));
+    const run = (executionId: string, id: string, extra: Partial<TaskRunRecord> = {}) => ({
+      ...taskRun(executionId),
+      id: `${executionId}-${id}`,
+      taskId: id,
+      machineData: { id },
+      ...extra,
+    });
+    const write = (version: number, taskRuns: ReturnType<typeof run>[], extra: Record<string, unknown> = {}) => ({
+      version,
+      state: 'RUNNING' as const,
+      stateHistories: [{ state: 'CREATED' as const, date: t0 }],
+      outputs: null,
+      labels: { team: 'data' },
+      startedAt: t1,
+      endedAt: null,
+      error: null,
+      stateData: { formatVersion: 3 },
+      taskRuns,
+      ...extra,
+    });
+    // Three task runs written by the first write (ordered by id then), one kept as it is by the second.
+    const first = await executions.storeExecutorStates([
+      {
+        tenantId: 'back',
+        executionId: 'back-a',
+        expectedVersion: 0,
+        write: write(1, [run('back-a', 'zeta'), run('back-a', 'alpha'), run('back-a', 'kept')]),
+      },
+      { tenantId: 'back', executionId: 'back-big', expectedVersion: 0, write: write(1, [run('back-big', 'only')]) },
+    ]);
+    expect(first.readBack.size).toBe(0);
+    const failed = { state: 'FAILED' as const, outputs: null, error: { message: 'exit 1' }, endedAt: t1 };
+    const ended = (executionId: string) =>
+      write(
+        2,
+        [
+          run(executionId, 'zeta', {
+            state: 'SUCCESS',
+            outputs: { value: 42, nested: { b: 1, a: [true, null] } },
+            attempts: [
+              { ...taskRun(executionId).attempts[0], ...failed },
+              { ...taskRun(executionId).attempts[0], attempt: 2, state: 'SUCCESS', outputs: { value: 42 }, endedAt: t1 },
+            ],
+          }),
+          run(executionId, 'alpha', { state: 'FAILED', error: 'exit 1', dispatchReason: 'no worker' }),
+        ],
+        {
+          state: 'FAILED',
+          stateHistories: [
+            { state: 'CREATED', date: t0 },
+            { state: 'FAILED', date: t1 },
+          ],
+          outputs: { done: 'yes' },
+          endedAt: t1,
+          error: 'a task failed',
+        },
+      );
+    const statements = jest.spyOn(Client.prototype, 'query');
+    let second;
+    try {
+      second = await executions.storeExecutorStates([
+        { tenantId: 'back', executionId: 'back-a', expectedVersion: 1, write: ended('back-a'), readBackUpTo: 16 * 1024 },
+        { tenantId: 'back', executionId: 'back-big', expectedVersion: 1, write: ended('back-big'), readBackUpTo: 500 },
+        { tenantId: 'back', executionId: 'back-quiet', expectedVersion: 0, write: write(1, []) },
+        { tenantId: 'back', executionId: 'back-stale', expectedVersion: 0, write: write(1, []), readBackUpTo: 16 * 1024 },
+      ]);
+      // The write and the why of the one not stored.
+      expect(statements).toHaveBeenCalledTimes(2);
+    } finally {
+      statements.mockRestore();
+    }
+    expect(Object.fromEntries(second.outcomes)).toEqual({
+      'back-a': 'stored',
+      'back-big': 'stored',
+      'back-quiet': 'stored',
+      'back-stale': 'gone',
+    });
+    expect([...second.readBack.keys()]).toEqual(['back-a']);
+    const read = await executions.get('back', 'back-a');
+    expect(read.taskRuns.map((taskRun) => taskRun.taskId)).toEqual(['alpha', 'kept', 'zeta']);
+    expect(read.taskRuns[2]?.attempts).toHaveLength(2);
+    expect(second.readBack.get('back-a')).toEqual(read);
   });
 
   it("keeps each task run's own value in its row: the reads give them back with the document, a write of one keeps the others", async () => {

@@ -61,6 +61,18 @@ export interface ExecutorGroupWriteItem {
   readonly executionId: string;
   readonly expectedVersion: number;
   readonly write: ExecutorStateWrite;
+  /**
+   * When given and the write is stored, the answer carries the execution as `get` reads it right
+   * after the write (from the same statement), unless its JSON (row and task runs) is longer than
+   * this many bytes.
+   */
+  readonly readBackUpTo?: number;
+}
+
+/** What a group write did: each execution's outcome, and the executions read back (stored ones that asked, within their bound). */
+export interface ExecutorGroupWriteResult {
+  readonly outcomes: Map<string, ExecutorGroupWriteOutcome>;
+  readonly readBack: Map<string, ExecutionWithTaskRuns>;
 }
 
 /**
@@ -134,10 +146,7 @@ export class ExecutionRepository {
     const { rows } = await this.pool.query<ExecutionRow>(GET_EXECUTION_SQL, [executionId, tenantId]);
     const row = rows[0];
     if (row === undefined) throw new ExecutionNotFound(executionId);
-    return {
-      ...toExecutionRecord(executionOfRow(row)),
-      taskRuns: row.task_runs.map((taskRun) => toTaskRunRecord(taskRunOfJson(taskRun))),
-    };
+    return executionWithTaskRunsOf(row);
   }
 
   /**
@@ -247,11 +256,14 @@ export class ExecutionRepository {
    * The executor's group write: several executions' writes (each one at most
    * once) in one statement on pg, each under its own optimistic version. Each is
    * stored or not on its own (never half): the answer says which, and why not;
-   * a second statement runs only when one was not stored.
+   * a second statement runs only when one was not stored. A stored item that
+   * asked (`readBackUpTo`) comes back as `get` would read it after the write,
+   * composed by the same statement, so that reader need not read it.
    */
-  async storeExecutorStates(items: readonly ExecutorGroupWriteItem[]): Promise<Map<string, ExecutorGroupWriteOutcome>> {
+  async storeExecutorStates(items: readonly ExecutorGroupWriteItem[]): Promise<ExecutorGroupWriteResult> {
     const outcomes = new Map<string, ExecutorGroupWriteOutcome>();
-    if (items.length === 0) return outcomes;
+    const readBack = new Map<string, ExecutionWithTaskRuns>();
+    if (items.length === 0) return { outcomes, readBack };
     const seen = new Set<string>();
     for (const item of items) {
       if (seen.has(item.executionId)) {
@@ -265,11 +277,12 @@ export class ExecutionRepository {
       }
     }
     const statement = executorGroupWriteStatement(items);
-    const { rows } = await this.pool.query<{ updated: string[] | null }>(statement.text, statement.values);
-    const updated = new Set(rows[0]?.updated ?? []);
+    const { rows } = await this.pool.query<GroupWriteRow>(statement.text, statement.values);
+    const updated = new Set(rows.map((row) => row.updated_id));
+    for (const row of rows) if (typeof row.id === 'string') readBack.set(row.updated_id, executionWithTaskRunsOf(row));
     const missed = items.filter((item) => !updated.has(item.executionId));
     for (const item of items) if (updated.has(item.executionId)) outcomes.set(item.executionId, 'stored');
-    if (missed.length === 0) return outcomes;
+    if (missed.length === 0) return { outcomes, readBack };
     const why = await this.pool.query<{ id: string; present: boolean; moved: boolean }>(
       `SELECT w.id, EXISTS (SELECT 1 FROM executions e WHERE e.id = w.id AND e.tenant_id = w.tenant_id) AS present,
         EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS r (id, execution_id)
@@ -283,7 +296,7 @@ export class ExecutionRepository {
       ],
     );
     for (const row of why.rows) outcomes.set(row.id, !row.present ? 'gone' : row.moved ? 'moved' : 'conflict');
-    return outcomes;
+    return { outcomes, readBack };
   }
 
   async search(tenantId: string, query: ExecutionSearchQuery): Promise<RecordPage<ExecutionRecord>> {
@@ -721,7 +734,36 @@ function groupRow(item: ExecutorGroupWriteItem) {
     endedAt: write.endedAt?.toISOString() ?? null,
     error: write.error ?? null,
     stateData: jsonText(write.stateData),
+    readBackUpTo: item.readBackUpTo ?? null,
   };
+}
+
+/**
+ * The group write's end when an item asks to be read back: what `get` would read after the write
+ * (the task runs and attempts written as they are now, the others as they were, by `taskRunsJson`),
+ * for each updated execution that asked and fits its bound.
+ */
+function readBackTail(): string {
+  return `, back AS (
+    SELECT * FROM updated WHERE read_back_up_to IS NOT NULL
+  ), back_runs AS (
+    -- What get reads after this statement: the task runs it wrote as they are now, the others as they were.
+    SELECT * FROM runs WHERE execution_id IN (SELECT id FROM back)
+    UNION ALL
+    SELECT ${taskRunReadColumns('t')} FROM task_runs t JOIN back b ON t.execution_id = b.id
+    WHERE NOT EXISTS (SELECT 1 FROM runs x WHERE x.id = t.id)
+  ), back_tries AS (
+    SELECT * FROM tries WHERE task_run_id IN (SELECT id FROM back_runs)
+    UNION ALL
+    SELECT ${attemptReadColumns('a')} FROM task_run_attempts a JOIN back_runs t ON a.task_run_id = t.id
+    WHERE NOT EXISTS (SELECT 1 FROM tries x WHERE x.task_run_id = a.task_run_id AND x.attempt = a.attempt)
+  ), read_back AS (
+    SELECT b.*, ${taskRunsJson('b.id', 'back_runs', 'back_tries')} AS task_runs FROM back b
+  )
+  SELECT u.id AS updated_id, rb.*
+  FROM updated u LEFT JOIN read_back rb ON rb.id = u.id
+    AND octet_length(rb.task_runs::text) + octet_length(concat(rb.state_histories, rb.inputs, rb.outputs, rb.labels, rb.trigger))
+      <= rb.read_back_up_to`;
 }
 
 /**
@@ -735,6 +777,8 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
   taskRuns: readonly (ExecutorTaskRunWrite & { executionId: string })[];
 } {
   const rows = items.map(groupRow);
+  // The read-back part is planned only for a group that has an item asking for it.
+  const readBack = items.some((item) => item.readBackUpTo !== undefined);
   const taskRuns = items.flatMap((item) =>
     lastOfEach(item.write.taskRuns ?? [], (taskRun) => taskRun.id).map((run) => ({ ...run, executionId: item.executionId })),
   );
@@ -760,6 +804,7 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
     column(rows, (row) => row.endedAt, 'timestamptz'),
     column(rows, (row) => row.error, 'text'),
     column(rows, (row) => row.stateData, 'jsonb'),
+    column(rows, (row) => row.readBackUpTo, 'int'),
   ];
   const r = [
     column(taskRuns, (run) => run.id, 'text'),
@@ -790,7 +835,8 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
   ];
   const text = `WITH w AS (
     SELECT * FROM unnest(${w.join(', ')})
-      AS w (id, tenant_id, expected, version, state, state_histories, outputs, labels, started_at, ended_at, error, state_data)
+      AS w (id, tenant_id, expected, version, state, state_histories, outputs, labels, started_at, ended_at, error, state_data,
+        read_back_up_to)
   ), r AS (
     SELECT * FROM unnest(${r.join(', ')})
       AS r (id, execution_id, task_id, parent_task_run_id, value, state, state_histories, outputs, worker_queue_id,
@@ -802,32 +848,50 @@ function executorGroupWriteStatement(items: readonly ExecutorGroupWriteItem[]): 
     FROM w
     WHERE e.id = w.id AND e.tenant_id = w.tenant_id AND e.version = w.expected
       AND NOT EXISTS (SELECT 1 FROM r JOIN task_runs x ON x.id = r.id WHERE r.execution_id = w.id AND x.execution_id <> w.id)
-    RETURNING e.id, e.tenant_id
+    RETURNING ${executionColumnsOf('e')}, w.read_back_up_to
   ), runs AS (
     ${TASK_RUN_INSERT}
     SELECT r.id, u.tenant_id, r.execution_id, r.task_id, r.parent_task_run_id, r.value, r.state::task_run_state,
       r.state_histories, r.outputs, r.worker_queue_id, r.worker_selector, r.dispatch_reason, r.error, r.machine_data, now()
     FROM r JOIN updated u ON u.id = r.execution_id
     ${TASK_RUN_UPSERT}
-    RETURNING id
+    RETURNING ${taskRunReadColumns()}
   ), tries AS (
     ${ATTEMPT_INSERT}
     FROM unnest(${a.join(', ')})
       AS a (task_run_id, execution_id, attempt, worker_id, worker_queue_id, state, outputs, error, started_at, ended_at)
     JOIN updated u ON u.id = a.execution_id
     ${ATTEMPT_UPSERT}
-    RETURNING 1
-  )
-  SELECT (SELECT array_agg(id) FROM updated) AS updated, (SELECT count(*) FROM runs)::int AS runs,
-    (SELECT count(*) FROM tries)::int AS tries`;
+    RETURNING ${attemptReadColumns()}
+  )${readBack ? readBackTail() : '\n  SELECT u.id AS updated_id FROM updated u'}`;
   return { text, values, taskRuns };
 }
 
-/** The execution's columns (all but the executor's state data) and its task runs with their attempts, as JSON. */
-const GET_EXECUTION_SQL = `SELECT e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::text AS state, e.state_histories,
-  e.inputs, e.outputs, e.labels, e.trigger, e.version, e.parent_execution_id, e.parent_task_run_id,
-  e.created_at, e.updated_at, e.started_at, e.ended_at, e.error,
-  coalesce((
+/** An execution's columns as `get` reads them (all but the executor's state data), of the row named `alias`. */
+function executionColumnsOf(alias: string): string {
+  return `${alias}.id, ${alias}.tenant_id, ${alias}.namespace, ${alias}.flow_id, ${alias}.flow_revision, ${alias}.state::text AS state,
+  ${alias}.state_histories, ${alias}.inputs, ${alias}.outputs, ${alias}.labels, ${alias}.trigger, ${alias}.version,
+  ${alias}.parent_execution_id, ${alias}.parent_task_run_id, ${alias}.created_at, ${alias}.updated_at, ${alias}.started_at,
+  ${alias}.ended_at, ${alias}.error`;
+}
+
+/** The columns of a task run and of an attempt that `taskRunsJson` reads (of the table named `alias`, when given). */
+const taskRunReadColumns = (alias = ''): string =>
+  ['id', 'tenant_id', 'execution_id', 'task_id', 'parent_task_run_id', 'value', 'state', 'state_histories', 'outputs']
+    .concat(['worker_queue_id', 'worker_selector', 'dispatch_reason', 'error', 'created_at', 'updated_at'])
+    .map((column) => (alias === '' ? column : `${alias}.${column}`))
+    .join(', ');
+const attemptReadColumns = (alias = ''): string =>
+  ['id', 'task_run_id', 'attempt', 'worker_id', 'worker_queue_id', 'state', 'outputs', 'error', 'started_at', 'ended_at']
+    .map((column) => (alias === '' ? column : `${alias}.${column}`))
+    .join(', ');
+
+/**
+ * The task runs of the execution `executionId` (an SQL expression) with their attempts, as one JSON array
+ * (`TaskRunJson`), in the order `get` gives them; `runs` and `attempts` are the tables (or CTEs) to read them from.
+ */
+function taskRunsJson(executionId: string, runs: string, attempts: string): string {
+  return `coalesce((
     SELECT json_agg(json_build_object(
       'id', t.id, 'tenantId', t.tenant_id, 'executionId', t.execution_id, 'taskId', t.task_id,
       'parentTaskRunId', t.parent_task_run_id, 'value', t.value, 'state', t.state, 'stateHistories', t.state_histories,
@@ -838,14 +902,15 @@ const GET_EXECUTION_SQL = `SELECT e.id, e.tenant_id, e.namespace, e.flow_id, e.f
           'id', a.id, 'taskRunId', a.task_run_id, 'attempt', a.attempt, 'workerId', a.worker_id,
           'workerQueueId', a.worker_queue_id, 'state', a.state, 'outputs', a.outputs, 'error', a.error,
           'startedAt', a.started_at, 'endedAt', a.ended_at) ORDER BY a.attempt)
-        FROM task_run_attempts a WHERE a.task_run_id = t.id), '[]'::json)
+        FROM ${attempts} a WHERE a.task_run_id = t.id), '[]'::json)
     ) ORDER BY t.created_at, t.id)
-    FROM task_runs t WHERE t.execution_id = e.id), '[]'::json) AS task_runs
-FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
+    FROM ${runs} t WHERE t.execution_id = ${executionId}), '[]'::json)`;
+}
 
-/** The columns `GET_EXECUTION_SQL` reads, without the task runs. */
-const EXECUTION_COLUMNS = `id, tenant_id, namespace, flow_id, flow_revision, state::text AS state, state_histories, inputs, outputs,
-  labels, trigger, version, parent_execution_id, parent_task_run_id, created_at, updated_at, started_at, ended_at, error`;
+/** The execution's columns (all but the executor's state data) and its task runs with their attempts, as JSON. */
+const GET_EXECUTION_SQL = `SELECT ${executionColumnsOf('e')},
+  ${taskRunsJson('e.id', 'task_runs', 'task_run_attempts')} AS task_runs
+FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
 
 /**
  * The maintenance flag (false when never entered) and the executions of $1 with their state data: one row even when
@@ -862,9 +927,7 @@ const EXECUTOR_STATE_DATA = `CASE WHEN e.state_data IS NULL OR jsonb_typeof(e.st
       WHERE t.execution_id = e.id AND t.machine_data IS NOT NULL), '[]'::jsonb)) END AS state_data`;
 
 /** The executor's columns of an execution: the row (without task runs) and its stored state. */
-const EXECUTOR_COLUMNS = `e.id, e.tenant_id, e.namespace, e.flow_id, e.flow_revision, e.state::text AS state, e.state_histories, e.inputs,
-  e.outputs, e.labels, e.trigger, e.version, e.parent_execution_id, e.parent_task_run_id, e.created_at, e.updated_at,
-  e.started_at, e.ended_at, e.error, ${EXECUTOR_STATE_DATA}`;
+const EXECUTOR_COLUMNS = `${executionColumnsOf('e')}, ${EXECUTOR_STATE_DATA}`;
 
 const EXECUTOR_STATE_SQL = `SELECT ${EXECUTOR_COLUMNS} FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
 
@@ -881,7 +944,7 @@ const CREATE_IF_LATEST_SQL = `INSERT INTO executions (id, tenant_id, namespace, 
     state_histories jsonb, inputs jsonb, labels jsonb, trigger jsonb, parent_execution_id text, parent_task_run_id text)
   WHERE NOT EXISTS (SELECT 1 FROM flows f WHERE f.tenant_id = e.tenant_id AND f.namespace = e.namespace
     AND f.flow_id = e.flow_id AND f.revision > e.flow_revision)
-  RETURNING ${EXECUTION_COLUMNS}, '[]'::json AS task_runs`;
+  RETURNING ${executionColumnsOf('executions')}, '[]'::json AS task_runs`;
 
 interface ExecutionRow {
   readonly id: string;
@@ -906,6 +969,9 @@ interface ExecutionRow {
   readonly task_runs: TaskRunJson[];
 }
 
+/** A row of the group write's answer: an execution updated, with its columns and task runs when read back (else null or absent). */
+type GroupWriteRow = { readonly updated_id: string } & (ExecutionRow | { readonly [column in keyof ExecutionRow]?: null });
+
 /** A row of `EXECUTOR_STATES_SQL`: the flag, and an execution's columns (all null on the row of no execution). */
 /** An execution's row as the executor reads it: its columns and its stored state. */
 type ExecutorRow = Omit<ExecutionRow, 'task_runs'> & { readonly state_data: Prisma.JsonValue | null };
@@ -918,6 +984,14 @@ type TaskRunJson = Omit<TaskRun, 'createdAt' | 'updatedAt'> & {
   readonly updatedAt: string;
   readonly attempts: Array<Omit<TaskRunAttempt, 'startedAt' | 'endedAt'> & { startedAt: string | null; endedAt: string | null }>;
 };
+
+/** What `get` answers for a row of `GET_EXECUTION_SQL` (or a group write's execution read back). */
+function executionWithTaskRunsOf(row: ExecutionRow): ExecutionWithTaskRuns {
+  return {
+    ...toExecutionRecord(executionOfRow(row)),
+    taskRuns: row.task_runs.map((taskRun) => toTaskRunRecord(taskRunOfJson(taskRun))),
+  };
+}
 
 function executionOfRow(row: Omit<ExecutionRow, 'task_runs'>): Execution {
   return {

@@ -7,8 +7,9 @@ import {
   executorEventCodec,
   QueueTopics,
 } from '@lanner/frames';
-import type { ExecutionRecordState } from '@lanner/model';
+import type { ExecutionRecordState, ExecutionWithTaskRuns } from '@lanner/model';
 import type { QueueSubscription } from '@lanner/queue';
+import { Pool } from 'pg';
 import { eventually, startApiForSpec, type ApiSpecFixture } from './testing/api-spec-fixture';
 
 // The api role in-process against the real PostgreSQL and Kafka; the spec
@@ -56,8 +57,15 @@ async function createExecution(query = '', body: unknown = { inputs: { who: 'spe
   });
 }
 
-/** Plays the executor: stores a new state, then announces it on the updates topic. */
-async function executorMoves(executionId: string, state: ExecutionRecordState) {
+/**
+ * Plays the executor: stores a new state, then announces it on the updates topic; `carry` makes
+ * the update carry an execution (what `get` reads after the write, changed as it says).
+ */
+async function executorMoves(
+  executionId: string,
+  state: ExecutionRecordState,
+  carry?: (stored: ExecutionWithTaskRuns) => ExecutionWithTaskRuns,
+) {
   const current = await api.repositories.executions.get(TENANT, executionId);
   const ended = ['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'CANCELLED'].includes(state);
   const now = new Date();
@@ -80,6 +88,7 @@ async function executorMoves(executionId: string, state: ExecutionRecordState) {
         state,
         version: stored.version,
         ended,
+        ...(carry !== undefined ? { execution: carry(await api.repositories.executions.get(TENANT, executionId)) } : {}),
       },
     }),
   ]);
@@ -430,6 +439,51 @@ describe('executions', () => {
     const answer = await waiting;
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ id: created, state: { current: 'SUCCESS' }, ended: true });
+  });
+
+  it('?wait=true answers with the execution the end update carried, without reading it; else it reads', async () => {
+    const waitFor = async (carry?: (stored: ExecutionWithTaskRuns) => ExecutionWithTaskRuns) => {
+      const waiting = createExecution('?wait=true&waitTimeout=PT50S');
+      const created = await eventually('the waiting execution', () => {
+        const ids = new Set(
+          executorEvents.filter((event) => event.type === 'execution.created').map((event) => event.payload.executionId),
+        );
+        return [...ids].find((id) => !seenBeforeWait.has(id));
+      });
+      seenBeforeWait.add(created);
+      await executorMoves(created, 'RUNNING');
+      const statements = jest.spyOn(Pool.prototype, 'query');
+      const reads = () =>
+        statements.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('SELECT e.id, e.tenant_id')).length;
+      try {
+        await executorMoves(created, 'SUCCESS', carry);
+        const answer = await waiting;
+        expect(answer.status).toBe(200);
+        // The spec's own reads in executorMoves: one, and one more to build what it carries.
+        const own = carry === undefined ? 1 : 2;
+        return { answer, created, apiReads: reads() - own };
+      } finally {
+        statements.mockRestore();
+      }
+    };
+    // What the update carried differs from the row (outputs): the answer is the carried one.
+    const carried = await waitFor((stored) => ({ ...stored, outputs: { from: 'the update' } }));
+    expect(carried.answer.json).toMatchObject({ id: carried.created, state: { current: 'SUCCESS' }, ended: true });
+    expect(carried.answer.json.outputs).toEqual({ from: 'the update' });
+    expect(carried.apiReads).toBe(0);
+
+    // Without it, of another tenant, or not at the version the update announces: it reads the row.
+    const fallbacks = [
+      undefined,
+      (stored: ExecutionWithTaskRuns) => ({ ...stored, tenantId: 'other', outputs: { from: 'the update' } }),
+      (stored: ExecutionWithTaskRuns) => ({ ...stored, version: 0, outputs: { from: 'the update' } }),
+    ];
+    for (const carry of fallbacks) {
+      const read = await waitFor(carry);
+      expect(read.answer.json).toMatchObject({ id: read.created, state: { current: 'SUCCESS' }, ended: true });
+      expect(read.answer.json.outputs).toEqual({});
+      expect(read.apiReads).toBe(1);
+    }
   });
 
   it('/follow streams the execution after each update until it ends', async () => {

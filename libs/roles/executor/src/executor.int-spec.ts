@@ -431,6 +431,64 @@ tasks:
     ]);
   });
 
+  it('carries an ended execution in its last update exactly as the repository reads it, unless it is too long', async () => {
+    const revision = await saveFlow(
+      'carried',
+      `
+id: carried
+namespace: ${NAMESPACE}
+inputs:
+  - id: name
+    type: STRING
+tasks:
+  - id: flaky
+    type: io.kestra.plugin.core.debug.Return
+    format: "{{ inputs.name }}"
+    retry:
+      type: constant
+      interval: PT0.5S
+      maxAttempts: 3
+  - id: answer
+    type: io.kestra.plugin.core.debug.Return
+    format: "{{ outputs.flaky.value }} said hi"
+`,
+    );
+    const size = { answer: 'short' };
+    const script: JobScript = async (job, reply) => {
+      await reply.started(job);
+      if (job.taskId === 'flaky' && job.attempt === 1) await reply.result(job, 'FAILED', {}, 'the service answered 503');
+      else if (job.taskId === 'flaky') await reply.result(job, 'SUCCESS', { value: 'ada' });
+      else await reply.result(job, 'SUCCESS', { value: size.answer === 'short' ? 'ada said hi' : 'x'.repeat(20_000) });
+    };
+
+    const executionId = await submit('carried', revision, { name: 'ada' }, script);
+    const execution = await eventually(executionId, ended, 'ended');
+    const last = (await untilUpdated(executionId, execution.version)).find((update) => update.version === execution.version);
+
+    expect(last?.ended).toBe(true);
+    expect(execution.taskRuns[0].attempts.map((attempt) => [attempt.state, attempt.error])).toEqual([
+      ['FAILED', { message: 'the service answered 503' }],
+      ['SUCCESS', null],
+    ]);
+    expect(execution.taskRuns[1].outputs).toEqual({ value: 'ada said hi' });
+    // Dates, attempts, errors and outputs: what the update carries is what the repository reads after it.
+    expect(last?.execution).toEqual(await repositories.executions.get(TENANT, executionId));
+    expect(last?.execution?.updatedAt).toBeInstanceOf(Date);
+    // Only the end carries it.
+    const earlier = updates.filter((update) => update.executionId === executionId && update.version < execution.version);
+    expect(earlier.length).toBeGreaterThan(0);
+    expect(earlier.every((update) => update.execution === undefined)).toBe(true);
+
+    // An execution too long for the bound ends with the hint alone.
+    size.answer = 'long';
+    const longId = await submit('carried', revision, { name: 'ada' }, script);
+    const long = await eventually(longId, ended, 'ended');
+    const longLast = (await untilUpdated(longId, long.version)).find((update) => update.version === long.version);
+    expect(long.state).toBe('SUCCESS');
+    expect(longLast).toEqual(expect.objectContaining({ state: 'SUCCESS', ended: true }));
+    expect(longLast?.execution).toBeUndefined();
+  });
+
   it('fails a task run whose worker never answers once its timeout passes, and asks to kill the job', async () => {
     const revision = await saveFlow(
       'silent',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { encodeQueueMessage, executionUpdateCodec } from '@lanner/frames';
+import { encodeExecutionUpdate, encodeQueueMessage, executionUpdateCodec } from '@lanner/frames';
+import type { ExecutionWithTaskRuns } from '@lanner/model';
 import { createInProcessQueue, type QueuePort } from '@lanner/queue';
 import { apiTopics } from '../api-topics';
 import { ExecutionUpdatesFeed, type ExecutionChange } from './execution-updates.feed';
@@ -73,6 +74,62 @@ describe('the execution updates feed', () => {
     await update('exec-2', 4, true);
     await before;
     expect(await hear('exec-2', 1)).toEqual([{ version: 4, ended: true }]);
+  });
+
+  it('passes on the ended execution an update carries, to a late listener too, when it is the one announced', async () => {
+    const at = new Date('2026-11-30T01:02:03.456Z');
+    const carried: ExecutionWithTaskRuns = {
+      id: 'exec-4',
+      tenantId: 'main',
+      namespace: 'company.team',
+      flowId: 'hello',
+      flowRevision: 1,
+      state: 'SUCCESS',
+      stateHistories: [{ state: 'SUCCESS', date: at }],
+      inputs: null,
+      outputs: { done: true },
+      labels: {},
+      trigger: null,
+      version: 6,
+      parentExecutionId: null,
+      parentTaskRunId: null,
+      createdAt: at,
+      updatedAt: at,
+      startedAt: at,
+      endedAt: at,
+      error: null,
+      taskRuns: [],
+    };
+    const carry = async (execution: ExecutionWithTaskRuns, version: number) => {
+      const message = {
+        schemaVersion: 1 as const,
+        messageId: randomUUID(),
+        type: 'execution.updated' as const,
+        occurredAt: new Date().toISOString(),
+        payload: {
+          tenantId: 'main',
+          executionId: 'exec-4',
+          namespace: 'company.team',
+          flowId: 'hello',
+          state: 'SUCCESS',
+          version,
+          ended: true,
+          execution,
+        },
+      };
+      await queue.publish(topics.executionUpdates, [encodeExecutionUpdate(message)]);
+    };
+    const heard = hear('exec-4', 1);
+    await carry(carried, 6);
+    expect(await heard).toEqual([{ version: 6, ended: true, execution: carried }]);
+    expect(await hear('exec-4', 1)).toEqual([{ version: 6, ended: true, execution: carried }]);
+
+    // One of another version than announced is not passed on.
+    // (This listener hears the recent end first.)
+    const other = hear('exec-4', 2);
+    await carry({ ...carried, version: 5 }, 7);
+    expect((await other)[1]).toEqual({ version: 7, ended: true });
+    expect(await hear('exec-4', 1)).toEqual([{ version: 7, ended: true }]);
   });
 
   it('says nothing to a late listener of an execution that has not ended', async () => {

@@ -2,13 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { decodeQueueMessage, executionUpdateCodec, NewerSchemaVersionError } from '@lanner/frames';
 import type { QueuePort, QueueSubscription, SubscribeOptions } from '@lanner/queue';
+import type { ExecutionWithTaskRuns } from '@lanner/model';
 import { QUEUE } from '@lanner/runtime';
 import { API_TOPICS, type ApiTopics } from '../api-topics';
 
-/** What an update says about the execution: its stored version after the change and whether it ended. */
+/**
+ * What an update says about the execution: its stored version after the change and whether it
+ * ended, and when it ended, mostly, the execution as the repository reads it after that change.
+ */
 export interface ExecutionChange {
   readonly version: number;
   readonly ended: boolean;
+  readonly execution?: ExecutionWithTaskRuns;
 }
 
 type Listener = (change: ExecutionChange) => void;
@@ -19,6 +24,8 @@ type Listener = (change: ExecutionChange) => void;
  * place) is told at once instead of at its next slow poll.
  */
 const RECENTLY_ENDED_LIMIT = 10_000;
+/** Of those, how many it keeps the carried execution of (each at most MAX_CARRIED_EXECUTION_BYTES on the wire). */
+const RECENTLY_CARRIED_LIMIT = 1_000;
 
 /** The Kafka adapter's option (the in-process one has no commit requests to save). */
 type FollowOptions = SubscribeOptions & { commitOffsets: false };
@@ -28,7 +35,7 @@ type FollowOptions = SubscribeOptions & { commitOffsets: false };
  * its own (every process sees every update), starting at the end of the topic.
  * Listeners are told that an execution changed (its version, whether it ended);
  * they re-read the repository, which holds the truth (an update is only a hint,
- * and may be missed).
+ * and may be missed), unless the update of its end carried the ended execution.
  * The group's offsets are never committed: nobody reads them again (a restarted
  * process has a new group), so each update costs no commit request.
  */
@@ -38,6 +45,8 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
   private readonly listeners = new Map<string, Set<Listener>>();
   /** Execution id -> the version it ended at; the oldest forgotten first (a Map iterates in insertion order). */
   private readonly recentlyEnded = new Map<string, number>();
+  /** Execution id -> the ended execution its last update carried, for the most recent ones. */
+  private readonly recentlyCarried = new Map<string, ExecutionWithTaskRuns>();
   private subscription: QueueSubscription | undefined;
   private markStarted!: () => void;
   /** Resolves once the group is joined: updates published from then on are seen. */
@@ -59,8 +68,12 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
       handler: async (message) => {
         try {
           const update = decodeQueueMessage(executionUpdateCodec, message.value);
-          const { executionId, version, ended } = update.payload;
-          this.notify(executionId, { version, ended });
+          const { tenantId, executionId, version, ended } = update.payload;
+          // The executor's copy of the repository's read (its states are the repository's), when it is the one announced.
+          const execution = update.payload.execution as ExecutionWithTaskRuns | undefined;
+          const carried =
+            ended && execution?.id === executionId && execution.tenantId === tenantId && execution.version === version;
+          this.notify(executionId, { version, ended, ...(carried ? { execution } : {}) });
         } catch (error) {
           // A hint we cannot read is skipped (followers still poll); retrying it would stall the partition.
           const reason = error instanceof NewerSchemaVersionError ? 'written by a newer Lanner' : 'invalid';
@@ -81,7 +94,11 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
    */
   listen(executionId: string, listener: Listener): () => void {
     const endedAt = this.recentlyEnded.get(executionId);
-    if (endedAt !== undefined) queueMicrotask(() => listener({ version: endedAt, ended: true }));
+    if (endedAt !== undefined) {
+      const execution = this.recentlyCarried.get(executionId);
+      const change = { version: endedAt, ended: true, ...(execution?.version === endedAt ? { execution } : {}) };
+      queueMicrotask(() => listener(change));
+    }
     let set = this.listeners.get(executionId);
     if (set === undefined) {
       set = new Set();
@@ -98,9 +115,11 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
     if (change.ended) {
       this.recentlyEnded.delete(executionId);
       this.recentlyEnded.set(executionId, change.version);
-      if (this.recentlyEnded.size > RECENTLY_ENDED_LIMIT) {
-        const oldest = this.recentlyEnded.keys().next();
-        if (oldest.done !== true) this.recentlyEnded.delete(oldest.value);
+      forgetOldest(this.recentlyEnded, RECENTLY_ENDED_LIMIT);
+      this.recentlyCarried.delete(executionId);
+      if (change.execution !== undefined) {
+        this.recentlyCarried.set(executionId, change.execution);
+        forgetOldest(this.recentlyCarried, RECENTLY_CARRIED_LIMIT);
       }
     }
     for (const listener of this.listeners.get(executionId) ?? []) listener(change);
@@ -110,5 +129,14 @@ export class ExecutionUpdatesFeed implements OnModuleDestroy {
     const subscription = this.subscription;
     this.subscription = undefined;
     await subscription?.close();
+  }
+}
+
+/** Keeps `map` to `limit` entries by forgetting the oldest (a Map iterates in insertion order). */
+function forgetOldest<V>(map: Map<string, V>, limit: number): void {
+  while (map.size > limit) {
+    const oldest = map.keys().next();
+    if (oldest.done === true) return;
+    map.delete(oldest.value);
   }
 }

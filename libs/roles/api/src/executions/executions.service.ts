@@ -470,7 +470,9 @@ export class ExecutionsService {
    * execution is not worth a read, so a `?wait=true` reads the execution once
    * when it ends (plus once per slow poll while it runs) rather than after
    * every change. `known` is the execution as the caller just stored it (a
-   * create), so it is not read back first.
+   * create), so it is not read back first. When the update of the end carries
+   * the ended execution (of this tenant, not older than what was seen), that is
+   * the answer, with no read at all.
    */
   async follow(
     tenant: TenantRepositories,
@@ -488,23 +490,31 @@ export class ExecutionsService {
     let changed = false;
     // Updates arrived since the last read that were not worth one.
     let skipped = false;
+    // The ended execution an update carried, the answer instead of a read.
+    let carried: ExecutionWithTaskRuns | undefined;
     const stopListening = this.updates.listen(executionId, (change) => {
       if (!everyChange && !change.ended) {
         skipped = true;
         return;
       }
+      const execution = change.execution;
+      if (!everyChange && execution?.id === executionId && execution.tenantId === tenant.tenantId) carried = execution;
       changed = true;
       wake();
     });
     const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
-    const read = async () => {
+    let current: ExecutionWithTaskRuns | undefined = options.known;
+    const read = async (): Promise<ExecutionWithTaskRuns> => {
       changed = false;
       skipped = false;
+      const ended = carried;
+      carried = undefined;
+      if (ended !== undefined && ended.version >= (current?.version ?? 0)) return ended;
       return this.get(tenant, executionId);
     };
     try {
       let seen: ExecutionWithTaskRuns | undefined;
-      let current = options.known ?? (await read());
+      current ??= await read();
       for (;;) {
         if (seen === undefined || current.version !== seen.version || current.state !== seen.state) {
           seen = current;

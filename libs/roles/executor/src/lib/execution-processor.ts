@@ -2,16 +2,25 @@ import { Logger } from '@nestjs/common';
 import { ExpressionError } from '@lanner/expressions';
 import {
   broadcastCodec,
+  encodeExecutionUpdate,
   encodeQueueMessage,
-  executionUpdateCodec,
   executorEventCodec,
   InvalidQueueMessageError,
   jobMessageId,
+  MAX_CARRIED_EXECUTION_BYTES,
   QUEUE_SCHEMA_VERSIONS,
   type EncodedQueueMessage,
   type ExecutorEvent,
 } from '@lanner/frames';
-import { parseFlow, TASK_TYPES, type ExecutionRecord, type Flow, type FlowRevisionRecord, type StoredJson } from '@lanner/model';
+import {
+  parseFlow,
+  TASK_TYPES,
+  type ExecutionRecord,
+  type ExecutionWithTaskRuns,
+  type Flow,
+  type FlowRevisionRecord,
+  type StoredJson,
+} from '@lanner/model';
 import type { QueuePort } from '@lanner/queue';
 import {
   AlreadyExists,
@@ -244,16 +253,19 @@ export class ExecutionProcessor {
     }
     const changed = applied.filter(({ unit }) => unit.current !== unit.stored);
     let outcomes: Map<string, ExecutorGroupWriteOutcome>;
+    let readBack: Map<string, ExecutionWithTaskRuns>;
     try {
       await this.produce(applied.map(({ unit }) => unit.outbox));
-      outcomes = await this.repositories.executions.storeExecutorStates(
+      ({ outcomes, readBack } = await this.repositories.executions.storeExecutorStates(
         changed.map(({ unit }) => ({
           tenantId: unit.tenantId,
           executionId: unit.current.id,
           expectedVersion: unit.storedVersion,
           write: executorStateWrite(unit.stored, unit.current),
+          // An ended execution comes back as the repository reads it, for its update to carry.
+          ...(isTerminal(unit.current.state) ? { readBackUpTo: MAX_CARRIED_EXECUTION_BYTES } : {}),
         })),
-      );
+      ));
     } catch {
       // One execution's records or data may be what the queue or the database refuses: nothing of the batch is
       // stored, and each execution goes on its own, one event at a time, where what fails fails alone (retried,
@@ -269,7 +281,7 @@ export class ExecutionProcessor {
       const outcome = unit.current === unit.stored ? 'unchanged' : outcomes.get(unit.current.id);
       if (outcome === 'stored' || outcome === 'unchanged') {
         this.keep(unit);
-        if (outcome === 'stored') this.announce(unit);
+        if (outcome === 'stored') this.announce(unit, readBack.get(unit.current.id));
         settled.push(unit);
       } else {
         // Another writer got there first, or the row is gone: `process` reads it again and says what happened.
@@ -972,11 +984,14 @@ export class ExecutionProcessor {
     });
   }
 
-  /** After every stored change: what the API follows for SSE and `?wait=true`. */
-  private announce(unit: Unit): void {
+  /**
+   * After every stored change: what the API follows for SSE and `?wait=true`; an ended
+   * execution's carries it as stored (`stored`, read back by the write) when given.
+   */
+  private announce(unit: Unit, stored?: ExecutionWithTaskRuns): void {
     const execution = unit.current;
     this.publish(unit.afterStore, this.options.topics.executionUpdates, [
-      encodeQueueMessage(executionUpdateCodec, {
+      encodeExecutionUpdate({
         schemaVersion: QUEUE_SCHEMA_VERSIONS['execution.updated'],
         messageId: `${execution.id}:${execution.version}`,
         type: 'execution.updated',
@@ -990,6 +1005,7 @@ export class ExecutionProcessor {
           state: execution.state,
           version: execution.version,
           ended: isTerminal(execution.state),
+          ...(stored !== undefined && isTerminal(execution.state) ? { execution: stored } : {}),
         },
       }),
     ]);
