@@ -109,4 +109,39 @@ describe('calls batched while a round trip is in flight', () => {
       jest.useRealTimers();
     }
   });
+
+  it('with a window by load, sends the call of a quiet moment at once and, at load, waits for the calls that follow', async () => {
+    jest.useFakeTimers();
+    try {
+      const { batches, run } = manualRoundTrips();
+      const calls = new BatchedCalls(run, 200, { quietMs: 0, atLoadMs: 5, fromCallsPerSecond: 80 });
+      const answers: Promise<string>[] = [];
+      // Rare calls (one every 100 ms) go at once, each alone.
+      for (const input of [1, 2, 3]) {
+        answers.push(calls.call(input));
+        expect(batches.at(-1)?.inputs).toEqual([input]);
+        batches.at(-1)?.finish([String(input)]);
+        await jest.advanceTimersByTimeAsync(100);
+      }
+      // One a millisecond: once the rate passes 80 a second, a call waits 5 ms and the next ones join it.
+      const busy = Array.from({ length: 20 }, (_, index) => 10 + index);
+      for (const input of busy) {
+        answers.push(calls.call(input));
+        await jest.advanceTimersByTimeAsync(1);
+        const last = batches.at(-1);
+        if (last !== undefined && last.inputs.includes(input)) last.finish(last.inputs.map(String));
+        // The round trip is over before the next call (one that came meanwhile would go in the same flush).
+        await jest.advanceTimersByTimeAsync(0);
+      }
+      await jest.advanceTimersByTimeAsync(5);
+      batches.at(-1)?.finish((batches.at(-1)?.inputs ?? []).map(String));
+      // At first each goes alone (nothing in flight, the rate still low); then several share a batch.
+      expect(batches[3].inputs).toEqual([10]);
+      expect(Math.max(...batches.map((batch) => batch.inputs.length))).toBeGreaterThanOrEqual(4);
+      expect(batches.slice(3).flatMap((batch) => batch.inputs)).toEqual(busy);
+      await expect(Promise.all(answers)).resolves.toEqual(['1', '2', '3', ...busy.map(String)]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

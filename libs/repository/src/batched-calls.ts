@@ -1,3 +1,5 @@
+import { LoadLinger, type LoadLingerOptions } from './load-linger';
+
 interface QueuedCall<In, Out> {
   readonly input: In;
   resolve(output: Out): void;
@@ -13,7 +15,7 @@ interface QueuedCall<In, Out> {
  *
  * With `lingerMs`, the first call of a quiet moment waits that long for others
  * instead (for writes nobody waits on, where fewer statements matter more than
- * a few milliseconds).
+ * a few milliseconds); given as a window by load, only under load (see LoadLinger).
  *
  * `run` answers each input at the same index. If a batch of several calls
  * throws, each of its calls is run again alone, so a call the database refuses
@@ -26,19 +28,24 @@ interface QueuedCall<In, Out> {
 export class BatchedCalls<In, Out> {
   private queued: QueuedCall<In, Out>[] = [];
   private flushing = false;
+  private readonly windows: LoadLinger | undefined;
 
+  /** `lingerMs` a number, or a window by load (see LoadLinger). */
   constructor(
     private readonly run: (inputs: readonly In[]) => Promise<readonly Out[]>,
     private readonly maxBatch = 200,
-    private readonly lingerMs = 0,
-  ) {}
+    private readonly lingerMs: number | LoadLingerOptions = 0,
+  ) {
+    this.windows = typeof lingerMs === 'number' ? undefined : new LoadLinger(lingerMs);
+  }
 
   call(input: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
+      const lingerMs = this.windows === undefined ? (this.lingerMs as number) : this.windows.arrived();
       this.queued.push({ input, resolve, reject });
       if (this.flushing) return;
       this.flushing = true;
-      if (this.lingerMs > 0) setTimeout(() => void this.flush(), this.lingerMs);
+      if (lingerMs > 0) setTimeout(() => void this.flush(), lingerMs);
       else void this.flush();
     });
   }

@@ -1,5 +1,4 @@
-/** The horizon of the insert rate that decides an insert window's length. */
-const RATE_HORIZON_MS = 100;
+import { LoadLinger } from '../load-linger';
 
 interface Waiting<In> {
   readonly input: In;
@@ -21,7 +20,7 @@ export interface JobWriteWindows {
    * (at that rate a window this long holds several; below it, the short window keeps a job's wait short).
    */
   readonly insertLingerAtLoadMs: number;
-  /** The rate of inserts, averaged over the last 100 ms or so, from which `insertLingerAtLoadMs` applies. */
+  /** The rate of inserts (a moving average, see LoadLinger) from which `insertLingerAtLoadMs` applies. */
   readonly loadInsertsPerSecond: number;
   /** How long a removal waits for others (nobody waits on it). */
   readonly removalLingerMs: number;
@@ -52,9 +51,7 @@ export class WindowedJobWrites<Insert, Removal> {
   private removalsSince = 0;
   /** The window of the inserts now waiting (decided when the first of them arrived). */
   private insertLinger = 0;
-  /** Inserts per millisecond, a moving average over about RATE_HORIZON_MS, as of `rateAt`. */
-  private insertRate = 0;
-  private rateAt = 0;
+  private readonly insertWindows: LoadLinger;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private inFlight = false;
@@ -62,17 +59,21 @@ export class WindowedJobWrites<Insert, Removal> {
   constructor(
     private readonly run: RunJobWrites<Insert, Removal>,
     private readonly windows: JobWriteWindows,
-  ) {}
+  ) {
+    this.insertWindows = new LoadLinger({
+      quietMs: windows.insertLingerMs,
+      atLoadMs: windows.insertLingerAtLoadMs,
+      fromCallsPerSecond: windows.loadInsertsPerSecond,
+    });
+  }
 
   insert(input: Insert): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       const now = performance.now();
-      this.insertRate = this.insertRate * Math.exp(-(now - this.rateAt) / RATE_HORIZON_MS) + 1 / RATE_HORIZON_MS;
-      this.rateAt = now;
+      const linger = this.insertWindows.arrived(now);
       if (this.inserts.length === 0) {
         this.insertsSince = now;
-        const atLoad = this.insertRate * 1000 >= this.windows.loadInsertsPerSecond;
-        this.insertLinger = atLoad ? this.windows.insertLingerAtLoadMs : this.windows.insertLingerMs;
+        this.insertLinger = linger;
       }
       this.inserts.push({ input, resolve, reject });
       this.schedule();
