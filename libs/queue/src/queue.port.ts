@@ -104,6 +104,8 @@ export interface SubscribeOptions {
    * stale from here on: another member may have handled some of them.
    */
   onAssignment?: () => void;
+  /** Handlers of this member running at the same time (see SubscribeConcurrency); default one at a time. */
+  concurrency?: SubscribeConcurrency;
   /** Backoff between retries of a message whose handler threw. */
   retry?: RetryBackoff;
   /**
@@ -113,6 +115,27 @@ export interface SubscribeOptions {
    * `subscribe` still starting then rejects with `SubscribeAborted`.
    */
   signal?: AbortSignal;
+}
+
+/**
+ * How many handlers of one member run at the same time, for a handler whose calls
+ * for different keys are independent (`handler` only: a `batchHandler` gets one
+ * batch of a partition at a time). Either setting is a positive integer.
+ */
+export interface SubscribeConcurrency {
+  /**
+   * Partitions handled side by side; default 1 on Kafka (one message at a time for
+   * the whole member). The in-process queue always handles every partition side by side.
+   */
+  partitionsConsumedConcurrently?: number;
+  /**
+   * Messages of one partition handled at the same time; default 1. Above 1,
+   * messages with the same key still run one after the other in order, messages
+   * with different keys overlap, and the partition's offset is committed only up
+   * to the first message whose handler has not resolved yet, so a crash or a
+   * rebalance redelivers every message not handled, never skips one.
+   */
+  messagesPerPartition?: number;
 }
 
 /**

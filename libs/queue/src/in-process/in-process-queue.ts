@@ -106,6 +106,8 @@ interface GroupMember {
   maxBatchMessages: number;
   /** How long a batch of fewer than `maxBatchMessages` waits for more (see SubscribeOptions.batchWaitMs). */
   batchWaitMs: number;
+  /** Handlers of one partition running at once (see SubscribeConcurrency.messagesPerPartition); 1 for a batch handler. */
+  messagesPerPartition: number;
   onAssignment: (() => void) | undefined;
   retry: RetryBackoff | undefined;
   paused: Set<string>;
@@ -199,6 +201,11 @@ class InProcessQueue implements QueuePort {
     if (batchWaitMs !== undefined && (!Number.isInteger(batchWaitMs) || batchWaitMs < 0)) {
       throw new QueueConfigError(`batchWaitMs must be a non-negative integer, got ${batchWaitMs}`);
     }
+    for (const [setting, value] of Object.entries(options.concurrency ?? {})) {
+      if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+        throw new QueueConfigError(`concurrency.${setting} must be a positive integer, got ${String(value)}`);
+      }
+    }
     for (const topic of options.topics) this.topicLog(topic);
 
     if (options.signal?.aborted) throw new SubscribeAborted(options.groupId);
@@ -216,6 +223,8 @@ class InProcessQueue implements QueuePort {
       batchHandler: options.batchHandler,
       maxBatchMessages: options.maxBatchMessages ?? 100,
       batchWaitMs: options.batchHandler !== undefined ? (batchWaitMs ?? 0) : 0,
+      // Every partition has a pump of its own, so `partitionsConsumedConcurrently` is always all of them.
+      messagesPerPartition: options.batchHandler !== undefined ? 1 : (options.concurrency?.messagesPerPartition ?? 1),
       onAssignment: options.onAssignment,
       retry: options.retry,
       paused: new Set(),
@@ -358,6 +367,7 @@ class InProcessQueue implements QueuePort {
   }
 
   private async runPump(group: ConsumerGroup, pump: PartitionPump, startOffset: number): Promise<void> {
+    if (pump.member.messagesPerPartition > 1) return this.runOverlappingPump(group, pump, startOffset);
     const ref = partitionRef(pump.topic, pump.partition);
     let position = startOffset;
     let sinceYield = 0;
@@ -397,6 +407,65 @@ class InProcessQueue implements QueuePort {
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
+  }
+
+  /**
+   * A partition whose messages overlap, up to `messagesPerPartition` at once: a
+   * message waits for the one before it with the same key, and the partition is
+   * committed up to the first message not handled yet. Once stopped, it starts
+   * nothing more and resolves after the running handlers (what they leave
+   * unhandled stays uncommitted for the next owner).
+   */
+  private async runOverlappingPump(group: ConsumerGroup, pump: PartitionPump, startOffset: number): Promise<void> {
+    const ref = partitionRef(pump.topic, pump.partition);
+    const limit = pump.member.messagesPerPartition;
+    const running = new Set<Promise<void>>();
+    /** The last running message of each key, which the next message of that key waits for. */
+    const lastOfKey = new Map<string, Promise<boolean>>();
+    const handled = new Set<number>();
+    let committed = startOffset;
+    let position = startOffset;
+    let sinceYield = 0;
+    // What finished is committed also after a stop, as one at a time: the next owner starts once this pump is done.
+    const settle = (offset: number, done: boolean): void => {
+      if (done) handled.add(offset);
+      const before = committed;
+      while (handled.delete(committed)) committed += 1;
+      if (committed > before) this.commit(group, ref, committed);
+      pump.wakeup.notify();
+    };
+    while (!pump.stopped) {
+      const log = this.topics.get(pump.topic)?.[pump.partition];
+      if (!log) break;
+      if (pump.member.paused.has(pump.topic) || position >= log.endOffset || running.size >= limit) {
+        await pump.wakeup.next();
+        continue;
+      }
+      if (position < log.baseOffset) {
+        position = log.baseOffset;
+        if (running.size === 0) committed = Math.max(committed, position);
+      }
+      const offset = position;
+      const record = log.read(offset);
+      if (!record) throw new Error(`offset ${offset} missing in ${ref}`);
+      position += 1;
+      const before = lastOfKey.get(record.key);
+      const handling = (before ?? Promise.resolve(true)).then((previousDone) =>
+        previousDone && !pump.stopped ? this.handleWithRetry(pump, record, offset) : false,
+      );
+      lastOfKey.set(record.key, handling);
+      const tracked = handling.then((done) => {
+        if (lastOfKey.get(record.key) === handling) lastOfKey.delete(record.key);
+        running.delete(tracked);
+        settle(offset, done);
+      });
+      running.add(tracked);
+      if (++sinceYield >= yieldEvery) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    await Promise.all(running);
   }
 
   /**

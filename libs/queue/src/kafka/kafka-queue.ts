@@ -67,16 +67,10 @@ export interface KafkaConsumerTimeouts {
 
 /**
  * Kafka-only subscribe settings, read from the options passed to `subscribe`
- * (other adapters ignore them): the member's concurrency for this subscription
- * alone, overriding the queue-wide `consumer` settings.
+ * (other adapters ignore them). The port's `concurrency` overrides the
+ * queue-wide `consumer` settings for this subscription alone.
  */
-export interface KafkaSubscribeConcurrency {
-  partitionsConsumedConcurrently?: number;
-  messagesPerPartition?: number;
-}
-
 export interface KafkaSubscribeOptions extends SubscribeOptions {
-  concurrency?: KafkaSubscribeConcurrency;
   /**
    * How long the commit of a handled message may wait, merged with the member's
    * other commits into one request; default 0 (each message is committed before
@@ -333,7 +327,7 @@ class KafkaQueue implements QueuePort {
     if (options.groupId.trim() === '') throw new QueueConfigError('groupId must not be empty');
     if (options.topics.length === 0) throw new QueueConfigError('topics must not be empty');
     options.topics.forEach(assertTopicName);
-    const concurrency = (options as KafkaSubscribeOptions).concurrency ?? {};
+    const concurrency = options.concurrency ?? {};
     assertConcurrency(concurrency.partitionsConsumedConcurrently, 'concurrency.partitionsConsumedConcurrently');
     assertConcurrency(concurrency.messagesPerPartition, 'concurrency.messagesPerPartition');
     const commitIntervalMs = (options as KafkaSubscribeOptions).commitIntervalMs ?? 0;

@@ -387,7 +387,6 @@ export function describeQueueContract(
       expect(text(next)).toBe('job-2');
     });
 
-    // The second setting is read by the Kafka adapter only (several messages of a partition at once); others ignore it.
     it.each([
       ['one message at a time', {}],
       [
@@ -543,6 +542,58 @@ export function describeQueueContract(
       await queue.publish(topic, [record('task-run-1', 'job-6')]);
       await started.waitFor(7, 'a job published later');
       expect(await lagOnceSettled(group, topic, 0)).toBe(0);
+    });
+
+    it('several messages of a partition at once: other keys overlap up to the limit, one key waits its turn, the commit stops at the first unfinished', async () => {
+      const topic = await newTopic('overlapping', 1);
+      const group = groupId('overlapping');
+      // a-1 .. d-4 have keys of their own; e-5 waits for a free place; a-6 for a-1, whose key it shares.
+      const values = ['a-1', 'b-2', 'c-3', 'd-4', 'e-5', 'a-6'];
+      await queue.publish(
+        topic,
+        values.map((value) => record(value.slice(0, 1), value)),
+      );
+      const started = new Inbox(deadlineMs);
+      const events: string[] = [];
+      const finish = new Map<string, () => void>();
+      const mayFinish = new Map(values.map((value) => [value, new Promise<void>((resolve) => finish.set(value, resolve))]));
+      let running = 0;
+      let mostRunning = 0;
+      await subscribe({
+        groupId: group,
+        topics: [topic],
+        concurrency: { partitionsConsumedConcurrently: 1, messagesPerPartition: 4 },
+        handler: async (message) => {
+          running += 1;
+          mostRunning = Math.max(mostRunning, running);
+          events.push(`start ${text(message)}`);
+          await started.handler(message);
+          await mayFinish.get(text(message));
+          events.push(`end ${text(message)}`);
+          running -= 1;
+        },
+      });
+      const settleMs = 300;
+      const names = (): string[] => started.messages.map(text);
+      await started.waitFor(4, 'four messages of different keys at once');
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
+      expect(names()).toEqual(['a-1', 'b-2', 'c-3', 'd-4']);
+      expect(await lagOnceSettled(group, topic, 6)).toBe(6);
+
+      for (const value of ['b-2', 'c-3', 'd-4']) finish.get(value)?.();
+      await started.waitFor(5, 'e-5 once places are free');
+      finish.get('e-5')?.();
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
+      // a-6 still waits for a-1, and nothing after a-1 is committed while a-1 runs.
+      expect(names()).toEqual(['a-1', 'b-2', 'c-3', 'd-4', 'e-5']);
+      expect(await lagOnceSettled(group, topic, 6)).toBe(6);
+
+      finish.get('a-1')?.();
+      await started.waitFor(6, 'a-6 after a-1');
+      finish.get('a-6')?.();
+      expect(await lagOnceSettled(group, topic, 0)).toBe(0);
+      expect(events.indexOf('start a-6')).toBeGreaterThan(events.indexOf('end a-1'));
+      expect(mostRunning).toBe(4);
     });
 
     it('the lag sums the partitions, is kept per group and per topic, and names an unknown topic', async () => {

@@ -59,7 +59,7 @@ const DISPATCH_CONCURRENCY = { partitionsConsumedConcurrently: DEFAULT_TOPIC_PAR
 const DISPATCH_COMMIT_INTERVAL_MS = 1_000;
 
 /** What the Kafka adapter reads beyond the port's options (others ignore it). */
-type DispatchSubscribeOptions = SubscribeOptions & { concurrency: typeof DISPATCH_CONCURRENCY; commitIntervalMs: number };
+type DispatchSubscribeOptions = SubscribeOptions & { commitIntervalMs: number };
 
 /** The consumer of one worker queue's topic, alive while at least one connected worker serves the queue. */
 class QueueDispatch {
