@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_HTTP_PORTS } from './config-variables';
 import { loadRoleConfig } from './load-config';
@@ -46,7 +47,7 @@ describe('role config defaults', () => {
     expect(config.storage).toEqual({ kind: 'local', root: join(resolve('.lanner'), 'storage') });
     expect(config.embeddedDatabasePort).toBe(54329);
     expect(config.grpc).toEqual({ host: '127.0.0.1', port: 9090 });
-    expect(config.workerSlots).toBe(8);
+    expect(config.workerSlots).toBe(Math.min(1024, 8 * availableParallelism()));
     expect(config.timerIntervalMs).toBe(1000);
   });
 
@@ -120,7 +121,7 @@ describe('role config defaults', () => {
   it('reads the worker controller list', () => {
     const config = loadRoleConfig('worker', { LANNER_WORKER_CONTROLLERS: 'controller-0:9090,[::1]:9091' });
     expect(config.http.port).toBe(8083);
-    expect(config.slots).toBe(8);
+    expect(config.slots).toBe(Math.min(1024, 8 * availableParallelism()));
     expect(config.dataDir).toBe(resolve('.lanner-worker'));
     expect(config.storage).toEqual({ kind: 'local', root: join(resolve('.lanner-worker'), 'storage') });
     expect(config.controllers).toEqual([
