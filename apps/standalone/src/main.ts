@@ -35,14 +35,18 @@ void runRole('standalone', async (config, roleProcess) => {
       aheadMs: config.schedulerAheadMs,
     }),
     IndexerRoleModule.forRoot(serverRoles),
-    WorkerRoleModule.forRoot({
-      controllers: [grpc.connect],
-      slots: config.workerSlots,
-      name: 'standalone',
-      dataDir: join(config.dataDir, 'worker'),
-      storage: config.storage,
-      outputInlineMaxBytes: config.outputInlineMaxBytes,
-      drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
-    }),
+    WorkerRoleModule.forRoot(
+      {
+        controllers: [grpc.connect],
+        slots: config.workerSlots,
+        name: 'standalone',
+        dataDir: join(config.dataDir, 'worker'),
+        storage: config.storage,
+        outputInlineMaxBytes: config.outputInlineMaxBytes,
+        drainGraceMs: DEFAULT_DRAIN_GRACE_MS,
+      },
+      // Its own event loop, so its share of the work runs on the second core (docs/BENCHMARKS.md).
+      { onOwnThread: true },
+    ),
   ];
 });

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_CREDENTIALS_REFUSED } from './worker-agent.service';
+import { EXIT_CREDENTIALS_REFUSED } from './worker-agent.factory';
 import { FAKE_GROUP_ID, FakeController } from './testing/fake-controller';
 import {
   eventually,

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { WorkerThreadService } from './thread/worker-thread.service';
 import { WorkerAgentService } from './worker-agent.service';
 import { WORKER_SETTINGS, WorkerRoleSettings } from './worker-role.settings';
 
@@ -9,11 +10,18 @@ import { WORKER_SETTINGS, WorkerRoleSettings } from './worker-role.settings';
  */
 @Module({})
 export class WorkerRoleModule {
-  static forRoot(settings: WorkerRoleSettings): DynamicModule {
+  /**
+   * `onOwnThread`: the agent runs on a worker thread of its own (standalone's
+   * local worker, beside every other role) instead of the process's event loop.
+   */
+  static forRoot(settings: WorkerRoleSettings, options: { onOwnThread?: boolean } = {}): DynamicModule {
     if (settings.controllers.length === 0) throw new Error('the worker needs at least one controller endpoint');
     return {
       module: WorkerRoleModule,
-      providers: [{ provide: WORKER_SETTINGS, useValue: settings }, WorkerAgentService],
+      providers: [
+        { provide: WORKER_SETTINGS, useValue: settings },
+        options.onOwnThread === true ? WorkerThreadService : WorkerAgentService,
+      ],
     };
   }
 }
