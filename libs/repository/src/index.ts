@@ -16,6 +16,7 @@ export {
   type ExecutionFilesOwner,
   type ConcurrencyAdmission,
   type ConcurrencyRelease,
+  type CreatedExecution,
   type ExecutorStateRecord,
   type ExecutorStateWrite,
   type ExecutorTaskRunWrite,

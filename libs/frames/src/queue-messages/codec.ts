@@ -213,10 +213,28 @@ export function encodeQueueMessage<M extends QueueEnvelope>(codec: QueueMessageC
  * most MAX_CARRIED_EXECUTION_BYTES, else without it (its reader then reads the repository).
  */
 export function encodeExecutionUpdate(message: ExecutionUpdatedMessage): EncodedQueueMessage {
-  const record = encodeQueueMessage(executionUpdateCodec, message);
+  return encodeCarryingWithinBound(executionUpdateCodec, message);
+}
+
+/**
+ * An executor event; an `execution.created` with the new row it carries while the record is at
+ * most MAX_CARRIED_EXECUTION_BYTES, else without it (the executor then reads the row).
+ */
+export function encodeExecutorEvent(message: ExecutorEvent): EncodedQueueMessage {
+  return message.type === 'execution.created'
+    ? encodeCarryingWithinBound(executorEventCodec, message)
+    : encodeQueueMessage(executorEventCodec, message);
+}
+
+function encodeCarryingWithinBound<M extends QueueEnvelope & { payload: { execution?: unknown } }>(
+  codec: QueueMessageCodec<M> | QueueMessageCodec<ExecutorEvent>,
+  message: M,
+): EncodedQueueMessage {
+  const encode = codec as QueueMessageCodec<M>;
+  const record = encodeQueueMessage(encode, message);
   if (message.payload.execution === undefined || record.value.length <= MAX_CARRIED_EXECUTION_BYTES) return record;
   const { execution: _left, ...payload } = message.payload;
-  return encodeQueueMessage(executionUpdateCodec, { ...message, payload });
+  return encodeQueueMessage(encode, { ...message, payload });
 }
 
 /**

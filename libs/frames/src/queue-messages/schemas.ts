@@ -109,6 +109,78 @@ const subscription = z.object({
   mode: SubscriptionModeSchema,
 });
 
+// --- carried executions (execution.created, execution.updated) ------------
+
+/** An instant as a Date in code and an ISO-8601 string on the wire. */
+const date = z.codec(instant, z.date(), {
+  decode: (iso) => new Date(iso),
+  encode: (value) => value.toISOString(),
+});
+const recordedChange = z.object({ state: z.string().min(1), date });
+
+/**
+ * An `execution.updated` record carrying the ended execution, or an `execution.created` record
+ * carrying the new row, is at most this many bytes; a larger one goes without it (see
+ * `encodeExecutionUpdate`, `encodeExecutionCreated`). An executor batch of 200 ended executions
+ * then stays within one produce request of the topic (5 MiB), and an execution of a few dozen
+ * task runs fits.
+ */
+export const MAX_CARRIED_EXECUTION_BYTES = 16 * 1024;
+
+/**
+ * An execution as the repository reads it (`ExecutionWithTaskRuns` of @lanner/model): the row's
+ * fields, its task runs in the repository's order, each with its attempts.
+ */
+export const CarriedExecutionSchema = z.object({
+  id,
+  tenantId: id,
+  namespace: id,
+  flowId: id,
+  flowRevision: z.int(),
+  state: z.string().min(1),
+  stateHistories: z.array(recordedChange),
+  inputs: z.json(),
+  outputs: z.json(),
+  labels: stringMap,
+  trigger: z.json(),
+  version: z.int().min(0),
+  parentExecutionId: z.string().nullable(),
+  parentTaskRunId: z.string().nullable(),
+  createdAt: date,
+  updatedAt: date,
+  startedAt: date.nullable(),
+  endedAt: date.nullable(),
+  error: z.string().nullable().optional(),
+  taskRuns: z.array(
+    z.object({
+      id,
+      executionId: id,
+      taskId: id,
+      parentTaskRunId: z.string().nullable(),
+      value: z.string().nullable(),
+      state: z.string().min(1),
+      stateHistories: z.array(recordedChange),
+      outputs: z.json(),
+      workerQueueId: z.string().nullable(),
+      workerSelector: z.json(),
+      dispatchReason: z.string().nullable(),
+      error: z.string().nullable(),
+      attempts: z.array(
+        z.object({
+          attempt,
+          workerId: z.string().nullable(),
+          workerQueueId: z.string().nullable(),
+          state: z.string().min(1),
+          outputs: z.json(),
+          error: z.json(),
+          startedAt: date.nullable(),
+          endedAt: date.nullable(),
+        }),
+      ),
+    }),
+  ),
+});
+
 // --- lanner.executor (key: execution id) -----------------------------------
 
 export const ExecutionCreatedSchema = envelope(
@@ -121,6 +193,14 @@ export const ExecutionCreatedSchema = envelope(
     flowRevision: z.int().min(1),
     inputs: jsonObject,
     labels: stringMap,
+    /**
+     * The row as the api inserted it (no task runs yet), when maintenance mode was off in
+     * the insert's snapshot: the executor starts the execution from it without reading it.
+     * Left out when the record would be longer than MAX_CARRIED_EXECUTION_BYTES, and by the
+     * other producers (the executor's children and flow triggers, the scheduler, the
+     * liveness coordinator's announcements after maintenance): their executor reads the row.
+     */
+    execution: CarriedExecutionSchema.optional(),
   }),
 );
 
@@ -261,75 +341,6 @@ export const WorkerJobSchema = envelope(
 export const JobResultSchema = envelope('job.result', jobResultPayload).superRefine(requireJobMessageId);
 
 // --- lanner.execution-updates (key: execution id) --------------------------
-
-/** An instant as a Date in code and an ISO-8601 string on the wire. */
-const date = z.codec(instant, z.date(), {
-  decode: (iso) => new Date(iso),
-  encode: (value) => value.toISOString(),
-});
-const recordedChange = z.object({ state: z.string().min(1), date });
-
-/**
- * An `execution.updated` record carrying the ended execution is at most this many bytes; a
- * larger one goes without it (see `encodeExecutionUpdate`). An executor batch of 200 ended
- * executions then stays within one produce request of the topic (5 MiB), and an execution of a
- * few dozen task runs fits.
- */
-export const MAX_CARRIED_EXECUTION_BYTES = 16 * 1024;
-
-/**
- * An execution as the repository reads it (`ExecutionWithTaskRuns` of @lanner/model): the row's
- * fields, its task runs in the repository's order, each with its attempts.
- */
-export const CarriedExecutionSchema = z.object({
-  id,
-  tenantId: id,
-  namespace: id,
-  flowId: id,
-  flowRevision: z.int(),
-  state: z.string().min(1),
-  stateHistories: z.array(recordedChange),
-  inputs: z.json(),
-  outputs: z.json(),
-  labels: stringMap,
-  trigger: z.json(),
-  version: z.int().min(0),
-  parentExecutionId: z.string().nullable(),
-  parentTaskRunId: z.string().nullable(),
-  createdAt: date,
-  updatedAt: date,
-  startedAt: date.nullable(),
-  endedAt: date.nullable(),
-  error: z.string().nullable().optional(),
-  taskRuns: z.array(
-    z.object({
-      id,
-      executionId: id,
-      taskId: id,
-      parentTaskRunId: z.string().nullable(),
-      value: z.string().nullable(),
-      state: z.string().min(1),
-      stateHistories: z.array(recordedChange),
-      outputs: z.json(),
-      workerQueueId: z.string().nullable(),
-      workerSelector: z.json(),
-      dispatchReason: z.string().nullable(),
-      error: z.string().nullable(),
-      attempts: z.array(
-        z.object({
-          attempt,
-          workerId: z.string().nullable(),
-          workerQueueId: z.string().nullable(),
-          state: z.string().min(1),
-          outputs: z.json(),
-          error: z.json(),
-          startedAt: date.nullable(),
-          endedAt: date.nullable(),
-        }),
-      ),
-    }),
-  ),
-});
 
 /**
  * The executor changed an execution (published after it is stored). The API

@@ -85,7 +85,12 @@ describe('ExecutionRepository', () => {
 
     // Revision 2 is the latest: written, as `create` writes it.
     const created = await repositories.executions.createIfLatest('main', execution('latest-1'));
-    expect(created).toMatchObject({ id: 'latest-1', flowRevision: 2, state: 'CREATED', version: 0, labels: { team: 'data' } });
+    expect(created).toMatchObject({
+      execution: { id: 'latest-1', flowRevision: 2, state: 'CREATED', version: 0, labels: { team: 'data' } },
+      maintenance: false,
+    });
+    // The row answered is the one the executor would read.
+    expect(created?.execution).toEqual((await repositories.executions.getExecutorState('main', 'latest-1')).execution);
     expect(await repositories.executions.get('main', 'latest-1')).toMatchObject({ flowRevision: 2, inputs: { region: 'eu' } });
     await expect(repositories.executions.createIfLatest('main', execution('latest-1'))).rejects.toBeInstanceOf(AlreadyExists);
 
@@ -113,7 +118,7 @@ describe('ExecutionRepository', () => {
       repositories.executions.createIfLatest('main', execution('at-once-taken')),
     ]);
     const written = answers.slice(0, 20);
-    expect(written.every((answer) => answer.status === 'fulfilled' && answer.value?.flowRevision === 2)).toBe(true);
+    expect(written.every((answer) => answer.status === 'fulfilled' && answer.value?.execution.flowRevision === 2)).toBe(true);
     for (let i = 0; i < 20; i++) expect((await repositories.executions.get('main', `at-once-${i}`)).id).toBe(`at-once-${i}`);
     expect(answers[20]).toEqual({ status: 'fulfilled', value: undefined });
     await expect(repositories.executions.get('main', 'at-once-stale')).rejects.toBeInstanceOf(ExecutionNotFound);
@@ -423,6 +428,21 @@ describe('ExecutionRepository', () => {
       await maintenance.exit(t1);
     }
     expect((await executions.getExecutorStatesAndMaintenance([item])).maintenance).toBe(false);
+  });
+
+  it('says with each execution it creates whether maintenance mode was on when it was inserted', async () => {
+    const { executions, maintenance } = fixture.repositories;
+    const before = await executions.createIfLatest('held', newExecution('created-before'));
+    expect(before).toMatchObject({ execution: { id: 'created-before' }, maintenance: false });
+    await maintenance.enter('alice', t0);
+    try {
+      const during = await executions.createIfLatest('held', newExecution('created-during'));
+      expect(during).toMatchObject({ execution: { id: 'created-during', state: 'CREATED' }, maintenance: true });
+    } finally {
+      await maintenance.exit(t1);
+    }
+    const after = await executions.createIfLatest('held', newExecution('created-after'));
+    expect(after).toMatchObject({ execution: { id: 'created-after' }, maintenance: false });
   });
 
   it("keeps a task run's own error, and replaces it when the task run is written again", async () => {

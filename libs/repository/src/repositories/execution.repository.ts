@@ -32,6 +32,16 @@ import {
 import { BatchedCalls } from '../batched-calls';
 import { queryExecutionStats } from './execution-stats.query';
 
+/**
+ * A new execution as `createIfLatest` inserted it, and whether maintenance mode was on
+ * in the insert's snapshot: an execution inserted with it off may be started from this
+ * row without reading it (an insert that began after maintenance was entered sees it on).
+ */
+export interface CreatedExecution {
+  readonly execution: ExecutionRecord;
+  readonly maintenance: boolean;
+}
+
 /** What the executor reads before applying an event: the row and its state-machine data. */
 export interface ExecutorStateRecord {
   readonly execution: ExecutionRecord;
@@ -107,7 +117,7 @@ export interface ExecutionFilesOwner {
 }
 
 export class ExecutionRepository {
-  private readonly latestCreates = new BatchedCalls<Record<string, unknown>, ExecutionRecord | undefined>(
+  private readonly latestCreates = new BatchedCalls<Record<string, unknown>, CreatedExecution | undefined>(
     (rows) => this.createAllIfLatest(rows),
     MAX_CREATES_PER_STATEMENT,
     CREATE_WINDOWS,
@@ -134,9 +144,10 @@ export class ExecutionRepository {
    * revision (no newer one saved, no delete since), for a caller that knows a
    * revision from before and need not read it again. `undefined` when a newer
    * revision exists (nothing written); AlreadyExists as `create`. Calls that arrive
-   * while one is in flight are written together by one statement.
+   * while one is in flight are written together by one statement. The answer says
+   * whether maintenance mode was on in the insert's snapshot (see CreatedExecution).
    */
-  async createIfLatest(tenantId: string, execution: NewExecution): Promise<ExecutionRecord | undefined> {
+  async createIfLatest(tenantId: string, execution: NewExecution): Promise<CreatedExecution | undefined> {
     try {
       return await this.latestCreates.call(executionColumns(tenantId, execution));
     } catch (error) {
@@ -146,9 +157,13 @@ export class ExecutionRepository {
     }
   }
 
-  private async createAllIfLatest(rows: readonly Record<string, unknown>[]): Promise<(ExecutionRecord | undefined)[]> {
-    const { rows: created } = await this.pool.query<ExecutionRow>(CREATE_IF_LATEST_SQL, [JSON.stringify(rows)]);
-    const byId = new Map(created.map((row) => [row.id, toExecutionRecord(executionOfRow(row))]));
+  private async createAllIfLatest(rows: readonly Record<string, unknown>[]): Promise<(CreatedExecution | undefined)[]> {
+    const { rows: created } = await this.pool.query<ExecutionRow & { maintenance: boolean }>(CREATE_IF_LATEST_SQL, [
+      JSON.stringify(rows),
+    ]);
+    const byId = new Map(
+      created.map((row) => [row.id, { execution: toExecutionRecord(executionOfRow(row)), maintenance: row.maintenance }]),
+    );
     return rows.map((row) => byId.get(row['id'] as string));
   }
 
@@ -944,7 +959,10 @@ const EXECUTOR_COLUMNS = `${executionColumnsOf('e')}, ${EXECUTOR_STATE_DATA}`;
 
 const EXECUTOR_STATE_SQL = `SELECT ${EXECUTOR_COLUMNS} FROM executions e WHERE e.id = $1 AND e.tenant_id = $2`;
 
-const EXECUTOR_STATES_SQL = `SELECT coalesce((SELECT m.enabled FROM instance_maintenance m WHERE m.id = 1), false) AS maintenance,
+/** Whether maintenance mode is on, as an SQL expression read in the statement's snapshot. */
+const MAINTENANCE_FLAG = 'coalesce((SELECT m.enabled FROM instance_maintenance m WHERE m.id = 1), false)';
+
+const EXECUTOR_STATES_SQL = `SELECT ${MAINTENANCE_FLAG} AS maintenance,
   ${EXECUTOR_COLUMNS}
 FROM (VALUES (1)) AS one(x) LEFT JOIN executions e ON e.id = ANY($1::text[])`;
 
@@ -957,7 +975,7 @@ const CREATE_IF_LATEST_SQL = `INSERT INTO executions (id, tenant_id, namespace, 
     state_histories jsonb, inputs jsonb, labels jsonb, trigger jsonb, parent_execution_id text, parent_task_run_id text)
   WHERE NOT EXISTS (SELECT 1 FROM flows f WHERE f.tenant_id = e.tenant_id AND f.namespace = e.namespace
     AND f.flow_id = e.flow_id AND f.revision > e.flow_revision)
-  RETURNING ${executionColumnsOf('executions')}, '[]'::json AS task_runs`;
+  RETURNING ${executionColumnsOf('executions')}, '[]'::json AS task_runs, ${MAINTENANCE_FLAG} AS maintenance`;
 
 interface ExecutionRow {
   readonly id: string;

@@ -273,6 +273,27 @@ describe('executions', () => {
     });
   });
 
+  it('announces an execution of a revision it knows with the row it stored, and without the row in maintenance mode', async () => {
+    // From the second execution of a revision on, the api writes it without reading the flow (createIfLatest).
+    await createExecution();
+    const carried = await createExecution();
+    expect(carried.status).toBe(200);
+    const event = await eventFor('execution.created', carried.json.id);
+    const stored = await api.repositories.executions.getExecutorState(TENANT, carried.json.id);
+    expect(event.type === 'execution.created' && event.payload.execution).toEqual({ ...stored.execution, taskRuns: [] });
+
+    // In maintenance mode the executor must read it (and hold it): the row is not carried.
+    await api.repositories.maintenance.enter('spec', new Date());
+    try {
+      const held = await createExecution();
+      expect(held.status).toBe(200);
+      const heldEvent = await eventFor('execution.created', held.json.id);
+      expect(heldEvent.payload).not.toHaveProperty('execution');
+    } finally {
+      await api.repositories.maintenance.exit(new Date());
+    }
+  });
+
   it('refuses bad bodies (400 with JSON paths), unknown inputs (422) and unknown flows (404)', async () => {
     const badLabels = await createExecution('', { labels: { team: 3 } });
     expect(badLabels.status).toBe(400);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import { encodeQueueMessage, type ExecutorEvent, executorEventCodec } from '@lanner/frames';
+import { encodeExecutorEvent, type ExecutorEvent } from '@lanner/frames';
 import {
   coerceInputs,
   CORRELATION_ID_LABEL,
@@ -133,7 +133,10 @@ export class ExecutionsService {
     if (known !== undefined && knownParse?.ok === true) {
       const prepared = this.tryPrepare(namespace, flowId, known.revision, knownParse.flow, request, presetExecutionId);
       const created = prepared === undefined ? undefined : await tenant.executions.createIfLatest(prepared.execution);
-      if (prepared !== undefined && created !== undefined) return this.announce(tenant, prepared, created, correlationId);
+      if (prepared !== undefined && created !== undefined) {
+        // Outside maintenance the executor starts it from the row carried, without reading it.
+        return this.announce(tenant, prepared, created.execution, correlationId, !created.maintenance);
+      }
     }
     const revision = await tenant.flows.getLatest(namespace, flowId);
     // Parsed once per revision, not once per execution.
@@ -223,14 +226,16 @@ export class ExecutionsService {
     return { execution, inputs: inputs.values as Record<string, unknown>, now };
   }
 
-  /** Tells the executor of the stored execution. */
+  /** Tells the executor of the stored execution; with the row when `carryRow` (see ExecutionCreatedSchema). */
   private async announce(
     tenant: TenantRepositories,
     prepared: PreparedExecution,
     created: ExecutionRecord,
     correlationId: string,
+    carryRow = false,
   ): Promise<ExecutionWithTaskRuns> {
     const { execution, now } = prepared;
+    const stored: ExecutionWithTaskRuns = { ...created, taskRuns: [] };
     await this.publish({
       schemaVersion: 1,
       // Stable per execution: a retried publish is recognised as the same event.
@@ -246,9 +251,10 @@ export class ExecutionsService {
         flowRevision: execution.flowRevision,
         inputs: prepared.inputs,
         labels: execution.labels ?? {},
+        ...(carryRow ? { execution: stored } : {}),
       },
     });
-    return { ...created, taskRuns: [] };
+    return stored;
   }
 
   async fileUploads(tenant: TenantRepositories, namespace: string, flowId: string): Promise<FileUploads | undefined> {
@@ -547,6 +553,6 @@ export class ExecutionsService {
   }
 
   private async publish(event: ExecutorEvent): Promise<void> {
-    await this.queue.publish(this.topics.executor, [encodeQueueMessage(executorEventCodec, event)]);
+    await this.queue.publish(this.topics.executor, [encodeExecutorEvent(event)]);
   }
 }

@@ -205,10 +205,18 @@ export class ExecutionProcessor {
     }
     const applied: Applied[] = [];
     const left: ExecutorEvent[] = [];
-    // The executions not in memory are read together, with the maintenance flag (see `waitsForMaintenance`).
+    // A new execution the api announced with its row starts from it (see `carriedRow`); the other executions
+    // not in memory are read together, with the maintenance flag (see `waitsForMaintenance`).
+    const carried = new Map<string, ExecutorStateRecord>();
+    for (const list of byExecution.values()) {
+      const { tenantId, executionId } = list[0].payload;
+      if (this.cache.get(tenantId, executionId) !== undefined) continue;
+      const row = carriedRow(list);
+      if (row !== undefined) carried.set(executionId, row);
+    }
     const misses = [...byExecution.values()]
       .map((list) => list[0].payload)
-      .filter(({ tenantId, executionId }) => this.cache.get(tenantId, executionId) === undefined);
+      .filter(({ tenantId, executionId }) => this.cache.get(tenantId, executionId) === undefined && !carried.has(executionId));
     let read = new Map<string, ExecutorStateRecord>();
     /** Undefined when nothing was read (every execution is in memory) or the read failed. */
     let maintenance: boolean | undefined;
@@ -221,10 +229,14 @@ export class ExecutionProcessor {
     }
     for (const all of byExecution.values()) {
       const { tenantId, executionId } = all[0].payload;
-      const found = read.get(executionId);
+      const found = carried.get(executionId) ?? read.get(executionId);
       const row = found?.execution.tenantId === tenantId ? found : undefined;
       let list = all;
-      if (all.some((event) => event.type === 'execution.created') && this.cache.get(tenantId, executionId) === undefined) {
+      if (
+        !carried.has(executionId) &&
+        all.some((event) => event.type === 'execution.created') &&
+        this.cache.get(tenantId, executionId) === undefined
+      ) {
         // Its maintenance hold is decided one by one when the batch's read failed.
         if (maintenance === undefined) {
           left.push(...all);
@@ -1038,4 +1050,23 @@ export class ExecutionProcessor {
   private nowIso(): string {
     return new Date(this.clock()).toISOString();
   }
+}
+
+/**
+ * The row an `execution.created` of the batch carries (the api inserted it outside
+ * maintenance mode, so no maintenance hold applies), as the executor would read it
+ * before the execution first started: the execution starts from it without a read.
+ * A redelivery after the execution moved on (a crash, a hand-over) is applied to this
+ * row too: its write names the row's version, finds a newer one and is refused, and
+ * the events go one by one on what is stored, where they change nothing; the jobs
+ * produced before that write are of attempts already recorded, which the controller
+ * does not send again.
+ */
+function carriedRow(events: readonly ExecutorEvent[]): ExecutorStateRecord | undefined {
+  const created = events.find((event) => event.type === 'execution.created');
+  if (created?.type !== 'execution.created') return undefined;
+  const { tenantId, executionId, execution } = created.payload;
+  if (execution === undefined || execution.id !== executionId || execution.tenantId !== tenantId) return undefined;
+  const { taskRuns: _none, ...row } = execution;
+  return { execution: row as ExecutionRecord, stateData: null };
 }

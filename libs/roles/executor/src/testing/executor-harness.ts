@@ -74,6 +74,8 @@ export interface ExecutorHarness {
     flowId: string,
     revision: number,
     inputs?: Record<string, StoredJson>,
+    /** As the api does outside maintenance mode: `execution.created` carries the row inserted. */
+    options?: { readonly carryRow?: boolean },
   ): Promise<string>;
   publishToExecutor(message: ExecutorEvent): Promise<void>;
   eventually(
@@ -302,10 +304,10 @@ export async function startExecutorHarness(options: {
         }),
       ]);
     },
-    async submit(tenantId, namespace, flowId, revision, inputs = {}) {
+    async submit(tenantId, namespace, flowId, revision, inputs = {}, options = {}) {
       // As the API submits: the row in CREATED, then `execution.created` on the executor topic.
       const executionId = randomUUID();
-      await repositories.executions.create(tenantId, {
+      const record = await repositories.executions.create(tenantId, {
         id: executionId,
         namespace,
         flowId,
@@ -320,7 +322,16 @@ export async function startExecutorHarness(options: {
         messageId: `${executionId}:created`,
         type: 'execution.created',
         occurredAt: new Date().toISOString(),
-        payload: { tenantId, executionId, namespace, flowId, flowRevision: revision, inputs, labels: {} },
+        payload: {
+          tenantId,
+          executionId,
+          namespace,
+          flowId,
+          flowRevision: revision,
+          inputs,
+          labels: {},
+          ...(options.carryRow === true ? { execution: { ...record, taskRuns: [] } } : {}),
+        },
       });
       return executionId;
     },
